@@ -1,0 +1,38 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+// Modules the context core may import: only itself and small pure utilities.
+// Frameworks, the database, the model SDKs, the network and the process stay in the adapters.
+const forbiddenInCore = [
+  'express', 'socket.io', 'socket.io-client', '@prisma/*', 'pg', '@langchain/*', 'langchain',
+  'bullmq', 'ioredis', 'pino', 'node:*', 'fs', 'path', 'http', 'net', 'child_process', 'react',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'web/dist/**', 'src/db/generated/**', 'test-results/**', '.data/**', 'playwright-report/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: forbiddenInCore, message: 'src/core is pure: no framework, database, model or I/O imports (see STYLE.md).' },
+          { group: ['../../db/*', '../../http/*', '../../realtime/*', '../../jobs/*', '../../llm/*', '../../app/*', '../../config/*'], message: 'src/core must not import adapters.' },
+        ],
+      }],
+    },
+  },
+  {
+    // Tests, scripts, benchmarks and the embedded-service launcher talk to the terminal.
+    files: ['test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);
