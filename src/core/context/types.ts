@@ -1,0 +1,63 @@
+/**
+ * Domain types of the context engine. Pure data: no framework, database or model SDK types.
+ * Every adapter (db, llm, http, realtime) maps to and from these.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** One tool call the assistant asked for. `args` is the parsed JSON object. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * What the model may see for one transcript message (content possibly condensed).
+ * `tokens` is counted once, when the entry is written, with `encoding`; packs sum it, never recount.
+ */
+export interface ContextEntry {
+  seq: number;
+  role: Role;
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  tokens: number;
+  pinned?: boolean;
+}
+
+export interface SummaryState {
+  text: string;
+  tokens: number;
+  /** Highest transcript seq folded into this summary. */
+  coveredThroughSeq: number;
+  revision: number;
+}
+
+export type MemoryMode = 'summary' | 'window-only';
+
+/**
+ * A thread's context state. Invariant: every entry with seq >= contextStartSeq is exactly one of
+ * covered by the summary, pinned, or in the window (in window-only mode: dropped instead of summarized).
+ */
+export interface ContextState {
+  summary: SummaryState | null;
+  /** Unfolded, unpinned entries, ascending seq. */
+  window: ContextEntry[];
+  /** Pinned entries (never folded), ascending seq. */
+  pinned: ContextEntry[];
+  /** Entries before this seq are neither summarized nor sent ("fresh context"). */
+  contextStartSeq: number;
+  memoryMode: MemoryMode;
+}
+
+/** One message of a context pack, in the provider-neutral shape the llm adapter converts. */
+export interface PackMessage {
+  role: Role;
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  /** Transcript seq the message renders, when it renders one entry. */
+  seq?: number;
+  tokens: number;
+}
