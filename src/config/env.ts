@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/**
+ * The one reader of the environment. Parsed once at boot; a bad value stops the start with one line
+ * naming the variable and what is wrong. Every variable is documented in README.md and .env.example.
+ */
+
+const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+const optionalInteger = (min = 1) => z.coerce.number().int().min(min).optional();
+const flag = (fallback: boolean) =>
+  z.enum(['true', 'false', '1', '0', 'yes', 'no']).default(fallback ? 'true' : 'false').transform((value) => ['true', '1', 'yes'].includes(value));
+const optionalString = z.string().trim().min(1).optional().catch(undefined);
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: integer(3000, 0),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('.data'),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  /** Key prefix for BullMQ queues and other Redis keys (tests use their own). */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('chat'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  ALLOW_GUESTS: flag(true).optional(),
+  CORS_ORIGINS: z.string().default(''),
+
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: z.string().url().optional(),
+  CHAT_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  SUMMARY_MODEL: optionalString,
+  SYSTEM_PROMPT: optionalString,
+  SYSTEM_PROMPT_FILE: optionalString,
+  CONTEXT_MAX_INPUT_TOKENS: optionalInteger(256),
+  RESERVED_OUTPUT_TOKENS: optionalInteger(16),
+  CHAT_TEMPLATE_COMPAT: z.enum(['openai', 'strict']).default('openai'),
+
+  SUMMARY_TRIGGER: z.string().default('tokens=6000,fraction=0.75'),
+  SUMMARY_KEEP: z.string().default('messages=12'),
+  SUMMARY_MAX_TOKENS: integer(1200, 64),
+  SUMMARY_INPUT_MAX_TOKENS: integer(6000, 256),
+  PINNED_MAX_TOKENS: optionalInteger(0),
+
+  MAX_MESSAGE_CHARS: integer(32_000, 1),
+  MAX_QUEUED_TURNS: integer(5, 0),
+  TURN_TIMEOUT_MS: integer(120_000, 1000),
+  MODEL_MAX_RETRIES: integer(2, 0),
+  MAX_TOOL_ROUNDS: integer(8, 1),
+  TOOL_TIMEOUT_MS: integer(300_000, 100),
+  TOOL_RESULT_INLINE_TOKENS: integer(800, 50),
+  TOOL_RESULT_MAX_CHARS: integer(2_000_000, 1000),
+  WORKER_CONCURRENCY: integer(4, 1),
+  RATE_LIMIT_PER_MINUTE: integer(30, 1),
+  SHUTDOWN_GRACE_MS: integer(10_000, 0),
+});
+
+export type Env = z.infer<typeof schema>;
+
+/** A configuration error: its message is the one line printed before the process exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const variable = issue.path.join('.') || 'environment';
+  return `${variable}: ${issue.message}`;
+}
+
+/**
+ * Parses and checks the environment. Throws ConfigError with one line naming the variable.
+ * Production turns off development conveniences and requires real services and secrets.
+ */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(issue ? describeIssue(issue) : 'invalid environment');
+  }
+  const env = parsed.data;
+  if (env.NODE_ENV === 'production') {
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'AUTH_SECRET', 'ADMIN_TOKEN'] as const) {
+      if (!env[name]) throw new ConfigError(`${name}: required when NODE_ENV=production`);
+    }
+  }
+  if (env.ALLOW_GUESTS === undefined) env.ALLOW_GUESTS = env.NODE_ENV !== 'production';
+  return env;
+}

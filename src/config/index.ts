@@ -1,0 +1,2 @@
+export { loadEnv, ConfigError } from './env';
+export type { Env } from './env';

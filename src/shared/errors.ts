@@ -1,0 +1,31 @@
+/**
+ * The one closed list of error codes, shared by REST, sockets and the browser.
+ * Parts may add codes here, never a second list.
+ */
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  VALIDATION: 400,
+  TOO_LARGE: 413,
+  BUSY: 409,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  PROVIDER_ERROR: 502,
+  PROVIDER_TIMEOUT: 504,
+  CONTEXT_OVERFLOW: 502,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The error body of every REST response and every failed socket ack. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+}
