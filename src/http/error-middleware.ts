@@ -5,9 +5,9 @@ import type { Logger } from '../app/logger';
 
 /** Maps any error to `{ error: { code, message } }` with the code's status. Unknown errors become INTERNAL, logged with their stack. */
 export function errorMiddleware(log: Logger): ErrorRequestHandler {
-  return (error: unknown, request, response, _next) => {
+  return (error: unknown, _request, response, _next) => {
     const appError = toAppError(error);
-    if (appError.code === 'INTERNAL') log.error({ err: error, requestId: request.id }, 'request failed');
+    if (appError.code === 'INTERNAL') log.error({ err: error, requestId: response.locals.requestId }, 'request failed');
     const retryAfter = appError.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(Math.ceil(retryAfter)));
     const body: { error: ErrorBody & Record<string, unknown> } = { error: { code: appError.code, message: appError.message, ...appError.details } };

@@ -1,0 +1,75 @@
+import type { ContextEntry, MemoryMode, Role, SummaryState, ToolCall } from './context/types';
+
+/** Lifecycle of a transcript message: its text changes only while `streaming`. */
+export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
+
+/** One transcript message, as the domain sees it (never a Prisma row). */
+export interface TranscriptMessage {
+  id: string;
+  threadId: string;
+  /** Gapless per thread; null while a user message waits in its thread's queue. */
+  seq: number | null;
+  role: Role;
+  content: string;
+  toolCalls: ToolCall[] | null;
+  toolCallId: string | null;
+  status: MessageStatus;
+  error: { code: string; message: string } | null;
+  tokens: number;
+  clientMessageId: string | null;
+  turnId: string | null;
+  toolRunId: string | null;
+  pinned: boolean;
+  superseded: boolean;
+  deleted: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
+
+/** Per-thread overrides of the deployment's memory policies (strings in the env's forms). */
+export interface ThreadSettings {
+  trigger?: string;
+  keep?: string;
+  summaryPrompt?: string;
+}
+
+export interface Thread {
+  id: string;
+  ownerId: string;
+  title: string;
+  createdAt: Date;
+  updatedAt: Date;
+  lastActivityAt: Date;
+  lastSeq: number;
+  summary: SummaryState | null;
+  contextStartSeq: number;
+  memoryMode: MemoryMode;
+  settings: ThreadSettings;
+  version: number;
+  lastFoldAt: Date | null;
+  lastFoldError: string | null;
+}
+
+export type TurnKind = 'message' | 'retry' | 'follow-up' | 'regenerate';
+export type TurnStatus = 'queued' | 'running' | 'complete' | 'error' | 'cancelled';
+
+export interface Turn {
+  id: string;
+  threadId: string;
+  kind: TurnKind;
+  userMessageId: string | null;
+  status: TurnStatus;
+  error: { code: string; message: string } | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** Everything a turn or a fold needs to build a pack: the thread and its context entries. */
+export interface ThreadContext {
+  thread: Thread;
+  /** Unfolded, unpinned entries at or after the context start, ascending seq. */
+  window: ContextEntry[];
+  pinned: ContextEntry[];
+}

@@ -1,0 +1,174 @@
+import type { ContextEntry, PackMessage, ToolCall } from './context/types';
+import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMessage, Turn, TurnKind } from './domain';
+import type { ThreadEvent } from '../shared/events';
+
+/**
+ * What the core needs from the world. Adapters implement these (db/, jobs/, llm/, realtime/);
+ * tests use the fakes in test/fakes. Wiring happens once, in src/app/compose.ts.
+ */
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface ThreadStore {
+  ensureUser(userId: string, kind: 'guest' | 'external'): Promise<void>;
+  createThread(input: { ownerId: string; title?: string }): Promise<Thread>;
+  /** The thread if it exists and belongs to `ownerId` (any owner when ownerId is null). */
+  findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
+  listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
+  renameThread(threadId: string, title: string): Promise<Thread>;
+  deleteThread(threadId: string): Promise<void>;
+  countMessages(threadId: string): Promise<number>;
+}
+
+export interface TranscriptStore {
+  /** Ascending seq; with neither bound, the newest page. Pending (queued) messages come last. */
+  listMessages(input: { threadId: string; before?: number; after?: number; limit: number }): Promise<{ messages: TranscriptMessage[]; hasMoreBefore: boolean; hasMoreAfter: boolean }>;
+  findMessage(threadId: string, messageId: string): Promise<TranscriptMessage | null>;
+  listTurnMessages(turnId: string): Promise<TranscriptMessage[]>;
+}
+
+export interface AcceptedMessage {
+  message: TranscriptMessage;
+  turn: Turn;
+  /** True when `clientMessageId` had been seen: nothing new was stored. */
+  duplicate: boolean;
+}
+
+/** The turn queue, the per-thread lease and the transcript writes of a turn. */
+export interface TurnStore {
+  /** Stores the user message as pending and queues its turn, in one transaction. Throws BUSY past `maxQueued`. */
+  acceptUserMessage(input: { threadId: string; content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number }): Promise<AcceptedMessage>;
+  /** Queues a turn with no new user message (retry, follow-up, regenerate). */
+  queueTurn(input: { threadId: string; kind: TurnKind; userMessageId: string | null }): Promise<Turn>;
+  findTurn(turnId: string): Promise<Turn | null>;
+  /** Takes or renews the thread's lease with compare-and-set; false when another owner holds a live lease. */
+  acquireLease(input: { threadId: string; owner: string; ttlMs: number }): Promise<boolean>;
+  releaseLease(input: { threadId: string; owner: string }): Promise<void>;
+  /**
+   * Under the lease: starts the oldest queued turn. Its pending user message gets the next seq and joins
+   * the window, in one transaction. Returns null when the queue is empty.
+   */
+  startNextTurn(input: { threadId: string; owner: string }): Promise<{ turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext } | null>;
+  loadContext(threadId: string): Promise<ThreadContext | null>;
+  /** Appends a message produced by the turn (assistant or tool) with the next seq. */
+  appendTurnMessage(input: { threadId: string; turnId: string; role: 'assistant' | 'tool' | 'system'; content: string; status: MessageStatus; toolCalls?: ToolCall[]; toolCallId?: string; toolRunId?: string }): Promise<TranscriptMessage>;
+  /** Saves the text so far of a streaming message (throttled by the caller). */
+  saveStreamingText(messageId: string, content: string): Promise<void>;
+  /**
+   * Ends a message: final text and status; when `entry` is given, the message's context entry joins the window
+   * in the same transaction.
+   */
+  finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'> }): Promise<TranscriptMessage>;
+  finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
+  /** Threads with queued turns and no live lease (for the sweeper). */
+  threadsWithStrandedTurns(limit: number): Promise<string[]>;
+  /** Marks turns and streaming messages of dead leases as errored (for the sweeper). */
+  failInterruptedTurns(threadId: string): Promise<void>;
+}
+
+export interface ModelCallRecord {
+  threadId: string | null;
+  messageId: string | null;
+  purpose: 'chat' | 'summary' | 'condense';
+  model: string;
+  estimatedPromptTokens: number;
+  reportedPromptTokens: number | null;
+  reportedCompletionTokens: number | null;
+  latencyMs: number | null;
+  summaryRevision?: number | null;
+  windowFromSeq?: number | null;
+  windowThroughSeq?: number | null;
+  pinnedSeqs?: number[];
+  omitted?: number;
+  overflowRetry?: boolean;
+  error?: string | null;
+}
+
+export interface ModelCallStore {
+  record(call: ModelCallRecord): Promise<void>;
+}
+
+export interface SummaryCommit {
+  threadId: string;
+  /** The thread version the fold was planned against (compare-and-set). */
+  expectedVersion: number;
+  author: 'fold' | 'overflow-fallback' | 'rebuild' | 'admin';
+  authorId?: string | null;
+  text: string;
+  tokens: number;
+  encoding: string;
+  fromSeq: number;
+  throughSeq: number;
+  /** Window seqs folded out by this commit. */
+  foldedSeqs: number[];
+  model: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  durationMs: number | null;
+  identifiersKept: number | null;
+  identifiersTotal: number | null;
+}
+
+export interface SummaryRevisionRecord {
+  revision: number;
+  author: SummaryCommit['author'];
+  authorId: string | null;
+  text: string;
+  tokens: number;
+  fromSeq: number;
+  throughSeq: number;
+  model: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  durationMs: number | null;
+  identifiersKept: number | null;
+  identifiersTotal: number | null;
+  redacted: boolean;
+  createdAt: Date;
+}
+
+export interface SummaryStore {
+  /** Commits a new revision and folds entries out of the window atomically; false when the thread's version moved. */
+  commit(commit: SummaryCommit): Promise<{ committed: true; revision: number } | { committed: false }>;
+  recordFoldError(threadId: string, message: string | null): Promise<void>;
+  listRevisions(threadId: string): Promise<SummaryRevisionRecord[]>;
+  /** Thread ids whose state needs a fold under the given default policy (the sweeper's query). */
+  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number }): Promise<string[]>;
+}
+
+/** Text deltas, tool calls and usage of one streamed model call. */
+export interface ChatResult {
+  text: string;
+  toolCalls: ToolCall[];
+  usage: { promptTokens: number; completionTokens: number } | null;
+}
+
+export interface ChatModelPort {
+  readonly model: string;
+  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void }): Promise<ChatResult>;
+}
+
+export interface SummarizerPort {
+  readonly model: string;
+  summarize(input: { messages: PackMessage[]; signal?: AbortSignal }): Promise<ChatResult>;
+}
+
+export interface FoldQueue {
+  /** Enqueues a fold for the thread (deduplicated per thread). Fails fast when Redis is down. */
+  enqueueFold(threadId: string, reason: string): Promise<string | null>;
+}
+
+/** Publishes thread events to every subscriber (sockets in any process, SSE responses). */
+export interface ThreadEventBus {
+  publish(event: ThreadEvent): void;
+  subscribe(threadId: string, listener: (event: ThreadEvent) => void): () => void;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export type { ThreadSettings };

@@ -1,0 +1,84 @@
+import type { ContextEntry, ToolCall } from '../core/context/types';
+import type { MessageStatus, Thread, ThreadSettings, TranscriptMessage, Turn, TurnKind, TurnStatus } from '../core/domain';
+import type { ContextEntry as ContextEntryRow, Message as MessageRow, Thread as ThreadRow, Turn as TurnRow } from './generated/client';
+
+/** Row <-> domain converters. Prisma rows stop here. */
+
+function toolCallsOf(value: unknown): ToolCall[] | null {
+  return Array.isArray(value) ? (value as ToolCall[]) : null;
+}
+
+function errorOf(value: unknown): { code: string; message: string } | null {
+  if (value && typeof value === 'object' && 'code' in value && 'message' in value) {
+    return { code: String(value.code), message: String(value.message) };
+  }
+  return null;
+}
+
+export function toThread(row: ThreadRow): Thread {
+  return {
+    id: row.id,
+    ownerId: row.ownerId,
+    title: row.title,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    lastActivityAt: row.lastActivityAt,
+    lastSeq: row.lastSeq,
+    summary: row.summaryRevision > 0 || row.summaryText
+      ? { text: row.summaryText, tokens: row.summaryTokens, coveredThroughSeq: row.summaryCoveredThroughSeq, revision: row.summaryRevision }
+      : null,
+    contextStartSeq: row.contextStartSeq,
+    memoryMode: row.memoryMode === 'window-only' ? 'window-only' : 'summary',
+    settings: (row.settings ?? {}) as ThreadSettings,
+    version: row.version,
+    lastFoldAt: row.lastFoldAt,
+    lastFoldError: row.lastFoldError,
+  };
+}
+
+export function toMessage(row: MessageRow): TranscriptMessage {
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    seq: row.seq,
+    role: row.role as TranscriptMessage['role'],
+    content: row.content,
+    toolCalls: toolCallsOf(row.toolCalls),
+    toolCallId: row.toolCallId,
+    status: row.status as MessageStatus,
+    error: errorOf(row.error),
+    tokens: row.tokens,
+    clientMessageId: row.clientMessageId,
+    turnId: row.turnId,
+    toolRunId: row.toolRunId,
+    pinned: row.pinned,
+    superseded: row.superseded,
+    deleted: row.deletedAt !== null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    completedAt: row.completedAt,
+  };
+}
+
+export function toEntry(row: ContextEntryRow): ContextEntry {
+  const entry: ContextEntry = { seq: row.seq, role: row.role as ContextEntry['role'], content: row.content, tokens: row.tokens };
+  const toolCalls = toolCallsOf(row.toolCalls);
+  if (toolCalls) entry.toolCalls = toolCalls;
+  if (row.toolCallId) entry.toolCallId = row.toolCallId;
+  if (row.pinned) entry.pinned = true;
+  return entry;
+}
+
+export function toTurn(row: TurnRow): Turn {
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    kind: row.kind as TurnKind,
+    userMessageId: row.userMessageId,
+    status: row.status as TurnStatus,
+    error: errorOf(row.error),
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+}

@@ -1,0 +1,54 @@
+import type { Thread } from '../core/domain';
+import type { Page, ThreadStore } from '../core/ports';
+import type { Database } from './prisma-client';
+import { toThread } from './mappers';
+
+/** Cursor over (last_activity_at desc, id desc), opaque to clients. */
+function encodeCursor(thread: Thread): string {
+  return Buffer.from(`${thread.lastActivityAt.toISOString()}|${thread.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: Date; id: string } | null {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const date = new Date(at ?? '');
+  return id && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
+}
+
+export function createThreadRepository(db: Database): ThreadStore {
+  return {
+    async ensureUser(userId, kind) {
+      await db.user.upsert({ where: { id: userId }, create: { id: userId, kind }, update: {} });
+    },
+    async createThread({ ownerId, title }) {
+      return toThread(await db.thread.create({ data: { ownerId, ...(title ? { title } : {}) } }));
+    },
+    async findThread(threadId, ownerId) {
+      const row = await db.thread.findFirst({ where: { id: threadId, ...(ownerId === null ? {} : { ownerId }) } });
+      return row ? toThread(row) : null;
+    },
+    async listThreads({ ownerId, cursor, limit }): Promise<Page<Thread>> {
+      const after = cursor ? decodeCursor(cursor) : null;
+      const rows = await db.thread.findMany({
+        where: {
+          ownerId,
+          ...(after ? { OR: [{ lastActivityAt: { lt: after.at } }, { lastActivityAt: after.at, id: { lt: after.id } }] } : {}),
+        },
+        orderBy: [{ lastActivityAt: 'desc' }, { id: 'desc' }],
+        take: limit + 1,
+      });
+      const items = rows.slice(0, limit).map(toThread);
+      const last = items.at(-1);
+      return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    },
+    async renameThread(threadId, title) {
+      return toThread(await db.thread.update({ where: { id: threadId }, data: { title } }));
+    },
+    async deleteThread(threadId) {
+      // Messages, entries, summaries, tool runs, turns and call records cascade.
+      await db.thread.deleteMany({ where: { id: threadId } });
+    },
+    async countMessages(threadId) {
+      return db.message.count({ where: { threadId } });
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { TranscriptStore } from '../core/ports';
+import type { Database } from './prisma-client';
+import { toMessage } from './mappers';
+
+export function createTranscriptRepository(db: Database): TranscriptStore {
+  return {
+    async listMessages({ threadId, before, after, limit }) {
+      if (after !== undefined) {
+        // Catch-up reads: everything after `after`, plus messages still waiting in the queue.
+        const rows = await db.message.findMany({ where: { threadId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });
+        const hasMoreAfter = rows.length > limit;
+        const messages = rows.slice(0, limit).map(toMessage);
+        const pending = hasMoreAfter ? [] : await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
+        const hasMoreBefore = after > 0 && (await db.message.count({ where: { threadId, seq: { lte: after } }, take: 1 })) > 0;
+        return { messages: [...messages, ...pending.map(toMessage)], hasMoreBefore, hasMoreAfter };
+      }
+      // Newest page, or the page before `before`: read backwards, return ascending.
+      const rows = await db.message.findMany({
+        where: { threadId, seq: before !== undefined ? { lt: before } : { not: null } },
+        orderBy: { seq: 'desc' },
+        take: limit + 1,
+      });
+      const hasMoreBefore = rows.length > limit;
+      const messages = rows.slice(0, limit).reverse().map(toMessage);
+      if (before !== undefined) {
+        const hasMoreAfter = (await db.message.count({ where: { threadId, OR: [{ seq: { gte: before } }, { seq: null }] }, take: 1 })) > 0;
+        return { messages, hasMoreBefore, hasMoreAfter };
+      }
+      const pending = await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
+      return { messages: [...messages, ...pending.map(toMessage)], hasMoreBefore, hasMoreAfter: false };
+    },
+    async findMessage(threadId, messageId) {
+      const row = await db.message.findFirst({ where: { id: messageId, threadId } });
+      return row ? toMessage(row) : null;
+    },
+    async listTurnMessages(turnId) {
+      const rows = await db.message.findMany({ where: { turnId, role: { not: 'user' } }, orderBy: { seq: 'asc' } });
+      return rows.map(toMessage);
+    },
+  };
+}

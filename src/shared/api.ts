@@ -1,0 +1,107 @@
+import type { ErrorBody } from './errors';
+
+/**
+ * DTOs of the REST API and the socket protocol, shared with the browser.
+ * Dates are ISO strings; Prisma rows and LangChain messages never appear here.
+ */
+
+export type RoleDto = 'system' | 'user' | 'assistant' | 'tool';
+export type MessageStatusDto = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
+
+export interface ToolCallDto {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface MessageDto {
+  id: string;
+  threadId: string;
+  /** Gapless per thread; null while the message waits in the thread's queue. */
+  seq: number | null;
+  role: RoleDto;
+  content: string;
+  toolCalls: ToolCallDto[] | null;
+  toolCallId: string | null;
+  status: MessageStatusDto;
+  error: ErrorBody | null;
+  tokens: number;
+  clientMessageId: string | null;
+  turnId: string | null;
+  toolRunId: string | null;
+  pinned: boolean;
+  superseded: boolean;
+  deleted: boolean;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface ContextSummaryDto {
+  revision: number;
+  tokens: number;
+  coveredThroughSeq: number;
+}
+
+export interface ThreadDto {
+  id: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  lastActivityAt: string;
+  memoryMode: 'summary' | 'window-only';
+  contextStartSeq: number;
+}
+
+export interface ThreadDetailDto extends ThreadDto {
+  messageCount: number;
+  context: {
+    summaryTokens: number;
+    coveredThroughSeq: number;
+    revision: number;
+    windowEntries: number;
+    windowTokens: number;
+    foldPending: boolean;
+    lastFoldAt: string | null;
+    lastFoldError: string | null;
+  };
+}
+
+export interface MessagePageDto {
+  messages: MessageDto[];
+  hasMoreBefore: boolean;
+  hasMoreAfter: boolean;
+}
+
+export interface SendMessageResponseDto {
+  userMessage: MessageDto;
+  /** Assistant and tool messages of this turn. */
+  messages: MessageDto[];
+  turn: { id: string; status: 'queued' | 'running' | 'complete' | 'error' | 'cancelled'; error: ErrorBody | null };
+}
+
+export interface PackEntryDto {
+  role: RoleDto;
+  content: string;
+  toolCalls?: ToolCallDto[];
+  toolCallId?: string;
+  seq?: number;
+  tokens: number;
+}
+
+export interface ContextPackDto {
+  messages: PackEntryDto[];
+  tokens: number;
+  budget: number;
+  omitted: number;
+  summary: { text: string; tokens: number; revision: number; coveredThroughSeq: number } | null;
+  window: { fromSeq: number | null; throughSeq: number | null; entries: number; tokens: number };
+  pinnedSeqs: number[];
+}
+
+export interface ServerInfoDto {
+  model: string;
+  provider: 'openai-compatible' | 'offline';
+  offline: boolean;
+  budget: number;
+}
