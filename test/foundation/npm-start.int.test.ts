@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findFreePort, isProcessAlive } from '../../src/app/embedded/process-tools';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** `npm start`'s command with no service URLs: embedded Postgres and Redis under DATA_DIR. */
+async function start(dataDir: string, port: number): Promise<Started> {
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AUTH_SECRET', 'ADMIN_TOKEN']) delete env[name];
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/app/main.ts', 'all'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('ready: open http://localhost')) {
+    if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
+    if (Date.now() > deadline) throw new Error(`not ready within 60 s: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, output: () => output };
+}
+
+async function stop(started: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+  started.child.kill('SIGINT');
+  return exited;
+}
+
+async function servicePids(dataDir: string): Promise<number[]> {
+  const pidFile = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '');
+  return pidFile ? [Number(pidFile.split('\n')[0])] : [];
+}
+
+describe('npm start on embedded defaults', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('serves /healthz and /readyz, keeps its data across restarts, and leaves no process behind on Ctrl-C', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'chat-start-'));
+    dirs.push(dataDir);
+    const port = await findFreePort();
+
+    const first = await start(dataDir, port);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ postgres: 'up', redis: 'up' });
+    expect(first.output()).not.toMatch(/admin-token[^/]*:\s*\S{20,}/);
+
+    const guest = (await (await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).json()) as { token: string };
+    const created = await fetch(`http://127.0.0.1:${port}/api/threads`, {
+      method: 'POST', headers: { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'kept across restarts' }),
+    });
+    expect(created.status).toBe(201);
+    const postgresPids = await servicePids(dataDir);
+    expect(postgresPids.length).toBe(1);
+
+    expect(await stop(first)).toBe(0);
+    for (const pid of postgresPids) expect(isProcessAlive(pid)).toBe(false);
+    expect(first.output()).toContain('embedded postgres stopped');
+    expect(first.output()).toContain('embedded redis stopped');
+
+    // A second start reuses the data: the guest's token (secret kept under DATA_DIR) still lists its thread.
+    const second = await start(dataDir, port);
+    const threads = await fetch(`http://127.0.0.1:${port}/api/threads`, { headers: { Authorization: `Bearer ${guest.token}` } });
+    expect(threads.status).toBe(200);
+    expect(((await threads.json()) as { threads: { title: string }[] }).threads.map((thread) => thread.title)).toEqual(['kept across restarts']);
+    expect(await stop(second)).toBe(0);
+  }, 150_000);
+});
