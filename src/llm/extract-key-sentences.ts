@@ -69,7 +69,7 @@ export function splitSentences(material: string): string[] {
     if (line.length === 0) continue;
     const label = SPEAKER_LABEL.exec(line)?.[1];
     const body = label ? line.slice(line.indexOf(label) + label.length).trim() : line;
-    for (const part of body.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(\[])/)) {
+    for (const part of body.split(/(?<=[.!?])\s+(?=[A-Z0-9"'([])/)) {
       const sentence = part.trim();
       if (sentence.length > 0) sentences.push(truncate(label ? `${label} ${sentence}` : sentence));
     }
