@@ -170,10 +170,18 @@ function roleName(message: BaseMessage): string {
   }
 }
 
+/**
+ * Prefixes a conversation message's lines with its speaker, so attribution survives extraction.
+ * System messages (a previous summary, server notes) and lines already labelled stay as they are.
+ */
 function labelLines(role: string, text: string): string {
+  if (role === 'system') return text;
   return text
     .split('\n')
-    .map((line) => (line.trim().length > 0 ? `${role}: ${line}` : line))
+    .map((line) => {
+      const body = line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim();
+      return body.length === 0 || /^(?:user|assistant|tool|system)\s*:/i.test(body) ? line : `${role}: ${body}`;
+    })
     .join('\n');
 }
 
