@@ -1,0 +1,85 @@
+import { ChatOpenAI } from '@langchain/openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { replyWithError, startOpenAIStub, type OpenAIStub } from '../../test/support/openai-stub.js';
+import type { PackMessage } from '../core/context/types.js';
+import { createChatModels, modelAcceptsTemperature, OPENAI_BASE_URL, PLACEHOLDER_API_KEY } from './create-chat-model.js';
+import { OfflineChatModel } from './offline-chat-model.js';
+import { streamChat } from './stream-chat.js';
+
+let stub: OpenAIStub;
+
+beforeAll(async () => {
+  stub = await startOpenAIStub();
+});
+afterAll(() => stub.close());
+beforeEach(() => stub.reset());
+
+const pack: PackMessage[] = [{ role: 'user', content: 'hello', tokens: 0 }];
+
+describe('createChatModels', () => {
+  it('selects ChatOpenAI on OpenAI with a key only', () => {
+    const models = createChatModels({ apiKey: 'sk-test' });
+    expect(models.chat).toBeInstanceOf(ChatOpenAI);
+    expect(models.summarizer).toBeInstanceOf(ChatOpenAI);
+    const chat = models.chat as ChatOpenAI;
+    expect(chat.apiKey).toBe('sk-test');
+    expect(chat.clientConfig.baseURL).toBe(OPENAI_BASE_URL);
+    expect(chat.model).toBe('gpt-4o-mini');
+    expect(chat.streamUsage).toBe(true);
+    expect(models.label).toEqual({ provider: 'openai-compatible', model: 'gpt-4o-mini', summaryModel: 'gpt-4o-mini', baseUrl: OPENAI_BASE_URL });
+    expect(JSON.stringify(models.label)).not.toContain('sk-test');
+  });
+
+  it('selects ChatOpenAI with a placeholder key for a base URL only, and talks to it', async () => {
+    const models = createChatModels({ baseUrl: stub.url, chatModel: 'qwen2.5:7b' });
+    expect(models.label).toEqual({ provider: 'openai-compatible', model: 'qwen2.5:7b', summaryModel: 'qwen2.5:7b', baseUrl: stub.url });
+    const result = await streamChat({ model: models.chat, messages: pack });
+    expect(result.text).toBe('stub reply to: hello');
+    expect(result.usage).not.toBeNull();
+    expect(stub.requests[0]).toMatchObject({ apiKey: PLACEHOLDER_API_KEY, body: { model: 'qwen2.5:7b' } });
+  });
+
+  it('selects the offline models with neither key nor base URL', () => {
+    const models = createChatModels({});
+    expect(models.chat).toBeInstanceOf(OfflineChatModel);
+    expect((models.chat as OfflineChatModel).mode).toBe('chat');
+    expect((models.summarizer as OfflineChatModel).mode).toBe('summarizer');
+    expect(models.label).toEqual({ provider: 'offline', model: 'offline', summaryModel: 'offline' });
+    expect(models.chat._llmType()).toBe('offline');
+  });
+
+  it('asks the summarizer for temperature 0 only where accepted; the chat model sends none', async () => {
+    const accepted = createChatModels({ baseUrl: stub.url, chatModel: 'gpt-4o-mini', summaryModel: 'gpt-4.1-mini' });
+    await streamChat({ model: accepted.chat, messages: pack });
+    await streamChat({ model: accepted.summarizer, messages: pack });
+    const rejected = createChatModels({ baseUrl: stub.url, summaryModel: 'gpt-5-mini' });
+    await streamChat({ model: rejected.summarizer, messages: pack });
+    const [chat, summary, reasoning] = stub.requests;
+    expect(chat!.body.temperature).toBeUndefined();
+    expect(summary!.body).toMatchObject({ model: 'gpt-4.1-mini', temperature: 0 });
+    expect(reasoning!.body.model).toBe('gpt-5-mini');
+    expect(reasoning!.body.temperature).toBeUndefined();
+  });
+
+  it('lets the config decide which models accept temperature', async () => {
+    const never = createChatModels({ baseUrl: stub.url, acceptsTemperature: false });
+    await streamChat({ model: never.summarizer, messages: pack });
+    const byName = createChatModels({ baseUrl: stub.url, summaryModel: 'local-model', acceptsTemperature: (model) => model === 'local-model' });
+    await streamChat({ model: byName.summarizer, messages: pack });
+    expect(stub.requests[0]!.body.temperature).toBeUndefined();
+    expect(stub.requests[1]!.body.temperature).toBe(0);
+  });
+
+  it('leaves retries to the caller and applies the timeout', async () => {
+    stub.setResponder(() => replyWithError(503));
+    const models = createChatModels({ baseUrl: stub.url, timeoutMs: 1234 });
+    await expect(streamChat({ model: models.chat, messages: pack })).rejects.toMatchObject({ kind: 'server' });
+    expect(stub.requests).toHaveLength(1);
+    expect((models.chat as ChatOpenAI).timeout).toBe(1234);
+  });
+
+  it('knows which models reject temperature', () => {
+    expect(['gpt-5', 'gpt-5-mini', 'o1', 'o3-mini', 'o4-mini', 'openai/gpt-5'].map(modelAcceptsTemperature)).toEqual([false, false, false, false, false, false]);
+    expect(['gpt-4o-mini', 'gpt-4.1', 'llama3.1:8b', 'qwen2.5', 'omni-model'].map(modelAcceptsTemperature)).toEqual([true, true, true, true, true]);
+  });
+});

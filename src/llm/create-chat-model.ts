@@ -1,0 +1,94 @@
+/**
+ * Builds the chat and summary models from configuration: an OpenAI-compatible endpoint through
+ * ChatOpenAI when a key or a base URL is configured, the built-in offline model otherwise.
+ */
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { ChatOpenAI } from '@langchain/openai';
+import { OFFLINE_MODEL_NAME, OfflineChatModel, type OfflineChatModelOptions } from './offline-chat-model.js';
+
+export interface ChatModelsConfig {
+  apiKey?: string;
+  /** e.g. `http://localhost:11434/v1`. Default: OpenAI's API. */
+  baseUrl?: string;
+  /** Default `gpt-4o-mini`. */
+  chatModel?: string;
+  /** Default: the chat model. */
+  summaryModel?: string;
+  /** Whether a model accepts `temperature` (the summarizer asks for 0 where it does). Default `modelAcceptsTemperature`. */
+  acceptsTemperature?: boolean | ((model: string) => boolean);
+  /** Per HTTP request. Default 60,000. */
+  timeoutMs?: number;
+  /** Options of the offline models (e.g. `chunkDelayMs` for a visible stream). */
+  offline?: Pick<OfflineChatModelOptions, 'chunkDelayMs' | 'maxSummaryTokens'>;
+}
+
+export type ChatModelProvider = 'openai-compatible' | 'offline';
+
+/** What is talking: for logs and the UI label. Never contains the key. */
+export interface ChatModelLabel {
+  provider: ChatModelProvider;
+  model: string;
+  summaryModel: string;
+  baseUrl?: string;
+}
+
+export interface ChatModels {
+  chat: BaseChatModel;
+  summarizer: BaseChatModel;
+  label: ChatModelLabel;
+}
+
+export const DEFAULT_CHAT_MODEL = 'gpt-4o-mini';
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** Sent when only a base URL is set: local servers ignore the key, the client insists on one. */
+export const PLACEHOLDER_API_KEY = 'sk-no-key-required';
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** gpt-5 and the o-series reject any `temperature` but the default. Provider prefixes ("openai/") are ignored. */
+export function modelAcceptsTemperature(model: string): boolean {
+  const name = model.split('/').pop()?.toLowerCase() ?? '';
+  return !/^(gpt-5|o\d)/.test(name);
+}
+
+function acceptsTemperature(config: ChatModelsConfig, model: string): boolean {
+  const setting = config.acceptsTemperature ?? modelAcceptsTemperature;
+  return typeof setting === 'function' ? setting(model) : setting;
+}
+
+function createOpenAIModel(options: { config: ChatModelsConfig; model: string; temperature?: number }): ChatOpenAI {
+  const { config, model, temperature } = options;
+  return new ChatOpenAI({
+    model,
+    apiKey: config.apiKey || PLACEHOLDER_API_KEY,
+    configuration: { baseURL: config.baseUrl || OPENAI_BASE_URL },
+    // Usage arrives in the stream's last chunk (stream_options.include_usage).
+    streamUsage: true,
+    // The turn pipeline and the jobs retry with their own bounded backoff.
+    maxRetries: 0,
+    timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(temperature !== undefined && { temperature }),
+  });
+}
+
+/**
+ * Either the key or the base URL selects the OpenAI-compatible provider (a base URL alone gets
+ * `PLACEHOLDER_API_KEY`); with neither, both models are offline (`mode: 'chat'` and
+ * `mode: 'summarizer'`). The summarizer asks for temperature 0 only where it is accepted; the
+ * chat model keeps the provider's default.
+ */
+export function createChatModels(config: ChatModelsConfig): ChatModels {
+  const chatModel = config.chatModel || DEFAULT_CHAT_MODEL;
+  const summaryModel = config.summaryModel || chatModel;
+  if (!config.apiKey && !config.baseUrl) {
+    return {
+      chat: new OfflineChatModel({ ...config.offline, mode: 'chat' }),
+      summarizer: new OfflineChatModel({ ...config.offline, mode: 'summarizer' }),
+      label: { provider: 'offline', model: OFFLINE_MODEL_NAME, summaryModel: OFFLINE_MODEL_NAME },
+    };
+  }
+  return {
+    chat: createOpenAIModel({ config, model: chatModel }),
+    summarizer: createOpenAIModel({ config, model: summaryModel, ...(acceptsTemperature(config, summaryModel) && { temperature: 0 }) }),
+    label: { provider: 'openai-compatible', model: chatModel, summaryModel, baseUrl: config.baseUrl || OPENAI_BASE_URL },
+  };
+}

@@ -1,0 +1,145 @@
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { describe, expect, it } from 'vitest';
+import type { PackMessage } from '../core/context/types.js';
+import { countTextTokens } from './count-chat-tokens.js';
+import { OfflineChatModel } from './offline-chat-model.js';
+import { streamChat } from './stream-chat.js';
+
+const message = (role: PackMessage['role'], content: string, extra: Partial<PackMessage> = {}): PackMessage => ({ role, content, tokens: 0, ...extra });
+
+const calculatorTool = {
+  type: 'function' as const,
+  function: { name: 'calculator', description: 'Evaluates arithmetic', parameters: { type: 'object', properties: { expression: { type: 'string' } } } },
+};
+
+const SUMMARY_INSTRUCTIONS = 'You summarize conversations. Keep names, numbers and identifiers. Answer in at most 120 tokens.';
+
+describe('OfflineChatModel, chat mode', () => {
+  it('streams a deterministic restatement in several chunks with usage', async () => {
+    const model = new OfflineChatModel();
+    const pack = [
+      message('system', 'You are helpful.\n\nSummary of earlier messages:\n- user: order ORD-7731 ships to Lyon.'),
+      message('user', 'hi'),
+      message('assistant', 'hello'),
+      message('user', 'What did I order?'),
+    ];
+    const deltas: string[] = [];
+    const first = await streamChat({ model, messages: pack, onDelta: (text) => deltas.push(text) });
+    const second = await streamChat({ model, messages: pack });
+    expect(first.text).toBe(second.text);
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(first.text).toContain('[offline model]');
+    expect(first.text).toContain('You said: "What did I order?"');
+    expect(first.text).toMatch(/4 messages \(1 system, 2 user, 1 assistant, 0 tool\), \d+ tokens, including a summary/);
+    expect(first.text).toContain('ORD-7731');
+    expect(first.finishReason).toBe('stop');
+    expect(first.usage?.promptTokens).toBeGreaterThan(20);
+    expect(first.usage?.completionTokens).toBe(countTextTokens(first.text));
+  });
+
+  it('says when there is no summary', async () => {
+    const result = await streamChat({ model: new OfflineChatModel(), messages: [message('system', 'You are helpful.'), message('user', 'hello')] });
+    expect(result.text).toContain('with no summary yet');
+  });
+
+  it('calls a bound calculator for "calculate ..." and reports the tool result', async () => {
+    const model = new OfflineChatModel();
+    const asked = [message('user', 'Please calculate 2+2')];
+    const call = await streamChat({ model, messages: asked, tools: [calculatorTool] });
+    expect(call.finishReason).toBe('tool_calls');
+    expect(call.toolCalls).toEqual([{ id: expect.stringMatching(/^call_offline_/), name: 'calculator', args: { expression: '2+2' } }]);
+    const answered = await streamChat({
+      model,
+      tools: [calculatorTool],
+      messages: [...asked, message('assistant', '', { toolCalls: call.toolCalls }), message('tool', '4', { toolCallId: call.toolCalls[0]!.id })],
+    });
+    expect(answered.text).toBe('[offline model] calculator returned: 4');
+  });
+
+  it('never calls a tool without a bound calculator', async () => {
+    const result = await streamChat({ model: new OfflineChatModel(), messages: [message('user', 'calculate 2+2')] });
+    expect(result.toolCalls).toEqual([]);
+  });
+
+  it('honours an abort signal between chunks', async () => {
+    const controller = new AbortController();
+    const model = new OfflineChatModel({ chunkDelayMs: 5 });
+    const deltas: string[] = [];
+    const error = await streamChat({
+      model,
+      messages: [message('user', 'hello')],
+      signal: controller.signal,
+      onDelta: (text) => {
+        deltas.push(text);
+        if (deltas.length === 3) controller.abort();
+      },
+    }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: 'aborted' });
+    expect(deltas).toHaveLength(3);
+  });
+
+  it('works through invoke too', async () => {
+    const answer = await new OfflineChatModel().invoke([new HumanMessage('ping')]);
+    expect(answer.text).toContain('You said: "ping"');
+    expect(answer.usage_metadata?.output_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('OfflineChatModel, summarizer mode', () => {
+  const material = [
+    'Previous summary:',
+    '- user: My name is Alice Martin and I manage the Paris office.',
+    '',
+    'Messages to fold:',
+    'user: I need to migrate invoice INV-2024-0042 to the new system. The weather is nice today.',
+    'assistant: Sure. The config lives at /etc/billing/config.yaml and the endpoint is https://billing.example.com/v2/import. Happy to help.',
+    'user: The budget is 12,500 EUR and the deadline is March 3rd. Thanks a lot.',
+    'assistant: Noted, I will keep that in mind.',
+  ].join('\n');
+
+  it('keeps the sentences with names, numbers and identifiers, and the previous summary', async () => {
+    const model = new OfflineChatModel({ mode: 'summarizer' });
+    const summary = await streamChat({ model, messages: [message('system', SUMMARY_INSTRUCTIONS), message('user', material)] });
+    for (const identifier of ['Alice Martin', 'INV-2024-0042', '/etc/billing/config.yaml', 'https://billing.example.com/v2/import', '12,500 EUR', 'March 3rd']) {
+      expect(summary.text).toContain(identifier);
+    }
+    expect(summary.text).not.toContain('weather is nice');
+    expect(summary.text).not.toContain('keep that in mind');
+    expect(summary.text).not.toContain('120 tokens');
+    expect(summary.text.startsWith('Summary (offline model, extractive):\n- ')).toBe(true);
+    expect(summary.text).toContain('- user: I need to migrate invoice INV-2024-0042');
+  });
+
+  it('stays within the token cap stated in the prompt, preferring identifier-dense sentences', async () => {
+    const model = new OfflineChatModel({ mode: 'summarizer' });
+    const long = Array.from({ length: 60 }, (_, index) => `user: Ticket T-${1000 + index} was opened by Bob on day ${index}.`).join('\n');
+    const summary = await streamChat({ model, messages: [new SystemMessage(SUMMARY_INSTRUCTIONS), new HumanMessage(long)].map((entry) => message(entry.type === 'system' ? 'system' : 'user', entry.text)) });
+    expect(countTextTokens(summary.text)).toBeLessThanOrEqual(120);
+    expect(summary.text).toContain('T-1059'); // newest first when over the cap
+    const kept = summary.text.split('\n').slice(1);
+    expect(kept.length).toBeGreaterThan(3);
+    expect(kept).toEqual([...kept].sort((a, b) => Number(/T-(\d+)/.exec(a)![1]) - Number(/T-(\d+)/.exec(b)![1])));
+  });
+
+  it('uses maxSummaryTokens when the prompt states no cap, labels separate messages, and dedupes re-fed lines', async () => {
+    const model = new OfflineChatModel({ mode: 'summarizer', maxSummaryTokens: 60 });
+    const summary = await streamChat({
+      model,
+      messages: [
+        message('system', 'Summarize.'),
+        message('system', 'Summary (offline model, extractive):\n- user: Deploy id is dep_77.'),
+        message('user', 'Deploy id is dep_77.'),
+        message('assistant', 'Rolled back to v1.4.2 at 14:05.'),
+      ],
+    });
+    expect(countTextTokens(summary.text)).toBeLessThanOrEqual(60);
+    expect(summary.text.match(/dep_77/g)).toHaveLength(1);
+    expect(summary.text).toContain('- assistant: Rolled back to v1.4.2 at 14:05.');
+  });
+
+  it('keeps the first sentences when nothing carries an identifier', async () => {
+    const model = new OfflineChatModel({ mode: 'summarizer' });
+    const summary = await streamChat({ model, messages: [message('system', 'Summarize.'), message('user', 'we talked about nothing much. it was fine.')] });
+    expect(summary.text).toContain('we talked about nothing much.');
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * The built-in offline model, used when no endpoint is configured. It is not a language model:
+ * it answers deterministically so the product can be shown working without one.
+ *
+ * - `mode: 'chat'` restates the last user message and what the context held (messages, tokens,
+ *   whether a summary was present, identifiers it can see). With a bound `calculator` tool it
+ *   calls it for "calculate <expression>", and reports a tool result it is given.
+ * - `mode: 'summarizer'` returns an extractive summary of everything after the leading system
+ *   message (the instructions): previous summary plus folded entries, keeping the sentences with
+ *   names, numbers and identifiers, within a token cap (the smaller of `maxSummaryTokens` and a
+ *   cap the prompt states, e.g. "at most 1200 tokens").
+ *
+ * The mode is chosen at construction (the factory builds one of each), never guessed from the
+ * prompt, which deployments may replace.
+ */
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from '@langchain/core/language_models/chat_models';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
+import type { Runnable } from '@langchain/core/runnables';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { countChatPromptTokens, countTextTokens, type WireChatMessage, type OpenAIToolDefinition } from './count-chat-tokens.js';
+import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.js';
+
+export type OfflineChatModelMode = 'chat' | 'summarizer';
+
+export interface OfflineChatModelOptions extends BaseChatModelParams {
+  /** Default `'chat'`. */
+  mode?: OfflineChatModelMode;
+  /** Summary cap in tokens when the prompt states none (or a larger one). Default 1,200. */
+  maxSummaryTokens?: number;
+  /** Pause between streamed chunks, so a UI shows streaming. Default 0. */
+  chunkDelayMs?: number;
+}
+
+export interface OfflineChatModelCallOptions extends BaseChatModelCallOptions {
+  /** Tools in OpenAI's function format (set by `bindTools`). */
+  tools?: OpenAIToolDefinition[];
+}
+
+/** The model name the offline model reports in usage and labels. */
+export const OFFLINE_MODEL_NAME = 'offline';
+
+const DEFAULT_MAX_SUMMARY_TOKENS = 1_200;
+const QUOTE_CHARS = 200;
+const TOOL_RESULT_CHARS = 300;
+const MAX_REMEMBERED_IDENTIFIERS = 8;
+const SUMMARY_HEADER = 'Summary (offline model, extractive):';
+const CAP_IN_PROMPT = /(?:at most|no more than|not exceed|under|within|maximum of|max(?:imum)?|limit of|cap(?:ped)?(?: at| of)?)\s*:?\s*~?(\d[\d,_]*)\s*tokens/i;
+const CALCULATE_REQUEST = /\b(?:calculate|compute|what is|what's)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
+
+type PlannedReply = { text: string; toolCall?: { id: string; name: string; args: Record<string, unknown> } };
+
+export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions> {
+  readonly mode: OfflineChatModelMode;
+  readonly maxSummaryTokens: number;
+  readonly chunkDelayMs: number;
+  readonly model = OFFLINE_MODEL_NAME;
+
+  static override lc_name(): string {
+    return 'OfflineChatModel';
+  }
+
+  constructor(options: OfflineChatModelOptions = {}) {
+    super(options);
+    this.mode = options.mode ?? 'chat';
+    this.maxSummaryTokens = options.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS;
+    this.chunkDelayMs = options.chunkDelayMs ?? 0;
+  }
+
+  _llmType(): string {
+    return 'offline';
+  }
+
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<OfflineChatModelCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, OfflineChatModelCallOptions> {
+    const wireTools = tools.map((tool) => convertToOpenAITool(tool) as OpenAIToolDefinition);
+    return this.withConfig({ ...kwargs, tools: wireTools });
+  }
+
+  override async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    let aggregate: ChatGenerationChunk | undefined;
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      aggregate = aggregate ? aggregate.concat(chunk) : chunk;
+    }
+    const message = aggregate?.message as AIMessageChunk | undefined;
+    return {
+      generations: [{
+        text: aggregate?.text ?? '',
+        message: new AIMessage({
+          content: message?.content ?? '',
+          tool_calls: message?.tool_calls ?? [],
+          usage_metadata: message?.usage_metadata,
+          response_metadata: { ...aggregate?.generationInfo, model_name: OFFLINE_MODEL_NAME },
+        }),
+      }],
+    };
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const tools = options.tools ?? [];
+    const reply = this.mode === 'summarizer' ? { text: this.summarize(messages) } : planChatReply(messages, tools);
+    for (const piece of reply.text.match(/\S+\s*|\s+/g) ?? []) {
+      if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, undefined, { signal: options.signal });
+      options.signal?.throwIfAborted();
+      const chunk = new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
+      yield chunk;
+      await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk });
+    }
+    if (reply.toolCall) {
+      const { id, name, args } = reply.toolCall;
+      yield new ChatGenerationChunk({
+        text: '',
+        message: new AIMessageChunk({ content: '', tool_call_chunks: [{ type: 'tool_call_chunk', id, name, args: JSON.stringify(args), index: 0 }] }),
+      });
+    }
+    const inputTokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage), tools });
+    const outputTokens = countTextTokens(reply.text) + (reply.toolCall ? countTextTokens(JSON.stringify(reply.toolCall.args)) + 3 : 0);
+    yield new ChatGenerationChunk({
+      text: '',
+      message: new AIMessageChunk({
+        content: '',
+        usage_metadata: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+      }),
+      generationInfo: { finish_reason: reply.toolCall ? 'tool_calls' : 'stop', model_name: OFFLINE_MODEL_NAME },
+    });
+  }
+
+  /** Extractive summary of everything after the leading system message. */
+  private summarize(messages: BaseMessage[]): string {
+    const [first, ...rest] = messages;
+    const instructions = first?.type === 'system' && rest.length > 0 ? first.text : '';
+    const material = instructions ? rest : messages;
+    const statedCap = Number(CAP_IN_PROMPT.exec(instructions || material.map((message) => message.text).join('\n'))?.[1]?.replace(/[,_]/g, ''));
+    const cap = Math.min(this.maxSummaryTokens, Number.isFinite(statedCap) && statedCap > 0 ? statedCap : Infinity);
+    const labelled = material.length > 1;
+    const text = material
+      .map((message) => (labelled ? labelLines(roleName(message), message.text) : message.text))
+      .join('\n')
+      .split('\n')
+      .filter((line) => !CAP_IN_PROMPT.test(line))
+      .join('\n');
+    const sentences = selectKeySentences({ material: text, maxTokens: cap - countTextTokens(`${SUMMARY_HEADER}\n`) });
+    if (sentences.length === 0) return `${SUMMARY_HEADER}\n- (nothing to summarize)`;
+    return `${SUMMARY_HEADER}\n${sentences.map((sentence) => `- ${sentence}`).join('\n')}`;
+  }
+}
+
+function roleName(message: BaseMessage): string {
+  switch (message.type) {
+    case 'human':
+      return 'user';
+    case 'ai':
+      return 'assistant';
+    default:
+      return message.type;
+  }
+}
+
+/**
+ * Prefixes a conversation message's lines with its speaker, so attribution survives extraction.
+ * System messages (a previous summary, server notes) and lines already labelled stay as they are.
+ */
+function labelLines(role: string, text: string): string {
+  if (role === 'system') return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      const body = line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim();
+      return body.length === 0 || /^(?:user|assistant|tool|system)\s*:/i.test(body) ? line : `${role}: ${body}`;
+    })
+    .join('\n');
+}
+
+function quote(text: string, limit: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
+}
+
+/** The chat-mode answer: a tool call, a tool result report, or a restatement of the context. */
+function planChatReply(messages: BaseMessage[], tools: OpenAIToolDefinition[]): PlannedReply {
+  const last = messages.at(-1);
+  if (last?.type === 'tool') return { text: describeToolResult(messages, last) };
+  const lastUser = [...messages].reverse().find((message) => message.type === 'human');
+  const calculator = tools.find((tool) => tool.function.name === 'calculator');
+  const expression = lastUser && last === lastUser ? CALCULATE_REQUEST.exec(lastUser.text)?.[1]?.trim() : undefined;
+  if (calculator && expression) {
+    const properties = Object.keys((calculator.function.parameters?.properties ?? {}) as Record<string, unknown>);
+    const argumentName = properties.includes('expression') ? 'expression' : (properties[0] ?? 'expression');
+    return {
+      text: '',
+      toolCall: { id: `call_offline_${messages.length}`, name: 'calculator', args: { [argumentName]: expression } },
+    };
+  }
+  return { text: describeContext(messages, lastUser) };
+}
+
+function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): string {
+  const callId = (toolMessage as BaseMessage & { tool_call_id?: string }).tool_call_id;
+  const caller = [...messages].reverse().find((message) => message.type === 'ai' && (message as AIMessage).tool_calls?.some((call) => call.id === callId));
+  const name = (caller as AIMessage | undefined)?.tool_calls?.find((call) => call.id === callId)?.name ?? 'the tool';
+  return `[offline model] ${name} returned: ${quote(toolMessage.text, TOOL_RESULT_CHARS)}`;
+}
+
+function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefined): string {
+  const counts = { system: 0, user: 0, assistant: 0, tool: 0 } as Record<string, number>;
+  for (const message of messages) counts[roleName(message)] = (counts[roleName(message)] ?? 0) + 1;
+  const tokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage) });
+  const hasSummary = messages.some((message) => message.type === 'system' && /summary/i.test(message.text));
+  const earlier = messages.filter((message) => message !== lastUser).map((message) => message.text).join('\n');
+  const remembered = extractIdentifiers(earlier).slice(-MAX_REMEMBERED_IDENTIFIERS);
+  const said = lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
+  const parts = [
+    `[offline model] ${said}`,
+    `My context had ${messages.length} messages (${counts.system} system, ${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool), ${tokens} tokens,`,
+    hasSummary ? 'including a summary of earlier messages.' : 'with no summary yet.',
+    remembered.length > 0 ? `Identifiers I can see: ${remembered.join(', ')}.` : '',
+    'No model endpoint is configured: set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.',
+  ];
+  return parts.filter((part) => part.length > 0).join(' ');
+}
+
+/** A LangChain message in OpenAI's wire shape, for counting. */
+function toWireMessage(message: BaseMessage): WireChatMessage {
+  const toolCalls = message.type === 'ai' ? ((message as AIMessage).tool_calls ?? []) : [];
+  return {
+    role: roleName(message),
+    content: message.text,
+    ...(toolCalls.length > 0 && {
+      tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })),
+    }),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * One streamed model call: pack messages in, text deltas out as they arrive, and the complete
+ * answer (text, tool calls, usage, finish reason) as plain domain values at the end.
+ */
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { randomUUID } from 'node:crypto';
+import type { PackMessage, ToolCall } from '../core/context/types.js';
+import { classifyProviderError, ModelCallError } from './classify-provider-error.js';
+import type { OpenAIToolDefinition } from './count-chat-tokens.js';
+import {
+  assembleToolCalls,
+  fromAIMessageChunk,
+  toLangChainMessages,
+  type InvalidToolCall,
+  type ModelUsage,
+  type ToolCallDelta,
+} from './to-langchain-messages.js';
+
+export interface StreamChatOptions {
+  /** A model from `createChatModels` (ChatOpenAI or the offline model). */
+  model: BaseChatModel;
+  messages: PackMessage[];
+  /** Offered to the model (`bindTools`), in OpenAI's function format. */
+  tools?: OpenAIToolDefinition[];
+  /** Aborts the HTTP request and the stream; the call then fails with kind `aborted`. */
+  signal?: AbortSignal;
+  /** Each non-empty text delta, in order. An error it throws ends the call and is rethrown as is. */
+  onDelta?: (text: string) => void;
+  /** LangChain run tags (e.g. `['summary']`), so callbacks and tracers can tell calls apart. */
+  callTags?: string[];
+  /** LangChain run metadata (e.g. `{ threadId }`). */
+  callMetadata?: Record<string, unknown>;
+}
+
+export interface StreamChatResult {
+  text: string;
+  toolCalls: ToolCall[];
+  /** Calls whose arguments were not a JSON object: answer them too (with an error tool message). */
+  invalidToolCalls: InvalidToolCall[];
+  /** As the provider reported it; null when it reported none. */
+  usage: ModelUsage | null;
+  /** `stop`, `tool_calls`, `length`, `content_filter`, ... */
+  finishReason: string;
+}
+
+/** Marks an error thrown by the caller's `onDelta`, so it is not mistaken for a provider error. */
+class DeltaHandlerError extends Error {
+  constructor(readonly original: unknown) {
+    super('onDelta failed');
+  }
+}
+
+/**
+ * Streams one call. Failures are thrown as `ModelCallError` (classified, with the text streamed
+ * so far in `partialText`); a stream that ends without a finish reason counts as cut (`network`).
+ */
+export async function streamChat(options: StreamChatOptions): Promise<StreamChatResult> {
+  const { model, signal } = options;
+  const runnable = options.tools && options.tools.length > 0 ? bindTools(model, options.tools) : model;
+  let text = '';
+  const toolCallDeltas: ToolCallDelta[] = [];
+  let usage: ModelUsage | null = null;
+  let finishReason: string | null = null;
+  try {
+    const stream = await runnable.stream(toLangChainMessages(options.messages), {
+      ...(signal && { signal }),
+      ...(options.callTags && { tags: options.callTags }),
+      ...(options.callMetadata && { metadata: options.callMetadata }),
+    });
+    for await (const chunk of stream) {
+      const content = fromAIMessageChunk(chunk);
+      if (content.text.length > 0) {
+        text += content.text;
+        try {
+          options.onDelta?.(content.text);
+        } catch (error) {
+          throw new DeltaHandlerError(error);
+        }
+      }
+      toolCallDeltas.push(...content.toolCallDeltas);
+      usage = content.usage ?? usage;
+      finishReason = content.finishReason ?? finishReason;
+    }
+    signal?.throwIfAborted();
+  } catch (error) {
+    if (error instanceof DeltaHandlerError) throw error.original;
+    throw new ModelCallError({ classification: classifyProviderError(error, signal ? { signal } : {}), cause: error, partialText: text });
+  }
+  if (finishReason === null) {
+    throw new ModelCallError({
+      classification: { kind: 'network', retryable: true, message: 'The model stream ended before the model finished its answer' },
+      cause: null,
+      partialText: text,
+    });
+  }
+  const toolCalls = assembleToolCalls(toolCallDeltas, () => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`);
+  return { text, toolCalls: toolCalls.valid, invalidToolCalls: toolCalls.invalid, usage, finishReason };
+}
+
+function bindTools(model: BaseChatModel, tools: OpenAIToolDefinition[]) {
+  if (!model.bindTools) throw new Error(`Model ${model.getName()} does not support tools`);
+  return model.bindTools(tools);
+}
