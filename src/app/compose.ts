@@ -115,15 +115,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
       connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: foldDeps,
-      ...(tuning.stalledIntervalMs !== undefined ? { stalledIntervalMs: tuning.stalledIntervalMs } : {}),
-      ...(tuning.lockDurationMs !== undefined ? { lockDurationMs: tuning.lockDurationMs } : {}),
+      stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
+      lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
   }
 
   const sweeper = createSweeper({
     turns, summaries, folds, settings, log,
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
-    ...(tuning.sweepIntervalMs !== undefined ? { intervalMs: tuning.sweepIntervalMs } : {}),
+    intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
 
   const deps: HttpDeps = {

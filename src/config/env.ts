@@ -52,6 +52,11 @@ const schema = z.object({
   TOOL_RESULT_INLINE_TOKENS: integer(800, 50),
   TOOL_RESULT_MAX_CHARS: integer(2_000_000, 1000),
   WORKER_CONCURRENCY: integer(4, 1),
+  /** BullMQ job lock; a killed worker's job is taken over after the lock expires and a stalled check runs. */
+  WORKER_LOCK_MS: integer(30_000, 500),
+  WORKER_STALLED_INTERVAL_MS: integer(30_000, 200),
+  /** How often the sweeper derives pending folds and stranded turns from Postgres. */
+  SWEEP_INTERVAL_MS: integer(60_000, 100),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
 });

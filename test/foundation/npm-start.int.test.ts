@@ -14,7 +14,7 @@ interface Started {
 
 /** `npm start`'s command with no service URLs: embedded Postgres and Redis under DATA_DIR. */
 async function start(dataDir: string, port: number): Promise<Started> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AUTH_SECRET', 'ADMIN_TOKEN']) delete env[name];
   const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/app/main.ts', 'all'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

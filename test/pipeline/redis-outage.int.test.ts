@@ -1,0 +1,63 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/app/embedded/embedded-redis';
+import { findFreePort } from '../../src/app/embedded/process-tools';
+import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
+import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+describe('with Redis stopped', () => {
+  let stub: OpenAIStub;
+  let redis: EmbeddedRedis;
+  let redisPort: number;
+  let redisDir: string;
+  let app: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    // This test stops its own Redis, not the one the other tests share.
+    redisDir = await mkdtemp(path.join(tmpdir(), 'chat-redis-outage-'));
+    redisPort = await findFreePort();
+    redis = await startEmbeddedRedis({ dataDir: redisDir, port: redisPort, persist: false });
+    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
+    app = await startTestApp({
+      env: { OPENAI_BASE_URL: stub.url, REDIS_URL: redis.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' },
+    });
+    ({ token } = await app.guest());
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await redis?.stop();
+    await stub?.close();
+    await rm(redisDir, { recursive: true, force: true });
+  });
+
+  it('keeps turns working, reports readiness as degraded, and folds what was missed once Redis is back', async () => {
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    await redis.stop();
+
+    for (let turn = 1; turn <= 4; turn += 1) {
+      const started = Date.now();
+      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `offline turn ${turn} CODE-${turn}` } });
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as SendMessageResponseDto).turn.status).toBe('complete');
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+    const ready = await app.api('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ postgres: 'up', redis: 'down' });
+    const before = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number; foldPending: boolean } };
+    expect(before.context).toMatchObject({ revision: 0, foldPending: true });
+
+    redis = await startEmbeddedRedis({ dataDir: redisDir, port: redisPort, persist: false });
+    await waitFor(async () => {
+      const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number } };
+      return detail.context.revision > 0;
+    }, { timeoutMs: 20_000, what: 'the sweeper to enqueue the missed fold' });
+    expect(stub.requests.some((request) => request.kind === 'summary')).toBe(true);
+  });
+});
