@@ -82,9 +82,11 @@ export function migrationChecksum(script: string): string {
   return createHash('sha256').update(script, 'utf8').digest('hex');
 }
 
-/** Prisma accepts a checksum taken before or after a CRLF -> LF conversion (git autocrlf). */
+/** Like Prisma, tolerate a checkout that converted line endings (git autocrlf) since the migration was applied. */
 function checksumMatches(file: MigrationFile, stored: string): boolean {
-  return file.checksum === stored || migrationChecksum(file.script.replace(/\r\n/g, '\n')) === stored;
+  if (file.checksum === stored) return true;
+  const lf = file.script.replace(/\r\n/g, '\n');
+  return migrationChecksum(lf) === stored || migrationChecksum(lf.replace(/\n/g, '\r\n')) === stored;
 }
 
 /** Reads `<dir>/<name>/migration.sql` for every sub-folder, sorted by name like Prisma. */
