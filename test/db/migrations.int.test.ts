@@ -5,6 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { diffMigrationsAgainstSchema } from '../../scripts/prisma/diff-migrations-against-schema';
+import { prismaMigrationStatus } from '../../scripts/prisma/prisma-migration-status';
 import { applyMigrations, MigrationError, type MigrationLogger } from '../../src/db/migrate';
 import { createTestDatabase } from '../support/databases';
 
@@ -72,6 +73,11 @@ describe('applyMigrations (the server migrating at start)', () => {
     expect(await applyMigrations({ databaseUrl, migrationsDir: MIGRATIONS_DIR, log })).toEqual(await committedMigrationNames());
     expect(await applyMigrations({ databaseUrl, migrationsDir: MIGRATIONS_DIR, log })).toEqual([]);
 
+    // Prisma itself (its schema engine, as `prisma migrate status` / `deploy` use it) reads our history as complete.
+    expect(await prismaMigrationStatus({ databaseUrl, migrationsDir: MIGRATIONS_DIR, schemaPath: SCHEMA_PATH })).toEqual({
+      editedMigrationNames: [], failedMigrationNames: [], hasMigrationsTable: true, history: null,
+    });
+
     // Prisma's schema engine compares a database migrated by the same path with schema.prisma.
     const drift = await diffMigrationsAgainstSchema({ databaseUrl: inject('pgAdminUrl'), migrationsDir: MIGRATIONS_DIR, schemaPath: SCHEMA_PATH });
     expect(drift, 'schema.prisma changed without a migration: run `npm run db:migration -- <name>`').toBe('');
@@ -132,6 +138,7 @@ describe('applyMigrations (the server migrating at start)', () => {
     const [row] = await query<PrismaMigrationRow>(databaseUrl, `SELECT * FROM _prisma_migrations WHERE migration_name = '${broken}'`);
     expect(row).toMatchObject({ finished_at: null, rolled_back_at: null, applied_steps_count: 0 });
     expect(row!.logs).toContain('division by zero');
+    expect(await prismaMigrationStatus({ databaseUrl, migrationsDir, schemaPath: SCHEMA_PATH })).toMatchObject({ failedMigrationNames: [broken] });
 
     const again = await applyMigrations({ databaseUrl, migrationsDir, log }).catch((error: unknown) => error);
     expect(again).toMatchObject({ code: 'FAILED_MIGRATION_IN_DATABASE', migrationName: broken });
@@ -147,6 +154,7 @@ describe('applyMigrations (the server migrating at start)', () => {
 
     await expect(applyMigrations({ databaseUrl, migrationsDir, log: recordingLogger() }))
       .rejects.toMatchObject({ code: 'MIGRATION_MODIFIED', migrationName: edited });
+    expect(await prismaMigrationStatus({ databaseUrl, migrationsDir, schemaPath: SCHEMA_PATH })).toMatchObject({ editedMigrationNames: [edited] });
   });
 
   it('lets only one of two processes starting at once migrate; the other waits and finds nothing pending', async () => {
