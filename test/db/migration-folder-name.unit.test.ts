@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { migrationFolderName, slugifyMigrationName } from '../../scripts/prisma/create-migration';
+import { migrationFolderName, slugifyMigrationName } from '../../scripts/prisma/migration-folder-name';
 
 describe('migration folder names', () => {
   it('uses Prisma’s UTC timestamp prefix and a snake_case name', () => {
