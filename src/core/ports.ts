@@ -63,6 +63,7 @@ export interface TurnStore {
    */
   finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'> }): Promise<TranscriptMessage>;
   finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
+  hasQueuedTurns(threadId: string): Promise<boolean>;
   /** Threads with queued turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;
   /** Marks turns and streaming messages of dead leases as errored (for the sweeper). */
@@ -158,7 +159,7 @@ export interface SummarizerPort {
 
 export interface FoldQueue {
   /** Enqueues a fold for the thread (deduplicated per thread). Fails fast when Redis is down. */
-  enqueueFold(threadId: string, reason: string): Promise<string | null>;
+  enqueueFold(threadId: string, reason: string, force?: boolean): Promise<string | null>;
 }
 
 /** Publishes thread events to every subscriber (sockets in any process, SSE responses). */
@@ -172,3 +173,11 @@ export interface Clock {
 }
 
 export type { ThreadSettings };
+
+/** Structured logging as the core uses it (pino satisfies it). */
+export interface LogPort {
+  debug(object: object, message?: string): void;
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}

@@ -158,6 +158,10 @@ export function createTurnRepository(db: Database): TurnStore {
       return toTurn(row);
     },
 
+    async hasQueuedTurns(threadId) {
+      return (await db.turn.count({ where: { threadId, status: 'queued' }, take: 1 })) > 0;
+    },
+
     async threadsWithStrandedTurns(limit) {
       const rows = await db.$queryRaw<{ id: string }[]>`
         SELECT DISTINCT t.id FROM threads t JOIN turns q ON q.thread_id = t.id

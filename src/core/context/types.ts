@@ -61,3 +61,9 @@ export interface PackMessage {
   seq?: number;
   tokens: number;
 }
+
+/** Outcome of a validation: the caller branches on `ok` (like zod's `safeParse`). */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A tokenizer encoding the engine can count with. */
+export type EncodingName = 'o200k_base' | 'cl100k_base';

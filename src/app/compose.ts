@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { Express } from 'express';
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Env } from '../config/env';
+import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
+import type { ChatModelPort, SummarizerPort } from '../core/ports';
+import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
+import { TurnRunner } from '../core/turn/turn-runner';
+import { createDatabase, type Database } from '../db/prisma-client';
+import { createModelCallRepository } from '../db/model-call-repository';
+import { createSummaryRepository } from '../db/summary-repository';
+import { createThreadRepository } from '../db/thread-repository';
+import { createTranscriptRepository } from '../db/transcript-repository';
+import { createTurnRepository } from '../db/turn-repository';
+import { createTokenService } from '../http/auth';
+import { createHttpApp } from '../http/create-http-app';
+import type { HttpDeps } from '../http/http-deps';
+import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
+import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
+import { startFoldWorker } from '../jobs/start-fold-worker';
+import { createSweeper, type Sweeper } from '../jobs/sweeper';
+import { createChatModels } from '../llm/create-chat-model';
+import { createChatPort, createSummarizerPort } from '../llm/model-ports';
+import { createLocalEventBus } from '../realtime/local-event-bus';
+import { contextSettingsFromEnv } from './context-settings-from-env';
+import type { Logger } from './logger';
+
+export type ProcessMode = 'all' | 'serve' | 'worker';
+
+export interface ApplicationOptions {
+  env: Env;
+  databaseUrl: string;
+  redisUrl: string;
+  authSecret: string;
+  adminToken: string;
+  log: Logger;
+  mode: ProcessMode;
+  /** Test and benchmark knobs; production uses the defaults. */
+  tuning?: {
+    sweepIntervalMs?: number;
+    stalledIntervalMs?: number;
+    lockDurationMs?: number;
+    retryBaseMs?: number;
+    leaseTtlMs?: number;
+    chat?: ChatModelPort;
+    summarizer?: SummarizerPort;
+  };
+  /** Serves the browser app (added by the web part). */
+  mountStatic?: (app: Express) => void;
+}
+
+export interface Application {
+  app: Express;
+  server: Server;
+  db: Database;
+  runner: TurnRunner;
+  sweeper: Sweeper;
+  folds: FoldProducer;
+  worker: Worker | null;
+  deps: HttpDeps;
+  /** Listens on `port` (0 = any); resolves with the bound port. */
+  listen(port: number, host?: string): Promise<number>;
+  /** Graceful stop: stop accepting, drain turns up to the grace period, close workers, queues and pools. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The composition root: the one place where adapters are wired to the core. */
+export async function createApplication(options: ApplicationOptions): Promise<Application> {
+  const { env, log, mode, tuning = {} } = options;
+  const settings = contextSettingsFromEnv(env);
+  const db = createDatabase({ url: options.databaseUrl });
+  const threads = createThreadRepository(db);
+  const transcript = createTranscriptRepository(db);
+  const turns = createTurnRepository(db);
+  const summaries = createSummaryRepository(db);
+  const calls = createModelCallRepository(db);
+  const events = createLocalEventBus();
+
+  const models = createChatModels({
+    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+    ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}),
+    chatModel: env.CHAT_MODEL,
+    ...(env.SUMMARY_MODEL ? { summaryModel: env.SUMMARY_MODEL } : {}),
+    acceptsTemperature: settings.profile.acceptsTemperature,
+    timeoutMs: env.TURN_TIMEOUT_MS,
+  });
+  const chat = tuning.chat ?? createChatPort(models.chat, models.label.model);
+  const summarizer = tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel);
+  if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
+  else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
+
+  const producerConnection: Redis = createProducerConnection(options.redisUrl);
+  producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
+  const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX });
+
+  const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
+  const runner = new TurnRunner({
+    turns, calls, events, chat, folds, settings, log,
+    owner: `${process.pid}-${randomUUID()}`,
+    foldNow: async (threadId) => {
+      await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
+    },
+    turnTimeoutMs: env.TURN_TIMEOUT_MS,
+    maxRetries: env.MODEL_MAX_RETRIES,
+    ...(tuning.retryBaseMs !== undefined ? { retryBaseMs: tuning.retryBaseMs } : {}),
+    ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
+  });
+
+  let worker: Worker | null = null;
+  let workerConnection: Redis | null = null;
+  if (mode !== 'serve') {
+    workerConnection = createWorkerConnection(options.redisUrl);
+    workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
+    worker = startFoldWorker({
+      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: foldDeps,
+      ...(tuning.stalledIntervalMs !== undefined ? { stalledIntervalMs: tuning.stalledIntervalMs } : {}),
+      ...(tuning.lockDurationMs !== undefined ? { lockDurationMs: tuning.lockDurationMs } : {}),
+    });
+  }
+
+  const sweeper = createSweeper({
+    turns, summaries, folds, settings, log,
+    ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
+    ...(tuning.sweepIntervalMs !== undefined ? { intervalMs: tuning.sweepIntervalMs } : {}),
+  });
+
+  const deps: HttpDeps = {
+    log, threads, transcript, turns, runner, events, settings,
+    tokens: createTokenService(options.authSecret),
+    sendLimiter: createMemoryRateLimiter({ limit: env.RATE_LIMIT_PER_MINUTE }),
+    guestLimiter: createMemoryRateLimiter({ limit: 20 }),
+    probes: {
+      postgres: async () => (await db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok`).length === 1,
+      redis: async () => (await producerConnection.ping()) === 'PONG',
+    },
+    info: {
+      model: models.label.model,
+      provider: models.label.provider,
+      offline: models.label.provider === 'offline',
+      budget: settings.budget,
+    },
+    limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
+    corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    allowGuests: env.ALLOW_GUESTS ?? false,
+  };
+  const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
+  const server = createServer(app);
+
+  let stopped = false;
+  return {
+    app, server, db, runner, sweeper, folds, worker, deps,
+    async listen(port, host = env.HOST) {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+      sweeper.start();
+      const address = server.address();
+      return typeof address === 'object' && address ? address.port : port;
+    },
+    async stop(graceMs = env.SHUTDOWN_GRACE_MS) {
+      if (stopped) return;
+      stopped = true;
+      sweeper.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await runner.drainAll(graceMs);
+      server.closeAllConnections();
+      await closed;
+      if (worker) await worker.close();
+      await folds.close();
+      producerConnection.disconnect();
+      workerConnection?.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

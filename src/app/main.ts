@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadEnv, type Env } from '../config/env';
+import { applyMigrations } from '../db/migrate';
+import { createApplication, type ProcessMode } from './compose';
+import { loadOrCreateSecret } from './dev-secrets';
+import { RedisUnavailableError } from './embedded/embedded-redis';
+import { startEmbeddedServices } from './embedded/start-embedded-services';
+import { createLogger, type Logger } from './logger';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function secrets(env: Env, log: Logger): Promise<{ authSecret: string; adminToken: string }> {
+  const authSecret = env.AUTH_SECRET ?? (await loadOrCreateSecret({ dataDir: env.DATA_DIR, name: 'auth-secret', bytes: 48 })).value;
+  if (env.ADMIN_TOKEN) return { authSecret, adminToken: env.ADMIN_TOKEN };
+  const admin = await loadOrCreateSecret({ dataDir: env.DATA_DIR, name: 'admin-token' });
+  // Say where the token is, never the token itself.
+  log.info({ file: admin.file }, admin.created ? 'generated an admin token (development only)' : 'admin token read from the data directory');
+  return { authSecret, adminToken: admin.value };
+}
+
+async function main(): Promise<void> {
+  const mode = (process.argv[2] ?? 'all') as ProcessMode;
+  if (!['all', 'serve', 'worker'].includes(mode)) throw new ConfigError(`mode: expected all, serve or worker, got ${mode}`);
+  const env = loadEnv();
+  const log = createLogger({ level: env.LOG_LEVEL, name: mode });
+  if (mode !== 'all' && (!env.DATABASE_URL || !env.REDIS_URL)) {
+    throw new ConfigError(`DATABASE_URL / REDIS_URL: required by \`npm run ${mode}\` (several processes share one Postgres and Redis); \`npm start\` starts embedded ones`);
+  }
+  const services = await startEmbeddedServices({
+    dataDir: env.DATA_DIR, log,
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+  });
+  let application: Awaited<ReturnType<typeof createApplication>> | null = null;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down: draining turns, closing workers, stopping services');
+    try {
+      await application?.stop();
+      await services.stop();
+      log.info('stopped cleanly');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  try {
+    const applied = await applyMigrations({ databaseUrl: services.databaseUrl, migrationsDir: path.join(ROOT, 'prisma/migrations'), log });
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    const { authSecret, adminToken } = await secrets(env, log);
+    application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode });
+    if (mode === 'worker') {
+      application.sweeper.start();
+      log.info('worker running');
+      return;
+    }
+    const port = await application.listen(env.PORT);
+    log.info(`ready: open http://localhost:${port}`);
+  } catch (error) {
+    await application?.stop(0).catch(() => undefined);
+    await services.stop();
+    throw error;
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof RedisUnavailableError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+import type { ModelProfile } from './context';
+import type { KeepPolicy, TriggerPolicy } from './context';
+import { parseKeepPolicy } from './context';
+import { parseTriggerPolicy } from './context';
+import type { TokenCounter } from './context';
+import type { ContextState } from './context';
+import type { ThreadContext } from './domain';
+
+/** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
+export interface ContextSettings {
+  profile: ModelProfile;
+  /** Max input minus reserved output: no pack exceeds it. */
+  budget: number;
+  trigger: TriggerPolicy;
+  keep: KeepPolicy;
+  summaryMaxTokens: number;
+  summarizerInputMaxTokens: number;
+  /** The stable system prefix (SYSTEM_PROMPT), first in every pack so provider prompt caches hit. */
+  systemPrefix: string;
+  compat: 'openai' | 'strict';
+  counter: TokenCounter;
+}
+
+/** The engine's view of a stored thread context. */
+export function contextStateOf(context: ThreadContext): ContextState {
+  return {
+    summary: context.thread.summary,
+    window: context.window,
+    pinned: context.pinned,
+    contextStartSeq: context.thread.contextStartSeq,
+    memoryMode: context.thread.memoryMode,
+  };
+}
+
+/** The thread's trigger and keep: its own overrides where valid, else the deployment's. */
+export function policiesFor(context: ThreadContext, settings: ContextSettings): { trigger: TriggerPolicy; keep: KeepPolicy } {
+  const own = context.thread.settings;
+  const trigger = own.trigger ? parseTriggerPolicy(own.trigger) : null;
+  const keep = own.keep ? parseKeepPolicy(own.keep) : null;
+  return {
+    trigger: trigger?.ok ? trigger.value : settings.trigger,
+    keep: keep?.ok ? keep.value : settings.keep,
+  };
+}

@@ -1,0 +1,154 @@
+import { groupExchangeBlocks } from './group-exchange-blocks';
+import { upperBoundMessageTokens, upperBoundTextTokens, type MessageMeasure } from './measure-message';
+import { renderEntries } from './render-entries';
+import { renderStrict } from './render-strict';
+import { REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, type TokenCounter } from './token-counter';
+import type { ChatTemplateCompat } from './validate-pack-ordering';
+import type { ContextEntry, ContextState, PackMessage, SummaryState } from './types';
+
+/** The note a pack carries when the budget guard left out its oldest window entries. */
+export const OMITTED_NOTE_SUMMARY = 'Earlier messages of this conversation are being summarized and are not shown here.';
+/** The same note for window-only threads, where left-out messages are simply gone from the context. */
+export const OMITTED_NOTE_WINDOW_ONLY = 'Earlier messages of this conversation are not shown here.';
+
+export interface BuildContextPackOptions {
+  /** The stable system prompt; first in every pack so provider prompt caches hit on it. */
+  systemPrefix: string;
+  state: ContextState;
+  /** Tokens the pack may use (budgetOf(profile)). */
+  budget: number;
+  /** Counts rewritten text exactly. Without it, pass systemPrefixTokens; rewritten text is bounded by its bytes. */
+  counter?: Pick<TokenCounter, 'countMessage'>;
+  /** `countText(systemPrefix)`, computed once per process, when there is no counter. */
+  systemPrefixTokens?: number;
+  /** Default `openai`. */
+  compat?: ChatTemplateCompat;
+  /** Server notes (e.g. async tool results), appended after the window as system messages. */
+  notes?: readonly string[];
+}
+
+export interface ContextPackManifest {
+  summaryRevision: number | null;
+  windowFromSeq: number | null;
+  windowThroughSeq: number | null;
+  pinnedSeqs: number[];
+}
+
+export interface ContextPack {
+  messages: PackMessage[];
+  /** The estimated prompt tokens: the messages plus the reply priming. Never above the budget. */
+  tokens: number;
+  /** Window entries the budget guard left out. */
+  omitted: number;
+  manifest: ContextPackManifest;
+}
+
+/** Thrown when even the system message, the pinned entries and the newest window turn exceed the budget. */
+export class ContextOverBudgetError extends Error {
+  readonly code = 'CONTEXT_OVER_BUDGET';
+  constructor(readonly required: number, readonly budget: number) {
+    super(`The context needs at least ${required} tokens, above the budget of ${budget}`);
+    this.name = 'ContextOverBudgetError';
+  }
+}
+
+/** The heading of the summary section of the leading system message. */
+export function summaryHeading(summary: SummaryState): string {
+  return `## Summary of the conversation so far (through message #${summary.coveredThroughSeq})`;
+}
+
+function leadingMessage(options: BuildContextPackOptions, measure: MessageMeasure): PackMessage {
+  const summary = options.state.summary;
+  const heading = summary && summary.text !== '' ? `\n\n${summaryHeading(summary)}\n` : '';
+  const content = options.systemPrefix + (summary && heading !== '' ? heading + summary.text : '');
+  if (options.counter) return { role: 'system', content, tokens: measure({ role: 'system', content }) };
+  if (options.systemPrefixTokens === undefined) {
+    throw new TypeError('buildContextPack needs a counter or systemPrefixTokens');
+  }
+  // Stored counts plus a bound for the heading; +2 for tokens merging across the joins.
+  const sectionTokens = summary && heading !== '' ? upperBoundTextTokens(heading) + summary.tokens + 2 : 0;
+  return { role: 'system', content, tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens };
+}
+
+function sumTokens(messages: readonly PackMessage[]): number {
+  return messages.reduce((sum, message) => sum + message.tokens, 0);
+}
+
+function systemNote(content: string, measure: MessageMeasure): PackMessage {
+  return { role: 'system', content, tokens: measure({ role: 'system', content }) };
+}
+
+interface Assembly {
+  head: PackMessage[];
+  blocks: { entries: ContextEntry[]; messages: PackMessage[] }[];
+  tail: PackMessage[];
+  omittedNote: PackMessage;
+}
+
+function assemble(assembly: Assembly, start: number): PackMessage[] {
+  const window = assembly.blocks.slice(start).flatMap((block) => block.messages);
+  return [...assembly.head, ...(start > 0 ? [assembly.omittedNote] : []), ...window, ...assembly.tail];
+}
+
+/** The smallest number of oldest window blocks to leave out so the (openai-rendered) pack fits. */
+function firstFittingStart(assembly: Assembly, budget: number): number {
+  const fixed = sumTokens(assembly.head) + sumTokens(assembly.tail) + REPLY_PRIMING_TOKENS;
+  let windowTokens = assembly.blocks.reduce((sum, block) => sum + sumTokens(block.messages), 0);
+  let start = 0;
+  while (start < assembly.blocks.length && fixed + windowTokens + (start > 0 ? assembly.omittedNote.tokens : 0) > budget) {
+    windowTokens -= sumTokens(assembly.blocks[start]?.messages ?? []);
+    start += 1;
+  }
+  return start;
+}
+
+/**
+ * Builds what one model call gets: one leading system message (the stable prefix, then the summary section when
+ * there is a summary), the pinned entries, the window oldest first, then server notes. Entries before the context
+ * start never appear. Budget guard: when it does not fit, the oldest window blocks are left out whole (no orphan
+ * tool message, never starting with a tool message), `omitted` counts them and one note says earlier messages are
+ * being summarized. Throws ContextOverBudgetError when even the newest window block cannot fit.
+ * `compat: 'strict'` renders the same information for strict chat templates (see renderStrict).
+ */
+export function buildContextPack(options: BuildContextPackOptions): ContextPack {
+  const { state, budget } = options;
+  const counter = options.counter;
+  const measure: MessageMeasure = counter ? (message) => counter.countMessage(message) : upperBoundMessageTokens;
+  const visible = (entry: ContextEntry): boolean => entry.seq >= state.contextStartSeq;
+  const pinned = state.pinned.filter(visible);
+  const window = state.window.filter(visible);
+  const note = state.memoryMode === 'window-only' ? OMITTED_NOTE_WINDOW_ONLY : OMITTED_NOTE_SUMMARY;
+  const assembly: Assembly = {
+    head: [leadingMessage(options, measure), ...renderEntries(pinned, measure)],
+    blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: renderEntries(entries, measure) })),
+    tail: (options.notes ?? []).map((content) => systemNote(content, measure)),
+    omittedNote: systemNote(note, measure),
+  };
+  const render = (start: number): PackMessage[] =>
+    options.compat === 'strict' ? renderStrict(assemble(assembly, start), measure) : assemble(assembly, start);
+  let start = firstFittingStart(assembly, budget);
+  let messages = render(start);
+  // Strict rendering re-measures merged text; leave out more blocks in the rare case it grew.
+  while (sumTokens(messages) + REPLY_PRIMING_TOKENS > budget && start < assembly.blocks.length) {
+    start += 1;
+    messages = render(start);
+  }
+  const tokens = sumTokens(messages) + REPLY_PRIMING_TOKENS;
+  if (tokens > budget || (start === assembly.blocks.length && start > 0)) {
+    const newest = assembly.blocks.at(-1)?.messages ?? [];
+    const required = sumTokens([...assemble(assembly, assembly.blocks.length), ...newest]) + REPLY_PRIMING_TOKENS;
+    throw new ContextOverBudgetError(required, budget);
+  }
+  const kept = assembly.blocks.slice(start).flatMap((block) => block.entries);
+  return {
+    messages,
+    tokens,
+    omitted: window.length - kept.length,
+    manifest: {
+      summaryRevision: state.summary?.revision ?? null,
+      windowFromSeq: kept[0]?.seq ?? null,
+      windowThroughSeq: kept.at(-1)?.seq ?? null,
+      pinnedSeqs: pinned.map((entry) => entry.seq),
+    },
+  };
+}

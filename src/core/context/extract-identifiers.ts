@@ -1,0 +1,63 @@
+import type { ContextEntry } from './types';
+
+// Cheap patterns, most specific first; a later pattern never re-reports text an earlier one took.
+const PATTERNS: RegExp[] = [
+  /\bhttps?:\/\/[^\s<>"'`)\]]+[^\s<>"'`)\].,;:!?]/g, // URLs
+  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, // e-mail addresses
+  /(?:~|\.{1,2})?(?:\/[\w.@-]+){2,}\/?|\b[A-Za-z]:\\[\w\\.-]+/g, // file paths (POSIX with 2+ parts, Windows)
+  /\b[\w-]+\.(?:ts|tsx|js|json|md|py|go|rs|java|yml|yaml|toml|csv|txt|pdf|png|sql|sh)\b/g, // file names
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, // UUIDs
+  /#\d+\b/g, // issue / order numbers like #123
+  /\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+\b/g, // codes like INV-2024-001
+  /\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,}\b/g, // ids mixing letters and digits like a1b2c3d
+  /[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?\b/gi, // money
+  /\b\d[\d,]*(?:\.\d+)?\s?(?:%|[kKMGT]?B\b|ms\b|s\b|min\b|h\b|days?\b|weeks?\b|months?\b|years?\b|k?m\b|cm\b|mm\b|kg\b|g\b|lbs?\b|°[CF]|tokens?\b|USD\b|EUR\b)/g, // numbers with units
+  /\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b/g, // dates
+  /\b\d{3,}(?:[.,]\d+)?\b/g, // long plain numbers
+  /\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g, // multi-word proper names like Ada Lovelace
+  /(?<=[a-z,;:]\s+)[A-Z][a-z]{2,}\b/g, // a capitalised word inside a sentence
+];
+
+/**
+ * Identifiers worth keeping through a summary: URLs, e-mails, file paths and names, UUIDs, codes and ids, money,
+ * numbers with units, dates, long numbers and capitalised proper names. Cheap regexes; unique, in order found.
+ */
+export function extractIdentifiers(text: string): string[] {
+  const found: { index: number; value: string }[] = [];
+  const taken: [number, number][] = [];
+  const overlaps = (start: number, end: number): boolean => taken.some(([from, to]) => start < to && end > from);
+  for (const pattern of PATTERNS) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index;
+      const value = match[0].trim();
+      if (value === '' || overlaps(start, start + match[0].length)) continue;
+      taken.push([start, start + match[0].length]);
+      found.push({ index: start, value });
+    }
+  }
+  const unique = new Set(found.sort((a, b) => a.index - b.index).map((item) => item.value));
+  return [...unique];
+}
+
+function normalize(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ');
+}
+
+export interface RetentionReport {
+  /** Identifiers of the folded entries found in the summary. */
+  kept: number;
+  total: number;
+  /** Identifiers the summary lost. */
+  missing: string[];
+}
+
+/** How many identifiers of the folded entries the summary still contains (case- and whitespace-insensitive). */
+export function checkRetention(options: { folded: readonly ContextEntry[]; summary: string }): RetentionReport {
+  const source = options.folded
+    .map((entry) => [entry.content, ...(entry.toolCalls ?? []).map((call) => JSON.stringify(call.args))].join('\n'))
+    .join('\n');
+  const identifiers = extractIdentifiers(source);
+  const summary = normalize(options.summary);
+  const missing = identifiers.filter((identifier) => !summary.includes(normalize(identifier)));
+  return { kept: identifiers.length - missing.length, total: identifiers.length, missing };
+}

@@ -1,0 +1,43 @@
+export type {
+  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, Result, Role, SummaryState, ToolCall,
+} from './types';
+export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, getModelProfile, UNKNOWN_MODEL_PROFILE } from './model-profile';
+export type { ModelProfile, ModelProfileOverrides } from './model-profile';
+export {
+  createTokenCounter, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
+} from './token-counter';
+export type { CountableMessage, FunctionSchema, TokenCounter, ToolDefinition, ToolParameterSchema } from './token-counter';
+export {
+  DEFAULT_KEEP, DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_TRIGGER, formatCondition,
+} from './policies';
+export type { KeepPolicy, PolicyCondition, TriggerPolicy } from './policies';
+export { formatTriggerPolicy, parseTriggerPolicy } from './parse-trigger-policy';
+export { parseKeepPolicy } from './parse-keep-policy';
+export { FOLD_HEADROOM, validatePolicies } from './validate-policies';
+export type { PolicySettings, ValidatedPolicies } from './validate-policies';
+export { shouldFold, visibleWindow } from './should-fold';
+export type { FoldDecision } from './should-fold';
+export { groupExchangeBlocks } from './group-exchange-blocks';
+export { expandPinToExchange } from './expand-pin-to-exchange';
+export { planFold } from './plan-fold';
+export type { FoldPlan, PlanFoldOptions } from './plan-fold';
+export { applyFold } from './apply-fold';
+export type { ApplyFoldOptions } from './apply-fold';
+export { buildSummarizerInputs } from './build-summarizer-inputs';
+export type { BuildSummarizerInputsOptions, SummarizerChunk } from './build-summarizer-inputs';
+export { DEFAULT_SUMMARY_PROMPT, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
+export type { RenderSummaryPromptOptions, SummarizerMessage, SummaryPromptTemplate } from './summary-prompt';
+export { checkRetention, extractIdentifiers } from './extract-identifiers';
+export type { RetentionReport } from './extract-identifiers';
+export { filterCitations } from './filter-citations';
+export type { FilterCitationsOptions } from './filter-citations';
+export { upperBoundMessageTokens, upperBoundTextTokens } from './measure-message';
+export type { MessageMeasure } from './measure-message';
+export { renderEntries } from './render-entries';
+export { renderStrict, STRICT_OPENING_USER_TEXT } from './render-strict';
+export {
+  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryHeading,
+} from './build-context-pack';
+export type { BuildContextPackOptions, ContextPack, ContextPackManifest } from './build-context-pack';
+export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';
+export type { ChatTemplateCompat } from './validate-pack-ordering';

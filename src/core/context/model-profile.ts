@@ -1,0 +1,90 @@
+import type { EncodingName } from './types';
+
+/** What the engine needs to know about a chat model. */
+export interface ModelProfile {
+  name: string;
+  encoding: EncodingName;
+  /** Largest prompt the model accepts (for models whose window includes output, the whole window). */
+  maxInputTokens: number;
+  maxOutputTokens: number;
+  /** Held back from the prompt for the reply. Default: min(maxOutputTokens, 4096). */
+  reservedOutputTokens: number;
+  /** Reasoning models (o-series, gpt-5) reject `temperature`. */
+  acceptsTemperature: boolean;
+}
+
+/** Config overrides (`CONTEXT_MAX_INPUT_TOKENS`, `RESERVED_OUTPUT_TOKENS`). */
+export interface ModelProfileOverrides {
+  maxInputTokens?: number;
+  reservedOutputTokens?: number;
+}
+
+type ProfileRow = Omit<ModelProfile, 'name' | 'reservedOutputTokens'>;
+
+/** Cap of the default output reservation. */
+export const DEFAULT_RESERVED_OUTPUT_CAP = 4096;
+
+/** Used for names not in the table: the newest encoding and a conservative 128k window. */
+export const UNKNOWN_MODEL_PROFILE: ProfileRow = {
+  encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true,
+};
+
+// Keyed by name prefix; the longest matching prefix wins (`gpt-4o-mini` before `gpt-4o`, `gpt-4-turbo` before `gpt-4`).
+// gpt-5 advertises 400k total but accepts at most 272k input; the others' window is shared by input and output.
+const PROFILE_TABLE: Record<string, ProfileRow> = {
+  'gpt-5': { encoding: 'o200k_base', maxInputTokens: 272_000, maxOutputTokens: 128_000, acceptsTemperature: false },
+  'gpt-4.1': { encoding: 'o200k_base', maxInputTokens: 1_047_576, maxOutputTokens: 32_768, acceptsTemperature: true },
+  'gpt-4o': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true },
+  'gpt-4o-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true },
+  'o1': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false },
+  'o1-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 65_536, acceptsTemperature: false },
+  'o3': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false },
+  'o4-mini': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false },
+  'gpt-4': { encoding: 'cl100k_base', maxInputTokens: 8192, maxOutputTokens: 8192, acceptsTemperature: true },
+  'gpt-4-32k': { encoding: 'cl100k_base', maxInputTokens: 32_768, maxOutputTokens: 8192, acceptsTemperature: true },
+  'gpt-4-turbo': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true },
+  'gpt-4-1106': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true },
+  'gpt-4-0125': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true },
+  'gpt-3.5-turbo': { encoding: 'cl100k_base', maxInputTokens: 16_385, maxOutputTokens: 4096, acceptsTemperature: true },
+};
+
+const PREFIXES_LONGEST_FIRST = Object.keys(PROFILE_TABLE).sort((a, b) => b.length - a.length);
+
+function findRow(modelName: string): ProfileRow {
+  // Accept provider-qualified names such as `openai/gpt-4o`.
+  const bare = modelName.trim().toLowerCase().split('/').pop() ?? '';
+  for (const prefix of PREFIXES_LONGEST_FIRST) {
+    // A prefix matches the whole name or a name continuing with `-` or `.` (`gpt-4o-2024-08-06`, `gpt-5.1`),
+    // so `o1` does not match `o10` and `gpt-4` does not match `gpt-4o`.
+    if (bare === prefix || bare.startsWith(`${prefix}-`) || bare.startsWith(`${prefix}.`)) {
+      const row = PROFILE_TABLE[prefix];
+      if (row) return row;
+    }
+  }
+  return UNKNOWN_MODEL_PROFILE;
+}
+
+function assertPositiveInteger(name: string, value: number): void {
+  if (!Number.isInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+}
+
+/**
+ * The profile of a chat model by name (dated and provider-qualified names resolve to their family).
+ * Unknown names get o200k_base and a 128k window. Throws a RangeError on overrides that leave no prompt budget.
+ */
+export function getModelProfile(modelName: string, overrides: ModelProfileOverrides = {}): ModelProfile {
+  const row = findRow(modelName);
+  const maxInputTokens = overrides.maxInputTokens ?? row.maxInputTokens;
+  const reservedOutputTokens = overrides.reservedOutputTokens ?? Math.min(row.maxOutputTokens, DEFAULT_RESERVED_OUTPUT_CAP);
+  assertPositiveInteger('maxInputTokens', maxInputTokens);
+  assertPositiveInteger('reservedOutputTokens', reservedOutputTokens);
+  if (reservedOutputTokens >= maxInputTokens) {
+    throw new RangeError(`reservedOutputTokens (${reservedOutputTokens}) must be below maxInputTokens (${maxInputTokens})`);
+  }
+  return { name: modelName, ...row, maxInputTokens, reservedOutputTokens };
+}
+
+/** Tokens a context pack may use: max input minus the reserved output. */
+export function budgetOf(profile: ModelProfile): number {
+  return profile.maxInputTokens - profile.reservedOutputTokens;
+}

@@ -1,0 +1,32 @@
+import type { ModelProfile } from './model-profile';
+import { formatCondition, type TriggerPolicy } from './policies';
+import type { ContextEntry, ContextState } from './types';
+
+export interface FoldDecision {
+  fold: boolean;
+  /** One line per condition that fired, e.g. `tokens=6000: 6120 >= 6000`. */
+  reasons: string[];
+}
+
+/** The window entries the engine may see: those at or after the context start. */
+export function visibleWindow(state: ContextState): ContextEntry[] {
+  return state.window.filter((entry) => entry.seq >= state.contextStartSeq);
+}
+
+/**
+ * Whether part of the window should be folded into the summary: any trigger condition fires (>=) on
+ * window + summary tokens, window entries, or that share of the model's max input. Window-only mode never folds;
+ * an empty window never folds.
+ */
+export function shouldFold(state: ContextState, policy: TriggerPolicy, profile: ModelProfile): FoldDecision {
+  const window = visibleWindow(state);
+  if (state.memoryMode === 'window-only' || window.length === 0) return { fold: false, reasons: [] };
+  const tokens = window.reduce((sum, entry) => sum + entry.tokens, state.summary?.tokens ?? 0);
+  const reasons: string[] = [];
+  for (const condition of policy.conditions) {
+    const measured = condition.kind === 'messages' ? window.length : tokens;
+    const threshold = condition.kind === 'fraction' ? condition.value * profile.maxInputTokens : condition.value;
+    if (measured >= threshold) reasons.push(`${formatCondition(condition)}: ${measured} >= ${threshold}`);
+  }
+  return { fold: reasons.length > 0, reasons };
+}

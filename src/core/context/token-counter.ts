@@ -1,0 +1,125 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import type { EncodingName, Role, ToolCall } from './types';
+
+/** A message as OpenAI counts it. `name` is the optional participant name of the Chat Completions API. */
+export interface CountableMessage {
+  role: Role;
+  content: string;
+  name?: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+}
+
+/** One property of a function's JSON-schema parameters (the parts the token approximation reads). */
+export interface ToolParameterSchema {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+}
+
+/** A function tool definition, bare or wrapped as OpenAI's `{ type: 'function', function }`. */
+export interface FunctionSchema {
+  name: string;
+  description?: string;
+  parameters?: { properties?: Record<string, ToolParameterSchema> };
+}
+export type ToolDefinition = FunctionSchema | { type: 'function'; function: FunctionSchema };
+
+/** Counts tokens the way OpenAI's Chat Completions API bills prompt tokens. */
+export interface TokenCounter {
+  encoding: EncodingName;
+  /** Tokens of a bare string. Special-token text such as `<|endoftext|>` is counted as ordinary text. */
+  countText(text: string): number;
+  /** Tokens of one message including its per-message overhead: what a ContextEntry stores. */
+  countMessage(message: CountableMessage): number;
+  /** Tokens of a whole prompt: the messages plus the 3 tokens that prime the reply. */
+  countPack(messages: readonly CountableMessage[]): number;
+  /** Tokens of the tool definitions sent with a request (OpenAI cookbook approximation); 0 for none. */
+  countToolSchemas(tools: readonly ToolDefinition[]): number;
+}
+
+/** Every message is rendered `<|start|>{role/name}\n{content}<|end|>\n`. */
+export const TOKENS_PER_MESSAGE = 3;
+/** A `name` field costs one token more than its text. */
+export const TOKENS_PER_NAME = 1;
+/** Every reply is primed with `<|start|>assistant<|message|>`. */
+export const REPLY_PRIMING_TOKENS = 3;
+/**
+ * Per tool call on an assistant message, on top of its name and JSON arguments. OpenAI does not document how
+ * tool calls are rendered; this is an approximation, not covered by the 2% guarantee for text-only messages.
+ */
+export const TOKENS_PER_TOOL_CALL = 3;
+
+const RANKS = { o200k_base: o200kBase, cl100k_base: cl100kBase } as const;
+// Building an encoder parses its ranks (o200k ~0.4-0.8 s): once per encoding per process, on first use.
+const encoders = new Map<EncodingName, Tiktoken>();
+
+function encoderFor(encoding: EncodingName): Tiktoken {
+  let encoder = encoders.get(encoding);
+  if (!encoder) {
+    encoder = new Tiktoken(RANKS[encoding]);
+    encoders.set(encoding, encoder);
+  }
+  return encoder;
+}
+
+// OpenAI cookbook `num_tokens_for_tools` constants; only the per-function start differs by encoding.
+const TOOL_SCHEMA_TOKENS = {
+  o200k_base: { functionStart: 7 },
+  cl100k_base: { functionStart: 10 },
+} as const;
+const PROPERTIES_START = 3;
+const PER_PROPERTY = 3;
+const ENUM_START = -3;
+const PER_ENUM_ITEM = 3;
+const TOOLS_END = 12;
+
+function unwrap(tool: ToolDefinition): FunctionSchema {
+  return 'function' in tool ? tool.function : tool;
+}
+
+function withoutFinalPeriod(text: string): string {
+  return text.endsWith('.') ? text.slice(0, -1) : text;
+}
+
+/** A token counter for one encoding. The encoder is built lazily and shared by all counters of that encoding. */
+export function createTokenCounter(encoding: EncodingName): TokenCounter {
+  // Disallow no special tokens: user text containing `<|endoftext|>` is plain text to the API too.
+  const countText = (text: string): number => (text === '' ? 0 : encoderFor(encoding).encode(text, [], []).length);
+
+  const countMessage = (message: CountableMessage): number => {
+    let tokens = TOKENS_PER_MESSAGE + countText(message.role) + countText(message.content);
+    if (message.name !== undefined) tokens += TOKENS_PER_NAME + countText(message.name);
+    for (const call of message.toolCalls ?? []) {
+      tokens += TOKENS_PER_TOOL_CALL + countText(call.name) + countText(JSON.stringify(call.args));
+    }
+    return tokens;
+  };
+
+  const countSchema = (schema: FunctionSchema): number => {
+    let tokens = TOOL_SCHEMA_TOKENS[encoding].functionStart;
+    tokens += countText(`${schema.name}:${withoutFinalPeriod(schema.description ?? '')}`);
+    const properties = Object.entries(schema.parameters?.properties ?? {});
+    if (properties.length > 0) tokens += PROPERTIES_START;
+    for (const [key, property] of properties) {
+      tokens += PER_PROPERTY;
+      if (property.enum) {
+        tokens += ENUM_START;
+        for (const item of property.enum) tokens += PER_ENUM_ITEM + countText(String(item));
+      }
+      const type = Array.isArray(property.type) ? property.type.join('|') : (property.type ?? '');
+      tokens += countText(`${key}:${type}:${withoutFinalPeriod(property.description ?? '')}`);
+    }
+    return tokens;
+  };
+
+  return {
+    encoding,
+    countText,
+    countMessage,
+    countPack: (messages) => messages.reduce((sum, message) => sum + countMessage(message), REPLY_PRIMING_TOKENS),
+    countToolSchemas: (tools) => (tools.length === 0 ? 0 : tools.reduce((sum, tool) => sum + countSchema(unwrap(tool)), TOOLS_END)),
+  };
+}

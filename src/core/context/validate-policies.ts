@@ -1,0 +1,98 @@
+import { budgetOf, type ModelProfile } from './model-profile';
+import {
+  DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, formatCondition,
+  type KeepPolicy, type TriggerPolicy,
+} from './policies';
+import type { Result } from './types';
+
+/** After a fold the context must sit at or below this share of every trigger threshold ("well below"). */
+export const FOLD_HEADROOM = 0.8;
+
+export interface PolicySettings {
+  trigger: TriggerPolicy;
+  keep: KeepPolicy;
+  profile: ModelProfile;
+  /** `SUMMARY_MAX_TOKENS`, default 1200. */
+  summaryMaxTokens?: number;
+  /** `SUMMARY_INPUT_MAX_TOKENS`, default 6000. */
+  summarizerInputMaxTokens?: number;
+  /**
+   * Largest entry the deployment accepts, if it has such a limit. Needed to bound a `messages=N` keep in tokens;
+   * without it a `messages` keep is only checked against a `messages` trigger.
+   */
+  maxMessageTokens?: number;
+}
+
+export interface ValidatedPolicies {
+  trigger: TriggerPolicy;
+  keep: KeepPolicy;
+  summaryMaxTokens: number;
+  summarizerInputMaxTokens: number;
+}
+
+/** Worst-case tokens the kept window can hold after a fold, or undefined when the keep does not bound it. */
+function keptTokensBound(settings: PolicySettings): number | undefined {
+  const { keep, profile, maxMessageTokens } = settings;
+  if (keep.kind === 'tokens') return keep.value;
+  if (keep.kind === 'fraction') return Math.floor(keep.value * profile.maxInputTokens);
+  return maxMessageTokens === undefined ? undefined : keep.value * maxMessageTokens;
+}
+
+function describeKeep(settings: PolicySettings): string {
+  const { keep, maxMessageTokens } = settings;
+  const name = `SUMMARY_KEEP=${formatCondition(keep)}`;
+  return keep.kind === 'messages' ? `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)` : name;
+}
+
+/**
+ * Checks that every fold shrinks the context well below the trigger, so the product does not fold on every turn.
+ * The rule: after a fold the context holds at most the summary cap plus the worst-case kept window, and that must be
+ * at most FOLD_HEADROOM (80%) of each trigger threshold:
+ * - `tokens=T` / `fraction=F` triggers: summaryMaxTokens + kept tokens <= 0.8 x T (or 0.8 x F x maxInputTokens),
+ *   kept tokens being N for `tokens=N`, F' x maxInputTokens for `fraction=F'`, N x maxMessageTokens for `messages=N`
+ *   (skipped when maxMessageTokens is unknown: only the summary cap is checked then);
+ * - `messages=M` trigger: the keep must be `messages=N` with N <= 0.8 x M (a token keep can keep any number of
+ *   small messages).
+ * Also: summary cap + kept tokens must fit the pack budget, and the summarizer input must be at least twice the
+ * summary cap (each chunk is summarized on top of the summary so far).
+ */
+export function validatePolicies(settings: PolicySettings): Result<ValidatedPolicies> {
+  const summaryMaxTokens = settings.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
+  const summarizerInputMaxTokens = settings.summarizerInputMaxTokens ?? DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS;
+  const keptTokens = keptTokensBound(settings);
+  const afterFold = summaryMaxTokens + (keptTokens ?? 0);
+  const problems: string[] = [];
+
+  for (const condition of settings.trigger.conditions) {
+    const name = `SUMMARY_TRIGGER ${formatCondition(condition)}`;
+    if (condition.kind === 'messages') {
+      const limit = Math.floor(FOLD_HEADROOM * condition.value);
+      if (settings.keep.kind !== 'messages') {
+        problems.push(`${name} needs SUMMARY_KEEP=messages=N with N <= ${limit}: ${describeKeep(settings)} can keep ` +
+          `more than ${condition.value} small messages, which would fold on every turn`);
+      } else if (settings.keep.value > limit) {
+        problems.push(`${describeKeep(settings)} keeps too many messages for ${name}: a fold must leave at most ` +
+          `${limit} (80% of the trigger), or the next turn folds again`);
+      }
+      continue;
+    }
+    const threshold = condition.kind === 'tokens' ? condition.value : condition.value * settings.profile.maxInputTokens;
+    if (afterFold > FOLD_HEADROOM * threshold) {
+      const kept = keptTokens === undefined ? '' : ` + ${describeKeep(settings)} = ${keptTokens}`;
+      problems.push(`${name} fires at ${Math.floor(threshold)} tokens, but after a fold the context can still hold ` +
+        `SUMMARY_MAX_TOKENS=${summaryMaxTokens}${kept} tokens, above 80% of the trigger ` +
+        `(${Math.floor(FOLD_HEADROOM * threshold)}): every turn would fold; lower SUMMARY_KEEP or raise the trigger`);
+    }
+  }
+  const budget = budgetOf(settings.profile);
+  if (afterFold > budget) {
+    problems.push(`SUMMARY_MAX_TOKENS + kept window (${afterFold} tokens) exceeds the pack budget of ${budget} tokens ` +
+      `for ${settings.profile.name}`);
+  }
+  if (summarizerInputMaxTokens < 2 * summaryMaxTokens) {
+    problems.push(`SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} must be at least twice ` +
+      `SUMMARY_MAX_TOKENS=${summaryMaxTokens}: each chunk is summarized on top of the summary so far`);
+  }
+  if (problems.length > 0) return { ok: false, error: problems.join('; ') };
+  return { ok: true, value: { trigger: settings.trigger, keep: settings.keep, summaryMaxTokens, summarizerInputMaxTokens } };
+}

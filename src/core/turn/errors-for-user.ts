@@ -1,0 +1,21 @@
+import type { ErrorBody } from '../../shared/errors';
+import { isAppError } from '../errors';
+import { isModelCallError } from '../model-call-error';
+
+/** Turn-ending errors, as the user is told about them (no provider internals, no stack). */
+export function userFacingError(error: unknown): ErrorBody {
+  if (isAppError(error)) return { code: error.code, message: error.message };
+  if (isModelCallError(error)) {
+    switch (error.kind) {
+      case 'timeout':
+        return { code: 'PROVIDER_TIMEOUT', message: 'The model did not answer in time. Your message is saved; try again.' };
+      case 'context_overflow':
+        return { code: 'CONTEXT_OVERFLOW', message: 'The conversation was too long for the model even after summarizing. Your message is saved.' };
+      case 'rate_limited':
+        return { code: 'PROVIDER_ERROR', message: 'The model provider is rate limiting us. Your message is saved; try again in a moment.' };
+      default:
+        return { code: 'PROVIDER_ERROR', message: 'The model provider failed to answer. Your message is saved; try again.' };
+    }
+  }
+  return { code: 'INTERNAL', message: 'Something went wrong while answering. Your message is saved; try again.' };
+}

@@ -1,0 +1,50 @@
+import { AppError } from '../errors';
+import type { ContextSettings } from '../context-settings';
+import type { AcceptedMessage, ThreadStore, TurnStore } from '../ports';
+
+export interface SendMessageInput {
+  userId: string;
+  threadId: string;
+  content: unknown;
+  clientMessageId?: unknown;
+}
+
+export interface SendMessageDeps {
+  threads: ThreadStore;
+  turns: TurnStore;
+  settings: ContextSettings;
+  maxMessageChars: number;
+  maxQueuedTurns: number;
+}
+
+const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+/**
+ * Validates and stores a user message, queueing its turn. Nothing is stored when validation fails.
+ * A repeated clientMessageId returns the original message and its turn instead of a second turn.
+ * The caller kicks the turn runner.
+ */
+export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
+  const thread = await deps.threads.findThread(input.threadId, input.userId);
+  if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
+  if (typeof input.content !== 'string') throw new AppError('VALIDATION', 'content must be a string.');
+  if (input.content.trim().length === 0) throw new AppError('VALIDATION', 'The message is empty.');
+  if (input.content.length > deps.maxMessageChars) {
+    throw new AppError('TOO_LARGE', `The message has ${input.content.length} characters; the limit is ${deps.maxMessageChars}.`);
+  }
+  if (input.content.includes('\u0000')) throw new AppError('VALIDATION', 'The message contains a NUL character.');
+  const clientMessageId = input.clientMessageId ?? null;
+  if (clientMessageId !== null && (typeof clientMessageId !== 'string' || !CLIENT_MESSAGE_ID.test(clientMessageId))) {
+    throw new AppError('VALIDATION', 'clientMessageId must be 1-100 characters of letters, digits, _ . : -');
+  }
+  const { counter, budget, systemPrefix } = deps.settings;
+  const tokens = counter.countMessage({ role: 'user', content: input.content });
+  // The message must fit the pack with the system prefix: otherwise no pack could ever carry it.
+  const room = budget - counter.countMessage({ role: 'system', content: systemPrefix }) - 3;
+  if (tokens > room) {
+    throw new AppError('TOO_LARGE', `The message is ${tokens} tokens; this model accepts at most ${room} in one message.`);
+  }
+  return deps.turns.acceptUserMessage({
+    threadId: thread.id, content: input.content, tokens, encoding: counter.encoding, clientMessageId, maxQueued: deps.maxQueuedTurns,
+  });
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { AppError } from '../core/errors';
+
+/** Request schemas of the REST API (also the source of the OpenAPI document). */
+export const threadIdParams = z.object({ id: z.string().uuid() });
+export const messageIdParams = z.object({ id: z.string().uuid(), messageId: z.string().uuid() });
+export const createThreadBody = z.object({ title: z.string().trim().min(1).max(200).optional() }).strict();
+export const renameThreadBody = z.object({ title: z.string().trim().min(1).max(200) }).strict();
+export const listThreadsQuery = z.object({
+  cursor: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+export const listMessagesQuery = z.object({
+  before: z.coerce.number().int().min(1).optional(),
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+}).refine((query) => query.before === undefined || query.after === undefined, 'use either before or after, not both');
+export const sendMessageBody = z.object({
+  content: z.string(),
+  clientMessageId: z.string().min(1).max(100).optional(),
+}).strict();
+
+/** Parses or throws VALIDATION naming the first problem. */
+export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+  throw new AppError('VALIDATION', `Invalid ${what}: ${where}${issue?.message ?? 'malformed'}`);
+}

@@ -1,0 +1,45 @@
+import { Router } from 'express';
+import { buildContextPack } from '../../core/context';
+import { contextStateOf } from '../../core/context-settings';
+import { AppError } from '../../core/errors';
+import type { ContextPackDto } from '../../shared/api';
+import { principalOf } from '../authenticate';
+import type { HttpDeps } from '../http-deps';
+import { ownThread } from './thread-routes';
+
+/** What the next model call of a thread would get, entry by entry. */
+export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'>, threadId: string): Promise<ContextPackDto> {
+  const context = await deps.turns.loadContext(threadId);
+  if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
+  const { settings } = deps;
+  const pack = buildContextPack({ systemPrefix: settings.systemPrefix, state: contextStateOf(context), budget: settings.budget, counter: settings.counter, compat: settings.compat });
+  const summary = context.thread.summary;
+  return {
+    messages: pack.messages.map((message) => ({
+      role: message.role, content: message.content, tokens: message.tokens,
+      ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+      ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+      ...(message.seq !== undefined ? { seq: message.seq } : {}),
+    })),
+    tokens: pack.tokens,
+    budget: settings.budget,
+    omitted: pack.omitted,
+    summary: summary && summary.revision > 0 ? { text: summary.text, tokens: summary.tokens, revision: summary.revision, coveredThroughSeq: summary.coveredThroughSeq } : null,
+    window: {
+      fromSeq: context.window[0]?.seq ?? null,
+      throughSeq: context.window.at(-1)?.seq ?? null,
+      entries: context.window.length,
+      tokens: context.window.reduce((sum, entry) => sum + entry.tokens, 0),
+    },
+    pinnedSeqs: context.pinned.map((entry) => entry.seq),
+  };
+}
+
+export function contextRoutes(deps: HttpDeps): Router {
+  const router = Router();
+  router.get('/threads/:id/context', async (request, response) => {
+    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
+    response.json(await contextPreview(deps, thread.id));
+  });
+  return router;
+}

@@ -1,0 +1,121 @@
+import { Router, type Response } from 'express';
+import { AppError } from '../../core/errors';
+import { toMessageDto } from '../../core/dto';
+import { sendMessage } from '../../core/turn/send-message';
+import type { Turn } from '../../core/domain';
+import type { SendMessageResponseDto } from '../../shared/api';
+import type { ThreadEvent } from '../../shared/events';
+import { principalOf } from '../authenticate';
+import type { HttpDeps } from '../http-deps';
+import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody } from '../request-schemas';
+import { ownThread } from './thread-routes';
+
+/** Resolves when the turn has ended (or already had). */
+function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEvent) => void): { done: Promise<void>; stop(): void } {
+  let stop = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.')), deps.limits.turnTimeoutMs + 15_000);
+    const unsubscribe = deps.events.subscribe(turn.threadId, (event) => {
+      onEvent?.(event);
+      if (event.type === 'turn-end' && event.turnId === turn.id) finish();
+    });
+    function finish() {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    }
+    stop = () => { clearTimeout(timer); unsubscribe(); resolve(); };
+    // The turn may have ended before we subscribed (a repeated clientMessageId).
+    deps.turns.findTurn(turn.id).then((current) => {
+      if (current && ['complete', 'error', 'cancelled'].includes(current.status)) finish();
+    }, reject);
+  });
+  return { done, stop: () => stop() };
+}
+
+async function turnResult(deps: HttpDeps, turnId: string, userMessageId: string, threadId: string): Promise<SendMessageResponseDto> {
+  const [turn, userMessage, messages] = await Promise.all([
+    deps.turns.findTurn(turnId), deps.transcript.findMessage(threadId, userMessageId), deps.transcript.listTurnMessages(turnId),
+  ]);
+  if (!turn || !userMessage) throw new AppError('NOT_FOUND', 'The turn is gone (was the thread deleted?).');
+  return {
+    userMessage: toMessageDto(userMessage),
+    messages: messages.map(toMessageDto),
+    turn: { id: turn.id, status: turn.status, error: turn.error ? { code: turn.error.code as never, message: turn.error.message } : null },
+  };
+}
+
+function writeSse(response: Response, event: string, data: unknown): void {
+  response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+export function messageRoutes(deps: HttpDeps): Router {
+  const router = Router();
+
+  router.get('/threads/:id/messages', async (request, response) => {
+    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
+    const query = parseOrThrow(listMessagesQuery, request.query, 'query');
+    const page = await deps.transcript.listMessages({
+      threadId: thread.id, limit: query.limit,
+      ...(query.before !== undefined ? { before: query.before } : {}),
+      ...(query.after !== undefined ? { after: query.after } : {}),
+    });
+    response.json({ messages: page.messages.map(toMessageDto), hasMoreBefore: page.hasMoreBefore, hasMoreAfter: page.hasMoreAfter });
+  });
+
+  router.post('/threads/:id/messages', async (request, response) => {
+    const principal = principalOf(response);
+    const thread = await ownThread(deps, request.params.id, principal.userId);
+    const body = parseOrThrow(sendMessageBody, request.body, 'message');
+    const limited = await deps.sendLimiter.hit(principal.userId);
+    if (!limited.allowed) {
+      throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
+    }
+    const accepted = await sendMessage(
+      { userId: principal.userId, threadId: thread.id, content: body.content, clientMessageId: body.clientMessageId },
+      { threads: deps.threads, turns: deps.turns, settings: deps.settings, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
+    );
+    const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');
+    if (wantsStream) {
+      response.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+      response.flushHeaders();
+      writeSse(response, 'message-accepted', { message: toMessageDto(accepted.message), turnId: accepted.turn.id, duplicate: accepted.duplicate });
+      const waiter = turnEnded(deps, accepted.turn, (event) => writeSse(response, event.type, event));
+      request.on('close', () => waiter.stop());
+      if (!accepted.duplicate) void deps.runner.kick(thread.id);
+      await waiter.done.catch((error: unknown) => writeSse(response, 'turn-error', { threadId: thread.id, error: { code: 'PROVIDER_TIMEOUT', message: String((error as Error).message) } }));
+      response.end();
+      return;
+    }
+    const waiter = turnEnded(deps, accepted.turn);
+    request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
+    if (!accepted.duplicate) void deps.runner.kick(thread.id);
+    await waiter.done;
+    const result = await turnResult(deps, accepted.turn.id, accepted.message.id, thread.id);
+    response.status(accepted.duplicate ? 200 : 201).json(result);
+  });
+
+  router.post('/threads/:id/messages/:messageId/retry', async (request, response) => {
+    const principal = principalOf(response);
+    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+    const thread = await ownThread(deps, id, principal.userId);
+    const message = await deps.transcript.findMessage(thread.id, messageId);
+    if (!message || message.role !== 'user') throw new AppError('NOT_FOUND', 'No such user message in this thread.');
+    if (!message.turnId) throw new AppError('CONFLICT', 'This message has no turn to retry.');
+    const answers = await deps.transcript.listTurnMessages(message.turnId);
+    const last = answers.at(-1);
+    if (!last || last.status !== 'error') throw new AppError('CONFLICT', 'Only an answer that ended in error can be retried.');
+    const turn = await deps.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: message.id });
+    const waiter = turnEnded(deps, turn);
+    void deps.runner.kick(thread.id);
+    await waiter.done;
+    response.status(201).json(await turnResult(deps, turn.id, message.id, thread.id));
+  });
+
+  router.post('/threads/:id/cancel', async (request, response) => {
+    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
+    response.json({ cancelled: deps.runner.cancel(thread.id) });
+  });
+
+  return router;
+}

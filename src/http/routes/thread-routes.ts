@@ -1,0 +1,70 @@
+import { Router } from 'express';
+import { AppError } from '../../core/errors';
+import { toThreadDto } from '../../core/dto';
+import type { ThreadDetailDto } from '../../shared/api';
+import { contextStateOf, policiesFor } from '../../core/context-settings';
+import { shouldFold } from '../../core/context';
+import { principalOf } from '../authenticate';
+import type { HttpDeps } from '../http-deps';
+import { createThreadBody, listThreadsQuery, parseOrThrow, renameThreadBody, threadIdParams } from '../request-schemas';
+
+/** Loads a thread of the caller or 404 (another user's thread is indistinguishable from a missing one). */
+export async function ownThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown, userId: string) {
+  const { id } = parseOrThrow(threadIdParams, { id: threadId }, 'thread id');
+  const thread = await deps.threads.findThread(id, userId);
+  if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
+  return thread;
+}
+
+export function threadRoutes(deps: HttpDeps): Router {
+  const router = Router();
+
+  router.post('/threads', async (request, response) => {
+    const body = parseOrThrow(createThreadBody, request.body ?? {}, 'thread');
+    const thread = await deps.threads.createThread({ ownerId: principalOf(response).userId, ...(body.title ? { title: body.title } : {}) });
+    response.status(201).json(toThreadDto(thread));
+  });
+
+  router.get('/threads', async (request, response) => {
+    const query = parseOrThrow(listThreadsQuery, request.query, 'query');
+    const page = await deps.threads.listThreads({ ownerId: principalOf(response).userId, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
+    response.json({ threads: page.items.map(toThreadDto), nextCursor: page.nextCursor });
+  });
+
+  router.get('/threads/:id', async (request, response) => {
+    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
+    const [messageCount, context] = await Promise.all([deps.threads.countMessages(thread.id), deps.turns.loadContext(thread.id)]);
+    const windowTokens = context?.window.reduce((sum, entry) => sum + entry.tokens, 0) ?? 0;
+    const foldPending = context ? shouldFold(contextStateOf(context), policiesFor(context, deps.settings).trigger, deps.settings.profile).fold : false;
+    const detail: ThreadDetailDto = {
+      ...toThreadDto(thread),
+      messageCount,
+      context: {
+        summaryTokens: thread.summary?.tokens ?? 0,
+        coveredThroughSeq: thread.summary?.coveredThroughSeq ?? 0,
+        revision: thread.summary?.revision ?? 0,
+        windowEntries: context?.window.length ?? 0,
+        windowTokens,
+        foldPending,
+        lastFoldAt: thread.lastFoldAt?.toISOString() ?? null,
+        lastFoldError: thread.lastFoldError,
+      },
+    };
+    response.json(detail);
+  });
+
+  router.patch('/threads/:id', async (request, response) => {
+    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
+    const body = parseOrThrow(renameThreadBody, request.body, 'thread');
+    response.json(toThreadDto(await deps.threads.renameThread(thread.id, body.title)));
+  });
+
+  router.delete('/threads/:id', async (request, response) => {
+    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
+    deps.runner.cancel(thread.id);
+    await deps.threads.deleteThread(thread.id);
+    response.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,47 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { FoldQueue } from '../core/ports';
+import { SUMMARY_QUEUE, type FoldJobPayload } from './queue-names';
+
+export interface FoldProducer extends FoldQueue {
+  queue: Queue<FoldJobPayload>;
+  close(): Promise<void>;
+}
+
+/** Times out an enqueue that Redis does not answer (a dead connection must not hang a turn). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Enqueues folds deduplicated per thread: while a fold of the thread is waiting or running, another enqueue
+ * is a no-op. (A fixed jobId would be ignored as long as a failed job with that id is kept, stopping the
+ * thread's folds for good; ids must not contain ':'.)
+ */
+export function createFoldProducer(options: { connection: Redis; prefix: string }): FoldProducer {
+  const queue = new Queue<FoldJobPayload>(SUMMARY_QUEUE, {
+    connection: options.connection,
+    prefix: options.prefix,
+    defaultJobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  });
+  return {
+    queue,
+    async enqueueFold(threadId, reason, force = false) {
+      const job = await withTimeout(
+        queue.add('fold', { threadId, reason, force }, { deduplication: { id: `fold-${threadId}` } }),
+        2000,
+      );
+      return job.id ?? null;
+    },
+    close: () => queue.close(),
+  };
+}

@@ -1,0 +1,76 @@
+import type { ContextSettings } from '../core/context-settings';
+import type { FoldQueue, LogPort, SummaryStore, TurnStore } from '../core/ports';
+
+/** The deployment trigger as the thresholds of the sweeper's SQL (any condition fires). */
+function thresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
+  let minWindowTokens = Number.MAX_SAFE_INTEGER;
+  let minWindowMessages = Number.MAX_SAFE_INTEGER;
+  for (const condition of settings.trigger.conditions) {
+    if (condition.kind === 'tokens') minWindowTokens = Math.min(minWindowTokens, condition.value);
+    if (condition.kind === 'fraction') minWindowTokens = Math.min(minWindowTokens, Math.floor(condition.value * settings.profile.maxInputTokens));
+    if (condition.kind === 'messages') minWindowMessages = Math.min(minWindowMessages, condition.value);
+  }
+  return { minWindowTokens: Math.min(minWindowTokens, 2_000_000_000), minWindowMessages: Math.min(minWindowMessages, 2_000_000_000) };
+}
+
+export interface Sweeper {
+  sweep(): Promise<{ foldsEnqueued: number; threadsResumed: number }>;
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * Derives pending work from Postgres, so nothing depends on an enqueue or a process having survived:
+ * folds that a Redis outage kept from being enqueued, and turns whose process died (their lease expired).
+ */
+export function createSweeper(options: {
+  turns: TurnStore;
+  summaries: SummaryStore;
+  folds: FoldQueue;
+  settings: ContextSettings;
+  log: LogPort;
+  /** Resumes the queued turns of a thread (serve processes); absent in worker-only processes. */
+  resumeTurns?: (threadId: string) => void;
+  intervalMs?: number;
+}): Sweeper {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | null = null;
+  async function sweep() {
+    let foldsEnqueued = 0;
+    let threadsResumed = 0;
+    if (options.resumeTurns) {
+      for (const threadId of await options.turns.threadsWithStrandedTurns(100)) {
+        await options.turns.failInterruptedTurns(threadId);
+        options.resumeTurns(threadId);
+        threadsResumed += 1;
+      }
+    }
+    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...thresholds(options.settings) });
+    for (const threadId of due) {
+      try {
+        await options.folds.enqueueFold(threadId, 'sweeper');
+        foldsEnqueued += 1;
+      } catch (error) {
+        options.log.warn({ err: error }, 'sweeper could not enqueue folds (Redis down?); will try again');
+        break;
+      }
+    }
+    if (foldsEnqueued + threadsResumed > 0) options.log.info({ foldsEnqueued, threadsResumed }, 'sweeper caught up');
+    return { foldsEnqueued, threadsResumed };
+  }
+  return {
+    sweep,
+    start() {
+      const tick = () => {
+        if (running) return;
+        running = sweep().catch((error: unknown) => options.log.warn({ err: error }, 'sweep failed')).finally(() => { running = null; });
+      };
+      tick();
+      timer = setInterval(tick, options.intervalMs ?? 60_000);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}

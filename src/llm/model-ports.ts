@@ -1,0 +1,55 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { ModelCallError as CoreModelCallError } from '../core/model-call-error';
+import type { ChatModelPort, ChatResult, SummarizerPort } from '../core/ports';
+import { ModelCallError } from './classify-provider-error';
+import { streamChat } from './stream-chat';
+
+/** Rethrows the llm layer's classified error as the core's. */
+function toCoreError(error: unknown): unknown {
+  if (error instanceof ModelCallError) {
+    return new CoreModelCallError({
+      kind: error.kind, message: error.message, retryable: error.retryable, cause: error,
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    });
+  }
+  return error;
+}
+
+function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResult {
+  return {
+    text: result.text,
+    toolCalls: result.toolCalls,
+    usage: result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens } : null,
+  };
+}
+
+/** The core's chat port over a LangChain chat model (ChatOpenAI or the offline model). */
+export function createChatPort(model: BaseChatModel, modelName: string): ChatModelPort {
+  return {
+    model: modelName,
+    async stream({ messages, signal, onDelta }) {
+      try {
+        return toChatResult(await streamChat({ model, messages, signal, onDelta, callTags: ['chat'] }));
+      } catch (error) {
+        throw toCoreError(error);
+      }
+    },
+  };
+}
+
+/**
+ * The summarizer port. Its calls are tagged `summary` and no delta handler is attached, so summarizer
+ * tokens never reach a user's stream.
+ */
+export function createSummarizerPort(model: BaseChatModel, modelName: string): SummarizerPort {
+  return {
+    model: modelName,
+    async summarize({ messages, signal }) {
+      try {
+        return toChatResult(await streamChat({ model, messages, ...(signal ? { signal } : {}), callTags: ['summary'] }));
+      } catch (error) {
+        throw toCoreError(error);
+      }
+    },
+  };
+}

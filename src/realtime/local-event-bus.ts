@@ -1,0 +1,23 @@
+import { EventEmitter } from 'node:events';
+import type { ThreadEventBus } from '../core/ports';
+import type { ThreadEvent } from '../shared/events';
+
+/**
+ * Thread events within this process. Socket rooms across processes go through socket.io's Redis adapter
+ * (see realtime/); this bus feeds the local socket server and SSE responses.
+ */
+export function createLocalEventBus(): ThreadEventBus & { listenerCount(threadId: string): number } {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  return {
+    publish(event: ThreadEvent) {
+      emitter.emit(event.threadId, event);
+      emitter.emit('*', event);
+    },
+    subscribe(threadId, listener) {
+      emitter.on(threadId, listener);
+      return () => emitter.off(threadId, listener);
+    },
+    listenerCount: (threadId) => emitter.listenerCount(threadId),
+  };
+}
