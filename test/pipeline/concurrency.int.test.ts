@@ -12,7 +12,7 @@ describe('turn serialization', () => {
 
   beforeAll(async () => {
     // Every answer takes DELAY_MS before its first byte, so overlapping turns would show.
-    stub = await startOpenAIStub({ responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS, chunks: 3 }) });
+    stub = await startOpenAIStub({ responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }) });
     app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
     ({ token } = await app.guest());
   });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -60,6 +60,23 @@ async function postgresUser(): Promise<RunAs> {
   }
 }
 
+/**
+ * As root, Postgres runs as the `postgres` user, which must be able to reach the data directory. A project
+ * cloned under a private directory (e.g. /root, or a `mktemp -d` folder) is not traversable by other users:
+ * grant traversal only (o+x, no listing) on the ancestors that lack it, and say so.
+ */
+async function ensureTraversable(dir: string, log?: (line: string) => void): Promise<void> {
+  const ancestors: string[] = [];
+  for (let current = path.dirname(dir); current !== path.dirname(current); current = path.dirname(current)) ancestors.push(current);
+  for (const ancestor of ancestors) {
+    const mode = (await stat(ancestor)).mode;
+    if ((mode & 0o001) === 0) {
+      await chmod(ancestor, mode | 0o001);
+      log?.(`granted traversal (o+x) on ${ancestor} so the postgres user can reach its data directory`);
+    }
+  }
+}
+
 /** A previous run that was killed may have left its postmaster running: stop it before starting ours. */
 async function stopLeftover(dataDir: string): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
@@ -81,6 +98,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
   const binaries = await findBinaries();
   const runAs = await postgresUser();
   await mkdir(path.dirname(dataDir), { recursive: true });
+  if (runAs.uid !== undefined) await ensureTraversable(dataDir, options.log);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     if (runAs.uid !== undefined) await chown(dataDir, runAs.uid, runAs.gid ?? runAs.uid);
