@@ -135,8 +135,7 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   }
   const tokens = sumTokens(messages) + REPLY_PRIMING_TOKENS;
   if (tokens > budget || (start === assembly.blocks.length && start > 0)) {
-    const newest = assembly.blocks.at(-1)?.messages ?? [];
-    const required = sumTokens([...assemble(assembly, assembly.blocks.length), ...newest]) + REPLY_PRIMING_TOKENS;
+    const required = sumTokens(render(Math.max(0, assembly.blocks.length - 1))) + REPLY_PRIMING_TOKENS;
     throw new ContextOverBudgetError(required, budget);
   }
   const kept = assembly.blocks.slice(start).flatMap((block) => block.entries);

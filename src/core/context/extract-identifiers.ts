@@ -22,17 +22,32 @@ const PATTERNS: RegExp[] = [
  * Identifiers worth keeping through a summary: URLs, e-mails, file paths and names, UUIDs, codes and ids, money,
  * numbers with units, dates, long numbers and capitalised proper names. Cheap regexes; unique, in order found.
  */
+// Capitalised because they open a sentence, not because they are names.
+const SENTENCE_STARTERS = new Set([
+  'A', 'An', 'And', 'Ask', 'At', 'But', 'By', 'Call', 'Dear', 'For', 'From', 'He', 'Hello', 'Hi', 'I', 'If', 'In',
+  'It', 'Let', 'My', 'On', 'Or', 'Our', 'Please', 'See', 'Send', 'She', 'So', 'Tell', 'That', 'The', 'Then', 'These',
+  'They', 'This', 'Those', 'To', 'Use', 'We', 'When', 'With', 'You', 'Your',
+]);
+
+function withoutSentenceStarter(value: string): { value: string; skipped: number } {
+  const [first, ...rest] = value.split(/\s+/);
+  if (first === undefined || !SENTENCE_STARTERS.has(first) || rest.length === 0) return { value, skipped: 0 };
+  const remaining = rest.join(' ');
+  return { value: remaining, skipped: value.length - remaining.length };
+}
+
 export function extractIdentifiers(text: string): string[] {
   const found: { index: number; value: string }[] = [];
   const taken: [number, number][] = [];
   const overlaps = (start: number, end: number): boolean => taken.some(([from, to]) => start < to && end > from);
   for (const pattern of PATTERNS) {
     for (const match of text.matchAll(pattern)) {
-      const start = match.index;
-      const value = match[0].trim();
-      if (value === '' || overlaps(start, start + match[0].length)) continue;
-      taken.push([start, start + match[0].length]);
-      found.push({ index: start, value });
+      const { value: trimmed, skipped } = withoutSentenceStarter(match[0].trim());
+      const start = match.index + skipped;
+      const end = match.index + match[0].length;
+      if (trimmed === '' || overlaps(start, end)) continue;
+      taken.push([start, end]);
+      found.push({ index: start, value: trimmed });
     }
   }
   const unique = new Set(found.sort((a, b) => a.index - b.index).map((item) => item.value));

@@ -31,6 +31,7 @@ export { checkRetention, extractIdentifiers } from './extract-identifiers';
 export type { RetentionReport } from './extract-identifiers';
 export { filterCitations } from './filter-citations';
 export type { FilterCitationsOptions } from './filter-citations';
+export { findStaleCounts } from './find-stale-counts';
 export { upperBoundMessageTokens, upperBoundTextTokens } from './measure-message';
 export type { MessageMeasure } from './measure-message';
 export { renderEntries } from './render-entries';

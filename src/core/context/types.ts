@@ -15,6 +15,7 @@ export interface ToolCall {
 /**
  * What the model may see for one transcript message (content possibly condensed).
  * `tokens` is counted once, when the entry is written, with `encoding`; packs sum it, never recount.
+ * It is `TokenCounter.countMessage(entry)`: content, role, tool calls and the 3-token per-message overhead.
  */
 export interface ContextEntry {
   seq: number;
@@ -23,11 +24,14 @@ export interface ContextEntry {
   toolCalls?: ToolCall[];
   toolCallId?: string;
   tokens: number;
+  /** The encoding `tokens` was counted with; entries counted with another one are recounted (findStaleCounts). */
+  tokenEncoding?: EncodingName;
   pinned?: boolean;
 }
 
 export interface SummaryState {
   text: string;
+  /** `TokenCounter.countText(text)`: the bare text, without message overhead. */
   tokens: number;
   /** Highest transcript seq folded into this summary. */
   coveredThroughSeq: number;

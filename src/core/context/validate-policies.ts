@@ -41,7 +41,8 @@ function keptTokensBound(settings: PolicySettings): number | undefined {
 function describeKeep(settings: PolicySettings): string {
   const { keep, maxMessageTokens } = settings;
   const name = `SUMMARY_KEEP=${formatCondition(keep)}`;
-  return keep.kind === 'messages' ? `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)` : name;
+  if (keep.kind === 'messages') return `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)`;
+  return keep.kind === 'fraction' ? `${name} (${keptTokensBound(settings)} tokens)` : name;
 }
 
 /**
@@ -78,10 +79,10 @@ export function validatePolicies(settings: PolicySettings): Result<ValidatedPoli
     }
     const threshold = condition.kind === 'tokens' ? condition.value : condition.value * settings.profile.maxInputTokens;
     if (afterFold > FOLD_HEADROOM * threshold) {
-      const kept = keptTokens === undefined ? '' : ` + ${describeKeep(settings)} = ${keptTokens}`;
+      const kept = keptTokens === undefined ? '' : ` + ${describeKeep(settings)}`;
       problems.push(`${name} fires at ${Math.floor(threshold)} tokens, but after a fold the context can still hold ` +
-        `SUMMARY_MAX_TOKENS=${summaryMaxTokens}${kept} tokens, above 80% of the trigger ` +
-        `(${Math.floor(FOLD_HEADROOM * threshold)}): every turn would fold; lower SUMMARY_KEEP or raise the trigger`);
+        `SUMMARY_MAX_TOKENS=${summaryMaxTokens}${kept} = ${afterFold} tokens, above 80% of the trigger ` +
+        `(${Math.floor(FOLD_HEADROOM * threshold)}), so every turn would fold. Lower SUMMARY_KEEP or raise the trigger`);
     }
   }
   const budget = budgetOf(settings.profile);

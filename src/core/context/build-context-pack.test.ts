@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, type BuildContextPackOptions,
+} from './build-context-pack';
+import { STRICT_OPENING_USER_TEXT } from './render-strict';
+import { createTokenCounter } from './token-counter';
+import { calls, entry, note, parallelExchange, reply, result, seqs, state, user } from './test-fixtures';
+import type { ContextEntry, ContextState, SummaryState } from './types';
+import { validatePackOrdering } from './validate-pack-ordering';
+
+const counter = createTokenCounter('o200k_base');
+const PREFIX = 'You are a helpful assistant.';
+const summary: SummaryState = { text: 'The user wants a trip to Rome [#1–4].', tokens: 12, coveredThroughSeq: 4, revision: 3 };
+
+function pack(contextState: ContextState, extra: Partial<BuildContextPackOptions> = {}) {
+  return buildContextPack({ systemPrefix: PREFIX, state: contextState, budget: 100_000, counter, ...extra });
+}
+
+/** Entries counted for real, so the estimate and the rendering agree. */
+function counted(item: ContextEntry): ContextEntry {
+  return { ...item, tokens: counter.countMessage(item) };
+}
+
+describe('buildContextPack', () => {
+  it('packs an empty thread as the system prefix alone', () => {
+    const result = pack(state([]));
+    expect(result.messages).toEqual([{ role: 'system', content: PREFIX, tokens: counter.countMessage({ role: 'system', content: PREFIX }) }]);
+    expect(result.tokens).toBe(counter.countPack([{ role: 'system', content: PREFIX }]));
+    expect(result.omitted).toBe(0);
+    expect(result.manifest).toEqual({ summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [] });
+  });
+
+  it('orders: system prefix then summary in one leading message, pinned entries, window oldest first', () => {
+    const pinned = [user(2), reply(3)];
+    const result = pack(state([user(5), reply(6), user(7)], { summary, pinned }));
+    const [leading, ...rest] = result.messages;
+    expect(leading?.role).toBe('system');
+    expect(leading?.content.startsWith(`${PREFIX}\n\n`)).toBe(true);
+    expect(leading?.content).toContain('through message #4');
+    expect(leading?.content.endsWith(summary.text)).toBe(true);
+    expect(seqs(rest)).toEqual([2, 3, 5, 6, 7]);
+    expect(rest.every((message) => message.role !== 'system')).toBe(true);
+    expect(result.manifest).toEqual({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3] });
+  });
+
+  it('keeps the system prefix byte-identical whatever the summary (prompt caches hit on it)', () => {
+    const first = pack(state([user(5)], { summary })).messages[0]?.content ?? '';
+    const second = pack(state([user(9)], { summary: { ...summary, text: 'Other.', revision: 4 } })).messages[0]?.content ?? '';
+    expect(first.slice(0, PREFIX.length)).toBe(second.slice(0, PREFIX.length));
+    expect(first.slice(0, PREFIX.length)).toBe(PREFIX);
+  });
+
+  it('sums stored entry counts instead of recounting them', () => {
+    const result = pack(state([user(1, 111), reply(2, 222)]));
+    const leading = result.messages[0]?.tokens ?? 0;
+    expect(result.tokens).toBe(leading + 111 + 222 + 3);
+  });
+
+  it('matches a full recount when the stored counts are real', () => {
+    const window = [user(1), reply(2), user(3)].map(counted);
+    const result = pack(state(window, { summary }));
+    expect(result.tokens).toBe(counter.countPack(result.messages));
+  });
+
+  it('never shows entries before the context start', () => {
+    const result = pack(state([user(1), reply(2), user(3)], { pinned: [note(0)], contextStartSeq: 2 }));
+    expect(seqs(result.messages.slice(1))).toEqual([2, 3]);
+    expect(result.manifest.pinnedSeqs).toEqual([]);
+  });
+
+  it('works from a precomputed prefix count without a counter, bounding what it renders itself', () => {
+    const prefixTokens = counter.countText(PREFIX);
+    const window = [user(5), reply(6)].map(counted);
+    const result = buildContextPack({ systemPrefix: PREFIX, systemPrefixTokens: prefixTokens, state: state(window, { summary }), budget: 10_000 });
+    const exact = counter.countPack(result.messages);
+    expect(result.tokens).toBeGreaterThanOrEqual(exact);
+    expect(result.tokens).toBeLessThan(exact + 80);
+    expect(() => buildContextPack({ systemPrefix: PREFIX, state: state([]), budget: 10_000 })).toThrow(/counter or systemPrefixTokens/);
+  });
+
+  it('appends server notes after the window', () => {
+    const result = pack(state([user(1)]), { notes: ['The export job finished: report.pdf'] });
+    expect(result.messages.at(-1)).toMatchObject({ role: 'system', content: 'The export job finished: report.pdf' });
+  });
+});
+
+describe('buildContextPack budget guard', () => {
+  const window = [user(1), reply(2), user(3), ...parallelExchange(4, 3), reply(8), user(9)].map(counted);
+
+  it('leaves out the oldest blocks, never exceeding the budget, with one note and the omitted count', () => {
+    const full = pack(state(window));
+    for (let budget = full.tokens; budget > 0; budget -= 7) {
+      let result;
+      try {
+        result = pack(state(window), { budget });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ContextOverBudgetError);
+        continue;
+      }
+      expect(result.tokens).toBeLessThanOrEqual(budget);
+      expect(result.tokens).toBe(counter.countPack(result.messages));
+      expect(validatePackOrdering(result.messages).ok).toBe(true);
+      const notes = result.messages.filter((message) => message.content === OMITTED_NOTE_SUMMARY);
+      expect(notes).toHaveLength(result.omitted > 0 ? 1 : 0);
+      const shown = result.messages.filter((message) => message.seq !== undefined);
+      expect(shown.length + result.omitted).toBe(window.length);
+      expect(shown[0]?.role).not.toBe('tool');
+      expect(seqs(shown).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(seqs(window.slice(result.omitted)));
+      if (result.omitted > 0) expect(result.messages[1]?.content).toBe(OMITTED_NOTE_SUMMARY);
+    }
+  });
+
+  it('drops a whole tool exchange rather than orphaning its results', () => {
+    const full = pack(state(window));
+    const withoutFirstThree = full.tokens - [0, 1, 2].reduce((sum, index) => sum + (window[index]?.tokens ?? 0), 0);
+    const result = pack(state(window), { budget: withoutFirstThree + 10 });
+    expect(result.omitted).toBe(7);
+    expect(seqs(result.messages.slice(2))).toEqual([8, 9]);
+    expect(result.manifest.windowFromSeq).toBe(8);
+  });
+
+  it('rejects one huge message that alone exceeds the budget', () => {
+    const huge = counted(entry(1, 'user', 0, { content: 'word '.repeat(5000) }));
+    expect(() => pack(state([user(0), huge]), { budget: 1000 })).toThrow(ContextOverBudgetError);
+    expect(() => pack(state([huge]), { budget: 1000 })).toThrow(/above the budget of 1000/);
+  });
+
+  it('rejects a system prefix and pinned entries that alone exceed the budget', () => {
+    expect(() => pack(state([], { pinned: [user(1, 5000)] }), { budget: 1000 })).toThrow(ContextOverBudgetError);
+  });
+
+  it('says earlier messages are not shown, not summarized, in window-only mode', () => {
+    const full = pack(state(window, { memoryMode: 'window-only' }));
+    const result = pack(state(window, { memoryMode: 'window-only' }), { budget: full.tokens - 5 });
+    expect(result.omitted).toBeGreaterThan(0);
+    expect(result.messages.some((message) => message.content === OMITTED_NOTE_WINDOW_ONLY)).toBe(true);
+  });
+});
+
+describe('buildContextPack tool rendering (openai)', () => {
+  it('moves answers recorded after other messages up behind their call', () => {
+    const packed = pack(state([user(1), calls(2, ['a', 'b']), user(3), result(4, 'b'), result(5, 'a'), reply(6)]));
+    expect(seqs(packed.messages.slice(1))).toEqual([1, 2, 5, 4, 3, 6]);
+    expect(validatePackOrdering(packed.messages).ok).toBe(true);
+  });
+
+  it('renders tool messages answering two assistant messages behind each call', () => {
+    const packed = pack(state([user(1), calls(2, ['a']), calls(3, ['b']), result(4, 'b'), result(5, 'a')]));
+    expect(seqs(packed.messages.slice(1))).toEqual([1, 2, 5, 3, 4]);
+    expect(validatePackOrdering(packed.messages).ok).toBe(true);
+  });
+
+  it('turns an unanswered call into text and an answer without its call into a system note', () => {
+    const packed = pack(state([user(1), calls(2, ['a', 'b']), result(3, 'a'), user(4)]));
+    expect(packed.messages[2]?.toolCalls?.map((item) => item.id)).toEqual(['a']);
+    expect(packed.messages[2]?.content).toContain('Called tool lookup({"query":"b"}) as b');
+    const orphan = pack(state([result(3, 'gone'), user(4)].map(counted), { contextStartSeq: 3 }));
+    expect(orphan.messages[1]).toMatchObject({ role: 'system', seq: 3 });
+    expect(orphan.messages[1]?.content).toContain('result of gone');
+    expect(validatePackOrdering(orphan.messages).ok).toBe(true);
+    expect(orphan.tokens).toBe(counter.countPack(orphan.messages));
+  });
+});
+
+describe('buildContextPack strict rendering', () => {
+  const window = [user(1), note(2), user(3), ...parallelExchange(4, 3), reply(8), user(9)].map(counted);
+
+  it('has one leading system message, alternating roles, no tool exchange, and the same information', () => {
+    const openai = pack(state(window, { summary }), { notes: ['Job done.'] });
+    const strict = pack(state(window, { summary }), { notes: ['Job done.'], compat: 'strict' });
+    expect(validatePackOrdering(strict.messages, 'strict')).toEqual({ ok: true, value: true });
+    expect(validatePackOrdering(openai.messages, 'strict').ok).toBe(false);
+    const text = strict.messages.map((message) => message.content).join('\n');
+    for (const message of openai.messages) {
+      expect(text).toContain(message.content);
+      for (const item of message.toolCalls ?? []) expect(text).toContain(`${item.name}(${JSON.stringify(item.args)})`);
+    }
+    expect(text).toContain('[Server note] system message 2');
+    expect(text).toContain('[Tool result c0]');
+    expect(strict.tokens).toBe(counter.countPack(strict.messages));
+  });
+
+  it('merges the omitted note into the leading system message and opens with a user turn', () => {
+    const turns = [entry(1, 'user', 0, { content: 'long opening question '.repeat(30) }), reply(2), user(3), reply(4)].map(counted);
+    const full = pack(state(turns), { compat: 'strict' });
+    const result = pack(state(turns), { compat: 'strict', budget: full.tokens - 5 });
+    expect(result.omitted).toBe(1);
+    expect(result.messages[0]?.content.endsWith(OMITTED_NOTE_SUMMARY)).toBe(true);
+    expect(result.messages[1]).toMatchObject({ role: 'user', content: STRICT_OPENING_USER_TEXT });
+    expect(result.messages[2]?.seq).toBe(2);
+    expect(validatePackOrdering(result.messages, 'strict').ok).toBe(true);
+    expect(result.tokens).toBeLessThanOrEqual(full.tokens - 5);
+  });
+});

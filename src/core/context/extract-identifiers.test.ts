@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { checkRetention, extractIdentifiers } from './extract-identifiers';
+import { entry } from './test-fixtures';
+
+describe('extractIdentifiers', () => {
+  it('finds URLs, paths, ids, codes, numbers with units, money, dates and proper names', () => {
+    const text = 'Deploy https://example.com/app?x=1. to /srv/app/current/config.yml for order INV-2024-001, ' +
+      'ticket #4521 and build a1b2c3d4; the disk has 250 GB, costs $1,200 and is due 2026-03-01. ' +
+      'Ask Ada Lovelace, then tell Grace. See notes.md or C:\\Users\\me\\file.txt, mail ops@example.org, ' +
+      'id 123e4567-e89b-12d3-a456-426614174000, 98.6 °F and 42 kg.';
+    const found = extractIdentifiers(text);
+    for (const expected of [
+      'https://example.com/app?x=1', '/srv/app/current/config.yml', 'INV-2024-001', '#4521', 'a1b2c3d4', '250 GB',
+      '$1,200', '2026-03-01', 'Ada Lovelace', 'Grace', 'notes.md', 'C:\\Users\\me\\file.txt', 'ops@example.org',
+      '123e4567-e89b-12d3-a456-426614174000', '42 kg',
+    ]) {
+      expect(found).toContain(expected);
+    }
+  });
+
+  it('skips sentence-initial capitals and plain short words, and reports each identifier once', () => {
+    expect(extractIdentifiers('The cat sat. It was 3 years old. The cat sat.')).toEqual(['3 years']);
+    expect(extractIdentifiers('call INV-9 and INV-9 again')).toEqual(['INV-9']);
+    expect(extractIdentifiers('')).toEqual([]);
+  });
+});
+
+describe('checkRetention', () => {
+  const folded = [
+    entry(1, 'user', 10, { content: 'My order INV-2024-001 shipped to /home/ada/orders.csv' }),
+    entry(2, 'assistant', 10, { content: '', toolCalls: [{ id: 'c', name: 'track', args: { url: 'https://track.example.com/x1' } }] }),
+  ];
+
+  it('counts the identifiers the summary kept, ignoring case and whitespace', () => {
+    const report = checkRetention({ folded, summary: 'Order inv-2024-001, file /home/ada/orders.csv [#1].' });
+    expect(report).toEqual({ kept: 2, total: 3, missing: ['https://track.example.com/x1'] });
+  });
+
+  it('reports all missing for an empty summary and nothing for no identifiers', () => {
+    expect(checkRetention({ folded, summary: '' }).missing).toHaveLength(3);
+    expect(checkRetention({ folded: [entry(1, 'user', 1, { content: 'hi there' })], summary: '' })).toEqual({ kept: 0, total: 0, missing: [] });
+  });
+});

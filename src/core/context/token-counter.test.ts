@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { createTokenCounter, type CountableMessage, type ToolDefinition } from './token-counter';
+
+// The OpenAI cookbook "How to count tokens with tiktoken" example and the prompt tokens the API reported for it.
+const COOKBOOK_MESSAGES: CountableMessage[] = [
+  { role: 'system', content: 'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.' },
+  { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
+  { role: 'system', name: 'example_assistant', content: 'Things working well together will increase revenue.' },
+  { role: 'system', name: 'example_user', content: "Let's circle back when we have more time to touch base on opportunities for increased leverage." },
+  { role: 'system', name: 'example_assistant', content: "Let's talk later when we're less busy about how to do better." },
+  { role: 'user', content: "This late pivot means we don't have time to boil the ocean for the client deliverable." },
+];
+const COOKBOOK_TOOLS: ToolDefinition[] = [{
+  type: 'function',
+  function: {
+    name: 'get_current_weather',
+    description: 'Get the current weather in a given location',
+    parameters: {
+      properties: {
+        location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+        unit: { type: 'string', description: 'The unit of temperature to return', enum: ['celsius', 'fahrenheit'] },
+      },
+    },
+  },
+}];
+const WEATHER_MESSAGES: CountableMessage[] = [
+  { role: 'system', content: 'You are a helpful assistant that can answer to questions about the weather.' },
+  { role: 'user', content: "What's the weather like in San Francisco?" },
+];
+
+const o200k = createTokenCounter('o200k_base');
+const cl100k = createTokenCounter('cl100k_base');
+
+function within2Percent(estimate: number, reported: number): boolean {
+  return Math.abs(estimate - reported) <= 0.02 * reported;
+}
+
+describe('createTokenCounter', () => {
+  it('counts simple strings like tiktoken', () => {
+    expect(o200k.countText('hello world')).toBe(2);
+    expect(cl100k.countText('hello world')).toBe(2);
+    expect(o200k.countText('You are a helpful assistant.')).toBe(6);
+    expect(o200k.countText('')).toBe(0);
+  });
+
+  it('matches the prompt tokens OpenAI reported for the cookbook conversation (gpt-3.5/gpt-4: 129, gpt-4o: 124)', () => {
+    expect(cl100k.countPack(COOKBOOK_MESSAGES)).toBe(129);
+    expect(o200k.countPack(COOKBOOK_MESSAGES)).toBe(124);
+    expect(within2Percent(cl100k.countPack(COOKBOOK_MESSAGES), 129)).toBe(true);
+  });
+
+  it('matches the cookbook tool-schema figures (gpt-3.5/gpt-4: 105, gpt-4o: 101)', () => {
+    expect(cl100k.countPack(WEATHER_MESSAGES) + cl100k.countToolSchemas(COOKBOOK_TOOLS)).toBe(105);
+    expect(o200k.countPack(WEATHER_MESSAGES) + o200k.countToolSchemas(COOKBOOK_TOOLS)).toBe(101);
+    // The bare function form counts the same as OpenAI's wrapper.
+    const bare = COOKBOOK_TOOLS.map((tool) => ('function' in tool ? tool.function : tool));
+    expect(o200k.countToolSchemas(bare)).toBe(o200k.countToolSchemas(COOKBOOK_TOOLS));
+    expect(o200k.countToolSchemas([])).toBe(0);
+  });
+
+  it('charges 3 tokens per message plus role and content, and 3 to prime the reply', () => {
+    const message: CountableMessage = { role: 'user', content: 'hello world' };
+    expect(o200k.countMessage(message)).toBe(3 + 1 + 2);
+    expect(o200k.countPack([message])).toBe(3 + 1 + 2 + 3);
+    expect(o200k.countPack([])).toBe(3);
+    expect(o200k.countMessage({ ...message, name: 'ada' })).toBe(6 + 1 + o200k.countText('ada'));
+  });
+
+  it('counts tool call names and arguments', () => {
+    const plain: CountableMessage = { role: 'assistant', content: '' };
+    const withCall: CountableMessage = { ...plain, toolCalls: [{ id: 'call_1', name: 'get_weather', args: { city: 'Paris' } }] };
+    const expected = o200k.countMessage(plain) + 3 + o200k.countText('get_weather') + o200k.countText('{"city":"Paris"}');
+    expect(o200k.countMessage(withCall)).toBe(expected);
+    const twoCalls: CountableMessage = { ...plain, toolCalls: [...(withCall.toolCalls ?? []), { id: 'call_2', name: 'get_weather', args: { city: 'Rome' } }] };
+    expect(o200k.countMessage(twoCalls)).toBeGreaterThan(o200k.countMessage(withCall));
+  });
+
+  it('counts special-token text as plain text instead of throwing', () => {
+    expect(o200k.countText('<|endoftext|>')).toBe(7);
+    expect(cl100k.countText('<|endoftext|>')).toBe(7);
+  });
+
+  it('differs by encoding where the vocabularies differ', () => {
+    const text = 'Привет, как дела? これはテストです。';
+    expect(o200k.countText(text)).toBeLessThan(cl100k.countText(text));
+    expect(createTokenCounter('o200k_base').countText(text)).toBe(o200k.countText(text));
+  });
+});
