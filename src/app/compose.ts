@@ -93,7 +93,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
-  const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX });
+  const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'summary queue error') });
 
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
   const runner = new TurnRunner({

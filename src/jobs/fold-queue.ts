@@ -22,7 +22,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * is a no-op. (A fixed jobId would be ignored as long as a failed job with that id is kept, stopping the
  * thread's folds for good; ids must not contain ':'.)
  */
-export function createFoldProducer(options: { connection: Redis; prefix: string }): FoldProducer {
+export function createFoldProducer(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): FoldProducer {
   const queue = new Queue<FoldJobPayload>(SUMMARY_QUEUE, {
     connection: options.connection,
     prefix: options.prefix,
@@ -33,6 +33,8 @@ export function createFoldProducer(options: { connection: Redis; prefix: string 
       removeOnFail: { age: 7 * 24 * 3600 },
     },
   });
+  // Redis outages surface here; the producer stays usable and reconnects by itself.
+  queue.on('error', (error) => options.onError?.(error));
   return {
     queue,
     async enqueueFold(threadId, reason, force = false) {

@@ -32,7 +32,7 @@ export async function startTestApp(options: { env?: Record<string, string>; mode
   const database = options.database ?? (await createTestDatabase('app'));
   if (!options.database) await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
   const prefix = `t${randomBytes(5).toString('hex')}`;
-  const redisUrl = inject('redisUrl');
+  const redisUrl = options.env?.REDIS_URL ?? inject('redisUrl');
   const authSecret = randomBytes(32).toString('hex');
   const env = loadEnv({
     NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', REDIS_PREFIX: prefix,
