@@ -105,3 +105,23 @@ export interface ServerInfoDto {
   offline: boolean;
   budget: number;
 }
+
+export type ToolRunStatusDto = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+
+/** An async tool run; its id is the one public handle (given to the model, used in events and the cancel route). */
+export interface ToolRunDto {
+  id: string;
+  threadId: string;
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  status: ToolRunStatusDto;
+  progress: number;
+  progressNote: string | null;
+  resultPreview: string | null;
+  resultTokens: number | null;
+  error: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}

@@ -1,0 +1,67 @@
+import type { ErrorBody } from './errors';
+import type { MessageDto, ThreadDto, ToolRunDto } from './api';
+
+/**
+ * The socket.io protocol, defined once and imported by the server and the browser.
+ * Every client event is acknowledged with `{ ok: true, ... }` or `{ ok: false, error: { code, message } }`.
+ * Documented in docs/realtime.md.
+ */
+
+export type AckResponse<T extends object> = ({ ok: true } & T) | { ok: false; error: ErrorBody };
+export type Ack<T extends object> = (response: AckResponse<T>) => void;
+
+export interface ThreadJoinPayload {
+  threadId: string;
+  /** Catch-up: every message after this seq (and messages still queued). Without it: the newest page. */
+  afterSeq?: number;
+}
+
+export interface ThreadJoinResult {
+  thread: ThreadDto;
+  /** Ascending seq; a message still streaming comes with its text so far. */
+  messages: MessageDto[];
+  hasMoreBefore: boolean;
+}
+
+export interface MessageSendPayload {
+  threadId: string;
+  content: string;
+  /** Idempotency key: a resend after a lost ack gets the same message, not a second turn. */
+  clientMessageId: string;
+}
+
+export interface ClientToServerEvents {
+  'thread-join': (payload: ThreadJoinPayload, ack: Ack<ThreadJoinResult>) => void;
+  'thread-leave': (payload: { threadId: string }, ack: Ack<Record<string, never>>) => void;
+  'message-send': (payload: MessageSendPayload, ack: Ack<{ message: MessageDto; turnId: string; duplicate: boolean }>) => void;
+  'turn-cancel': (payload: { threadId: string }, ack: Ack<{ cancelled: boolean }>) => void;
+  'tool-cancel': (payload: { runId: string }, ack: Ack<{ cancelled: boolean }>) => void;
+}
+
+export interface ServerToClientEvents {
+  'message-created': (payload: { message: MessageDto }) => void;
+  'message-start': (payload: { message: MessageDto }) => void;
+  /** `offset` is where `delta` starts in the message's text: drop a delta whose offset you already have. */
+  'message-delta': (payload: { threadId: string; messageId: string; offset: number; delta: string }) => void;
+  'message-end': (payload: { message: MessageDto }) => void;
+  'message-updated': (payload: { message: MessageDto }) => void;
+  'turn-end': (payload: { threadId: string; turnId: string; status: 'complete' | 'error' | 'cancelled' }) => void;
+  'turn-error': (payload: { threadId: string; turnId?: string; messageId?: string; error: ErrorBody }) => void;
+  'tool-start': (payload: { threadId: string; run: ToolRunDto }) => void;
+  'tool-progress': (payload: { threadId: string; runId: string; progress: number; note?: string }) => void;
+  'tool-end': (payload: { threadId: string; run: ToolRunDto }) => void;
+  'summary-updated': (payload: { threadId: string; revision: number; coveredThroughSeq: number; tokens: number }) => void;
+  'thread-updated': (payload: { thread: ThreadDto }) => void;
+  'context-reset': (payload: { threadId: string; seq: number }) => void;
+}
+
+export interface SocketData {
+  userId: string;
+  role: 'user' | 'admin';
+}
+
+/** `connect_error` data when a connection is refused. */
+export interface ConnectErrorData {
+  code: 'UNAUTHORIZED' | 'RATE_LIMITED';
+  message: string;
+}
