@@ -18,4 +18,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # `serve` (HTTP + sockets) by default; the worker service runs `worker`.
-CMD ["node_modules/.bin/tsx", "src/app/main.ts", "serve"]
+CMD ["node", "--import", "tsx", "src/app/main.ts", "serve"]
