@@ -70,6 +70,8 @@ export interface Application {
 export async function createApplication(options: ApplicationOptions): Promise<Application> {
   const { env, log, mode, tuning = {} } = options;
   const settings = contextSettingsFromEnv(env);
+  // Load the tokenizer's ranks now (about a second) rather than on the first user's message.
+  settings.counter.countText('warm up');
   const db = createDatabase({ url: options.databaseUrl });
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
