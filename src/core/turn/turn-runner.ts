@@ -248,27 +248,32 @@ export class TurnRunner {
       ? { code: 'PROVIDER_TIMEOUT' as const, message: 'The answer took too long and was stopped. Your message is saved; try again.' }
       : userFacingError(error);
     if (!cancelled) log.warn({ err: error, threadId, turnId: turn.id, code: body.code }, 'turn failed');
+    const status = cancelled ? 'cancelled' : 'error';
+    let messageId = active.messageId ?? undefined;
     try {
       // Wait for a message creation still in flight, so the partial text lands on it.
       const creating = this.creating.get(active);
       if (creating) await creating.catch(() => undefined);
-      const messageId = active.messageId
+      messageId = active.messageId
         ?? (await turns.appendTurnMessage({ threadId, turnId: turn.id, role: 'assistant', content: '', status: 'streaming' })).id;
       const tokens = active.text ? settings.counter.countMessage({ role: 'assistant', content: active.text }) : 0;
       // A cancelled answer the user saw stays in the conversation; an errored one does not reach the model.
       const keepInContext = cancelled && active.text.length > 0;
       const finished = await turns.finishMessage({
-        messageId, content: active.text, status: cancelled ? 'cancelled' : 'error', tokens, encoding: settings.counter.encoding,
+        messageId, content: active.text, status, tokens, encoding: settings.counter.encoding,
         ...(cancelled ? {} : { error: body }),
         ...(keepInContext ? { entry: { role: 'assistant', content: active.text, tokens } } : {}),
       });
       if (!active.messageId) events.publish({ type: 'message-start', threadId, message: toMessageDto(finished) });
       events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
-      await turns.finishTurn({ turnId: turn.id, status: cancelled ? 'cancelled' : 'error', ...(cancelled ? {} : { error: body }) });
-      if (!cancelled) events.publish({ type: 'turn-error', threadId, turnId: turn.id, messageId, error: body });
-      events.publish({ type: 'turn-end', threadId, turnId: turn.id, status: cancelled ? 'cancelled' : 'error' });
+      await turns.finishTurn({ turnId: turn.id, status, ...(cancelled ? {} : { error: body }) });
     } catch (storeError) {
+      // The database failed too: the sweeper marks the turn interrupted once our lease expires.
       log.error({ err: storeError, threadId, turnId: turn.id }, 'could not record the end of a failed turn');
+    } finally {
+      // Whoever waits for this turn (sockets, REST) is told it ended, even when storing that failed.
+      if (!cancelled) events.publish({ type: 'turn-error', threadId, turnId: turn.id, ...(messageId ? { messageId } : {}), error: body });
+      events.publish({ type: 'turn-end', threadId, turnId: turn.id, status });
     }
   }
 
