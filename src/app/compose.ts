@@ -25,6 +25,7 @@ import { createChatModels } from '../llm/create-chat-model';
 import { createChatPort, createSummarizerPort } from '../llm/model-ports';
 import { createLocalEventBus } from '../realtime/local-event-bus';
 import { contextSettingsFromEnv } from './context-settings-from-env';
+import { withFreshTokenCounts } from './with-fresh-token-counts';
 import type { Logger } from './logger';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
@@ -75,7 +76,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const db = createDatabase({ url: options.databaseUrl });
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
-  const turns = createTurnRepository(db);
+  const turns = withFreshTokenCounts(createTurnRepository(db), settings.counter, log);
   const summaries = createSummaryRepository(db);
   const calls = createModelCallRepository(db);
   const events = createLocalEventBus();

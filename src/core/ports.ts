@@ -53,6 +53,8 @@ export interface TurnStore {
    */
   startNextTurn(input: { threadId: string; owner: string }): Promise<{ turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext } | null>;
   loadContext(threadId: string): Promise<ThreadContext | null>;
+  /** Stores counts redone with another encoding (see refreshTokenCounts). */
+  saveTokenCounts(input: { threadId: string; encoding: string; entries: { seq: number; tokens: number }[]; summaryTokens: number | null }): Promise<void>;
   /** Appends a message produced by the turn (assistant or tool) with the next seq. */
   appendTurnMessage(input: { threadId: string; turnId: string; role: 'assistant' | 'tool' | 'system'; content: string; status: MessageStatus; toolCalls?: ToolCall[]; toolCallId?: string; toolRunId?: string }): Promise<TranscriptMessage>;
   /** Saves the text so far of a streaming message (throttled by the caller). */

@@ -27,6 +27,7 @@ export function toThread(row: ThreadRow): Thread {
     summary: row.summaryRevision > 0 || row.summaryText
       ? { text: row.summaryText, tokens: row.summaryTokens, coveredThroughSeq: row.summaryCoveredThroughSeq, revision: row.summaryRevision }
       : null,
+    summaryEncoding: row.summaryEncoding,
     contextStartSeq: row.contextStartSeq,
     memoryMode: row.memoryMode === 'window-only' ? 'window-only' : 'summary',
     settings: (row.settings ?? {}) as ThreadSettings,
@@ -62,6 +63,7 @@ export function toMessage(row: MessageRow): TranscriptMessage {
 
 export function toEntry(row: ContextEntryRow): ContextEntry {
   const entry: ContextEntry = { seq: row.seq, role: row.role as ContextEntry['role'], content: row.content, tokens: row.tokens };
+  if (row.encoding === 'o200k_base' || row.encoding === 'cl100k_base') entry.tokenEncoding = row.encoding;
   const toolCalls = toolCallsOf(row.toolCalls);
   if (toolCalls) entry.toolCalls = toolCalls;
   if (row.toolCallId) entry.toolCallId = row.toolCallId;

@@ -110,6 +110,13 @@ export function createTurnRepository(db: Database): TurnStore {
 
     loadContext: (threadId) => loadContextIn(db, threadId),
 
+    async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
+      await db.$transaction([
+        ...entries.map((entry) => db.contextEntry.updateMany({ where: { threadId, seq: entry.seq }, data: { tokens: entry.tokens, encoding } })),
+        ...(summaryTokens !== null ? [db.thread.updateMany({ where: { id: threadId }, data: { summaryTokens, summaryEncoding: encoding } })] : []),
+      ]);
+    },
+
     async appendTurnMessage({ threadId, turnId, role, content, status, toolCalls, toolCallId, toolRunId }) {
       return db.$transaction(async (tx) => {
         const seq = await nextSeq(tx, threadId);
