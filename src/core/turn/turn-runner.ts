@@ -178,7 +178,8 @@ export class TurnRunner {
         return [...context.window, { seq: finished.seq ?? 0, role: 'assistant', content: active.text, tokens: entryTokens }];
       } catch (error) {
         const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
-        if (active.messageId !== null || active.controller.signal.aborted) throw reason;
+        // Once any text reached the viewers (its message may still be being created), a retry would repeat it.
+        if (active.messageId !== null || active.text.length > 0 || active.controller.signal.aborted) throw reason;
         await this.recordCall({ threadId, messageId: null, pack, startedAt: callStarted, usage: null, overflowRetry: overflowRetried, error: reason });
         if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
           overflowRetried = true;
