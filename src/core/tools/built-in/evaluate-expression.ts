@@ -151,9 +151,10 @@ class Parser {
   }
 
   private named(token: Extract<Token, { kind: 'name' }>): number {
-    const fn = FUNCTIONS[token.value];
+    // Own keys only: `constructor` and friends must not resolve through the prototype.
+    const fn = Object.hasOwn(FUNCTIONS, token.value) ? FUNCTIONS[token.value] : undefined;
     if (!fn) {
-      const constant = CONSTANTS[token.value];
+      const constant = Object.hasOwn(CONSTANTS, token.value) ? CONSTANTS[token.value] : undefined;
       if (constant === undefined) throw new ExpressionError(`Unknown name "${token.value}" at position ${token.at + 1}`);
       return constant;
     }

@@ -25,7 +25,8 @@ export const readToolResultTool = defineTool({
     const total = stored.text.length;
     if (offset >= total) return `The result of ${stored.name} (${handle}) has ${total} characters; offset ${offset} is past its end.`;
     const room = Math.max(50, context.inlineTokens - FRAME_TOKENS);
-    let end = Math.min(total, offset + length);
+    // Start near the room (about 4 characters a token) so counting stays cheap on huge requests.
+    let end = Math.min(total, offset + length, offset + room * 4);
     while (end > offset + 1 && context.counter.countText(stored.text.slice(offset, end)) > room) {
       end = offset + Math.max(1, Math.floor((end - offset) * 0.8));
     }
