@@ -208,6 +208,8 @@ export interface ToolRunStore {
    * turn unless one is already queued (results landing together share one). `reported: false` when already done.
    */
   reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
+  /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
+  followUpNoteSeqs(turnId: string): Promise<number[]>;
   /** Ids of runs that need a job: `queued` for longer than `olderThanMs`, or finished and never reported. */
   runsNeedingWork(input: { limit: number; olderThanMs: number }): Promise<string[]>;
 }

@@ -19,7 +19,8 @@ export function createToolRunRepository(db: Database): ToolRunStore {
         });
         // No seq yet: it gets the thread's next seq when the result lands, so the note sits where it arrived.
         const message = await tx.message.create({
-          data: { threadId, role: 'system', content: `${name} (run ${id}) is queued…`, status: 'streaming', turnId, toolRunId: id },
+          // Not tied to the turn (it outlives it): it is found by its run id.
+          data: { threadId, role: 'system', content: `${name} (run ${id}) is queued…`, status: 'streaming', toolRunId: id },
         });
         return { run: toToolRun(run), message: toMessage(message) };
       });
@@ -89,8 +90,16 @@ export function createToolRunRepository(db: Database): ToolRunStore {
         // Results landing together share one follow-up: join a follow-up that has not started yet.
         const queued = await tx.turn.findFirst({ where: { threadId, kind: 'follow-up', status: 'queued' }, orderBy: { createdAt: 'asc' } });
         const followUp = queued ?? (await tx.turn.create({ data: { threadId, kind: 'follow-up' } }));
+        await tx.toolRun.update({ where: { id: runId }, data: { followUpTurnId: followUp.id } });
         return { reported: true as const, message: toMessage(message), followUp: toTurn(followUp), followUpCreated: !queued };
       });
+    },
+
+    async followUpNoteSeqs(turnId) {
+      const runs = await db.toolRun.findMany({ where: { followUpTurnId: turnId }, select: { id: true } });
+      if (runs.length === 0) return [];
+      const notes = await db.message.findMany({ where: { toolRunId: { in: runs.map((run) => run.id) }, role: 'system', seq: { not: null } }, select: { seq: true }, orderBy: { seq: 'asc' } });
+      return notes.flatMap((note) => (note.seq === null ? [] : [note.seq]));
     },
 
     async runsNeedingWork({ limit, olderThanMs }) {

@@ -45,10 +45,16 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
  * The pack of one chat call: old long tool arguments shortened, and the budget reduced by the tool schemas
  * offered with it (they count as prompt tokens too).
  */
-export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[]): { pack: ContextPack; toolSchemaTokens: number } {
+export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = []): { pack: ContextPack; toolSchemaTokens: number } {
   const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
   const state = shortenOldToolArguments(contextStateOf(context), settings.counter);
-  const pack = buildContextPack({ systemPrefix: settings.systemPrefix, state, budget: settings.budget - toolSchemaTokens, counter: settings.counter, compat: settings.compat });
+  // A follow-up delivers its results last, even when one landed before a reply that was composed without it.
+  const moved = state.window.filter((entry) => lastSeqs.includes(entry.seq));
+  const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
+  const pack = buildContextPack({
+    systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: settings.budget - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
+  });
   return { pack, toolSchemaTokens };
 }
 
@@ -57,7 +63,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
  * the window. Retryable provider errors before the first token are retried with backoff; a context overflow
  * folds the thread synchronously once and retries.
  */
-export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
+export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
   const { turn, active } = input;
   const { settings, chat, turns, events } = deps;
   const threadId = turn.threadId;
@@ -66,7 +72,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
   let context = input.context;
   let overflowRetried = false;
   for (let attempt = 0; ; attempt += 1) {
-    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools);
+    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs);
     const startedAt = Date.now();
     try {
       const result = await chat.stream({

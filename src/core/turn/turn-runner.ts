@@ -154,9 +154,11 @@ export class TurnRunner {
     const { tools } = this.options;
     const deps: StreamAnswerDeps = this.options;
     let context = initial;
+    // A follow-up's first call gets its results last; later rounds see them where they are.
+    const lastSeqs = turn.kind === 'follow-up' && tools ? await tools.runs.followUpNoteSeqs(turn.id) : [];
     for (let round = 0; ; round += 1) {
       const offered = tools && round < tools.maxRounds ? tools.registry.definitions() : [];
-      const answer = await streamAnswer({ turn, context, active, tools: offered }, deps);
+      const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
       if (answer.toolCalls.length === 0) return;
       if (!tools) throw new Error('the model called a tool, but no tools are configured');
       await answerToolCalls({ turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal }, { ...this.options, tools });
