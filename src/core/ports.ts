@@ -190,7 +190,7 @@ export interface LogPort {
 /** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
 export interface ToolRunStore {
   /** Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. */
-  createRun(input: { threadId: string; turnId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
+  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
   /** The run, when it exists and its thread belongs to `ownerId` (any owner when null). */
   findRun(runId: string, ownerId: string | null): Promise<ToolRun | null>;
   /** `queued`/`running` -> `running` (attempts + 1); null when the run has already finished. */

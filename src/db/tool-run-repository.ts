@@ -11,7 +11,7 @@ const TERMINAL = [...TERMINAL_RUN_STATUSES];
 
 export function createToolRunRepository(db: Database): ToolRunStore {
   return {
-    async createRun({ threadId, turnId, messageId, toolCallId, name, args, startedAtSeq }) {
+    async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq }) {
       const id = randomUUID();
       return db.$transaction(async (tx) => {
         const run = await tx.toolRun.create({

@@ -27,7 +27,7 @@ describe('condenseToolResult', () => {
   });
 
   it('condenses a large one part by part, each on the notes so far, within the cap, ending with the handle', async () => {
-    const { deps: d, seen } = deps((messages) => `notes after ${seen.length} parts; ORD-1000`);
+    const { deps: d, seen } = deps(() => `notes after ${seen.length} parts; ORD-1000`);
     const result = await condenseToolResult({ threadId: 't', toolName: 'orders', handle: 'run-1', text }, d);
     expect(result.condensed).toBe(true);
     expect(seen.length).toBeGreaterThan(1);

@@ -71,7 +71,7 @@ async function answerOne(input: { turn: Turn; call: ToolCall; message: Transcrip
     const validated = validateArguments(tool, call.args);
     if (!validated.ok) return { transcript: `Error: ${validated.error}`, context: `Error: ${validated.error}` };
     const created = await tools.runs.createRun({
-      threadId: turn.threadId, turnId: turn.id, messageId: input.assistant.id, toolCallId: call.id, name: call.name,
+      threadId: turn.threadId, messageId: input.assistant.id, toolCallId: call.id, name: call.name,
       args: call.args, startedAtSeq: input.assistant.seq ?? 0,
     });
     return { transcript: startedText(created.run), context: startedText(created.run), run: created };
