@@ -195,6 +195,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
+    toolDefinitions: registry.definitions(),
   };
   const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
   const server = createServer(app);
@@ -221,11 +222,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       server.closeAllConnections();
       await closed;
       kicks?.close();
-      if (worker) await worker.close();
+      // Closing BullMQ objects waits on Redis: bounded, so a Redis outage cannot hang the shutdown.
+      const closeWithin = async (what: string, closing: Promise<unknown>) => {
+        let timer: NodeJS.Timeout | undefined;
+        const gaveUp = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), 5000); })]);
+        clearTimeout(timer);
+        if (gaveUp) log.warn({ what }, 'gave up waiting for a queue or worker to close');
+      };
+      if (worker) await closeWithin('summary worker', worker.close());
       // Forced: a long tool run is not waited for; its job stalls and another worker runs it again (idempotent by run id).
-      if (toolWorker) await toolWorker.close(true);
-      await folds.close();
-      await toolQueue.close();
+      if (toolWorker) await closeWithin('tools worker', toolWorker.close(true));
+      await closeWithin('summary queue', folds.close());
+      await closeWithin('tools queue', toolQueue.close());
       producerConnection.disconnect();
       workerConnection?.disconnect();
       toolWorkerConnection?.disconnect();

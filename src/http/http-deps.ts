@@ -2,6 +2,7 @@ import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
 import type { TokenService } from './auth';
@@ -25,5 +26,7 @@ export interface HttpDeps {
   corsOrigins: string[];
   allowGuests: boolean;
   toolRuns: ToolRunStore;
+  /** The tools offered on every chat call (their schemas take part of the budget). */
+  toolDefinitions: OpenAIFunctionTool[];
   toolQueue: ToolQueue;
 }
