@@ -9,3 +9,9 @@ export const foldJobPayload = z.object({
   force: z.boolean().default(false),
 });
 export type FoldJobPayload = z.infer<typeof foldJobPayload>;
+
+/** Async tool runs: the payload is the run id (the run row in Postgres holds everything else). */
+export const TOOLS_QUEUE = 'tools';
+
+export const toolJobPayload = z.object({ runId: z.string().uuid() });
+export type ToolJobPayload = z.infer<typeof toolJobPayload>;
