@@ -29,6 +29,22 @@ function failSoft(client: Redis, onError: (error: unknown) => void): Redis {
   });
 }
 
+/** Logs a failing command at most every `everyMs` (a Redis outage fails one publish per streamed delta). */
+function throttledWarning(log: LogPort, message: string, everyMs = 30_000): (error: unknown) => void {
+  let lastAt = 0;
+  let suppressed = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < everyMs) {
+      suppressed += 1;
+      return;
+    }
+    log.warn({ err: error, suppressed }, message);
+    lastAt = now;
+    suppressed = 0;
+  };
+}
+
 /** The Redis key prefix of socket.io's channels: one per REDIS_PREFIX, so apps sharing a Redis stay apart. */
 export function socketChannelKey(prefix: string): string {
   return `${prefix}-socket.io`;
@@ -41,7 +57,7 @@ export function socketChannelKey(prefix: string): string {
  */
 export function createRedisSocketAdapter(options: { url: string; prefix: string; log: LogPort }) {
   const { log } = options;
-  const onError = (error: unknown) => log.debug({ err: error }, 'socket.io redis adapter command failed');
+  const onError = throttledWarning(log, 'socket.io redis adapter: publish failed; other server processes miss these events (local tabs still get them)');
   const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
   const publisher = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy });
   // The subscriber re-subscribes by itself after a reconnect.
@@ -65,7 +81,8 @@ export function createRedisRoomEmitter(options: { url: string; prefix: string; l
   const { log } = options;
   const client = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
   client.on('error', (error) => log.debug({ err: error }, 'socket.io redis emitter error'));
-  const emitter = new Emitter(failSoft(client, (error) => log.debug({ err: error }, 'socket.io redis emit failed')), { key: socketChannelKey(options.prefix) });
+  const onError = throttledWarning(log, 'socket.io redis emitter: publish failed; the servers\' tabs miss these events');
+  const emitter = new Emitter(failSoft(client, onError), { key: socketChannelKey(options.prefix) });
   return {
     emitter: { to: (room) => ({ emit: (event, payload) => emitter.to(room).emit(event, payload) }) },
     close: () => client.disconnect(),
