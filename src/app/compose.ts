@@ -11,6 +11,7 @@ import { TurnRunner } from '../core/turn/turn-runner';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
+import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
@@ -82,6 +83,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const turns = createTurnRepository(db);
   const summaries = createSummaryRepository(db);
   const calls = createModelCallRepository(db);
+  const memory = createMemoryRepository(db);
   const events = createLocalEventBus();
 
   const models = createChatModels({
@@ -123,14 +125,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
-      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript },
+      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
   }
 
   const sweeper = createSweeper({
-    turns, summaries, folds, settings, log,
+    turns, summaries, folds, settings, log, rebuilds: { memory, queue: folds },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
@@ -153,6 +155,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
     corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
     allowGuests: env.ALLOW_GUESTS ?? false,
+    memory: {
+      threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
+      pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
+    },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),

@@ -1,6 +1,7 @@
 import type { ContextEntry, ToolCall } from '../core/context/types';
 import type { MessageStatus, Thread, ThreadSettings, TranscriptMessage, Turn, TurnKind, TurnStatus } from '../core/domain';
-import type { ContextEntry as ContextEntryRow, Message as MessageRow, Thread as ThreadRow, Turn as TurnRow } from './generated/client';
+import type { SummaryRevisionRecord } from '../core/ports';
+import type { ContextEntry as ContextEntryRow, Message as MessageRow, SummaryRevision as SummaryRevisionRow, Thread as ThreadRow, Turn as TurnRow } from './generated/client';
 
 /** Row <-> domain converters. Prisma rows stop here. */
 
@@ -80,5 +81,26 @@ export function toTurn(row: TurnRow): Turn {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+  };
+}
+
+/** A summary revision; a redacted one keeps its metadata and has no text. */
+export function toRevisionRecord(row: SummaryRevisionRow): SummaryRevisionRecord {
+  return {
+    revision: row.revision,
+    author: row.author as SummaryRevisionRecord['author'],
+    authorId: row.authorId,
+    text: row.redactedAt ? '' : row.text,
+    tokens: row.tokens,
+    fromSeq: row.fromSeq,
+    throughSeq: row.throughSeq,
+    model: row.model,
+    tokensIn: row.tokensIn,
+    tokensOut: row.tokensOut,
+    durationMs: row.durationMs,
+    identifiersKept: row.identifiersKept,
+    identifiersTotal: row.identifiersTotal,
+    redacted: row.redactedAt !== null,
+    createdAt: row.createdAt,
   };
 }

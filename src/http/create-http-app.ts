@@ -9,6 +9,8 @@ import { healthRoutes } from './health-routes';
 import type { HttpDeps } from './http-deps';
 import { authRoutes } from './routes/auth-routes';
 import { contextRoutes } from './routes/context-routes';
+import { exportRoutes } from './routes/export-routes';
+import { memoryRoutes } from './routes/memory-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
 
@@ -32,7 +34,7 @@ export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express
   app.use('/api', authRoutes(deps));
   mountAdmin(app, deps);
   app.use('/api', authenticate(deps));
-  app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps));
+  app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), memoryRoutes(deps), exportRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);
   app.use(notFoundHandler);

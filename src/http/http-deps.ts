@@ -1,7 +1,8 @@
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
-import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { MemoryDeps } from '../core/memory';
+import type { ExportReader, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
@@ -26,4 +27,6 @@ export interface HttpDeps {
   corsOrigins: string[];
   allowGuests: boolean;
   admin: AdminHttpDeps;
+  /** Memory controls: pins, settings, fresh context, forget, regenerate, export. */
+  memory: MemoryDeps & { exportReader: ExportReader };
 }

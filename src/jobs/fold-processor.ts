@@ -1,10 +1,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { foldThread, type FoldDeps, type FoldOutcome } from '../core/summary/fold-thread';
 import { rebuildSummary, type RebuildDeps, type RebuildOutcome } from '../core/summary/rebuild-summary';
-import { foldJobPayload, REBUILD_JOB, rebuildJobPayload, type SummaryJobPayload } from './queue-names';
+import { rebuildAfterForget, type RebuildAfterForgetDeps, type RebuildAfterForgetOutcome } from '../core/summary/rebuild-after-forget';
+import { foldJobPayload, FORGET_REBUILD_JOB, forgetRebuildJobPayload, REBUILD_JOB, rebuildJobPayload, type SummaryJobPayload } from './queue-names';
 
 /** What the summary queue's processor needs: the fold's dependencies plus the transcript for rebuilds. */
-export type SummaryJobDeps = FoldDeps & Pick<RebuildDeps, 'transcript'>;
+export type SummaryJobDeps = FoldDeps & Pick<RebuildDeps, 'transcript'> & Pick<RebuildAfterForgetDeps, 'threads'>;
 
 /**
  * The summary queue's processor: validates the payload and hands off to the core (foldThread, or rebuildSummary
@@ -12,7 +13,9 @@ export type SummaryJobDeps = FoldDeps & Pick<RebuildDeps, 'transcript'>;
  * and the error is shown to admins.
  */
 export function createFoldProcessor(deps: SummaryJobDeps) {
-  return async (job: Job<SummaryJobPayload>): Promise<FoldOutcome | RebuildOutcome> => {
+  const forgetRebuild = createForgetRebuildProcessor(deps);
+  return async (job: Job<SummaryJobPayload>): Promise<FoldOutcome | RebuildOutcome | RebuildAfterForgetOutcome> => {
+    if (job.name === FORGET_REBUILD_JOB) return forgetRebuild(job);
     const rebuild = job.name === REBUILD_JOB;
     const parsed = (rebuild ? rebuildJobPayload : foldJobPayload).safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
@@ -25,6 +28,23 @@ export function createFoldProcessor(deps: SummaryJobDeps) {
       const message = error instanceof Error ? error.message : String(error);
       deps.log.warn({ err: error, threadId, job: job.name, attempt: job.attemptsMade + 1, lastAttempt }, `${job.name} failed`);
       if (lastAttempt) await deps.summaries.recordFoldError(threadId, rebuild ? `rebuild: ${message}` : message);
+      throw error;
+    }
+  };
+}
+
+/** `forget-rebuild` jobs: the summary withdrawn by a forget is rebuilt from the remaining transcript. */
+function createForgetRebuildProcessor(deps: SummaryJobDeps) {
+  return async (job: Job<SummaryJobPayload>): Promise<RebuildAfterForgetOutcome> => {
+    const parsed = forgetRebuildJobPayload.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
+    const { threadId } = parsed.data;
+    try {
+      return await rebuildAfterForget({ threadId }, deps);
+    } catch (error) {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      deps.log.warn({ err: error, threadId, job: job.name, attempt: job.attemptsMade + 1, lastAttempt }, 'summary rebuild after a forget failed');
+      if (lastAttempt) await deps.summaries.recordFoldError(threadId, `rebuild after a forget: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }
   };

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { FoldQueue, RebuildQueue } from '../core/ports';
-import { FOLD_JOB, REBUILD_JOB, SUMMARY_QUEUE, type SummaryJobPayload } from './queue-names';
+import type { FoldQueue, ForgetRebuildQueue, RebuildQueue } from '../core/ports';
+import { FOLD_JOB, FORGET_REBUILD_JOB, REBUILD_JOB, SUMMARY_QUEUE, type SummaryJobPayload } from './queue-names';
 
-export interface FoldProducer extends FoldQueue, RebuildQueue {
+export interface FoldProducer extends FoldQueue, RebuildQueue, ForgetRebuildQueue {
   queue: Queue<SummaryJobPayload>;
   close(): Promise<void>;
 }
@@ -40,6 +40,14 @@ export function createFoldProducer(options: { connection: Redis; prefix: string;
     async enqueueFold(threadId, reason, force = false) {
       const job = await withTimeout(
         queue.add(FOLD_JOB, { threadId, reason, force }, { deduplication: { id: `fold-${threadId}` } }),
+        2000,
+      );
+      return job.id ?? null;
+    },
+    async enqueueForgetRebuild({ threadId, version }) {
+      // Deduplicated per withdrawal, not per thread: a rebuild already running may have read the forgotten text.
+      const job = await withTimeout(
+        queue.add(FORGET_REBUILD_JOB, { threadId, version }, { deduplication: { id: `forget-rebuild-${threadId}-${version}` } }),
         2000,
       );
       return job.id ?? null;

@@ -21,5 +21,15 @@ export const rebuildJobPayload = z.object({
 });
 export type RebuildJobPayload = z.infer<typeof rebuildJobPayload>;
 
+/** Rebuild of a summary withdrawn by a forget (memory controls): from the remaining transcript, no actor. */
+export const FORGET_REBUILD_JOB = 'forget-rebuild';
+
+export const forgetRebuildJobPayload = z.object({
+  threadId: z.string().uuid(),
+  /** The thread's version after the forget: one job per withdrawal. */
+  version: z.number().int().min(0),
+});
+export type ForgetRebuildJobPayload = z.infer<typeof forgetRebuildJobPayload>;
+
 /** Any job of the summary queue. */
-export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload;
+export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload | ForgetRebuildJobPayload;

@@ -1,5 +1,5 @@
 import type { ContextSettings } from '../core/context-settings';
-import type { FoldLagPolicy, FoldQueue, LogPort, SummaryStore, TurnStore } from '../core/ports';
+import type { FoldLagPolicy, FoldQueue, ForgetRebuildQueue, LogPort, MemoryStore, SummaryStore, TurnStore } from '../core/ports';
 
 /** The deployment trigger as the thresholds of the sweeper's SQL (any condition fires). */
 export function foldThresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
@@ -24,6 +24,21 @@ export function foldLagPolicy(settings: ContextSettings): FoldLagPolicy {
   };
 }
 
+/** Enqueues the rebuilds of withdrawn summaries (one job per withdrawal: repeated sweeps deduplicate). */
+async function enqueueWithdrawnRebuilds(rebuilds: NonNullable<Parameters<typeof createSweeper>[0]['rebuilds']>, log: LogPort): Promise<number> {
+  let enqueued = 0;
+  for (const { threadId, version } of await rebuilds.memory.threadsAwaitingRebuild(100)) {
+    try {
+      await rebuilds.queue.enqueueForgetRebuild({ threadId, version });
+      enqueued += 1;
+    } catch (error) {
+      log.warn({ err: error }, 'sweeper could not enqueue summary rebuilds (Redis down?); will try again');
+      break;
+    }
+  }
+  return enqueued;
+}
+
 export interface Sweeper {
   sweep(): Promise<{ foldsEnqueued: number; threadsResumed: number }>;
   start(): void;
@@ -40,6 +55,8 @@ export function createSweeper(options: {
   folds: FoldQueue;
   settings: ContextSettings;
   log: LogPort;
+  /** Summaries withdrawn by a forget whose rebuild job was lost (Redis down, process died). */
+  rebuilds?: { memory: Pick<MemoryStore, 'threadsAwaitingRebuild'>; queue: ForgetRebuildQueue };
   /** Resumes the queued turns of a thread (serve processes); absent in worker-only processes. */
   resumeTurns?: (threadId: string) => void;
   intervalMs?: number;
@@ -56,6 +73,7 @@ export function createSweeper(options: {
         threadsResumed += 1;
       }
     }
+    const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
     const due = await options.summaries.threadsNeedingFold({ limit: 500, ...foldThresholds(options.settings) });
     for (const threadId of due) {
       try {
@@ -66,7 +84,7 @@ export function createSweeper(options: {
         break;
       }
     }
-    if (foldsEnqueued + threadsResumed > 0) options.log.info({ foldsEnqueued, threadsResumed }, 'sweeper caught up');
+    if (foldsEnqueued + threadsResumed + rebuildsEnqueued > 0) options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued }, 'sweeper caught up');
     return { foldsEnqueued, threadsResumed };
   }
   return {

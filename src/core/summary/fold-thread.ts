@@ -4,6 +4,7 @@ import { shouldFold } from '../context';
 import { contextStateOf, policiesFor, type ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor } from './summarize-entries';
+import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
 import { assertUsableSummary } from './usable-summary';
 
 export interface FoldDeps {
@@ -36,6 +37,8 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
     if (!context) return { status: 'skipped', reason: 'thread not found' };
     const state = contextStateOf(context);
     if (state.memoryMode === 'window-only') return { status: 'skipped', reason: 'window-only thread' };
+    // A forget withdrew the summary: its rebuild from the transcript comes first (folding onto the note would lose it).
+    if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'the summary is being rebuilt' };
     const { trigger, keep } = policiesFor(context, settings);
     if (!input.force && !shouldFold(state, trigger, settings.profile).fold) return { status: 'skipped', reason: 'trigger not reached' };
     const plan = planFold({ window: state.window, keep, profile: settings.profile });

@@ -1,6 +1,7 @@
 import { checkRetention, filterCitations, type ContextEntry } from '../context';
 import type { SummaryStore, ThreadEventBus, TranscriptStore, TurnStore } from '../ports';
 import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, type SummarizeDeps, type SummarizerUsage } from './summarize-entries';
+import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
 import { assertUsableSummary } from './usable-summary';
 
 export interface RebuildDeps extends SummarizeDeps {
@@ -77,6 +78,8 @@ export async function rebuildSummary(input: { threadId: string; actorId: string;
     context = await deps.turns.loadContext(input.threadId);
     if (!context) return { status: 'skipped', reason: 'thread not found' };
     if (context.thread.contextStartSeq !== fromSeq) return { status: 'skipped', reason: 'the context was reset during the rebuild' };
+    // A message was forgotten meanwhile: the text built so far may hold it; the forget's own rebuild takes over.
+    if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'a message was forgotten during the rebuild' };
     await catchUp(rebuilt, { ...common, nowCovered: context.thread.summary?.coveredThroughSeq ?? 0 }, deps);
   }
   return { status: 'skipped', reason: 'the thread kept changing; try again' };
