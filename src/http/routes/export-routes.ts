@@ -1,15 +1,27 @@
-import { once } from 'node:events';
 import { Router, type Response } from 'express';
 import { exportThread, threadForActor } from '../../core/memory';
 import type { HttpDeps } from '../http-deps';
 import { exportThreadQuery, parseOrThrow, threadIdParams } from '../request-schemas';
 import { memoryActorOf } from './memory-routes';
 
+/** Resolves on `drain` or `close`, removing both listeners either way. */
+function drainedOrClosed(response: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
 /** Writes a chunk; waits for `drain` when the socket's buffer is full (false when the client went away). */
 async function writeChunk(response: Response, chunk: string): Promise<boolean> {
   if (response.destroyed) return false;
   if (response.write(chunk)) return true;
-  await Promise.race([once(response, 'drain'), once(response, 'close')]);
+  await drainedOrClosed(response);
   return !response.destroyed;
 }
 
