@@ -5,6 +5,8 @@ import { parseTriggerPolicy } from './context';
 import type { TokenCounter } from './context';
 import type { ContextState } from './context';
 import type { ThreadContext } from './domain';
+import { upperBoundTextTokens } from './context';
+import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './memory/summary-withdrawn';
 
 /** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
 export interface ContextSettings {
@@ -21,10 +23,16 @@ export interface ContextSettings {
   counter: TokenCounter;
 }
 
-/** The engine's view of a stored thread context. */
+/**
+ * The engine's view of a stored thread context. A summary withdrawn after a forget is replaced by a short note
+ * (MEMORY_REBUILDING_NOTE) until its rebuild commits, so the pack says that memory is being rebuilt.
+ */
 export function contextStateOf(context: ThreadContext): ContextState {
+  const summary = isSummaryWithdrawn(context.thread) && context.thread.summary
+    ? { ...context.thread.summary, text: MEMORY_REBUILDING_NOTE, tokens: upperBoundTextTokens(MEMORY_REBUILDING_NOTE) }
+    : context.thread.summary;
   return {
-    summary: context.thread.summary,
+    summary,
     window: context.window,
     pinned: context.pinned,
     contextStartSeq: context.thread.contextStartSeq,

@@ -1,6 +1,7 @@
 import type { MessageDto, ThreadDto } from '../shared/api';
 import type { ErrorCode } from '../shared/errors';
 import type { Thread, TranscriptMessage } from './domain';
+import { isSummaryWithdrawn } from './memory/summary-withdrawn';
 
 /** Domain -> DTO, the only shape that reaches clients. */
 export function toMessageDto(message: TranscriptMessage): MessageDto {
@@ -36,5 +37,11 @@ export function toThreadDto(thread: Thread): ThreadDto {
     lastActivityAt: thread.lastActivityAt.toISOString(),
     memoryMode: thread.memoryMode,
     contextStartSeq: thread.contextStartSeq,
+    settings: {
+      trigger: thread.settings.trigger ?? null,
+      keep: thread.settings.keep ?? null,
+      summaryPrompt: thread.settings.summaryPrompt ?? null,
+    },
+    memoryRebuilding: isSummaryWithdrawn(thread),
   };
 }

@@ -30,6 +30,11 @@ export interface TranscriptStore {
   listMessages(input: { threadId: string; before?: number; after?: number; limit: number }): Promise<{ messages: TranscriptMessage[]; hasMoreBefore: boolean; hasMoreAfter: boolean }>;
   findMessage(threadId: string, messageId: string): Promise<TranscriptMessage | null>;
   listTurnMessages(turnId: string): Promise<TranscriptMessage[]>;
+  /**
+   * The transcript rendered as context entries for a summary rebuild: messages with seq in [fromSeq, throughSeq]
+   * that carry content (complete or cancelled; not forgotten, not superseded), ascending seq, tokens recounted by the caller.
+   */
+  listSummarizableEntries(input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<ContextEntry[]>;
 }
 
 export interface AcceptedMessage {
@@ -167,6 +172,132 @@ export interface SummarizerPort {
 export interface FoldQueue {
   /** Enqueues a fold for the thread (deduplicated per thread). Fails fast when Redis is down. */
   enqueueFold(threadId: string, reason: string, force?: boolean): Promise<string | null>;
+}
+
+/** Summary rebuilds run as jobs of the summary queue (long: many summarizer calls). */
+export interface RebuildQueue {
+  /** Enqueues a rebuild of the thread's summary (deduplicated per thread); returns the job id. */
+  enqueueRebuild(input: { threadId: string; actorId: string }): Promise<string | null>;
+}
+
+/** One row of the admin's thread list: the thread, its owner and its context health. */
+export interface AdminThreadRow {
+  id: string;
+  title: string;
+  ownerId: string;
+  ownerKind: 'guest' | 'external';
+  createdAt: Date;
+  lastActivityAt: Date;
+  memoryMode: 'summary' | 'window-only';
+  messageCount: number;
+  summaryPreview: string;
+  summaryTokens: number;
+  summaryRevision: number;
+  coveredThroughSeq: number;
+  windowEntries: number;
+  windowTokens: number;
+  /** Window entries the next fold would fold: beyond the keep policy, counted only while the trigger fires. */
+  foldLagEntries: number;
+  lastFoldAt: Date | null;
+  lastFoldError: string | null;
+}
+
+export type AdminThreadSort = 'activity' | 'summary' | 'lag' | 'errors';
+
+/** The deployment's fold policy in the form the admin list's SQL evaluates (any trigger condition fires). */
+export interface FoldLagPolicy {
+  minWindowTokens: number;
+  minWindowMessages: number;
+  keep: { kind: 'messages' | 'tokens'; value: number };
+}
+
+export interface AdminThreadStore {
+  /** All users' threads, filtered by `query` (title, owner id or thread id), sorted descending by `sort`. */
+  listThreads(input: { query?: string; cursor?: string; limit: number; sort: AdminThreadSort; policy: FoldLagPolicy }): Promise<Page<AdminThreadRow>>;
+  /** Size of a thread's transcript. */
+  transcriptSize(threadId: string): Promise<{ messages: number; tokens: number; characters: number; lastSeq: number }>;
+}
+
+export interface AuditEntry {
+  id: string;
+  /** The admin: a JWT's `sub`, or `admin-token` for the bootstrap token. */
+  actor: string;
+  action: string;
+  threadId: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The admin audit trail: every admin write, who, what, when. */
+export interface AuditStore {
+  record(entry: { actor: string; action: string; threadId: string | null; details?: Record<string, unknown> }): Promise<void>;
+  /** Newest first. */
+  list(input: { threadId?: string; cursor?: string; limit: number }): Promise<Page<AuditEntry>>;
+}
+
+/** Why a pin was refused: the thread's pinned tokens would pass the cap. */
+export interface PinRefusal {
+  pinned: false;
+  /** Tokens pinned now (entries at or after the context start). */
+  pinnedTokens: number;
+  /** Tokens the request would add. */
+  addedTokens: number;
+}
+
+/**
+ * The writes of the memory controls (pins, per-thread settings, fresh context, forget, regenerate). Each is one
+ * transaction that locks the thread row and bumps the thread's version, so a fold planned before it re-plans.
+ */
+export interface MemoryStore {
+  /** Messages with a seq in [fromSeq, throughSeq], ascending (to find tool exchanges around a message). */
+  listMessagesBySeq(input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<TranscriptMessage[]>;
+  /** Transcript messages of the given seqs (a subset of the thread's). */
+  findMessagesBySeq(threadId: string, seqs: number[]): Promise<TranscriptMessage[]>;
+  /** Non-user messages answering `userMessageId` (its own turn, retries and regenerations), ascending seq. */
+  listAnswers(threadId: string, userMessageId: string): Promise<TranscriptMessage[]>;
+  /** Tokens of the pinned entries at or after the context start. */
+  pinnedTokens(threadId: string): Promise<number>;
+  /**
+   * Pins the messages of `seqs`: their context entries are marked pinned (re-created from the transcript when a
+   * fold already took them), unless the pinned tokens would pass `maxPinnedTokens`.
+   */
+  pin(input: { threadId: string; seqs: number[]; maxPinnedTokens: number }): Promise<{ pinned: true; messages: TranscriptMessage[]; pinnedTokens: number } | PinRefusal>;
+  /** Unpins: the entries return to the window (and are folded at the next fold when older than it). */
+  unpin(input: { threadId: string; seqs: number[] }): Promise<{ messages: TranscriptMessage[]; pinnedTokens: number }>;
+  updateSettings(input: { threadId: string; settings: ThreadSettings; memoryMode: 'summary' | 'window-only' }): Promise<Thread>;
+  /** Fresh context from the next seq on; remembers how to undo it until the next message. */
+  resetContext(threadId: string): Promise<Thread>;
+  /** Undoes the last fresh context; null when there is none to undo (a message came since, or it was undone). */
+  undoContextReset(threadId: string): Promise<Thread | null>;
+  /**
+   * Forgets messages: tombstones them (content erased, deletedAt set), deletes their context entries, erases the tool
+   * runs they made or reported, redacts every summary revision whose text may hold them, and withdraws the current
+   * summary when it covered one of them.
+   */
+  forget(input: { threadId: string; messageIds: string[] }): Promise<{ messages: TranscriptMessage[]; thread: Thread; redactedRevisions: number }>;
+  /**
+   * Regenerate: marks the answers after the thread's last user message superseded, drops them from the window and
+   * queues a `regenerate` turn for it, in one transaction. Throws BUSY while a turn is queued or running.
+   */
+  queueRegenerate(input: { threadId: string; userMessageId: string }): Promise<{ turn: Turn; superseded: TranscriptMessage[] }>;
+  /** The newest user message with a seq that is not forgotten. */
+  lastUserMessage(threadId: string): Promise<TranscriptMessage | null>;
+  /** Threads whose summary is withdrawn and waits for its rebuild (for the sweeper), with their version. */
+  threadsAwaitingRebuild(limit: number): Promise<{ threadId: string; version: number }[]>;
+}
+
+/** Batched reads of the export: a thread of any size is read a page at a time. */
+export interface ExportReader {
+  /** Messages with seq > afterSeq, ascending, at most `limit` (pending ones are not part of the transcript yet). */
+  messagesAfter(input: { threadId: string; afterSeq: number; limit: number }): Promise<TranscriptMessage[]>;
+  /** Summary revisions with revision > afterRevision, ascending, at most `limit` (redacted ones without text). */
+  revisionsAfter(input: { threadId: string; afterRevision: number; limit: number }): Promise<SummaryRevisionRecord[]>;
+}
+
+/** Background rebuilds of a summary withdrawn by a forget (summary queue). */
+export interface ForgetRebuildQueue {
+  /** One job per withdrawal (`version` is the thread's version after it), so a running rebuild never swallows it. */
+  enqueueForgetRebuild(input: { threadId: string; version: number }): Promise<string | null>;
 }
 
 /** Publishes thread events to every subscriber (sockets in any process, SSE responses). */

@@ -1,7 +1,8 @@
 import type { ContextEntry, ToolCall } from '../core/context/types';
 import type { MessageStatus, Thread, ThreadSettings, TranscriptMessage, Turn, TurnKind, TurnStatus } from '../core/domain';
+import type { SummaryRevisionRecord } from '../core/ports';
 import type { ToolRun, ToolRunStatus } from '../core/tools/types';
-import type { ContextEntry as ContextEntryRow, Message as MessageRow, Thread as ThreadRow, ToolRun as ToolRunRow, Turn as TurnRow } from './generated/client';
+import type { ContextEntry as ContextEntryRow, Message as MessageRow, SummaryRevision as SummaryRevisionRow, Thread as ThreadRow, ToolRun as ToolRunRow, Turn as TurnRow } from './generated/client';
 
 /** Row <-> domain converters. Prisma rows stop here. */
 
@@ -108,5 +109,26 @@ export function toToolRun(row: ToolRunRow): ToolRun {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+  };
+}
+
+/** A summary revision; a redacted one keeps its metadata and has no text. */
+export function toRevisionRecord(row: SummaryRevisionRow): SummaryRevisionRecord {
+  return {
+    revision: row.revision,
+    author: row.author as SummaryRevisionRecord['author'],
+    authorId: row.authorId,
+    text: row.redactedAt ? '' : row.text,
+    tokens: row.tokens,
+    fromSeq: row.fromSeq,
+    throughSeq: row.throughSeq,
+    model: row.model,
+    tokensIn: row.tokensIn,
+    tokensOut: row.tokensOut,
+    durationMs: row.durationMs,
+    identifiersKept: row.identifiersKept,
+    identifiersTotal: row.identifiersTotal,
+    redacted: row.redactedAt !== null,
+    createdAt: row.createdAt,
   };
 }

@@ -1,4 +1,5 @@
 import type { SummaryRevisionRecord, SummaryStore } from '../core/ports';
+import { toRevisionRecord } from './mappers';
 import type { Database } from './prisma-client';
 
 export function createSummaryRepository(db: Database): SummaryStore {
@@ -20,7 +21,7 @@ export function createSummaryRepository(db: Database): SummaryStore {
           },
         });
         if (updated.count === 0) return { committed: false as const };
-        const thread = await tx.thread.findUniqueOrThrow({ where: { id: commit.threadId }, select: { summaryRevision: true } });
+        const thread = await tx.thread.findUniqueOrThrow({ where: { id: commit.threadId }, select: { summaryRevision: true, contextStartSeq: true } });
         await tx.summaryRevision.create({
           data: {
             threadId: commit.threadId,
@@ -31,6 +32,8 @@ export function createSummaryRepository(db: Database): SummaryStore {
             tokens: commit.tokens,
             fromSeq: commit.fromSeq,
             throughSeq: commit.throughSeq,
+            // Where the revision's lineage starts: a forget of any seq from there through throughSeq taints it.
+            contextStartSeq: thread.contextStartSeq,
             model: commit.model,
             tokensIn: commit.tokensIn,
             tokensOut: commit.tokensOut,
@@ -52,31 +55,17 @@ export function createSummaryRepository(db: Database): SummaryStore {
 
     async listRevisions(threadId): Promise<SummaryRevisionRecord[]> {
       const rows = await db.summaryRevision.findMany({ where: { threadId }, orderBy: { revision: 'asc' } });
-      return rows.map((row) => ({
-        revision: row.revision,
-        author: row.author as SummaryRevisionRecord['author'],
-        authorId: row.authorId,
-        text: row.redactedAt ? '' : row.text,
-        tokens: row.tokens,
-        fromSeq: row.fromSeq,
-        throughSeq: row.throughSeq,
-        model: row.model,
-        tokensIn: row.tokensIn,
-        tokensOut: row.tokensOut,
-        durationMs: row.durationMs,
-        identifiersKept: row.identifiersKept,
-        identifiersTotal: row.identifiersTotal,
-        redacted: row.redactedAt !== null,
-        createdAt: row.createdAt,
-      }));
+      return rows.map(toRevisionRecord);
     },
 
     async threadsNeedingFold({ limit, minWindowTokens, minWindowMessages }) {
       const rows = await db.$queryRaw<{ id: string }[]>`
         SELECT t.id FROM threads t
         JOIN context_entries e ON e.thread_id = t.id
-          AND e.pinned = false AND e.seq > t.summary_covered_through_seq AND e.seq >= t.context_start_seq
+          AND e.pinned = false AND e.seq >= t.context_start_seq
         WHERE t.memory_mode = 'summary'
+          -- a withdrawn summary (after a forget) is rebuilt first; folds wait for it
+          AND NOT (t.summary_revision > 0 AND t.summary_text = '' AND t.summary_covered_through_seq >= t.context_start_seq)
         GROUP BY t.id, t.summary_tokens
         HAVING SUM(e.tokens) + t.summary_tokens >= ${minWindowTokens} OR COUNT(*) >= ${minWindowMessages}
         LIMIT ${limit}`;

@@ -5,7 +5,8 @@ import type { TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
 import { toEntry, toMessage, toThread, toTurn } from './mappers';
-import type { Prisma } from './generated/client';
+import { Prisma } from './generated/client';
+import { supersedeAnswersAfter } from './supersede-answers';
 
 type Tx = Prisma.TransactionClient;
 
@@ -17,9 +18,10 @@ async function loadContextIn(tx: Tx | Database, threadId: string): Promise<Threa
     where: { threadId, seq: { gte: thread.contextStartSeq } },
     orderBy: { seq: 'asc' },
   });
-  const covered = thread.summary?.coveredThroughSeq ?? 0;
+  // Folded entries are deleted by the fold's commit, so every unpinned entry left is in the window: including one
+  // unpinned after the summary passed it, which stays there until the next fold takes it.
   const pinned = entries.filter((entry) => entry.pinned).map(toEntry);
-  const window = entries.filter((entry) => !entry.pinned && entry.seq > covered).map(toEntry);
+  const window = entries.filter((entry) => !entry.pinned).map(toEntry);
   return { thread, window, pinned };
 }
 
@@ -27,6 +29,18 @@ async function loadContextIn(tx: Tx | Database, threadId: string): Promise<Threa
 export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
   const row = await tx.thread.update({ where: { id: threadId }, data: { lastSeq: { increment: 1 }, lastActivityAt: new Date() }, select: { lastSeq: true } });
   return row.lastSeq;
+}
+
+/**
+ * A message after a fresh context makes it final: its undo is forgotten, and the entries before the context start
+ * (never sent again) are deleted, with the pins they held.
+ */
+async function finalizeContextReset(tx: Tx, threadId: string): Promise<void> {
+  const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId }, select: { contextResetUndo: true, contextStartSeq: true } });
+  if (thread.contextResetUndo === null) return;
+  await tx.contextEntry.deleteMany({ where: { threadId, seq: { lt: thread.contextStartSeq } } });
+  await tx.message.updateMany({ where: { threadId, pinned: true, seq: { lt: thread.contextStartSeq } }, data: { pinned: false } });
+  await tx.thread.update({ where: { id: threadId }, data: { contextResetUndo: Prisma.DbNull } });
 }
 
 export function createTurnRepository(db: Database): TurnStore {
@@ -100,7 +114,10 @@ export function createTurnRepository(db: Database): TurnStore {
           await tx.contextEntry.create({
             data: { threadId, seq, messageId: userMessage.id, role: 'user', content: userMessage.content, tokens: userMessage.tokens, encoding: userMessage.encoding ?? 'o200k_base' },
           });
+          await finalizeContextReset(tx, threadId);
         }
+        // The answers being replaced leave the window before the new one is generated: the model never sees both.
+        if (next.kind === 'regenerate' && userMessage?.seq != null) await supersedeAnswersAfter(tx, threadId, userMessage.seq);
         const turn = await tx.turn.update({ where: { id: next.id }, data: { status: 'running', startedAt: new Date() } });
         const context = await loadContextIn(tx, threadId);
         if (!context) return null;

@@ -1,10 +1,12 @@
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
-import type { ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { MemoryDeps } from '../core/memory';
+import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
+import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from './auth';
 import type { HealthProbes } from './health-routes';
 
@@ -29,4 +31,7 @@ export interface HttpDeps {
   /** The tools offered on every chat call (their schemas take part of the budget). */
   toolDefinitions: OpenAIFunctionTool[];
   toolQueue: ToolQueue;
+  admin: AdminHttpDeps;
+  /** Memory controls: pins, settings, fresh context, forget, regenerate, export. */
+  memory: MemoryDeps & { exportReader: ExportReader };
 }

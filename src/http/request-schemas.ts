@@ -20,6 +20,17 @@ export const sendMessageBody = z.object({
   clientMessageId: z.string().min(1).max(100).optional(),
 }).strict();
 
+export const threadSettingsBody = z.object({
+  trigger: z.string().max(200).nullable().optional(),
+  keep: z.string().max(200).nullable().optional(),
+  memory: z.enum(['summary', 'window-only']).optional(),
+  summaryPrompt: z.string().max(8000).nullable().optional(),
+}).strict();
+export const forgetMessageQuery = z.object({
+  only: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),
+});
+export const exportThreadQuery = z.object({ format: z.enum(['json', 'markdown']).default('json') });
+
 /** Parses or throws VALIDATION naming the first problem. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);

@@ -15,3 +15,27 @@ export const TOOLS_QUEUE = 'tools';
 
 export const toolJobPayload = z.object({ runId: z.string().uuid() });
 export type ToolJobPayload = z.infer<typeof toolJobPayload>;
+
+/** Job names on the summary queue: a fold, or a rebuild of the whole summary from the transcript. */
+export const FOLD_JOB = 'fold';
+export const REBUILD_JOB = 'rebuild';
+
+export const rebuildJobPayload = z.object({
+  threadId: z.string().uuid(),
+  /** Who asked (a JWT's sub, or `admin-token`): recorded as the revision's author id. */
+  actorId: z.string().min(1).max(200),
+});
+export type RebuildJobPayload = z.infer<typeof rebuildJobPayload>;
+
+/** Rebuild of a summary withdrawn by a forget (memory controls): from the remaining transcript, no actor. */
+export const FORGET_REBUILD_JOB = 'forget-rebuild';
+
+export const forgetRebuildJobPayload = z.object({
+  threadId: z.string().uuid(),
+  /** The thread's version after the forget: one job per withdrawal. */
+  version: z.number().int().min(0),
+});
+export type ForgetRebuildJobPayload = z.infer<typeof forgetRebuildJobPayload>;
+
+/** Any job of the summary queue. */
+export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload | ForgetRebuildJobPayload;

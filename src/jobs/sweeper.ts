@@ -1,8 +1,8 @@
 import type { ContextSettings } from '../core/context-settings';
-import type { FoldQueue, LogPort, SummaryStore, ToolQueue, ToolRunStore, TurnStore } from '../core/ports';
+import type { FoldLagPolicy, FoldQueue, ForgetRebuildQueue, LogPort, MemoryStore, SummaryStore, ToolQueue, ToolRunStore, TurnStore } from '../core/ports';
 
 /** The deployment trigger as the thresholds of the sweeper's SQL (any condition fires). */
-function thresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
+export function foldThresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
   let minWindowTokens = Number.MAX_SAFE_INTEGER;
   let minWindowMessages = Number.MAX_SAFE_INTEGER;
   for (const condition of settings.trigger.conditions) {
@@ -11,6 +11,32 @@ function thresholds(settings: ContextSettings): { minWindowTokens: number; minWi
     if (condition.kind === 'messages') minWindowMessages = Math.min(minWindowMessages, condition.value);
   }
   return { minWindowTokens: Math.min(minWindowTokens, 2_000_000_000), minWindowMessages: Math.min(minWindowMessages, 2_000_000_000) };
+}
+
+/** The deployment's trigger and keep in the form the admin list's SQL evaluates (`foldLagEntries`). */
+export function foldLagPolicy(settings: ContextSettings): FoldLagPolicy {
+  const { keep } = settings;
+  return {
+    ...foldThresholds(settings),
+    keep: keep.kind === 'fraction'
+      ? { kind: 'tokens', value: Math.floor(keep.value * settings.profile.maxInputTokens) }
+      : { kind: keep.kind, value: keep.value },
+  };
+}
+
+/** Enqueues the rebuilds of withdrawn summaries (one job per withdrawal: repeated sweeps deduplicate). */
+async function enqueueWithdrawnRebuilds(rebuilds: NonNullable<Parameters<typeof createSweeper>[0]['rebuilds']>, log: LogPort): Promise<number> {
+  let enqueued = 0;
+  for (const { threadId, version } of await rebuilds.memory.threadsAwaitingRebuild(100)) {
+    try {
+      await rebuilds.queue.enqueueForgetRebuild({ threadId, version });
+      enqueued += 1;
+    } catch (error) {
+      log.warn({ err: error }, 'sweeper could not enqueue summary rebuilds (Redis down?); will try again');
+      break;
+    }
+  }
+  return enqueued;
 }
 
 export interface Sweeper {
@@ -29,6 +55,8 @@ export function createSweeper(options: {
   folds: FoldQueue;
   settings: ContextSettings;
   log: LogPort;
+  /** Summaries withdrawn by a forget whose rebuild job was lost (Redis down, process died). */
+  rebuilds?: { memory: Pick<MemoryStore, 'threadsAwaitingRebuild'>; queue: ForgetRebuildQueue };
   /** Resumes the queued turns of a thread (serve processes); absent in worker-only processes. */
   resumeTurns?: (threadId: string) => void;
   /** The tool-run outbox: runs left `queued` (an enqueue that failed) and finished runs never reported. */
@@ -47,7 +75,8 @@ export function createSweeper(options: {
         threadsResumed += 1;
       }
     }
-    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...thresholds(options.settings) });
+    const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
+    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...foldThresholds(options.settings) });
     for (const threadId of due) {
       try {
         await options.folds.enqueueFold(threadId, 'sweeper');
@@ -58,7 +87,7 @@ export function createSweeper(options: {
       }
     }
     const toolRunsEnqueued = await enqueueToolRuns();
-    if (foldsEnqueued + threadsResumed + toolRunsEnqueued > 0) options.log.info({ foldsEnqueued, threadsResumed, toolRunsEnqueued }, 'sweeper caught up');
+    if (foldsEnqueued + threadsResumed + rebuildsEnqueued + toolRunsEnqueued > 0) options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued, toolRunsEnqueued }, 'sweeper caught up');
     return { foldsEnqueued, threadsResumed, toolRunsEnqueued };
   }
   async function enqueueToolRuns(): Promise<number> {

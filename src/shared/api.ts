@@ -50,7 +50,57 @@ export interface ThreadDto {
   updatedAt: string;
   lastActivityAt: string;
   memoryMode: 'summary' | 'window-only';
+  /** First seq the model sees (a "fresh context" moves it); the UI draws the divider before this message. */
   contextStartSeq: number;
+  /** The thread's own memory policies; null fields use the deployment's. */
+  settings: ThreadSettingsDto;
+  /** True while the summary is withdrawn after a forget and rebuilt in the background. */
+  memoryRebuilding: boolean;
+}
+
+/** Per-thread memory policy overrides, in the env's forms (`tokens=3000`, `messages=12`, ...). */
+export interface ThreadSettingsDto {
+  trigger: string | null;
+  keep: string | null;
+  /** Set by admins only. */
+  summaryPrompt: string | null;
+}
+
+/** GET/PATCH /api/threads/:id/settings. */
+export interface ThreadMemorySettingsDto {
+  trigger: string | null;
+  keep: string | null;
+  memory: 'summary' | 'window-only';
+  summaryPrompt: string | null;
+  /** The deployment's policies, used where the thread has none. */
+  defaults: { trigger: string; keep: string };
+  pinnedTokens: number;
+  pinnedMaxTokens: number;
+  thread: ThreadDto;
+}
+
+/** POST/DELETE /api/threads/:id/messages/:messageId/pin. */
+export interface PinResponseDto {
+  /** Every message whose pin changed (a whole tool exchange for a message of one). */
+  messages: MessageDto[];
+  pinnedTokens: number;
+  pinnedMaxTokens: number;
+}
+
+/** DELETE /api/threads/:id/messages/:messageId. */
+export interface ForgetResponseDto {
+  /** The tombstones: content erased, `deleted: true`. */
+  messages: MessageDto[];
+  /** The summary covered a forgotten message: it is withdrawn and being rebuilt. */
+  memoryRebuilding: boolean;
+  thread: ThreadDto;
+}
+
+/** POST/DELETE /api/threads/:id/context-reset. */
+export interface ContextResetResponseDto {
+  /** The thread's context start after the call: the model sees nothing before this seq. */
+  seq: number;
+  thread: ThreadDto;
 }
 
 export interface ThreadDetailDto extends ThreadDto {

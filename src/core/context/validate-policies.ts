@@ -41,7 +41,7 @@ function keptTokensBound(settings: PolicySettings): number | undefined {
 function describeKeep(settings: PolicySettings): string {
   const { keep, maxMessageTokens } = settings;
   const name = `SUMMARY_KEEP=${formatCondition(keep)}`;
-  if (keep.kind === 'messages') return `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)`;
+  if (keep.kind === 'messages') return maxMessageTokens === undefined ? name : `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)`;
   return keep.kind === 'fraction' ? `${name} (${keptTokensBound(settings)} tokens)` : name;
 }
 

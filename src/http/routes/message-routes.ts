@@ -11,7 +11,7 @@ import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody } fro
 import { ownThread } from './thread-routes';
 
 /** Resolves when the turn has ended (or already had). */
-function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEvent) => void): { done: Promise<void>; stop(): void } {
+export function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEvent) => void): { done: Promise<void>; stop(): void } {
   let stop = () => {};
   const done = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.')), deps.limits.turnTimeoutMs + 15_000);
@@ -50,7 +50,8 @@ async function untilTurnEnds(deps: HttpDeps, accepted: { turn: Turn; duplicate: 
   await Promise.race([waiter.done, drained]);
 }
 
-async function turnResult(deps: HttpDeps, turnId: string, userMessageId: string, threadId: string): Promise<SendMessageResponseDto> {
+/** The turn's outcome as the send and retry routes answer it. */
+export async function turnResult(deps: HttpDeps, turnId: string, userMessageId: string, threadId: string): Promise<SendMessageResponseDto> {
   const [turn, userMessage, messages] = await Promise.all([
     deps.turns.findTurn(turnId), deps.transcript.findMessage(threadId, userMessageId), deps.transcript.listTurnMessages(turnId),
   ]);

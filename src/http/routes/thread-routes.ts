@@ -56,7 +56,9 @@ export function threadRoutes(deps: HttpDeps): Router {
   router.patch('/threads/:id', async (request, response) => {
     const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
     const body = parseOrThrow(renameThreadBody, request.body, 'thread');
-    response.json(toThreadDto(await deps.threads.renameThread(thread.id, body.title)));
+    const renamed = toThreadDto(await deps.threads.renameThread(thread.id, body.title));
+    deps.events.publish({ type: 'thread-updated', threadId: thread.id, thread: renamed });
+    response.json(renamed);
   });
 
   router.delete('/threads/:id', async (request, response) => {

@@ -1,0 +1,22 @@
+import type { ContextSettings } from '../context-settings';
+import type { FoldQueue, ForgetRebuildQueue, LogPort, MemoryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
+
+/** What the memory controls need; wired once in src/app/compose.ts. */
+export interface MemoryDeps {
+  threads: Pick<ThreadStore, 'findThread'>;
+  transcript: Pick<TranscriptStore, 'findMessage' | 'listTurnMessages'>;
+  turns: Pick<TurnStore, 'loadContext'>;
+  memory: MemoryStore;
+  events: ThreadEventBus;
+  settings: ContextSettings;
+  jobs: FoldQueue & ForgetRebuildQueue;
+  /** PINNED_MAX_TOKENS; default a quarter of the pack budget. */
+  pinnedMaxTokens: number;
+  log: LogPort;
+}
+
+/** Who acts: the thread's owner, or an admin (any thread; admins alone set the summary prompt). */
+export interface MemoryActor {
+  userId: string;
+  admin: boolean;
+}

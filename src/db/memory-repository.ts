@@ -1,0 +1,238 @@
+import { AppError } from '../core/errors';
+import type { ExportReader, MemoryStore } from '../core/ports';
+import type { Database } from './prisma-client';
+import { Prisma, type Thread as ThreadRow } from './generated/client';
+import { toMessage, toRevisionRecord, toThread, toTurn } from './mappers';
+import { supersedeAnswersAfter } from './supersede-answers';
+
+type Tx = Prisma.TransactionClient;
+
+/** What a fresh context remembers so it can be undone until the next message. */
+interface ContextResetUndo {
+  contextStartSeq: number;
+  coveredThroughSeq: number;
+  summaryRevision: number;
+  summaryEncoding: string | null;
+  /** The thread's last seq at the reset: any later message makes the reset final. */
+  lastSeq: number;
+}
+
+function undoOf(value: unknown): ContextResetUndo | null {
+  if (!value || typeof value !== 'object') return null;
+  const undo = value as Partial<ContextResetUndo>;
+  return typeof undo.contextStartSeq === 'number' && typeof undo.lastSeq === 'number' ? (undo as ContextResetUndo) : null;
+}
+
+/** Locks the thread row for the transaction: memory writes and folds' commits on a thread are serialized. */
+async function lockThread(tx: Tx, threadId: string): Promise<ThreadRow> {
+  await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`;
+  const row = await tx.thread.findUnique({ where: { id: threadId } });
+  if (!row) throw new AppError('NOT_FOUND', 'No such thread.');
+  return row;
+}
+
+async function pinnedTokensIn(tx: Tx | Database, threadId: string, contextStartSeq: number): Promise<number> {
+  const sum = await tx.contextEntry.aggregate({ where: { threadId, pinned: true, seq: { gte: contextStartSeq } }, _sum: { tokens: true } });
+  return sum._sum.tokens ?? 0;
+}
+
+const bumpVersion = { version: { increment: 1 } } as const;
+
+async function messagesByIds(tx: Tx | Database, ids: string[]) {
+  const rows = await tx.message.findMany({ where: { id: { in: ids } }, orderBy: { seq: 'asc' } });
+  return rows.map(toMessage);
+}
+
+export function createMemoryRepository(db: Database): MemoryStore & ExportReader {
+  return {
+    async listMessagesBySeq({ threadId, fromSeq, throughSeq }) {
+      const rows = await db.message.findMany({ where: { threadId, seq: { gte: fromSeq, lte: throughSeq } }, orderBy: { seq: 'asc' } });
+      return rows.map(toMessage);
+    },
+
+    async findMessagesBySeq(threadId, seqs) {
+      const rows = await db.message.findMany({ where: { threadId, seq: { in: seqs } }, orderBy: { seq: 'asc' } });
+      return rows.map(toMessage);
+    },
+
+    async listAnswers(threadId, userMessageId) {
+      const turns = await db.turn.findMany({ where: { threadId, userMessageId }, select: { id: true } });
+      const rows = await db.message.findMany({
+        where: { threadId, turnId: { in: turns.map((turn) => turn.id) }, role: { not: 'user' } },
+        orderBy: { seq: 'asc' },
+      });
+      return rows.map(toMessage);
+    },
+
+    async pinnedTokens(threadId) {
+      const thread = await db.thread.findUnique({ where: { id: threadId }, select: { contextStartSeq: true } });
+      return thread ? pinnedTokensIn(db, threadId, thread.contextStartSeq) : 0;
+    },
+
+    async pin({ threadId, seqs, maxPinnedTokens }) {
+      return db.$transaction(async (tx) => {
+        const thread = await lockThread(tx, threadId);
+        const messages = await tx.message.findMany({ where: { threadId, seq: { in: seqs }, deletedAt: null, superseded: false } });
+        const entries = new Map((await tx.contextEntry.findMany({ where: { threadId, seq: { in: seqs } } })).map((entry) => [entry.seq, entry]));
+        const pinnedTokens = await pinnedTokensIn(tx, threadId, thread.contextStartSeq);
+        let addedTokens = 0;
+        for (const message of messages) {
+          const entry = entries.get(message.seq ?? -1);
+          if (!entry?.pinned) addedTokens += entry ? entry.tokens : message.tokens;
+        }
+        if (pinnedTokens + addedTokens > maxPinnedTokens) return { pinned: false as const, pinnedTokens, addedTokens };
+        for (const message of messages) {
+          if (message.seq === null) continue;
+          const entry = entries.get(message.seq);
+          if (entry) {
+            if (!entry.pinned) await tx.contextEntry.update({ where: { threadId_seq: { threadId, seq: message.seq } }, data: { pinned: true } });
+            continue;
+          }
+          // A fold already took it: the model sees it again verbatim, from the transcript.
+          await tx.contextEntry.create({
+            data: {
+              threadId, seq: message.seq, messageId: message.id, role: message.role, content: message.content,
+              tokens: message.tokens, encoding: message.encoding ?? 'o200k_base', pinned: true,
+              ...(message.toolCalls ? { toolCalls: message.toolCalls as Prisma.InputJsonValue } : {}),
+              ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+            },
+          });
+        }
+        const ids = messages.map((message) => message.id);
+        await tx.message.updateMany({ where: { id: { in: ids } }, data: { pinned: true } });
+        await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
+        return { pinned: true as const, messages: await messagesByIds(tx, ids), pinnedTokens: pinnedTokens + addedTokens };
+      });
+    },
+
+    async unpin({ threadId, seqs }) {
+      return db.$transaction(async (tx) => {
+        const thread = await lockThread(tx, threadId);
+        const rows = await tx.message.findMany({ where: { threadId, seq: { in: seqs }, pinned: true }, select: { id: true } });
+        const ids = rows.map((row) => row.id);
+        await tx.contextEntry.updateMany({ where: { threadId, seq: { in: seqs } }, data: { pinned: false } });
+        await tx.message.updateMany({ where: { id: { in: ids } }, data: { pinned: false } });
+        await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
+        return { messages: await messagesByIds(tx, ids), pinnedTokens: await pinnedTokensIn(tx, threadId, thread.contextStartSeq) };
+      });
+    },
+
+    async updateSettings({ threadId, settings, memoryMode }) {
+      const row = await db.thread.update({ where: { id: threadId }, data: { settings: settings as Prisma.InputJsonValue, memoryMode, ...bumpVersion } });
+      return toThread(row);
+    },
+
+    async resetContext(threadId) {
+      return db.$transaction(async (tx) => {
+        const thread = await lockThread(tx, threadId);
+        const pending = undoOf(thread.contextResetUndo);
+        // Nothing was said since the last fresh context: a second one changes nothing (and keeps the first's undo).
+        if (pending && pending.lastSeq === thread.lastSeq) return toThread(thread);
+        const undo: ContextResetUndo = {
+          contextStartSeq: thread.contextStartSeq, coveredThroughSeq: thread.summaryCoveredThroughSeq,
+          summaryRevision: thread.summaryRevision, summaryEncoding: thread.summaryEncoding, lastSeq: thread.lastSeq,
+        };
+        // The summary closes (its revision stays in the history); coverage through lastSeq keeps it from reading as
+        // withdrawn, and the next fold starts at the new context start.
+        const row = await tx.thread.update({
+          where: { id: threadId },
+          data: {
+            contextStartSeq: thread.lastSeq + 1, summaryText: '', summaryTokens: 0, summaryCoveredThroughSeq: thread.lastSeq,
+            contextResetUndo: undo as unknown as Prisma.InputJsonValue, ...bumpVersion,
+          },
+        });
+        return toThread(row);
+      });
+    },
+
+    async undoContextReset(threadId) {
+      return db.$transaction(async (tx) => {
+        const thread = await lockThread(tx, threadId);
+        const undo = undoOf(thread.contextResetUndo);
+        if (!undo || undo.lastSeq !== thread.lastSeq || undo.summaryRevision !== thread.summaryRevision) return null;
+        const revision = undo.summaryRevision > 0
+          ? await tx.summaryRevision.findUnique({ where: { threadId_revision: { threadId, revision: undo.summaryRevision } } })
+          : null;
+        // A revision redacted meanwhile (a forget) comes back withdrawn, to be rebuilt.
+        const usable = revision && revision.redactedAt === null ? revision : null;
+        const row = await tx.thread.update({
+          where: { id: threadId },
+          data: {
+            contextStartSeq: undo.contextStartSeq, summaryCoveredThroughSeq: undo.coveredThroughSeq,
+            summaryText: usable?.text ?? '', summaryTokens: usable?.tokens ?? 0, summaryEncoding: undo.summaryEncoding,
+            contextResetUndo: Prisma.DbNull, ...bumpVersion,
+          },
+        });
+        return toThread(row);
+      });
+    },
+
+    async forget({ threadId, messageIds }) {
+      return db.$transaction(async (tx) => {
+        const thread = await lockThread(tx, threadId);
+        const rows = await tx.message.findMany({ where: { threadId, id: { in: messageIds }, deletedAt: null } });
+        const ids = rows.map((row) => row.id);
+        const seqs = rows.flatMap((row) => (row.seq === null ? [] : [row.seq]));
+        const now = new Date();
+        await tx.message.updateMany({ where: { id: { in: ids } }, data: { content: '', toolCalls: Prisma.DbNull, deletedAt: now, pinned: false } });
+        await tx.contextEntry.deleteMany({ where: { threadId, seq: { in: seqs } } });
+        const toolRunIds = rows.flatMap((row) => (row.toolRunId ? [row.toolRunId] : []));
+        await tx.toolRun.updateMany({
+          where: { threadId, OR: [{ messageId: { in: ids } }, { id: { in: toolRunIds } }] },
+          data: { result: null, condensed: null, args: {}, progressNote: null },
+        });
+        // Summaries are progressive: a revision may hold every message from its lineage's context start on.
+        const redacted = seqs.length === 0 ? { count: 0 } : await tx.summaryRevision.updateMany({
+          where: { threadId, redactedAt: null, OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })) },
+          data: { text: '', redactedAt: now },
+        });
+        const covered = thread.summaryRevision > 0
+          && seqs.some((seq) => seq >= thread.contextStartSeq && seq <= thread.summaryCoveredThroughSeq);
+        const updated = await tx.thread.update({
+          where: { id: threadId },
+          data: { ...(covered ? { summaryText: '', summaryTokens: 0 } : {}), ...bumpVersion },
+        });
+        return { messages: await messagesByIds(tx, ids), thread: toThread(updated), redactedRevisions: redacted.count };
+      });
+    },
+
+    async queueRegenerate({ threadId, userMessageId }) {
+      return db.$transaction(async (tx) => {
+        await lockThread(tx, threadId);
+        const active = await tx.turn.count({ where: { threadId, status: { in: ['queued', 'running'] } } });
+        if (active > 0) throw new AppError('BUSY', 'An answer is still being written; wait for it (or stop it), then regenerate.');
+        const user = await tx.message.findFirst({ where: { id: userMessageId, threadId, role: 'user', deletedAt: null } });
+        if (!user || user.seq === null) throw new AppError('NOT_FOUND', 'No such message to answer again.');
+        const later = await tx.message.count({ where: { threadId, role: 'user', seq: { gt: user.seq }, deletedAt: null } });
+        if (later > 0) throw new AppError('CONFLICT', 'Only the answer to the last message can be regenerated.');
+        const ids = await supersedeAnswersAfter(tx, threadId, user.seq);
+        const turn = await tx.turn.create({ data: { threadId, kind: 'regenerate', userMessageId } });
+        await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
+        return { turn: toTurn(turn), superseded: await messagesByIds(tx, ids) };
+      });
+    },
+
+    async lastUserMessage(threadId) {
+      const row = await db.message.findFirst({ where: { threadId, role: 'user', seq: { not: null }, deletedAt: null }, orderBy: { seq: 'desc' } });
+      return row ? toMessage(row) : null;
+    },
+
+    async threadsAwaitingRebuild(limit) {
+      const rows = await db.$queryRaw<{ id: string; version: number }[]>`
+        SELECT id, version FROM threads
+        WHERE summary_revision > 0 AND summary_text = '' AND summary_covered_through_seq >= context_start_seq
+        LIMIT ${limit}`;
+      return rows.map((row) => ({ threadId: row.id, version: row.version }));
+    },
+
+    async messagesAfter({ threadId, afterSeq, limit }) {
+      const rows = await db.message.findMany({ where: { threadId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit });
+      return rows.map(toMessage);
+    },
+
+    async revisionsAfter({ threadId, afterRevision, limit }) {
+      const rows = await db.summaryRevision.findMany({ where: { threadId, revision: { gt: afterRevision } }, orderBy: { revision: 'asc' }, take: limit });
+      return rows.map(toRevisionRecord);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { Router, type Response } from 'express';
+import { toMessageDto, toThreadDto } from '../../core/dto';
+import {
+  forgetMessage, getThreadSettings, pinMessage, regenerateAnswer, resetContext, undoContextReset, unpinMessage, updateThreadSettings,
+  type ContextResetOutcome, type MemoryActor, type PinOutcome, type ThreadSettingsPatch, type ThreadSettingsView,
+} from '../../core/memory';
+import type { ContextResetResponseDto, ForgetResponseDto, PinResponseDto, ThreadMemorySettingsDto } from '../../shared/api';
+import { principalOf } from '../authenticate';
+import type { HttpDeps } from '../http-deps';
+import { forgetMessageQuery, messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
+import { turnEnded, turnResult } from './message-routes';
+
+/** The caller as the memory controls see it: admins (a JWT with role admin) may act on any thread. */
+export function memoryActorOf(response: Response): MemoryActor {
+  const principal = principalOf(response);
+  return { userId: principal.userId, admin: principal.role === 'admin' };
+}
+
+function pinDto(outcome: PinOutcome): PinResponseDto {
+  return { messages: outcome.messages.map(toMessageDto), pinnedTokens: outcome.pinnedTokens, pinnedMaxTokens: outcome.pinnedMaxTokens };
+}
+
+function settingsDto(view: ThreadSettingsView): ThreadMemorySettingsDto {
+  return { ...view, thread: toThreadDto(view.thread) };
+}
+
+function resetDto(outcome: ContextResetOutcome): ContextResetResponseDto {
+  return { seq: outcome.seq, thread: toThreadDto(outcome.thread) };
+}
+
+/** Strips absent keys, so a patch never carries `undefined` (exactOptionalPropertyTypes). */
+function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined }): ThreadSettingsPatch {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as ThreadSettingsPatch;
+}
+
+/**
+ * Memory controls (issue 10). Each route validates, calls one core use case and maps the result; the use cases emit
+ * the live-state events (message-updated, thread-updated, context-reset) on the thread event bus.
+ */
+export function memoryRoutes(deps: HttpDeps): Router {
+  const router = Router();
+
+  router.post('/threads/:id/messages/:messageId/pin', async (request, response) => {
+    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+    response.json(pinDto(await pinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory)));
+  });
+
+  router.delete('/threads/:id/messages/:messageId/pin', async (request, response) => {
+    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+    response.json(pinDto(await unpinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory)));
+  });
+
+  router.delete('/threads/:id/messages/:messageId', async (request, response) => {
+    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+    const { only } = parseOrThrow(forgetMessageQuery, request.query, 'query');
+    const outcome = await forgetMessage({ actor: memoryActorOf(response), threadId: id, messageId, only }, deps.memory);
+    const body: ForgetResponseDto = { messages: outcome.messages.map(toMessageDto), memoryRebuilding: outcome.memoryRebuilding, thread: toThreadDto(outcome.thread) };
+    response.json(body);
+  });
+
+  router.get('/threads/:id/settings', async (request, response) => {
+    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+    response.json(settingsDto(await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+  });
+
+  router.patch('/threads/:id/settings', async (request, response) => {
+    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+    const body = parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings');
+    response.json(settingsDto(await updateThreadSettings({ actor: memoryActorOf(response), threadId: id, patch: patchOf(body) }, deps.memory)));
+  });
+
+  router.post('/threads/:id/context-reset', async (request, response) => {
+    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+    response.status(201).json(resetDto(await resetContext({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+  });
+
+  router.delete('/threads/:id/context-reset', async (request, response) => {
+    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+    response.json(resetDto(await undoContextReset({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+  });
+
+  router.post('/threads/:id/regenerate', async (request, response) => {
+    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+    const outcome = await regenerateAnswer({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+    const waiter = turnEnded(deps, outcome.turn);
+    request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
+    void deps.runner.kick(id);
+    await waiter.done;
+    const result = await turnResult(deps, outcome.turn.id, outcome.userMessage.id, id);
+    response.status(201).json({ ...result, superseded: outcome.superseded.map(toMessageDto) });
+  });
+
+  return router;
+}

@@ -1,0 +1,74 @@
+import pg from 'pg';
+import { expect } from 'vitest';
+import type { ContextPackDto, MessageDto, SendMessageResponseDto, ThreadDetailDto, ThreadDto } from '../../src/shared/api';
+import type { ThreadEvent } from '../../src/shared/events';
+import type { TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+/** REST helpers of the memory-control tests, bound to one app and one token. */
+export function memoryKit(app: TestApp, token: string) {
+  const json = async <T>(response: Response, status: number): Promise<T> => {
+    const text = await response.text();
+    expect(response.status, text).toBe(status);
+    return JSON.parse(text) as T;
+  };
+  const kit = {
+    async createThread(title = 'memory'): Promise<ThreadDto> {
+      return json<ThreadDto>(await app.api('/api/threads', { method: 'POST', token, json: { title } }), 201);
+    },
+    async send(threadId: string, content: string): Promise<SendMessageResponseDto> {
+      const body = await json<SendMessageResponseDto>(await app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } }), 201);
+      expect(body.turn.status).toBe('complete');
+      return body;
+    },
+    async detail(threadId: string): Promise<ThreadDetailDto> {
+      return json<ThreadDetailDto>(await app.api(`/api/threads/${threadId}`, { token }), 200);
+    },
+    async context(threadId: string): Promise<ContextPackDto> {
+      return json<ContextPackDto>(await app.api(`/api/threads/${threadId}/context`, { token }), 200);
+    },
+    async transcript(threadId: string): Promise<MessageDto[]> {
+      return (await json<{ messages: MessageDto[] }>(await app.api(`/api/threads/${threadId}/messages?limit=200`, { token }), 200)).messages;
+    },
+    /** Waits until the summary covers `seq` and no fold is due or running. */
+    async waitForFoldThrough(threadId: string, seq: number): Promise<void> {
+      await waitFor(async () => {
+        const detail = await kit.detail(threadId);
+        return detail.context.coveredThroughSeq >= seq && !detail.context.foldPending;
+      }, { timeoutMs: 30_000, what: `a fold through #${seq}` });
+      await waitForIdleSummaryQueue(app);
+    },
+  };
+  return kit;
+}
+
+/** Waits until the summary queue has nothing waiting, running or delayed. */
+export async function waitForIdleSummaryQueue(app: TestApp): Promise<void> {
+  await waitFor(async () => {
+    const counts = await app.application.folds.queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
+    return Object.values(counts).every((count) => count === 0);
+  }, { timeoutMs: 30_000, what: 'the summary queue to be idle' });
+}
+
+/** Records the thread events published on the app's bus (what the socket server forwards to the thread's room). */
+export function recordEvents(app: TestApp, threadId: string): { events: ThreadEvent[]; stop(): void } {
+  const events: ThreadEvent[] = [];
+  const stop = app.application.deps.events.subscribe(threadId, (event) => events.push(event));
+  return { events, stop };
+}
+
+/** One query against the app's database. */
+export async function query<T extends pg.QueryResultRow>(app: TestApp, sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: app.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A bearer token of an admin (a JWT with role admin, as a host application mints it). */
+export function adminToken(app: TestApp, userId = 'admin-1'): Promise<string> {
+  return app.application.deps.tokens.sign({ userId, role: 'admin', kind: 'external' });
+}

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OMITTED_NOTE_WINDOW_ONLY } from '../../src/core/context';
+import type { ThreadDto, ThreadMemorySettingsDto } from '../../src/shared/api';
+import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { adminToken, memoryKit, query, recordEvents, waitForIdleSummaryQueue } from './memory-test-kit';
+
+describe('per-thread memory settings through REST', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let token: string;
+  let kit: ReturnType<typeof memoryKit>;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
+    app = await startTestApp({
+      env: {
+        OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2',
+        SUMMARY_MAX_TOKENS: '100', SUMMARY_INPUT_MAX_TOKENS: '400', CONTEXT_MAX_INPUT_TOKENS: '1000', RESERVED_OUTPUT_TOKENS: '200',
+      },
+    });
+    ({ token } = await app.guest());
+    kit = memoryKit(app, token);
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  const patch = (threadId: string, json: unknown, as = token) => app.api(`/api/threads/${threadId}/settings`, { method: 'PATCH', token: as, json });
+
+  it('validates trigger and keep like the env policies, naming the field', async () => {
+    const thread = await kit.createThread();
+    const cases: [unknown, RegExp][] = [
+      [{ trigger: 'sometimes' }, /^trigger: invalid term "sometimes"/],
+      [{ keep: 'messages=5' }, /^keep: keep=messages=5 keeps too many messages for trigger messages=6/],
+      [{ trigger: 'tokens=100' }, /^trigger: trigger tokens=100 fires at 100 tokens/],
+      [{ keep: 'tokens=2000', trigger: 'tokens=3000' }, /exceeds the pack budget of 800 tokens/],
+      [{ memory: 'forgetful' }, /^Invalid settings: memory/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await patch(thread.id, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      const error = ((await response.json()) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('VALIDATION');
+      expect(error.message).toMatch(message);
+    }
+    const defaults = (await (await app.api(`/api/threads/${thread.id}/settings`, { token })).json()) as ThreadMemorySettingsDto;
+    expect(defaults).toMatchObject({ trigger: null, keep: null, memory: 'summary', defaults: { trigger: 'messages=6', keep: 'messages=2' }, pinnedMaxTokens: 200 });
+
+    const recorder = recordEvents(app, thread.id);
+    const ok = await patch(thread.id, { trigger: 'messages=10', keep: 'messages=3' });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()) as ThreadMemorySettingsDto).toMatchObject({ trigger: 'messages=10', keep: 'messages=3', thread: { settings: { trigger: 'messages=10', keep: 'messages=3' } } });
+    const renamed = await app.api(`/api/threads/${thread.id}`, { method: 'PATCH', token, json: { title: 'renamed' } });
+    expect(renamed.status).toBe(200);
+    const updates = recorder.events.flatMap((event) => (event.type === 'thread-updated' ? [event.thread] : []));
+    expect(updates.map((update: ThreadDto) => [update.title, update.settings.trigger])).toEqual([['memory', 'messages=10'], ['renamed', 'messages=10']]);
+    recorder.stop();
+    // Back to the deployment's policy.
+    expect(((await (await patch(thread.id, { trigger: null, keep: null })).json()) as ThreadMemorySettingsDto).trigger).toBeNull();
+  });
+
+  it('lets only admins set the summary prompt, which the next fold uses', async () => {
+    const thread = await kit.createThread();
+    const prompt = 'You keep the running summary of this support chat. Write it in two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';
+    const refused = await patch(thread.id, { summaryPrompt: prompt });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
+    const set = await patch(thread.id, { summaryPrompt: prompt }, await adminToken(app));
+    expect(set.status).toBe(200);
+    expect(((await set.json()) as ThreadMemorySettingsDto).summaryPrompt).toBe(prompt);
+    const before = stub.requests.length;
+    for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Support turn ${turn}, ticket CODE-${700 + turn}.`);
+    await kit.waitForFoldThrough(thread.id, 2);
+    const summaries = stub.requests.slice(before).filter((request) => request.kind === 'summary');
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(JSON.stringify(summaries[0]?.body.messages[0])).toContain('You keep the running summary of this support chat');
+  });
+
+  it('never folds a window-only thread: the oldest entries leave the pack instead', async () => {
+    const summarized = await kit.createThread('summarized');
+    const windowOnly = await kit.createThread('window only');
+    const response = await patch(windowOnly.id, { memory: 'window-only' });
+    expect(((await response.json()) as ThreadMemorySettingsDto).thread.memoryMode).toBe('window-only');
+    const filler = 'We discuss the migration plan in some detail here, step by step. '.repeat(5);
+    for (let turn = 1; turn <= 9; turn += 1) {
+      await kit.send(summarized.id, `Turn ${turn} CODE-${800 + turn}: ${filler}`);
+      await kit.send(windowOnly.id, `Turn ${turn} CODE-${800 + turn}: ${filler}`);
+    }
+    // The control thread folds under the same policy ...
+    await kit.waitForFoldThrough(summarized.id, 2);
+    // ... the window-only one never does, even when the sweeper looks for due folds.
+    await app.application.sweeper.sweep();
+    await waitForIdleSummaryQueue(app);
+    expect(await query(app, 'SELECT revision FROM summary_revisions WHERE thread_id = $1', [windowOnly.id])).toEqual([]);
+    const detail = await kit.detail(windowOnly.id);
+    expect(detail.context).toMatchObject({ revision: 0, coveredThroughSeq: 0, windowEntries: 18, foldPending: false });
+    const pack = await kit.context(windowOnly.id);
+    expect(pack.omitted).toBeGreaterThan(0);
+    expect(pack.tokens).toBeLessThanOrEqual(800);
+    expect(pack.messages.map((message) => message.content)).toContain(OMITTED_NOTE_WINDOW_ONLY);
+    expect(pack.messages.at(-1)?.seq).toBe(18);
+  });
+});
