@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { foldThread, type FoldDeps, type FoldOutcome } from '../core/summary/fold-thread';
+import { runWithLogContext, updateLogContext } from '../observability/log-context';
 import { foldJobPayload, type FoldJobPayload } from './queue-names';
 
 /**
@@ -7,10 +8,11 @@ import { foldJobPayload, type FoldJobPayload } from './queue-names';
  * BullMQ's backoff; after the last attempt the previous summary stays and the error is shown to admins.
  */
 export function createFoldProcessor(deps: FoldDeps) {
-  return async (job: Job<FoldJobPayload>): Promise<FoldOutcome> => {
+  return (job: Job<FoldJobPayload>): Promise<FoldOutcome> => runWithLogContext({ jobId: job.id ?? 'unknown', queue: job.queueName }, async () => {
     const parsed = foldJobPayload.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid fold payload: ${parsed.error.message}`);
     const { threadId, force } = parsed.data;
+    updateLogContext({ threadId });
     try {
       const outcome = await foldThread({ threadId, force }, deps);
       return outcome;
@@ -21,5 +23,5 @@ export function createFoldProcessor(deps: FoldDeps) {
       if (lastAttempt) await deps.summaries.recordFoldError(threadId, message);
       throw error;
     }
-  };
+  }, { fresh: true });
 }
