@@ -107,8 +107,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     acceptsTemperature: settings.profile.acceptsTemperature,
     timeoutMs: env.TURN_TIMEOUT_MS,
   });
-  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model));
-  const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel));
+  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
+  const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
   else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
 

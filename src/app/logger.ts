@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Env } from '../config/env';
 import { currentLogContext } from '../observability/log-context';
 
 export type { Logger };
@@ -28,6 +29,21 @@ export class SecretList {
   }
 }
 
+/** The password of a connection URL, if it has one. */
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords. */
+export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL'>): SecretList {
+  return new SecretList([env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL)]);
+}
+
 /** Keys whose values are secrets or message content, at the top level and one level down. */
 const SENSITIVE_KEYS = [
   'authorization', 'cookie', 'token', 'apiKey', 'openAIApiKey', 'api_key', 'password', 'secret', 'adminToken', 'authSecret',
@@ -37,6 +53,28 @@ const REDACT_PATHS = [
   ...SENSITIVE_KEYS, ...SENSITIVE_KEYS.map((key) => `*.${key}`),
   '*.headers.authorization', '*.headers.cookie', '*.configuration.apiKey', 'err.config.headers.Authorization',
 ];
+
+/** A model provider's error: its message may quote what the user wrote (content filters, bad requests). */
+function isProviderError(value: unknown): value is Error & { kind?: string; status?: number; retryable?: boolean } {
+  if (!(value instanceof Error)) return false;
+  return value.name === 'ModelCallError' || typeof (value as { status?: unknown }).status === 'number';
+}
+
+/**
+ * At info and above a provider error keeps its kind and status, not its message (which may quote the user);
+ * the whole error follows on a debug line when debug is on.
+ */
+function logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void, level: number): void {
+  const [first, ...rest] = args;
+  const err = first && typeof first === 'object' ? (first as { err?: unknown }).err : undefined;
+  if (level < 30 || !isProviderError(err)) {
+    method.apply(this, args);
+    return;
+  }
+  const summary = { type: err.name, kind: err.kind, status: err.status, retryable: err.retryable, message: '[provider message omitted above debug level]' };
+  method.apply(this, [{ ...(first as object), err: summary }, ...rest]);
+  if (this.isLevelEnabled('debug')) this.debug({ err }, 'provider error detail');
+}
 
 export interface LoggerOptions {
   level: string;
@@ -61,7 +99,10 @@ export function createLogger(options: LoggerOptions): Logger {
     name: options.name,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     mixin: () => ({ ...currentLogContext() }),
-    ...(secrets ? { hooks: { streamWrite: (line: string) => secrets.scrub(line) } } : {}),
+    hooks: {
+      logMethod,
+      ...(secrets ? { streamWrite: (line: string) => secrets.scrub(line) } : {}),
+    },
     transport: pretty ? { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } : undefined,
   };
   return options.destination ? pino(settings, options.destination) : pino(settings);

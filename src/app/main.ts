@@ -6,19 +6,9 @@ import { createApplication, type ProcessMode } from './compose';
 import { loadOrCreateSecret } from './dev-secrets';
 import { RedisUnavailableError } from './embedded/embedded-redis';
 import { startEmbeddedServices } from './embedded/start-embedded-services';
-import { createLogger, SecretList, type Logger } from './logger';
+import { createLogger, secretsOfEnv, type Logger } from './logger';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** The password of a connection URL, if it has one. */
-function passwordOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 async function secrets(env: Env, log: Logger): Promise<{ authSecret: string; adminToken: string }> {
   const authSecret = env.AUTH_SECRET ?? (await loadOrCreateSecret({ dataDir: env.DATA_DIR, name: 'auth-secret', bytes: 48 })).value;
@@ -34,7 +24,7 @@ async function main(): Promise<void> {
   if (!['all', 'serve', 'worker'].includes(mode)) throw new ConfigError(`mode: expected all, serve or worker, got ${mode}`);
   const env = loadEnv();
   // Scrubbed from every log line, whatever structure they hide in; the generated ones are added once read.
-  const secretValues = new SecretList([env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL)]);
+  const secretValues = secretsOfEnv(env);
   const log = createLogger({ level: env.LOG_LEVEL, name: mode, secrets: secretValues });
   if (mode !== 'all' && (!env.DATABASE_URL || !env.REDIS_URL)) {
     throw new ConfigError(`DATABASE_URL / REDIS_URL: required by \`npm run ${mode}\` (several processes share one Postgres and Redis); \`npm start\` starts embedded ones`);

@@ -1,4 +1,4 @@
-import type { ChatModelPort, ModelCallStore, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
+import type { ChatModelPort, ChatResult, LogPort, ModelCallStore, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
 import { runWithLogContext, updateLogContext } from './log-context';
 import type { Metrics } from './metrics';
 import type { TurnTimer } from './turn-timer';
@@ -82,12 +82,26 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
   };
 }
 
-/** Log lines written during a model call carry its purpose and model (and the turn's or job's ids around it). */
-export function withModelCallContext<P extends ChatModelPort | SummarizerPort>(port: P): P {
+/**
+ * Log lines written during a model call carry its purpose and model (and the turn's or job's ids around it);
+ * each call ends with a debug line of its duration and usage (never its content).
+ */
+export function withModelCallContext<P extends ChatModelPort | SummarizerPort>(port: P, log: LogPort): P {
+  const timed = async (purpose: string, model: string, call: () => Promise<ChatResult>): Promise<ChatResult> => runWithLogContext({ purpose, model }, async () => {
+    const started = performance.now();
+    try {
+      const result = await call();
+      log.debug({ ms: Math.round(performance.now() - started), promptTokens: result.usage?.promptTokens ?? null, completionTokens: result.usage?.completionTokens ?? null }, 'model call finished');
+      return result;
+    } catch (error) {
+      log.debug({ ms: Math.round(performance.now() - started), err: error }, 'model call failed');
+      throw error;
+    }
+  });
   if ('stream' in port) {
     const chat = port as ChatModelPort;
-    return { ...chat, model: chat.model, stream: (input) => runWithLogContext({ purpose: 'chat', model: chat.model }, () => chat.stream(input)) } satisfies ChatModelPort as P;
+    return { ...chat, model: chat.model, stream: (input) => timed('chat', chat.model, () => chat.stream(input)) } satisfies ChatModelPort as P;
   }
   const summarizer = port as SummarizerPort;
-  return { ...summarizer, model: summarizer.model, summarize: (input) => runWithLogContext({ purpose: 'summary', model: summarizer.model }, () => summarizer.summarize(input)) } satisfies SummarizerPort as P;
+  return { ...summarizer, model: summarizer.model, summarize: (input) => timed('summary', summarizer.model, () => summarizer.summarize(input)) } satisfies SummarizerPort as P;
 }
