@@ -26,6 +26,19 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        // Child-process tests (SIGTERM under traffic, several serve/worker processes): about a minute on their own,
+        // so `npm run test:reliability` runs them (and .ci/run); `npm test` runs unit and integration.
+        test: {
+          name: 'reliability',
+          include: ['test/**/*.reliability.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });
