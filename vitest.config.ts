@@ -27,14 +27,15 @@ export default defineConfig({
         },
       },
       {
-        // Slow fault and load tests: `npm run test:reliability` (also run by .ci/run).
+        // Slow fault, load and child-process tests (Postgres restart, 50x40 load, SIGTERM under traffic, several
+        // serve/worker processes): `npm run test:reliability` (also run by .ci/run); `npm test` runs unit + integration.
         test: {
           name: 'reliability',
-          include: ['test/**/*.rel.test.ts'],
+          include: ['test/**/*.rel.test.ts', 'test/**/*.reliability.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 120_000,
-          maxWorkers: 1,
+          fileParallelism: false,
           sequence: { groupOrder: 2 },
         },
       },

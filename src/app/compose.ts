@@ -7,7 +7,7 @@ import type { Env } from '../config/env';
 import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
-import { TurnRunner } from '../core/turn/turn-runner';
+import type { TurnRunner } from '../core/turn/turn-runner';
 import { createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
@@ -26,6 +26,7 @@ import { createTurnRepository } from '../db/turn-repository';
 import { createAdminAuth } from '../http/admin/admin-auth';
 import { createTokenService } from '../http/auth';
 import { createHttpApp } from '../http/create-http-app';
+import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
@@ -38,6 +39,11 @@ import { createLocalEventBus } from '../realtime/local-event-bus';
 import { createSocketServer, type SocketServer } from '../realtime/create-socket-server';
 import { forwardThreadEvents } from '../realtime/forward-thread-events';
 import { createRedisRoomEmitter } from '../realtime/redis-socket-adapter';
+import {
+  createMetrics, instrumentModelCalls, instrumentSummaryStore, instrumentTurnStore, ObservedTurnRunner, observeSocketServer,
+  observeWorker, startMetricsServer, TurnTimer, withModelCallContext, type Lifecycle, type Metrics,
+} from '../observability';
+import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import type { Logger } from './logger';
@@ -65,6 +71,8 @@ export interface ApplicationOptions {
     extraTools?: Tool[];
     /** How often a running tool polls its cancel flag. Default 500 ms. */
     toolCancelPollMs?: number;
+    /** Node.js process metrics on /metrics (default true; tests with many apps turn them off). */
+    defaultMetrics?: boolean;
   };
   /** Serves the browser app (added by the web part). */
   mountStatic?: (app: Express) => void;
@@ -81,6 +89,10 @@ export interface Application {
   worker: Worker | null;
   toolWorker: Worker | null;
   deps: HttpDeps;
+  /** Prometheus metrics of this process (`/metrics`). */
+  metrics: Metrics;
+  /** The port of the separate unauthenticated `/metrics` listener (METRICS_PORT), if any. */
+  metricsPort: number | null;
   /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
   io: SocketServer | null;
   /** Queues shown to admins (GET /api/admin/queues, /admin/jobs); other parts register theirs here. */
@@ -101,10 +113,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
   const turns = withFreshTokenCounts(createTurnRepository(db), settings.counter, log);
-  const summaries = createSummaryRepository(db);
-  const calls = createModelCallRepository(db);
+  const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
+  const lifecycle: Lifecycle = { closing: false };
+  const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
+  const calls = instrumentModelCalls(createModelCallRepository(db), metrics);
   const memory = createMemoryRepository(db);
   const events = createLocalEventBus();
+  const turnTimer = new TurnTimer(metrics);
+  const stopTiming = turnTimer.watch(events);
 
   const models = createChatModels({
     ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
@@ -114,14 +130,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     acceptsTemperature: settings.profile.acceptsTemperature,
     timeoutMs: env.TURN_TIMEOUT_MS,
   });
-  const chat = tuning.chat ?? createChatPort(models.chat, models.label.model);
-  const summarizer = tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel);
+  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
+  const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
   else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
   const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'summary queue error') });
+  metrics.sources.queues.push({ name: SUMMARY_QUEUE, getJobCounts: (...states) => folds.queue.getJobCounts(...(states as Parameters<typeof folds.queue.getJobCounts>)) });
 
   const queues = createQueueRegistry();
   queues.register(folds.queue);
@@ -138,8 +155,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
-  const runner = new TurnRunner({
-    turns, calls, events, chat, folds, settings, log, tools: toolKit,
+  const runner: TurnRunner = new ObservedTurnRunner({
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle }), calls, events, chat, folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -148,7 +165,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     maxRetries: env.MODEL_MAX_RETRIES,
     ...(tuning.retryBaseMs !== undefined ? { retryBaseMs: tuning.retryBaseMs } : {}),
     ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
-  });
+  }, lifecycle);
+  metrics.sources.turnsInFlight = () => runner.activeCount;
 
   // A reported tool run queues a follow-up turn in Postgres (the handoff); someone must run it. All-in-one: this
   // process' runner. A worker-only process publishes the thread id; serve processes kick their runner on it.
@@ -185,6 +203,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
+    observeWorker(worker, metrics, { lag: 'fold' });
   }
 
   const sweeper = createSweeper({
@@ -225,17 +244,26 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings),
     },
   };
-  const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
+  const app = createHttpApp(deps, {
+    first: (express) => express.use(observeRequests({ metrics, closing: () => lifecycle.closing })),
+    beforeApi: (express) => express.use(metricsRoutes({ registry: metrics.registry, token: env.METRICS_TOKEN ?? options.adminToken })),
+    ...(options.mountStatic ? { afterApi: options.mountStatic } : {}),
+  });
   const server = createServer(app);
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
   const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps, redis: redisRealtime });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;
+  if (io) {
+    observeSocketServer(io.io, metrics);
+    metrics.sources.activeSockets = () => io.connectedSockets;
+  }
+  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST });
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues,
+    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues, metrics, metricsPort: metricsServer?.port ?? null,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -248,10 +276,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     async stop(graceMs = env.SHUTDOWN_GRACE_MS) {
       if (stopped) return;
       stopped = true;
+      // From here new requests get 503, kicks start nothing and queued turns stay queued for the next process.
+      lifecycle.closing = true;
       sweeper.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await runner.drainAll(graceMs);
+      // Running turns and jobs get the same grace period, side by side.
+      await Promise.all([runner.drainAll(graceMs), closeWorker(worker, graceMs, log)]);
       // After the drain, so open tabs still get the end of the answers.
       await io?.close();
       stopEmitting?.();
@@ -269,6 +300,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       if (worker) await closeWithin('summary worker', worker.close());
       // Forced: a long tool run is not waited for; its job stalls and another worker runs it again (idempotent by run id).
       if (toolWorker) await closeWithin('tools worker', toolWorker.close(true));
+      await metricsServer?.close();
+      stopTiming();
       await closeWithin('summary queue', folds.close());
       await closeWithin('tools queue', toolQueue.close());
       producerConnection.disconnect();
@@ -277,4 +310,20 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       await db.$disconnect();
     },
   };
+}
+
+/**
+ * Stops taking jobs and waits up to `graceMs` for the active ones. Past it they are left running until the
+ * connections close: their locks expire and another worker takes them over (jobs are idempotent).
+ */
+async function closeWorker(worker: Worker | null, graceMs: number, log: Logger): Promise<void> {
+  if (!worker) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), graceMs); });
+  const closing = worker.close().then(() => 'closed' as const, (error: unknown) => {
+    log.warn({ err: error }, 'error closing the worker');
+    return 'closed' as const;
+  });
+  if ((await Promise.race([closing, timeout])) === 'timeout') log.warn({ graceMs }, 'jobs still running after the grace period: they return to the queue when their lock expires');
+  clearTimeout(timer);
 }

@@ -6,7 +6,7 @@ import { createApplication, type ProcessMode } from './compose';
 import { loadOrCreateSecret } from './dev-secrets';
 import { RedisUnavailableError } from './embedded/embedded-redis';
 import { startEmbeddedServices } from './embedded/start-embedded-services';
-import { createLogger, type Logger } from './logger';
+import { createLogger, secretsOfEnv, type Logger } from './logger';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -23,7 +23,9 @@ async function main(): Promise<void> {
   const mode = (process.argv[2] ?? 'all') as ProcessMode;
   if (!['all', 'serve', 'worker'].includes(mode)) throw new ConfigError(`mode: expected all, serve or worker, got ${mode}`);
   const env = loadEnv();
-  const log = createLogger({ level: env.LOG_LEVEL, name: mode });
+  // Scrubbed from every log line, whatever structure they hide in; the generated ones are added once read.
+  const secretValues = secretsOfEnv(env);
+  const log = createLogger({ level: env.LOG_LEVEL, name: mode, secrets: secretValues });
   if (mode !== 'all' && (!env.DATABASE_URL || !env.REDIS_URL)) {
     throw new ConfigError(`DATABASE_URL / REDIS_URL: required by \`npm run ${mode}\` (several processes share one Postgres and Redis); \`npm start\` starts embedded ones`);
   }
@@ -40,7 +42,12 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    log.info({ signal }, 'shutting down: draining turns, closing workers, stopping services');
+    log.info({ signal, graceMs: env.SHUTDOWN_GRACE_MS }, 'shutting down: draining turns, closing workers, stopping services');
+    // A stop that hangs (a dependency that never answers) must not keep the process from exiting.
+    setTimeout(() => {
+      log.error('shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, env.SHUTDOWN_GRACE_MS + 20_000).unref();
     try {
       await application?.stop();
       await services.stop();
@@ -57,12 +64,15 @@ async function main(): Promise<void> {
     const applied = await applyMigrations({ databaseUrl: services.databaseUrl, migrationsDir: path.join(ROOT, 'prisma/migrations'), log });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     const { authSecret, adminToken } = await secrets(env, log);
+    secretValues.add(authSecret);
+    secretValues.add(adminToken);
     application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode });
     if (mode === 'worker') {
       application.sweeper.start();
       log.info('worker running');
       return;
     }
+    if (application.metricsPort !== null) log.info({ port: application.metricsPort }, 'metrics listening (no auth: keep this port private)');
     const port = await application.listen(env.PORT);
     log.info(`ready: open http://localhost:${port}`);
   } catch (error) {

@@ -59,6 +59,11 @@ const schema = z.object({
   SWEEP_INTERVAL_MS: integer(60_000, 100),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
+  /** Bearer token of GET /metrics on the app port; default: ADMIN_TOKEN. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** When set, a second listener serves /metrics without auth on this port (workers, private scraping). */
+  METRICS_PORT: optionalInteger(0),
+  METRICS_HOST: optionalString,
 });
 
 export type Env = z.infer<typeof schema>;

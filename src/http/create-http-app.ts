@@ -3,7 +3,8 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { mountAdmin } from './admin/mount-admin';
-import { authenticate } from './authenticate';
+import { runInLogContext, type LogContext } from '../observability/log-context';
+import { authenticate, principalOf } from './authenticate';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
 import type { HttpDeps } from './http-deps';
@@ -16,7 +17,7 @@ import { threadRoutes } from './routes/thread-routes';
 import { toolRunRoutes } from './routes/tool-run-routes';
 
 /** The express app: security headers, CORS to configured origins, JSON bodies sized to the largest valid message. */
-export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
+export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) => void; beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -24,17 +25,26 @@ export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express
     const incoming = request.headers['x-request-id'];
     response.locals.requestId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     response.setHeader('X-Request-Id', response.locals.requestId as string);
-    next();
+    // Every log line written while this request runs carries its id (and the user's, once authenticated).
+    const logContext: LogContext = { requestId: response.locals.requestId as string };
+    response.locals.logContext = logContext;
+    runInLogContext(logContext, next);
   });
+  extra.first?.(app);
   app.use(helmet());
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, credentials: true }));
   app.use(healthRoutes(deps.probes));
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
   app.use('/api', express.json({ limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true }));
+  // The body parser resumes in the socket's async context: re-enter the request's.
+  app.use((_request, response, next) => runInLogContext(response.locals.logContext as LogContext, next));
   extra.beforeApi?.(app);
   app.use('/api', authRoutes(deps));
   mountAdmin(app, deps);
-  app.use('/api', authenticate(deps));
+  app.use('/api', authenticate(deps), (_request, response, next) => {
+    (response.locals.logContext as LogContext).userId = principalOf(response).userId;
+    runInLogContext(response.locals.logContext as LogContext, next);
+  });
   app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), toolRunRoutes(deps), memoryRoutes(deps), exportRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);

@@ -2,50 +2,41 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { foldThread, type FoldDeps, type FoldOutcome } from '../core/summary/fold-thread';
 import { rebuildSummary, type RebuildDeps, type RebuildOutcome } from '../core/summary/rebuild-summary';
 import { rebuildAfterForget, type RebuildAfterForgetDeps, type RebuildAfterForgetOutcome } from '../core/summary/rebuild-after-forget';
+import { runWithLogContext, updateLogContext } from '../observability/log-context';
 import { foldJobPayload, FORGET_REBUILD_JOB, forgetRebuildJobPayload, REBUILD_JOB, rebuildJobPayload, type SummaryJobPayload } from './queue-names';
 
 /** What the summary queue's processor needs: the fold's dependencies plus the transcript for rebuilds. */
 export type SummaryJobDeps = FoldDeps & Pick<RebuildDeps, 'transcript'> & Pick<RebuildAfterForgetDeps, 'threads'>;
 
+type SummaryOutcome = FoldOutcome | RebuildOutcome | RebuildAfterForgetOutcome;
+
 /**
- * The summary queue's processor: validates the payload and hands off to the core (foldThread, or rebuildSummary
- * for `rebuild` jobs). A failure rethrows into BullMQ's backoff; after the last attempt the previous summary stays
- * and the error is shown to admins.
+ * The summary queue's jobs (fold, admin rebuild, rebuild after a forget): validate the payload and hand off to the
+ * core. A failure rethrows into BullMQ's backoff; after the last attempt the previous summary stays and the error
+ * is shown to admins. Every log line of a job carries its id and thread.
  */
 export function createFoldProcessor(deps: SummaryJobDeps) {
-  const forgetRebuild = createForgetRebuildProcessor(deps);
-  return async (job: Job<SummaryJobPayload>): Promise<FoldOutcome | RebuildOutcome | RebuildAfterForgetOutcome> => {
-    if (job.name === FORGET_REBUILD_JOB) return forgetRebuild(job);
-    const rebuild = job.name === REBUILD_JOB;
-    const parsed = (rebuild ? rebuildJobPayload : foldJobPayload).safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
-    const { threadId } = parsed.data;
+  return (job: Job<SummaryJobPayload>): Promise<SummaryOutcome> => runWithLogContext({ jobId: job.id ?? 'unknown', queue: job.queueName }, async () => {
+    const parsed = parsePayload(job);
+    const { threadId } = parsed;
+    updateLogContext({ threadId });
     try {
-      if ('actorId' in parsed.data) return await rebuildSummary({ threadId, actorId: parsed.data.actorId }, deps);
-      return await foldThread({ threadId, force: parsed.data.force }, deps);
+      if (job.name === FORGET_REBUILD_JOB) return await rebuildAfterForget({ threadId }, deps);
+      if ('actorId' in parsed) return await rebuildSummary({ threadId, actorId: parsed.actorId }, deps);
+      return await foldThread({ threadId, force: 'force' in parsed ? parsed.force : false }, deps);
     } catch (error) {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const message = error instanceof Error ? error.message : String(error);
       deps.log.warn({ err: error, threadId, job: job.name, attempt: job.attemptsMade + 1, lastAttempt }, `${job.name} failed`);
-      if (lastAttempt) await deps.summaries.recordFoldError(threadId, rebuild ? `rebuild: ${message}` : message);
+      if (lastAttempt) await deps.summaries.recordFoldError(threadId, job.name === 'fold' ? message : `${job.name}: ${message}`);
       throw error;
     }
-  };
+  }, { fresh: true });
 }
 
-/** `forget-rebuild` jobs: the summary withdrawn by a forget is rebuilt from the remaining transcript. */
-function createForgetRebuildProcessor(deps: SummaryJobDeps) {
-  return async (job: Job<SummaryJobPayload>): Promise<RebuildAfterForgetOutcome> => {
-    const parsed = forgetRebuildJobPayload.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
-    const { threadId } = parsed.data;
-    try {
-      return await rebuildAfterForget({ threadId }, deps);
-    } catch (error) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      deps.log.warn({ err: error, threadId, job: job.name, attempt: job.attemptsMade + 1, lastAttempt }, 'summary rebuild after a forget failed');
-      if (lastAttempt) await deps.summaries.recordFoldError(threadId, `rebuild after a forget: ${error instanceof Error ? error.message : String(error)}`);
-      throw error;
-    }
-  };
+function parsePayload(job: Job<SummaryJobPayload>) {
+  const schema = job.name === FORGET_REBUILD_JOB ? forgetRebuildJobPayload : job.name === REBUILD_JOB ? rebuildJobPayload : foldJobPayload;
+  const parsed = schema.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
+  return parsed.data;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { loadEnv } from '../../src/config/env';
 import { createApplication, type Application, type ApplicationOptions, type ProcessMode } from '../../src/app/compose';
-import { createLogger } from '../../src/app/logger';
+import { createLogger, type Logger } from '../../src/app/logger';
 import { applyMigrations } from '../../src/db/migrate';
 import { createTestDatabase } from './databases';
 
@@ -28,7 +28,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
  * Starts the whole application in this process against a fresh migrated database on the test Postgres and
  * the test Redis under its own key prefix. `env` overrides the environment (e.g. OPENAI_BASE_URL of a stub).
  */
-export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string }; authSecret?: string } = {}): Promise<TestApp> {
+export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string }; authSecret?: string; log?: Logger } = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase('app'));
   if (!options.database) await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
   const prefix = options.env?.REDIS_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
@@ -39,10 +39,10 @@ export async function startTestApp(options: { env?: Record<string, string>; mode
     DATABASE_URL: database.url, REDIS_URL: redisUrl, HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '10000',
     ...options.env,
   });
-  const log = createLogger({ level: env.LOG_LEVEL, pretty: false });
+  const log = options.log ?? createLogger({ level: env.LOG_LEVEL, pretty: false });
   const application = await createApplication({
     env, databaseUrl: database.url, redisUrl, authSecret, adminToken: 'test-admin-token-0123456789', log, mode: options.mode ?? 'all',
-    tuning: { sweepIntervalMs: 500, stalledIntervalMs: 1000, lockDurationMs: 2000, retryBaseMs: 20, leaseTtlMs: 5000, ...options.tuning },
+    tuning: { sweepIntervalMs: 500, stalledIntervalMs: 1000, lockDurationMs: 2000, retryBaseMs: 20, leaseTtlMs: 5000, defaultMetrics: false, ...options.tuning },
   });
   const port = await application.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -40,3 +40,43 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
     },
   };
 }
+
+export interface ServerProcess extends WorkerProcess {
+  /** The HTTP port, once ready. */
+  port: Promise<number>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/** `npm run serve` (or `all`) as a real child process on a free port; `port` resolves once it listens. */
+export function startServerProcess(env: Record<string, string>, mode: 'serve' | 'all' = 'serve'): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', mode], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /ready: open http:\/\/localhost:(\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => reject(new Error(`${mode} exited (${code}) before it was ready: ${output}`)));
+  });
+  return {
+    child,
+    output: () => output,
+    port,
+    ready: port.then(() => undefined),
+    exited,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}

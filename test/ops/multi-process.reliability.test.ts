@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyMigrations } from '../../src/db/migrate';
+import type { MessageDto, ThreadDto } from '../../src/shared/api';
+import { createTestDatabase } from '../support/databases';
+import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { eventsOf, openTab, type Tab } from '../support/socket-client';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { waitFor } from '../support/wait-for';
+import { startServerProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+describe('two serve processes and a worker on one Postgres and Redis', () => {
+  let stub: OpenAIStub;
+  let dataDir: string;
+  const processes: WorkerProcess[] = [];
+  const tabs: Tab[] = [];
+  let baseA: string;
+  let baseB: string;
+
+  beforeAll(async () => {
+    // Answers stream in ten chunks so both tabs see deltas; the summarizer keeps CODE-n identifiers.
+    stub = await startOpenAIStub({
+      classifyRequest,
+      responder: summaryResponder({ chat: (request) => replyWithText('', { chunks: Array.from({ length: 10 }, (_, index) => `${index === 0 ? `answer to ${lastUserText(request.body)}:` : ''} part-${index}`), chunkDelayMs: 60 }) }),
+    });
+    const database = await createTestDatabase('multi');
+    await applyMigrations({ databaseUrl: database.url, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
+    dataDir = await mkdtemp(path.join(tmpdir(), 'chat-multi-'));
+    const env = {
+      DATABASE_URL: database.url, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`, OPENAI_BASE_URL: stub.url,
+      DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(16).toString('hex'),
+      SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RATE_LIMIT_PER_MINUTE: '10000',
+    };
+    const a = startServerProcess(env);
+    const b = startServerProcess(env);
+    const worker = startWorkerProcess(env);
+    processes.push(a, b, worker);
+    baseA = `http://127.0.0.1:${await a.port}`;
+    baseB = `http://127.0.0.1:${await b.port}`;
+    await worker.ready;
+  });
+  afterAll(async () => {
+    for (const tab of tabs) tab.close();
+    for (const child of processes) await child.kill('SIGTERM');
+    await stub?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('streams to tabs on both processes, serializes sends through both, and delivers the worker\'s summary-updated', async () => {
+    const { token } = (await (await fetch(`${baseA}/api/auth/guest`, { method: 'POST' })).json()) as { token: string };
+    const thread = (await (await fetch(`${baseA}/api/threads`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' })).json()) as ThreadDto;
+    const tabA = await openTab({ baseUrl: baseA }, token);
+    const tabB = await openTab({ baseUrl: baseB }, token);
+    tabs.push(tabA, tabB);
+    for (const tab of [tabA, tabB]) expect((await tab.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
+
+    // A turn started on A streams to the tab on A and to the second tab, on B.
+    const sent = await tabA.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'hello CODE-1', clientMessageId: 'm1' });
+    if (!sent.response.ok) throw new Error(sent.response.error.message);
+    const turnId = sent.response.turnId;
+    for (const tab of [tabA, tabB]) {
+      await waitFor(() => eventsOf(tab, 'turn-end').some((event) => event.turnId === turnId), { timeoutMs: 30_000, what: 'the turn to end on both tabs' });
+      const end = eventsOf(tab, 'message-end').find((event) => (event.message as MessageDto).role === 'assistant')!.message as MessageDto;
+      expect(end.content).toContain('answer to hello CODE-1');
+      const deltas = eventsOf(tab, 'message-delta').filter((event) => event.messageId === end.id);
+      expect(deltas.length).toBeGreaterThanOrEqual(2);
+      expect(deltas.map((event) => event.delta).join('')).toBe(end.content);
+    }
+
+    // Two sends to the thread at once, one through each process: one turn after the other.
+    const [viaA, viaB] = await Promise.all([
+      tabA.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'from A CODE-2', clientMessageId: 'm2' }),
+      tabB.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'from B CODE-3', clientMessageId: 'm3' }),
+    ]);
+    if (!viaA.response.ok || !viaB.response.ok) throw new Error('a send was refused');
+    const ids = [viaA.response.turnId, viaB.response.turnId];
+    await waitFor(() => ids.every((id) => eventsOf(tabB, 'turn-end').some((event) => event.turnId === id)), { timeoutMs: 30_000, what: 'both turns to end' });
+    const page = (await (await fetch(`${baseB}/api/threads/${thread.id}/messages`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { messages: MessageDto[] };
+    expect(page.messages.map((message) => `${message.seq}:${message.role}`)).toEqual(['1:user', '2:assistant', '3:user', '4:assistant', '5:user', '6:assistant']);
+    for (const index of [2, 4]) expect(page.messages[index + 1]!.content).toContain(`answer to ${page.messages[index]!.content}:`);
+    expect(page.messages.every((message) => message.status === 'complete')).toBe(true);
+
+    // Six messages reach the trigger: the worker process folds, and its summary-updated reaches both tabs through Redis.
+    for (const tab of [tabA, tabB]) {
+      await waitFor(() => eventsOf(tab, 'summary-updated').length > 0, { timeoutMs: 30_000, what: 'summary-updated from the worker' });
+      expect(eventsOf(tab, 'summary-updated')[0]).toMatchObject({ threadId: thread.id, revision: 1 });
+    }
+    expect(eventsOf(tabA, 'summary-updated')).toHaveLength(1);
+  }, 120_000);
+});
