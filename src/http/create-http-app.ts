@@ -6,6 +6,7 @@ import { mountAdmin } from './admin/mount-admin';
 import { authenticate } from './authenticate';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
+import { openApiRoutes } from './openapi/openapi-routes';
 import type { HttpDeps } from './http-deps';
 import { authRoutes } from './routes/auth-routes';
 import { contextRoutes } from './routes/context-routes';
@@ -29,7 +30,7 @@ export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
   app.use('/api', express.json({ limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true }));
   extra.beforeApi?.(app);
-  app.use('/api', authRoutes(deps));
+  app.use('/api', authRoutes(deps), openApiRoutes());
   mountAdmin(app, deps);
   app.use('/api', authenticate(deps));
   app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps));
