@@ -18,7 +18,7 @@ describe('OfflineChatModel, chat mode', () => {
   it('streams a deterministic restatement in several chunks with usage', async () => {
     const model = new OfflineChatModel();
     const pack = [
-      message('system', 'You are helpful.\n\nSummary of earlier messages:\n- user: order ORD-7731 ships to Lyon.'),
+      message('system', 'You are helpful. Earlier parts may reach you as a summary citing [#12].\n\n## Summary of the conversation so far (through message #4)\n- user: order ORD-7731 ships to Lyon.'),
       message('user', 'hi'),
       message('assistant', 'hello'),
       message('user', 'What did I order?'),
@@ -32,6 +32,8 @@ describe('OfflineChatModel, chat mode', () => {
     expect(first.text).toContain('You said: "What did I order?"');
     expect(first.text).toMatch(/4 messages \(1 system, 2 user, 1 assistant, 0 tool\), \d+ tokens, including a summary/);
     expect(first.text).toContain('ORD-7731');
+    // Identifiers come from the summary and the messages, never from the system prompt's own text.
+    expect(first.text).not.toContain('#12');
     expect(first.finishReason).toBe('stop');
     expect(first.usage?.promptTokens).toBeGreaterThan(20);
     expect(first.usage?.completionTokens).toBe(countTextTokens(first.text));

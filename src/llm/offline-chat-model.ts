@@ -215,12 +215,19 @@ function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): 
   return `[offline model] ${name} returned: ${quote(toolMessage.text, TOOL_RESULT_CHARS)}`;
 }
 
+const SUMMARY_HEADING = /^## Summary of the conversation so far[^\n]*\n/m;
+
 function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefined): string {
   const counts = { system: 0, user: 0, assistant: 0, tool: 0 } as Record<string, number>;
   for (const message of messages) counts[roleName(message)] = (counts[roleName(message)] ?? 0) + 1;
   const tokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage) });
-  const hasSummary = messages.some((message) => message.type === 'system' && /summary/i.test(message.text));
-  const earlier = messages.filter((message) => message !== lastUser).map((message) => message.text).join('\n');
+  // The pack's leading system message is the system prompt, then the summary section under the heading
+  // written by the core's summaryHeading(); identifiers come from the summary and the messages, not the prompt.
+  const leading = messages[0]?.type === 'system' ? messages[0] : undefined;
+  const heading = leading ? SUMMARY_HEADING.exec(leading.text) : null;
+  const hasSummary = heading !== null;
+  const summaryText = heading && leading ? leading.text.slice(heading.index + heading[0].length) : '';
+  const earlier = [summaryText, ...messages.filter((message) => message !== lastUser && message !== leading).map((message) => message.text)].join('\n');
   const remembered = extractIdentifiers(earlier).slice(-MAX_REMEMBERED_IDENTIFIERS);
   const said = lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
   const parts = [

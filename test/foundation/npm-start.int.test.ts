@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort, isProcessAlive } from '../../src/app/embedded/process-tools';
+import { waitFor } from '../support/wait-for';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -16,7 +17,7 @@ interface Started {
 async function start(dataDir: string, port: number): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AUTH_SECRET', 'ADMIN_TOKEN']) delete env[name];
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/app/main.ts', 'all'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', 'all'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -67,6 +68,23 @@ describe('npm start on embedded defaults', () => {
       method: 'POST', headers: { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'kept across restarts' }),
     });
     expect(created.status).toBe(201);
+    // Chat with the offline model until the trigger fires, and watch the summary appear.
+    const threadId = ((await created.json()) as { id: string }).id;
+    const auth = { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' };
+    for (let turn = 1; turn <= 12; turn += 1) {
+      const content = `Part ${turn} of my notes: the invoice INV-${4000 + turn} is due on 2026-12-${10 + turn}. ${'Details about the shipment, the customer and the warehouse schedule follow here. '.repeat(30)}`;
+      const sent = await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ content }) });
+      expect(sent.status).toBe(201);
+      const answer = ((await sent.json()) as { messages: { content: string }[] }).messages.at(-1)?.content ?? '';
+      expect(answer.length).toBeGreaterThan(0);
+    }
+    await waitFor(async () => {
+      const detail = (await (await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}`, { headers: auth })).json()) as { context: { revision: number } };
+      return detail.context.revision > 0;
+    }, { timeoutMs: 30_000, what: 'the offline summary' });
+    const context = (await (await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}/context`, { headers: auth })).json()) as { summary: { text: string } | null };
+    expect(context.summary?.text).toContain('INV-4001');
+
     const postgresPids = await servicePids(dataDir);
     expect(postgresPids.length).toBe(1);
 

@@ -45,13 +45,18 @@ describe('turn serialization', () => {
   });
 
   it('runs sends to 20 threads in parallel without serializing them', async () => {
+    const slow = 2000;
+    stub.setResponder((request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: slow }));
     const threads = await Promise.all(Array.from({ length: 20 }, () => newThread()));
-    const started = Date.now();
+    const before = stub.requests.length;
     const responses = await Promise.all(threads.map((thread, index) => send(thread.id, `parallel ${index}`)));
-    const elapsed = Date.now() - started;
     expect(responses.every((response) => response.status === 201)).toBe(true);
-    // Serialized, 20 turns would take at least 20 x DELAY_MS = 8 s.
-    expect(elapsed).toBeLessThan(6 * DELAY_MS);
+    // All 20 model requests were in flight together: each arrived before the first one could have been answered.
+    // Serialized, they would arrive at least `slow` ms apart.
+    const arrivals = stub.requests.slice(before).map((request) => request.receivedAt);
+    expect(arrivals).toHaveLength(20);
+    expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(slow);
+    stub.setResponder((request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }));
   });
 
   it('refuses a send beyond the queue bound with BUSY and stores nothing for it', async () => {

@@ -56,12 +56,16 @@ function asPackMessages(messages: readonly { role: 'system' | 'user'; content: s
  */
 export async function summarizeChunks(input: CallInput & { previous: { text: string } | null; folded: ContextEntry[]; fromSeq: number; template: typeof DEFAULT_SUMMARY_PROMPT }, deps: SummarizeDeps): Promise<string> {
   const { settings } = deps;
+  // What the prompt costs around the entries (the previous summary is accounted for by the chunking itself).
+  const overheadTokens = settings.counter.countPack(asPackMessages(renderSummaryPrompt({
+    previousSummary: null, entries: [], maxTokens: settings.summaryMaxTokens, fromSeq: input.fromSeq, throughSeq: input.fromSeq, template: input.template,
+  })));
   const chunks = buildSummarizerInputs({
     summary: input.previous ? { ...input.previous, tokens: settings.counter.countText(input.previous.text), coveredThroughSeq: input.fromSeq - 1, revision: 0 } : null,
     folded: input.folded,
     budget: settings.summarizerInputMaxTokens,
     summaryMaxTokens: settings.summaryMaxTokens,
-    overheadTokens: 400,
+    overheadTokens,
     counter: settings.counter,
   });
   let summary = input.previous?.text ?? null;
