@@ -25,7 +25,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: forbiddenInCore, message: 'src/core is pure: no framework, database, model or I/O imports (see STYLE.md).' },
-          { group: ['../../db/*', '../../http/*', '../../realtime/*', '../../jobs/*', '../../llm/*', '../../app/*', '../../config/*'], message: 'src/core must not import adapters.' },
+          { group: ['**/db/**', '**/http/**', '**/realtime/**', '**/jobs/**', '**/llm/**', '**/app/**', '**/config/**'], message: 'src/core must not import adapters.' },
         ],
       }],
     },

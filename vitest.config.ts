@@ -26,6 +26,18 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        // Slow fault and load tests: `npm run test:reliability` (also run by .ci/run).
+        test: {
+          name: 'reliability',
+          include: ['test/**/*.rel.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

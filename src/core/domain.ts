@@ -43,6 +43,8 @@ export interface Thread {
   lastActivityAt: Date;
   lastSeq: number;
   summary: SummaryState | null;
+  /** The encoding `summary.tokens` was counted with. */
+  summaryEncoding: string | null;
   contextStartSeq: number;
   memoryMode: MemoryMode;
   settings: ThreadSettings;

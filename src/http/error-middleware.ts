@@ -2,11 +2,13 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ERROR_STATUS, type ErrorBody } from '../shared/errors';
 import { AppError, isAppError } from '../core/errors';
 import type { Logger } from '../app/logger';
+import { isDatabaseUnavailable } from '../db/database-errors';
 
 /** Maps any error to `{ error: { code, message } }` with the code's status. Unknown errors become INTERNAL, logged with their stack. */
 export function errorMiddleware(log: Logger): ErrorRequestHandler {
   return (error: unknown, _request, response, _next) => {
     const appError = toAppError(error);
+    if (appError.code === 'UNAVAILABLE') log.warn({ err: appError.cause, requestId: response.locals.requestId }, 'database unavailable');
     if (appError.code === 'INTERNAL') log.error({ err: error, requestId: response.locals.requestId }, 'request failed');
     const retryAfter = appError.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(Math.ceil(retryAfter)));
@@ -24,6 +26,9 @@ function toAppError(error: unknown): AppError {
   if (type === 'entity.parse.failed') return new AppError('VALIDATION', 'The request body is not valid JSON.');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError('VALIDATION', 'The request body must be UTF-8 JSON.');
   if (status === 400) return new AppError('VALIDATION', 'The request is malformed.');
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('UNAVAILABLE', 'The database is unavailable right now; nothing was half-written. Try again in a moment.', { cause: error, details: { retryAfterSeconds: 2 } });
+  }
   return new AppError('INTERNAL', 'Something went wrong on our side.', { cause: error });
 }
 

@@ -1,7 +1,8 @@
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
-import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
@@ -25,5 +26,9 @@ export interface HttpDeps {
   limits: { maxMessageChars: number; maxQueuedTurns: number; turnTimeoutMs: number };
   corsOrigins: string[];
   allowGuests: boolean;
+  toolRuns: ToolRunStore;
+  /** The tools offered on every chat call (their schemas take part of the budget). */
+  toolDefinitions: OpenAIFunctionTool[];
+  toolQueue: ToolQueue;
   admin: AdminHttpDeps;
 }

@@ -13,11 +13,16 @@ interface Started {
   output: () => string;
 }
 
+/** Every server a test started, so a failing test never leaves one (and its Postgres/Redis) running. */
+const running = new Set<ChildProcess>();
+
 /** `npm start`'s command with no service URLs: embedded Postgres and Redis under DATA_DIR. */
 async function start(dataDir: string, port: number): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AUTH_SECRET', 'ADMIN_TOKEN']) delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', 'all'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -44,6 +49,7 @@ async function servicePids(dataDir: string): Promise<number[]> {
 describe('npm start on embedded defaults', () => {
   const dirs: string[] = [];
   afterAll(async () => {
+    for (const child of running) await stop({ child, output: () => '' });
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 

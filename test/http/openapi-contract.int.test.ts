@@ -77,6 +77,9 @@ describe('the OpenAPI document', () => {
     await check('get', '/api/threads/{id}/context', await app.api(`/api/threads/${thread.id}/context`, { token }));
     await check('post', '/api/threads/{id}/cancel', await app.api(`/api/threads/${thread.id}/cancel`, { method: 'POST', token }));
     await check('delete', '/api/threads/{id}', await app.api(`/api/threads/${thread.id}`, { method: 'DELETE', token }));
+    const missingRun = '00000000-0000-4000-8000-000000000000';
+    await check('get', '/api/tool-runs/{id}', await app.api(`/api/tool-runs/${missingRun}`, { token }));
+    await check('post', '/api/tool-runs/{id}/cancel', await app.api(`/api/tool-runs/${missingRun}/cancel`, { method: 'POST', token }));
     expect(problems).toEqual([]);
   });
 

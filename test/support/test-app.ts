@@ -28,12 +28,12 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
  * Starts the whole application in this process against a fresh migrated database on the test Postgres and
  * the test Redis under its own key prefix. `env` overrides the environment (e.g. OPENAI_BASE_URL of a stub).
  */
-export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string } } = {}): Promise<TestApp> {
+export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string }; authSecret?: string } = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase('app'));
   if (!options.database) await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
   const prefix = `t${randomBytes(5).toString('hex')}`;
   const redisUrl = options.env?.REDIS_URL ?? inject('redisUrl');
-  const authSecret = randomBytes(32).toString('hex');
+  const authSecret = options.authSecret ?? randomBytes(32).toString('hex');
   const env = loadEnv({
     NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', REDIS_PREFIX: prefix,
     DATABASE_URL: database.url, REDIS_URL: redisUrl, HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '10000',

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import {
   createThreadBody, listMessagesQuery, listThreadsQuery, messageIdParams, renameThreadBody, sendMessageBody, threadIdParams,
 } from '../request-schemas';
+import { toolRunParams } from '../routes/tool-run-routes';
 import { BEARER, errors, json } from './openapi-helpers';
 import {
   cancelResultDto, contextPackDto, guestSessionDto, healthDto, messagePageDto, readinessDto, sendMessageResponseDto,
-  serverInfoDto, threadDetailDto, threadDto, threadPageDto,
+  serverInfoDto, threadDetailDto, threadDto, threadPageDto, toolRunDto,
 } from './response-schemas';
 
 const secured: Record<string, string[]>[] = [{ [BEARER]: [] }];
@@ -89,5 +90,16 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
     method: 'get', path: '/api/threads/{id}/context', tags: ['context'], summary: 'Exactly what the next model call would get', security: secured,
     request: { params: threadIdParams },
     responses: { 200: json(contextPackDto, 'The context pack'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+
+  registry.registerPath({
+    method: 'get', path: '/api/tool-runs/{id}', tags: ['tools'], summary: 'An async tool run (a preview of its result)', security: secured,
+    request: { params: toolRunParams },
+    responses: { 200: json(toolRunDto, 'The run'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/tool-runs/{id}/cancel', tags: ['tools'], summary: 'Cancel an async tool run', security: secured,
+    request: { params: toolRunParams },
+    responses: { 202: json(toolRunDto, 'Cancel requested (or done, if it had not started)'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
   });
 }

@@ -3,7 +3,7 @@ import type {
   AdminSessionDto, AdminThreadDetailDto, AdminThreadPageDto, AuditPageDto, QueueListDto, SummaryCorrectedDto,
   SummaryJobAcceptedDto, SummaryRevisionListDto,
 } from '../../shared/admin-api';
-import type { ContextPackDto, MessageDto, MessagePageDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../shared/api';
+import type { ContextPackDto, MessageDto, MessagePageDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ToolRunDto } from '../../shared/api';
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors';
 
 /**
@@ -81,6 +81,13 @@ export const readinessDto = z.strictObject({
   status: z.enum(['ready', 'degraded', 'unavailable']), postgres: z.enum(['up', 'down']), redis: z.enum(['up', 'down']),
 }).meta({ id: 'Readiness' });
 
+export const toolRunDto = z.strictObject({
+  id: uuid, threadId: uuid, toolCallId: z.string(), name: z.string(), args: z.record(z.string(), z.unknown()),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled']),
+  progress: z.number(), progressNote: z.string().nullable(), resultPreview: z.string().nullable(), resultTokens: z.number().int().nullable(),
+  error: z.string().nullable(), createdAt: isoDate, startedAt: isoDate.nullable(), finishedAt: isoDate.nullable(),
+}).meta({ id: 'ToolRun' });
+
 // --- admin ---
 const summaryAuthor = z.enum(['fold', 'overflow-fallback', 'rebuild', 'admin']);
 const count = z.number().int();
@@ -143,6 +150,7 @@ type _SchemaAgreement = [
   Assert<Same<z.infer<typeof sendMessageResponseDto>, SendMessageResponseDto>>,
   Assert<Same<z.infer<typeof contextPackDto>, ContextPackDto>>,
   Assert<Same<z.infer<typeof serverInfoDto>, ServerInfoDto>>,
+  Assert<Same<z.infer<typeof toolRunDto>, ToolRunDto>>,
   Assert<Same<z.infer<typeof adminThreadPageDto>, AdminThreadPageDto>>,
   Assert<Same<z.infer<typeof adminThreadDetailDto>, AdminThreadDetailDto>>,
   Assert<Same<z.infer<typeof summaryRevisionListDto>, SummaryRevisionListDto>>,

@@ -1,18 +1,18 @@
 import { Router } from 'express';
-import { buildContextPack } from '../../core/context';
-import { contextStateOf } from '../../core/context-settings';
 import { AppError } from '../../core/errors';
+import { buildTurnPack } from '../../core/turn/stream-answer';
 import type { ContextPackDto } from '../../shared/api';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { ownThread } from './thread-routes';
 
 /** What the next model call of a thread would get, entry by entry. */
-export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'>, threadId: string): Promise<ContextPackDto> {
+export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>, threadId: string): Promise<ContextPackDto> {
   const context = await deps.turns.loadContext(threadId);
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
-  const pack = buildContextPack({ systemPrefix: settings.systemPrefix, state: contextStateOf(context), budget: settings.budget, counter: settings.counter, compat: settings.compat });
+  // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
+  const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions ?? []);
   const summary = context.thread.summary;
   return {
     messages: pack.messages.map((message) => ({
@@ -22,7 +22,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'>,
       ...(message.seq !== undefined ? { seq: message.seq } : {}),
     })),
     tokens: pack.tokens,
-    budget: settings.budget,
+    budget: settings.budget - toolSchemaTokens,
     omitted: pack.omitted,
     summary: summary && summary.revision > 0 ? { text: summary.text, tokens: summary.tokens, revision: summary.revision, coveredThroughSeq: summary.coveredThroughSeq } : null,
     window: {

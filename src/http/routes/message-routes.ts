@@ -33,6 +33,23 @@ function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEvent) =>
   return { done, stop: () => stop() };
 }
 
+const ENDED = new Set(['complete', 'error', 'cancelled']);
+
+/**
+ * Kicks this process' runner and waits for the turn's end. If the runner finished its queue without running our
+ * turn (the database failed under it, or another process holds the thread), the turn's stored state decides:
+ * an unreachable database surfaces as a retryable UNAVAILABLE; otherwise we keep waiting for whoever runs it.
+ */
+async function untilTurnEnds(deps: HttpDeps, accepted: { turn: Turn; duplicate: boolean }, waiter: { done: Promise<void> }): Promise<void> {
+  if (accepted.duplicate) return waiter.done;
+  const drained = deps.runner.kick(accepted.turn.threadId).then(async () => {
+    const turn = await deps.turns.findTurn(accepted.turn.id);
+    if (turn && ENDED.has(turn.status)) return;
+    await waiter.done;
+  });
+  await Promise.race([waiter.done, drained]);
+}
+
 async function turnResult(deps: HttpDeps, turnId: string, userMessageId: string, threadId: string): Promise<SendMessageResponseDto> {
   const [turn, userMessage, messages] = await Promise.all([
     deps.turns.findTurn(turnId), deps.transcript.findMessage(threadId, userMessageId), deps.transcript.listTurnMessages(turnId),
@@ -89,8 +106,11 @@ export function messageRoutes(deps: HttpDeps): Router {
     }
     const waiter = turnEnded(deps, accepted.turn);
     request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
-    if (!accepted.duplicate) void deps.runner.kick(thread.id);
-    await waiter.done;
+    try {
+      await untilTurnEnds(deps, accepted, waiter);
+    } finally {
+      waiter.stop();
+    }
     const result = await turnResult(deps, accepted.turn.id, accepted.message.id, thread.id);
     response.status(accepted.duplicate ? 200 : 201).json(result);
   });
@@ -107,8 +127,11 @@ export function messageRoutes(deps: HttpDeps): Router {
     if (!last || last.status !== 'error') throw new AppError('CONFLICT', 'Only an answer that ended in error can be retried.');
     const turn = await deps.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: message.id });
     const waiter = turnEnded(deps, turn);
-    void deps.runner.kick(thread.id);
-    await waiter.done;
+    try {
+      await untilTurnEnds(deps, { turn, duplicate: false }, waiter);
+    } finally {
+      waiter.stop();
+    }
     response.status(201).json(await turnResult(deps, turn.id, message.id, thread.id));
   });
 

@@ -1,0 +1,36 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../core/errors';
+import { toToolRunDto } from '../../core/tools/to-tool-run-dto';
+import { principalOf } from '../authenticate';
+import type { HttpDeps } from '../http-deps';
+import { parseOrThrow } from '../request-schemas';
+
+export const toolRunParams = z.object({ id: z.string().uuid() });
+
+/** Async tool runs: their state, and cancel. Another user's run is a 404, like a missing one. */
+export function toolRunRoutes(deps: HttpDeps): Router {
+  const router = Router();
+
+  router.get('/tool-runs/:id', async (request, response) => {
+    const { id } = parseOrThrow(toolRunParams, request.params, 'path');
+    const run = await deps.toolRuns.findRun(id, principalOf(response).userId);
+    if (!run) throw new AppError('NOT_FOUND', 'No such tool run.');
+    response.json(toToolRunDto(run));
+  });
+
+  router.post('/tool-runs/:id/cancel', async (request, response) => {
+    const { id } = parseOrThrow(toolRunParams, request.params, 'path');
+    const run = await deps.toolRuns.findRun(id, principalOf(response).userId);
+    if (!run) throw new AppError('NOT_FOUND', 'No such tool run.');
+    const cancelled = await deps.toolRuns.requestCancel(run.id);
+    if (!cancelled) throw new AppError('CONFLICT', `The run has already finished (${run.status}).`);
+    // A run cancelled before it started is reported by its job; make sure one exists (the sweeper would too).
+    if (cancelled.status === 'cancelled') {
+      await deps.toolQueue.enqueueToolRun(run.id).catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not enqueue a cancelled run for its report'));
+    }
+    response.status(202).json(toToolRunDto(cancelled));
+  });
+
+  return router;
+}

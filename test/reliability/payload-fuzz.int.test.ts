@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/shared/errors';
+import type { ThreadDto } from '../../src/shared/api';
+import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/** Any JSON value, including deep nesting and odd strings. */
+const anyJson = fc.jsonValue({ maxDepth: 6 });
+
+describe('REST payload fuzzing', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let token: string;
+  let thread: ThreadDto;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub();
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
+    ({ token } = await app.guest());
+    thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  it('answers any JSON body with a 2xx or a coded 4xx, never a 5xx, and stores a message only when it answered 201', async () => {
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    let stored = 0;
+    try {
+      await fc.assert(fc.asyncProperty(fc.oneof(anyJson, fc.record({ content: anyJson, clientMessageId: fc.option(anyJson) }), fc.record({ content: fc.string({ maxLength: 50 }) })), async (body) => {
+        const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: body });
+        const payload = (await response.json()) as { error?: { code: string; message: string } };
+        expect(response.status).toBeLessThan(500);
+        if (response.status === 201) {
+          stored += 1;
+        } else {
+          expect(payload.error?.code && ERROR_STATUS[payload.error.code as keyof typeof ERROR_STATUS]).toBe(response.status);
+          expect(payload.error?.message.length).toBeGreaterThan(0);
+        }
+      }), { numRuns: 60 });
+      const count = Number((await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0].count);
+      expect(count).toBe(stored);
+    } finally {
+      await db.end();
+    }
+  }, 120_000);
+
+  it('answers malformed thread bodies and queries with VALIDATION', async () => {
+    await fc.assert(fc.asyncProperty(anyJson, fc.string({ maxLength: 30 }), async (body, query) => {
+      const created = await app.api('/api/threads', { method: 'POST', token, json: body });
+      expect([201, 400]).toContain(created.status);
+      const listed = await app.api(`/api/threads?limit=${encodeURIComponent(query)}`, { token });
+      expect([200, 400]).toContain(listed.status);
+      const page = await app.api(`/api/threads/${thread.id}/messages?before=${encodeURIComponent(query)}`, { token });
+      expect([200, 400]).toContain(page.status);
+    }), { numRuns: 40 });
+  }, 120_000);
+});

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countTextTokens } from '../../src/llm/count-chat-tokens';
+import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { assertRequestsValid, bigReport, classifyRequest, lastMessage, responder, testTools, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+
+const INLINE_TOKENS = 300;
+const READ_AT = 149_990;
+const LONG_NOTE = 'please include every row, '.repeat(100);
+
+/** The model: asks for a report, then reads a part of it through read_tool_result by the handle it was given. */
+function chat(request: StubRequest) {
+  const last = lastMessage(request);
+  const text = textOf(last);
+  const handle = /read_tool_result\(handle="([0-9a-f-]{36})", offset, length\)/.exec(text)?.[1];
+  if (handle) return replyWithToolCalls([{ name: 'read_tool_result', arguments: { handle, offset: READ_AT, length: 40 } }]);
+  if (last?.role === 'tool' && text.startsWith('Characters ')) return replyWithText('I read the part you asked about.');
+  if (last?.role === 'tool') return replyWithText('The report is being prepared.');
+  const user = lastUserText(request.body);
+  if (user === 'report please') return replyWithToolCalls([{ name: 'big_report', arguments: { note: LONG_NOTE } }]);
+  if (user === 'background report please') return replyWithToolCalls([{ name: 'big_async_report', arguments: {} }]);
+  return replyWithText(`plain answer to ${user}`);
+}
+
+describe('large tool results', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let helpers: ThreadHelpers;
+  let budget: number;
+  const report = bigReport();
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ classifyRequest, responder: responder(chat), maxContextTokens: 8000 });
+    app = await startTestApp({
+      env: { OPENAI_BASE_URL: stub.url, CONTEXT_MAX_INPUT_TOKENS: '8000', TOOL_RESULT_INLINE_TOKENS: String(INLINE_TOKENS), SUMMARY_INPUT_MAX_TOKENS: '4000', SUMMARY_TRIGGER: 'tokens=4000', SUMMARY_KEEP: 'messages=6' },
+      tuning: { extraTools: testTools() },
+    });
+    helpers = await threadHelpers(app);
+    budget = app.application.deps.settings.budget;
+  });
+  beforeEach(() => stub.reset());
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  it('condenses a 200 KB inline result in the pack, keeps it whole in the transcript, and reads any part of it', async () => {
+    const thread = await helpers.newThread();
+    const result = await helpers.send(thread.id, 'report please');
+    expect(result.turn.status).toBe('complete');
+    expect(result.messages.map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    const [, reportMessage, , readMessage, answer] = result.messages;
+    expect(reportMessage?.content).toBe(report);
+
+    const chats = stub.requests.filter((request) => request.kind === 'chat');
+    const seen = textOf(lastMessage(chats[1]!));
+    expect(seen).toMatch(/^\[Condensed from \d+ tokens \(the first \d+ characters were condensed\)\]\nCONDENSED: ORD-10000/);
+    expect(seen).toContain(`read_tool_result(handle="${reportMessage?.id}", offset, length)`);
+    expect(countTextTokens(seen)).toBeLessThanOrEqual(INLINE_TOKENS);
+    // The summary model read the result in parts, each within its input budget.
+    const condenseCalls = stub.requests.filter((request) => request.kind === 'condense');
+    expect(condenseCalls.length).toBeGreaterThan(1);
+    expect(condenseCalls.length).toBeLessThanOrEqual(8);
+    expect(condenseCalls.every((request) => request.promptTokens <= 4000)).toBe(true);
+
+    expect(readMessage?.content).toBe(`Characters ${READ_AT}–${READ_AT + 40} of ${report.length} of the result of tool call ${reportMessage?.toolCallId} (${reportMessage?.id}):\n${report.slice(READ_AT, READ_AT + 40)}\n[Continue with read_tool_result(handle="${reportMessage?.id}", offset=${READ_AT + 40})]`);
+    expect(readMessage?.content).toContain('MARKER-XYZZY');
+    expect(answer?.content).toBe('I read the part you asked about.');
+
+    // The next turn's pack shortens the long arguments of the old call; the transcript keeps them.
+    await helpers.send(thread.id, 'thanks');
+    const next = stub.requests.filter((request) => request.kind === 'chat').at(-1)!;
+    const oldCall = next.body.messages.find((message) => message.role === 'assistant' && message.tool_calls?.[0]?.function?.name === 'big_report');
+    const shortenedArgs = oldCall?.tool_calls?.[0]?.function?.arguments ?? '';
+    expect(shortenedArgs.length).toBeLessThan(800);
+    expect(shortenedArgs).toContain('characters of arguments; the full call is message #');
+    const transcript = await helpers.messages(thread.id);
+    expect(transcript.find((message) => message.id === result.messages[0]?.id)?.toolCalls?.[0]?.args).toEqual({ note: LONG_NOTE });
+    assertRequestsValid(stub, budget);
+  });
+
+  it('condenses a 200 KB async result in the worker before the follow-up, readable through the run handle', async () => {
+    const thread = await helpers.newThread();
+    const result = await helpers.send(thread.id, 'background report please');
+    const runId = /as run ([0-9a-f-]{36})/.exec(result.messages[1]?.content ?? '')?.[1];
+    await waitFor(() => stub.requests.some((request) => textOf(lastMessage(request)).startsWith('Characters ')), { timeoutMs: 30_000, what: 'the follow-up reading the result' });
+    const followUp = stub.requests.find((request) => request.kind === 'chat' && lastMessage(request)?.role === 'system')!;
+    const note = textOf(lastMessage(followUp));
+    expect(note).toMatch(new RegExp(`^Result of big_async_report \\(run ${runId}, started at seq \\d+\\):\\n\\[Condensed from`));
+    expect(note).toContain(`read_tool_result(handle="${runId}", offset, length)`);
+    expect(countTextTokens(note)).toBeLessThanOrEqual(INLINE_TOKENS + 40);
+    const read = textOf(lastMessage(stub.requests.find((request) => textOf(lastMessage(request)).startsWith('Characters '))!));
+    expect(read).toContain(`of the result of big_async_report (${runId}):\n${report.slice(READ_AT, READ_AT + 40)}`);
+    // The transcript keeps the full result on the run's message.
+    await waitFor(async () => (await helpers.messages(thread.id)).some((message) => message.toolRunId === runId && message.status === 'complete'), { what: 'the run message' });
+    const stored = (await helpers.messages(thread.id)).find((message) => message.toolRunId === runId && message.role === 'system');
+    expect(stored?.content).toBe(`Result of big_async_report (run ${runId}, started at seq ${result.messages[0]?.seq}):\n${report}`);
+    assertRequestsValid(stub, budget);
+  });
+});
