@@ -34,6 +34,9 @@ import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
 import { createChatPort, createSummarizerPort } from '../llm/model-ports';
 import { createLocalEventBus } from '../realtime/local-event-bus';
+import { createSocketServer, type SocketServer } from '../realtime/create-socket-server';
+import { forwardThreadEvents } from '../realtime/forward-thread-events';
+import { createRedisRoomEmitter } from '../realtime/redis-socket-adapter';
 import { contextSettingsFromEnv } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import type { Logger } from './logger';
@@ -77,6 +80,8 @@ export interface Application {
   worker: Worker | null;
   toolWorker: Worker | null;
   deps: HttpDeps;
+  /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
+  io: SocketServer | null;
   /** Queues shown to admins (GET /api/admin/queues, /admin/jobs); other parts register theirs here. */
   queues: QueueRegistry;
   /** Listens on `port` (0 = any); resolves with the bound port. */
@@ -217,10 +222,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   };
   const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
   const server = createServer(app);
+  const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
+  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps, redis: redisRealtime });
+  // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
+  const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
+  const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, queues,
+    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -237,6 +247,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await runner.drainAll(graceMs);
+      // After the drain, so open tabs still get the end of the answers.
+      await io?.close();
+      stopEmitting?.();
+      roomEmitter?.close();
       server.closeAllConnections();
       await closed;
       kicks?.close();

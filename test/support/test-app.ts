@@ -31,7 +31,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string }; authSecret?: string } = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase('app'));
   if (!options.database) await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
-  const prefix = `t${randomBytes(5).toString('hex')}`;
+  const prefix = options.env?.REDIS_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
   const redisUrl = options.env?.REDIS_URL ?? inject('redisUrl');
   const authSecret = options.authSecret ?? randomBytes(32).toString('hex');
   const env = loadEnv({
