@@ -150,6 +150,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const toolRuns = createToolRunRepository(db);
   const toolServices = createToolServices(db);
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
+  queues.register(toolQueue.queue);
   const condense = { summarizer, calls, inlineTokens: env.TOOL_RESULT_INLINE_TOKENS, inputMaxTokens: env.SUMMARY_INPUT_MAX_TOKENS };
   const toolKit: ToolKit = {
     registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,

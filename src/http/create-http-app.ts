@@ -7,6 +7,7 @@ import { runInLogContext, type LogContext } from '../observability/log-context';
 import { authenticate, principalOf } from './authenticate';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
+import { openApiRoutes } from './openapi/openapi-routes';
 import type { HttpDeps } from './http-deps';
 import { authRoutes } from './routes/auth-routes';
 import { contextRoutes } from './routes/context-routes';
@@ -39,7 +40,7 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
   // The body parser resumes in the socket's async context: re-enter the request's.
   app.use((_request, response, next) => runInLogContext(response.locals.logContext as LogContext, next));
   extra.beforeApi?.(app);
-  app.use('/api', authRoutes(deps));
+  app.use('/api', authRoutes(deps), openApiRoutes());
   mountAdmin(app, deps);
   app.use('/api', authenticate(deps), (_request, response, next) => {
     (response.locals.logContext as LogContext).userId = principalOf(response).userId;

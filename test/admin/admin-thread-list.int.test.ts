@@ -72,8 +72,9 @@ describe('the admin thread list', () => {
     expect((await app.api('/api/admin/threads?sort=size', { token: ADMIN_TOKEN })).status).toBe(400);
   });
 
-  it('counts the waiting summary jobs', async () => {
+  it('counts the waiting summary jobs, next to the tools queue', async () => {
     const body = (await (await app.api('/api/admin/queues', { token: ADMIN_TOKEN })).json()) as QueueListDto;
+    expect(body.queues.map((queue) => queue.name)).toEqual(['summary', 'tools']);
     const summary = body.queues.find((queue) => queue.name === 'summary');
     expect(summary).toMatchObject({ active: 0, failed: 0 });
     expect(summary?.waiting).toBeGreaterThanOrEqual(1);

@@ -5,7 +5,7 @@ import type { SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 export interface CorrectSummaryDeps {
   turns: Pick<TurnStore, 'loadContext'>;
   summaries: Pick<SummaryStore, 'commit'>;
-  events: ThreadEventBus;
+  events: Pick<ThreadEventBus, 'publish'>;
   settings: Pick<ContextSettings, 'counter' | 'summaryMaxTokens'>;
 }
 

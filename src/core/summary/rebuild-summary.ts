@@ -8,7 +8,7 @@ export interface RebuildDeps extends SummarizeDeps {
   turns: Pick<TurnStore, 'loadContext'>;
   transcript: Pick<TranscriptStore, 'listSummarizableEntries'>;
   summaries: Pick<SummaryStore, 'commit'>;
-  events: ThreadEventBus;
+  events: Pick<ThreadEventBus, 'publish'>;
 }
 
 export type RebuildOutcome =

@@ -6,7 +6,7 @@ import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { parseOrThrow } from '../request-schemas';
 
-const toolRunParams = z.object({ id: z.string().uuid() });
+export const toolRunParams = z.object({ id: z.string().uuid() });
 
 /** Async tool runs: their state, and cancel. Another user's run is a 404, like a missing one. */
 export function toolRunRoutes(deps: HttpDeps): Router {

@@ -1,0 +1,82 @@
+// In-memory fakes for the summary use cases' unit tests (not exported from any index).
+import { budgetOf, createTokenCounter, getModelProfile, type ContextEntry } from '../context';
+import type { ContextSettings } from '../context-settings';
+import type { ThreadContext } from '../domain';
+import type { ChatResult, SummaryCommit, SummarizerPort } from '../ports';
+import type { ThreadEvent } from '../../shared/events';
+
+export function testSettings(): ContextSettings {
+  const profile = getModelProfile('gpt-4o-mini');
+  return {
+    profile, budget: budgetOf(profile), trigger: { conditions: [{ kind: 'messages', value: 4 }] }, keep: { kind: 'messages', value: 2 },
+    summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
+  };
+}
+
+export const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** One thread in memory: the transcript as entries, the summary state, the window and a CAS version. */
+export function memoryThread(options: { transcript: ContextEntry[]; coveredThroughSeq: number; summaryText: string; revision: number }) {
+  const state = { ...options, version: 7, contextStartSeq: 1 };
+  const commits: SummaryCommit[] = [];
+  const events: ThreadEvent[] = [];
+  /** Runs once before the next commit is checked (simulates a concurrent fold). */
+  let beforeCommit: (() => void) | null = null;
+  const context = (): ThreadContext => ({
+    thread: {
+      id: 'thread-1', ownerId: 'user-1', title: 't', createdAt: new Date(0), updatedAt: new Date(0), lastActivityAt: new Date(0),
+      lastSeq: state.transcript.length, contextStartSeq: state.contextStartSeq, memoryMode: 'summary', settings: {}, version: state.version,
+      lastFoldAt: null, lastFoldError: null, summaryEncoding: null,
+      summary: state.revision > 0 ? { text: state.summaryText, tokens: 10, coveredThroughSeq: state.coveredThroughSeq, revision: state.revision } : null,
+    },
+    window: state.transcript.filter((entry) => entry.seq > state.coveredThroughSeq),
+    pinned: [],
+  });
+  return {
+    state, commits, events,
+    setBeforeCommit(hook: () => void) {
+      beforeCommit = hook;
+    },
+    turns: { loadContext: async () => context() },
+    transcript: {
+      listSummarizableEntries: async ({ fromSeq, throughSeq }: { fromSeq: number; throughSeq: number }) =>
+        state.transcript.filter((entry) => entry.seq >= fromSeq && entry.seq <= throughSeq),
+    },
+    summaries: {
+      async commit(commit: SummaryCommit) {
+        const hook = beforeCommit;
+        beforeCommit = null;
+        hook?.();
+        if (commit.expectedVersion !== state.version) return { committed: false as const };
+        commits.push(commit);
+        state.version += 1;
+        state.revision += 1;
+        state.summaryText = commit.text;
+        state.coveredThroughSeq = commit.throughSeq;
+        return { committed: true as const, revision: state.revision };
+      },
+    },
+    eventBus: { publish: (event: ThreadEvent) => events.push(event), subscribe: () => () => undefined },
+  };
+}
+
+/** A summarizer that lists the CODE-n identifiers it was given (the previous summary's included). */
+export function codeSummarizer(): SummarizerPort & { prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    model: 'fake-summarizer',
+    prompts,
+    async summarize({ messages }): Promise<ChatResult> {
+      const text = messages.map((message) => message.content).join('\n');
+      prompts.push(text);
+      const codes = [...new Set(text.match(/CODE-\d+/g) ?? [])];
+      return { text: `Summary keeps ${codes.join(', ') || 'nothing'}.`, toolCalls: [], usage: { promptTokens: 100, completionTokens: 10 } };
+    },
+  };
+}
+
+export function transcriptOf(count: number): ContextEntry[] {
+  return Array.from({ length: count }, (_, index) => ({
+    seq: index + 1, role: index % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `message ${index + 1} mentions CODE-${index + 1}`, tokens: 12,
+  }));
+}

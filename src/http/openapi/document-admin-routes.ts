@@ -1,0 +1,64 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, summaryRevisionsQuery } from '../admin/admin-request-schemas';
+import { threadIdParams } from '../request-schemas';
+import { ADMIN_SESSION, ADMIN_TOKEN, errors, json } from './openapi-helpers';
+import {
+  adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, queueListDto, summaryCorrectedDto,
+  summaryJobAcceptedDto, summaryRevisionListDto,
+} from './response-schemas';
+
+const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }];
+
+/** The admin API. Every route but the session routes answers 401 without admin credentials. */
+export function documentAdminRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post', path: '/api/admin/session', tags: ['admin'], summary: 'Open an admin session (sets the httpOnly admin_session cookie)',
+    request: { body: { content: { 'application/json': { schema: adminSessionBody } } } },
+    responses: { 201: json(adminSessionDto, 'The session'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
+  });
+  registry.registerPath({
+    method: 'delete', path: '/api/admin/session', tags: ['admin'], summary: 'End the admin session (clears the cookie)',
+    responses: { 204: { description: 'Ended' } },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/threads', tags: ['admin'], summary: "All users' threads with their context health", security: admin,
+    request: { query: adminThreadsQuery },
+    responses: { 200: json(adminThreadPageDto, 'A page of threads'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/threads/{id}', tags: ['admin'], summary: 'Context state, pack preview, transcript size and revisions', security: admin,
+    request: { params: threadIdParams },
+    responses: { 200: json(adminThreadDetailDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/threads/{id}/summaries', tags: ['admin'], summary: 'Summary revisions, each with a line diff against the previous one', security: admin,
+    request: { params: threadIdParams, query: summaryRevisionsQuery },
+    responses: { 200: json(summaryRevisionListDto, 'Revisions, oldest first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/admin/threads/{id}/summarize', tags: ['admin'], summary: 'Fold now (enqueues a forced fold)', security: admin,
+    request: { params: threadIdParams },
+    responses: { 202: json(summaryJobAcceptedDto, 'Enqueued'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'UNAVAILABLE') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/admin/threads/{id}/rebuild-summary', tags: ['admin'], security: admin,
+    summary: 'Rebuild the summary from the transcript (a job; commits a revision authored `rebuild`)',
+    request: { params: threadIdParams },
+    responses: { 202: json(summaryJobAcceptedDto, 'Enqueued'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE') },
+  });
+  registry.registerPath({
+    method: 'put', path: '/api/admin/threads/{id}/summary', tags: ['admin'], security: admin,
+    summary: 'Correct the summary: a new revision authored `admin` with the same coverage; later folds build on it',
+    request: { params: threadIdParams, body: { content: { 'application/json': { schema: correctSummaryBody } } } },
+    responses: { 200: json(summaryCorrectedDto, 'The new revision'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/queues', tags: ['admin'], summary: 'Job counts of the summary queue and any other registered queue', security: admin,
+    responses: { 200: json(queueListDto, 'Counts'), ...errors('UNAUTHORIZED', 'UNAVAILABLE') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: 'The audit trail of admin writes, newest first', security: admin,
+    request: { query: auditQuery },
+    responses: { 200: json(auditPageDto, 'A page of audit entries'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+  });
+}

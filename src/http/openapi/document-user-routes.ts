@@ -1,0 +1,105 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  createThreadBody, listMessagesQuery, listThreadsQuery, messageIdParams, renameThreadBody, sendMessageBody, threadIdParams,
+} from '../request-schemas';
+import { toolRunParams } from '../routes/tool-run-routes';
+import { BEARER, errors, json } from './openapi-helpers';
+import {
+  cancelResultDto, contextPackDto, guestSessionDto, healthDto, messagePageDto, readinessDto, sendMessageResponseDto,
+  serverInfoDto, threadDetailDto, threadDto, threadPageDto, toolRunDto,
+} from './response-schemas';
+
+const secured: Record<string, string[]>[] = [{ [BEARER]: [] }];
+
+/** Health, auth, threads, messages and context routes. */
+export function documentUserRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({ method: 'get', path: '/healthz', tags: ['health'], summary: 'The process is up', responses: { 200: json(healthDto, 'Up') } });
+  registry.registerPath({
+    method: 'get', path: '/readyz', tags: ['health'], summary: 'Postgres answers (Redis down means degraded)',
+    responses: { 200: json(readinessDto, 'Ready or degraded'), 503: json(readinessDto, 'Postgres is unavailable') },
+  });
+
+  registry.registerPath({
+    method: 'post', path: '/api/auth/guest', tags: ['auth'], summary: 'A new guest user and its token (30 days)',
+    responses: { 201: json(guestSessionDto, 'The guest'), ...errors('FORBIDDEN', 'RATE_LIMITED') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/auth/refresh', tags: ['auth'], summary: 'A fresh token for the same user', security: secured,
+    responses: { 200: json(guestSessionDto, 'The fresh token'), ...errors('UNAUTHORIZED') },
+  });
+  registry.registerPath({ method: 'get', path: '/api/info', tags: ['auth'], summary: 'The model and the context budget', responses: { 200: json(serverInfoDto, 'Server info') } });
+
+  registry.registerPath({
+    method: 'post', path: '/api/threads', tags: ['threads'], summary: 'Create a thread', security: secured,
+    request: { body: { required: false, content: { 'application/json': { schema: createThreadBody } } } },
+    responses: { 201: json(threadDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/threads', tags: ['threads'], summary: 'Own threads, most recent activity first', security: secured,
+    request: { query: listThreadsQuery },
+    responses: { 200: json(threadPageDto, 'A page of threads'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/threads/{id}', tags: ['threads'], summary: 'A thread with its message count and context state', security: secured,
+    request: { params: threadIdParams },
+    responses: { 200: json(threadDetailDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'patch', path: '/api/threads/{id}', tags: ['threads'], summary: 'Rename a thread', security: secured,
+    request: { params: threadIdParams, body: { content: { 'application/json': { schema: renameThreadBody } } } },
+    responses: { 200: json(threadDto, 'The renamed thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'delete', path: '/api/threads/{id}', tags: ['threads'], summary: 'Delete a thread and all its data', security: secured,
+    request: { params: threadIdParams },
+    responses: { 204: { description: 'Deleted' }, ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+
+  registry.registerPath({
+    method: 'get', path: '/api/threads/{id}/messages', tags: ['messages'], summary: 'A page of the transcript, ascending seq', security: secured,
+    request: { params: threadIdParams, query: listMessagesQuery },
+    responses: { 200: json(messagePageDto, 'Messages'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/threads/{id}/messages', tags: ['messages'], security: secured,
+    summary: 'Send a message and run its turn',
+    description: 'Answers when the turn has ended. With `Accept: text/event-stream` the turn streams as server-sent events named like the socket events (message-accepted, message-start, message-delta, message-end, turn-end, ...). A repeated clientMessageId answers 200 with the original turn.',
+    request: { params: threadIdParams, body: { content: { 'application/json': { schema: sendMessageBody } } } },
+    responses: {
+      201: {
+        description: 'The stored user message and this turn\'s answers',
+        content: { 'application/json': { schema: sendMessageResponseDto }, 'text/event-stream': { schema: z.string() } },
+      },
+      200: json(sendMessageResponseDto, 'A repeated clientMessageId: the original turn'),
+      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'TOO_LARGE', 'BUSY', 'RATE_LIMITED', 'PROVIDER_TIMEOUT'),
+    },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/threads/{id}/messages/{messageId}/retry', tags: ['messages'], security: secured,
+    summary: 'Run the turn again for a user message whose answer ended in error',
+    request: { params: messageIdParams },
+    responses: { 201: json(sendMessageResponseDto, 'The new answer'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/threads/{id}/cancel', tags: ['messages'], summary: 'Stop the running generation (the partial answer is kept)', security: secured,
+    request: { params: threadIdParams },
+    responses: { 200: json(cancelResultDto, 'Whether a generation was running'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/threads/{id}/context', tags: ['context'], summary: 'Exactly what the next model call would get', security: secured,
+    request: { params: threadIdParams },
+    responses: { 200: json(contextPackDto, 'The context pack'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+
+  registry.registerPath({
+    method: 'get', path: '/api/tool-runs/{id}', tags: ['tools'], summary: 'An async tool run (a preview of its result)', security: secured,
+    request: { params: toolRunParams },
+    responses: { 200: json(toolRunDto, 'The run'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'post', path: '/api/tool-runs/{id}/cancel', tags: ['tools'], summary: 'Cancel an async tool run', security: secured,
+    request: { params: toolRunParams },
+    responses: { 202: json(toolRunDto, 'Cancel requested (or done, if it had not started)'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
+  });
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import type {
+  AdminSessionDto, AdminThreadDetailDto, AdminThreadPageDto, AuditPageDto, QueueListDto, SummaryCorrectedDto,
+  SummaryJobAcceptedDto, SummaryRevisionListDto,
+} from '../../shared/admin-api';
+import type { ContextPackDto, MessageDto, MessagePageDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ToolRunDto } from '../../shared/api';
+import { ERROR_STATUS, type ErrorBody } from '../../shared/errors';
+
+/**
+ * Response schemas of the REST API: the source of the OpenAPI document's responses, and what the contract test
+ * validates real responses against. Strict objects, so an undocumented field fails the test. Each is checked at
+ * compile time against its DTO in src/shared (see `Same` below), so the document and the code cannot drift.
+ */
+
+const isoDate = z.iso.datetime({ offset: true });
+const uuid = z.string().uuid();
+const errorCode = z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]);
+
+// Inlined, not a component: zod-to-openapi drops the null of a nullable reference.
+export const errorBody = z.strictObject({ code: errorCode, message: z.string() });
+/** Every error response: `{ error: { code, message } }` (RATE_LIMITED adds retryAfterSeconds). */
+export const errorResponse = z.object({
+  error: z.object({ code: errorCode, message: z.string(), retryAfterSeconds: z.number().optional() }),
+}).meta({ id: 'Error' });
+
+export const toolCallDto = z.strictObject({ id: z.string(), name: z.string(), args: z.record(z.string(), z.unknown()) }).meta({ id: 'ToolCall' });
+const role = z.enum(['system', 'user', 'assistant', 'tool']);
+
+export const messageDto = z.strictObject({
+  id: uuid, threadId: uuid, seq: z.number().int().nullable(), role, content: z.string(),
+  toolCalls: z.array(toolCallDto).nullable(), toolCallId: z.string().nullable(),
+  status: z.enum(['pending', 'streaming', 'complete', 'error', 'cancelled']), error: errorBody.nullable(), tokens: z.number().int(),
+  clientMessageId: z.string().nullable(), turnId: uuid.nullable(), toolRunId: uuid.nullable(),
+  pinned: z.boolean(), superseded: z.boolean(), deleted: z.boolean(),
+  createdAt: isoDate, updatedAt: isoDate, completedAt: isoDate.nullable(),
+}).meta({ id: 'Message' });
+
+const threadFields = {
+  id: uuid, title: z.string(), createdAt: isoDate, updatedAt: isoDate, lastActivityAt: isoDate,
+  memoryMode: z.enum(['summary', 'window-only']), contextStartSeq: z.number().int(),
+  settings: z.strictObject({ trigger: z.string().nullable(), keep: z.string().nullable(), summaryPrompt: z.string().nullable() }),
+  memoryRebuilding: z.boolean(),
+};
+export const threadDto = z.strictObject(threadFields).meta({ id: 'Thread' });
+export const threadPageDto = z.strictObject({ threads: z.array(threadDto), nextCursor: z.string().nullable() }).meta({ id: 'ThreadPage' });
+export const threadDetailDto = z.strictObject({
+  ...threadFields,
+  messageCount: z.number().int(),
+  context: z.strictObject({
+    summaryTokens: z.number().int(), coveredThroughSeq: z.number().int(), revision: z.number().int(),
+    windowEntries: z.number().int(), windowTokens: z.number().int(), foldPending: z.boolean(),
+    lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
+  }),
+}).meta({ id: 'ThreadDetail' });
+
+export const messagePageDto = z.strictObject({ messages: z.array(messageDto), hasMoreBefore: z.boolean(), hasMoreAfter: z.boolean() }).meta({ id: 'MessagePage' });
+export const sendMessageResponseDto = z.strictObject({
+  userMessage: messageDto,
+  messages: z.array(messageDto),
+  turn: z.strictObject({ id: uuid, status: z.enum(['queued', 'running', 'complete', 'error', 'cancelled']), error: errorBody.nullable() }),
+}).meta({ id: 'SendMessageResponse' });
+
+export const contextPackDto = z.strictObject({
+  messages: z.array(z.strictObject({
+    role, content: z.string(), toolCalls: z.array(toolCallDto).optional(), toolCallId: z.string().optional(),
+    seq: z.number().int().optional(), tokens: z.number().int(),
+  })),
+  tokens: z.number().int(),
+  budget: z.number().int(),
+  omitted: z.number().int(),
+  summary: z.strictObject({ text: z.string(), tokens: z.number().int(), revision: z.number().int(), coveredThroughSeq: z.number().int() }).nullable(),
+  window: z.strictObject({ fromSeq: z.number().int().nullable(), throughSeq: z.number().int().nullable(), entries: z.number().int(), tokens: z.number().int() }),
+  pinnedSeqs: z.array(z.number().int()),
+}).meta({ id: 'ContextPack' });
+
+export const serverInfoDto = z.strictObject({
+  model: z.string(), provider: z.enum(['openai-compatible', 'offline']), offline: z.boolean(), budget: z.number().int(),
+}).meta({ id: 'ServerInfo' });
+export const guestSessionDto = z.strictObject({ userId: z.string(), token: z.string() }).meta({ id: 'GuestSession' });
+export const cancelResultDto = z.strictObject({ cancelled: z.boolean() }).meta({ id: 'CancelResult' });
+export const healthDto = z.strictObject({ status: z.literal('ok') });
+export const readinessDto = z.strictObject({
+  status: z.enum(['ready', 'degraded', 'unavailable']), postgres: z.enum(['up', 'down']), redis: z.enum(['up', 'down']),
+}).meta({ id: 'Readiness' });
+
+export const toolRunDto = z.strictObject({
+  id: uuid, threadId: uuid, toolCallId: z.string(), name: z.string(), args: z.record(z.string(), z.unknown()),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled']),
+  progress: z.number(), progressNote: z.string().nullable(), resultPreview: z.string().nullable(), resultTokens: z.number().int().nullable(),
+  error: z.string().nullable(), createdAt: isoDate, startedAt: isoDate.nullable(), finishedAt: isoDate.nullable(),
+}).meta({ id: 'ToolRun' });
+
+// --- admin ---
+const summaryAuthor = z.enum(['fold', 'overflow-fallback', 'rebuild', 'admin']);
+const count = z.number().int();
+export const adminThreadDto = z.strictObject({
+  id: uuid, title: z.string(), owner: z.strictObject({ id: z.string(), kind: z.enum(['guest', 'external']) }),
+  createdAt: isoDate, lastActivityAt: isoDate, memoryMode: z.enum(['summary', 'window-only']), messageCount: count,
+  summary: z.strictObject({ preview: z.string(), tokens: count, revision: count, coveredThroughSeq: count }),
+  windowEntries: count, windowTokens: count,
+  foldLagEntries: count.describe('Window entries waiting to be folded: while the trigger fires, those older than what the keep policy keeps; 0 otherwise.'),
+  lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
+}).meta({ id: 'AdminThread' });
+export const adminThreadPageDto = z.strictObject({ threads: z.array(adminThreadDto), nextCursor: z.string().nullable() }).meta({ id: 'AdminThreadPage' });
+
+const revisionInfoFields = {
+  revision: count, author: summaryAuthor, authorId: z.string().nullable(), tokens: count, fromSeq: count, throughSeq: count,
+  model: z.string().nullable(), tokensIn: count.nullable(), tokensOut: count.nullable(), durationMs: count.nullable(),
+  identifiersKept: count.nullable(), identifiersTotal: count.nullable(), redacted: z.boolean(), createdAt: isoDate,
+};
+export const summaryRevisionInfoDto = z.strictObject(revisionInfoFields).meta({ id: 'SummaryRevisionInfo' });
+const lineDiffOp = z.strictObject({ op: z.enum(['equal', 'add', 'remove']), text: z.string() });
+export const summaryRevisionDto = z.strictObject({
+  ...revisionInfoFields, text: z.string(), diff: z.array(lineDiffOp), diffStats: z.strictObject({ added: count, removed: count }),
+}).meta({ id: 'SummaryRevision' });
+export const summaryRevisionListDto = z.strictObject({ revisions: z.array(summaryRevisionDto), hasMoreBefore: z.boolean() }).meta({ id: 'SummaryRevisionList' });
+
+export const adminThreadDetailDto = z.strictObject({
+  thread: z.strictObject({ ...threadFields, ownerId: z.string() }),
+  context: z.strictObject({
+    summaryText: z.string(), summaryTokens: count, revision: count, coveredThroughSeq: count, contextStartSeq: count,
+    memoryMode: z.enum(['summary', 'window-only']), version: count, windowEntries: count, windowTokens: count, pinnedEntries: count,
+    foldPending: z.boolean(), foldReasons: z.array(z.string()), lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
+    settings: z.strictObject({ trigger: z.string().optional(), keep: z.string().optional(), summaryPrompt: z.string().optional() }),
+  }),
+  pack: contextPackDto,
+  transcript: z.strictObject({ messages: count, tokens: count, characters: count, lastSeq: count }),
+  revisions: z.array(summaryRevisionInfoDto),
+}).meta({ id: 'AdminThreadDetail' });
+
+export const summaryJobAcceptedDto = z.strictObject({ jobId: z.string().nullable() }).meta({ id: 'SummaryJobAccepted' });
+export const summaryCorrectedDto = z.strictObject({ revision: count, tokens: count, fromSeq: count, throughSeq: count }).meta({ id: 'SummaryCorrected' });
+export const queueListDto = z.strictObject({
+  queues: z.array(z.strictObject({ name: z.string(), waiting: count, active: count, failed: count, delayed: count, completed: count })),
+}).meta({ id: 'QueueList' });
+export const auditPageDto = z.strictObject({
+  entries: z.array(z.strictObject({ id: uuid, actor: z.string(), action: z.string(), threadId: uuid.nullable(), details: z.record(z.string(), z.unknown()), createdAt: isoDate })),
+  nextCursor: z.string().nullable(),
+}).meta({ id: 'AuditPage' });
+export const adminSessionDto = z.strictObject({ actor: z.string(), expiresAt: isoDate }).meta({ id: 'AdminSession' });
+
+// Compile-time agreement between each schema and its DTO, both directions: a field added to one and not the other
+// fails `tsc`.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+type _SchemaAgreement = [
+  Assert<Same<z.infer<typeof errorBody>, ErrorBody>>,
+  Assert<Same<z.infer<typeof messageDto>, MessageDto>>,
+  Assert<Same<z.infer<typeof threadDto>, ThreadDto>>,
+  Assert<Same<z.infer<typeof threadDetailDto>, ThreadDetailDto>>,
+  Assert<Same<z.infer<typeof messagePageDto>, MessagePageDto>>,
+  Assert<Same<z.infer<typeof sendMessageResponseDto>, SendMessageResponseDto>>,
+  Assert<Same<z.infer<typeof contextPackDto>, ContextPackDto>>,
+  Assert<Same<z.infer<typeof serverInfoDto>, ServerInfoDto>>,
+  Assert<Same<z.infer<typeof toolRunDto>, ToolRunDto>>,
+  Assert<Same<z.infer<typeof adminThreadPageDto>, AdminThreadPageDto>>,
+  Assert<Same<z.infer<typeof adminThreadDetailDto>, AdminThreadDetailDto>>,
+  Assert<Same<z.infer<typeof summaryRevisionListDto>, SummaryRevisionListDto>>,
+  Assert<Same<z.infer<typeof summaryJobAcceptedDto>, SummaryJobAcceptedDto>>,
+  Assert<Same<z.infer<typeof summaryCorrectedDto>, SummaryCorrectedDto>>,
+  Assert<Same<z.infer<typeof queueListDto>, QueueListDto>>,
+  Assert<Same<z.infer<typeof auditPageDto>, AuditPageDto>>,
+  Assert<Same<z.infer<typeof adminSessionDto>, AdminSessionDto>>,
+];
