@@ -7,6 +7,7 @@ import { loadOrCreateSecret } from './dev-secrets';
 import { RedisUnavailableError } from './embedded/embedded-redis';
 import { startEmbeddedServices } from './embedded/start-embedded-services';
 import { createLogger, type Logger } from './logger';
+import { mountWebApp } from './mount-web-app';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     const applied = await applyMigrations({ databaseUrl: services.databaseUrl, migrationsDir: path.join(ROOT, 'prisma/migrations'), log });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     const { authSecret, adminToken } = await secrets(env, log);
-    application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode });
+    application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode, mountStatic: mountWebApp() });
     if (mode === 'worker') {
       application.sweeper.start();
       log.info('worker running');
