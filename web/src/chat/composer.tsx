@@ -20,7 +20,8 @@ export function Composer(props: { onSend(content: string): void; onStop(): void;
       <div className="composer-row">
         <textarea
           aria-label="Message"
-          placeholder="Write a message — Enter sends, Shift+Enter adds a line"
+          placeholder="Write a message…"
+          title="Enter sends, Shift+Enter adds a line"
           value={text}
           rows={Math.min(8, Math.max(1, text.split('\n').length))}
           onChange={(event) => setText(event.target.value)}
