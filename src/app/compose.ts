@@ -24,6 +24,9 @@ import { createSweeper, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
 import { createChatPort, createSummarizerPort } from '../llm/model-ports';
 import { createLocalEventBus } from '../realtime/local-event-bus';
+import { createSocketServer, type SocketServer } from '../realtime/create-socket-server';
+import { forwardThreadEvents } from '../realtime/forward-thread-events';
+import { createRedisRoomEmitter } from '../realtime/redis-socket-adapter';
 import { contextSettingsFromEnv } from './context-settings-from-env';
 import type { Logger } from './logger';
 
@@ -60,6 +63,8 @@ export interface Application {
   folds: FoldProducer;
   worker: Worker | null;
   deps: HttpDeps;
+  /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
+  io: SocketServer | null;
   /** Listens on `port` (0 = any); resolves with the bound port. */
   listen(port: number, host?: string): Promise<number>;
   /** Graceful stop: stop accepting, drain turns up to the grace period, close workers, queues and pools. */
@@ -147,10 +152,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   };
   const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
   const server = createServer(app);
+  const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
+  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps, redis: redisRealtime });
+  // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
+  const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
+  const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, worker, deps,
+    app, server, db, runner, sweeper, folds, worker, deps, io,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -167,6 +177,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await runner.drainAll(graceMs);
+      // After the drain, so open tabs still get the end of the answers.
+      await io?.close();
+      stopEmitting?.();
+      roomEmitter?.close();
       server.closeAllConnections();
       await closed;
       if (worker) await worker.close();

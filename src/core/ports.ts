@@ -166,6 +166,8 @@ export interface FoldQueue {
 export interface ThreadEventBus {
   publish(event: ThreadEvent): void;
   subscribe(threadId: string, listener: (event: ThreadEvent) => void): () => void;
+  /** Every thread's events (the socket server forwards them to rooms); returns the unsubscribe. */
+  subscribeAll(listener: (event: ThreadEvent) => void): () => void;
 }
 
 export interface Clock {

@@ -21,6 +21,8 @@ export interface ThreadJoinResult {
   /** Ascending seq; a message still streaming comes with its text so far. */
   messages: MessageDto[];
   hasMoreBefore: boolean;
+  /** With afterSeq only: true when the catch-up was cut at its cap (2,000 messages); page the rest over REST. */
+  hasMoreAfter?: boolean;
 }
 
 export interface MessageSendPayload {
@@ -38,20 +40,21 @@ export interface ClientToServerEvents {
   'tool-cancel': (payload: { runId: string }, ack: Ack<{ cancelled: boolean }>) => void;
 }
 
+/** Sent to the thread's room; every payload carries `threadId`. */
 export interface ServerToClientEvents {
-  'message-created': (payload: { message: MessageDto }) => void;
-  'message-start': (payload: { message: MessageDto }) => void;
+  'message-created': (payload: { threadId: string; message: MessageDto }) => void;
+  'message-start': (payload: { threadId: string; message: MessageDto }) => void;
   /** `offset` is where `delta` starts in the message's text: drop a delta whose offset you already have. */
   'message-delta': (payload: { threadId: string; messageId: string; offset: number; delta: string }) => void;
-  'message-end': (payload: { message: MessageDto }) => void;
-  'message-updated': (payload: { message: MessageDto }) => void;
+  'message-end': (payload: { threadId: string; message: MessageDto }) => void;
+  'message-updated': (payload: { threadId: string; message: MessageDto }) => void;
   'turn-end': (payload: { threadId: string; turnId: string; status: 'complete' | 'error' | 'cancelled' }) => void;
   'turn-error': (payload: { threadId: string; turnId?: string; messageId?: string; error: ErrorBody }) => void;
   'tool-start': (payload: { threadId: string; run: ToolRunDto }) => void;
   'tool-progress': (payload: { threadId: string; runId: string; progress: number; note?: string }) => void;
   'tool-end': (payload: { threadId: string; run: ToolRunDto }) => void;
   'summary-updated': (payload: { threadId: string; revision: number; coveredThroughSeq: number; tokens: number }) => void;
-  'thread-updated': (payload: { thread: ThreadDto }) => void;
+  'thread-updated': (payload: { threadId: string; thread: ThreadDto }) => void;
   'context-reset': (payload: { threadId: string; seq: number }) => void;
 }
 
@@ -62,6 +65,6 @@ export interface SocketData {
 
 /** `connect_error` data when a connection is refused. */
 export interface ConnectErrorData {
-  code: 'UNAUTHORIZED' | 'RATE_LIMITED';
+  code: 'UNAUTHORIZED' | 'RATE_LIMITED' | 'UNAVAILABLE';
   message: string;
 }

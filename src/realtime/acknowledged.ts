@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { Logger } from '../app/logger';
+import { AppError, isAppError } from '../core/errors';
+import type { ErrorBody } from '../shared/errors';
+import type { TypedSocket } from './socket-types';
+
+/**
+ * A result built synchronously right before the ack is sent, so no event emitted to the socket can fall
+ * between reading the state and answering (thread-join: the streaming text so far).
+ */
+export class AtAck<T> {
+  constructor(readonly build: () => T) {}
+}
+
+export interface HandlerContext<P> {
+  socket: TypedSocket;
+  userId: string;
+  payload: P;
+}
+
+/** The error of a failed ack: AppErrors keep their code and safe message; anything else is INTERNAL, logged, not shown. */
+export function toAckError(error: unknown, log: Logger, context: { event: string; userId: string }): ErrorBody & Record<string, unknown> {
+  if (isAppError(error)) return { ...error.details, code: error.code, message: error.message };
+  log.error({ err: error, ...context }, 'socket event failed');
+  return { code: 'INTERNAL', message: 'Something went wrong on our side.' };
+}
+
+function validationError(error: z.ZodError): AppError {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+  return new AppError('VALIDATION', `Invalid payload: ${where}${issue?.message ?? 'malformed'}`);
+}
+
+/**
+ * Wraps a client event handler: validates the payload with `schema` (VALIDATION ack, nothing done), runs it,
+ * and acknowledges `{ ok: true, ...result }` or `{ ok: false, error }`. A call without an ack callback still
+ * runs and never throws; a handler error never reaches socket.io.
+ */
+export function acknowledged<S extends z.ZodType, R extends object>(options: {
+  event: string;
+  socket: TypedSocket;
+  schema: S;
+  log: Logger;
+  run: (context: HandlerContext<z.infer<S>>) => Promise<R | AtAck<R>>;
+}): (...args: unknown[]) => void {
+  const { event, socket, schema, log, run } = options;
+  return (...args) => {
+    const last = args.at(-1);
+    const ack = typeof last === 'function' ? (last as (response: unknown) => void) : null;
+    const payload = ack ? args.slice(0, -1)[0] : args[0];
+    const userId = socket.data.userId;
+    const respond = (response: unknown) => {
+      if (!ack) return;
+      try {
+        ack(response);
+      } catch (error) {
+        log.warn({ err: error, event, userId }, 'could not send a socket ack');
+      }
+    };
+    const handle = async () => {
+      const parsed = schema.safeParse(payload);
+      if (!parsed.success) throw validationError(parsed.error);
+      const result = await run({ socket, userId, payload: parsed.data });
+      respond({ ok: true, ...(result instanceof AtAck ? (result.build() as R) : result) });
+    };
+    handle().catch((error: unknown) => respond({ ok: false, error: toAckError(error, log, { event, userId }) }));
+  };
+}

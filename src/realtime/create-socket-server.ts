@@ -1,0 +1,82 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import type { z } from 'zod';
+import { acknowledged, type AtAck, type HandlerContext } from './acknowledged';
+import { authenticateSocket } from './authenticate-socket';
+import { forwardThreadEvents } from './forward-thread-events';
+import { messageSend } from './handlers/message-send';
+import { threadJoin } from './handlers/thread-join';
+import { threadLeave } from './handlers/thread-leave';
+import { toolCancel } from './handlers/tool-cancel';
+import { turnCancel } from './handlers/turn-cancel';
+import { maxHttpBufferSize } from './max-http-buffer-size';
+import { createRedisSocketAdapter } from './redis-socket-adapter';
+import type { SocketDeps } from './socket-deps';
+import { messageSendPayload, threadJoinPayload, threadLeavePayload, toolCancelPayload, turnCancelPayload } from './socket-schemas';
+import type { TypedServer, TypedSocket } from './socket-types';
+
+export interface SocketServer {
+  io: TypedServer;
+  /** Sockets connected to this process (authenticated). */
+  readonly connectedSockets: number;
+  /** Disconnects every socket, stops forwarding events and closes the Redis connections. */
+  close(): Promise<void>;
+}
+
+export interface SocketServerOptions {
+  httpServer: HttpServer;
+  deps: SocketDeps;
+  /** Several server processes: rooms and emits through Redis. Without it, this process only. */
+  redis?: { url: string; prefix: string };
+}
+
+type Handler<S extends z.ZodType> = (context: HandlerContext<z.infer<S>>) => Promise<object | AtAck<object>>;
+
+function registerHandlers(socket: TypedSocket, deps: SocketDeps): void {
+  const on = <S extends z.ZodType>(event: string, schema: S, run: Handler<S>) => {
+    (socket.on as (event: string, listener: (...args: unknown[]) => void) => void)(event, acknowledged({ event, socket, schema, log: deps.log, run }));
+  };
+  on('thread-join', threadJoinPayload, (context) => threadJoin(deps, context));
+  on('thread-leave', threadLeavePayload, (context) => threadLeave(context));
+  on('message-send', messageSendPayload, (context) => messageSend(deps, context));
+  on('turn-cancel', turnCancelPayload, (context) => turnCancel(deps, context));
+  on('tool-cancel', toolCancelPayload, (context) => toolCancel(deps, context));
+}
+
+/**
+ * The socket.io server on the app's HTTP server (path `/socket.io`): JWT auth at connect, one handler per
+ * client event, a room per thread, and this process' thread events forwarded to the rooms.
+ * The protocol is documented in docs/realtime.md.
+ */
+export function createSocketServer(options: SocketServerOptions): SocketServer {
+  const { httpServer, deps } = options;
+  const redis = options.redis ? createRedisSocketAdapter({ ...options.redis, log: deps.log }) : null;
+  const io: TypedServer = new Server(httpServer, {
+    serveClient: false,
+    maxHttpBufferSize: maxHttpBufferSize(deps.limits.maxMessageChars),
+    ...(deps.corsOrigins.length > 0 ? { cors: { origin: deps.corsOrigins } } : {}),
+    ...(redis ? { adapter: redis.adapter } : {}),
+  });
+  io.use(authenticateSocket(deps));
+  io.on('connection', (socket) => {
+    registerHandlers(socket, deps);
+    socket.on('error', (error) => deps.log.debug({ err: error, userId: socket.data.userId }, 'socket error'));
+  });
+  const stopForwarding = forwardThreadEvents({ events: deps.events, emitter: io, log: deps.log });
+  let closed: Promise<void> | null = null;
+  return {
+    io,
+    get connectedSockets() {
+      return io.of('/').sockets.size;
+    },
+    close() {
+      closed ??= (async () => {
+        stopForwarding();
+        // Also closes the HTTP server when it is still listening; the caller may already have.
+        await io.close();
+        redis?.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Logger } from '../app/logger';
+import type { ContextSettings } from '../core/context-settings';
+import type { RateLimiter } from '../core/limits/rate-limiter';
+import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { TurnRunner } from '../core/turn/turn-runner';
+import type { TokenService } from '../http/auth';
+
+/** What the socket adapter is given by the composition root (the same use cases and stores REST uses). */
+export interface SocketDeps {
+  log: Logger;
+  tokens: TokenService;
+  threads: ThreadStore;
+  transcript: TranscriptStore;
+  turns: TurnStore;
+  runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;
+  events: ThreadEventBus;
+  settings: ContextSettings;
+  /** The REST send limiter: one budget per user across REST and sockets. */
+  sendLimiter: RateLimiter;
+  limits: { maxMessageChars: number; maxQueuedTurns: number };
+  corsOrigins: string[];
+  /**
+   * Cancels a tool run of the user (the async tools part provides it). Resolves true when it was cancelled,
+   * false when it had already ended; throws AppError NOT_FOUND for an unknown run or another user's.
+   * Without it, `tool-cancel` answers NOT_FOUND.
+   */
+  cancelToolRun?: (runId: string, userId: string) => Promise<boolean>;
+}
