@@ -8,19 +8,23 @@ import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import { TurnRunner } from '../core/turn/turn-runner';
+import { createAdminThreadRepository } from '../db/admin-thread-repository';
+import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
 import { createTranscriptRepository } from '../db/transcript-repository';
 import { createTurnRepository } from '../db/turn-repository';
+import { createAdminAuth } from '../http/admin/admin-auth';
 import { createTokenService } from '../http/auth';
 import { createHttpApp } from '../http/create-http-app';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
 import { startFoldWorker } from '../jobs/start-fold-worker';
-import { createSweeper, type Sweeper } from '../jobs/sweeper';
+import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
+import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
 import { createChatPort, createSummarizerPort } from '../llm/model-ports';
 import { createLocalEventBus } from '../realtime/local-event-bus';
@@ -65,6 +69,8 @@ export interface Application {
   deps: HttpDeps;
   /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
   io: SocketServer | null;
+  /** Queues shown to admins (GET /api/admin/queues, /admin/jobs); other parts register theirs here. */
+  queues: QueueRegistry;
   /** Listens on `port` (0 = any); resolves with the bound port. */
   listen(port: number, host?: string): Promise<number>;
   /** Graceful stop: stop accepting, drain turns up to the grace period, close workers, queues and pools. */
@@ -100,6 +106,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
   const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'summary queue error') });
 
+  const queues = createQueueRegistry();
+  queues.register(folds.queue);
+
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
   const runner = new TurnRunner({
     turns, calls, events, chat, folds, settings, log,
@@ -119,7 +128,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
-      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: foldDeps,
+      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
@@ -131,9 +140,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
 
+  const tokens = createTokenService(options.authSecret);
   const deps: HttpDeps = {
-    log, threads, transcript, turns, runner, events, settings,
-    tokens: createTokenService(options.authSecret),
+    log, threads, transcript, turns, runner, events, settings, tokens,
     sendLimiter: createMemoryRateLimiter({ limit: env.RATE_LIMIT_PER_MINUTE }),
     guestLimiter: createMemoryRateLimiter({ limit: 20 }),
     probes: {
@@ -149,6 +158,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
     corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
     allowGuests: env.ALLOW_GUESTS ?? false,
+    admin: {
+      auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
+      threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
+      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings),
+    },
   };
   const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
   const server = createServer(app);
@@ -160,7 +174,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, worker, deps, io,
+    app, server, db, runner, sweeper, folds, worker, deps, io, queues,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -28,6 +28,11 @@ export interface TranscriptStore {
   listMessages(input: { threadId: string; before?: number; after?: number; limit: number }): Promise<{ messages: TranscriptMessage[]; hasMoreBefore: boolean; hasMoreAfter: boolean }>;
   findMessage(threadId: string, messageId: string): Promise<TranscriptMessage | null>;
   listTurnMessages(turnId: string): Promise<TranscriptMessage[]>;
+  /**
+   * The transcript rendered as context entries for a summary rebuild: messages with seq in [fromSeq, throughSeq]
+   * that carry content (complete or cancelled; not forgotten, not superseded), ascending seq, tokens recounted by the caller.
+   */
+  listSummarizableEntries(input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<ContextEntry[]>;
 }
 
 export interface AcceptedMessage {
@@ -160,6 +165,67 @@ export interface SummarizerPort {
 export interface FoldQueue {
   /** Enqueues a fold for the thread (deduplicated per thread). Fails fast when Redis is down. */
   enqueueFold(threadId: string, reason: string, force?: boolean): Promise<string | null>;
+}
+
+/** Summary rebuilds run as jobs of the summary queue (long: many summarizer calls). */
+export interface RebuildQueue {
+  /** Enqueues a rebuild of the thread's summary (deduplicated per thread); returns the job id. */
+  enqueueRebuild(input: { threadId: string; actorId: string }): Promise<string | null>;
+}
+
+/** One row of the admin's thread list: the thread, its owner and its context health. */
+export interface AdminThreadRow {
+  id: string;
+  title: string;
+  ownerId: string;
+  ownerKind: 'guest' | 'external';
+  createdAt: Date;
+  lastActivityAt: Date;
+  memoryMode: 'summary' | 'window-only';
+  messageCount: number;
+  summaryPreview: string;
+  summaryTokens: number;
+  summaryRevision: number;
+  coveredThroughSeq: number;
+  windowEntries: number;
+  windowTokens: number;
+  /** Window entries the next fold would fold: beyond the keep policy, counted only while the trigger fires. */
+  foldLagEntries: number;
+  lastFoldAt: Date | null;
+  lastFoldError: string | null;
+}
+
+export type AdminThreadSort = 'activity' | 'summary' | 'lag' | 'errors';
+
+/** The deployment's fold policy in the form the admin list's SQL evaluates (any trigger condition fires). */
+export interface FoldLagPolicy {
+  minWindowTokens: number;
+  minWindowMessages: number;
+  keep: { kind: 'messages' | 'tokens'; value: number };
+}
+
+export interface AdminThreadStore {
+  /** All users' threads, filtered by `query` (title, owner id or thread id), sorted descending by `sort`. */
+  listThreads(input: { query?: string; cursor?: string; limit: number; sort: AdminThreadSort; policy: FoldLagPolicy }): Promise<Page<AdminThreadRow>>;
+  /** Size of a thread's transcript. */
+  transcriptSize(threadId: string): Promise<{ messages: number; tokens: number; characters: number; lastSeq: number }>;
+}
+
+export interface AuditEntry {
+  id: string;
+  /** The admin: a JWT's `sub`, or `admin-token` for the bootstrap token. */
+  actor: string;
+  action: string;
+  threadId: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The admin audit trail: every admin write, who, what, when. */
+export interface AuditStore {
+  record(entry: { actor: string; action: string; threadId: string | null; details?: Record<string, unknown> }): Promise<void>;
+  /** Newest first. */
+  list(input: { threadId?: string; cursor?: string; limit: number }): Promise<Page<AuditEntry>>;
 }
 
 /** Publishes thread events to every subscriber (sockets in any process, SSE responses). */

@@ -1,6 +1,6 @@
 import type { TranscriptStore } from '../core/ports';
 import type { Database } from './prisma-client';
-import { toMessage } from './mappers';
+import { toEntry, toMessage } from './mappers';
 
 export function createTranscriptRepository(db: Database): TranscriptStore {
   return {
@@ -36,6 +36,18 @@ export function createTranscriptRepository(db: Database): TranscriptStore {
     async listTurnMessages(turnId) {
       const rows = await db.message.findMany({ where: { turnId, role: { not: 'user' } }, orderBy: { seq: 'asc' } });
       return rows.map(toMessage);
+    },
+    async listSummarizableEntries({ threadId, fromSeq, throughSeq }) {
+      const rows = await db.message.findMany({
+        where: {
+          threadId, seq: { gte: fromSeq, lte: throughSeq }, deletedAt: null, superseded: false,
+          status: { in: ['complete', 'cancelled', 'error'] },
+        },
+        orderBy: { seq: 'asc' },
+      });
+      return rows
+        .filter((row) => row.content.length > 0 || Array.isArray(row.toolCalls))
+        .map((row) => toEntry({ ...row, seq: row.seq ?? 0, messageId: row.id, pinned: false, encoding: row.encoding ?? '' }));
     },
   };
 }

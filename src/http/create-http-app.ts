@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { mountAdmin } from './admin/mount-admin';
 import { authenticate } from './authenticate';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
@@ -29,6 +30,7 @@ export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express
   app.use('/api', express.json({ limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true }));
   extra.beforeApi?.(app);
   app.use('/api', authRoutes(deps));
+  mountAdmin(app, deps);
   app.use('/api', authenticate(deps));
   app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps));
   app.use('/api', notFoundHandler);

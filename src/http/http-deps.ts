@@ -4,6 +4,7 @@ import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
+import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from './auth';
 import type { HealthProbes } from './health-routes';
 
@@ -24,4 +25,5 @@ export interface HttpDeps {
   limits: { maxMessageChars: number; maxQueuedTurns: number; turnTimeoutMs: number };
   corsOrigins: string[];
   allowGuests: boolean;
+  admin: AdminHttpDeps;
 }

@@ -1,10 +1,10 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { FoldQueue } from '../core/ports';
-import { SUMMARY_QUEUE, type FoldJobPayload } from './queue-names';
+import type { FoldQueue, RebuildQueue } from '../core/ports';
+import { FOLD_JOB, REBUILD_JOB, SUMMARY_QUEUE, type SummaryJobPayload } from './queue-names';
 
-export interface FoldProducer extends FoldQueue {
-  queue: Queue<FoldJobPayload>;
+export interface FoldProducer extends FoldQueue, RebuildQueue {
+  queue: Queue<SummaryJobPayload>;
   close(): Promise<void>;
 }
 
@@ -23,7 +23,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * thread's folds for good; ids must not contain ':'.)
  */
 export function createFoldProducer(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): FoldProducer {
-  const queue = new Queue<FoldJobPayload>(SUMMARY_QUEUE, {
+  const queue = new Queue<SummaryJobPayload>(SUMMARY_QUEUE, {
     connection: options.connection,
     prefix: options.prefix,
     defaultJobOptions: {
@@ -39,7 +39,15 @@ export function createFoldProducer(options: { connection: Redis; prefix: string;
     queue,
     async enqueueFold(threadId, reason, force = false) {
       const job = await withTimeout(
-        queue.add('fold', { threadId, reason, force }, { deduplication: { id: `fold-${threadId}` } }),
+        queue.add(FOLD_JOB, { threadId, reason, force }, { deduplication: { id: `fold-${threadId}` } }),
+        2000,
+      );
+      return job.id ?? null;
+    },
+    async enqueueRebuild({ threadId, actorId }) {
+      // Few attempts: a rebuild is many summarizer calls, and an admin can ask again.
+      const job = await withTimeout(
+        queue.add(REBUILD_JOB, { threadId, actorId }, { deduplication: { id: `rebuild-${threadId}` }, attempts: 2 }),
         2000,
       );
       return job.id ?? null;

@@ -9,3 +9,17 @@ export const foldJobPayload = z.object({
   force: z.boolean().default(false),
 });
 export type FoldJobPayload = z.infer<typeof foldJobPayload>;
+
+/** Job names on the summary queue: a fold, or a rebuild of the whole summary from the transcript. */
+export const FOLD_JOB = 'fold';
+export const REBUILD_JOB = 'rebuild';
+
+export const rebuildJobPayload = z.object({
+  threadId: z.string().uuid(),
+  /** Who asked (a JWT's sub, or `admin-token`): recorded as the revision's author id. */
+  actorId: z.string().min(1).max(200),
+});
+export type RebuildJobPayload = z.infer<typeof rebuildJobPayload>;
+
+/** Any job of the summary queue. */
+export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload;

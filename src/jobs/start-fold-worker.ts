@@ -1,12 +1,11 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { FoldDeps } from '../core/summary/fold-thread';
-import { createFoldProcessor } from './fold-processor';
-import { SUMMARY_QUEUE, type FoldJobPayload } from './queue-names';
+import { createFoldProcessor, type SummaryJobDeps } from './fold-processor';
+import { SUMMARY_QUEUE, type SummaryJobPayload } from './queue-names';
 
 /** The summary worker. Stalled-job detection is tunable so a killed worker's job is picked up quickly in tests. */
-export function startFoldWorker(options: { connection: Redis; prefix: string; concurrency: number; deps: FoldDeps; stalledIntervalMs?: number; lockDurationMs?: number }): Worker<FoldJobPayload> {
-  const worker = new Worker<FoldJobPayload>(SUMMARY_QUEUE, createFoldProcessor(options.deps), {
+export function startFoldWorker(options: { connection: Redis; prefix: string; concurrency: number; deps: SummaryJobDeps; stalledIntervalMs?: number; lockDurationMs?: number }): Worker<SummaryJobPayload> {
+  const worker = new Worker<SummaryJobPayload>(SUMMARY_QUEUE, createFoldProcessor(options.deps), {
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,

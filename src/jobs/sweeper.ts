@@ -1,8 +1,8 @@
 import type { ContextSettings } from '../core/context-settings';
-import type { FoldQueue, LogPort, SummaryStore, TurnStore } from '../core/ports';
+import type { FoldLagPolicy, FoldQueue, LogPort, SummaryStore, TurnStore } from '../core/ports';
 
 /** The deployment trigger as the thresholds of the sweeper's SQL (any condition fires). */
-function thresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
+export function foldThresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
   let minWindowTokens = Number.MAX_SAFE_INTEGER;
   let minWindowMessages = Number.MAX_SAFE_INTEGER;
   for (const condition of settings.trigger.conditions) {
@@ -11,6 +11,17 @@ function thresholds(settings: ContextSettings): { minWindowTokens: number; minWi
     if (condition.kind === 'messages') minWindowMessages = Math.min(minWindowMessages, condition.value);
   }
   return { minWindowTokens: Math.min(minWindowTokens, 2_000_000_000), minWindowMessages: Math.min(minWindowMessages, 2_000_000_000) };
+}
+
+/** The deployment's trigger and keep in the form the admin list's SQL evaluates (`foldLagEntries`). */
+export function foldLagPolicy(settings: ContextSettings): FoldLagPolicy {
+  const { keep } = settings;
+  return {
+    ...foldThresholds(settings),
+    keep: keep.kind === 'fraction'
+      ? { kind: 'tokens', value: Math.floor(keep.value * settings.profile.maxInputTokens) }
+      : { kind: keep.kind, value: keep.value },
+  };
 }
 
 export interface Sweeper {
@@ -45,7 +56,7 @@ export function createSweeper(options: {
         threadsResumed += 1;
       }
     }
-    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...thresholds(options.settings) });
+    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...foldThresholds(options.settings) });
     for (const threadId of due) {
       try {
         await options.folds.enqueueFold(threadId, 'sweeper');

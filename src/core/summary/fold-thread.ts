@@ -1,13 +1,9 @@
-import { buildSummarizerInputs } from '../context';
-import { checkRetention } from '../context';
 import { filterCitations } from '../context';
 import { planFold } from '../context';
 import { shouldFold } from '../context';
-import { DEFAULT_SUMMARY_PROMPT, renderSummaryPrompt } from '../context';
-import type { ContextEntry, PackMessage } from '../context';
 import { contextStateOf, policiesFor, type ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
-import { condenseSummaryMessages, retentionRetryMessages } from './revision-prompts';
+import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor } from './summarize-entries';
 import { assertUsableSummary } from './usable-summary';
 
 export interface FoldDeps {
@@ -49,9 +45,7 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
 
     const started = Date.now();
     const fromSeq = state.summary ? state.summary.coveredThroughSeq + 1 : state.contextStartSeq;
-    const template = context.thread.settings.summaryPrompt
-      ? { ...DEFAULT_SUMMARY_PROMPT, system: context.thread.settings.summaryPrompt }
-      : DEFAULT_SUMMARY_PROMPT;
+    const template = summaryTemplateFor(context.thread.settings.summaryPrompt);
     const usage = { tokensIn: 0, tokensOut: 0 };
     let text = await summarizeChunks({ threadId: input.threadId, previous: state.summary, folded, fromSeq, template, usage, signal: input.signal }, deps);
     const retention = await ensureRetention({ threadId: input.threadId, text, folded, usage, signal: input.signal }, deps);
@@ -86,73 +80,4 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
     return { status: 'folded', revision: result.revision, foldedEntries: folded.length, throughSeq: last.seq };
   }
   return { status: 'skipped', reason: 'the thread kept changing; a later fold will catch up' };
-}
-
-interface CallInput {
-  threadId: string;
-  usage: { tokensIn: number; tokensOut: number };
-  signal?: AbortSignal;
-}
-
-/** One summarizer call, recorded with its usage. */
-async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary' }, deps: FoldDeps): Promise<string> {
-  const started = Date.now();
-  const estimated = deps.settings.counter.countPack(input.messages);
-  const result = await deps.summarizer.summarize({ messages: input.messages, ...(input.signal ? { signal: input.signal } : {}) });
-  input.usage.tokensIn += result.usage?.promptTokens ?? estimated;
-  input.usage.tokensOut += result.usage?.completionTokens ?? deps.settings.counter.countText(result.text);
-  await deps.calls.record({
-    threadId: input.threadId, messageId: null, purpose: input.purpose, model: deps.summarizer.model,
-    estimatedPromptTokens: estimated, reportedPromptTokens: result.usage?.promptTokens ?? null,
-    reportedCompletionTokens: result.usage?.completionTokens ?? null, latencyMs: Date.now() - started,
-  }).catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the summarizer call'));
-  assertUsableSummary(result.text);
-  return result.text.trim();
-}
-
-function asPackMessages(messages: readonly { role: 'system' | 'user'; content: string }[]): PackMessage[] {
-  return messages.map((message) => ({ role: message.role, content: message.content, tokens: 0 }));
-}
-
-/** Progressive: each chunk is summarized on top of the summary so far; no folded entry is dropped. */
-async function summarizeChunks(input: CallInput & { previous: { text: string } | null; folded: ContextEntry[]; fromSeq: number; template: typeof DEFAULT_SUMMARY_PROMPT }, deps: FoldDeps): Promise<string> {
-  const { settings } = deps;
-  const chunks = buildSummarizerInputs({
-    summary: input.previous ? { ...input.previous, tokens: settings.counter.countText(input.previous.text), coveredThroughSeq: input.fromSeq - 1, revision: 0 } : null,
-    folded: input.folded,
-    budget: settings.summarizerInputMaxTokens,
-    summaryMaxTokens: settings.summaryMaxTokens,
-    overheadTokens: 400,
-    counter: settings.counter,
-  });
-  let summary = input.previous?.text ?? null;
-  for (const chunk of chunks) {
-    const messages = renderSummaryPrompt({
-      previousSummary: summary, entries: chunk.entries, maxTokens: settings.summaryMaxTokens,
-      fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template: input.template,
-    });
-    summary = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
-  }
-  return summary ?? '';
-}
-
-/** Checked commit: identifiers of the folded entries must appear in the summary; ask once more listing the missing ones. */
-async function ensureRetention(input: CallInput & { text: string; folded: ContextEntry[] }, deps: FoldDeps): Promise<{ text: string; kept: number; total: number }> {
-  const first = checkRetention({ folded: input.folded, summary: input.text });
-  if (first.missing.length === 0) return { text: input.text, kept: first.kept, total: first.total };
-  const messages = retentionRetryMessages({ summary: input.text, missing: first.missing, maxTokens: deps.settings.summaryMaxTokens });
-  const revised = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
-  const second = checkRetention({ folded: input.folded, summary: revised });
-  return second.kept >= first.kept ? { text: revised, kept: second.kept, total: second.total } : { text: input.text, kept: first.kept, total: first.total };
-}
-
-/** A summary over SUMMARY_MAX_TOKENS is condensed again; as a last resort it is cut at the cap. */
-async function ensureCap(input: CallInput & { text: string }, deps: FoldDeps): Promise<string> {
-  const { counter, summaryMaxTokens } = deps.settings;
-  if (counter.countText(input.text) <= summaryMaxTokens) return input.text;
-  const condensed = await callSummarizer({ ...input, messages: asPackMessages(condenseSummaryMessages({ summary: input.text, maxTokens: summaryMaxTokens })), purpose: 'summary' }, deps);
-  if (counter.countText(condensed) <= summaryMaxTokens) return condensed;
-  let cut = condensed;
-  while (cut.length > 0 && counter.countText(cut) > summaryMaxTokens - 8) cut = cut.slice(0, Math.floor(cut.length * 0.9));
-  return `${cut.trimEnd()} […]`;
 }

@@ -1,0 +1,15 @@
+import type { AdminThreadStore, AuditStore, FoldLagPolicy, FoldQueue, RebuildQueue, SummaryStore } from '../../core/ports';
+import type { QueueRegistry } from '../../jobs/queue-registry';
+import type { AdminAuth } from './admin-auth';
+
+/** What the admin routes are given by the composition root (part of HttpDeps). */
+export interface AdminHttpDeps {
+  auth: AdminAuth;
+  threads: AdminThreadStore;
+  summaries: SummaryStore;
+  audit: AuditStore;
+  jobs: FoldQueue & RebuildQueue;
+  queues: QueueRegistry;
+  /** The deployment's fold policy, for the list's `foldLagEntries`. */
+  foldLagPolicy: FoldLagPolicy;
+}

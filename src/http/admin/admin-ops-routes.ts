@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import { toAuditEntryDto } from '../../core/admin-dto';
+import type { AuditPageDto, QueueListDto } from '../../shared/admin-api';
+import type { HttpDeps } from '../http-deps';
+import { parseOrThrow } from '../request-schemas';
+import { auditQuery } from './admin-request-schemas';
+import { onQueue } from './on-queue';
+
+/** Queue counts and the audit trail. */
+export function adminOpsRoutes(deps: HttpDeps): Router {
+  const router = Router();
+
+  router.get('/admin/queues', async (_request, response) => {
+    const body: QueueListDto = { queues: await onQueue(() => deps.admin.queues.counts()) };
+    response.json(body);
+  });
+
+  router.get('/admin/audit', async (request, response) => {
+    const query = parseOrThrow(auditQuery, request.query, 'query');
+    const page = await deps.admin.audit.list({ limit: query.limit, ...(query.threadId ? { threadId: query.threadId } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+    const body: AuditPageDto = { entries: page.items.map(toAuditEntryDto), nextCursor: page.nextCursor };
+    response.json(body);
+  });
+
+  return router;
+}

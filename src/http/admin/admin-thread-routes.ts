@@ -1,0 +1,107 @@
+import { Router } from 'express';
+import { toAdminThreadDto, toRevisionDtos, toRevisionInfoDto } from '../../core/admin-dto';
+import { shouldFold } from '../../core/context';
+import { contextStateOf, policiesFor } from '../../core/context-settings';
+import { toThreadDto } from '../../core/dto';
+import { AppError } from '../../core/errors';
+import { correctSummary } from '../../core/summary/correct-summary';
+import type { AdminThreadDetailDto, AdminThreadPageDto, SummaryCorrectedDto, SummaryJobAcceptedDto, SummaryRevisionListDto } from '../../shared/admin-api';
+import type { HttpDeps } from '../http-deps';
+import { parseOrThrow, threadIdParams } from '../request-schemas';
+import { contextPreview } from '../routes/context-routes';
+import { adminOf } from './admin-auth';
+import { adminThreadsQuery, correctSummaryBody, summaryRevisionsQuery } from './admin-request-schemas';
+import { onQueue } from './on-queue';
+
+/** Any user's thread, or 404. */
+async function anyThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown) {
+  const { id } = parseOrThrow(threadIdParams, { id: threadId }, 'thread id');
+  const thread = await deps.threads.findThread(id, null);
+  if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
+  return thread;
+}
+
+async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThreadDetailDto> {
+  const [context, transcript, revisions, pack] = await Promise.all([
+    deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId),
+  ]);
+  if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
+  const { thread } = context;
+  const decision = shouldFold(contextStateOf(context), policiesFor(context, deps.settings).trigger, deps.settings.profile);
+  return {
+    thread: { ...toThreadDto(thread), ownerId: thread.ownerId },
+    context: {
+      summaryText: thread.summary?.text ?? '', summaryTokens: thread.summary?.tokens ?? 0, revision: thread.summary?.revision ?? 0,
+      coveredThroughSeq: thread.summary?.coveredThroughSeq ?? 0, contextStartSeq: thread.contextStartSeq, memoryMode: thread.memoryMode,
+      version: thread.version, windowEntries: context.window.length, windowTokens: context.window.reduce((sum, entry) => sum + entry.tokens, 0),
+      pinnedEntries: context.pinned.length, foldPending: decision.fold, foldReasons: decision.reasons,
+      lastFoldAt: thread.lastFoldAt?.toISOString() ?? null, lastFoldError: thread.lastFoldError, settings: thread.settings,
+    },
+    pack,
+    transcript,
+    revisions: revisions.map(toRevisionInfoDto),
+  };
+}
+
+/** The admin's view of every thread: list, detail, summary revisions, and the summary actions (audited). */
+export function adminThreadRoutes(deps: HttpDeps): Router {
+  const router = Router();
+  const { admin } = deps;
+
+  router.get('/admin/threads', async (request, response) => {
+    const query = parseOrThrow(adminThreadsQuery, request.query, 'query');
+    const page = await admin.threads.listThreads({
+      limit: query.limit, sort: query.sort, policy: admin.foldLagPolicy,
+      ...(query.query ? { query: query.query } : {}), ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
+    const body: AdminThreadPageDto = { threads: page.items.map(toAdminThreadDto), nextCursor: page.nextCursor };
+    response.json(body);
+  });
+
+  router.get('/admin/threads/:id', async (request, response) => {
+    const thread = await anyThread(deps, request.params.id);
+    response.json(await threadDetail(deps, thread.id));
+  });
+
+  router.get('/admin/threads/:id/summaries', async (request, response) => {
+    const thread = await anyThread(deps, request.params.id);
+    const query = parseOrThrow(summaryRevisionsQuery, request.query, 'query');
+    const all = await admin.summaries.listRevisions(thread.id);
+    const shown = all.slice(-query.limit);
+    const previous = all.length > shown.length ? all[all.length - shown.length - 1] ?? null : null;
+    const body: SummaryRevisionListDto = { revisions: toRevisionDtos(shown, previous), hasMoreBefore: all.length > shown.length };
+    response.json(body);
+  });
+
+  router.post('/admin/threads/:id/summarize', async (request, response) => {
+    const thread = await anyThread(deps, request.params.id);
+    const jobId = await onQueue(() => admin.jobs.enqueueFold(thread.id, 'admin', true));
+    await admin.audit.record({ actor: adminOf(response).actor, action: 'summary.fold-requested', threadId: thread.id, details: { jobId } });
+    const body: SummaryJobAcceptedDto = { jobId };
+    response.status(202).json(body);
+  });
+
+  router.post('/admin/threads/:id/rebuild-summary', async (request, response) => {
+    const thread = await anyThread(deps, request.params.id);
+    if (!thread.summary || thread.summary.revision === 0) throw new AppError('CONFLICT', 'The thread has no summary yet: nothing to rebuild.');
+    const actor = adminOf(response).actor;
+    const jobId = await onQueue(() => admin.jobs.enqueueRebuild({ threadId: thread.id, actorId: actor }));
+    await admin.audit.record({ actor, action: 'summary.rebuild-requested', threadId: thread.id, details: { jobId } });
+    const body: SummaryJobAcceptedDto = { jobId };
+    response.status(202).json(body);
+  });
+
+  router.put('/admin/threads/:id/summary', async (request, response) => {
+    const thread = await anyThread(deps, request.params.id);
+    const body = parseOrThrow(correctSummaryBody, request.body, 'summary');
+    const actor = adminOf(response).actor;
+    const corrected: SummaryCorrectedDto = await correctSummary(
+      { threadId: thread.id, text: body.text, actorId: actor, ...(body.expectedRevision !== undefined ? { expectedRevision: body.expectedRevision } : {}) },
+      { turns: deps.turns, summaries: admin.summaries, events: deps.events, settings: deps.settings },
+    );
+    await admin.audit.record({ actor, action: 'summary.corrected', threadId: thread.id, details: { ...corrected } });
+    response.json(corrected);
+  });
+
+  return router;
+}

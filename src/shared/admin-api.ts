@@ -1,0 +1,138 @@
+import type { ContextPackDto, ThreadDto } from './api';
+
+/** DTOs of the admin API (`/api/admin/*`), shared with the browser's admin pages. Dates are ISO strings. */
+
+export type SummaryAuthorDto = 'fold' | 'overflow-fallback' | 'rebuild' | 'admin';
+export type AdminThreadSortDto = 'activity' | 'summary' | 'lag' | 'errors';
+
+export interface AdminThreadDto {
+  id: string;
+  title: string;
+  owner: { id: string; kind: 'guest' | 'external' };
+  createdAt: string;
+  lastActivityAt: string;
+  memoryMode: 'summary' | 'window-only';
+  messageCount: number;
+  summary: { preview: string; tokens: number; revision: number; coveredThroughSeq: number };
+  windowEntries: number;
+  windowTokens: number;
+  /**
+   * Window entries waiting to be folded: while the deployment's trigger fires, the window entries older than what
+   * the keep policy keeps (exchange-block boundaries ignored); 0 while the trigger does not fire.
+   */
+  foldLagEntries: number;
+  lastFoldAt: string | null;
+  lastFoldError: string | null;
+}
+
+export interface AdminThreadPageDto {
+  threads: AdminThreadDto[];
+  nextCursor: string | null;
+}
+
+/** One summary revision without its text (lists). */
+export interface SummaryRevisionInfoDto {
+  revision: number;
+  author: SummaryAuthorDto;
+  /** The admin's id for `admin` and `rebuild` revisions (a JWT's sub, or `admin-token`). */
+  authorId: string | null;
+  tokens: number;
+  fromSeq: number;
+  throughSeq: number;
+  model: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  durationMs: number | null;
+  identifiersKept: number | null;
+  identifiersTotal: number | null;
+  redacted: boolean;
+  createdAt: string;
+}
+
+export interface LineDiffOpDto {
+  op: 'equal' | 'add' | 'remove';
+  text: string;
+}
+
+export interface SummaryRevisionDto extends SummaryRevisionInfoDto {
+  /** Empty when redacted. */
+  text: string;
+  /** Line diff against the previous revision's text (against nothing for the first revision). */
+  diff: LineDiffOpDto[];
+  diffStats: { added: number; removed: number };
+}
+
+export interface SummaryRevisionListDto {
+  revisions: SummaryRevisionDto[];
+  /** True when older revisions were left out (see the `limit` query parameter). */
+  hasMoreBefore: boolean;
+}
+
+export interface AdminThreadDetailDto {
+  thread: ThreadDto & { ownerId: string };
+  context: {
+    summaryText: string;
+    summaryTokens: number;
+    revision: number;
+    coveredThroughSeq: number;
+    contextStartSeq: number;
+    memoryMode: 'summary' | 'window-only';
+    version: number;
+    windowEntries: number;
+    windowTokens: number;
+    pinnedEntries: number;
+    foldPending: boolean;
+    /** Which trigger conditions fire, e.g. `messages=4: 6 >= 4`. */
+    foldReasons: string[];
+    lastFoldAt: string | null;
+    lastFoldError: string | null;
+    settings: { trigger?: string; keep?: string; summaryPrompt?: string };
+  };
+  /** Exactly what the next model call would get, entry by entry. */
+  pack: ContextPackDto;
+  transcript: { messages: number; tokens: number; characters: number; lastSeq: number };
+  revisions: SummaryRevisionInfoDto[];
+}
+
+export interface SummaryJobAcceptedDto {
+  jobId: string | null;
+}
+
+export interface SummaryCorrectedDto {
+  revision: number;
+  tokens: number;
+  fromSeq: number;
+  throughSeq: number;
+}
+
+export interface QueueCountsDto {
+  name: string;
+  waiting: number;
+  active: number;
+  failed: number;
+  delayed: number;
+  completed: number;
+}
+
+export interface QueueListDto {
+  queues: QueueCountsDto[];
+}
+
+export interface AuditEntryDto {
+  id: string;
+  actor: string;
+  action: string;
+  threadId: string | null;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface AuditPageDto {
+  entries: AuditEntryDto[];
+  nextCursor: string | null;
+}
+
+export interface AdminSessionDto {
+  actor: string;
+  expiresAt: string;
+}

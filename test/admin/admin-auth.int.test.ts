@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenService } from '../../src/http/auth';
+import type { AuditPageDto } from '../../src/shared/admin-api';
+import type { ThreadDto } from '../../src/shared/api';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** Every route behind admin auth (the session routes are the two exceptions: see admin-session-routes.ts). */
+function adminRoutes(threadId: string): { method: string; path: string; json?: unknown }[] {
+  return [
+    { method: 'GET', path: '/api/admin/threads' },
+    { method: 'GET', path: `/api/admin/threads/${threadId}` },
+    { method: 'GET', path: `/api/admin/threads/${threadId}/summaries` },
+    { method: 'POST', path: `/api/admin/threads/${threadId}/summarize` },
+    { method: 'POST', path: `/api/admin/threads/${threadId}/rebuild-summary` },
+    { method: 'PUT', path: `/api/admin/threads/${threadId}/summary`, json: { text: 'overwritten' } },
+    { method: 'GET', path: '/api/admin/queues' },
+    { method: 'GET', path: '/api/admin/audit' },
+    { method: 'GET', path: '/admin/jobs' },
+    { method: 'GET', path: '/admin/jobs/api/queues' },
+  ];
+}
+
+function sessionCookie(response: Response): string {
+  const header = response.headers.getSetCookie().find((cookie) => cookie.startsWith('admin_session='));
+  if (!header) throw new Error('no admin_session cookie was set');
+  return header;
+}
+
+describe('admin authentication', () => {
+  let app: TestApp;
+  let userToken: string;
+  let adminJwt: string;
+  let thread: ThreadDto;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    ({ token: userToken } = await app.guest());
+    adminJwt = await createTokenService(app.authSecret).sign({ userId: 'alice-admin', role: 'admin', kind: 'external' });
+    thread = (await (await app.api('/api/threads', { method: 'POST', token: userToken, json: { title: 'private' } })).json()) as ThreadDto;
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('answers 401 on every admin route without admin credentials', async () => {
+    const forgedSession = 'admin_session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbi10b2tlbiJ9.c2lnbmF0dXJl';
+    for (const route of adminRoutes(thread.id)) {
+      const attempts: { what: string; headers: Record<string, string> }[] = [
+        { what: 'nothing', headers: {} },
+        { what: 'a user token', headers: { Authorization: `Bearer ${userToken}` } },
+        { what: 'a wrong admin token', headers: { Authorization: `Bearer ${ADMIN_TOKEN}x` } },
+        { what: 'a forged session cookie', headers: { Cookie: forgedSession } },
+        // The bootstrap token is a bearer credential, not a cookie value.
+        { what: 'the raw token as cookie', headers: { Cookie: `admin_session=${ADMIN_TOKEN}` } },
+      ];
+      for (const attempt of attempts) {
+        const response = await app.api(route.path, { method: route.method, headers: attempt.headers, ...(route.json ? { json: route.json } : {}) });
+        expect({ route: `${route.method} ${route.path}`, with: attempt.what, status: response.status }).toEqual({ route: `${route.method} ${route.path}`, with: attempt.what, status: 401 });
+        if (route.path.startsWith('/api/')) expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+      }
+    }
+    // Nothing was changed by the refused writes.
+    const detail = await app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN });
+    expect(((await detail.json()) as { context: { revision: number } }).context.revision).toBe(0);
+  });
+
+  it('accepts the bootstrap token and an admin JWT as bearer credentials', async () => {
+    for (const token of [ADMIN_TOKEN, adminJwt]) {
+      const response = await app.api('/api/admin/threads', { token });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { threads: { id: string; owner: { id: string } }[] };
+      expect(body.threads.map((row) => row.id)).toContain(thread.id);
+    }
+  });
+
+  it('opens a session cookie from a credential, serves admin routes and the job dashboard with it, and ends it', async () => {
+    expect((await app.api('/api/admin/session', { method: 'POST', json: { token: userToken } })).status).toBe(401);
+
+    const opened = await app.api('/api/admin/session', { method: 'POST', json: { token: adminJwt } });
+    expect(opened.status).toBe(201);
+    expect(await opened.json()).toMatchObject({ actor: 'alice-admin' });
+    const setCookie = sessionCookie(opened);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Strict/i);
+    expect(setCookie).not.toMatch(/;\s*Secure/i); // plain http here; Secure when the request came over https
+    const value = setCookie.split(';')[0] ?? '';
+    expect(value).not.toContain(adminJwt);
+    const cookie = { Cookie: value };
+
+    expect((await app.api('/api/admin/queues', { headers: cookie })).status).toBe(200);
+    const dashboard = await app.api('/admin/jobs', { headers: cookie });
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('__UI_CONFIG__');
+    const dashboardQueues = await app.api('/admin/jobs/api/queues', { headers: cookie });
+    expect(dashboardQueues.status).toBe(200);
+    expect(JSON.stringify(await dashboardQueues.json())).toContain('summary');
+
+    const ended = await app.api('/api/admin/session', { method: 'DELETE', headers: cookie });
+    expect(ended.status).toBe(204);
+    expect(ended.headers.getSetCookie().join('\n')).toMatch(/admin_session=;.*Expires=Thu, 01 Jan 1970/i);
+
+    const audit = (await (await app.api('/api/admin/audit', { token: ADMIN_TOKEN })).json()) as AuditPageDto;
+    const actions = audit.entries.filter((entry) => entry.actor === 'alice-admin').map((entry) => entry.action);
+    expect(actions).toEqual(['admin.session-ended', 'admin.session-started']);
+  });
+
+  it('opens a session from the bootstrap token, audited as admin-token', async () => {
+    const opened = await app.api('/api/admin/session', { method: 'POST', json: { token: ADMIN_TOKEN } });
+    expect(opened.status).toBe(201);
+    const value = sessionCookie(opened).split(';')[0] ?? '';
+    expect(value).not.toContain(ADMIN_TOKEN);
+    expect((await app.api('/api/admin/threads', { headers: { Cookie: value } })).status).toBe(200);
+    const audit = (await (await app.api('/api/admin/audit', { headers: { Cookie: value } })).json()) as AuditPageDto;
+    expect(audit.entries[0]).toMatchObject({ actor: 'admin-token', action: 'admin.session-started', threadId: null, details: { via: 'admin-token' } });
+  });
+});
