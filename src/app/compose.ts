@@ -9,6 +9,7 @@ import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import { TurnRunner } from '../core/turn/turn-runner';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
+import { createModelCallHistory } from '../db/model-call-history';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createModelCallRepository } from '../db/model-call-repository';
@@ -161,7 +162,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
-      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings),
+      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: createModelCallHistory(db),
     },
   };
   const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });

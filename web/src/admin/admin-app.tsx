@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { navigate, usePath } from '../common/navigation';
-import type { QueueCountsDto } from './admin-types';
+import type { QueueListDto } from '../../../src/shared/admin-api';
 import { QueueHealth } from './queue-health';
 import { ThreadDetail } from './thread-detail';
 import { ThreadsTable } from './threads-table';
@@ -46,12 +46,12 @@ export function AdminApp() {
   const path = usePath();
   const threadId = /^\/admin\/threads\/([\w-]+)$/.exec(path)?.[1] ?? null;
   const [state, setState] = useState<SignInState>('checking');
-  const [queues, setQueues] = useState<Record<string, QueueCountsDto> | null>(null);
+  const [queues, setQueues] = useState<QueueListDto | null>(null);
   const [queueError, setQueueError] = useState<string | null>(null);
 
   const loadQueues = useCallback(async () => {
     try {
-      setQueues(await requestJson<Record<string, QueueCountsDto>>('/api/admin/queues'));
+      setQueues(await requestJson<QueueListDto>('/api/admin/queues'));
       setQueueError(null);
       setState('signed-in');
     } catch (error) {

@@ -1,8 +1,7 @@
-import type { QueueCountsDto } from './admin-types';
+import type { QueueListDto } from '../../../src/shared/admin-api';
 
 /** Waiting / active / failed jobs per queue, and the BullMQ dashboard (a server page). */
-export function QueueHealth(props: { queues: Record<string, QueueCountsDto> | null; error: string | null; onRefresh(): void }) {
-  const entries = Object.entries(props.queues ?? {}).filter(([, counts]) => typeof counts === 'object' && counts !== null && 'waiting' in counts);
+export function QueueHealth(props: { queues: QueueListDto | null; error: string | null; onRefresh(): void }) {
   return (
     <section className="card" aria-labelledby="queues-heading">
       <div className="toolbar">
@@ -12,9 +11,9 @@ export function QueueHealth(props: { queues: Record<string, QueueCountsDto> | nu
       </div>
       {props.error ? <p className="error-text" role="alert">{props.error}</p> : null}
       <div className="queue-health">
-        {entries.map(([name, counts]) => (
-          <div key={name} className="queue" aria-label={`${name} queue`}>
-            <strong>{name}</strong>
+        {props.queues?.queues.map((counts) => (
+          <div key={counts.name} className="queue" aria-label={`${counts.name} queue`}>
+            <strong>{counts.name}</strong>
             <div className="queue-health">
               <span className="stat"><strong>{counts.waiting}</strong>waiting</span>
               <span className="stat"><strong>{counts.active}</strong>active</span>

@@ -4,15 +4,16 @@ import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { formatTokens, relativeTime } from '../common/format';
 import { MarkdownText } from '../common/markdown-text';
-import type { AdminThreadDetailDto, SummaryRevisionDto } from './admin-types';
-import { lineDiff } from './line-diff';
+import type { AdminThreadDetailDto, SummaryRevisionDto, SummaryRevisionListDto } from '../../../src/shared/admin-api';
 import { TokensChart } from './tokens-chart';
 
-function RevisionDiff({ before, after }: { before: string; after: string }) {
+const DIFF_MARK = { add: '+ ', remove: '- ', equal: '  ' } as const;
+
+function RevisionDiff({ revision }: { revision: SummaryRevisionDto }) {
   return (
-    <div className="diff" aria-label="Changes against the previous revision">
-      {lineDiff(before, after).map((line, index) => (
-        <span key={index} className={line.op}>{line.op === 'added' ? '+ ' : line.op === 'removed' ? '- ' : '  '}{line.text || ' '}</span>
+    <div className="diff" aria-label={`Changes in revision ${revision.revision}: ${revision.diffStats.added} lines added, ${revision.diffStats.removed} removed`}>
+      {revision.diff.map((line, index) => (
+        <span key={index} className={line.op}>{DIFF_MARK[line.op]}{line.text || ' '}</span>
       ))}
     </div>
   );
@@ -23,7 +24,6 @@ function RevisionTimeline({ revisions }: { revisions: SummaryRevisionDto[] }) {
   return (
     <ol className="revisions" aria-label="Summary revisions">
       {newestFirst.map((revision, index) => {
-        const previous = revisions.find((candidate) => candidate.revision === revision.revision - 1);
         return (
           <li key={revision.revision} className={index === 0 ? 'current' : ''}>
             <details open={index === 0}>
@@ -33,7 +33,7 @@ function RevisionTimeline({ revisions }: { revisions: SummaryRevisionDto[] }) {
               <p className="figures">
                 Model {revision.model ?? '—'} · in {revision.tokensIn ?? '—'} / out {revision.tokensOut ?? '—'} tokens · {revision.durationMs !== null ? `${(revision.durationMs / 1000).toFixed(1)} s` : '—'}
               </p>
-              {revision.redacted ? <p className="muted">Redacted (it covered a forgotten message).</p> : <RevisionDiff before={previous?.text ?? ''} after={revision.text} />}
+              {revision.redacted ? <p className="muted">Redacted (it covered a forgotten message).</p> : <RevisionDiff revision={revision} />}
             </details>
           </li>
         );
@@ -55,7 +55,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
     try {
       const [loadedDetail, loadedRevisions, loadedCalls] = await Promise.all([
         requestJson<AdminThreadDetailDto>(`/api/admin/threads/${threadId}`),
-        requestJson<{ revisions: SummaryRevisionDto[] }>(`/api/admin/threads/${threadId}/summaries`),
+        requestJson<SummaryRevisionListDto>(`/api/admin/threads/${threadId}/summaries`),
         requestJson<{ calls: ModelCallPointDto[] }>(`/api/admin/threads/${threadId}/model-calls`),
       ]);
       setDetail(loadedDetail);
@@ -82,7 +82,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
     }
   };
 
-  const current = revisions.at(-1) ?? null;
+  const context = detail?.context ?? null;
   const pack = detail?.pack ?? null;
   return (
     <>
@@ -99,7 +99,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
         <div className="actions">
           <button type="button" onClick={() => void act('Fold queued.', () => requestJson(`/api/admin/threads/${threadId}/summarize`, { method: 'POST', json: {} }))}>Fold now</button>
           <button type="button" onClick={() => void act('Rebuild queued.', () => requestJson(`/api/admin/threads/${threadId}/rebuild-summary`, { method: 'POST', json: {} }))}>Rebuild from transcript</button>
-          <button type="button" onClick={() => setEditing(current?.text ?? '')} disabled={editing !== null}>Edit summary</button>
+          <button type="button" onClick={() => setEditing(context?.summaryText ?? '')} disabled={editing !== null || !context}>Edit summary</button>
           <button type="button" onClick={() => void load()}>Refresh</button>
         </div>
       </section>
@@ -120,12 +120,20 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
       <div className="detail-grid">
         <section className="card" aria-labelledby="current-heading">
           <h2 id="current-heading">Current summary</h2>
-          {current ? (
+          {context && context.revision > 0 ? (
             <>
-              <p className="figures">Revision {current.revision} · covers #{current.fromSeq}–#{current.throughSeq} · {formatTokens(current.tokens)} tokens</p>
-              <MarkdownText text={current.text} />
+              <p className="figures">Revision {context.revision} · covers through #{context.coveredThroughSeq} · {formatTokens(context.summaryTokens)} tokens</p>
+              <div className="summary-text"><MarkdownText text={context.summaryText} /></div>
             </>
           ) : <p className="muted">No summary yet.</p>}
+          {context ? (
+            <p className="figures">
+              {context.foldPending ? <span className="tag warn">Fold pending</span> : <span className="tag ok">No fold pending</span>}{' '}
+              Window {context.windowEntries} entries, {formatTokens(context.windowTokens)} tokens · last fold {relativeTime(context.lastFoldAt)}
+              {context.foldReasons.length > 0 ? ` · ${context.foldReasons.join('; ')}` : ''}
+            </p>
+          ) : null}
+          {context?.lastFoldError ? <p className="error-text">Last fold failed: {context.lastFoldError}</p> : null}
           <h2>Revision timeline</h2>
           {revisions.length > 0 ? <RevisionTimeline revisions={revisions} /> : <p className="muted">No revisions.</p>}
         </section>

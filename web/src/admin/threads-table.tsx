@@ -3,7 +3,7 @@ import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { formatTokens, relativeTime } from '../common/format';
 import { navigate } from '../common/navigation';
-import type { AdminThreadPageDto, AdminThreadSort } from './admin-types';
+import type { AdminThreadPageDto, AdminThreadSortDto as AdminThreadSort } from '../../../src/shared/admin-api';
 
 const PAGE_SIZE = 25;
 const SORTS: Array<{ value: AdminThreadSort; label: string }> = [
@@ -63,10 +63,10 @@ export function ThreadsTable() {
             {page?.threads.map((thread) => (
               <tr key={thread.id}>
                 <td><a href={`/admin/threads/${thread.id}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${thread.id}`); }}>{thread.title}</a></td>
-                <td className="preview">{thread.ownerId}</td>
+                <td className="preview">{thread.owner.id}</td>
                 <td className="number">{thread.messageCount}</td>
-                <td className="preview" title={thread.summaryPreview}>{thread.summaryPreview || '—'}</td>
-                <td className="number">{formatTokens(thread.summaryTokens)}</td>
+                <td className="preview" title={thread.summary.preview}>{thread.summary.preview || '—'}</td>
+                <td className="number">{formatTokens(thread.summary.tokens)}</td>
                 <td className="number">{formatTokens(thread.windowTokens)}</td>
                 <td className="number">{thread.foldLagEntries}</td>
                 <td>{thread.lastFoldError ? <span className="error-text" title={thread.lastFoldError}>failed</span> : relativeTime(thread.lastFoldAt)}</td>

@@ -27,7 +27,11 @@ export function useChatSocket(token: string | null): { socket: ChatSocket | null
       setStatus('connected');
       setLastError(null);
     };
-    const onDisconnect = () => setStatus(disconnectedStatus());
+    const onDisconnect = (reason: string) => {
+      setStatus(disconnectedStatus());
+      // socket.io does not reconnect after a server-side disconnect (e.g. a restart that closed sockets): do it.
+      if (reason === 'io server disconnect') window.setTimeout(() => created.connect(), 500);
+    };
     const onConnectError = (error: Error & { data?: { message?: string } }) => {
       setStatus(disconnectedStatus());
       setLastError(error.data?.message ?? error.message);

@@ -49,7 +49,9 @@ export function MessageBubble(props: BubbleProps) {
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
       {followUpRun ? <FollowUpLink run={followUpRun} /> : null}
-      {message.role === 'system' || message.role === 'tool' ? <pre className="plain">{message.content}</pre> : message.content ? <MarkdownText text={message.content} /> : null}
+      {message.role === 'user' ? <p className="plain-text">{message.content}</p> : null}
+      {message.role === 'system' || message.role === 'tool' ? <pre className="plain">{message.content}</pre> : null}
+      {message.role === 'assistant' && message.content ? <MarkdownText text={message.content} /> : null}
       {streaming && !message.content && !message.toolCalls?.length ? <p className="thinking" aria-label="Assistant is writing">…</p> : null}
       {message.toolCalls?.map((call) => {
         const result = props.results.get(call.id) ?? null;

@@ -1,4 +1,5 @@
 import type { MessageDto, ToolRunDto } from '../../../src/shared/api';
+import { applyMessageDelta } from '../../../src/shared/apply-message-delta';
 import type { ErrorBody } from '../../../src/shared/errors';
 
 /** A message typed here and not yet stored by the server (sent when the connection allows, once). */
@@ -69,9 +70,8 @@ export function applyDelta(state: ThreadState, delta: { messageId: string; offse
   const index = state.messages.findIndex((message) => message.id === delta.messageId);
   const message = state.messages[index];
   if (!message || FINAL.has(message.status)) return state;
-  const have = message.content.length;
-  if (delta.offset > have || delta.offset + delta.delta.length <= have) return state;
-  const content = message.content + delta.delta.slice(have - delta.offset);
+  const content = applyMessageDelta(message.content, delta);
+  if (content === null || content === message.content) return state;
   const messages = [...state.messages];
   messages[index] = { ...message, content, status: 'streaming' };
   return { ...state, messages };

@@ -87,6 +87,23 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     }
   }, [sendOne]);
 
+  /** A catch-up cut at the server's cap: page the rest over REST. */
+  const catchUpRest = useCallback(async (id: string, fromSeq: number) => {
+    let after = fromSeq;
+    for (;;) {
+      try {
+        const page = await requestJson<MessagePageDto>(`/api/threads/${id}/messages?after=${after}&limit=200`, { token });
+        update((current) => mergeMessages(current, page.messages));
+        const last = page.messages.filter((message) => message.seq !== null).at(-1)?.seq;
+        if (!page.hasMoreAfter || last === undefined || last === null) return;
+        after = last;
+      } catch (error) {
+        update((current) => ({ ...current, notice: ApiError.from(error) }));
+        return;
+      }
+    }
+  }, [token, update]);
+
   // Join (or re-join with catch-up) whenever the socket (re)connects.
   useEffect(() => {
     if (!socket || status !== 'connected' || !threadId) return undefined;
@@ -103,6 +120,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         return afterSeq === undefined ? { ...merged, hasMoreBefore: ack.hasMoreBefore } : merged;
       });
       fetchToolRuns(ack.messages);
+      if (ack.hasMoreAfter) void catchUpRest(threadId, ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq ?? afterSeq ?? 0);
       setJoined(true);
       flushOutbox();
       onEventRef.current?.('message');
@@ -114,7 +132,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
       setJoined(false);
       if (socket.connected) socket.emit('thread-leave', { threadId }, () => undefined);
     };
-  }, [socket, status, threadId, update, fetchToolRuns, flushOutbox]);
+  }, [socket, status, threadId, update, fetchToolRuns, flushOutbox, catchUpRest]);
 
   // Room events of this thread.
   useEffect(() => {
