@@ -59,7 +59,7 @@ function MemoryContent({ data }: { data: MemoryData }) {
       {pinned.length > 0 ? (
         <section aria-labelledby="pinned-heading">
           <h3 id="pinned-heading">Pinned</h3>
-          <ul className="entries">{pinned.map((entry) => <li key={`p${entry.seq}`}><span className="seq">#{entry.seq}</span> {snippet(entry.content)} <span className="tokens">{entry.tokens} tok</span></li>)}</ul>
+          <ul className="entries">{pinned.map((entry) => <li key={`p${entry.seq}`}><span className="seq">#{entry.seq}</span><span className="entry-text">{snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span></li>)}</ul>
         </section>
       ) : null}
       <section aria-labelledby="window-heading">
@@ -68,7 +68,7 @@ function MemoryContent({ data }: { data: MemoryData }) {
           <ul className="entries" aria-label="Window entries">
             {windowEntries.map((entry) => (
               <li key={`w${entry.seq}-${entry.role}`}>
-                <span className="seq">#{entry.seq}</span> <span className="role">{entry.role}</span> {snippet(entry.content)} <span className="tokens">{entry.tokens} tok</span>
+                <span className="seq">#{entry.seq}</span><span className="entry-text"><span className="role">{entry.role}</span> {snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span>
               </li>
             ))}
           </ul>
