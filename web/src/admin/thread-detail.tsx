@@ -89,7 +89,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
       <section className="card" aria-labelledby="thread-heading">
         <h2 id="thread-heading">{detail?.thread.title ?? 'Thread'}</h2>
         {error ? <p className="error-text" role="alert">{error}</p> : null}
-        {notice ? <p className="tag ok" role="status">{notice}</p> : null}
+        {notice ? <p role="status"><span className="tag ok">{notice}</span></p> : null}
         {detail ? (
           <p className="figures">
             Owner {detail.thread.ownerId ?? '—'} · {detail.transcript.messages} messages, {formatTokens(detail.transcript.tokens)} transcript tokens

@@ -63,7 +63,7 @@ export function ThreadsTable() {
             {page?.threads.map((thread) => (
               <tr key={thread.id}>
                 <td><a href={`/admin/threads/${thread.id}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${thread.id}`); }}>{thread.title}</a></td>
-                <td className="preview">{thread.owner.id}</td>
+                <td className="preview owner" title={thread.owner.id}>{thread.owner.id}</td>
                 <td className="number">{thread.messageCount}</td>
                 <td className="preview" title={thread.summary.preview}>{thread.summary.preview || '—'}</td>
                 <td className="number">{formatTokens(thread.summary.tokens)}</td>

@@ -26,6 +26,7 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
       width: Math.max(280, element.clientWidth),
       height: 280,
       scales: { x: { time: false } },
+      legend: { live: false },
       axes: [{ ...axis, label: 'model call' }, { ...axis, label: 'tokens', size: 60 }],
       series: [
         { label: 'call' },
