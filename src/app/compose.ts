@@ -11,6 +11,12 @@ import { TurnRunner } from '../core/turn/turn-runner';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createAuditRepository } from '../db/audit-repository';
+import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
+import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
+import { startToolWorker } from '../jobs/start-tool-worker';
+import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
+import { deploymentTools } from '../tools';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
@@ -54,6 +60,10 @@ export interface ApplicationOptions {
     leaseTtlMs?: number;
     chat?: ChatModelPort;
     summarizer?: SummarizerPort;
+    /** Tools added to the deployment's (src/tools/index.ts), e.g. test tools. */
+    extraTools?: Tool[];
+    /** How often a running tool polls its cancel flag. Default 500 ms. */
+    toolCancelPollMs?: number;
   };
   /** Serves the browser app (added by the web part). */
   mountStatic?: (app: Express) => void;
@@ -66,7 +76,9 @@ export interface Application {
   runner: TurnRunner;
   sweeper: Sweeper;
   folds: FoldProducer;
+  toolQueue: ToolProducer;
   worker: Worker | null;
+  toolWorker: Worker | null;
   deps: HttpDeps;
   /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
   io: SocketServer | null;
@@ -111,8 +123,20 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   queues.register(folds.queue);
 
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
+
+  // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
+  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])]);
+  const toolRuns = createToolRunRepository(db);
+  const toolServices = createToolServices(db);
+  const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
+  queues.register(toolQueue.queue);
+  const condense = { summarizer, calls, inlineTokens: env.TOOL_RESULT_INLINE_TOKENS, inputMaxTokens: env.SUMMARY_INPUT_MAX_TOKENS };
+  const toolKit: ToolKit = {
+    registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
+    maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
+  };
   const runner = new TurnRunner({
-    turns, calls, events, chat, folds, settings, log,
+    turns, calls, events, chat, folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -123,8 +147,21 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
   });
 
+  // A reported tool run queues a follow-up turn in Postgres (the handoff); someone must run it. All-in-one: this
+  // process' runner. A worker-only process publishes the thread id; serve processes kick their runner on it.
+  // The sweeper picks up queued turns with no live lease in any case (the fallback if a message is lost).
+  const onFollowUp = (threadId: string) => {
+    if (mode !== 'worker') void runner.kick(threadId);
+    else publishTurnKick(producerConnection, env.REDIS_PREFIX, threadId).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not publish a turn kick; the sweeper will run the follow-up'));
+  };
+  const kicks = mode !== 'worker'
+    ? subscribeTurnKicks({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onKick: (threadId) => void runner.kick(threadId), onError: (error) => log.debug({ err: error }, 'turn kick subscriber error') })
+    : null;
+
   let worker: Worker | null = null;
+  let toolWorker: Worker | null = null;
   let workerConnection: Redis | null = null;
+  let toolWorkerConnection: Redis | null = null;
   if (mode !== 'serve') {
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
@@ -133,10 +170,23 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
+    const asyncToolDeps: AsyncToolDeps = {
+      registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
+      timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+      ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
+    };
+    toolWorkerConnection = createWorkerConnection(options.redisUrl);
+    toolWorkerConnection.on('error', (error) => log.debug({ err: error }, 'redis tools worker connection error'));
+    toolWorker = startToolWorker({
+      connection: toolWorkerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: asyncToolDeps,
+      stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
+      lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
+    });
   }
 
   const sweeper = createSweeper({
     turns, summaries, folds, settings, log,
+    toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
@@ -164,18 +214,21 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
       jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: createModelCallHistory(db),
     },
+    toolRuns,
+    toolQueue,
   };
   const app = createHttpApp(deps, { ...(options.mountStatic ? { afterApi: options.mountStatic } : {}) });
   const server = createServer(app);
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
-  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps, redis: redisRealtime });
+  const cancelRun = async (runId: string, userId: string) => (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;
+  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: { ...deps, cancelToolRun: cancelRun }, redis: redisRealtime });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, worker, deps, io, queues,
+    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -198,10 +251,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       roomEmitter?.close();
       server.closeAllConnections();
       await closed;
+      kicks?.close();
       if (worker) await worker.close();
+      // Forced: a long tool run is not waited for; its job stalls and another worker runs it again (idempotent by run id).
+      if (toolWorker) await toolWorker.close(true);
       await folds.close();
+      await toolQueue.close();
       producerConnection.disconnect();
       workerConnection?.disconnect();
+      toolWorkerConnection?.disconnect();
       await db.$disconnect();
     },
   };

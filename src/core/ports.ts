@@ -1,6 +1,8 @@
 import type { ContextEntry, PackMessage, ToolCall } from './context/types';
 import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMessage, Turn, TurnKind } from './domain';
 import type { ThreadEvent } from '../shared/events';
+import type { OpenAIFunctionTool } from './tools/tool-registry';
+import type { ToolRun, ToolRunStatus } from './tools/types';
 
 /**
  * What the core needs from the world. Adapters implement these (db/, jobs/, llm/, realtime/);
@@ -149,12 +151,15 @@ export interface SummaryStore {
 export interface ChatResult {
   text: string;
   toolCalls: ToolCall[];
+  /** Calls whose arguments were not a JSON object; they are answered with an error like the others. */
+  invalidToolCalls?: { id: string; name: string; rawArguments: string; error: string }[];
   usage: { promptTokens: number; completionTokens: number } | null;
 }
 
 export interface ChatModelPort {
   readonly model: string;
-  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void }): Promise<ChatResult>;
+  /** `tools` are offered to the model (OpenAI function format); absent or empty offers none. */
+  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[] }): Promise<ChatResult>;
 }
 
 export interface SummarizerPort {
@@ -248,4 +253,36 @@ export interface LogPort {
   info(object: object, message?: string): void;
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
+}
+
+/** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
+export interface ToolRunStore {
+  /** Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. */
+  createRun(input: { threadId: string; turnId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
+  /** The run, when it exists and its thread belongs to `ownerId` (any owner when null). */
+  findRun(runId: string, ownerId: string | null): Promise<ToolRun | null>;
+  /** `queued`/`running` -> `running` (attempts + 1); null when the run has already finished. */
+  startRun(runId: string): Promise<ToolRun | null>;
+  /** Saves progress on the run and the text of its streaming transcript message. */
+  saveProgress(input: { runId: string; progress: number; note: string | null; transcriptText: string }): Promise<TranscriptMessage | null>;
+  isCancelRequested(runId: string): Promise<boolean>;
+  /** Sets the cancel flag every worker polls; a still-queued run is cancelled at once. Null when already finished. */
+  requestCancel(runId: string): Promise<ToolRun | null>;
+  /** Records the outcome unless the run already finished (then null: the first outcome stands). */
+  finishRun(input: { runId: string; status: Exclude<ToolRunStatus, 'queued' | 'running'>; result: string | null; resultTokens: number | null; condensed: string | null; error: string | null }): Promise<ToolRun | null>;
+  /**
+   * Reports a finished run exactly once, in one transaction: sets `reportedAt`; completes the run's transcript
+   * message at the thread's next seq with the full text and its context entry (the note); queues a follow-up
+   * turn unless one is already queued (results landing together share one). `reported: false` when already done.
+   */
+  reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
+  /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
+  followUpNoteSeqs(turnId: string): Promise<number[]>;
+  /** Ids of runs that need a job: `queued` for longer than `olderThanMs`, or finished and never reported. */
+  runsNeedingWork(input: { limit: number; olderThanMs: number }): Promise<string[]>;
+}
+
+export interface ToolQueue {
+  /** Enqueues the run's job (payload: the run id; deduplicated per run). Fails fast when Redis is down. */
+  enqueueToolRun(runId: string): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { ContextEntry, ToolCall } from '../core/context/types';
 import type { MessageStatus, Thread, ThreadSettings, TranscriptMessage, Turn, TurnKind, TurnStatus } from '../core/domain';
-import type { ContextEntry as ContextEntryRow, Message as MessageRow, Thread as ThreadRow, Turn as TurnRow } from './generated/client';
+import type { ToolRun, ToolRunStatus } from '../core/tools/types';
+import type { ContextEntry as ContextEntryRow, Message as MessageRow, Thread as ThreadRow, ToolRun as ToolRunRow, Turn as TurnRow } from './generated/client';
 
 /** Row <-> domain converters. Prisma rows stop here. */
 
@@ -77,6 +78,31 @@ export function toTurn(row: TurnRow): Turn {
     userMessageId: row.userMessageId,
     status: row.status as TurnStatus,
     error: errorOf(row.error),
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+export function toToolRun(row: ToolRunRow): ToolRun {
+  return {
+    id: row.id,
+    threadId: row.threadId,
+    messageId: row.messageId,
+    toolCallId: row.toolCallId,
+    name: row.name,
+    args: (row.args ?? {}) as Record<string, unknown>,
+    status: row.status as ToolRunStatus,
+    progress: row.progress,
+    progressNote: row.progressNote,
+    result: row.result,
+    resultTokens: row.resultTokens,
+    condensed: row.condensed,
+    error: row.error,
+    startedAtSeq: row.startedAtSeq,
+    cancelRequested: row.cancelRequested,
+    attempts: row.attempts,
+    reportedAt: row.reportedAt,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,

@@ -24,7 +24,7 @@ async function loadContextIn(tx: Tx | Database, threadId: string): Promise<Threa
 }
 
 /** Hands out the thread's next seq; the row lock it takes serializes appends per thread. */
-async function nextSeq(tx: Tx, threadId: string): Promise<number> {
+export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
   const row = await tx.thread.update({ where: { id: threadId }, data: { lastSeq: { increment: 1 }, lastActivityAt: new Date() }, select: { lastSeq: true } });
   return row.lastSeq;
 }
@@ -173,7 +173,8 @@ export function createTurnRepository(db: Database): TurnStore {
     async failInterruptedTurns(threadId) {
       const error = { code: 'INTERNAL', message: 'The server running this answer stopped; the answer was interrupted.' };
       await db.$transaction([
-        db.message.updateMany({ where: { threadId, status: 'streaming' }, data: { status: 'error', error, completedAt: new Date() } }),
+        // A tool run's message streams independently of turns (the tools worker completes it).
+        db.message.updateMany({ where: { threadId, status: 'streaming', toolRunId: null }, data: { status: 'error', error, completedAt: new Date() } }),
         db.turn.updateMany({ where: { threadId, status: 'running' }, data: { status: 'error', error, finishedAt: new Date() } }),
       ]);
     },

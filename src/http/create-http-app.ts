@@ -11,6 +11,7 @@ import { authRoutes } from './routes/auth-routes';
 import { contextRoutes } from './routes/context-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
+import { toolRunRoutes } from './routes/tool-run-routes';
 
 /** The express app: security headers, CORS to configured origins, JSON bodies sized to the largest valid message. */
 export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
@@ -32,7 +33,7 @@ export function createHttpApp(deps: HttpDeps, extra: { beforeApi?: (app: Express
   app.use('/api', authRoutes(deps));
   mountAdmin(app, deps);
   app.use('/api', authenticate(deps));
-  app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps));
+  app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), toolRunRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);
   app.use(notFoundHandler);

@@ -1,7 +1,7 @@
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
-import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
@@ -26,4 +26,6 @@ export interface HttpDeps {
   corsOrigins: string[];
   allowGuests: boolean;
   admin: AdminHttpDeps;
+  toolRuns: ToolRunStore;
+  toolQueue: ToolQueue;
 }

@@ -23,3 +23,9 @@ export type RebuildJobPayload = z.infer<typeof rebuildJobPayload>;
 
 /** Any job of the summary queue. */
 export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload;
+
+/** Async tool runs: the payload is the run id (the run row in Postgres holds everything else). */
+export const TOOLS_QUEUE = 'tools';
+
+export const toolJobPayload = z.object({ runId: z.string().uuid() });
+export type ToolJobPayload = z.infer<typeof toolJobPayload>;

@@ -1,5 +1,5 @@
 import type { ContextSettings } from '../core/context-settings';
-import type { FoldLagPolicy, FoldQueue, LogPort, SummaryStore, TurnStore } from '../core/ports';
+import type { FoldLagPolicy, FoldQueue, LogPort, SummaryStore, ToolQueue, ToolRunStore, TurnStore } from '../core/ports';
 
 /** The deployment trigger as the thresholds of the sweeper's SQL (any condition fires). */
 export function foldThresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
@@ -25,7 +25,7 @@ export function foldLagPolicy(settings: ContextSettings): FoldLagPolicy {
 }
 
 export interface Sweeper {
-  sweep(): Promise<{ foldsEnqueued: number; threadsResumed: number }>;
+  sweep(): Promise<{ foldsEnqueued: number; threadsResumed: number; toolRunsEnqueued: number }>;
   start(): void;
   stop(): void;
 }
@@ -42,6 +42,8 @@ export function createSweeper(options: {
   log: LogPort;
   /** Resumes the queued turns of a thread (serve processes); absent in worker-only processes. */
   resumeTurns?: (threadId: string) => void;
+  /** The tool-run outbox: runs left `queued` (an enqueue that failed) and finished runs never reported. */
+  toolRuns?: { runs: ToolRunStore; queue: ToolQueue; olderThanMs: number };
   intervalMs?: number;
 }): Sweeper {
   let timer: NodeJS.Timeout | undefined;
@@ -66,8 +68,24 @@ export function createSweeper(options: {
         break;
       }
     }
-    if (foldsEnqueued + threadsResumed > 0) options.log.info({ foldsEnqueued, threadsResumed }, 'sweeper caught up');
-    return { foldsEnqueued, threadsResumed };
+    const toolRunsEnqueued = await enqueueToolRuns();
+    if (foldsEnqueued + threadsResumed + toolRunsEnqueued > 0) options.log.info({ foldsEnqueued, threadsResumed, toolRunsEnqueued }, 'sweeper caught up');
+    return { foldsEnqueued, threadsResumed, toolRunsEnqueued };
+  }
+  async function enqueueToolRuns(): Promise<number> {
+    if (!options.toolRuns) return 0;
+    const { runs, queue, olderThanMs } = options.toolRuns;
+    let enqueued = 0;
+    for (const runId of await runs.runsNeedingWork({ limit: 200, olderThanMs })) {
+      try {
+        await queue.enqueueToolRun(runId);
+        enqueued += 1;
+      } catch (error) {
+        options.log.warn({ err: error }, 'sweeper could not enqueue tool runs (Redis down?); will try again');
+        break;
+      }
+    }
+    return enqueued;
   }
   return {
     sweep,

@@ -19,6 +19,7 @@ function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResul
   return {
     text: result.text,
     toolCalls: result.toolCalls,
+    invalidToolCalls: result.invalidToolCalls,
     usage: result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens } : null,
   };
 }
@@ -27,9 +28,9 @@ function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResul
 export function createChatPort(model: BaseChatModel, modelName: string): ChatModelPort {
   return {
     model: modelName,
-    async stream({ messages, signal, onDelta }) {
+    async stream({ messages, signal, onDelta, tools }) {
       try {
-        return toChatResult(await streamChat({ model, messages, signal, onDelta, callTags: ['chat'] }));
+        return toChatResult(await streamChat({ model, messages, signal, onDelta, callTags: ['chat'], ...(tools && tools.length > 0 ? { tools } : {}) }));
       } catch (error) {
         throw toCoreError(error);
       }

@@ -42,3 +42,4 @@ export {
 export type { BuildContextPackOptions, ContextPack, ContextPackManifest } from './build-context-pack';
 export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';
 export type { ChatTemplateCompat } from './validate-pack-ordering';
+export { MAX_PACK_TOOL_ARGUMENT_CHARS, shortenOldToolArguments } from './shorten-tool-arguments';

@@ -1,12 +1,12 @@
-import { buildContextPack } from '../context';
 import { shouldFold } from '../context';
-import type { ContextEntry } from '../context';
 import { contextStateOf, policiesFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import { isModelCallError, ModelCallError } from '../model-call-error';
 import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
+import type { ToolKit } from '../tools/tool-kit';
+import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
+import { streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
 
 export interface TurnRunnerOptions {
   turns: TurnStore;
@@ -20,6 +20,8 @@ export interface TurnRunnerOptions {
   log: LogPort;
   /** This process' lease owner id. */
   owner: string;
+  /** The tools offered on every chat call; without them the model is offered none. */
+  tools?: ToolKit;
   /** Lease lifetime; renewed every third of it while a turn runs. Default 30 s. */
   leaseTtlMs?: number;
   /** TURN_TIMEOUT_MS, default 120 s. */
@@ -32,31 +34,25 @@ export interface TurnRunnerOptions {
   streamSaveMs?: number;
 }
 
-interface ActiveTurn {
-  turnId: string;
-  controller: AbortController;
-  messageId: string | null;
-  text: string;
-}
-
 class TurnCancelled extends Error {}
 class TurnTimedOut extends Error {}
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
+type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
 
 /**
  * Runs a thread's queued turns, one at a time, under the thread's lease in Postgres (so it also holds across
  * processes), and different threads in parallel. No database transaction or pooled connection is held across
  * the model call: each write is its own short statement or transaction.
+ *
+ * A turn is a loop of rounds: the model answers (streamed into an assistant message); when it called tools,
+ * every call is answered (inline tools run, async ones start a run and answer with its handle) and the model
+ * is called again, up to the tool kit's `maxRounds`; the call after the last round offers no tools.
  */
 export class TurnRunner {
   private readonly draining = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private readonly active = new Map<string, ActiveTurn>();
-  private readonly options: Required<Omit<TurnRunnerOptions, 'foldNow'>> & Pick<TurnRunnerOptions, 'foldNow'>;
+  private readonly options: Options;
 
   constructor(options: TurnRunnerOptions) {
     this.options = { leaseTtlMs: 30_000, turnTimeoutMs: 120_000, maxRetries: 2, retryBaseMs: 500, streamSaveMs: 1000, ...options };
@@ -86,7 +82,7 @@ export class TurnRunner {
 
   /** The text so far of a message streaming in this process. */
   partialText(messageId: string): string | null {
-    for (const active of this.active.values()) if (active.messageId === messageId) return active.text;
+    for (const active of this.active.values()) if (active.stream?.messageId === messageId) return active.stream.text;
     return null;
   }
 
@@ -134,16 +130,17 @@ export class TurnRunner {
     const { events, turns, log } = this.options;
     const threadId = turn.threadId;
     if (userMessage) events.publish({ type: 'message-created', threadId, message: toMessageDto(userMessage) });
-    const active: ActiveTurn = { turnId: turn.id, controller: new AbortController(), messageId: null, text: '' };
+    const active: ActiveTurn = { turnId: turn.id, controller: new AbortController(), stream: null };
     this.active.set(threadId, active);
     const timeout = setTimeout(() => active.controller.abort(new TurnTimedOut('turn timed out')), this.options.turnTimeoutMs);
     const startedAt = Date.now();
     try {
-      const window = await this.generate(turn, context, active);
+      await this.generate(turn, context, active);
       await turns.finishTurn({ turnId: turn.id, status: 'complete' });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status: 'complete' });
-      log.info({ threadId, turnId: turn.id, ms: Date.now() - startedAt }, 'turn complete');
-      this.maybeEnqueueFold({ ...context, window });
+      log.info({ threadId, turnId: turn.id, kind: turn.kind, ms: Date.now() - startedAt }, 'turn complete');
+      const after = await turns.loadContext(threadId);
+      if (after) this.maybeEnqueueFold(after);
     } catch (error) {
       await this.endFailedTurn(turn, active, error);
     } finally {
@@ -152,92 +149,23 @@ export class TurnRunner {
     }
   }
 
-  /** Streams the answer into a new assistant message; returns the window as it is after the turn. */
-  private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<ContextEntry[]> {
-    const { settings, chat, turns, events } = this.options;
-    const threadId = turn.threadId;
+  /** Rounds of model answers and tool calls until the model answers without calling a tool. */
+  private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<void> {
+    const { tools } = this.options;
+    const deps: StreamAnswerDeps = this.options;
     let context = initial;
-    let overflowRetried = false;
-    for (let attempt = 0; ; attempt += 1) {
-      const pack = buildContextPack({ systemPrefix: settings.systemPrefix, state: contextStateOf(context), budget: settings.budget, counter: settings.counter, compat: settings.compat });
-      const callStarted = Date.now();
-      try {
-        const result = await chat.stream({
-          messages: pack.messages,
-          signal: active.controller.signal,
-          onDelta: (delta) => this.onDelta(turn, active, delta),
-        });
-        const message = await this.ensureAssistantMessage(turn, active);
-        const entryTokens = settings.counter.countMessage({ role: 'assistant', content: active.text });
-        const finished = await turns.finishMessage({
-          messageId: message, content: active.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
-          entry: { role: 'assistant', content: active.text, tokens: entryTokens },
-        });
-        await this.recordCall({ threadId, messageId: finished.id, pack, startedAt: callStarted, usage: result.usage, overflowRetry: overflowRetried });
-        events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
-        return [...context.window, { seq: finished.seq ?? 0, role: 'assistant', content: active.text, tokens: entryTokens }];
-      } catch (error) {
-        const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
-        if (active.messageId !== null || active.controller.signal.aborted) throw reason;
-        await this.recordCall({ threadId, messageId: null, pack, startedAt: callStarted, usage: null, overflowRetry: overflowRetried, error: reason });
-        if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
-          overflowRetried = true;
-          this.options.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');
-          await this.options.foldNow(threadId);
-          context = (await turns.loadContext(threadId)) ?? context;
-          continue;
-        }
-        if (isModelCallError(reason) && reason.retryable && attempt < this.options.maxRetries) {
-          const wait = reason.retryAfterMs ?? this.options.retryBaseMs * 2 ** attempt;
-          await sleep(Math.min(wait, 30_000), active.controller.signal);
-          if (active.controller.signal.aborted) throw active.controller.signal.reason;
-          continue;
-        }
-        throw reason;
-      }
+    // A follow-up's first call gets its results last; later rounds see them where they are.
+    const lastSeqs = turn.kind === 'follow-up' && tools ? await tools.runs.followUpNoteSeqs(turn.id) : [];
+    for (let round = 0; ; round += 1) {
+      const offered = tools && round < tools.maxRounds ? tools.registry.definitions() : [];
+      const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
+      if (answer.toolCalls.length === 0) return;
+      if (!tools) throw new Error('the model called a tool, but no tools are configured');
+      await answerToolCalls({ turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal }, { ...this.options, tools });
+      active.controller.signal.throwIfAborted();
+      if (offered.length === 0) return;
+      context = (await this.options.turns.loadContext(turn.threadId)) ?? context;
     }
-  }
-
-  private onDelta(turn: Turn, active: ActiveTurn, delta: string): void {
-    if (!delta) return;
-    const offset = active.text.length;
-    active.text += delta;
-    const publish = (messageId: string) => this.options.events.publish({ type: 'message-delta', threadId: turn.threadId, messageId, offset, delta });
-    if (active.messageId) {
-      publish(active.messageId);
-      this.saveThrottled(active);
-    } else {
-      // The first token creates the message; deltas that arrive meanwhile are buffered in `text`.
-      void this.ensureAssistantMessage(turn, active).then(() => undefined, () => undefined);
-    }
-  }
-
-  private creating = new Map<ActiveTurn, Promise<string>>();
-  private lastSave = new WeakMap<ActiveTurn, number>();
-
-  /** Creates the streaming assistant message once; publishes message-start and the text buffered so far. */
-  private ensureAssistantMessage(turn: Turn, active: ActiveTurn): Promise<string> {
-    if (active.messageId) return Promise.resolve(active.messageId);
-    let creating = this.creating.get(active);
-    if (!creating) {
-      creating = (async () => {
-        const message = await this.options.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'assistant', content: '', status: 'streaming' });
-        active.messageId = message.id;
-        this.lastSave.set(active, Date.now());
-        this.options.events.publish({ type: 'message-start', threadId: turn.threadId, message: toMessageDto(message) });
-        if (active.text) this.options.events.publish({ type: 'message-delta', threadId: turn.threadId, messageId: message.id, offset: 0, delta: active.text });
-        return message.id;
-      })().finally(() => this.creating.delete(active));
-      this.creating.set(active, creating);
-    }
-    return creating;
-  }
-
-  private saveThrottled(active: ActiveTurn): void {
-    const now = Date.now();
-    if (!active.messageId || now - (this.lastSave.get(active) ?? 0) < this.options.streamSaveMs) return;
-    this.lastSave.set(active, now);
-    this.options.turns.saveStreamingText(active.messageId, active.text).catch((error: unknown) => this.options.log.warn({ err: error }, 'saving streaming text failed'));
   }
 
   private async endFailedTurn(turn: Turn, active: ActiveTurn, error: unknown): Promise<void> {
@@ -249,20 +177,22 @@ export class TurnRunner {
       : userFacingError(error);
     if (!cancelled) log.warn({ err: error, threadId, turnId: turn.id, code: body.code }, 'turn failed');
     try {
-      // Wait for a message creation still in flight, so the partial text lands on it.
-      const creating = this.creating.get(active);
-      if (creating) await creating.catch(() => undefined);
-      const messageId = active.messageId
+      const stream = active.stream;
+      await stream?.settled();
+      // A stream that already completed its message (a failure later in the round) gets a new one for the error.
+      const open = stream?.messageId && !stream.completed ? stream : null;
+      const text = open?.text ?? '';
+      const messageId = open?.messageId
         ?? (await turns.appendTurnMessage({ threadId, turnId: turn.id, role: 'assistant', content: '', status: 'streaming' })).id;
-      const tokens = active.text ? settings.counter.countMessage({ role: 'assistant', content: active.text }) : 0;
+      const tokens = text ? settings.counter.countMessage({ role: 'assistant', content: text }) : 0;
       // A cancelled answer the user saw stays in the conversation; an errored one does not reach the model.
-      const keepInContext = cancelled && active.text.length > 0;
+      const keepInContext = cancelled && text.length > 0;
       const finished = await turns.finishMessage({
-        messageId, content: active.text, status: cancelled ? 'cancelled' : 'error', tokens, encoding: settings.counter.encoding,
+        messageId, content: text, status: cancelled ? 'cancelled' : 'error', tokens, encoding: settings.counter.encoding,
         ...(cancelled ? {} : { error: body }),
-        ...(keepInContext ? { entry: { role: 'assistant', content: active.text, tokens } } : {}),
+        ...(keepInContext ? { entry: { role: 'assistant', content: text, tokens } } : {}),
       });
-      if (!active.messageId) events.publish({ type: 'message-start', threadId, message: toMessageDto(finished) });
+      if (!open) events.publish({ type: 'message-start', threadId, message: toMessageDto(finished) });
       events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
       await turns.finishTurn({ turnId: turn.id, status: cancelled ? 'cancelled' : 'error', ...(cancelled ? {} : { error: body }) });
       if (!cancelled) events.publish({ type: 'turn-error', threadId, turnId: turn.id, messageId, error: body });
@@ -280,30 +210,5 @@ export class TurnRunner {
     const threadId = context.thread.id;
     // Never awaited by the turn: with Redis down the enqueue fails fast and the sweeper catches up later.
     folds.enqueueFold(threadId, decision.reasons.join('; ')).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not enqueue fold; the sweeper will retry'));
-  }
-
-  private async recordCall(input: { threadId: string; messageId: string | null; pack: ReturnType<typeof buildContextPack>; startedAt: number; usage: { promptTokens: number; completionTokens: number } | null; overflowRetry: boolean; error?: unknown }): Promise<void> {
-    const { pack } = input;
-    try {
-      await this.options.calls.record({
-        threadId: input.threadId,
-        messageId: input.messageId,
-        purpose: 'chat',
-        model: this.options.chat.model,
-        estimatedPromptTokens: pack.tokens,
-        reportedPromptTokens: input.usage?.promptTokens ?? null,
-        reportedCompletionTokens: input.usage?.completionTokens ?? null,
-        latencyMs: Date.now() - input.startedAt,
-        summaryRevision: pack.manifest.summaryRevision,
-        windowFromSeq: pack.manifest.windowFromSeq,
-        windowThroughSeq: pack.manifest.windowThroughSeq,
-        pinnedSeqs: pack.manifest.pinnedSeqs,
-        omitted: pack.omitted,
-        overflowRetry: input.overflowRetry,
-        error: input.error ? (input.error instanceof ModelCallError ? `${input.error.kind}: ${input.error.message}` : String(input.error)) : null,
-      });
-    } catch (error) {
-      this.options.log.warn({ err: error }, 'could not record the model call');
-    }
   }
 }

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { defineTool } from '../types';
+
+/** Tokens kept free for the header and the continuation line of a slice. */
+const FRAME_TOKENS = 80;
+
+/**
+ * Reads any part of a stored tool result (the transcript keeps every result in full; the context may hold a
+ * condensed version). The slice is shortened so it fits TOOL_RESULT_INLINE_TOKENS, and says where to continue.
+ */
+export const readToolResultTool = defineTool({
+  name: 'read_tool_result',
+  description: 'Reads part of the full text of an earlier tool result, by its handle (given with a condensed result). Returns characters [offset, offset + length) and where to continue.',
+  schema: z.object({
+    handle: z.string().uuid().describe('The handle of the result (a tool run id or tool message id)'),
+    offset: z.number().int().min(0).default(0).describe('First character to read (0-based)'),
+    length: z.number().int().min(1).max(20_000).default(4000).describe('How many characters to read'),
+  }),
+  mode: 'inline',
+  condense: false,
+  timeoutMs: 5000,
+  async run({ handle, offset, length }, context) {
+    const stored = await context.services.readStoredResult({ threadId: context.threadId, handle });
+    if (!stored) throw new Error(`No stored tool result with handle ${handle} in this conversation`);
+    const total = stored.text.length;
+    if (offset >= total) return `The result of ${stored.name} (${handle}) has ${total} characters; offset ${offset} is past its end.`;
+    const room = Math.max(50, context.inlineTokens - FRAME_TOKENS);
+    // Start near the room (about 4 characters a token) so counting stays cheap on huge requests.
+    let end = Math.min(total, offset + length, offset + room * 4);
+    while (end > offset + 1 && context.counter.countText(stored.text.slice(offset, end)) > room) {
+      end = offset + Math.max(1, Math.floor((end - offset) * 0.8));
+    }
+    const header = `Characters ${offset}–${end} of ${total} of the result of ${stored.name} (${handle}):`;
+    const more = end < total ? `\n[Continue with read_tool_result(handle="${handle}", offset=${end})]` : '\n[End of the result]';
+    return `${header}\n${stored.text.slice(offset, end)}${more}`;
+  },
+});

@@ -1,0 +1,75 @@
+import type { ToolCall } from '../context';
+import type { ToolRegistry } from './tool-registry';
+import type { Tool, ToolContext } from './types';
+
+export type ToolOutcome =
+  | { status: 'succeeded'; text: string }
+  | { status: 'failed' | 'timed_out' | 'cancelled'; text: string; error: string };
+
+/** Raised into a tool's signal; tells a timeout from a cancel. */
+export class ToolTimeoutError extends Error {
+  override name = 'ToolTimeoutError';
+}
+export class ToolCancelledError extends Error {
+  override name = 'ToolCancelledError';
+}
+
+function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  return error.issues.map((issue) => `${issue.path.length ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message}`).join('; ');
+}
+
+/** Validates the arguments; a failure is a message the model can act on. */
+export function validateArguments(tool: Tool, args: unknown): { ok: true; args: unknown } | { ok: false; error: string } {
+  const parsed = tool.schema.safeParse(args);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  return { ok: false, error: `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}` };
+}
+
+function failure(status: 'failed' | 'timed_out' | 'cancelled', error: string): ToolOutcome {
+  return { status, text: `Error: ${error}`, error };
+}
+
+/**
+ * Runs one tool call under a time limit and the caller's signal. Never throws: unknown tools, invalid arguments,
+ * exceptions, timeouts and cancels become an outcome whose text tells the model what went wrong.
+ * A tool that ignores its signal is abandoned when the signal fires (its result is discarded).
+ */
+export async function executeTool(input: {
+  registry: ToolRegistry;
+  call: Pick<ToolCall, 'name' | 'args'>;
+  context: Omit<ToolContext, 'signal'>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<ToolOutcome> {
+  const tool = input.registry.get(input.call.name);
+  if (!tool) {
+    const known = input.registry.list().map((candidate) => candidate.name).join(', ');
+    return failure('failed', `There is no tool named ${input.call.name}. Available tools: ${known}.`);
+  }
+  const validated = validateArguments(tool, input.call.args);
+  if (!validated.ok) return failure('failed', validated.error);
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(input.signal?.reason ?? new ToolCancelledError('cancelled'));
+  if (input.signal?.aborted) onOuterAbort();
+  input.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new ToolTimeoutError(`${tool.name} did not finish within ${input.timeoutMs} ms and was stopped.`)), input.timeoutMs);
+  const aborted = new Promise<never>((_, reject) => {
+    const rejectWithReason = () => reject(controller.signal.reason);
+    if (controller.signal.aborted) rejectWithReason();
+    controller.signal.addEventListener('abort', rejectWithReason, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    const text = await Promise.race([tool.run(validated.args, { ...input.context, signal: controller.signal }), aborted]);
+    if (typeof text !== 'string') return failure('failed', `${tool.name} returned no text.`);
+    return { status: 'succeeded', text };
+  } catch (error) {
+    const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
+    if (reason instanceof ToolTimeoutError) return failure('timed_out', reason.message);
+    if (controller.signal.aborted) return failure('cancelled', reason instanceof Error ? reason.message : 'The tool run was cancelled.');
+    return failure('failed', `${tool.name} failed: ${reason instanceof Error ? reason.message : String(reason)}`);
+  } finally {
+    clearTimeout(timer);
+    input.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}

@@ -1,0 +1,18 @@
+export { defineTool, TERMINAL_RUN_STATUSES } from './types';
+export type { Tool, ToolContext, ToolMode, ToolRun, ToolRunStatus, ToolServices } from './types';
+export { createToolRegistry, toParametersSchema } from './tool-registry';
+export type { OpenAIFunctionTool, ToolRegistry } from './tool-registry';
+export { executeTool, validateArguments, ToolCancelledError, ToolTimeoutError } from './execute-tool';
+export type { ToolOutcome } from './execute-tool';
+export { condenseToolResult, cutToTokens, handleLine, truncateResult } from './condense-tool-result';
+export type { CondenseDeps } from './condense-tool-result';
+export { runAsyncTool, runReportHeader } from './run-async-tool';
+export type { AsyncToolDeps, AsyncToolOutcome } from './run-async-tool';
+export { toToolRunDto } from './to-tool-run-dto';
+export { cancelToolRun } from './cancel-tool-run';
+export type { ToolKit } from './tool-kit';
+export { calculatorTool } from './built-in/calculator';
+export { currentTimeTool } from './built-in/current-time';
+export { readToolResultTool } from './built-in/read-tool-result';
+export { analyzeThreadTool } from './built-in/analyze-thread';
+export { evaluateExpression, ExpressionError, formatNumber } from './built-in/evaluate-expression';

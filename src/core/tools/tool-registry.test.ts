@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createTokenCounter } from '../context';
+import { calculatorTool } from './built-in/calculator';
+import { readToolResultTool } from './built-in/read-tool-result';
+import { executeTool } from './execute-tool';
+import { createToolRegistry } from './tool-registry';
+import { defineTool, type ToolContext } from './types';
+
+const counter = createTokenCounter('o200k_base');
+const context: Omit<ToolContext, 'signal'> = {
+  threadId: 't', runId: null, reportProgress: async () => undefined, counter, inlineTokens: 200, now: () => new Date('2026-01-02T03:04:05Z'),
+  services: { readStoredResult: async () => ({ name: 'report', text: Array.from({ length: 2000 }, (_, index) => `row ${index}`).join(' ').slice(0, 10_000) }), listTranscript: async () => [] },
+};
+
+const sleepy = defineTool({
+  name: 'sleepy', description: 'waits', mode: 'inline', schema: z.object({}),
+  run: (_args, { signal }) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve('woke'), 10_000);
+    signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); });
+  }),
+});
+const stubborn = defineTool({ name: 'stubborn', description: 'ignores its signal', mode: 'inline', schema: z.object({}), run: () => new Promise(() => undefined) });
+const broken = defineTool({ name: 'broken', description: 'throws', mode: 'inline', schema: z.object({}), run: async () => { throw new Error('disk on fire'); } });
+
+describe('createToolRegistry', () => {
+  it('offers OpenAI function definitions converted from the zod schemas', () => {
+    const registry = createToolRegistry([calculatorTool, readToolResultTool]);
+    const [calculator, reader] = registry.definitions();
+    expect(calculator).toEqual({
+      type: 'function',
+      function: {
+        name: 'calculator', description: calculatorTool.description,
+        parameters: expect.objectContaining({ type: 'object', required: ['expression'], properties: { expression: expect.objectContaining({ type: 'string' }) } }),
+      },
+    });
+    expect(calculator?.function.parameters).not.toHaveProperty('$schema');
+    // Arguments with defaults are optional for the model.
+    expect(reader?.function.parameters.required).toEqual(['handle']);
+  });
+
+  it('refuses duplicate and invalid names', () => {
+    expect(() => createToolRegistry([calculatorTool, calculatorTool])).toThrow('registered twice');
+    expect(() => createToolRegistry([{ ...calculatorTool, name: 'bad name' }])).toThrow('must match');
+  });
+});
+
+describe('executeTool', () => {
+  const registry = createToolRegistry([calculatorTool, sleepy, stubborn, broken, readToolResultTool]);
+  const run = (name: string, args: Record<string, unknown>, timeoutMs = 1000, signal?: AbortSignal) =>
+    executeTool({ registry, call: { name, args }, context, timeoutMs, ...(signal ? { signal } : {}) });
+
+  it('runs a tool', async () => {
+    expect(await run('calculator', { expression: '6 * 7' })).toEqual({ status: 'succeeded', text: '6 * 7 = 42' });
+  });
+
+  it('turns bad arguments, unknown tools and exceptions into results the model can act on', async () => {
+    const invalid = await run('calculator', { expresion: '1' });
+    expect(invalid.status).toBe('failed');
+    expect(invalid.text).toMatch(/^Error: Invalid arguments for calculator: expression:/);
+    expect((await run('nope', {})).text).toContain('There is no tool named nope. Available tools: calculator');
+    expect((await run('calculator', { expression: '1/0' })).text).toBe('Error: calculator failed: Division by zero');
+    expect((await run('broken', {})).text).toBe('Error: broken failed: disk on fire');
+  });
+
+  it('stops a tool at its time limit, even one that ignores its signal', async () => {
+    const timed = await run('sleepy', {}, 50);
+    expect(timed).toMatchObject({ status: 'timed_out', error: 'sleepy did not finish within 50 ms and was stopped.' });
+    expect((await run('stubborn', {}, 50)).status).toBe('timed_out');
+  });
+
+  it('reports a cancel from the caller', async () => {
+    const controller = new AbortController();
+    const pending = run('sleepy', {}, 5000, controller.signal);
+    controller.abort(new Error('user cancelled'));
+    expect(await pending).toMatchObject({ status: 'cancelled', error: 'user cancelled' });
+  });
+
+  it('read_tool_result returns a slice that fits the inline size and says where to continue', async () => {
+    const outcome = await run('read_tool_result', { handle: '00000000-0000-4000-8000-000000000000', offset: 100, length: 20_000 });
+    expect(outcome.status).toBe('succeeded');
+    expect(counter.countText(outcome.text)).toBeLessThanOrEqual(200);
+    const match = /Characters 100–(\d+) of 10000/.exec(outcome.text);
+    expect(match).not.toBeNull();
+    expect(outcome.text).toContain(`offset=${match?.[1]}`);
+  });
+});

@@ -1,0 +1,85 @@
+import type { z } from 'zod';
+import type { TokenCounter } from '../context';
+import type { TranscriptMessage } from '../domain';
+
+/** Where a tool runs: inside the turn (`inline`) or as a persistent run in the tools worker (`async`). */
+export type ToolMode = 'inline' | 'async';
+
+export type ToolRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+
+export const TERMINAL_RUN_STATUSES: readonly ToolRunStatus[] = ['succeeded', 'failed', 'timed_out', 'cancelled'];
+
+/** What a tool may read of the world besides its arguments (implemented by the db layer). */
+export interface ToolServices {
+  /** The full stored result behind a handle (an async run id, or the id of an inline tool message) of this thread. */
+  readStoredResult(input: { threadId: string; handle: string }): Promise<{ name: string; text: string } | null>;
+  /** The thread's transcript in ascending seq, a page at a time (messages with seq > afterSeq). */
+  listTranscript(input: { threadId: string; afterSeq: number; limit: number }): Promise<TranscriptMessage[]>;
+}
+
+/** Everything a tool gets besides its arguments. */
+export interface ToolContext {
+  threadId: string;
+  /** The persistent run id of an async call; null inline. */
+  runId: string | null;
+  /** Aborted on timeout, cancel or shutdown: a well-behaved tool stops promptly. */
+  signal: AbortSignal;
+  /** Progress between 0 and 1 with an optional short note (async runs stream it to the transcript; inline it is ignored). */
+  reportProgress(progress: number, note?: string): Promise<void>;
+  services: ToolServices;
+  counter: TokenCounter;
+  /** TOOL_RESULT_INLINE_TOKENS: results above it are condensed before they enter the context. */
+  inlineTokens: number;
+  now(): Date;
+}
+
+/** A tool the model may call. Register deployment tools in src/tools/index.ts. */
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  /** `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule). */
+  name: string;
+  description: string;
+  /** Arguments; converted to the OpenAI JSON schema with `z.toJSONSchema`. */
+  schema: Schema;
+  mode: ToolMode;
+  /** Per-tool time limit. Default: 30 s inline, TOOL_TIMEOUT_MS async. */
+  timeoutMs?: number;
+  /**
+   * Default true: a result above TOOL_RESULT_INLINE_TOKENS is condensed by the summary model. A tool that already
+   * bounds its output to the inline size (read_tool_result) turns it off.
+   */
+  condense?: boolean;
+  /** Returns the result text; throwing reports the error to the model as the call's result. */
+  run(args: z.output<Schema>, context: ToolContext): Promise<string>;
+}
+
+/** Builds a tool with its argument types inferred from the schema. */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool {
+  return tool as unknown as Tool;
+}
+
+/** A persistent async tool run, as the domain sees it (never a Prisma row). */
+export interface ToolRun {
+  id: string;
+  threadId: string;
+  /** The assistant message that made the call. */
+  messageId: string;
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  status: ToolRunStatus;
+  progress: number;
+  progressNote: string | null;
+  /** The full result as stored in the transcript (truncated above TOOL_RESULT_MAX_CHARS). */
+  result: string | null;
+  resultTokens: number | null;
+  /** What entered the context, when the result was condensed. */
+  condensed: string | null;
+  error: string | null;
+  startedAtSeq: number;
+  cancelRequested: boolean;
+  attempts: number;
+  reportedAt: Date | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}

@@ -1,0 +1,114 @@
+import type { ToolCall } from '../context';
+import type { ContextSettings } from '../context-settings';
+import type { TranscriptMessage, Turn } from '../domain';
+import { toMessageDto } from '../dto';
+import type { LogPort, ThreadEventBus, TurnStore } from '../ports';
+import { condenseToolResult, truncateResult } from '../tools/condense-tool-result';
+import { executeTool, validateArguments } from '../tools/execute-tool';
+import { toToolRunDto } from '../tools/to-tool-run-dto';
+import type { ToolKit } from '../tools/tool-kit';
+import type { ToolRun } from '../tools/types';
+
+export interface AnswerToolCallsDeps {
+  turns: TurnStore;
+  events: ThreadEventBus;
+  log: LogPort;
+  settings: ContextSettings;
+  tools: ToolKit;
+}
+
+interface Answer {
+  /** What the transcript keeps (the full result, bounded by TOOL_RESULT_MAX_CHARS). */
+  transcript: string;
+  /** What the context gets (condensed when large). */
+  context: string;
+  run?: { run: ToolRun; message: TranscriptMessage };
+}
+
+function startedText(run: ToolRun): string {
+  return `Started ${run.name} in the background as run ${run.id} (its handle). The result will arrive in this conversation when it is done; meanwhile, tell the user it is running.`;
+}
+
+/**
+ * Answers every tool call of an assistant message, so the message order stays valid: one tool message per call,
+ * appended in call order, each with its context entry. Inline tools run concurrently under the turn's signal;
+ * an async call writes its persistent run (the outbox row) and is answered at once with its handle; the runs are
+ * enqueued after all answers are stored. Nothing here throws for a tool's sake: failures become answers.
+ */
+export async function answerToolCalls(
+  input: { turn: Turn; calls: ToolCall[]; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal },
+  deps: AnswerToolCallsDeps,
+): Promise<void> {
+  const { turn } = input;
+  const messages: TranscriptMessage[] = [];
+  for (const call of input.calls) {
+    messages.push(await deps.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'tool', content: '', status: 'streaming', toolCallId: call.id }));
+  }
+  const answers = await Promise.all(input.calls.map(async (call, index): Promise<Answer> => {
+    const message = messages[index];
+    if (!message) throw new Error('tool message missing');
+    const answer = await answerOne({ ...input, call, message }, deps).catch((error: unknown): Answer => {
+      deps.log.warn({ err: error, threadId: turn.threadId, tool: call.name }, 'answering a tool call failed');
+      const text = `Error: ${call.name} could not be run (${error instanceof Error ? error.message : String(error)}).`;
+      return { transcript: text, context: text };
+    });
+    await finishToolMessage({ message, answer, call }, deps);
+    return answer;
+  }));
+  for (const { run } of answers) if (run) await startRun(run, deps);
+}
+
+async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal }, deps: AnswerToolCallsDeps): Promise<Answer> {
+  const { call, turn } = input;
+  const { tools, settings } = deps;
+  const invalid = input.invalid.get(call.id);
+  if (invalid !== undefined) {
+    const text = `Error: the arguments of this ${call.name} call were not valid JSON (${invalid}). Call it again with a JSON object.`;
+    return { transcript: text, context: text };
+  }
+  const tool = tools.registry.get(call.name);
+  if (tool?.mode === 'async') {
+    const validated = validateArguments(tool, call.args);
+    if (!validated.ok) return { transcript: `Error: ${validated.error}`, context: `Error: ${validated.error}` };
+    const created = await tools.runs.createRun({
+      threadId: turn.threadId, turnId: turn.id, messageId: input.assistant.id, toolCallId: call.id, name: call.name,
+      args: call.args, startedAtSeq: input.assistant.seq ?? 0,
+    });
+    return { transcript: startedText(created.run), context: startedText(created.run), run: created };
+  }
+  const outcome = await executeTool({
+    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs,
+    context: {
+      threadId: turn.threadId, runId: null, reportProgress: async () => undefined, services: tools.services,
+      counter: settings.counter, inlineTokens: tools.condense.inlineTokens, now: () => new Date(),
+    },
+  });
+  const transcript = truncateResult(outcome.text, tools.maxResultChars);
+  if (tool?.condense === false || outcome.status !== 'succeeded') return { transcript, context: transcript };
+  // Inline results are condensed here, before the model's next call.
+  const condensed = await condenseToolResult(
+    { threadId: turn.threadId, toolName: call.name, handle: input.message.id, text: transcript, signal: input.signal },
+    { ...tools.condense, counter: settings.counter, log: deps.log },
+  );
+  return { transcript, context: condensed.content };
+}
+
+async function finishToolMessage(input: { message: TranscriptMessage; answer: Answer; call: ToolCall }, deps: AnswerToolCallsDeps): Promise<void> {
+  const { counter } = deps.settings;
+  const { answer, call } = input;
+  const entryTokens = counter.countMessage({ role: 'tool', content: answer.context, toolCallId: call.id });
+  const finished = await deps.turns.finishMessage({
+    messageId: input.message.id, content: answer.transcript, status: 'complete', encoding: counter.encoding,
+    tokens: answer.transcript === answer.context ? entryTokens : counter.countMessage({ role: 'tool', content: answer.transcript, toolCallId: call.id }),
+    entry: { role: 'tool', content: answer.context, toolCallId: call.id, tokens: entryTokens },
+  });
+  deps.events.publish({ type: 'message-end', threadId: finished.threadId, message: toMessageDto(finished) });
+}
+
+async function startRun({ run, message }: { run: ToolRun; message: TranscriptMessage }, deps: AnswerToolCallsDeps): Promise<void> {
+  // The run's own transcript message (no seq until the result lands) shows its progress.
+  deps.events.publish({ type: 'message-start', threadId: run.threadId, message: toMessageDto(message) });
+  deps.events.publish({ type: 'tool-start', threadId: run.threadId, run: toToolRunDto(run) });
+  // The run row is the outbox: with Redis down the sweeper enqueues it later.
+  await deps.tools.queue.enqueueToolRun(run.id).catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not enqueue a tool run; the sweeper will'));
+}

@@ -1,0 +1,118 @@
+import { buildContextPack, shortenOldToolArguments, type ContextPack, type ToolCall } from '../context';
+import { contextStateOf, type ContextSettings } from '../context-settings';
+import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
+import { toMessageDto } from '../dto';
+import { isModelCallError } from '../model-call-error';
+import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
+import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import { AssistantStream } from './assistant-stream';
+import { recordChatCall } from './record-chat-call';
+
+export interface StreamAnswerDeps {
+  turns: TurnStore;
+  calls: ModelCallStore;
+  events: ThreadEventBus;
+  chat: ChatModelPort;
+  settings: ContextSettings;
+  log: LogPort;
+  foldNow: (threadId: string) => Promise<void>;
+  maxRetries: number;
+  retryBaseMs: number;
+  streamSaveMs: number;
+}
+
+/** The state of a running turn the runner shares with this step (cancel, partial text). */
+export interface ActiveTurn {
+  turnId: string;
+  controller: AbortController;
+  stream: AssistantStream | null;
+}
+
+export interface StreamedAnswer {
+  message: TranscriptMessage;
+  /** Every call the model made, those with unparseable arguments included (see `invalid`). */
+  toolCalls: ToolCall[];
+  /** Call id -> why its arguments could not be read. */
+  invalid: Map<string, string>;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+});
+
+/**
+ * The pack of one chat call: old long tool arguments shortened, and the budget reduced by the tool schemas
+ * offered with it (they count as prompt tokens too).
+ */
+export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = []): { pack: ContextPack; toolSchemaTokens: number } {
+  const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
+  const state = shortenOldToolArguments(contextStateOf(context), settings.counter);
+  // A follow-up delivers its results last, even when one landed before a reply that was composed without it.
+  const moved = state.window.filter((entry) => lastSeqs.includes(entry.seq));
+  const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
+  const pack = buildContextPack({
+    systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: settings.budget - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
+  });
+  return { pack, toolSchemaTokens };
+}
+
+/**
+ * One model answer, streamed into a new assistant message and completed with its tool calls; its entry joins
+ * the window. Retryable provider errors before the first token are retried with backoff; a context overflow
+ * folds the thread synchronously once and retries.
+ */
+export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
+  const { turn, active } = input;
+  const { settings, chat, turns, events } = deps;
+  const threadId = turn.threadId;
+  const stream = new AssistantStream({ turn, turns, events, log: deps.log, saveMs: deps.streamSaveMs });
+  active.stream = stream;
+  let context = input.context;
+  let overflowRetried = false;
+  for (let attempt = 0; ; attempt += 1) {
+    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs);
+    const startedAt = Date.now();
+    try {
+      const result = await chat.stream({
+        messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta),
+        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+      });
+      const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
+      const toolCalls = [
+        ...result.toolCalls,
+        ...(result.invalidToolCalls ?? []).map((call) => ({ id: call.id, name: call.name, args: { invalid_arguments: call.rawArguments } })),
+      ];
+      const messageId = await stream.ensureMessage();
+      const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
+      const finished = await turns.finishMessage({
+        messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
+        ...(toolCalls.length > 0 ? { toolCalls } : {}),
+        entry: { role: 'assistant', content: stream.text, tokens: entryTokens, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+      });
+      stream.completed = true;
+      await recordChatCall({ threadId, messageId: finished.id, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried }, deps);
+      events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
+      return { message: finished, toolCalls, invalid };
+    } catch (error) {
+      const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
+      if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;
+      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, error: reason }, deps);
+      if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
+        overflowRetried = true;
+        deps.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');
+        await deps.foldNow(threadId);
+        context = (await turns.loadContext(threadId)) ?? context;
+        continue;
+      }
+      if (isModelCallError(reason) && reason.retryable && attempt < deps.maxRetries) {
+        const wait = reason.retryAfterMs ?? deps.retryBaseMs * 2 ** attempt;
+        await sleep(Math.min(wait, 30_000), active.controller.signal);
+        if (active.controller.signal.aborted) throw active.controller.signal.reason;
+        continue;
+      }
+      throw reason;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolRunStore } from '../core/ports';
+import type { ToolServices } from '../core/tools/types';
+import { TERMINAL_RUN_STATUSES } from '../core/tools/types';
+import type { Prisma } from './generated/client';
+import { toMessage, toToolRun, toTurn } from './mappers';
+import type { Database } from './prisma-client';
+import { nextSeq } from './turn-repository';
+
+const TERMINAL = [...TERMINAL_RUN_STATUSES];
+
+export function createToolRunRepository(db: Database): ToolRunStore {
+  return {
+    async createRun({ threadId, turnId, messageId, toolCallId, name, args, startedAtSeq }) {
+      const id = randomUUID();
+      return db.$transaction(async (tx) => {
+        const run = await tx.toolRun.create({
+          data: { id, threadId, messageId, toolCallId, name, args: args as Prisma.InputJsonValue, startedAtSeq },
+        });
+        // No seq yet: it gets the thread's next seq when the result lands, so the note sits where it arrived.
+        const message = await tx.message.create({
+          // Not tied to the turn (it outlives it): it is found by its run id.
+          data: { threadId, role: 'system', content: `${name} (run ${id}) is queued…`, status: 'streaming', toolRunId: id },
+        });
+        return { run: toToolRun(run), message: toMessage(message) };
+      });
+    },
+
+    async findRun(runId, ownerId) {
+      const row = await db.toolRun.findFirst({ where: { id: runId, ...(ownerId !== null ? { thread: { ownerId } } : {}) } });
+      return row ? toToolRun(row) : null;
+    },
+
+    async startRun(runId) {
+      const started = await db.toolRun.updateMany({
+        where: { id: runId, status: { in: ['queued', 'running'] } },
+        data: { status: 'running', attempts: { increment: 1 }, progress: 0, progressNote: null },
+      });
+      if (started.count === 0) return null;
+      await db.toolRun.updateMany({ where: { id: runId, startedAt: null }, data: { startedAt: new Date() } });
+      const row = await db.toolRun.findUnique({ where: { id: runId } });
+      return row ? toToolRun(row) : null;
+    },
+
+    async saveProgress({ runId, progress, note, transcriptText }) {
+      await db.toolRun.updateMany({ where: { id: runId, status: 'running' }, data: { progress, progressNote: note } });
+      await db.message.updateMany({ where: { toolRunId: runId, role: 'system', status: 'streaming' }, data: { content: transcriptText } });
+      const message = await db.message.findFirst({ where: { toolRunId: runId, role: 'system' } });
+      return message ? toMessage(message) : null;
+    },
+
+    async isCancelRequested(runId) {
+      const row = await db.toolRun.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
+      return row?.cancelRequested ?? false;
+    },
+
+    async requestCancel(runId) {
+      // A run no worker has started yet is cancelled at once; a running one when its worker reads the flag.
+      const queued = await db.toolRun.updateMany({ where: { id: runId, status: 'queued' }, data: { status: 'cancelled', cancelRequested: true, error: 'The user cancelled the run before it started.', finishedAt: new Date() } });
+      const running = await db.toolRun.updateMany({ where: { id: runId, status: 'running' }, data: { cancelRequested: true } });
+      if (queued.count + running.count === 0) return null;
+      const row = await db.toolRun.findUnique({ where: { id: runId } });
+      return row ? toToolRun(row) : null;
+    },
+
+    async finishRun({ runId, status, result, resultTokens, condensed, error }) {
+      const finished = await db.toolRun.updateMany({
+        where: { id: runId, status: { notIn: TERMINAL } },
+        data: { status, result, resultTokens, condensed, error, finishedAt: new Date(), ...(status === 'succeeded' ? { progress: 1 } : {}) },
+      });
+      if (finished.count === 0) return null;
+      const row = await db.toolRun.findUnique({ where: { id: runId } });
+      return row ? toToolRun(row) : null;
+    },
+
+    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding }) {
+      return db.$transaction(async (tx) => {
+        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: { in: TERMINAL } }, data: { reportedAt: new Date() } });
+        if (marked.count === 0) return { reported: false as const };
+        const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
+        const threadId = run.threadId;
+        // Takes the thread row lock: reports and turn appends of one thread are serialized from here on.
+        const seq = await nextSeq(tx, threadId);
+        const existing = await tx.message.findFirst({ where: { toolRunId: runId, role: 'system' } });
+        const data = { seq, content: transcriptText, status: 'complete', tokens: transcriptTokens, encoding, completedAt: new Date() };
+        const message = existing
+          ? await tx.message.update({ where: { id: existing.id }, data })
+          : await tx.message.create({ data: { ...data, threadId, role: 'system', toolRunId: runId } });
+        await tx.contextEntry.create({ data: { threadId, seq, messageId: message.id, role: 'system', content: note.content, tokens: note.tokens, encoding } });
+        // Results landing together share one follow-up: join a follow-up that has not started yet.
+        const queued = await tx.turn.findFirst({ where: { threadId, kind: 'follow-up', status: 'queued' }, orderBy: { createdAt: 'asc' } });
+        const followUp = queued ?? (await tx.turn.create({ data: { threadId, kind: 'follow-up' } }));
+        await tx.toolRun.update({ where: { id: runId }, data: { followUpTurnId: followUp.id } });
+        return { reported: true as const, message: toMessage(message), followUp: toTurn(followUp), followUpCreated: !queued };
+      });
+    },
+
+    async followUpNoteSeqs(turnId) {
+      const runs = await db.toolRun.findMany({ where: { followUpTurnId: turnId }, select: { id: true } });
+      if (runs.length === 0) return [];
+      const notes = await db.message.findMany({ where: { toolRunId: { in: runs.map((run) => run.id) }, role: 'system', seq: { not: null } }, select: { seq: true }, orderBy: { seq: 'asc' } });
+      return notes.flatMap((note) => (note.seq === null ? [] : [note.seq]));
+    },
+
+    async runsNeedingWork({ limit, olderThanMs }) {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        SELECT id FROM tool_runs
+        WHERE (status = 'queued' AND created_at < now() - ${olderThanMs} * interval '1 millisecond')
+           OR (reported_at IS NULL AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled') AND finished_at < now() - ${olderThanMs} * interval '1 millisecond')
+        ORDER BY created_at LIMIT ${limit}`;
+      return rows.map((row) => row.id);
+    },
+  };
+}
+
+/** What tools may read: stored results behind a handle, and the thread's transcript. */
+export function createToolServices(db: Database): ToolServices {
+  return {
+    async readStoredResult({ threadId, handle }) {
+      const run = await db.toolRun.findFirst({ where: { id: handle, threadId } });
+      if (run) return { name: run.name, text: run.result ?? run.error ?? `(run ${run.status}; no result yet)` };
+      const message = await db.message.findFirst({ where: { id: handle, threadId, role: 'tool' } });
+      if (message) return { name: `tool call ${message.toolCallId ?? ''}`.trim(), text: message.content };
+      return null;
+    },
+    async listTranscript({ threadId, afterSeq, limit }) {
+      const rows = await db.message.findMany({ where: { threadId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit });
+      return rows.map(toMessage);
+    },
+  };
+}
