@@ -6,6 +6,21 @@ import type { ThreadActions } from './use-thread';
 
 const NEAR_EDGE_PX = 120;
 
+/** Assistant answers that follow async results (a follow-up turn): answer id -> the runs whose results it follows. */
+function followUpRuns(messages: MessageDto[]): Map<string, string[]> {
+  const links = new Map<string, string[]>();
+  let pending: string[] = [];
+  for (const message of messages) {
+    if (message.seq === null) continue;
+    if (message.role === 'system' && message.toolRunId && message.status === 'complete') pending.push(message.toolRunId);
+    else if (message.role === 'assistant' && pending.length > 0) {
+      links.set(message.id, pending);
+      pending = [];
+    } else if (message.role === 'user') pending = [];
+  }
+  return links;
+}
+
 function OutgoingBubble({ item, online, actions }: { item: OutgoingMessage; online: boolean; actions: ThreadActions }) {
   const label = item.state === 'failed' ? 'not sent' : online ? 'sending…' : 'waiting for the connection';
   return (
@@ -41,6 +56,13 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
     return map;
   }, [state.messages]);
   const callIds = useMemo(() => new Set(state.messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? [])), [state.messages]);
+  /** Async results (the run's system note), by run id. */
+  const notes = useMemo(() => new Map(state.messages.filter((message) => message.role === 'system' && message.toolRunId).map((message) => [message.toolRunId!, message])), [state.messages]);
+  const followUps = useMemo(() => followUpRuns(state.messages), [state.messages]);
+  const cardShown = (message: MessageDto) => {
+    const run = message.toolRunId ? state.toolRuns[message.toolRunId] : undefined;
+    return run !== undefined && callIds.has(run.toolCallId);
+  };
 
   const loadOlder = useCallback(async () => {
     const element = scroller.current;
@@ -74,7 +96,8 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
     if (element.scrollTop < NEAR_EDGE_PX && state.hasMoreBefore) void loadOlder();
   };
 
-  const visible = state.messages.filter((message) => !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)));
+  // Tool results and async run notes show in their cards; a note whose card is not loaded shows on its own.
+  const visible = state.messages.filter((message) => !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) && !(message.role === 'system' && cardShown(message)));
   return (
     <div className="conversation" ref={scroller} onScroll={onScroll} role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
       {state.hasMoreBefore ? (
@@ -90,7 +113,7 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
               <span>Model window starts here{props.summaryThroughSeq ? ` · earlier messages (to #${props.summaryThroughSeq}) are in the summary` : ''}</span>
             </div>
           ) : null}
-          <MessageBubble message={message} results={results} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool} />
+          <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool} />
         </Fragment>
       ))}
       {state.outgoing.map((item) => <OutgoingBubble key={item.clientMessageId} item={item} online={props.online} actions={actions} />)}

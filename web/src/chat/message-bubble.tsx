@@ -6,6 +6,10 @@ export interface BubbleProps {
   message: MessageDto;
   /** Tool results of this thread by tool call id. */
   results: Map<string, MessageDto>;
+  /** Async run results (system notes) by run id. */
+  notes: Map<string, MessageDto>;
+  /** Runs whose results this answer follows up on. */
+  followUpTo: ToolRunDto[];
   toolRuns: Record<string, ToolRunDto>;
   answering: boolean;
   onRetry(message: MessageDto): void;
@@ -15,6 +19,7 @@ export interface BubbleProps {
 const ROLE_LABEL = { user: 'You', assistant: 'Assistant', tool: 'Tool', system: 'System' } as const;
 
 function FollowUpLink({ run }: { run: ToolRunDto }) {
+  // The card of the call that started the run.
   const focusCard = () => {
     const card = document.getElementById(toolCardId(run.toolCallId));
     card?.scrollIntoView({ block: 'center', behavior: 'smooth' });
@@ -33,11 +38,10 @@ export function MessageBubble(props: BubbleProps) {
   if (message.deleted) {
     return <article className="bubble deleted" aria-label={`${ROLE_LABEL[message.role]} message, deleted`}><em>Message deleted</em></article>;
   }
-  const followUpRun = message.role === 'assistant' && message.toolRunId ? props.toolRuns[message.toolRunId] : undefined;
   const streaming = message.status === 'streaming' || message.status === 'pending';
   return (
     <article
-      className={`bubble ${message.role}${streaming ? ' streaming' : ''}${message.status === 'error' ? ' failed' : ''}${followUpRun ? ' follow-up-answer' : ''}`}
+      className={`bubble ${message.role}${streaming ? ' streaming' : ''}${message.status === 'error' ? ' failed' : ''}${props.followUpTo.length > 0 ? ' follow-up-answer' : ''}`}
       aria-label={`${ROLE_LABEL[message.role]} message`}
       aria-busy={streaming}
       data-seq={message.seq ?? undefined}
@@ -48,14 +52,15 @@ export function MessageBubble(props: BubbleProps) {
         {message.pinned ? <span className="pin" aria-label="pinned">📌</span> : null}
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
-      {followUpRun ? <FollowUpLink run={followUpRun} /> : null}
+      {props.followUpTo.map((run) => <FollowUpLink key={run.id} run={run} />)}
       {message.role === 'user' ? <p className="plain-text">{message.content}</p> : null}
       {message.role === 'system' || message.role === 'tool' ? <pre className="plain">{message.content}</pre> : null}
       {message.role === 'assistant' && message.content ? <MarkdownText text={message.content} /> : null}
       {streaming && !message.content && !message.toolCalls?.length ? <p className="thinking" aria-label="Assistant is writing">…</p> : null}
       {message.toolCalls?.map((call) => {
-        const result = props.results.get(call.id) ?? null;
         const run = Object.values(props.toolRuns).find((candidate) => candidate.toolCallId === call.id) ?? null;
+        const note = run ? props.notes.get(run.id) : undefined;
+        const result = note && note.status === 'complete' ? note : props.results.get(call.id) ?? null;
         return <ToolCard key={call.id} call={call} run={run} result={result} answering={props.answering} onCancel={props.onCancelTool} />;
       })}
       {message.status === 'error' ? (

@@ -91,7 +91,7 @@ export function catchUpAfterSeq(state: ThreadState): number | undefined {
 
 /** True while an answer is being produced (a Stop button makes sense). */
 export function isAnswering(state: ThreadState): boolean {
-  return state.runningTurns.length > 0 || state.messages.some((message) => message.role !== 'user' && !FINAL.has(message.status))
+  return state.runningTurns.length > 0 || state.messages.some((message) => message.role === 'assistant' && !FINAL.has(message.status))
     || state.messages.some((message) => message.role === 'user' && message.seq === null);
 }
 

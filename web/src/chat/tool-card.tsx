@@ -43,19 +43,19 @@ export function ToolCard(props: { call: ToolCallDto; run: ToolRunDto | null; res
         <div className="tool-card-body" id={panelId}>
           <h4>Arguments</h4>
           <pre className="tool-args">{JSON.stringify(call.args, null, 2)}</pre>
-          {run ? (
+          {run && active ? (
             <>
               <div className="progress" role="progressbar" aria-label={`${call.name} progress`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(run.progress * 100)}>
                 <span style={{ width: `${run.progress * 100}%` }} />
               </div>
               {run.progressNote ? <p className="tool-note">{run.progressNote}</p> : null}
-              {run.error ? <p className="error-text">{run.error}</p> : null}
             </>
           ) : null}
+          {run?.error ? <p className="error-text">{run.error}</p> : null}
           {active ? <button type="button" className="danger" onClick={() => props.onCancel(run.id)}>Cancel {call.name}</button> : null}
           {resultText !== null ? (
             <>
-              <h4>Result</h4>
+              <h4>{active ? 'Immediate answer' : 'Result'}</h4>
               <pre className="tool-result">{folded ? `${resultText.slice(0, FOLD_CHARS)}…` : resultText}</pre>
               {resultText.length > FOLD_CHARS ? (
                 <button type="button" className="link" onClick={() => setShowAll(!showAll)}>{showAll ? 'Show less' : `Show all (${resultText.length.toLocaleString()} characters)`}</button>
