@@ -10,6 +10,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'test/**/*.unit.test.ts'],
           exclude: ['**/*.int.test.ts', 'node_modules/**'],
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -21,6 +22,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: true,
           maxWorkers: 2,
+          // Unit tests first, then integration tests (their own worker limit needs their own group).
+          sequence: { groupOrder: 1 },
         },
       },
     ],
