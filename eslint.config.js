@@ -31,6 +31,18 @@ export default tseslint.config(
     },
   },
   {
+    // The browser app imports only src/shared from the server (types and pure helpers shared with it).
+    files: ['web/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '(^|/)src/(?!shared(/|$))', message: 'web/ imports only src/shared from the server.' },
+          { group: ['node:*', 'express', 'socket.io', '@prisma/*', 'pg', 'bullmq', 'ioredis', 'pino', '@langchain/*', 'langchain'], message: 'web/ runs in the browser: no server modules.' },
+        ],
+      }],
+    },
+  },
+  {
     // Tests, scripts, benchmarks and the embedded-service launcher talk to the terminal.
     files: ['test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-console': 'off' },

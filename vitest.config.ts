@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'test/**/*.unit.test.ts'],
+          include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'test/**/*.unit.test.ts'],
           exclude: ['**/*.int.test.ts', 'node_modules/**'],
           sequence: { groupOrder: 0 },
         },

@@ -8,7 +8,8 @@ import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import { createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
 import { startToolWorker } from '../jobs/start-tool-worker';
@@ -242,7 +243,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
-      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings),
+      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: createModelCallHistory(db),
     },
   };
   const app = createHttpApp(deps, {
@@ -252,7 +253,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const server = createServer(app);
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
-  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps, redis: redisRealtime });
+  const cancelRun = async (runId: string, userId: string) => (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;
+  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: { ...deps, cancelToolRun: cancelRun }, redis: redisRealtime });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;

@@ -7,6 +7,7 @@ import { loadOrCreateSecret } from './dev-secrets';
 import { RedisUnavailableError } from './embedded/embedded-redis';
 import { startEmbeddedServices } from './embedded/start-embedded-services';
 import { createLogger, secretsOfEnv, type Logger } from './logger';
+import { mountWebApp } from './mount-web-app';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     const { authSecret, adminToken } = await secrets(env, log);
     secretValues.add(authSecret);
     secretValues.add(adminToken);
-    application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode });
+    application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode, mountStatic: mountWebApp() });
     if (mode === 'worker') {
       application.sweeper.start();
       log.info('worker running');

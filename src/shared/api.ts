@@ -175,3 +175,16 @@ export interface ToolRunDto {
   startedAt: string | null;
   finishedAt: string | null;
 }
+
+/** One model call of a thread (admin tokens chart): what the model was given against what the transcript holds. */
+export interface ModelCallPointDto {
+  at: string;
+  purpose: 'chat' | 'summary' | 'condense';
+  model: string;
+  /** Prompt tokens of the call: reported by the provider, else our estimate (the context pack for chat calls). */
+  promptTokens: number;
+  /** Tokens of the whole transcript up to and including the last message stored before the call. */
+  transcriptTokens: number;
+  /** The highest transcript seq at the time of the call. */
+  throughSeq: number;
+}

@@ -9,6 +9,7 @@ export type { CondenseDeps } from './condense-tool-result';
 export { runAsyncTool, runReportHeader } from './run-async-tool';
 export type { AsyncToolDeps, AsyncToolOutcome } from './run-async-tool';
 export { toToolRunDto } from './to-tool-run-dto';
+export { cancelToolRun } from './cancel-tool-run';
 export type { ToolKit } from './tool-kit';
 export { calculatorTool } from './built-in/calculator';
 export { currentTimeTool } from './built-in/current-time';

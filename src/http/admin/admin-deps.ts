@@ -1,4 +1,5 @@
 import type { AdminThreadStore, AuditStore, FoldLagPolicy, FoldQueue, RebuildQueue, SummaryStore } from '../../core/ports';
+import type { ModelCallHistory } from '../../db/model-call-history';
 import type { QueueRegistry } from '../../jobs/queue-registry';
 import type { AdminAuth } from './admin-auth';
 
@@ -12,4 +13,6 @@ export interface AdminHttpDeps {
   queues: QueueRegistry;
   /** The deployment's fold policy, for the list's `foldLagEntries`. */
   foldLagPolicy: FoldLagPolicy;
+  /** Per-call token records for the admin chart. */
+  modelCalls: ModelCallHistory;
 }

@@ -5,6 +5,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import cookieParser from 'cookie-parser';
 import type { Express } from 'express';
 import type { HttpDeps } from '../http-deps';
+import { adminCallsRoutes } from '../routes/admin-calls-routes';
 import { adminOpsRoutes } from './admin-ops-routes';
 import { adminSessionRoutes } from './admin-session-routes';
 import { adminThreadRoutes } from './admin-thread-routes';
@@ -21,7 +22,7 @@ export function mountAdmin(app: Express, deps: HttpDeps): void {
   const { auth, queues } = deps.admin;
   app.use('/api', cookies, adminSessionRoutes(deps));
   app.use('/api/admin', auth.middleware);
-  app.use('/api', adminThreadRoutes(deps), adminOpsRoutes(deps));
+  app.use('/api', adminThreadRoutes(deps), adminOpsRoutes(deps), adminCallsRoutes(deps.admin));
 
   // @bull-board/express ships its own copy of @bull-board/api (a patch version apart): same shapes, distinct types.
   const dashboard = new ExpressAdapter();

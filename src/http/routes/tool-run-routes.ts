@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
+import { cancelToolRun } from '../../core/tools/cancel-tool-run';
 import { toToolRunDto } from '../../core/tools/to-tool-run-dto';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
@@ -21,14 +22,8 @@ export function toolRunRoutes(deps: HttpDeps): Router {
 
   router.post('/tool-runs/:id/cancel', async (request, response) => {
     const { id } = parseOrThrow(toolRunParams, request.params, 'path');
-    const run = await deps.toolRuns.findRun(id, principalOf(response).userId);
-    if (!run) throw new AppError('NOT_FOUND', 'No such tool run.');
-    const cancelled = await deps.toolRuns.requestCancel(run.id);
-    if (!cancelled) throw new AppError('CONFLICT', `The run has already finished (${run.status}).`);
-    // A run cancelled before it started is reported by its job; make sure one exists (the sweeper would too).
-    if (cancelled.status === 'cancelled') {
-      await deps.toolQueue.enqueueToolRun(run.id).catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not enqueue a cancelled run for its report'));
-    }
+    const cancelled = await cancelToolRun({ runId: id, userId: principalOf(response).userId }, { runs: deps.toolRuns, queue: deps.toolQueue, log: deps.log });
+    if (!cancelled) throw new AppError('CONFLICT', 'The run has already finished.');
     response.status(202).json(toToolRunDto(cancelled));
   });
 

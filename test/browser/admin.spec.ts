@@ -1,0 +1,61 @@
+import { expect, test } from '@playwright/test';
+import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
+import { screenshot } from './support/session';
+
+test.describe('admin console', () => {
+  let app: BrowserApp;
+  test.beforeAll(async () => {
+    app = await startBrowserApp({ env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+  });
+  test.afterAll(async () => {
+    await app?.stop();
+  });
+
+  test('signs in, finds a thread, shows its revisions and token chart, and saves an edited summary', async ({ page }, testInfo) => {
+    const guest = await app.guest();
+    const thread = await app.createThread(guest.token, 'Quarterly planning');
+    await app.createThread(guest.token, 'Unrelated chat');
+    for (let turn = 1; turn <= 8; turn += 1) {
+      await app.chat(guest.token, thread.id, [`Planning note ${turn}: CODE-${200 + turn} ${'and some more words about the plan. '.repeat(turn)}`]);
+    }
+    await expect.poll(async () => (await app.api<{ context: { revision: number } }>(`/api/threads/${thread.id}`, { token: guest.token })).context.revision, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+
+    await page.goto(`${app.baseUrl}/admin`);
+    const token = page.getByLabel('Admin token');
+    await token.fill('not-the-token-at-all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert')).toHaveText('That admin token is not valid.');
+    await token.fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await expect(page.getByRole('heading', { name: 'Queue health' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Open the jobs dashboard' })).toHaveAttribute('href', '/admin/jobs');
+    const table = page.getByRole('table');
+    await expect(table.getByRole('link', { name: 'Unrelated chat' })).toBeVisible();
+    await page.getByRole('searchbox', { name: /Search threads/ }).fill('Quarterly');
+    await expect(table.getByRole('link', { name: 'Unrelated chat' })).toHaveCount(0);
+    await page.getByLabel('Sort by').selectOption('summary');
+    await screenshot(page, testInfo, 'admin-threads');
+    await table.getByRole('link', { name: 'Quarterly planning' }).click();
+
+    await expect(page).toHaveURL(new RegExp(`/admin/threads/${thread.id}$`));
+    await expect(page.getByRole('heading', { name: 'Quarterly planning' })).toBeVisible();
+    const timeline = page.getByRole('list', { name: 'Summary revisions' });
+    await expect(timeline.getByRole('listitem')).not.toHaveCount(0);
+    await expect(timeline.getByText(/Revision 1 · fold/)).toBeVisible();
+    await expect(page.getByRole('img', { name: /Tokens per model call: \d+ calls/ })).toBeVisible();
+    await expect(page.getByText(/chat calls · last call: \d+ context tokens vs \d+ transcript tokens/)).toBeVisible();
+    await screenshot(page, testInfo, 'admin-thread');
+
+    await page.getByRole('button', { name: 'Edit summary' }).click();
+    await page.getByRole('textbox', { name: 'Summary text' }).fill('The user plans the quarter. Key code: CODE-201. Corrected by an admin.');
+    await page.getByRole('button', { name: 'Save summary' }).click();
+    await expect(page.getByRole('status')).toHaveText('Summary saved.');
+    await expect(timeline.getByText(/Revision \d+ · admin/)).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Current summary' })).toContainText('Corrected by an admin.');
+    await expect(timeline.getByLabel(/Changes in revision \d+: 1 lines added/).first()).toBeVisible();
+    await screenshot(page, testInfo, 'admin-edited');
+    await page.setViewportSize({ width: 375, height: 800 });
+    await screenshot(page, testInfo, 'admin-thread-375');
+  });
+});

@@ -1,0 +1,90 @@
+import { expect, test } from '@playwright/test';
+import { echoResponder, replyWithError, replyWithText } from '../support/openai-stub';
+import { startBrowserApp, type BrowserApp } from './support/browser-app';
+import { screenshot } from './support/session';
+
+const MARKDOWN_ANSWER = [
+  'Here is **the plan**:', '', '- first step', '- second step', '', '```js', 'const answer = 42;', '```', '',
+  'Raw HTML stays text: <img src="x" onerror="window.__pwned = 1"> and <script>window.__pwned = 2</script>', '',
+  'See [the docs](https://example.com/docs) — done.',
+].join('\n');
+
+test.describe('chat', () => {
+  let app: BrowserApp;
+  test.beforeAll(async () => {
+    app = await startBrowserApp({ env: { MODEL_MAX_RETRIES: '0' } });
+  });
+  test.afterAll(async () => {
+    await app?.stop();
+  });
+  test.beforeEach(() => {
+    app.stub!.setResponder(echoResponder);
+  });
+
+  test('streams an answer token by token and renders it as safe Markdown', async ({ page }, testInfo) => {
+    app.stub!.setResponder(() => replyWithText(MARKDOWN_ANSWER, { chunkDelayMs: 60 }));
+    await page.goto(app.baseUrl);
+    await expect(page.getByRole('status', { name: /Connection: Connected/ })).toBeVisible();
+    await expect(page.getByText('gpt-4o-mini')).toBeVisible();
+
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Plan my week');
+    await box.press('Shift+Enter');
+    await box.pressSequentially('in two lines');
+    await expect(box).toHaveValue('Plan my week\nin two lines');
+    await box.press('Enter');
+    await expect(box).toHaveValue('');
+
+    const conversation = page.getByRole('log', { name: 'Conversation' });
+    const question = conversation.getByRole('article', { name: 'You message' });
+    await expect(question).toContainText('Plan my week');
+    expect(await question.locator('p').innerText()).toBe('Plan my week\nin two lines');
+
+    // Streaming is visible: a partial answer on screen before the end arrives.
+    const answer = conversation.getByRole('article', { name: 'Assistant message' }).last();
+    await expect(answer).toContainText('Here is');
+    await expect(answer).not.toContainText('done.');
+    await expect(answer).toHaveAttribute('aria-busy', 'true');
+    await screenshot(page, testInfo, 'chat-streaming');
+    await expect(answer).toContainText('done.');
+    await expect(answer).toHaveAttribute('aria-busy', 'false');
+
+    await expect(answer.locator('strong')).toHaveText('the plan');
+    await expect(answer.getByRole('listitem')).toHaveText(['first step', 'second step']);
+    await expect(answer.locator('pre code')).toHaveText('const answer = 42;');
+    await expect(answer.getByRole('link', { name: 'the docs' })).toHaveAttribute('href', 'https://example.com/docs');
+    // The model's raw HTML never became DOM.
+    await expect(answer.locator('img, script')).toHaveCount(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await screenshot(page, testInfo, 'chat-answered');
+  });
+
+  test('Stop cancels a running answer and keeps the partial text', async ({ page }) => {
+    const words = Array.from({ length: 80 }, (_, index) => `word${index}`).join(' ');
+    app.stub!.setResponder(() => replyWithText(words, { chunkDelayMs: 150 }));
+    await page.goto(app.baseUrl);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Tell me a long story');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.getByRole('article', { name: 'Assistant message' }).last();
+    await expect(answer).toContainText('word3');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect(answer).toContainText('stopped');
+    await expect(answer).not.toContainText('word79');
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+  });
+
+  test('a failed answer shows its error next to it, and Retry answers again', async ({ page }, testInfo) => {
+    app.stub!.setResponder(() => replyWithError(500));
+    await page.goto(app.baseUrl);
+    await page.getByRole('button', { name: '+ New chat' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('Are you there?');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const failed = page.getByRole('article', { name: 'Assistant message' }).last();
+    await expect(failed.getByRole('alert')).toBeVisible();
+    await screenshot(page, testInfo, 'chat-error');
+
+    app.stub!.setResponder(echoResponder);
+    await failed.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.getByRole('article', { name: 'Assistant message' }).filter({ hasText: 'stub reply to: Are you there?' })).toBeVisible();
+  });
+});

@@ -1,0 +1,58 @@
+import { useEffect, useMemo, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { ModelCallPointDto } from '../../../src/shared/api';
+import { formatTokens } from '../common/format';
+
+function cssVariable(name: string, fallback: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+/**
+ * Tokens per model call over the conversation: the prompt the model got (flat, thanks to the summary)
+ * against the whole transcript (climbing). Chat calls only.
+ */
+export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
+  const container = useRef<HTMLDivElement>(null);
+  const chat = useMemo(() => calls.filter((call) => call.purpose === 'chat'), [calls]);
+  useEffect(() => {
+    const element = container.current;
+    if (!element || chat.length === 0) return undefined;
+    const data: uPlot.AlignedData = [chat.map((_, index) => index + 1), chat.map((call) => call.promptTokens), chat.map((call) => call.transcriptTokens)];
+    const text = cssVariable('--text', '#1d2330');
+    const grid = cssVariable('--border', '#d9dde5');
+    const axis = { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid } };
+    const plot = new uPlot({
+      width: Math.max(280, element.clientWidth),
+      height: 280,
+      scales: { x: { time: false } },
+      legend: { live: false },
+      axes: [{ ...axis, label: 'model call' }, { ...axis, label: 'tokens', size: 60 }],
+      series: [
+        { label: 'call' },
+        { label: 'Context pack tokens', stroke: cssVariable('--accent', '#2457c5'), width: 2, points: { show: chat.length < 60 } },
+        { label: 'Transcript total tokens', stroke: cssVariable('--warn', '#9a6700'), width: 2, dash: [6, 4], points: { show: chat.length < 60 } },
+      ],
+    }, data, element);
+    const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(280, element.clientWidth), height: 280 }));
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      plot.destroy();
+    };
+  }, [chat]);
+  const last = chat.at(-1);
+  return (
+    <figure className="chart-figure">
+      {chat.length === 0 ? <p className="muted">No model calls yet.</p> : (
+        <div className="chart" ref={container} role="img"
+          aria-label={`Tokens per model call: ${chat.length} calls; the last one sent ${last?.promptTokens ?? 0} tokens while the transcript held ${last?.transcriptTokens ?? 0}`} />
+      )}
+      {last ? (
+        <figcaption className="figures">
+          {chat.length} chat calls · last call: {formatTokens(last.promptTokens)} context tokens vs {formatTokens(last.transcriptTokens)} transcript tokens
+        </figcaption>
+      ) : null}
+    </figure>
+  );
+}

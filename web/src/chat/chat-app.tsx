@@ -1,0 +1,160 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ContextPackDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
+import { ApiError } from '../api/api-error';
+import { ensureGuestSession, type Session } from '../api/guest-session';
+import { requestJson } from '../api/request-json';
+import { useChatSocket, type ConnectionStatus } from '../api/use-chat-socket';
+import { navigate, usePath } from '../common/navigation';
+import { Composer } from './composer';
+import { Conversation } from './conversation';
+import { MemoryPanel, type MemoryData } from './memory-panel';
+import { isAnswering } from './thread-state';
+import { ThreadSidebar } from './thread-sidebar';
+import { useThread, type ThreadEventListener } from './use-thread';
+
+const STATUS_TEXT: Record<ConnectionStatus, string> = { connecting: 'Connecting…', connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
+
+function useThreadList(token: string | null) {
+  const [threads, setThreads] = useState<ThreadDto[]>([]);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
+  const load = useCallback(async (cursor?: string) => {
+    if (!token) return;
+    const page = await requestJson<{ threads: ThreadDto[]; nextCursor: string | null }>(`/api/threads?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+    setThreads((current) => {
+      const byId = new Map((cursor ? current : []).map((thread) => [thread.id, thread]));
+      for (const thread of page.threads) byId.set(thread.id, thread);
+      return [...byId.values()];
+    });
+    setNextCursor(page.nextCursor);
+    setLoaded(true);
+  }, [token]);
+  return { threads, setThreads, nextCursor, loaded, load };
+}
+
+function activeThreadIdOf(path: string): string | null {
+  return /^\/threads\/([\w-]+)$/.exec(path)?.[1] ?? null;
+}
+
+/** The chat at `/`: guest session, threads, the live conversation and the memory panel. */
+export function ChatApp() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [info, setInfo] = useState<ServerInfoDto | null>(null);
+  const [fatal, setFatal] = useState<string | null>(null);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const [memoryOpen, setMemoryOpen] = useState(false);
+  const [memory, setMemory] = useState<MemoryData | null>(null);
+  const [memoryError, setMemoryError] = useState<string | null>(null);
+  const token = session?.token ?? null;
+  const path = usePath();
+  const threadId = activeThreadIdOf(path);
+  const list = useThreadList(token);
+  const { socket, status } = useChatSocket(token);
+
+  useEffect(() => {
+    ensureGuestSession().then(setSession, (error: unknown) => setFatal(ApiError.from(error).message));
+    requestJson<ServerInfoDto>('/api/info').then(setInfo, () => setInfo(null));
+  }, []);
+
+  useEffect(() => {
+    list.load().catch((error: unknown) => setFatal(ApiError.from(error).message));
+  }, [list.load]);
+
+  const createThread = useCallback(async () => {
+    if (!token) return;
+    try {
+      const thread = await requestJson<ThreadDto>('/api/threads', { method: 'POST', json: {}, token });
+      list.setThreads((current) => [thread, ...current]);
+      navigate(`/threads/${thread.id}`);
+      setSidebarOpen(false);
+    } catch (error) {
+      setFatal(ApiError.from(error).message);
+    }
+  }, [token, list]);
+
+  // Open the most recent thread, or start one on a first visit.
+  useEffect(() => {
+    if (!list.loaded || threadId) return;
+    const latest = [...list.threads].sort((left, right) => right.lastActivityAt.localeCompare(left.lastActivityAt))[0];
+    if (latest) navigate(`/threads/${latest.id}`, { replace: true });
+    else void createThread();
+  }, [list.loaded, list.threads, threadId, createThread]);
+
+  const memoryTimer = useRef<number | undefined>(undefined);
+  const refreshMemory = useCallback(() => {
+    if (!token || !threadId) return;
+    Promise.all([
+      requestJson<ContextPackDto>(`/api/threads/${threadId}/context`, { token }),
+      requestJson<ThreadDetailDto>(`/api/threads/${threadId}`, { token }),
+    ]).then(([pack, detail]) => { setMemory({ pack, detail }); setMemoryError(null); }, (error: unknown) => setMemoryError(ApiError.from(error).message));
+  }, [token, threadId]);
+
+  useEffect(() => {
+    setMemory(null);
+    if (memoryOpen) refreshMemory();
+  }, [memoryOpen, refreshMemory]);
+
+  const onEvent: ThreadEventListener = useCallback((event) => {
+    if (event === 'message' && threadId) {
+      const now = new Date().toISOString();
+      list.setThreads((current) => current.map((thread) => (thread.id === threadId ? { ...thread, lastActivityAt: now } : thread)));
+    }
+    if (event === 'thread-updated' || event === 'turn-end') list.load().catch(() => undefined);
+    if (!memoryOpen) return;
+    window.clearTimeout(memoryTimer.current);
+    memoryTimer.current = window.setTimeout(refreshMemory, event === 'summary-updated' ? 0 : 400);
+  }, [threadId, memoryOpen, refreshMemory, list]);
+
+  const thread = useThread({ socket, status, token, threadId, onEvent });
+  const activeThread = list.threads.find((candidate) => candidate.id === threadId) ?? null;
+
+  const rename = async (id: string, title: string) => {
+    try {
+      const updated = await requestJson<ThreadDto>(`/api/threads/${id}`, { method: 'PATCH', json: { title }, token });
+      list.setThreads((current) => current.map((candidate) => (candidate.id === id ? updated : candidate)));
+    } catch (error) {
+      setFatal(ApiError.from(error).message);
+    }
+  };
+
+  const answering = thread.state ? isAnswering(thread.state) : false;
+  const hint = status === 'connected' ? null : status === 'offline' ? 'You are offline: messages are sent when the connection returns.' : status === 'reconnecting' ? 'Reconnecting… messages are sent when the connection returns.' : null;
+
+  return (
+    <div className={`chat-app${memoryOpen ? ' with-memory' : ''}${sidebarOpen ? ' sidebar-open' : ''}`}>
+      <header className="app-header">
+        <button type="button" className="icon sidebar-toggle" aria-label="Threads" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>☰</button>
+        <h1>{activeThread?.title ?? 'Chat'}</h1>
+        {info ? (
+          <span className={`model-label${info.offline ? ' offline' : ''}`} title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}>
+            {info.offline ? 'Offline model (demo replies)' : info.model}
+          </span>
+        ) : null}
+        <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>{STATUS_TEXT[status]}</span>
+        <button type="button" className="memory-toggle" aria-pressed={memoryOpen} onClick={() => setMemoryOpen(!memoryOpen)}>Memory</button>
+      </header>
+      {fatal ? <div className="banner error" role="alert">{fatal}<button type="button" className="icon" aria-label="Dismiss" onClick={() => setFatal(null)}>✕</button></div> : null}
+      <ThreadSidebar
+        threads={list.threads} activeId={threadId} hasMore={list.nextCursor !== null}
+        onOpen={(id) => { navigate(`/threads/${id}`); setSidebarOpen(false); }}
+        onCreate={() => void createThread()}
+        onRename={(id, title) => void rename(id, title)}
+        onMore={() => void list.load(list.nextCursor ?? undefined)}
+      />
+      <main className="chat-main">
+        {thread.state?.notice ? (
+          <div className="banner error" role="alert">{thread.state.notice.message}<button type="button" className="icon" aria-label="Dismiss" onClick={thread.actions.dismissNotice}>✕</button></div>
+        ) : null}
+        {thread.state ? (
+          <Conversation
+            state={thread.state} actions={thread.actions} online={status === 'connected'}
+            windowFromSeq={memoryOpen && memory?.pack.summary ? memory.pack.window.fromSeq : null}
+            summaryThroughSeq={memory?.pack.summary?.coveredThroughSeq ?? null}
+          />
+        ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
+        <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />
+      </main>
+      {memoryOpen ? <MemoryPanel data={memory} error={memoryError} onClose={() => setMemoryOpen(false)} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,122 @@
+import { Fragment, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { MessageDto } from '../../../src/shared/api';
+import { MessageBubble } from './message-bubble';
+import { isAnswering, type OutgoingMessage, type ThreadState } from './thread-state';
+import type { ThreadActions } from './use-thread';
+
+const NEAR_EDGE_PX = 120;
+
+/** Assistant answers that follow async results (a follow-up turn): answer id -> the runs whose results it follows. */
+function followUpRuns(messages: MessageDto[]): Map<string, string[]> {
+  const links = new Map<string, string[]>();
+  let pending: string[] = [];
+  for (const message of messages) {
+    if (message.seq === null) continue;
+    if (message.role === 'system' && message.toolRunId && message.status === 'complete') pending.push(message.toolRunId);
+    else if (message.role === 'assistant' && pending.length > 0) {
+      links.set(message.id, pending);
+      pending = [];
+    } else if (message.role === 'user') pending = [];
+  }
+  return links;
+}
+
+function OutgoingBubble({ item, online, actions }: { item: OutgoingMessage; online: boolean; actions: ThreadActions }) {
+  const label = item.state === 'failed' ? 'not sent' : online ? 'sending…' : 'waiting for the connection';
+  return (
+    <article className={`bubble user outgoing ${item.state}`} aria-label="Your message, not sent yet">
+      <header className="bubble-meta"><span className="role">You</span><span className="seq">{label}</span></header>
+      <p className="plain-text">{item.content}</p>
+      {item.error ? (
+        <div className="message-error" role="alert">
+          <span>{item.error.message}</span>
+          {item.error.code !== 'TOO_LARGE' && item.error.code !== 'VALIDATION' ? <button type="button" onClick={() => actions.resend(item.clientMessageId)}>Retry</button> : null}
+          <button type="button" onClick={() => actions.discard(item.clientMessageId)}>Discard</button>
+        </div>
+      ) : null}
+    </article>
+  );
+}
+
+/**
+ * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
+ * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
+ */
+export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null }) {
+  const { state, actions } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  const beforePrepend = useRef<{ height: number; top: number; firstId: string | undefined } | null>(null);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const answering = isAnswering(state);
+
+  const results = useMemo(() => {
+    const map = new Map<string, MessageDto>();
+    for (const message of state.messages) if (message.role === 'tool' && message.toolCallId) map.set(message.toolCallId, message);
+    return map;
+  }, [state.messages]);
+  const callIds = useMemo(() => new Set(state.messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? [])), [state.messages]);
+  /** Async results (the run's system note), by run id. */
+  const notes = useMemo(() => new Map(state.messages.filter((message) => message.role === 'system' && message.toolRunId).map((message) => [message.toolRunId!, message])), [state.messages]);
+  const followUps = useMemo(() => followUpRuns(state.messages), [state.messages]);
+  const cardShown = (message: MessageDto) => {
+    const run = message.toolRunId ? state.toolRuns[message.toolRunId] : undefined;
+    return run !== undefined && callIds.has(run.toolCallId);
+  };
+
+  const loadOlder = useCallback(async () => {
+    const element = scroller.current;
+    if (loadingOlder || !state.hasMoreBefore || !element) return;
+    setLoadingOlder(true);
+    beforePrepend.current = { height: element.scrollHeight, top: element.scrollTop, firstId: state.messages[0]?.id };
+    try {
+      await actions.loadOlder();
+    } finally {
+      setLoadingOlder(false);
+    }
+  }, [actions, loadingOlder, state.hasMoreBefore, state.messages]);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const snapshot = beforePrepend.current;
+    if (snapshot && snapshot.firstId !== state.messages[0]?.id) {
+      // Older messages were added above: keep the same messages under the reader's eyes.
+      element.scrollTop = snapshot.top + (element.scrollHeight - snapshot.height);
+      beforePrepend.current = null;
+    } else if (stickToBottom.current) {
+      element.scrollTop = element.scrollHeight;
+    }
+  }, [state.messages, state.outgoing]);
+
+  const onScroll = () => {
+    const element = scroller.current;
+    if (!element) return;
+    stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < NEAR_EDGE_PX;
+    if (element.scrollTop < NEAR_EDGE_PX && state.hasMoreBefore) void loadOlder();
+  };
+
+  // Tool results and async run notes show in their cards; a note whose card is not loaded shows on its own.
+  const visible = state.messages.filter((message) => !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) && !(message.role === 'system' && cardShown(message)));
+  return (
+    <div className="conversation" ref={scroller} onScroll={onScroll} role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
+      {state.hasMoreBefore ? (
+        <button type="button" className="load-older" onClick={() => void loadOlder()} disabled={loadingOlder}>
+          {loadingOlder ? 'Loading older messages…' : 'Load older messages'}
+        </button>
+      ) : state.messages.length > 0 ? <p className="start-of-thread">Beginning of the conversation</p> : null}
+      {visible.length === 0 && state.outgoing.length === 0 ? <p className="empty-thread">Say hello to start the conversation.</p> : null}
+      {visible.map((message) => (
+        <Fragment key={message.id}>
+          {props.windowFromSeq !== null && message.seq === props.windowFromSeq ? (
+            <div className="window-marker" role="separator" aria-label="The model's window starts here">
+              <span>Model window starts here{props.summaryThroughSeq ? ` · earlier messages (to #${props.summaryThroughSeq}) are in the summary` : ''}</span>
+            </div>
+          ) : null}
+          <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool} />
+        </Fragment>
+      ))}
+      {state.outgoing.map((item) => <OutgoingBubble key={item.clientMessageId} item={item} online={props.online} actions={actions} />)}
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { MessageDto } from '../../../src/shared/api';
+import { applyDelta, catchUpAfterSeq, emptyThreadState, isAnswering, mergeMessages, queueOutgoing } from './thread-state';
+
+let counter = 0;
+function message(overrides: Partial<MessageDto>): MessageDto {
+  counter += 1;
+  return {
+    id: `m${counter}`, threadId: 't1', seq: counter, role: 'assistant', content: '', toolCalls: null, toolCallId: null,
+    status: 'complete', error: null, tokens: 1, clientMessageId: null, turnId: null, toolRunId: null, pinned: false,
+    superseded: false, deleted: false, createdAt: new Date(2026, 0, 1, 0, 0, counter).toISOString(), updatedAt: '', completedAt: null,
+    ...overrides,
+  };
+}
+
+describe('thread state', () => {
+  it('keeps one copy of a message seen through a page, an event and a catch-up', () => {
+    const first = message({ seq: 1, role: 'user', content: 'hi' });
+    let state = mergeMessages(emptyThreadState('t1'), [first]);
+    state = mergeMessages(state, [first, message({ id: first.id, seq: 1, role: 'user', content: 'hi' })]);
+    expect(state.messages.map((item) => item.id)).toEqual([first.id]);
+  });
+
+  it('orders by seq with queued messages last', () => {
+    const queued = message({ seq: null, role: 'user', content: 'later' });
+    const old = message({ seq: 2 });
+    const older = message({ seq: 1 });
+    const state = mergeMessages(emptyThreadState('t1'), [queued, old, older]);
+    expect(state.messages.map((item) => item.seq)).toEqual([1, 2, null]);
+  });
+
+  it('appends deltas at their offset and drops the ones it already has', () => {
+    const streaming = message({ status: 'streaming', content: 'Hel' });
+    let state = mergeMessages(emptyThreadState('t1'), [streaming]);
+    state = applyDelta(state, { messageId: streaming.id, offset: 0, delta: 'Hel' });
+    state = applyDelta(state, { messageId: streaming.id, offset: 3, delta: 'lo' });
+    state = applyDelta(state, { messageId: streaming.id, offset: 3, delta: 'lo' });
+    state = applyDelta(state, { messageId: streaming.id, offset: 4, delta: 'o w' });
+    expect(state.messages[0]?.content).toBe('Hello w');
+    // A gap is not filled with a later piece: message-end brings the whole text.
+    expect(applyDelta(state, { messageId: streaming.id, offset: 20, delta: 'x' })).toBe(state);
+  });
+
+  it('does not let an older partial text replace a longer one, nor a streaming copy replace the final one', () => {
+    const streaming = message({ status: 'streaming', content: 'Hello world' });
+    let state = mergeMessages(emptyThreadState('t1'), [streaming]);
+    state = mergeMessages(state, [{ ...streaming, content: 'Hello' }]);
+    expect(state.messages[0]?.content).toBe('Hello world');
+    state = mergeMessages(state, [{ ...streaming, status: 'complete', content: 'Hello world!' }]);
+    state = mergeMessages(state, [{ ...streaming, content: 'Hello' }]);
+    expect(state.messages[0]).toMatchObject({ status: 'complete', content: 'Hello world!' });
+  });
+
+  it('catches up from before the first unfinished message', () => {
+    const state = mergeMessages(emptyThreadState('t1'), [message({ seq: 4 }), message({ seq: 5, role: 'user' }), message({ seq: 6, status: 'streaming' })]);
+    expect(catchUpAfterSeq(state)).toBe(5);
+    expect(isAnswering(state)).toBe(true);
+    expect(catchUpAfterSeq(emptyThreadState('t1'))).toBeUndefined();
+  });
+
+  it('drops an outgoing message once the server has stored it', () => {
+    let state = queueOutgoing(emptyThreadState('t1'), { clientMessageId: 'c1', content: 'offline words', createdAt: '' });
+    state = mergeMessages(state, [message({ role: 'user', clientMessageId: 'c1', content: 'offline words' })]);
+    expect(state.outgoing).toEqual([]);
+  });
+});

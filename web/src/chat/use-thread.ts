@@ -1,0 +1,261 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { MessageDto, MessagePageDto, SendMessageResponseDto, ToolRunDto } from '../../../src/shared/api';
+import { ApiError } from '../api/api-error';
+import { requestJson } from '../api/request-json';
+import type { ChatSocket, ConnectionStatus } from '../api/use-chat-socket';
+import { newClientId } from './new-client-id';
+import {
+  applyDelta, catchUpAfterSeq, emptyThreadState, lowestSeq, mergeMessages, queueOutgoing, removeOutgoing, toolProgress,
+  turnEnded, turnStarted, updateOutgoing, upsertToolRun, userMessageBefore, type ThreadState,
+} from './thread-state';
+
+const ACK_TIMEOUT_MS = 15_000;
+const PAGE_SIZE = 30;
+
+export interface ThreadActions {
+  send(content: string): void;
+  stop(): void;
+  loadOlder(): Promise<void>;
+  retryAnswer(message: MessageDto): void;
+  resend(clientMessageId: string): void;
+  discard(clientMessageId: string): void;
+  cancelTool(runId: string): void;
+  dismissNotice(): void;
+}
+
+/** Called with every thread event (e.g. to refresh the memory panel or the thread list). */
+export type ThreadEventListener = (event: 'message' | 'summary-updated' | 'turn-end' | 'thread-updated') => void;
+
+/**
+ * The live state of one thread: joined over the socket (with `afterSeq` catch-up after a reconnect),
+ * events merged without duplicates, older pages over REST, and an outbox sent once when the connection allows.
+ */
+export function useThread(input: { socket: ChatSocket | null; status: ConnectionStatus; token: string | null; threadId: string | null; onEvent?: ThreadEventListener }) {
+  const { socket, status, token, threadId } = input;
+  const [state, setState] = useState<ThreadState | null>(null);
+  const [joined, setJoined] = useState(false);
+  const stateRef = useRef<ThreadState | null>(null);
+  stateRef.current = state;
+  const onEventRef = useRef(input.onEvent);
+  onEventRef.current = input.onEvent;
+
+  const update = useCallback((change: (current: ThreadState) => ThreadState) => {
+    setState((current) => (current ? change(current) : current));
+  }, []);
+
+  // A new thread starts empty; the join below fills it.
+  useEffect(() => {
+    setState(threadId ? emptyThreadState(threadId) : null);
+    setJoined(false);
+  }, [threadId]);
+
+  const fetchToolRuns = useCallback((messages: MessageDto[]) => {
+    const known = stateRef.current?.toolRuns ?? {};
+    const ids = [...new Set(messages.map((message) => message.toolRunId).filter((id): id is string => Boolean(id) && !known[id!]))];
+    for (const id of ids) {
+      requestJson<ToolRunDto>(`/api/tool-runs/${id}`, { token }).then(
+        (run) => update((current) => upsertToolRun(current, run)),
+        (error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })),
+      );
+    }
+  }, [token, update]);
+
+  const sendOne = useCallback(async (item: { threadId: string; clientMessageId: string; content: string }) => {
+    const { clientMessageId } = item;
+    if (!socket) return;
+    update((state) => updateOutgoing(state, clientMessageId, { state: 'sending', error: null }));
+    try {
+      const ack = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck('message-send', { threadId: item.threadId, content: item.content, clientMessageId });
+      if (ack.ok) {
+        update((state) => turnStarted(mergeMessages(state, [ack.message]), ack.turnId));
+        onEventRef.current?.('message');
+      } else {
+        update((state) => updateOutgoing(state, clientMessageId, { state: 'failed', error: ack.error }));
+      }
+    } catch {
+      // No ack in time: send again with the same clientMessageId (the server stores it once), now if the
+      // connection is back, else when the reconnect's join flushes the outbox.
+      update((state) => updateOutgoing(state, clientMessageId, { state: 'waiting' }));
+      if (socket.connected) void sendOne(item);
+    }
+  }, [socket, update]);
+
+  const flushOutbox = useCallback(() => {
+    const current = stateRef.current;
+    for (const item of current?.outgoing ?? []) {
+      if (item.state === 'waiting') void sendOne({ threadId: current!.threadId, clientMessageId: item.clientMessageId, content: item.content });
+    }
+  }, [sendOne]);
+
+  /** A catch-up cut at the server's cap: page the rest over REST. */
+  const catchUpRest = useCallback(async (id: string, fromSeq: number) => {
+    let after = fromSeq;
+    for (;;) {
+      try {
+        const page = await requestJson<MessagePageDto>(`/api/threads/${id}/messages?after=${after}&limit=200`, { token });
+        update((current) => mergeMessages(current, page.messages));
+        const last = page.messages.filter((message) => message.seq !== null).at(-1)?.seq;
+        if (!page.hasMoreAfter || last === undefined || last === null) return;
+        after = last;
+      } catch (error) {
+        update((current) => ({ ...current, notice: ApiError.from(error) }));
+        return;
+      }
+    }
+  }, [token, update]);
+
+  // Join (or re-join with catch-up) whenever the socket (re)connects.
+  useEffect(() => {
+    if (!socket || status !== 'connected' || !threadId) return undefined;
+    let cancelled = false;
+    const afterSeq = stateRef.current?.threadId === threadId ? catchUpAfterSeq(stateRef.current) : undefined;
+    socket.timeout(ACK_TIMEOUT_MS).emitWithAck('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) }).then((ack) => {
+      if (cancelled) return;
+      if (!ack.ok) {
+        update((current) => ({ ...current, notice: ack.error }));
+        return;
+      }
+      update((current) => {
+        const merged = mergeMessages(current, ack.messages);
+        return afterSeq === undefined ? { ...merged, hasMoreBefore: ack.hasMoreBefore } : merged;
+      });
+      fetchToolRuns(ack.messages);
+      if (ack.hasMoreAfter) void catchUpRest(threadId, ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq ?? afterSeq ?? 0);
+      setJoined(true);
+      flushOutbox();
+      onEventRef.current?.('message');
+    }, () => {
+      // No ack in time: the next reconnect joins again.
+    });
+    return () => {
+      cancelled = true;
+      setJoined(false);
+      if (socket.connected) socket.emit('thread-leave', { threadId }, () => undefined);
+    };
+  }, [socket, status, threadId, update, fetchToolRuns, flushOutbox, catchUpRest]);
+
+  // Room events of this thread.
+  useEffect(() => {
+    if (!socket || !threadId) return undefined;
+    const mine = (id: string) => id === threadId;
+    const onMessage = ({ message }: { message: MessageDto }) => {
+      if (!mine(message.threadId)) return;
+      update((current) => mergeMessages(current, [message]));
+      if (message.toolRunId) fetchToolRuns([message]);
+      onEventRef.current?.('message');
+    };
+    const onDelta = (payload: { threadId: string; messageId: string; offset: number; delta: string }) => {
+      if (mine(payload.threadId)) update((current) => applyDelta(current, payload));
+    };
+    const onTurnEnd = (payload: { threadId: string; turnId: string }) => {
+      if (!mine(payload.threadId)) return;
+      update((current) => turnEnded(current, payload.turnId));
+      onEventRef.current?.('turn-end');
+    };
+    const onTurnError = (payload: { threadId: string; turnId?: string; messageId?: string; error: { code: string; message: string } }) => {
+      if (!mine(payload.threadId)) return;
+      // An error tied to a message arrives with that message (status error); the rest is a thread notice.
+      if (!payload.messageId) update((current) => ({ ...current, notice: payload.error as ThreadState['notice'] }));
+    };
+    const onToolRun = (payload: { threadId: string; run: ToolRunDto }) => {
+      if (mine(payload.threadId)) update((current) => upsertToolRun(current, payload.run));
+    };
+    const onToolProgress = (payload: { threadId: string; runId: string; progress: number; note?: string }) => {
+      if (mine(payload.threadId)) update((current) => toolProgress(current, payload));
+    };
+    const onSummary = (payload: { threadId: string }) => {
+      if (mine(payload.threadId)) onEventRef.current?.('summary-updated');
+    };
+    const onThreadUpdated = (payload: { thread: { id: string } }) => {
+      if (mine(payload.thread.id)) onEventRef.current?.('thread-updated');
+    };
+    socket.on('message-created', onMessage);
+    socket.on('message-start', onMessage);
+    socket.on('message-end', onMessage);
+    socket.on('message-updated', onMessage);
+    socket.on('message-delta', onDelta);
+    socket.on('turn-end', onTurnEnd);
+    socket.on('turn-error', onTurnError);
+    socket.on('tool-start', onToolRun);
+    socket.on('tool-end', onToolRun);
+    socket.on('tool-progress', onToolProgress);
+    socket.on('summary-updated', onSummary);
+    socket.on('thread-updated', onThreadUpdated);
+    return () => {
+      socket.off('message-created', onMessage);
+      socket.off('message-start', onMessage);
+      socket.off('message-end', onMessage);
+      socket.off('message-updated', onMessage);
+      socket.off('message-delta', onDelta);
+      socket.off('turn-end', onTurnEnd);
+      socket.off('turn-error', onTurnError);
+      socket.off('tool-start', onToolRun);
+      socket.off('tool-end', onToolRun);
+      socket.off('tool-progress', onToolProgress);
+      socket.off('summary-updated', onSummary);
+      socket.off('thread-updated', onThreadUpdated);
+    };
+  }, [socket, threadId, update, fetchToolRuns]);
+
+  const actions: ThreadActions = {
+    send(content) {
+      if (!threadId) return;
+      const clientMessageId = newClientId();
+      update((current) => queueOutgoing(current, { clientMessageId, content, createdAt: new Date().toISOString() }));
+      // Sent now when joined; otherwise the join after the reconnect flushes the outbox.
+      if (joined && status === 'connected') void sendOne({ threadId, clientMessageId, content });
+    },
+    stop() {
+      if (!threadId) return;
+      const viaRest = () => requestJson(`/api/threads/${threadId}/cancel`, { method: 'POST', token }).catch((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })));
+      if (socket?.connected) {
+        socket.timeout(ACK_TIMEOUT_MS).emitWithAck('turn-cancel', { threadId }).then((ack) => {
+          if (!ack.ok) update((current) => ({ ...current, notice: ack.error }));
+        }, viaRest);
+      } else void viaRest();
+    },
+    async loadOlder() {
+      const current = stateRef.current;
+      const before = current ? lowestSeq(current) : null;
+      if (!current || before === null || !current.hasMoreBefore) return;
+      try {
+        const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${PAGE_SIZE}`, { token });
+        update((state) => ({ ...mergeMessages(state, page.messages), hasMoreBefore: page.hasMoreBefore }));
+        fetchToolRuns(page.messages);
+      } catch (error) {
+        update((state) => ({ ...state, notice: ApiError.from(error) }));
+      }
+    },
+    retryAnswer(message) {
+      const current = stateRef.current;
+      const userMessage = current ? userMessageBefore(current, message) : null;
+      if (!current || !userMessage) return;
+      update((state) => ({ ...state, runningTurns: [...state.runningTurns, `retry-${message.id}`] }));
+      requestJson<SendMessageResponseDto>(`/api/threads/${current.threadId}/messages/${userMessage.id}/retry`, { method: 'POST', token }).then(
+        (result) => update((state) => turnEnded(mergeMessages(state, result.messages), `retry-${message.id}`)),
+        (error: unknown) => update((state) => ({ ...turnEnded(state, `retry-${message.id}`), notice: ApiError.from(error) })),
+      );
+    },
+    resend(clientMessageId) {
+      const item = stateRef.current?.outgoing.find((candidate) => candidate.clientMessageId === clientMessageId);
+      update((current) => updateOutgoing(current, clientMessageId, { state: 'waiting', error: null }));
+      if (item && threadId && joined && status === 'connected') void sendOne({ threadId, clientMessageId, content: item.content });
+    },
+    discard(clientMessageId) {
+      update((current) => removeOutgoing(current, clientMessageId));
+    },
+    cancelTool(runId) {
+      const viaRest = () => requestJson(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token }).catch((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })));
+      if (socket?.connected) {
+        socket.timeout(ACK_TIMEOUT_MS).emitWithAck('tool-cancel', { runId }).then((ack) => {
+          if (!ack.ok) update((current) => ({ ...current, notice: ack.error }));
+        }, viaRest);
+      } else void viaRest();
+    },
+    dismissNotice() {
+      update((current) => ({ ...current, notice: null }));
+    },
+  };
+
+  return { state, joined, actions };
+}
