@@ -9,6 +9,8 @@ import { nextSeq } from './turn-repository';
 
 const TERMINAL = [...TERMINAL_RUN_STATUSES];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function createToolRunRepository(db: Database): ToolRunStore {
   return {
     async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq }) {
@@ -27,6 +29,8 @@ export function createToolRunRepository(db: Database): ToolRunStore {
     },
 
     async findRun(runId, ownerId) {
+      // A handle that is not a uuid names no run (and must not reach Postgres as a malformed uuid).
+      if (!UUID.test(runId)) return null;
       const row = await db.toolRun.findFirst({ where: { id: runId, ...(ownerId !== null ? { thread: { ownerId } } : {}) } });
       return row ? toToolRun(row) : null;
     },
