@@ -30,7 +30,7 @@ export interface ConversationRun {
  * Our product through the scripted conversation over REST + SSE: the whole app, the fold worker in the same
  * process, the stub as chat model and summarizer (`summaryDelayMs` before the summary's first byte).
  */
-export async function runOurConversation(services: Services, options: { turns: number; summaryDelayMs: number }): Promise<ConversationRun> {
+export async function runOurConversation(services: Services, options: { turns: number; summaryDelayMs: number; waitForFolds?: boolean }): Promise<ConversationRun> {
   const stack = await startBenchStack(services, {
     responder: scriptedResponder({ summaryDelayMs: options.summaryDelayMs }),
     env: {
@@ -51,8 +51,10 @@ export async function runOurConversation(services: Services, options: { turns: n
     };
     const foldLatencyMs: number[] = [];
     let seen = 0;
+    let onSummary: (() => void) | null = null;
     const unsubscribe = application.deps.events.subscribe(threadId, (event: ThreadEvent) => {
       if (event.type !== 'summary-updated') return;
+      onSummary?.();
       // The first ask since the previous commit is the turn that fired this fold (later asks were deduplicated).
       const firstAsk = enqueues[seen];
       if (firstAsk !== undefined) foldLatencyMs.push(performance.now() - firstAsk);
@@ -61,10 +63,14 @@ export async function runOurConversation(services: Services, options: { turns: n
     const turns: ConversationTurn[] = [];
     for (let turn = 1; turn <= options.turns; turn += 1) {
       const before = enqueues.length;
+      const summarized = new Promise<void>((resolve) => { onSummary = resolve; });
       const sample = await stack.probe.turn({ token, threadId, text: scriptedMessage(turn) });
-      // The enqueue runs in the same tick as turn-end; give it a microtask to be recorded.
+      // The enqueue runs in the same tick as turn-end; give it a turn of the event loop to be recorded.
       await new Promise((resolve) => setImmediate(resolve));
-      turns.push({ turn, latencyMs: sample.total, promptTokens: sample.promptTokens, fullHistoryTokens: 0, firedFold: enqueues.length > before });
+      const firedFold = enqueues.length > before;
+      // Measuring fold latency alone: the next message waits until the fold this turn fired is committed.
+      if (firedFold && options.waitForFolds) await Promise.race([summarized, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      turns.push({ turn, latencyMs: sample.total, promptTokens: sample.promptTokens, fullHistoryTokens: 0, firedFold });
     }
     unsubscribe();
     await fillFullHistoryTokens(stack.app.databaseUrl, threadId, turns);

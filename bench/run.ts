@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     );
 
     log(`scripted conversation, ${CONVERSATION_TURNS} turns, instant summarizer`);
-    const instant = await runOurConversation(services, { turns: CONVERSATION_TURNS, summaryDelayMs: 0 });
+    const instant = await runOurConversation(services, { turns: CONVERSATION_TURNS, summaryDelayMs: 0, waitForFolds: true });
     log(`scripted conversation, ${CONVERSATION_TURNS} turns, summarizer ${SLOW_SUMMARY_MS} ms`);
     const slow = await runOurConversation(services, { turns: CONVERSATION_TURNS, summaryDelayMs: SLOW_SUMMARY_MS });
     log(`LangChain peer, ${CONVERSATION_TURNS} turns, summarizer ${SLOW_SUMMARY_MS} ms`);

@@ -23,7 +23,7 @@ export function classifyBoth(body: StubRequestBody): string {
 }
 
 /**
- * Chat: a short answer naming the turn's identifier. Summaries (after `delayMs`): a bounded summary that keeps
+ * Chat: a short answer naming the turn's identifier, in one chunk. Summaries (after `delayMs`): a bounded summary that keeps
  * the identifiers of the newly folded messages (those after the last "New messages" heading, or all for
  * LangChain's prompt, which carries its previous summary as a message: the latest 64), citing the range when asked.
  */
@@ -31,14 +31,17 @@ export function scriptedResponder(options: { summaryDelayMs: number }): StubResp
   return (request) => {
     if (request.kind !== 'summary') {
       const code = /CODE-\d+/.exec(lastUserText(request.body))?.[0] ?? 'nothing new';
-      return replyWithText(`Noted ${code}. Next, check the owners, the deadline and the test results for this item.`);
+      const answer = `Noted ${code}. Next, check the owners, the deadline and the test results for this item.`;
+      return replyWithText(answer, { chunks: [answer] });
     }
     const text = request.body.messages.map((message) => wireContentText(message.content)).join('\n');
     const newPart = text.split(/New messages \(#/).at(-1) ?? text;
     const codes = [...new Set(newPart.match(/CODE-\d+/g) ?? [])].slice(-64);
     const range = /New messages \(#(\d+) to #(\d+)\)/.exec(text);
     const cite = range ? ` [#${range[1]}–${range[2]}]` : '';
-    return replyWithText(`Intent: the user logs project notes and asks what to check next.${cite} Identifiers: ${codes.join(', ') || 'none'}.`, { firstByteDelayMs: options.summaryDelayMs });
+    const summary = `Intent: the user logs project notes and asks what to check next.${cite} Identifiers: ${codes.join(', ') || 'none'}.`;
+    // One chunk: the stub streams word by word otherwise, which is the stub's time, not ours.
+    return replyWithText(summary, { firstByteDelayMs: options.summaryDelayMs, chunks: [summary] });
   };
 }
 
