@@ -14,7 +14,7 @@ export interface ConversationTurn {
   promptTokens: number;
   /** What sending the whole transcript would have cost. */
   fullHistoryTokens: number;
-  /** A fold was asked for at the end of this turn. */
+  /** This turn fired a fold: it asked for one while none was pending (later asks are deduplicated no-ops). */
   firedFold: boolean;
 }
 
@@ -44,9 +44,15 @@ export async function runOurConversation(services: Services, options: { turns: n
     const threadId = await stack.probe.thread(token, 'scripted');
     // Fold timing from inside the process: when the runner asks for a fold, and when the summary is committed.
     const enqueues: number[] = [];
+    let foldPending = false;
+    let firedAt = -1;
     const enqueue = application.folds.enqueueFold.bind(application.folds);
     application.folds.enqueueFold = (id, reason, force) => {
-      if (id === threadId) enqueues.push(performance.now());
+      if (id === threadId) {
+        enqueues.push(performance.now());
+        if (!foldPending) firedAt = enqueues.length;
+        foldPending = true;
+      }
       return enqueue(id, reason, force);
     };
     const foldLatencyMs: number[] = [];
@@ -59,15 +65,16 @@ export async function runOurConversation(services: Services, options: { turns: n
       const firstAsk = enqueues[seen];
       if (firstAsk !== undefined) foldLatencyMs.push(performance.now() - firstAsk);
       seen = enqueues.length;
+      foldPending = false;
     });
     const turns: ConversationTurn[] = [];
     for (let turn = 1; turn <= options.turns; turn += 1) {
-      const before = enqueues.length;
+      const before = firedAt;
       const summarized = new Promise<void>((resolve) => { onSummary = resolve; });
       const sample = await stack.probe.turn({ token, threadId, text: scriptedMessage(turn) });
       // The enqueue runs in the same tick as turn-end; give it a turn of the event loop to be recorded.
       await new Promise((resolve) => setImmediate(resolve));
-      const firedFold = enqueues.length > before;
+      const firedFold = firedAt !== before;
       // Measuring fold latency alone: the next message waits until the fold this turn fired is committed.
       if (firedFold && options.waitForFolds) await Promise.race([summarized, new Promise((resolve) => setTimeout(resolve, 10_000))]);
       turns.push({ turn, latencyMs: sample.total, promptTokens: sample.promptTokens, fullHistoryTokens: 0, firedFold });

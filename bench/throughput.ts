@@ -1,6 +1,9 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
 import pg from 'pg';
-import { startBenchStack, type BenchStack } from './support/bench-stack';
-import type { Services } from './support/stack';
+import type { LoadResult } from './load-generator';
+import { requestJson } from './support/sse-client';
+import { startApp, type Services } from './support/stack';
 import { distribution, type Distribution } from './support/stats';
 
 export interface ThroughputResult {
@@ -25,41 +28,53 @@ function rssMb(): number {
   return process.memoryUsage().rss / 2 ** 20;
 }
 
-/** `threads` users' threads busy at once, each sending its next message as soon as its turn ends, for `seconds`. */
-async function busyThreads(stack: BenchStack, threadIds: string[], token: string, seconds: number): Promise<ThroughputResult> {
-  const latencies: number[] = [];
-  let failures = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(threadIds.map(async (threadId) => {
-    while (performance.now() < deadline) {
-      try {
-        latencies.push((await stack.probe.turn({ token, threadId })).total);
-      } catch {
-        failures += 1;
-      }
-    }
-  }));
-  const elapsed = (performance.now() - started) / 1000;
-  return { threads: threadIds.length, seconds: elapsed, turns: latencies.length, turnsPerSecond: latencies.length / elapsed, latency: distribution(latencies), failures };
+interface LoadGenerator {
+  stubUrl: string;
+  run(input: { baseUrl: string; token: string; threadIds: string[]; seconds: number }): Promise<ThroughputResult>;
+  stop(): void;
+}
+
+/** Forks bench/load-generator.ts (the stub and the clients) and waits for its stub to listen. */
+async function startLoadGenerator(): Promise<LoadGenerator> {
+  const child = fork(path.join(import.meta.dirname, 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const stubUrl = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message: { type: string; url: string }) => resolve(message.url));
+    child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
+  });
+  return {
+    stubUrl,
+    run: (input) => new Promise((resolve) => {
+      child.once('message', (result: LoadResult) => resolve({
+        threads: input.threadIds.length, seconds: result.seconds, turns: result.turns, turnsPerSecond: result.turns / result.seconds,
+        latency: distribution(result.latencies), failures: result.failures,
+      }));
+      child.send({ type: 'load', ...input });
+    }),
+    stop: () => child.send({ type: 'exit' }),
+  };
 }
 
 /**
- * Sustained turns per second with `threads` threads busy at once (client, server, stub, Postgres and Redis on the
- * same machine), then memory: the process' RSS before and after storing more messages through turns and after
- * seeding `seedMessages` more with SQL (resident memory must not depend on what is stored).
+ * Sustained turns per second with `threads` threads busy at once: the whole app in this process, the stub and the
+ * clients in a child process (all on the same machine). Then memory: this process' RSS before and after storing
+ * more messages through turns and `seedMessages` more with SQL (resident memory must not depend on what is stored).
  */
 export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; seedMessages: number }): Promise<{ throughput: ThroughputResult; memory: MemoryResult }> {
-  const stack = await startBenchStack(services);
+  const load = await startLoadGenerator();
+  const app = await startApp(services, { env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } });
   try {
-    const token = await stack.probe.guest();
+    const { body: guest } = await requestJson<{ token: string }>({ baseUrl: app.baseUrl, method: 'POST', path: '/api/auth/guest' });
     const threadIds: string[] = [];
-    for (let index = 0; index < options.threads; index += 1) threadIds.push(await stack.probe.thread(token, `busy ${index}`));
-    await busyThreads(stack, threadIds, token, Math.min(5, options.seconds));
-    const throughput = await busyThreads(stack, threadIds, token, options.seconds);
+    for (let index = 0; index < options.threads; index += 1) {
+      const { body } = await requestJson<{ id: string }>({ baseUrl: app.baseUrl, method: 'POST', path: '/api/threads', token: guest.token, body: { title: `busy ${index}` } });
+      threadIds.push(body.id);
+    }
+    const input = { baseUrl: app.baseUrl, token: guest.token, threadIds };
+    await load.run({ ...input, seconds: Math.min(5, options.seconds) });
+    const throughput = await load.run({ ...input, seconds: options.seconds });
     const rssBeforeMb = rssMb();
-    await seedMessages(stack.app.databaseUrl, threadIds, options.seedMessages);
-    const again = await busyThreads(stack, threadIds, token, options.seconds);
+    await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
+    const again = await load.run({ ...input, seconds: options.seconds });
     const rssAfterMb = rssMb();
     const storedMessages = again.turns * 2 + options.seedMessages;
     return {
@@ -67,7 +82,8 @@ export async function measureThroughputAndMemory(services: Services, options: { 
       memory: { rssBeforeMb, rssAfterMb, storedMessages: again.turns * 2, seededMessages: options.seedMessages, kbPerMessage: ((rssAfterMb - rssBeforeMb) * 1024) / storedMessages },
     };
   } finally {
-    await stack.stop();
+    await app.stop();
+    load.stop();
   }
 }
 
