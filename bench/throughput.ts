@@ -16,10 +16,15 @@ export interface ThroughputResult {
 }
 
 export interface MemoryResult {
+  /** After the throughput run. */
   rssBeforeMb: number;
+  /** After `seededMessages` were stored with SQL and another run of turns on those threads. */
+  rssAfterSeedMb: number;
+  /** After one more run of turns (`storedMessages` messages through the app). */
   rssAfterMb: number;
   storedMessages: number;
   seededMessages: number;
+  /** (rssAfterMb - rssAfterSeedMb) per message stored by the last run: growth per message once warm. */
   kbPerMessage: number;
 }
 
@@ -74,12 +79,14 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     const throughput = await load.run({ ...input, seconds: options.seconds });
     const rssBeforeMb = rssMb();
     await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
-    const again = await load.run({ ...input, seconds: options.seconds });
+    await load.run({ ...input, seconds: options.seconds });
+    const rssAfterSeedMb = rssMb();
+    const last = await load.run({ ...input, seconds: options.seconds });
     const rssAfterMb = rssMb();
-    const storedMessages = again.turns * 2 + options.seedMessages;
+    const storedMessages = last.turns * 2;
     return {
       throughput,
-      memory: { rssBeforeMb, rssAfterMb, storedMessages: again.turns * 2, seededMessages: options.seedMessages, kbPerMessage: ((rssAfterMb - rssBeforeMb) * 1024) / storedMessages },
+      memory: { rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages, kbPerMessage: ((rssAfterMb - rssAfterSeedMb) * 1024) / storedMessages },
     };
   } finally {
     await app.stop();
