@@ -24,13 +24,23 @@ export interface MemoryResult {
   rssAfterMb: number;
   storedMessages: number;
   seededMessages: number;
-  /** (rssAfterMb - rssAfterSeedMb) per message stored by the last run: growth per message once warm. */
+  /**
+   * Growth of the heap in use after GC per message stored by the last run, once warm: what a per-message leak
+   * would show. (RSS moves by ±100 MB between runs with the allocator's arenas, whatever is stored.)
+   */
   kbPerMessage: number;
+  /** V8 heap in use after a full GC at the same three points (what a leak would grow). */
+  heapUsedMb: [number, number, number];
 }
 
+const heapUsed: number[] = [];
+
+/** RSS after a full GC (with --expose-gc); records the heap in use at the same moment. */
 function rssMb(): number {
   (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage().rss / 2 ** 20;
+  const usage = process.memoryUsage();
+  heapUsed.push(usage.heapUsed / 2 ** 20);
+  return usage.rss / 2 ** 20;
 }
 
 interface LoadGenerator {
@@ -86,7 +96,11 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     const storedMessages = last.turns * 2;
     return {
       throughput,
-      memory: { rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages, kbPerMessage: ((rssAfterMb - rssAfterSeedMb) * 1024) / storedMessages },
+      memory: {
+        rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages,
+        kbPerMessage: (((heapUsed.at(-1) ?? 0) - (heapUsed.at(-2) ?? 0)) * 1024) / storedMessages,
+        heapUsedMb: [heapUsed.at(-3) ?? 0, heapUsed.at(-2) ?? 0, heapUsed.at(-1) ?? 0],
+      },
     };
   } finally {
     await app.stop();
