@@ -1,28 +1,22 @@
 import type { ModelCallStore } from '../core/ports';
 import type { Database } from './prisma-client';
+import { ASYNC_COMMIT } from './sql-columns';
 
 export function createModelCallRepository(db: Database): ModelCallStore {
   return {
+    // On every turn, before `message-end`: one raw insert (no ORM query planning); a call record lost in a
+    // Postgres crash is only a missing line of telemetry, so its commit does not wait for the WAL flush.
     async record(call) {
-      await db.modelCall.create({
-        data: {
-          threadId: call.threadId,
-          messageId: call.messageId,
-          purpose: call.purpose,
-          model: call.model,
-          estimatedPromptTokens: call.estimatedPromptTokens,
-          reportedPromptTokens: call.reportedPromptTokens,
-          reportedCompletionTokens: call.reportedCompletionTokens,
-          latencyMs: call.latencyMs,
-          summaryRevision: call.summaryRevision ?? null,
-          windowFromSeq: call.windowFromSeq ?? null,
-          windowThroughSeq: call.windowThroughSeq ?? null,
-          pinnedSeqs: call.pinnedSeqs ?? [],
-          omitted: call.omitted ?? 0,
-          overflowRetry: call.overflowRetry ?? false,
-          error: call.error ?? null,
-        },
-      });
+      await db.$executeRaw`
+        INSERT INTO model_calls (id, thread_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
+          reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, omitted,
+          overflow_retry, error)
+        SELECT gen_random_uuid(), ${call.threadId}::uuid, ${call.messageId}::uuid, ${call.purpose}, ${call.model},
+          ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
+          ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
+          ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.omitted ?? 0}::int,
+          ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text
+        FROM ${ASYNC_COMMIT}`;
     },
   };
 }

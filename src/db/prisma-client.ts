@@ -9,7 +9,9 @@ export function createDatabase(options: { url: string; poolSize?: number }): Dat
   return new PrismaClient({ adapter });
 }
 
-/** True when Prisma reports a unique-constraint violation. */
+/** True when Prisma reports a unique-constraint violation (from the ORM, P2002, or from raw SQL, P2010 with 23505). */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string })?.code === 'P2002';
+  const known = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string } } } } | null;
+  if (known?.code === 'P2002') return true;
+  return known?.code === 'P2010' && (known.meta?.code === '23505' || known.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation');
 }

@@ -5,48 +5,32 @@ import type { Database } from './prisma-client';
 export function createSummaryRepository(db: Database): SummaryStore {
   return {
     async commit(commit) {
-      return db.$transaction(async (tx) => {
-        // Compare-and-set on the thread's version: a concurrent fold or context change wins, we re-plan.
-        const updated = await tx.thread.updateMany({
-          where: { id: commit.threadId, version: commit.expectedVersion },
-          data: {
-            summaryText: commit.text,
-            summaryTokens: commit.tokens,
-            summaryEncoding: commit.encoding,
-            summaryCoveredThroughSeq: commit.throughSeq,
-            summaryRevision: { increment: 1 },
-            version: { increment: 1 },
-            lastFoldAt: new Date(),
-            lastFoldError: null,
-          },
-        });
-        if (updated.count === 0) return { committed: false as const };
-        const thread = await tx.thread.findUniqueOrThrow({ where: { id: commit.threadId }, select: { summaryRevision: true, contextStartSeq: true } });
-        await tx.summaryRevision.create({
-          data: {
-            threadId: commit.threadId,
-            revision: thread.summaryRevision,
-            author: commit.author,
-            authorId: commit.authorId ?? null,
-            text: commit.text,
-            tokens: commit.tokens,
-            fromSeq: commit.fromSeq,
-            throughSeq: commit.throughSeq,
-            // Where the revision's lineage starts: a forget of any seq from there through throughSeq taints it.
-            contextStartSeq: thread.contextStartSeq,
-            model: commit.model,
-            tokensIn: commit.tokensIn,
-            tokensOut: commit.tokensOut,
-            durationMs: commit.durationMs,
-            identifiersKept: commit.identifiersKept,
-            identifiersTotal: commit.identifiersTotal,
-          },
-        });
-        if (commit.foldedSeqs.length > 0) {
-          await tx.contextEntry.deleteMany({ where: { threadId: commit.threadId, seq: { in: commit.foldedSeqs }, pinned: false } });
-        }
-        return { committed: true as const, revision: thread.summaryRevision };
-      });
+      // Where the revision's lineage starts (context_start_seq): a forget of any seq from there through throughSeq taints it.
+      // One statement: compare-and-set on the thread's version (a concurrent fold or context change wins and this
+      // one re-plans), the revision record, and the folded entries leaving the window.
+      const rows = await db.$queryRaw<{ revision: number }[]>`
+        WITH updated AS (
+          UPDATE threads SET summary_text = ${commit.text}, summary_tokens = ${commit.tokens}::int, summary_encoding = ${commit.encoding},
+            summary_covered_through_seq = ${commit.throughSeq}::int, summary_revision = summary_revision + 1, version = version + 1,
+            last_fold_at = now(), last_fold_error = NULL, updated_at = now()
+          WHERE id = ${commit.threadId}::uuid AND version = ${commit.expectedVersion}::int
+          RETURNING summary_revision, context_start_seq
+        ), revision AS (
+          INSERT INTO summary_revisions (id, thread_id, revision, author, author_id, text, tokens, from_seq, through_seq, context_start_seq, model,
+            tokens_in, tokens_out, duration_ms, identifiers_kept, identifiers_total)
+          SELECT gen_random_uuid(), ${commit.threadId}::uuid, summary_revision, ${commit.author}, ${commit.authorId ?? null}::text,
+            ${commit.text}, ${commit.tokens}::int, ${commit.fromSeq}::int, ${commit.throughSeq}::int, context_start_seq, ${commit.model}::text,
+            ${commit.tokensIn}::int, ${commit.tokensOut}::int, ${commit.durationMs}::int, ${commit.identifiersKept}::int,
+            ${commit.identifiersTotal}::int
+          FROM updated
+        ), folded AS (
+          DELETE FROM context_entries
+          WHERE thread_id = ${commit.threadId}::uuid AND seq = ANY(${commit.foldedSeqs}::int[]) AND pinned = false
+            AND EXISTS (SELECT 1 FROM updated)
+        )
+        SELECT summary_revision AS revision FROM updated`;
+      const row = rows[0];
+      return row ? { committed: true as const, revision: row.revision } : { committed: false as const };
     },
 
     async recordFoldError(threadId, message) {

@@ -1,7 +1,11 @@
 import type { Thread } from '../core/domain';
 import type { Page, ThreadStore } from '../core/ports';
 import type { Database } from './prisma-client';
+import type { Thread as ThreadRow } from './generated/client';
 import { toThread } from './mappers';
+import { THREAD_COLUMNS } from './sql-columns';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Cursor over (last_activity_at desc, id desc), opaque to clients. */
 function encodeCursor(thread: Thread): string {
@@ -23,8 +27,11 @@ export function createThreadRepository(db: Database): ThreadStore {
       return toThread(await db.thread.create({ data: { ownerId, ...(title ? { title } : {}) } }));
     },
     async findThread(threadId, ownerId) {
-      const row = await db.thread.findFirst({ where: { id: threadId, ...(ownerId === null ? {} : { ownerId }) } });
-      return row ? toThread(row) : null;
+      // On every request: one raw statement (no ORM query planning). A malformed id is simply not found.
+      if (!UUID.test(threadId)) return null;
+      const rows = await db.$queryRaw<ThreadRow[]>`
+        SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ${threadId}::uuid AND (${ownerId}::text IS NULL OR owner_id = ${ownerId}::text)`;
+      return rows[0] ? toThread(rows[0]) : null;
     },
     async listThreads({ ownerId, cursor, limit }): Promise<Page<Thread>> {
       const after = cursor ? decodeCursor(cursor) : null;

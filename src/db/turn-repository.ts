@@ -1,29 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
-import type { ThreadContext } from '../core/domain';
 import type { TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
-import { toEntry, toMessage, toThread, toTurn } from './mappers';
-import { Prisma } from './generated/client';
+import { loadThreadContext } from './load-thread-context';
+import { toMessage, toTurn } from './mappers';
+import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, qualified } from './sql-columns';
+import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
 import { supersedeAnswersAfter } from './supersede-answers';
 
 type Tx = Prisma.TransactionClient;
-
-async function loadContextIn(tx: Tx | Database, threadId: string): Promise<ThreadContext | null> {
-  const row = await tx.thread.findUnique({ where: { id: threadId } });
-  if (!row) return null;
-  const thread = toThread(row);
-  const entries = await tx.contextEntry.findMany({
-    where: { threadId, seq: { gte: thread.contextStartSeq } },
-    orderBy: { seq: 'asc' },
-  });
-  // Folded entries are deleted by the fold's commit, so every unpinned entry left is in the window: including one
-  // unpinned after the summary passed it, which stays there until the next fold takes it.
-  const pinned = entries.filter((entry) => entry.pinned).map(toEntry);
-  const window = entries.filter((entry) => !entry.pinned).map(toEntry);
-  return { thread, window, pinned };
-}
 
 /** Hands out the thread's next seq; the row lock it takes serializes appends per thread. */
 export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
@@ -43,38 +29,75 @@ async function finalizeContextReset(tx: Tx, threadId: string): Promise<void> {
   await tx.thread.update({ where: { id: threadId }, data: { contextResetUndo: Prisma.DbNull } });
 }
 
+/**
+ * The turn's hot path in raw SQL: each port call is one statement (one round trip, one commit), except the
+ * accept, which locks the thread row first so the queue bound holds under concurrent sends (two statements in
+ * one batch transaction). Prisma's interactive transactions cost several round trips and ~1.7 ms each here.
+ *
+ * Durability: a commit that waits for the WAL flush costs 1-3 ms here, so a turn waits for it only where a user
+ * would notice a loss: the accepted user message, the finished answer and the turn's end. The lease, the turn's
+ * start and the streaming placeholder commit without waiting (ASYNC_COMMIT); a Postgres crash can only lose
+ * the latest of them, which leaves the turn queued or interrupted: states the runner and the sweeper recover from.
+ * The turn's start stays one Prisma transaction: it also finalizes a fresh context and supersedes regenerated answers.
+ */
 export function createTurnRepository(db: Database): TurnStore {
+  const findByClientMessageId = async (threadId: string, clientMessageId: string) => {
+    const rows = await db.$queryRaw<(MessageRow & { turnRow: Record<string, unknown> | null })[]>`
+      SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
+        (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
+      FROM messages m WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`;
+    const row = rows[0];
+    if (!row?.turnId || !row.turnRow) return null;
+    const { turnRow, ...message } = row;
+    return { message: toMessage(message), turn: toTurn(reviveTurnRow(turnRow)), duplicate: true };
+  };
+
   return {
     async acceptUserMessage({ threadId, content, tokens, encoding, clientMessageId, maxQueued }) {
-      const existing = async () => {
-        if (!clientMessageId) return null;
-        const message = await db.message.findUnique({ where: { threadId_clientMessageId: { threadId, clientMessageId } } });
-        if (!message?.turnId) return null;
-        const turn = await db.turn.findUnique({ where: { id: message.turnId } });
-        return turn ? { message: toMessage(message), turn: toTurn(turn), duplicate: true } : null;
-      };
-      const seen = await existing();
-      if (seen) return seen;
+      if (clientMessageId) {
+        const seen = await findByClientMessageId(threadId, clientMessageId);
+        if (seen) return seen;
+      }
+      const messageId = randomUUID();
+      const turnId = randomUUID();
       try {
-        return await db.$transaction(async (tx) => {
-          // Lock the thread row so the queue bound holds under concurrent sends.
-          await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`;
-          const queued = await tx.turn.count({ where: { threadId, status: { in: ['queued', 'running'] } } });
-          if (queued > maxQueued) {
-            throw new AppError('BUSY', `This thread already has ${queued - 1} message(s) waiting; try again when the current answer is done.`);
-          }
-          const messageId = randomUUID();
-          const turnId = randomUUID();
-          const message = await tx.message.create({
-            data: { id: messageId, threadId, role: 'user', content, status: 'pending', tokens, encoding, clientMessageId, turnId },
-          });
-          const turn = await tx.turn.create({ data: { id: turnId, threadId, kind: 'message', userMessageId: messageId } });
-          await tx.thread.update({ where: { id: threadId }, data: { lastActivityAt: new Date() } });
-          return { message: toMessage(message), turn: toTurn(turn), duplicate: false };
-        });
+        // Statement 1 takes the thread's row lock; statement 2 then counts with a snapshot taken after the lock,
+        // so concurrent sends see each other's turns and the bound is exact.
+        const [, rows] = await db.$transaction([
+          db.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
+          db.$queryRaw<(MessageRow & { queuedCount: number; turnCreatedAt: Date | null })[]>`
+            WITH queued AS (
+              SELECT count(*)::int AS n FROM turns WHERE thread_id = ${threadId}::uuid AND status IN ('queued', 'running')
+            ), message AS (
+              INSERT INTO messages (id, thread_id, role, content, status, tokens, encoding, client_message_id, turn_id)
+              SELECT ${messageId}::uuid, ${threadId}::uuid, 'user', ${content}::text, 'pending', ${tokens}::int, ${encoding}::text,
+                ${clientMessageId}::text, ${turnId}::uuid
+              FROM queued WHERE n <= ${maxQueued}::int
+              RETURNING ${MESSAGE_COLUMNS}
+            ), turn AS (
+              INSERT INTO turns (id, thread_id, kind, user_message_id)
+              SELECT ${turnId}::uuid, ${threadId}::uuid, 'message', id FROM message
+              RETURNING created_at
+            ), touched AS (
+              UPDATE threads SET last_activity_at = now(), updated_at = now() WHERE id = ${threadId}::uuid AND EXISTS (SELECT 1 FROM message)
+            )
+            SELECT queued.n AS "queuedCount", message.*, turn.created_at AS "turnCreatedAt"
+            FROM queued LEFT JOIN message ON true LEFT JOIN turn ON true`,
+        ]);
+        const row = rows[0];
+        if (!row || row.turnCreatedAt === null) {
+          const queued = row?.queuedCount ?? 0;
+          throw new AppError('BUSY', `This thread already has ${queued - 1} message(s) waiting; try again when the current answer is done.`);
+        }
+        const { queuedCount: _queued, turnCreatedAt, ...message } = row;
+        return {
+          message: toMessage(message),
+          turn: toTurn({ id: turnId, threadId, kind: 'message', userMessageId: messageId, status: 'queued', error: null, createdAt: turnCreatedAt, startedAt: null, finishedAt: null }),
+          duplicate: false,
+        };
       } catch (error) {
-        if (isUniqueViolation(error)) {
-          const raced = await existing();
+        if (clientMessageId && isUniqueViolation(error)) {
+          const raced = await findByClientMessageId(threadId, clientMessageId);
           if (raced) return raced;
         }
         throw error;
@@ -86,23 +109,25 @@ export function createTurnRepository(db: Database): TurnStore {
     },
 
     async findTurn(turnId) {
-      const row = await db.turn.findUnique({ where: { id: turnId } });
-      return row ? toTurn(row) : null;
+      const rows = await db.$queryRaw<TurnRow[]>`SELECT ${TURN_COLUMNS} FROM turns WHERE id = ${turnId}::uuid`;
+      return rows[0] ? toTurn(rows[0]) : null;
     },
 
     async acquireLease({ threadId, owner, ttlMs }) {
       const taken = await db.$executeRaw`
         UPDATE threads SET lease_owner = ${owner}, lease_expires_at = now() + ${ttlMs} * interval '1 millisecond'
+        FROM ${ASYNC_COMMIT}
         WHERE id = ${threadId}::uuid AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`;
       return taken === 1;
     },
 
     async releaseLease({ threadId, owner }) {
-      await db.$executeRaw`UPDATE threads SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ${threadId}::uuid AND lease_owner = ${owner}`;
+      await db.$executeRaw`
+        UPDATE threads SET lease_owner = NULL, lease_expires_at = NULL FROM ${ASYNC_COMMIT} WHERE id = ${threadId}::uuid AND lease_owner = ${owner}`;
     },
 
     async startNextTurn({ threadId, owner }) {
-      return db.$transaction(async (tx) => {
+      const started = await db.$transaction(async (tx) => {
         const held = await tx.thread.count({ where: { id: threadId, leaseOwner: owner } });
         if (held === 0) return null;
         const next = await tx.turn.findFirst({ where: { threadId, status: 'queued' }, orderBy: { createdAt: 'asc' } });
@@ -119,13 +144,16 @@ export function createTurnRepository(db: Database): TurnStore {
         // The answers being replaced leave the window before the new one is generated: the model never sees both.
         if (next.kind === 'regenerate' && userMessage?.seq != null) await supersedeAnswersAfter(tx, threadId, userMessage.seq);
         const turn = await tx.turn.update({ where: { id: next.id }, data: { status: 'running', startedAt: new Date() } });
-        const context = await loadContextIn(tx, threadId);
-        if (!context) return null;
-        return { turn: toTurn(turn), userMessage: userMessage ? toMessage(userMessage) : null, context };
+        return { turn: toTurn(turn), userMessage: userMessage ? toMessage(userMessage) : null };
       });
+      if (!started) return null;
+      // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
+      // which the one-statement read sees whole or not at all).
+      const context = await loadThreadContext(db, threadId);
+      return context ? { ...started, context } : null;
     },
 
-    loadContext: (threadId) => loadContextIn(db, threadId),
+    loadContext: (threadId) => loadThreadContext(db, threadId),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       await db.$transaction([
@@ -135,55 +163,57 @@ export function createTurnRepository(db: Database): TurnStore {
     },
 
     async appendTurnMessage({ threadId, turnId, role, content, status, toolCalls, toolCallId, toolRunId }) {
-      return db.$transaction(async (tx) => {
-        const seq = await nextSeq(tx, threadId);
-        const row = await tx.message.create({
-          data: {
-            threadId, seq, role, content, status, turnId,
-            ...(toolCalls ? { toolCalls: toolCalls as unknown as Prisma.InputJsonValue } : {}),
-            ...(toolCallId ? { toolCallId } : {}),
-            ...(toolRunId ? { toolRunId } : {}),
-          },
-        });
-        return toMessage(row);
-      });
+      // The thread row update hands out the seq and serializes appends per thread.
+      const rows = await db.$queryRaw<MessageRow[]>`
+        WITH bumped AS (
+          UPDATE threads SET last_seq = last_seq + 1, last_activity_at = now(), updated_at = now()
+          FROM ${ASYNC_COMMIT} WHERE id = ${threadId}::uuid RETURNING last_seq
+        )
+        INSERT INTO messages (id, thread_id, seq, role, content, status, turn_id, tool_calls, tool_call_id, tool_run_id)
+        SELECT ${randomUUID()}::uuid, ${threadId}::uuid, last_seq, ${role}::text, ${content}::text, ${status}::text, ${turnId}::uuid,
+          ${jsonParameter(toolCalls)}::jsonb, ${toolCallId ?? null}::text, ${toolRunId ?? null}::uuid
+        FROM bumped
+        RETURNING ${MESSAGE_COLUMNS}`;
+      if (!rows[0]) throw new AppError('NOT_FOUND', 'No such thread.');
+      return toMessage(rows[0]);
     },
 
     async saveStreamingText(messageId, content) {
-      await db.message.updateMany({ where: { id: messageId, status: 'streaming' }, data: { content } });
+      await db.$executeRaw`UPDATE messages SET content = ${content}, updated_at = now() WHERE id = ${messageId}::uuid AND status = 'streaming'`;
     },
 
     async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry }) {
-      return db.$transaction(async (tx) => {
-        const row = await tx.message.update({
-          where: { id: messageId },
-          data: {
-            content, status, tokens, encoding, completedAt: new Date(),
-            ...(error ? { error } : {}),
-            ...(toolCalls ? { toolCalls: toolCalls as unknown as Prisma.InputJsonValue } : {}),
-          },
-        });
-        if (entry && row.seq !== null) {
-          await tx.contextEntry.create({
-            data: {
-              threadId: row.threadId, seq: row.seq, messageId: row.id, role: entry.role, content: entry.content,
-              tokens: entry.tokens, encoding,
-              ...(entry.toolCalls ? { toolCalls: entry.toolCalls as unknown as Prisma.InputJsonValue } : {}),
-              ...(entry.toolCallId ? { toolCallId: entry.toolCallId } : {}),
-            },
-          });
-        }
-        return toMessage(row);
-      });
+      // The message's final state and, when given, its context entry: one statement.
+      const rows = await db.$queryRaw<MessageRow[]>`
+        WITH finished AS (
+          UPDATE messages SET content = ${content}::text, status = ${status}::text, tokens = ${tokens}::int, encoding = ${encoding}::text,
+            completed_at = now(), updated_at = now(),
+            error = coalesce(${jsonParameter(error)}::jsonb, error), tool_calls = coalesce(${jsonParameter(toolCalls)}::jsonb, tool_calls)
+          WHERE id = ${messageId}::uuid
+          RETURNING ${MESSAGE_COLUMNS}
+        ), entry AS (
+          INSERT INTO context_entries (thread_id, seq, message_id, role, content, tokens, encoding, tool_calls, tool_call_id)
+          SELECT "threadId", seq, id, ${entry?.role ?? null}::text, ${entry?.content ?? null}::text, ${entry?.tokens ?? null}::int,
+            ${encoding}::text, ${jsonParameter(entry?.toolCalls)}::jsonb, ${entry?.toolCallId ?? null}::text
+          FROM finished WHERE ${entry !== undefined}::boolean AND seq IS NOT NULL
+        )
+        SELECT * FROM finished`;
+      if (!rows[0]) throw new AppError('NOT_FOUND', 'No such message.');
+      return toMessage(rows[0]);
     },
 
     async finishTurn({ turnId, status, error }) {
-      const row = await db.turn.update({ where: { id: turnId }, data: { status, finishedAt: new Date(), ...(error ? { error } : {}) } });
-      return toTurn(row);
+      const rows = await db.$queryRaw<TurnRow[]>`
+        UPDATE turns SET status = ${status}::text, finished_at = now(), error = coalesce(${jsonParameter(error)}::jsonb, error)
+        WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}`;
+      if (!rows[0]) throw new AppError('NOT_FOUND', 'No such turn.');
+      return toTurn(rows[0]);
     },
 
     async hasQueuedTurns(threadId) {
-      return (await db.turn.count({ where: { threadId, status: 'queued' }, take: 1 })) > 0;
+      const rows = await db.$queryRaw<{ queued: boolean }[]>`
+        SELECT EXISTS (SELECT 1 FROM turns WHERE thread_id = ${threadId}::uuid AND status = 'queued') AS queued`;
+      return rows[0]?.queued === true;
     },
 
     async threadsWithStrandedTurns(limit) {
@@ -203,4 +233,9 @@ export function createTurnRepository(db: Database): TurnStore {
       ]);
     },
   };
+}
+
+function reviveTurnRow(json: Record<string, unknown>): TurnRow {
+  const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
+  return { ...(json as unknown as TurnRow), createdAt: date(json.createdAt) ?? new Date(0), startedAt: date(json.startedAt), finishedAt: date(json.finishedAt) };
 }

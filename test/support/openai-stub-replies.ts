@@ -30,6 +30,10 @@ export interface StubRequest {
   index: number;
   /** `Date.now()` when the body was read. */
   receivedAt: number;
+  /** `performance.now()` when the request's headers arrived (benchmarks: pre-model overhead). */
+  arrivedAt?: number;
+  /** `performance.now()` when the last byte of the answer was handed to the socket (benchmarks: post-model overhead). */
+  finishedAt?: number;
   body: StubRequestBody;
   /** What `classifyRequest` said (default `'chat'`): tells summarizer calls from chat calls. */
   kind: string;

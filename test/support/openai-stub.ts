@@ -162,6 +162,7 @@ async function handleRequest({ request, response, options, state }: HandlerConte
 
 async function handleChatCompletion(context: HandlerContext, apiKey: string): Promise<void> {
   const { request, response, options, state } = context;
+  const arrivedAt = performance.now();
   const rawBody = await readBody(request);
   let parsed: unknown;
   try {
@@ -179,7 +180,9 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
     kind: rejection ? 'invalid' : (options.classifyRequest?.(body) ?? 'chat'),
     promptTokens,
     apiKey,
+    arrivedAt,
   };
+  response.once('finish', () => { record.finishedAt = performance.now(); });
   state.requests.push(record);
   const overflow = rejection ?? contextLengthError(record, state.maxContextTokens);
   if (overflow) {

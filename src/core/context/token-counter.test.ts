@@ -85,4 +85,14 @@ describe('createTokenCounter', () => {
     expect(o200k.countText(text)).toBeLessThan(cl100k.countText(text));
     expect(createTokenCounter('o200k_base').countText(text)).toBe(o200k.countText(text));
   });
+
+  it('gives the same count for a long text measured again, also after many other texts were measured', () => {
+    const counter = createTokenCounter('o200k_base');
+    const summary = 'The user plans a trip to Lisbon in May and asked about CODE-42 twice. '.repeat(40);
+    const first = counter.countText(summary);
+    expect(counter.countText(summary)).toBe(first);
+    for (let index = 0; index < 300; index += 1) counter.countText(`${index} ${summary}`);
+    expect(counter.countText(summary)).toBe(first);
+    expect(counter.countText(`${summary}!`)).toBe(createTokenCounter('o200k_base').countText(`${summary}!`));
+  });
 });

@@ -1,0 +1,60 @@
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent, HumanMessage, summarizationMiddleware, type BaseMessage } from 'langchain';
+import { DEFAULT_SYSTEM_PROMPT } from '../src/app/context-settings-from-env';
+import { createTokenCounter } from '../src/core/context';
+import type { Role } from '../src/core/context/types';
+import { startOpenAIStub } from '../test/support/openai-stub';
+import type { ConversationRun, ConversationTurn } from './conversation';
+import { classifyBoth, CONVERSATION_POLICY, scriptedMessage, scriptedResponder } from './support/script';
+
+const ROLES: Record<string, Role> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' };
+
+/**
+ * The peer: LangChain.js' own `createAgent` with `summarizationMiddleware`, the same stub, trigger, keep and
+ * summarizer delay, and the same exact token counter (so both trigger at the same point). Its state is carried
+ * in memory between turns (no database, no HTTP server: the most favourable setting for it). Its summary runs
+ * inside the turn, before the model call.
+ */
+export async function runPeerConversation(options: { turns: number; summaryDelayMs: number }): Promise<ConversationRun> {
+  const stub = await startOpenAIStub({ classifyRequest: classifyBoth, responder: scriptedResponder({ summaryDelayMs: options.summaryDelayMs }), maxContextTokens: 1_000_000 });
+  try {
+    const settings = { model: 'gpt-4o-mini', apiKey: 'bench-key', configuration: { baseURL: stub.url }, maxRetries: 0 };
+    const counter = createTokenCounter('o200k_base');
+    const countTokens = (messages: BaseMessage[]) =>
+      messages.reduce((sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }), 3);
+    const agent = createAgent({
+      // Not streaming: LangChain's streaming `invoke` estimates usage with tiktoken ranks fetched from the network.
+      model: new ChatOpenAI(settings),
+      tools: [],
+      systemPrompt: DEFAULT_SYSTEM_PROMPT,
+      middleware: [summarizationMiddleware({
+        model: new ChatOpenAI(settings),
+        trigger: { tokens: CONVERSATION_POLICY.triggerTokens },
+        keep: { messages: CONVERSATION_POLICY.keepMessages },
+        tokenCounter: countTokens,
+      })],
+    });
+    let messages: BaseMessage[] = [];
+    let fullHistory = counter.countMessage({ role: 'system', content: DEFAULT_SYSTEM_PROMPT }) + 3;
+    const turns: ConversationTurn[] = [];
+    for (let turn = 1; turn <= options.turns; turn += 1) {
+      const summariesBefore = stub.requests.filter((request) => request.kind === 'summary').length;
+      const user = new HumanMessage(scriptedMessage(turn));
+      const started = performance.now();
+      const result = await agent.invoke({ messages: [...messages, user] });
+      const latencyMs = performance.now() - started;
+      messages = result.messages;
+      const chat = stub.requests.filter((request) => request.kind === 'chat').at(-1);
+      fullHistory += counter.countMessage({ role: 'user', content: user.text });
+      turns.push({
+        turn, latencyMs, promptTokens: chat?.promptTokens ?? 0, fullHistoryTokens: fullHistory,
+        firedFold: stub.requests.filter((request) => request.kind === 'summary').length > summariesBefore,
+      });
+      fullHistory += counter.countMessage({ role: 'assistant', content: messages.at(-1)?.text ?? '' });
+    }
+    const summaries = stub.requests.filter((request) => request.kind === 'summary');
+    return { turns, foldLatencyMs: [], summaryCalls: summaries.length, summaryPromptTokens: summaries.map((request) => request.promptTokens) };
+  } finally {
+    await stub.close();
+  }
+}

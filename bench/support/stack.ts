@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createApplication, type Application, type ApplicationOptions } from '../../src/app/compose';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/app/embedded/embedded-postgres';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/app/embedded/embedded-redis';
+import { createLogger } from '../../src/app/logger';
+import { loadEnv } from '../../src/config/env';
+import { applyMigrations } from '../../src/db/migrate';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+/** One embedded Postgres and one embedded Redis for the whole benchmark run, in a temporary directory. */
+export interface Services {
+  postgres: EmbeddedPostgres;
+  redis: EmbeddedRedis;
+  /** A fresh migrated database on the embedded server. */
+  createDatabase(prefix: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startServices(): Promise<Services> {
+  const root = await mkdtemp(path.join(tmpdir(), 'chat-bench-'));
+  const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
+  const redis = await startEmbeddedRedis({ dataDir: path.join(root, 'redis'), persist: false });
+  return {
+    postgres, redis,
+    async createDatabase(prefix) {
+      const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: postgres.url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(postgres.url);
+      url.pathname = `/${name}`;
+      await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.join(ROOT, 'prisma/migrations'), log: silent });
+      return url.toString();
+    },
+    async stop() {
+      await redis.stop();
+      await postgres.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BenchApp {
+  application: Application;
+  baseUrl: string;
+  port: number;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The whole application (API + fold worker + sweeper), in this process, on a fresh database. */
+export async function startApp(services: Services, options: { env: Record<string, string>; tuning?: ApplicationOptions['tuning'] }): Promise<BenchApp> {
+  const databaseUrl = await services.createDatabase('bench');
+  const env = loadEnv({
+    NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
+    DATABASE_URL: databaseUrl, REDIS_URL: services.redis.url, HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '100000000', MAX_QUEUED_TURNS: '50', ...options.env,
+  });
+  const log = createLogger({ level: env.LOG_LEVEL, pretty: false });
+  const application = await createApplication({
+    env, databaseUrl, redisUrl: services.redis.url, authSecret: randomBytes(32).toString('hex'),
+    adminToken: 'bench-admin-token-0123456789', log, mode: 'all', tuning: { sweepIntervalMs: 60_000, ...options.tuning },
+  });
+  const port = await application.listen(0, '127.0.0.1');
+  return { application, port, baseUrl: `http://127.0.0.1:${port}`, databaseUrl, stop: () => application.stop(2000) };
+}
