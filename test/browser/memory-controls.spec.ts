@@ -1,8 +1,8 @@
 import { expect, test, type Page } from '@playwright/test';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
-import type { MessageDto } from '../../src/shared/api';
+import type { MessageDto, ThreadMemorySettingsDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, type StubResponder } from '../support/openai-stub';
-import { startBrowserApp, type BrowserApp } from './support/browser-app';
+import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
 test.describe('memory controls', () => {
@@ -221,5 +221,33 @@ test.describe('memory controls', () => {
     await expect(narrow).toHaveCount(0);
     await expect(conversation.locator('[data-seq="3"]')).toBeInViewport();
     await screenshot(page, testInfo, 'citation-375');
+  });
+
+  test("an admin edits a thread's summary prompt in the console", async ({ page }, testInfo) => {
+    const guest = await app.guest();
+    const thread = await app.createThread(guest.token, 'Prompted thread');
+    await app.chat(guest.token, thread.id, ['Hello CODE-71.']);
+    await page.goto(`${app.baseUrl}/admin`);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('heading', { name: 'Queue health' })).toBeVisible();
+    await page.getByRole('table').getByRole('link', { name: 'Prompted thread' }).click();
+
+    const editor = page.getByRole('region', { name: 'Summary prompt' });
+    const prompt = editor.getByRole('textbox', { name: 'Summary prompt' });
+    await prompt.fill('   ');
+    await editor.getByRole('button', { name: 'Save prompt' }).click();
+    await expect(editor.getByRole('alert')).toContainText('must be 1 to 8000 characters');
+    await expect(prompt).toHaveAttribute('aria-invalid', 'true');
+
+    const text = 'You keep the running summary of this support chat. Two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';
+    await prompt.fill(text);
+    await editor.getByRole('button', { name: 'Save prompt' }).click();
+    await expect(editor.getByRole('status')).toHaveText('Summary prompt saved.');
+    await screenshot(page, testInfo, 'admin-summary-prompt');
+    const settings = await app.api<ThreadMemorySettingsDto>(`/api/threads/${thread.id}/settings`, { token: guest.token });
+    expect(settings.summaryPrompt).toBe(text);
+    await page.reload();
+    await expect(page.getByRole('region', { name: 'Summary prompt' }).getByRole('textbox')).toHaveValue(text);
   });
 });

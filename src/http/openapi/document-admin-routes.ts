@@ -1,11 +1,19 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
 import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, summaryRevisionsQuery } from '../admin/admin-request-schemas';
-import { threadIdParams } from '../request-schemas';
+import { threadIdParams, threadSettingsBody } from '../request-schemas';
 import { ADMIN_SESSION, ADMIN_TOKEN, errors, json } from './openapi-helpers';
 import {
   adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, queueListDto, summaryCorrectedDto,
-  summaryJobAcceptedDto, summaryRevisionListDto,
+  summaryJobAcceptedDto, summaryRevisionListDto, threadDto,
 } from './response-schemas';
+
+/** GET/PATCH settings answer (ThreadMemorySettingsDto in src/shared/api.ts). */
+const threadMemorySettings = z.strictObject({
+  trigger: z.string().nullable(), keep: z.string().nullable(), memory: z.enum(['summary', 'window-only']), summaryPrompt: z.string().nullable(),
+  defaults: z.strictObject({ trigger: z.string(), keep: z.string() }),
+  pinnedTokens: z.number().int(), pinnedMaxTokens: z.number().int(), thread: threadDto,
+});
 
 const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }];
 
@@ -51,6 +59,12 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     summary: 'Correct the summary: a new revision authored `admin` with the same coverage; later folds build on it',
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: correctSummaryBody } } } },
     responses: { 200: json(summaryCorrectedDto, 'The new revision'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE') },
+  });
+  registry.registerPath({
+    method: 'patch', path: '/api/admin/threads/{id}/settings', tags: ['admin'], security: admin,
+    summary: "Change any thread's memory settings: trigger, keep, memory mode and the summary prompt (audited)",
+    request: { params: threadIdParams, body: { content: { 'application/json': { schema: threadSettingsBody } } } },
+    responses: { 200: json(threadMemorySettings, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/queues', tags: ['admin'], summary: 'Job counts of the summary queue and any other registered queue', security: admin,

@@ -115,7 +115,7 @@ export function MessageBubble(props: BubbleProps) {
       <header className="bubble-meta">
         <span className="role">{ROLE_LABEL[message.role]}</span>
         {message.seq !== null ? <span className="seq">#{message.seq}</span> : <span className="seq">queued</span>}
-        {message.pinned ? <span className="pin tag" aria-label="pinned"><span aria-hidden="true">📌</span> Pinned</span> : null}
+        {message.pinned ? <span className="pin tag" aria-label="pinned">Pinned</span> : null}
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
       {props.followUpTo.map((run) => <FollowUpLink key={run.id} run={run} />)}
