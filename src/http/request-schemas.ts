@@ -30,6 +30,7 @@ export const forgetMessageQuery = z.object({
   only: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),
 });
 export const exportThreadQuery = z.object({ format: z.enum(['json', 'markdown']).default('json') });
+export const toolRunParams = z.object({ id: z.string().uuid() });
 
 /** Parses or throws VALIDATION naming the first problem. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {

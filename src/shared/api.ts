@@ -103,6 +103,9 @@ export interface ContextResetResponseDto {
   thread: ThreadDto;
 }
 
+/** POST /api/threads/:id/regenerate: the new turn, and the answers it replaced (kept, marked superseded). */
+export type RegenerateResponseDto = SendMessageResponseDto & { superseded: MessageDto[] };
+
 export interface ThreadDetailDto extends ThreadDto {
   messageCount: number;
   context: {
@@ -187,4 +190,32 @@ export interface ModelCallPointDto {
   transcriptTokens: number;
   /** The highest transcript seq at the time of the call. */
   throughSeq: number;
+}
+
+/** GET /api/admin/threads/:id/model-calls. */
+export interface ModelCallListDto {
+  calls: ModelCallPointDto[];
+}
+
+/** A summary revision in an export: a redacted one (it covered a deleted message) has no text. */
+export interface ExportedRevisionDto {
+  revision: number;
+  author: 'fold' | 'overflow-fallback' | 'rebuild' | 'admin';
+  fromSeq: number;
+  throughSeq: number;
+  tokens: number;
+  model: string | null;
+  redacted: boolean;
+  text: string | null;
+  createdAt: string;
+}
+
+/** GET /api/threads/:id/export?format=json: one object, each revision and each message on its own line. */
+export interface ThreadExportDto {
+  format: 'chat-thread-export';
+  version: 1;
+  exportedAt: string;
+  thread: ThreadDto;
+  summaryRevisions: ExportedRevisionDto[];
+  messages: MessageDto[];
 }

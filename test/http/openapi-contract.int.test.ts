@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/http/openapi/openapi-document';
-import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
+import type { ModelCallListDto, RegenerateResponseDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { expressRoutes } from '../support/express-routes';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { responseProblems } from '../support/openapi-check';
@@ -83,6 +83,56 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('describes the real responses of the memory controls and the export', async () => {
+    const problems: string[] = [];
+    // Each call names the status it must get, so a documented but unintended status is caught too.
+    const check = async (method: string, path: string, response: Response, status: number) => {
+      if (response.status !== status) problems.push(`${method.toUpperCase()} ${path}: expected ${status}, got ${response.status}`);
+      problems.push(...(await responseProblems(document, { method, path }, response)));
+    };
+    const { token } = await app.guest();
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    const base = `/api/threads/${thread.id}`;
+    const sent: SendMessageResponseDto[] = [];
+    for (let turn = 1; turn <= 2; turn += 1) {
+      sent.push((await (await app.api(`${base}/messages`, { method: 'POST', token, json: { content: `remember CODE-${turn}` } })).json()) as SendMessageResponseDto);
+    }
+    const [first, second] = sent;
+    const missing = '00000000-0000-4000-8000-000000000000';
+
+    await check('get', '/api/threads/{id}/settings', await app.api(`${base}/settings`, { token }), 200);
+    await check('get', '/api/threads/{id}/settings', await app.api(`/api/threads/${missing}/settings`, { token }), 404);
+    await check('patch', '/api/threads/{id}/settings', await app.api(`${base}/settings`, { method: 'PATCH', token, json: { trigger: 'messages=8', keep: null } }), 200);
+    await check('patch', '/api/threads/{id}/settings', await app.api(`${base}/settings`, { method: 'PATCH', token, json: { trigger: 'sometimes' } }), 400);
+    await check('patch', '/api/threads/{id}/settings', await app.api(`${base}/settings`, { method: 'PATCH', token, json: { summaryPrompt: 'Be brief.' } }), 403);
+
+    await check('post', '/api/threads/{id}/messages/{messageId}/pin', await app.api(`${base}/messages/${first?.userMessage.id}/pin`, { method: 'POST', token }), 200);
+    await check('post', '/api/threads/{id}/messages/{messageId}/pin', await app.api(`${base}/messages/${missing}/pin`, { method: 'POST', token }), 404);
+    await check('delete', '/api/threads/{id}/messages/{messageId}/pin', await app.api(`${base}/messages/${first?.userMessage.id}/pin`, { method: 'DELETE', token }), 200);
+
+    const regenerated = await app.api(`${base}/regenerate`, { method: 'POST', token });
+    expect(((await regenerated.clone().json()) as RegenerateResponseDto).superseded.map((message) => message.id)).toEqual(second?.messages.map((message) => message.id));
+    await check('post', '/api/threads/{id}/regenerate', regenerated, 201);
+    // The superseded answer cannot be pinned.
+    await check('post', '/api/threads/{id}/messages/{messageId}/pin', await app.api(`${base}/messages/${second?.messages[0]?.id}/pin`, { method: 'POST', token }), 409);
+
+    await check('delete', '/api/threads/{id}/context-reset', await app.api(`${base}/context-reset`, { method: 'DELETE', token }), 409);
+    await check('post', '/api/threads/{id}/context-reset', await app.api(`${base}/context-reset`, { method: 'POST', token }), 201);
+    await check('delete', '/api/threads/{id}/context-reset', await app.api(`${base}/context-reset`, { method: 'DELETE', token }), 200);
+
+    await check('delete', '/api/threads/{id}/messages/{messageId}', await app.api(`${base}/messages/${first?.userMessage.id}`, { method: 'DELETE', token }), 200);
+    await check('delete', '/api/threads/{id}/messages/{messageId}', await app.api(`${base}/messages/${first?.userMessage.id}?only=maybe`, { method: 'DELETE', token }), 400);
+
+    const exported = await app.api(`${base}/export`, { token });
+    expect(exported.headers.get('content-disposition')).toBe(`attachment; filename="thread-${thread.id}.json"`);
+    await check('get', '/api/threads/{id}/export', exported, 200);
+    const markdown = await app.api(`${base}/export?format=markdown`, { token });
+    expect(markdown.headers.get('content-type')).toMatch(/^text\/markdown/);
+    await check('get', '/api/threads/{id}/export', markdown, 200);
+    await check('get', '/api/threads/{id}/export', await app.api(`${base}/export?format=pdf`, { token }), 400);
+    expect(problems).toEqual([]);
+  });
+
   it('describes the real responses of the admin API', async () => {
     const problems: string[] = [];
     const check = async (method: string, path: string, response: Response) => problems.push(...(await responseProblems(document, { method, path }, response)));
@@ -106,9 +156,21 @@ describe('the OpenAPI document', () => {
     await check('put', '/api/admin/threads/{id}/summary', await app.api(`/api/admin/threads/${thread.id}/summary`, { ...admin, method: 'PUT', json: { text: 'x', expectedRevision: 1 } }));
     await check('post', '/api/admin/threads/{id}/summarize', await app.api(`/api/admin/threads/${thread.id}/summarize`, { ...admin, method: 'POST' }));
     await check('post', '/api/admin/threads/{id}/rebuild-summary', await app.api(`/api/admin/threads/${thread.id}/rebuild-summary`, { ...admin, method: 'POST' }));
+    const calls = await app.api(`/api/admin/threads/${thread.id}/model-calls`, admin);
+    expect(((await calls.clone().json()) as ModelCallListDto).calls.length).toBeGreaterThanOrEqual(4);
+    await check('get', '/api/admin/threads/{id}/model-calls', calls);
+    const userCalls = await app.api(`/api/admin/threads/${thread.id}/model-calls`, { token });
+    expect(userCalls.status).toBe(401);
+    await check('get', '/api/admin/threads/{id}/model-calls', userCalls);
     await check('get', '/api/admin/queues', await app.api('/api/admin/queues', admin));
     await check('get', '/api/admin/audit', await app.api(`/api/admin/audit?threadId=${thread.id}`, admin));
     await check('get', '/api/admin/audit', await app.api('/api/admin/audit?threadId=nope', admin));
+    const metrics = await app.api('/metrics', admin);
+    expect(await metrics.clone().text()).toContain('chat_http_responses_total');
+    await check('get', '/metrics', metrics);
+    const userMetrics = await app.api('/metrics', { token });
+    expect(userMetrics.status).toBe(401);
+    await check('get', '/metrics', userMetrics);
     expect(problems).toEqual([]);
   });
 

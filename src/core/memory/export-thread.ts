@@ -1,5 +1,6 @@
 import type { Thread, TranscriptMessage } from '../domain';
 import { toMessageDto, toThreadDto } from '../dto';
+import type { ExportedRevisionDto, ThreadExportDto } from '../../shared/api';
 import type { ExportReader, SummaryRevisionRecord } from '../ports';
 
 export type ExportFormat = 'json' | 'markdown';
@@ -29,16 +30,21 @@ function messages(reader: ExportReader, threadId: string): AsyncGenerator<Transc
 }
 
 function revisionJson(revision: SummaryRevisionRecord): string {
-  return JSON.stringify({
+  const exported: ExportedRevisionDto = {
     revision: revision.revision, author: revision.author, fromSeq: revision.fromSeq, throughSeq: revision.throughSeq,
     tokens: revision.tokens, model: revision.model, redacted: revision.redacted, text: revision.redacted ? null : revision.text,
     createdAt: revision.createdAt.toISOString(),
-  });
+  };
+  return JSON.stringify(exported);
 }
 
-/** JSON: one object; each revision and each message on its own line, so the output can also be read line by line. */
+/**
+ * JSON (a `ThreadExportDto`): one object; each revision and each message on its own line, so the output can also be
+ * read line by line. Written in pieces, so the head is typed here and the arrays element by element.
+ */
 async function* exportJson(thread: Thread, reader: ExportReader, now: Date): AsyncGenerator<string> {
-  yield `{"format":"chat-thread-export","version":1,"exportedAt":${JSON.stringify(now.toISOString())},\n"thread":${JSON.stringify(toThreadDto(thread))},\n"summaryRevisions":[`;
+  const head: Pick<ThreadExportDto, 'format' | 'version' | 'exportedAt'> = { format: 'chat-thread-export', version: 1, exportedAt: now.toISOString() };
+  yield `${JSON.stringify(head).slice(0, -1)},\n"thread":${JSON.stringify(toThreadDto(thread))},\n"summaryRevisions":[`;
   let first = true;
   for await (const page of revisions(reader, thread.id)) {
     yield page.map((revision) => `${first ? (first = false, '\n') : ',\n'}${revisionJson(revision)}`).join('');

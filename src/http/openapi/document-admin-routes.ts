@@ -2,18 +2,12 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, summaryRevisionsQuery } from '../admin/admin-request-schemas';
 import { threadIdParams, threadSettingsBody } from '../request-schemas';
-import { ADMIN_SESSION, ADMIN_TOKEN, errors, json } from './openapi-helpers';
+import { ADMIN_SESSION, ADMIN_TOKEN, METRICS_TOKEN, errors, json } from './openapi-helpers';
 import {
-  adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, queueListDto, summaryCorrectedDto,
-  summaryJobAcceptedDto, summaryRevisionListDto, threadDto,
+  adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, modelCallListDto, queueListDto, summaryCorrectedDto,
+  summaryJobAcceptedDto, summaryRevisionListDto, threadMemorySettingsDto,
 } from './response-schemas';
 
-/** GET/PATCH settings answer (ThreadMemorySettingsDto in src/shared/api.ts). */
-const threadMemorySettings = z.strictObject({
-  trigger: z.string().nullable(), keep: z.string().nullable(), memory: z.enum(['summary', 'window-only']), summaryPrompt: z.string().nullable(),
-  defaults: z.strictObject({ trigger: z.string(), keep: z.string() }),
-  pinnedTokens: z.number().int(), pinnedMaxTokens: z.number().int(), thread: threadDto,
-});
 
 const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }];
 
@@ -64,7 +58,14 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     method: 'patch', path: '/api/admin/threads/{id}/settings', tags: ['admin'], security: admin,
     summary: "Change any thread's memory settings: trigger, keep, memory mode and the summary prompt (audited)",
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: threadSettingsBody } } } },
-    responses: { 200: json(threadMemorySettings, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(threadMemorySettingsDto, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/threads/{id}/model-calls', tags: ['admin'], security: admin,
+    summary: "Tokens per model call of a thread (the prompt against the transcript so far), oldest first (at most 2,000)",
+    description: 'For the admin console\'s chart: chat, summary and condense calls. A thread without calls (or no such thread) has none.',
+    request: { params: threadIdParams },
+    responses: { 200: json(modelCallListDto, 'The calls'), ...errors('VALIDATION', 'UNAUTHORIZED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/queues', tags: ['admin'], summary: 'Job counts of the summary queue and any other registered queue', security: admin,
@@ -74,5 +75,17 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: 'The audit trail of admin writes, newest first', security: admin,
     request: { query: auditQuery },
     responses: { 200: json(auditPageDto, 'A page of audit entries'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+  });
+}
+
+/** `GET /metrics`: Prometheus' text format, outside /api, for the metrics token only (no session, no JWT). */
+export function documentMetricsRoute(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get', path: '/metrics', tags: ['ops'], summary: 'Prometheus metrics', security: [{ [METRICS_TOKEN]: [] }],
+    description: 'Process, HTTP, turn, fold, queue and socket metrics in the Prometheus text exposition format (`text/plain; version=0.0.4`). Each process serves its own.',
+    responses: {
+      200: { description: 'The metrics', content: { 'text/plain': { schema: z.string() } } },
+      ...errors('UNAUTHORIZED'),
+    },
   });
 }

@@ -1,9 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
-  createThreadBody, listMessagesQuery, listThreadsQuery, messageIdParams, renameThreadBody, sendMessageBody, threadIdParams,
+  createThreadBody, listMessagesQuery, listThreadsQuery, messageIdParams, renameThreadBody, sendMessageBody, threadIdParams, toolRunParams,
 } from '../request-schemas';
-import { toolRunParams } from '../routes/tool-run-routes';
 import { BEARER, errors, json } from './openapi-helpers';
 import {
   cancelResultDto, contextPackDto, guestSessionDto, healthDto, messagePageDto, readinessDto, sendMessageResponseDto,

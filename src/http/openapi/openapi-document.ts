@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { documentAdminRoutes } from './document-admin-routes';
+import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
+import { documentMemoryRoutes } from './document-memory-routes';
 import { documentUserRoutes } from './document-user-routes';
 import { json, registerSecuritySchemes } from './openapi-helpers';
 
@@ -17,7 +18,9 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
     responses: { 200: json(z.record(z.string(), z.unknown()), 'The OpenAPI 3.1 document') },
   });
   documentUserRoutes(registry);
+  documentMemoryRoutes(registry);
   documentAdminRoutes(registry);
+  documentMetricsRoute(registry);
 }
 
 let cached: OpenApiDocument | null = null;

@@ -7,6 +7,7 @@ import { errorResponse } from './response-schemas';
 export const BEARER = 'bearer';
 export const ADMIN_TOKEN = 'adminBearer';
 export const ADMIN_SESSION = 'adminSession';
+export const METRICS_TOKEN = 'metricsBearer';
 
 export function json(schema: ZodType, description: string): ResponseConfig {
   return { description, content: { 'application/json': { schema } } };
@@ -27,6 +28,9 @@ export function registerSecuritySchemes(registry: OpenAPIRegistry): void {
   registry.registerComponent('securitySchemes', ADMIN_TOKEN, {
     type: 'http', scheme: 'bearer',
     description: 'The bootstrap ADMIN_TOKEN, or a JWT with `role: "admin"` (its `sub` names the admin).',
+  });
+  registry.registerComponent('securitySchemes', METRICS_TOKEN, {
+    type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN, or the ADMIN_TOKEN when no METRICS_TOKEN is set (exactly; not a JWT).',
   });
   registry.registerComponent('securitySchemes', ADMIN_SESSION, {
     type: 'apiKey', in: 'cookie', name: 'admin_session', description: 'Set by POST /api/admin/session.',

@@ -3,7 +3,11 @@ import type {
   AdminSessionDto, AdminThreadDetailDto, AdminThreadPageDto, AuditPageDto, QueueListDto, SummaryCorrectedDto,
   SummaryJobAcceptedDto, SummaryRevisionListDto,
 } from '../../shared/admin-api';
-import type { ContextPackDto, MessageDto, MessagePageDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ToolRunDto } from '../../shared/api';
+import type {
+  ContextPackDto, ContextResetResponseDto, ForgetResponseDto, MessageDto, MessagePageDto, ModelCallListDto, ModelCallPointDto, PinResponseDto,
+  RegenerateResponseDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ThreadExportDto, ThreadMemorySettingsDto,
+  ToolRunDto,
+} from '../../shared/api';
 import { ERROR_STATUS, type ErrorBody } from '../../shared/errors';
 
 /**
@@ -139,6 +143,51 @@ export const auditPageDto = z.strictObject({
 }).meta({ id: 'AuditPage' });
 export const adminSessionDto = z.strictObject({ actor: z.string(), expiresAt: isoDate }).meta({ id: 'AdminSession' });
 
+// --- memory controls, export ---
+const memoryMode = z.enum(['summary', 'window-only']);
+export const threadMemorySettingsDto = z.strictObject({
+  trigger: z.string().nullable().describe('The thread\'s fold trigger (`tokens=3000`, `messages=12`, ...); null: the deployment default.'),
+  keep: z.string().nullable().describe('What a fold keeps verbatim; null: the deployment default.'),
+  memory: memoryMode,
+  summaryPrompt: z.string().nullable().describe('Set by admins only; null: the default prompt.'),
+  defaults: z.strictObject({ trigger: z.string(), keep: z.string() }).describe('The deployment\'s policies, used where the thread has none.'),
+  pinnedTokens: count,
+  pinnedMaxTokens: count,
+  thread: threadDto,
+}).meta({ id: 'ThreadMemorySettings' });
+export const pinResponseDto = z.strictObject({
+  messages: z.array(messageDto).describe('Every message whose pin changed (a whole tool exchange for a message of one).'),
+  pinnedTokens: count, pinnedMaxTokens: count,
+}).meta({ id: 'PinResponse' });
+export const forgetResponseDto = z.strictObject({
+  messages: z.array(messageDto).describe('The tombstones: content erased, `deleted: true`.'),
+  memoryRebuilding: z.boolean().describe('The summary covered a forgotten message: it is withdrawn and being rebuilt.'),
+  thread: threadDto,
+}).meta({ id: 'ForgetResponse' });
+export const contextResetResponseDto = z.strictObject({
+  seq: count.describe('The context start after the call: the model sees nothing before this seq.'),
+  thread: threadDto,
+}).meta({ id: 'ContextResetResponse' });
+export const regenerateResponseDto = z.strictObject({
+  ...sendMessageResponseDto.shape,
+  superseded: z.array(messageDto).describe('The answers replaced: kept in the transcript, marked superseded, out of the window.'),
+}).meta({ id: 'RegenerateResponse' });
+export const threadExportDto = z.strictObject({
+  format: z.literal('chat-thread-export'), version: z.literal(1), exportedAt: isoDate, thread: threadDto,
+  summaryRevisions: z.array(z.strictObject({
+    revision: count, author: summaryAuthor, fromSeq: count, throughSeq: count, tokens: count, model: z.string().nullable(),
+    redacted: z.boolean(), text: z.string().nullable().describe('null when redacted (it covered a deleted message).'), createdAt: isoDate,
+  })),
+  messages: z.array(messageDto).describe('The whole transcript, tombstones and superseded answers included.'),
+}).meta({ id: 'ThreadExport' });
+export const modelCallPointDto = z.strictObject({
+  at: isoDate, purpose: z.enum(['chat', 'summary', 'condense']), model: z.string(),
+  promptTokens: count.describe('Reported by the provider, else our estimate (the context pack for chat calls).'),
+  transcriptTokens: count.describe('Tokens of the whole transcript through the last message stored before the call.'),
+  throughSeq: count.describe('The highest transcript seq at the time of the call.'),
+}).meta({ id: 'ModelCallPoint' });
+export const modelCallListDto = z.strictObject({ calls: z.array(modelCallPointDto) }).meta({ id: 'ModelCallList' });
+
 // Compile-time agreement between each schema and its DTO, both directions: a field added to one and not the other
 // fails `tsc`.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -161,4 +210,13 @@ type _SchemaAgreement = [
   Assert<Same<z.infer<typeof queueListDto>, QueueListDto>>,
   Assert<Same<z.infer<typeof auditPageDto>, AuditPageDto>>,
   Assert<Same<z.infer<typeof adminSessionDto>, AdminSessionDto>>,
+  Assert<Same<z.infer<typeof threadMemorySettingsDto>, ThreadMemorySettingsDto>>,
+  Assert<Same<z.infer<typeof pinResponseDto>, PinResponseDto>>,
+  Assert<Same<z.infer<typeof forgetResponseDto>, ForgetResponseDto>>,
+  Assert<Same<z.infer<typeof contextResetResponseDto>, ContextResetResponseDto>>,
+  Assert<Same<z.infer<typeof regenerateResponseDto>, RegenerateResponseDto>>,
+  Assert<Same<z.infer<typeof regenerateResponseDto>, SendMessageResponseDto & { superseded: MessageDto[] }>>,
+  Assert<Same<z.infer<typeof threadExportDto>, ThreadExportDto>>,
+  Assert<Same<z.infer<typeof modelCallPointDto>, ModelCallPointDto>>,
+  Assert<Same<z.infer<typeof modelCallListDto>, ModelCallListDto>>,
 ];

@@ -4,7 +4,7 @@ import {
   forgetMessage, getThreadSettings, pinMessage, regenerateAnswer, resetContext, undoContextReset, unpinMessage, updateThreadSettings,
   type ContextResetOutcome, type MemoryActor, type PinOutcome, type ThreadSettingsPatch, type ThreadSettingsView,
 } from '../../core/memory';
-import type { ContextResetResponseDto, ForgetResponseDto, PinResponseDto, ThreadMemorySettingsDto } from '../../shared/api';
+import type { ContextResetResponseDto, ForgetResponseDto, PinResponseDto, RegenerateResponseDto, ThreadMemorySettingsDto } from '../../shared/api';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { forgetMessageQuery, messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
@@ -88,7 +88,8 @@ export function memoryRoutes(deps: HttpDeps): Router {
     void deps.runner.kick(id);
     await waiter.done;
     const result = await turnResult(deps, outcome.turn.id, outcome.userMessage.id, id);
-    response.status(201).json({ ...result, superseded: outcome.superseded.map(toMessageDto) });
+    const body: RegenerateResponseDto = { ...result, superseded: outcome.superseded.map(toMessageDto) };
+    response.status(201).json(body);
   });
 
   return router;

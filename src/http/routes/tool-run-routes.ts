@@ -1,13 +1,10 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import { cancelToolRun } from '../../core/tools/cancel-tool-run';
 import { toToolRunDto } from '../../core/tools/to-tool-run-dto';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
-import { parseOrThrow } from '../request-schemas';
-
-export const toolRunParams = z.object({ id: z.string().uuid() });
+import { parseOrThrow, toolRunParams } from '../request-schemas';
 
 /** Async tool runs: their state, and cancel. Another user's run is a 404, like a missing one. */
 export function toolRunRoutes(deps: HttpDeps): Router {

@@ -73,12 +73,17 @@ export function ChatApp() {
     }
   }, [token, list]);
 
-  // Open the most recent thread, or start one on a first visit.
+  // Open the most recent thread, or start one on a first visit. The effect re-runs on every list change until the
+  // navigation lands, so the first thread is created once (a second render must not create another).
+  const creatingFirst = useRef(false);
   useEffect(() => {
     if (!list.loaded || threadId) return;
     const latest = [...list.threads].sort((left, right) => right.lastActivityAt.localeCompare(left.lastActivityAt))[0];
     if (latest) navigate(`/threads/${latest.id}`, { replace: true });
-    else void createThread();
+    else if (!creatingFirst.current) {
+      creatingFirst.current = true;
+      void createThread().finally(() => { creatingFirst.current = false; });
+    }
   }, [list.loaded, list.threads, threadId, createThread]);
 
   const memoryTimer = useRef<number | undefined>(undefined);
