@@ -4,11 +4,13 @@ import { shouldFold } from '../../core/context';
 import { contextStateOf, policiesFor } from '../../core/context-settings';
 import { toThreadDto } from '../../core/dto';
 import { AppError } from '../../core/errors';
+import { updateThreadSettings } from '../../core/memory';
 import { correctSummary } from '../../core/summary/correct-summary';
 import type { AdminThreadDetailDto, AdminThreadPageDto, SummaryCorrectedDto, SummaryJobAcceptedDto, SummaryRevisionListDto } from '../../shared/admin-api';
 import type { HttpDeps } from '../http-deps';
-import { parseOrThrow, threadIdParams } from '../request-schemas';
+import { parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
 import { contextPreview } from '../routes/context-routes';
+import { patchOf, settingsDto } from '../routes/memory-routes';
 import { adminOf } from './admin-auth';
 import { adminThreadsQuery, correctSummaryBody, summaryRevisionsQuery } from './admin-request-schemas';
 import { onQueue } from './on-queue';
@@ -101,6 +103,17 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
     );
     await admin.audit.record({ actor, action: 'summary.corrected', threadId: thread.id, details: { ...corrected } });
     response.json(corrected);
+  });
+
+  // Any thread's memory settings, the summary prompt included (the user route lets admins do it with an admin JWT;
+  // this one serves the admin console's session).
+  router.patch('/admin/threads/:id/settings', async (request, response) => {
+    const thread = await anyThread(deps, request.params.id);
+    const patch = patchOf(parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings'));
+    const actor = adminOf(response).actor;
+    const view = await updateThreadSettings({ actor: { userId: actor, admin: true }, threadId: thread.id, patch }, deps.memory);
+    await admin.audit.record({ actor, action: 'thread.settings-changed', threadId: thread.id, details: { ...patch } });
+    response.json(settingsDto(view));
   });
 
   return router;

@@ -1,12 +1,13 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, summaryRevisionsQuery } from '../admin/admin-request-schemas';
-import { threadIdParams } from '../request-schemas';
+import { threadIdParams, threadSettingsBody } from '../request-schemas';
 import { ADMIN_SESSION, ADMIN_TOKEN, METRICS_TOKEN, errors, json } from './openapi-helpers';
 import {
   adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, modelCallListDto, queueListDto, summaryCorrectedDto,
-  summaryJobAcceptedDto, summaryRevisionListDto,
+  summaryJobAcceptedDto, summaryRevisionListDto, threadMemorySettingsDto,
 } from './response-schemas';
+
 
 const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }];
 
@@ -52,6 +53,12 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     summary: 'Correct the summary: a new revision authored `admin` with the same coverage; later folds build on it',
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: correctSummaryBody } } } },
     responses: { 200: json(summaryCorrectedDto, 'The new revision'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE') },
+  });
+  registry.registerPath({
+    method: 'patch', path: '/api/admin/threads/{id}/settings', tags: ['admin'], security: admin,
+    summary: "Change any thread's memory settings: trigger, keep, memory mode and the summary prompt (audited)",
+    request: { params: threadIdParams, body: { content: { 'application/json': { schema: threadSettingsBody } } } },
+    responses: { 200: json(threadMemorySettingsDto, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/threads/{id}/model-calls', tags: ['admin'], security: admin,

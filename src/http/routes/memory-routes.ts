@@ -20,7 +20,8 @@ function pinDto(outcome: PinOutcome): PinResponseDto {
   return { messages: outcome.messages.map(toMessageDto), pinnedTokens: outcome.pinnedTokens, pinnedMaxTokens: outcome.pinnedMaxTokens };
 }
 
-function settingsDto(view: ThreadSettingsView): ThreadMemorySettingsDto {
+/** The settings view as its DTO (also answered by the admin settings route). */
+export function settingsDto(view: ThreadSettingsView): ThreadMemorySettingsDto {
   return { ...view, thread: toThreadDto(view.thread) };
 }
 
@@ -29,7 +30,7 @@ function resetDto(outcome: ContextResetOutcome): ContextResetResponseDto {
 }
 
 /** Strips absent keys, so a patch never carries `undefined` (exactOptionalPropertyTypes). */
-function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined }): ThreadSettingsPatch {
+export function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined }): ThreadSettingsPatch {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as ThreadSettingsPatch;
 }
 

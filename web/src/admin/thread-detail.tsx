@@ -5,6 +5,7 @@ import { requestJson } from '../api/request-json';
 import { formatTokens, relativeTime } from '../common/format';
 import { MarkdownText } from '../common/markdown-text';
 import type { AdminThreadDetailDto, SummaryRevisionDto, SummaryRevisionListDto } from '../../../src/shared/admin-api';
+import { SummaryPromptEditor } from './summary-prompt-editor';
 import { TokensChart } from './tokens-chart';
 
 const DIFF_MARK = { add: '+ ', remove: '- ', equal: '  ' } as const;
@@ -117,6 +118,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
           </div>
         </section>
       ) : null}
+      {detail ? <SummaryPromptEditor threadId={threadId} current={detail.thread.settings.summaryPrompt} onSaved={() => void load()} /> : null}
       <div className="detail-grid">
         <section className="card" aria-labelledby="current-heading">
           <h2 id="current-heading">Current summary</h2>

@@ -8,6 +8,7 @@ import { navigate, usePath } from '../common/navigation';
 import { Composer } from './composer';
 import { Conversation } from './conversation';
 import { MemoryPanel, type MemoryData } from './memory-panel';
+import { scrollToSeqs } from './scroll-to-seqs';
 import { isAnswering } from './thread-state';
 import { ThreadSidebar } from './thread-sidebar';
 import { useThread, type ThreadEventListener } from './use-thread';
@@ -122,6 +123,18 @@ export function ChatApp() {
     }
   };
 
+  const live = thread.state?.thread ?? null;
+  const loadThrough = thread.actions.loadThrough;
+  const showSeqs = useCallback((range: { from: number; through: number }) => {
+    // Older history first when the cited messages are not loaded yet; on a narrow screen the panel covers the transcript.
+    void loadThrough(range.from).then(() => {
+      if (window.matchMedia('(max-width: 800px)').matches) setMemoryOpen(false);
+      return scrollToSeqs(range);
+    });
+  }, [loadThrough]);
+  const messages = thread.state?.messages;
+  const messageAt = useCallback((seq: number) => messages?.find((message) => message.seq === seq), [messages]);
+
   const answering = thread.state ? isAnswering(thread.state) : false;
   const hint = status === 'connected' ? null : status === 'offline' ? 'You are offline: messages are sent when the connection returns.' : status === 'reconnecting' ? 'Reconnecting… messages are sent when the connection returns.' : null;
 
@@ -129,7 +142,7 @@ export function ChatApp() {
     <div className={`chat-app${memoryOpen ? ' with-memory' : ''}${sidebarOpen ? ' sidebar-open' : ''}`}>
       <header className="app-header">
         <button type="button" className="icon sidebar-toggle" aria-label="Threads" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>☰</button>
-        <h1>{activeThread?.title ?? 'Chat'}</h1>
+        <h1>{live?.title ?? activeThread?.title ?? 'Chat'}</h1>
         {info ? (
           <span className={`model-label${info.offline ? ' offline' : ''}`} title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}>
             {info.offline ? 'Offline model (demo replies)' : info.model}
@@ -147,6 +160,7 @@ export function ChatApp() {
         onMore={() => void list.load(list.nextCursor ?? undefined)}
       />
       <main className="chat-main">
+        {live?.memoryRebuilding ? <p className="banner info" role="status">Memory is being rebuilt after a deletion; answers meanwhile use the recent messages only.</p> : null}
         {thread.state?.notice ? (
           <div className="banner error" role="alert">{thread.state.notice.message}<button type="button" className="icon" aria-label="Dismiss" onClick={thread.actions.dismissNotice}>✕</button></div>
         ) : null}
@@ -159,7 +173,12 @@ export function ChatApp() {
         ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
         <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />
       </main>
-      {memoryOpen ? <MemoryPanel data={memory} error={memoryError} onClose={() => setMemoryOpen(false)} /> : null}
+      {memoryOpen ? (
+        <MemoryPanel
+          data={memory} error={memoryError} thread={live} token={token} messageAt={messageAt}
+          onUnpin={(message) => thread.actions.setPinned(message, false)} onShow={showSeqs} onClose={() => setMemoryOpen(false)}
+        />
+      ) : null}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { Fragment, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { MessageDto } from '../../../src/shared/api';
 import { MessageBubble } from './message-bubble';
-import { isAnswering, type OutgoingMessage, type ThreadState } from './thread-state';
+import { contextDivider, isAnswering, regenerableAnswer, type OutgoingMessage, type ThreadState } from './thread-state';
 import type { ThreadActions } from './use-thread';
 
 const NEAR_EDGE_PX = 120;
@@ -35,6 +35,16 @@ function OutgoingBubble({ item, online, actions }: { item: OutgoingMessage; onli
         </div>
       ) : null}
     </article>
+  );
+}
+
+/** The "new context" divider: the model sees nothing above it; the transcript keeps it all. */
+function ContextDivider(props: { seq: number; undoable: boolean; onUndo(): void }) {
+  return (
+    <div className="context-divider" role="separator" aria-label={`New context from #${props.seq}: the model sees nothing above`}>
+      <span>New context · the model sees nothing above this line</span>
+      {props.undoable ? <button type="button" className="link" onClick={props.onUndo}>Undo</button> : null}
+    </div>
   );
 }
 
@@ -97,6 +107,11 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
   };
 
   // Tool results and async run notes show in their cards; a note whose card is not loaded shows on its own.
+  const divider = contextDivider(state);
+  const lastAnswer = answering ? null : regenerableAnswer(state);
+  const stored = state.messages.some((message) => message.seq !== null);
+  // Nothing after the marker yet: the divider closes the transcript (with Undo until the next message is stored).
+  const dividerAtEnd = divider !== null && !state.messages.some((message) => message.seq !== null && message.seq >= divider.seq);
   const visible = state.messages.filter((message) => !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) && !(message.role === 'system' && cardShown(message)));
   return (
     <div className="conversation" ref={scroller} onScroll={onScroll} role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
@@ -108,15 +123,24 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
       {visible.length === 0 && state.outgoing.length === 0 ? <p className="empty-thread">Say hello to start the conversation.</p> : null}
       {visible.map((message) => (
         <Fragment key={message.id}>
+          {divider && message.seq === divider.seq ? <ContextDivider seq={divider.seq} undoable={false} onUndo={() => actions.resetContext(true)} /> : null}
           {props.windowFromSeq !== null && message.seq === props.windowFromSeq ? (
             <div className="window-marker" role="separator" aria-label="The model's window starts here">
               <span>Model window starts here{props.summaryThroughSeq ? ` · earlier messages (to #${props.summaryThroughSeq}) are in the summary` : ''}</span>
             </div>
           ) : null}
-          <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool} />
+          <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool}
+            onPin={actions.setPinned} onForget={actions.forget} onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined}
+          />
         </Fragment>
       ))}
+      {divider && dividerAtEnd ? <ContextDivider seq={divider.seq} undoable={divider.undoable} onUndo={() => actions.resetContext(true)} /> : null}
       {state.outgoing.map((item) => <OutgoingBubble key={item.clientMessageId} item={item} online={props.online} actions={actions} />)}
+      {stored && !dividerAtEnd && !answering ? (
+        <button type="button" className="new-context" onClick={() => actions.resetContext()} title="The model forgets everything above; the transcript stays">
+          Start a new context here
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -1,6 +1,7 @@
-import type { ContextPackDto, ThreadDetailDto } from '../../../src/shared/api';
+import type { ContextPackDto, MessageDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { formatTokens, relativeTime } from '../common/format';
+import { MemorySettingsForm } from './memory-settings-form';
 
 export interface MemoryData {
   pack: ContextPackDto;
@@ -12,8 +13,22 @@ function snippet(text: string): string {
   return flat.length > 90 ? `${flat.slice(0, 90)}…` : flat || '(no text)';
 }
 
-/** What the model will see next: summary, window entries, the pack against the budget, fold state. */
-export function MemoryPanel(props: { data: MemoryData | null; error: string | null; onClose(): void }) {
+export interface MemoryPanelProps {
+  data: MemoryData | null;
+  error: string | null;
+  /** The live thread (settings, rebuilding state) and the caller's token, for the settings form. */
+  thread: ThreadDto | null;
+  token: string | null;
+  /** Loaded transcript messages by seq: a pinned entry of one gets an Unpin button. */
+  messageAt(seq: number): MessageDto | undefined;
+  onUnpin(message: MessageDto): void;
+  /** Scrolls the transcript to these seqs (citations, pinned entries). */
+  onShow(range: { from: number; through: number }): void;
+  onClose(): void;
+}
+
+/** What the model will see next: summary, pinned messages, window entries, the pack against the budget, fold state, settings. */
+export function MemoryPanel(props: MemoryPanelProps) {
   const { data } = props;
   return (
     <aside className="memory-panel" aria-label="Memory">
@@ -22,13 +37,20 @@ export function MemoryPanel(props: { data: MemoryData | null; error: string | nu
         <button type="button" className="icon" aria-label="Close memory panel" onClick={props.onClose}>✕</button>
       </header>
       {props.error ? <p className="error-text" role="alert">{props.error}</p> : null}
-      {!data ? <p>Loading…</p> : <MemoryContent data={data} />}
+      {props.thread?.memoryRebuilding ? <p className="rebuilding" role="status"><span className="tag warn">Memory is being rebuilt</span> A deleted message was in the summary; it is rebuilt from the remaining transcript.</p> : null}
+      {!data ? <p>Loading…</p> : <MemoryContent {...props} data={data} />}
+      {props.thread ? (
+        <section aria-labelledby="settings-heading">
+          <h3 id="settings-heading">Settings</h3>
+          <MemorySettingsForm threadId={props.thread.id} token={props.token} thread={props.thread} />
+        </section>
+      ) : null}
     </aside>
   );
 }
 
-function MemoryContent({ data }: { data: MemoryData }) {
-  const { pack, detail } = data;
+function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
+  const { pack, detail } = props.data;
   const fraction = pack.budget > 0 ? Math.min(1, pack.tokens / pack.budget) : 0;
   const windowEntries = pack.messages.filter((entry) => entry.seq !== undefined && pack.window.fromSeq !== null && entry.seq >= pack.window.fromSeq);
   const pinned = pack.messages.filter((entry) => entry.seq !== undefined && pack.pinnedSeqs.includes(entry.seq));
@@ -52,16 +74,27 @@ function MemoryContent({ data }: { data: MemoryData }) {
         {pack.summary ? (
           <>
             <p className="figures">Revision {pack.summary.revision} · covers #{from}–#{pack.summary.coveredThroughSeq} · {formatTokens(pack.summary.tokens)} tokens</p>
-            <div className="summary-text"><MarkdownText text={pack.summary.text} /></div>
+            <div className="summary-text"><MarkdownText text={pack.summary.text} onCite={props.onShow} /></div>
           </>
-        ) : <p className="muted">No summary yet: everything still fits in the window.</p>}
+        ) : <p className="muted">{detail.memoryMode === 'window-only' ? 'No summary: this thread keeps window-only memory.' : 'No summary yet: everything still fits in the window.'}</p>}
       </section>
-      {pinned.length > 0 ? (
-        <section aria-labelledby="pinned-heading">
-          <h3 id="pinned-heading">Pinned</h3>
-          <ul className="entries">{pinned.map((entry) => <li key={`p${entry.seq}`}><span className="seq">#{entry.seq}</span><span className="entry-text">{snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span></li>)}</ul>
-        </section>
-      ) : null}
+      <section aria-labelledby="pinned-heading">
+        <h3 id="pinned-heading">Pinned</h3>
+        {pinned.length === 0 ? <p className="muted">Nothing pinned. Pin a message to keep it in every model call.</p> : (
+          <ul className="entries" aria-label="Pinned messages">
+            {pinned.map((entry) => {
+              const message = entry.seq !== undefined ? props.messageAt(entry.seq) : undefined;
+              return (
+                <li key={`p${entry.seq}-${entry.role}`}>
+                  <a className="seq" href={`#seq-${entry.seq}`} aria-label={`Show pinned message #${entry.seq}`} onClick={(event) => { event.preventDefault(); props.onShow({ from: entry.seq!, through: entry.seq! }); }}>#{entry.seq}</a>
+                  <span className="entry-text">{snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span>
+                  {message?.pinned && message.role !== 'tool' ? <button type="button" className="link" aria-label={`Unpin #${entry.seq}`} onClick={() => props.onUnpin(message)}>Unpin</button> : null}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
       <section aria-labelledby="window-heading">
         <h3 id="window-heading">Window {pack.window.fromSeq !== null ? `#${pack.window.fromSeq}–#${pack.window.throughSeq}` : ''}</h3>
         {windowEntries.length === 0 ? <p className="muted">Empty.</p> : (

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { MessageDto, ToolRunDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { ToolCard, toolCardId } from './tool-card';
@@ -14,6 +15,55 @@ export interface BubbleProps {
   answering: boolean;
   onRetry(message: MessageDto): void;
   onCancelTool(runId: string): void;
+  /** Memory controls; absent on messages that cannot take them. */
+  onPin(message: MessageDto, pinned: boolean): void;
+  onForget(message: MessageDto, options: { only: boolean }): void;
+  /** Set on the thread's last answer only. */
+  onRegenerate?: (() => void) | undefined;
+}
+
+const FINAL = new Set(['complete', 'error', 'cancelled']);
+
+/** Delete asks which: a user message goes with its answer by default, or alone. */
+function DeleteChoice(props: { message: MessageDto; onForget: BubbleProps['onForget']; onClose(): void }) {
+  const { message } = props;
+  const choose = (only: boolean) => {
+    props.onClose();
+    props.onForget(message, { only });
+  };
+  return (
+    <div className="delete-choice" role="group" aria-label="Delete this message?" onKeyDown={(event) => { if (event.key === 'Escape') props.onClose(); }}>
+      {message.role === 'user' ? (
+        <>
+          <button type="button" className="danger" autoFocus onClick={() => choose(false)}>Delete with its answer</button>
+          <button type="button" className="danger" onClick={() => choose(true)}>Delete only this message</button>
+        </>
+      ) : <button type="button" className="danger" autoFocus onClick={() => choose(false)}>Delete this answer</button>}
+      <button type="button" onClick={props.onClose}>Cancel</button>
+    </div>
+  );
+}
+
+/** Pin, Delete and (on the last answer) Regenerate: a finished, stored, live message's controls. */
+function MessageControls(props: BubbleProps) {
+  const { message } = props;
+  const [deleting, setDeleting] = useState(false);
+  if (message.seq === null || !FINAL.has(message.status) || message.superseded) return null;
+  const label = message.role === 'user' ? 'message' : 'answer';
+  return (
+    <div className="message-controls">
+      <button
+        type="button" className="control" aria-pressed={message.pinned}
+        aria-label={message.pinned ? `Unpin ${label} #${message.seq}` : `Pin ${label} #${message.seq}`}
+        title={message.pinned ? 'Unpin: the model may fold it into the summary again' : 'Pin: the model always sees it'}
+        onClick={() => props.onPin(message, !message.pinned)}
+      >{message.pinned ? 'Unpin' : 'Pin'}</button>
+      {props.onRegenerate ? <button type="button" className="control" disabled={props.answering} onClick={props.onRegenerate}>Regenerate</button> : null}
+      {deleting ? <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} /> : (
+        <button type="button" className="control" aria-label={`Delete ${label} #${message.seq}`} aria-expanded={false} onClick={() => setDeleting(true)}>Delete</button>
+      )}
+    </div>
+  );
 }
 
 const ROLE_LABEL = { user: 'You', assistant: 'Assistant', tool: 'Tool', system: 'System' } as const;
@@ -36,7 +86,22 @@ function FollowUpLink({ run }: { run: ToolRunDto }) {
 export function MessageBubble(props: BubbleProps) {
   const { message } = props;
   if (message.deleted) {
-    return <article className="bubble deleted" aria-label={`${ROLE_LABEL[message.role]} message, deleted`}><em>Message deleted</em></article>;
+    return (
+      <article className={`bubble deleted ${message.role}`} aria-label={`${ROLE_LABEL[message.role]} message, deleted`} data-seq={message.seq ?? undefined} tabIndex={-1}>
+        <header className="bubble-meta"><span className="role">{ROLE_LABEL[message.role]}</span>{message.seq !== null ? <span className="seq">#{message.seq}</span> : null}</header>
+        <em>Message deleted</em>
+      </article>
+    );
+  }
+  if (message.superseded) {
+    return (
+      <article className="bubble assistant superseded" aria-label="Previous answer, replaced" data-seq={message.seq ?? undefined} tabIndex={-1}>
+        <details>
+          <summary><span className="role">Previous answer</span> <span className="seq">#{message.seq}</span> · replaced by a regenerated one</summary>
+          <MarkdownText text={message.content} />
+        </details>
+      </article>
+    );
   }
   const streaming = message.status === 'streaming' || message.status === 'pending';
   return (
@@ -45,11 +110,12 @@ export function MessageBubble(props: BubbleProps) {
       aria-label={`${ROLE_LABEL[message.role]} message`}
       aria-busy={streaming}
       data-seq={message.seq ?? undefined}
+      tabIndex={-1}
     >
       <header className="bubble-meta">
         <span className="role">{ROLE_LABEL[message.role]}</span>
         {message.seq !== null ? <span className="seq">#{message.seq}</span> : <span className="seq">queued</span>}
-        {message.pinned ? <span className="pin" aria-label="pinned">📌</span> : null}
+        {message.pinned ? <span className="pin tag" aria-label="pinned">Pinned</span> : null}
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
       {props.followUpTo.map((run) => <FollowUpLink key={run.id} run={run} />)}
@@ -69,6 +135,7 @@ export function MessageBubble(props: BubbleProps) {
           {message.role === 'assistant' ? <button type="button" onClick={() => props.onRetry(message)}>Retry</button> : null}
         </div>
       ) : null}
+      <MessageControls {...props} />
     </article>
   );
 }

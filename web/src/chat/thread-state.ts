@@ -1,4 +1,4 @@
-import type { MessageDto, ToolRunDto } from '../../../src/shared/api';
+import type { MessageDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
 import { applyMessageDelta } from '../../../src/shared/apply-message-delta';
 import type { ErrorBody } from '../../../src/shared/errors';
 
@@ -14,6 +14,8 @@ export interface OutgoingMessage {
 /** What the conversation shows of one thread. Pure data; the reducers below never mutate. */
 export interface ThreadState {
   threadId: string;
+  /** The thread itself (title, memory settings, context start, rebuilding state), live from join acks and events. */
+  thread: ThreadDto | null;
   /** Stored messages, ascending seq; queued ones (seq null) last. */
   messages: MessageDto[];
   hasMoreBefore: boolean;
@@ -26,7 +28,7 @@ export interface ThreadState {
 }
 
 export function emptyThreadState(threadId: string): ThreadState {
-  return { threadId, messages: [], hasMoreBefore: false, outgoing: [], toolRuns: {}, runningTurns: [], notice: null };
+  return { threadId, thread: null, messages: [], hasMoreBefore: false, outgoing: [], toolRuns: {}, runningTurns: [], notice: null };
 }
 
 const FINAL = new Set(['complete', 'error', 'cancelled']);
@@ -135,4 +137,34 @@ export function userMessageBefore(state: ThreadState, message: MessageDto): Mess
   if (sameTurn) return sameTurn;
   const before = state.messages.filter((candidate) => candidate.role === 'user' && candidate.seq !== null && message.seq !== null && candidate.seq < message.seq);
   return before.at(-1) ?? null;
+}
+
+/** A newer version of the thread (join ack, `thread-updated`); another thread's is ignored. */
+export function setThread(state: ThreadState, thread: ThreadDto): ThreadState {
+  return thread.id === state.threadId ? { ...state, thread } : state;
+}
+
+/** `context-reset`: the model now sees nothing before `seq` (the divider moves there, or goes away at 1). */
+export function contextReset(state: ThreadState, seq: number): ThreadState {
+  return state.thread ? { ...state, thread: { ...state.thread, contextStartSeq: seq } } : state;
+}
+
+/**
+ * Where the "new context" divider goes: before the message at the context start, or at the end while nothing was
+ * sent after it (`undoable`: the server undoes a fresh context until the next message). Null without a reset.
+ */
+export function contextDivider(state: ThreadState): { seq: number; undoable: boolean } | null {
+  const seq = state.thread?.contextStartSeq ?? 1;
+  if (seq <= 1) return null;
+  const undoable = !state.messages.some((message) => message.seq !== null && message.seq >= seq) && !state.messages.some((message) => message.seq === null);
+  return { seq, undoable };
+}
+
+/** The answer "Regenerate" applies to: the thread's last live assistant answer, after the last user message, finished. */
+export function regenerableAnswer(state: ThreadState): MessageDto | null {
+  const live = state.messages.filter((message) => message.seq !== null && !message.deleted && !message.superseded && (message.role === 'user' || message.role === 'assistant'));
+  const last = live.at(-1);
+  if (!last || last.role !== 'assistant' || !FINAL.has(last.status) || last.toolCalls?.length) return null;
+  if (state.thread && last.seq! < state.thread.contextStartSeq) return null;
+  return last;
 }

@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { MessageDto, MessagePageDto, SendMessageResponseDto, ToolRunDto } from '../../../src/shared/api';
+import type { ContextResetResponseDto, ForgetResponseDto, MessageDto, MessagePageDto, PinResponseDto, SendMessageResponseDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import type { ChatSocket, ConnectionStatus } from '../api/use-chat-socket';
 import { newClientId } from './new-client-id';
 import {
-  applyDelta, catchUpAfterSeq, emptyThreadState, lowestSeq, mergeMessages, queueOutgoing, removeOutgoing, toolProgress,
-  turnEnded, turnStarted, updateOutgoing, upsertToolRun, userMessageBefore, type ThreadState,
+  applyDelta, catchUpAfterSeq, contextReset, emptyThreadState, lowestSeq, mergeMessages, queueOutgoing, removeOutgoing, setThread,
+  toolProgress, turnEnded, turnStarted, updateOutgoing, upsertToolRun, userMessageBefore, type ThreadState,
 } from './thread-state';
 
 const ACK_TIMEOUT_MS = 15_000;
@@ -21,6 +21,16 @@ export interface ThreadActions {
   discard(clientMessageId: string): void;
   cancelTool(runId: string): void;
   dismissNotice(): void;
+  /** Pins or unpins a message (its whole tool exchange); a refusal (the pinned-tokens cap) becomes the notice. */
+  setPinned(message: MessageDto, pinned: boolean): void;
+  /** Forgets a message, by default with its answer (`only`: just this one). */
+  forget(message: MessageDto, options?: { only?: boolean }): void;
+  /** Answers the last user message again. */
+  regenerate(): void;
+  /** "Start a new context here", or its undo. */
+  resetContext(undo?: boolean): void;
+  /** Loads older pages until the transcript holds `seq` (or the beginning). */
+  loadThrough(seq: number): Promise<void>;
 }
 
 /** Called with every thread event (e.g. to refresh the memory panel or the thread list). */
@@ -116,7 +126,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         return;
       }
       update((current) => {
-        const merged = mergeMessages(current, ack.messages);
+        const merged = setThread(mergeMessages(current, ack.messages), ack.thread);
         return afterSeq === undefined ? { ...merged, hasMoreBefore: ack.hasMoreBefore } : merged;
       });
       fetchToolRuns(ack.messages);
@@ -166,8 +176,15 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     const onSummary = (payload: { threadId: string }) => {
       if (mine(payload.threadId)) onEventRef.current?.('summary-updated');
     };
-    const onThreadUpdated = (payload: { thread: { id: string } }) => {
-      if (mine(payload.thread.id)) onEventRef.current?.('thread-updated');
+    const onThreadUpdated = (payload: { thread: ThreadDto }) => {
+      if (!mine(payload.thread.id)) return;
+      update((current) => setThread(current, payload.thread));
+      onEventRef.current?.('thread-updated');
+    };
+    const onContextReset = (payload: { threadId: string; seq: number }) => {
+      if (!mine(payload.threadId)) return;
+      update((current) => contextReset(current, payload.seq));
+      onEventRef.current?.('thread-updated');
     };
     socket.on('message-created', onMessage);
     socket.on('message-start', onMessage);
@@ -181,7 +198,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     socket.on('tool-progress', onToolProgress);
     socket.on('summary-updated', onSummary);
     socket.on('thread-updated', onThreadUpdated);
+    socket.on('context-reset', onContextReset);
     return () => {
+      socket.off('context-reset', onContextReset);
       socket.off('message-created', onMessage);
       socket.off('message-start', onMessage);
       socket.off('message-end', onMessage);
@@ -196,6 +215,21 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
       socket.off('thread-updated', onThreadUpdated);
     };
   }, [socket, threadId, update, fetchToolRuns]);
+
+  const fail = useCallback((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })), [update]);
+
+  const loadPage = useCallback(async (): Promise<boolean> => {
+    const current = stateRef.current;
+    const before = current ? lowestSeq(current) : null;
+    if (!current || before === null || !current.hasMoreBefore) return false;
+    const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${PAGE_SIZE}`, { token });
+    const next = { ...mergeMessages(current, page.messages), hasMoreBefore: page.hasMoreBefore };
+    // Kept in the ref at once: a caller paging in a loop reads the new lowest seq before React renders.
+    stateRef.current = next;
+    update((state) => ({ ...mergeMessages(state, page.messages), hasMoreBefore: page.hasMoreBefore }));
+    fetchToolRuns(page.messages);
+    return page.messages.length > 0;
+  }, [token, update, fetchToolRuns]);
 
   const actions: ThreadActions = {
     send(content) {
@@ -215,15 +249,21 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
       } else void viaRest();
     },
     async loadOlder() {
-      const current = stateRef.current;
-      const before = current ? lowestSeq(current) : null;
-      if (!current || before === null || !current.hasMoreBefore) return;
       try {
-        const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${PAGE_SIZE}`, { token });
-        update((state) => ({ ...mergeMessages(state, page.messages), hasMoreBefore: page.hasMoreBefore }));
-        fetchToolRuns(page.messages);
+        await loadPage();
       } catch (error) {
-        update((state) => ({ ...state, notice: ApiError.from(error) }));
+        fail(error);
+      }
+    },
+    async loadThrough(seq) {
+      try {
+        for (;;) {
+          const lowest = stateRef.current ? lowestSeq(stateRef.current) : null;
+          if (lowest !== null && lowest <= seq) return;
+          if (!(await loadPage())) return;
+        }
+      } catch (error) {
+        fail(error);
       }
     },
     retryAnswer(message) {
@@ -254,6 +294,43 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     },
     dismissNotice() {
       update((current) => ({ ...current, notice: null }));
+    },
+    setPinned(message, pinned) {
+      requestJson<PinResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}/pin`, { method: pinned ? 'POST' : 'DELETE', token }).then(
+        (result) => {
+          update((current) => mergeMessages(current, result.messages));
+          onEventRef.current?.('message');
+        },
+        fail,
+      );
+    },
+    forget(message, options = {}) {
+      requestJson<ForgetResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}${options.only ? '?only=true' : ''}`, { method: 'DELETE', token }).then(
+        (result) => {
+          update((current) => setThread(mergeMessages(current, result.messages), result.thread));
+          onEventRef.current?.('thread-updated');
+        },
+        fail,
+      );
+    },
+    regenerate() {
+      if (!threadId) return;
+      const marker = `regenerate-${threadId}`;
+      update((state) => turnStarted(state, marker));
+      requestJson<SendMessageResponseDto & { superseded: MessageDto[] }>(`/api/threads/${threadId}/regenerate`, { method: 'POST', token }).then(
+        (result) => update((state) => turnEnded(mergeMessages(state, [...result.superseded, ...result.messages]), marker)),
+        (error: unknown) => update((state) => ({ ...turnEnded(state, marker), notice: ApiError.from(error) })),
+      );
+    },
+    resetContext(undo = false) {
+      if (!threadId) return;
+      requestJson<ContextResetResponseDto>(`/api/threads/${threadId}/context-reset`, { method: undo ? 'DELETE' : 'POST', token }).then(
+        (result) => {
+          update((current) => setThread(current, result.thread));
+          onEventRef.current?.('thread-updated');
+        },
+        fail,
+      );
     },
   };
 
