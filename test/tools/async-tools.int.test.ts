@@ -140,7 +140,10 @@ describe('async tools', () => {
       const runs = await app.application.db.toolRun.findMany({ where: { threadId: thread.id } });
       return runs.every((run) => run.reportedAt) && turns.length > 0 && turns.every((turn) => turn.status === 'complete');
     }, { timeoutMs: 20_000, what: 'both runs reported and followed up' });
-    const notes = stub.requests.filter(isFollowUp).flatMap(notesOf);
+    // The follow-up requests are what the model saw: wait until both results reached it (one or two follow-ups).
+    const followUpNotes = () => stub.requests.filter(isFollowUp).flatMap(notesOf);
+    await waitFor(() => [slowId!, brokenId!].every((id) => followUpNotes().some((note) => note.includes(id))), { timeoutMs: 20_000, what: 'both results in follow-up requests' });
+    const notes = followUpNotes();
     expect(notes.find((note) => note.includes(slowId!))).toMatch(/^slow_async \(run .*\) timed out:\nslow_async did not finish within 400 ms and was stopped\./);
     expect(notes.find((note) => note.includes(brokenId!))).toMatch(/^broken_async \(run .*\) failed:\nbroken_async failed: the archive is corrupt \(ID-77\)/);
     expect(((await (await getRun(slowId!)).json()) as ToolRunDto).status).toBe('timed_out');
@@ -158,8 +161,9 @@ describe('async tools', () => {
     const cancel = await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token });
     expect(cancel.status).toBe(202);
     await waitFor(async () => ((await (await getRun(runId)).json()) as ToolRunDto).status === 'cancelled', { timeoutMs: 10_000, what: 'the cancel to land' });
-    await waitFor(() => stub.requests.some(isFollowUp), { timeoutMs: 10_000, what: 'the follow-up' });
-    expect(notesOf(stub.requests.find(isFollowUp)!).join('\n')).toContain(`analyze_thread (run ${runId}, started at seq 2) was cancelled:\nThe user cancelled the run.`);
+    const reported = () => stub.requests.filter(isFollowUp).find((request) => notesOf(request).some((note) => note.includes(runId)));
+    await waitFor(() => reported() !== undefined, { timeoutMs: 10_000, what: 'the follow-up reporting the cancel' });
+    expect(notesOf(reported()!).join('\n')).toContain(`analyze_thread (run ${runId}, started at seq 2) was cancelled:\nThe user cancelled the run.`);
     expect((await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token })).status).toBe(409);
     assertRequestsValid(stub, budget);
   });
