@@ -74,17 +74,17 @@ export function ChatApp() {
   }, [token, list]);
 
   // Open the most recent thread, or start one on a first visit. The effect re-runs on every list change until the
-  // navigation lands, so the first thread is created once (a second render must not create another).
-  const creatingFirst = useRef(false);
+  // navigation lands, so the first thread is created once per page: never again from here after that.
+  const createdFirst = useRef(false);
   useEffect(() => {
-    if (!list.loaded || threadId) return;
+    if (!token || !list.loaded || threadId) return;
     const latest = [...list.threads].sort((left, right) => right.lastActivityAt.localeCompare(left.lastActivityAt))[0];
     if (latest) navigate(`/threads/${latest.id}`, { replace: true });
-    else if (!creatingFirst.current) {
-      creatingFirst.current = true;
-      void createThread().finally(() => { creatingFirst.current = false; });
+    else if (!createdFirst.current) {
+      createdFirst.current = true;
+      void createThread();
     }
-  }, [list.loaded, list.threads, threadId, createThread]);
+  }, [token, list.loaded, list.threads, threadId, createThread]);
 
   const memoryTimer = useRef<number | undefined>(undefined);
   const refreshMemory = useCallback(() => {
