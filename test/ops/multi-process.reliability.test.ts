@@ -7,13 +7,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../src/db/migrate';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
 import { createTestDatabase } from '../support/databases';
-import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { eventsOf, openTab, type Tab } from '../support/socket-client';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+const FOLLOW_UP_REPLY = 'The background analysis is done.';
+
+/**
+ * Chat answers stream in ten chunks so both tabs see deltas. `analyze in the background` calls the async
+ * analyze_thread tool; the tool message gets a short answer; a follow-up (its request ends with the result note)
+ * gets FOLLOW_UP_REPLY.
+ */
+function chat(request: StubRequest) {
+  const last = request.body.messages.at(-1);
+  if (last?.role === 'system') return replyWithText(FOLLOW_UP_REPLY);
+  if (last?.role === 'tool') return replyWithText('It is running in the background.');
+  const user = lastUserText(request.body);
+  if (user === 'analyze in the background') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 100 } }]);
+  return replyWithText('', { chunks: Array.from({ length: 10 }, (_, index) => `${index === 0 ? `answer to ${user}:` : ''} part-${index}`), chunkDelayMs: 60 });
+}
 
 describe('two serve processes and a worker on one Postgres and Redis', () => {
   let stub: OpenAIStub;
@@ -25,10 +41,7 @@ describe('two serve processes and a worker on one Postgres and Redis', () => {
 
   beforeAll(async () => {
     // Answers stream in ten chunks so both tabs see deltas; the summarizer keeps CODE-n identifiers.
-    stub = await startOpenAIStub({
-      classifyRequest,
-      responder: summaryResponder({ chat: (request) => replyWithText('', { chunks: Array.from({ length: 10 }, (_, index) => `${index === 0 ? `answer to ${lastUserText(request.body)}:` : ''} part-${index}`), chunkDelayMs: 60 }) }),
-    });
+    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat }) });
     const database = await createTestDatabase('multi');
     await applyMigrations({ databaseUrl: database.url, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
     dataDir = await mkdtemp(path.join(tmpdir(), 'chat-multi-'));
@@ -92,5 +105,26 @@ describe('two serve processes and a worker on one Postgres and Redis', () => {
       expect(eventsOf(tab, 'summary-updated')[0]).toMatchObject({ threadId: thread.id, revision: 1 });
     }
     expect(eventsOf(tabA, 'summary-updated')).toHaveLength(1);
+  }, 120_000);
+
+  it("delivers an async tool's progress and the follow-up produced through the worker to tabs on both processes", async () => {
+    const { token } = (await (await fetch(`${baseB}/api/auth/guest`, { method: 'POST' })).json()) as { token: string };
+    const thread = (await (await fetch(`${baseB}/api/threads`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' })).json()) as ThreadDto;
+    const tabA = await openTab({ baseUrl: baseA }, token);
+    const tabB = await openTab({ baseUrl: baseB }, token);
+    tabs.push(tabA, tabB);
+    for (const tab of [tabA, tabB]) expect((await tab.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
+
+    const sent = await tabA.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'analyze in the background', clientMessageId: 'tool-1' });
+    if (!sent.response.ok) throw new Error(sent.response.error.message);
+    for (const tab of [tabA, tabB]) {
+      // The run is executed by the worker process: its progress and end reach both tabs through Redis.
+      await waitFor(() => eventsOf(tab, 'tool-end').length > 0, { timeoutMs: 30_000, what: 'tool-end on both tabs' });
+      expect(eventsOf(tab, 'tool-progress').length).toBeGreaterThan(0);
+      expect(eventsOf(tab, 'tool-end')[0]).toMatchObject({ threadId: thread.id, run: { name: 'analyze_thread', status: 'succeeded' } });
+      // The follow-up turn the result started is answered, and its answer reaches both tabs.
+      await waitFor(() => eventsOf(tab, 'message-end').some((event) => (event.message as MessageDto).content === FOLLOW_UP_REPLY), { timeoutMs: 30_000, what: 'the follow-up answer on both tabs' });
+    }
+    expect(eventsOf(tabB, 'message-end').filter((event) => (event.message as MessageDto).content === FOLLOW_UP_REPLY)).toHaveLength(1);
   }, 120_000);
 });
