@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { runOurConversation, type ConversationRun } from './conversation';
+import { measureFanOut } from './fan-out';
 import { measureFloor } from './floor';
 import { measureHistoryLength } from './history-length';
 import { machine, renderTable, verdict, writeResults, type Figure } from './support/report';
@@ -106,11 +107,17 @@ async function main(): Promise<void> {
     figures.push(
       { section: '6 throughput', name: `sustained turns/s, 200 threads busy (${throughput.turns} turns, ${throughput.failures} failed)`, value: round(throughput.turnsPerSecond, 1), unit: 'turns/s', target: { op: '>=', value: 200 } },
       { section: '6 throughput', name: 'turn latency under that load p50 / p99', value: `${round(throughput.latency.p50)} / ${round(throughput.latency.p99)}`, unit: 'ms' },
-      { section: '6 fan-out', name: '1,000 sockets: delta delivery to all tabs, CPU per delivered event', value: 'not measured: needs realtime', note: 'the socket.io server is on the realtime branch' },
-      { section: '7 memory', name: 'RSS after the 1,000-socket run', value: 'not measured: needs realtime' },
       { section: '7 memory', name: `server RSS: after the run / after ${memory.seededMessages} more stored + a run / after ${memory.storedMessages} more through turns`, value: `${Math.round(memory.rssBeforeMb)} / ${Math.round(memory.rssAfterSeedMb)} / ${Math.round(memory.rssAfterMb)}`, unit: 'MB' },
       { section: '7 memory', name: 'V8 heap in use after GC at the same three points', value: memory.heapUsedMb.map((value) => Math.round(value)).join(' / '), unit: 'MB' },
       { section: '7 memory', name: 'heap growth per message through turns, once warm (after GC)', value: round(memory.kbPerMessage, 3), unit: 'KB', target: { op: '<=', value: 0.1 } },
+    );
+    log('fan-out: 1,000 sockets on one thread');
+    const fanOut = await measureFanOut(services, { tabs: scale(1000, 200), chunks: 40 });
+    raw.fanOut = fanOut;
+    figures.push(
+      { section: '6 fan-out', name: `${fanOut.tabs} sockets: a delta reaching all tabs, first to last tab p50 / p99 (${fanOut.deltas} deltas)`, value: `${Math.round(fanOut.spreadMs.p50)} / ${Math.round(fanOut.spreadMs.p99)}`, unit: 'ms' },
+      { section: '6 fan-out', name: `server CPU per delivered event (${fanOut.delivered} events)`, value: Math.round(fanOut.cpuMicrosPerEvent * 10) / 10, unit: 'µs', target: { op: '<=', value: 10 } },
+      { section: '7 memory', name: `server RSS after the ${fanOut.tabs}-socket run`, value: Math.round(fanOut.rssAfterMb), unit: 'MB' },
     );
     log('turn overhead, 1 in flight');
     const one = await measureTurnOverhead(services, { inFlight: 1, turnsPerLane: scale(400, 100), threadsPerLane: 10, warmupPerLane: 40 });
