@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/shared/errors';
 import type { ThreadDto } from '../../src/shared/api';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { openTab } from '../support/socket-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** Any JSON value, including deep nesting and odd strings. */
@@ -58,5 +59,36 @@ describe('REST payload fuzzing', () => {
       const page = await app.api(`/api/threads/${thread.id}/messages?before=${encodeURIComponent(query)}`, { token });
       expect([200, 400]).toContain(page.status);
     }), { numRuns: 40 });
+  }, 120_000);
+
+  it('answers any socket payload with an ok or a coded error ack, never a crash, and stores a message only on ok', async () => {
+    const tab = await openTab(app, token);
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    const before = Number((await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0].count);
+    let stored = 0;
+    try {
+      const payloads = fc.oneof(
+        anyJson,
+        fc.record({ threadId: fc.oneof(fc.constant(thread.id), anyJson), content: anyJson, clientMessageId: anyJson }),
+        fc.record({ threadId: fc.constant(thread.id), content: fc.string({ maxLength: 40 }), clientMessageId: fc.stringMatching(/^[a-z0-9]{1,20}$/) }),
+      );
+      await fc.assert(fc.asyncProperty(fc.constantFrom('message-send', 'thread-join', 'turn-cancel', 'tool-cancel', 'thread-leave'), payloads, async (event, payload) => {
+        const { response } = await tab.request<Record<string, unknown>>(event, payload);
+        if (response.ok) {
+          if (event === 'message-send' && response.duplicate === false) stored += 1;
+        } else {
+          expect(Object.hasOwn(ERROR_STATUS, response.error.code)).toBe(true);
+          expect(response.error.code).not.toBe('INTERNAL');
+          expect(response.error.message.length).toBeGreaterThan(0);
+        }
+      }), { numRuns: 80 });
+      expect(tab.socket.connected).toBe(true);
+      const after = Number((await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0].count);
+      expect(after - before).toBe(stored);
+    } finally {
+      tab.close();
+      await db.end();
+    }
   }, 120_000);
 });
