@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { diffMigrationsAgainstSchema } from '../../scripts/prisma/diff-migrations-against-schema';
 import { prismaMigrationStatus } from '../../scripts/prisma/prisma-migration-status';
-import { applyMigrations, MigrationError, type MigrationLogger } from '../../src/db/migrate';
+import { applyMigrations, MigrationError, type MigrationLogger, type MigrationRow } from '../../src/db/migrate';
 import { createTestDatabase } from '../support/databases';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -52,17 +52,6 @@ async function query<Row extends pg.QueryResultRow>(databaseUrl: string, sql: st
   }
 }
 
-interface PrismaMigrationRow {
-  id: string;
-  checksum: string;
-  migration_name: string;
-  finished_at: Date | null;
-  rolled_back_at: Date | null;
-  started_at: Date;
-  applied_steps_count: number;
-  logs: string | null;
-}
-
 const committedMigrationNames = async () =>
   (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
 
@@ -86,7 +75,7 @@ describe('applyMigrations (the server migrating at start)', () => {
   it('records each migration in _prisma_migrations as Prisma does, with the sha256 of its file', async () => {
     const databaseUrl = await freshDatabase();
     await applyMigrations({ databaseUrl, migrationsDir: MIGRATIONS_DIR, log: recordingLogger() });
-    const rows = await query<PrismaMigrationRow>(databaseUrl, 'SELECT * FROM _prisma_migrations ORDER BY migration_name');
+    const rows = await query<MigrationRow>(databaseUrl, 'SELECT * FROM _prisma_migrations ORDER BY migration_name');
     const names = await committedMigrationNames();
     expect(rows.map((row) => row.migration_name)).toEqual(names);
     for (const row of rows) {
@@ -135,7 +124,7 @@ describe('applyMigrations (the server migrating at start)', () => {
     expect(await query(databaseUrl, 'SELECT 1 FROM users')).toEqual([]); // the earlier migration did apply
 
     // Recorded as Prisma records a failed migration, so `prisma migrate deploy` / `resolve` see the same state.
-    const [row] = await query<PrismaMigrationRow>(databaseUrl, `SELECT * FROM _prisma_migrations WHERE migration_name = '${broken}'`);
+    const [row] = await query<MigrationRow>(databaseUrl, `SELECT * FROM _prisma_migrations WHERE migration_name = '${broken}'`);
     expect(row).toMatchObject({ finished_at: null, rolled_back_at: null, applied_steps_count: 0 });
     expect(row!.logs).toContain('division by zero');
     expect(await prismaMigrationStatus({ databaseUrl, migrationsDir, schemaPath: SCHEMA_PATH })).toMatchObject({ failedMigrationNames: [broken] });
