@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_REBUILDING_NOTE } from '../../src/core/memory';
 import type { ForgetResponseDto, ThreadDto } from '../../src/shared/api';
-import { startOpenAIStub, type OpenAIStub, type StubResponder } from '../support/openai-stub';
-import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { classifyRequest, heldSummaryResponder } from '../support/summary-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { memoryKit, query, recordEvents, waitForIdleSummaryQueue } from './memory-test-kit';
@@ -14,16 +14,11 @@ describe('forgetting a message through REST', () => {
   let app: TestApp;
   let token: string;
   let kit: ReturnType<typeof memoryKit>;
-  /** While set, summarizer calls wait for it: the withdrawn state can be observed before the rebuild commits. */
-  let summaryGate: Promise<void> | null = null;
+  /** Summarizer calls wait while held: the withdrawn state can be observed before the rebuild commits. */
+  const summaries = heldSummaryResponder();
 
   beforeAll(async () => {
-    const summaries = summaryResponder();
-    const responder: StubResponder = async (request) => {
-      if (request.kind === 'summary' && summaryGate) await summaryGate;
-      return summaries(request);
-    };
-    stub = await startOpenAIStub({ classifyRequest, responder });
+    stub = await startOpenAIStub({ classifyRequest, responder: summaries.responder });
     app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
     ({ token } = await app.guest());
     kit = memoryKit(app, token);
@@ -42,8 +37,7 @@ describe('forgetting a message through REST', () => {
     expect((await kit.context(thread.id)).summary?.text).toContain(SECRET);
 
     const recorder = recordEvents(app, thread.id);
-    let release = () => {};
-    summaryGate = new Promise<void>((resolve) => { release = resolve; });
+    summaries.hold();
     const mark = stub.requests.length;
     const response = await app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token });
     expect(response.status).toBe(200);
@@ -60,8 +54,7 @@ describe('forgetting a message through REST', () => {
     expect(withdrawn.messages[0]?.content).toContain(MEMORY_REBUILDING_NOTE);
     expect(JSON.stringify(withdrawn)).not.toContain(SECRET);
     await kit.send(thread.id, 'While you rebuild: what do you remember?');
-    summaryGate = null;
-    release();
+    summaries.release();
 
     // The rebuild commits from the remaining transcript.
     await waitFor(async () => !(await kit.detail(thread.id) as ThreadDto).memoryRebuilding, { timeoutMs: 30_000, what: 'the summary rebuild' });

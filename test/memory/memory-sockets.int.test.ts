@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
 import type { ThreadJoinResult } from '../../src/shared/socket-events';
-import { startOpenAIStub, type OpenAIStub, type StubResponder } from '../support/openai-stub';
+import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { eventsOf, openTab, type Tab } from '../support/socket-client';
-import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { classifyRequest, heldSummaryResponder } from '../support/summary-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { memoryKit } from './memory-test-kit';
@@ -29,16 +29,11 @@ describe('memory controls over sockets', () => {
   let token: string;
   let kit: ReturnType<typeof memoryKit>;
   const tabs: Tab[] = [];
-  /** While set, summarizer calls wait for it: the rebuilding state can be seen before the rebuild commits. */
-  let summaryGate: Promise<void> | null = null;
+  /** Summarizer calls wait while held: the withdrawn state can be observed before the rebuild commits. */
+  const summaries = heldSummaryResponder();
 
   beforeAll(async () => {
-    const summaries = summaryResponder();
-    const responder: StubResponder = async (request) => {
-      if (request.kind === 'summary' && summaryGate) await summaryGate;
-      return summaries(request);
-    };
-    stub = await startOpenAIStub({ classifyRequest, responder });
+    stub = await startOpenAIStub({ classifyRequest, responder: summaries.responder });
     app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
     ({ token } = await app.guest());
     kit = memoryKit(app, token);
@@ -140,8 +135,7 @@ describe('memory controls over sockets', () => {
     await kit.waitForFoldThrough(thread.id, 4);
     const other = await joinedTab(thread.id);
 
-    let release = () => {};
-    summaryGate = new Promise<void>((resolve) => { release = resolve; });
+    summaries.hold();
     try {
       await call(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, 'DELETE');
       const tombstones = [secret.userMessage.id, secret.messages[0]!.id];
@@ -154,8 +148,7 @@ describe('memory controls over sockets', () => {
       // Nothing commits while the summarizer is held.
       expect(eventsOf(other, 'summary-updated')).toEqual([]);
     } finally {
-      summaryGate = null;
-      release();
+      summaries.release();
     }
     const summary = await received(other, 'summary-updated', () => true);
     expect(summary).toMatchObject({ threadId: thread.id, revision: expect.any(Number), coveredThroughSeq: expect.any(Number), tokens: expect.any(Number) });

@@ -22,3 +22,27 @@ export function summaryResponder(options: { chat?: StubResponder; delayMs?: numb
     return replyWithText(`Intent: testing long chats.${cite} Identifiers: ${codes.join(', ') || 'none'}.`, options.delayMs ? { firstByteDelayMs: options.delayMs } : {});
   };
 }
+
+/**
+ * `summaryResponder` whose summarizer calls can be held: while `hold()` is in force they wait, so a test can
+ * observe the state before a fold or rebuild commits; `release()` lets them (and later ones) through.
+ */
+export function heldSummaryResponder(options: Parameters<typeof summaryResponder>[0] = {}): { responder: StubResponder; hold(): void; release(): void } {
+  const summaries = summaryResponder(options);
+  let gate: { promise: Promise<void>; open: () => void } | null = null;
+  return {
+    responder: async (request) => {
+      if (request.kind === 'summary' && gate) await gate.promise;
+      return summaries(request);
+    },
+    hold() {
+      let open = () => {};
+      const promise = new Promise<void>((resolve) => { open = resolve; });
+      gate = { promise, open };
+    },
+    release() {
+      gate?.open();
+      gate = null;
+    },
+  };
+}
