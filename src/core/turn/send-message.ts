@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
 import type { ContextSettings } from '../context-settings';
+import type { RateLimiter } from '../limits/rate-limiter';
 import type { AcceptedMessage, ThreadStore, TurnStore } from '../ports';
 
 export interface SendMessageInput {
@@ -13,6 +14,8 @@ export interface SendMessageDeps {
   threads: ThreadStore;
   turns: TurnStore;
   settings: ContextSettings;
+  /** Sends per user per minute, shared by REST and sockets. */
+  sendLimiter: RateLimiter;
   maxMessageChars: number;
   maxQueuedTurns: number;
 }
@@ -20,13 +23,19 @@ export interface SendMessageDeps {
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /**
- * Validates and stores a user message, queueing its turn. Nothing is stored when validation fails.
+ * The one send use case of REST and sockets: the thread must be the user's (NOT_FOUND otherwise), the user within
+ * the rate limit (RATE_LIMITED), the message valid. Then it stores the message, queueing its turn. Nothing is
+ * stored when a check fails.
  * A repeated clientMessageId returns the original message and its turn instead of a second turn.
  * The caller kicks the turn runner.
  */
 export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
   const thread = await deps.threads.findThread(input.threadId, input.userId);
   if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
+  const limited = await deps.sendLimiter.hit(input.userId);
+  if (!limited.allowed) {
+    throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
+  }
   if (typeof input.content !== 'string') throw new AppError('VALIDATION', 'content must be a string.');
   if (input.content.trim().length === 0) throw new AppError('VALIDATION', 'The message is empty.');
   if (input.content.length > deps.maxMessageChars) {

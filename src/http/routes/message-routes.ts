@@ -7,7 +7,7 @@ import type { SendMessageResponseDto } from '../../shared/api';
 import type { ThreadEvent } from '../../shared/events';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
-import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody } from '../request-schemas';
+import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody, threadIdParams } from '../request-schemas';
 import { ownThread } from './thread-routes';
 
 /** Resolves when the turn has ended (or already had). */
@@ -83,15 +83,12 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.post('/threads/:id/messages', async (request, response) => {
     const principal = principalOf(response);
-    const thread = await ownThread(deps, request.params.id, principal.userId);
+    // sendMessage checks the thread is the caller's (one lookup); only the id's shape is checked here.
+    const thread = parseOrThrow(threadIdParams, { id: request.params.id }, 'thread id');
     const body = parseOrThrow(sendMessageBody, request.body, 'message');
-    const limited = await deps.sendLimiter.hit(principal.userId);
-    if (!limited.allowed) {
-      throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
-    }
     const accepted = await sendMessage(
       { userId: principal.userId, threadId: thread.id, content: body.content, clientMessageId: body.clientMessageId },
-      { threads: deps.threads, turns: deps.turns, settings: deps.settings, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
+      { threads: deps.threads, turns: deps.turns, settings: deps.settings, sendLimiter: deps.sendLimiter, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
     );
     const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');
     if (wantsStream) {

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { AppError } from '../../core/errors';
 import { toMessageDto } from '../../core/dto';
 import { sendMessage } from '../../core/turn/send-message';
 import type { MessageDto } from '../../shared/api';
@@ -13,17 +12,11 @@ import type { messageSendPayload } from '../socket-schemas';
  * A repeated clientMessageId acks the original message (`duplicate: true`) and starts nothing.
  */
 export async function messageSend(deps: SocketDeps, { userId, payload }: HandlerContext<z.infer<typeof messageSendPayload>>): Promise<{ message: MessageDto; turnId: string; duplicate: boolean }> {
-  const thread = await deps.threads.findThread(payload.threadId, userId);
-  if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
-  const limited = await deps.sendLimiter.hit(userId);
-  if (!limited.allowed) {
-    throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
-  }
   const accepted = await sendMessage(
-    { userId, threadId: thread.id, content: payload.content, clientMessageId: payload.clientMessageId },
-    { threads: deps.threads, turns: deps.turns, settings: deps.settings, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
+    { userId, threadId: payload.threadId, content: payload.content, clientMessageId: payload.clientMessageId },
+    { threads: deps.threads, turns: deps.turns, settings: deps.settings, sendLimiter: deps.sendLimiter, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
   );
   // Not awaited: the turn streams to the room. A kick for a duplicate is harmless but also pointless.
-  if (!accepted.duplicate) void deps.runner.kick(thread.id);
+  if (!accepted.duplicate) void deps.runner.kick(payload.threadId);
   return { message: toMessageDto(accepted.message), turnId: accepted.turn.id, duplicate: accepted.duplicate };
 }
