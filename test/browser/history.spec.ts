@@ -26,14 +26,15 @@ test.describe('history', () => {
     await expect(bubbles).toHaveCount(50);
 
     // Scroll to the top: the oldest loaded message stays exactly where it is while older ones arrive above it.
-    const anchor = bubbles.first();
-    const anchorSeq = await anchor.getAttribute('data-seq');
+    // Pinned to its seq: `bubbles.first()` is re-evaluated on each use and would name the older page's first
+    // bubble if that page landed before the measurement.
+    const anchorSeq = await bubbles.first().getAttribute('data-seq');
+    const anchor = conversation.locator(`[data-seq="${anchorSeq}"]`);
     await conversation.evaluate((element) => { element.scrollTop = 0; });
     const before = (await anchor.boundingBox())!.y;
     // One page (30 messages) at a time: the position is kept, so nothing else loads until the reader scrolls again.
     await expect(bubbles).toHaveCount(80);
-    const moved = conversation.locator(`[data-seq="${anchorSeq}"]`);
-    expect(Math.abs((await moved.boundingBox())!.y - before)).toBeLessThan(60);
+    expect(Math.abs((await anchor.boundingBox())!.y - before)).toBeLessThan(60);
     await expect(conversation.getByText('History line 1', { exact: true })).toHaveCount(0);
 
     // Further up: the last page and the start of the conversation.
