@@ -18,6 +18,7 @@ interface CallRow {
   omitted: number;
   summary_revision: number | null;
   pinned_seqs: number[];
+  recalled_seqs: number[];
   window_seqs: number[];
   tool_results: unknown;
   token_parts: unknown;
@@ -61,7 +62,7 @@ export function createMessageContextReader(db: Database): MessageContextReader {
     async forMessage(threadId, messageId) {
       const rows = await db.$queryRaw<CallRow[]>`
         SELECT c.model, c.created_at, c.estimated_prompt_tokens, c.reported_prompt_tokens, c.reported_completion_tokens,
-          c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.window_seqs, c.tool_results, c.token_parts,
+          c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.window_seqs, c.tool_results, c.token_parts,
           p.hash AS prefix_hash, p.text AS prefix_text, p.tokens AS prefix_tokens,
           r.text AS summary_text, r.tokens AS summary_tokens, r.from_seq AS summary_from_seq, r.through_seq AS summary_through_seq,
           (r.redacted_at IS NOT NULL) AS summary_redacted
@@ -74,7 +75,7 @@ export function createMessageContextReader(db: Database): MessageContextReader {
       const call = rows[0];
       if (!call) throw new AppError('NOT_FOUND', 'No model call produced this message (only answers of the assistant have one).');
       const results = toolResultsOf(call.tool_results);
-      const seqs = [...new Set([...call.window_seqs, ...call.pinned_seqs, ...results.map((result) => result.seq)])];
+      const seqs = [...new Set([...call.window_seqs, ...call.pinned_seqs, ...call.recalled_seqs, ...results.map((result) => result.seq)])];
       const messages = seqs.length === 0 ? [] : await db.$queryRaw<MessageRow[]>`
         SELECT id, seq, role, content, (deleted_at IS NOT NULL) AS forgotten
         FROM messages WHERE thread_id = ${threadId}::uuid AND seq = ANY(${seqs}::int[])`;
@@ -107,7 +108,11 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         } : null,
         windowSeqs: call.window_seqs,
         pinnedSeqs: call.pinned_seqs,
-        messages: [...call.pinned_seqs.map((seq) => seen(seq, 'pinned')), ...call.window_seqs.map((seq) => seen(seq, 'window'))],
+        recalledSeqs: call.recalled_seqs,
+        messages: [
+          ...call.pinned_seqs.map((seq) => seen(seq, 'pinned')), ...call.recalled_seqs.map((seq) => seen(seq, 'recalled')),
+          ...call.window_seqs.map((seq) => seen(seq, 'window')),
+        ],
         toolResults,
         parts: partsOf(call.token_parts),
       };

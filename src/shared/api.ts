@@ -233,7 +233,7 @@ export interface ThreadExportDto {
 export interface SeenMessageDto {
   seq: number;
   role: RoleDto;
-  place: 'window' | 'pinned';
+  place: 'window' | 'pinned' | 'recalled';
   /** null when the message is gone from the transcript (forgotten). */
   messageId: string | null;
   /** Forgotten since: the content is erased here as everywhere else. */
@@ -281,6 +281,8 @@ export interface MessageContextDto {
   summary: { revision: number; text: string | null; tokens: number; fromSeq: number; throughSeq: number; redacted: boolean } | null;
   windowSeqs: number[];
   pinnedSeqs: number[];
+  /** Older transcript messages auto-recall put in the pack. */
+  recalledSeqs: number[];
   messages: SeenMessageDto[];
   toolResults: SeenToolResultDto[];
   parts: SeenTokenPartsDto | null;

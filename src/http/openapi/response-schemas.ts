@@ -205,8 +205,9 @@ export const messageContextDto = z.strictObject({
   summary: z.strictObject({ revision: count, text: z.string().nullable(), tokens: count, fromSeq: count, throughSeq: count, redacted: z.boolean() }).nullable(),
   windowSeqs: z.array(count),
   pinnedSeqs: z.array(count),
+  recalledSeqs: z.array(count),
   messages: z.array(z.strictObject({
-    seq: count, role, place: z.enum(['window', 'pinned']), messageId: uuid.nullable(), forgotten: z.boolean(), content: z.string().nullable(),
+    seq: count, role, place: z.enum(['window', 'pinned', 'recalled']), messageId: uuid.nullable(), forgotten: z.boolean(), content: z.string().nullable(),
   })),
   toolResults: z.array(z.strictObject({
     seq: count, role: seenRole, toolCallId: z.string().nullable(), content: z.string().nullable(), tokens: count, forgotten: z.boolean(),

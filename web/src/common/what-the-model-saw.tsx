@@ -46,10 +46,11 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       ) : <p className="muted">No summary: the model saw the messages only.</p>}
       <h3>Messages</h3>
       <p className="figures" data-testid="seen-window-seqs">Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}</p>
+      {seen.recalledSeqs.length > 0 ? <p className="figures">Recalled {seqList(seen.recalledSeqs)}</p> : null}
       <ol className="seen-messages">
         {seen.messages.map((message) => (
           <li key={`${message.place}-${message.seq}`} className={message.forgotten ? 'forgotten' : ''}>
-            <span className="seq">#{message.seq}</span> <span className="role">{message.place === 'pinned' ? 'pinned ' : ''}{message.role}</span>{' '}
+            <span className="seq">#{message.seq}</span> <span className="role">{message.place === 'window' ? '' : `${message.place} `}{message.role}</span>{' '}
             {message.forgotten ? <em>Forgotten since</em> : <span className="preview">{message.content}</span>}
           </li>
         ))}
