@@ -39,9 +39,13 @@ function passwordOf(url: string | undefined): string | undefined {
   }
 }
 
-/** The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords. */
-export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL'>): SecretList {
-  return new SecretList([env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL)]);
+/** The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords, tool secrets. */
+export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL'> & Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources'>>): SecretList {
+  return new SecretList([
+    env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL),
+    // MCP header and stdio env values taken from environment variables, and the runners' webhook secret.
+    env.TOOL_WEBHOOK_SECRET, ...(env.toolSources?.secrets ?? []),
+  ]);
 }
 
 /** Keys whose values are secrets or message content, at the top level and one level down. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseToolSources, type ToolSources } from './tool-sources';
 
 /**
  * The one reader of the environment. Parsed once at boot; a bad value stops the start with one line
@@ -64,9 +65,23 @@ const schema = z.object({
   /** When set, a second listener serves /metrics without auth on this port (workers, private scraping). */
   METRICS_PORT: optionalInteger(0),
   METRICS_HOST: optionalString,
+
+  /** MCP servers whose tools are offered to the model: inline JSON or a JSON file (see README "Tools from outside"). */
+  MCP_SERVERS: optionalString,
+  /** Tools run by external runners (signed webhooks): inline JSON or a JSON file. */
+  EXTERNAL_TOOLS: optionalString,
+  /** Cap of the tokens the offered MCP and external tool schemas take from the pack (the rest are not offered). */
+  TOOL_SCHEMA_MAX_TOKENS: integer(2000, 0),
+  /** HMAC-SHA256 secret of the external runners' requests and callbacks (required with EXTERNAL_TOOLS). */
+  TOOL_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** The server's public base URL: external runners' callbackUrl is built from it (workers have no HTTP port). */
+  PUBLIC_BASE_URL: z.url().optional(),
 });
 
-export type Env = z.infer<typeof schema>;
+export type Env = z.infer<typeof schema> & {
+  /** MCP_SERVERS and EXTERNAL_TOOLS, parsed, with `${NAME}` references resolved (those values are secrets). */
+  toolSources: ToolSources;
+};
 
 /** A configuration error: its message is the one line printed before the process exits. */
 export class ConfigError extends Error {
@@ -96,5 +111,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     }
   }
   if (env.ALLOW_GUESTS === undefined) env.ALLOW_GUESTS = env.NODE_ENV !== 'production';
-  return env;
+  let toolSources: ToolSources;
+  try {
+    toolSources = parseToolSources({ ...(env.MCP_SERVERS ? { mcpServers: env.MCP_SERVERS } : {}), ...(env.EXTERNAL_TOOLS ? { externalTools: env.EXTERNAL_TOOLS } : {}), source: cleaned });
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+  if (toolSources.externalTools.length > 0) {
+    if (!env.TOOL_WEBHOOK_SECRET) throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares tools');
+    if (!env.PUBLIC_BASE_URL) throw new ConfigError('PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners\' callbackUrl)');
+  }
+  return { ...env, toolSources };
 }
