@@ -23,6 +23,8 @@ import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
+import { createSearchRepository } from '../db/search-repository';
+import { checkSearchLanguage } from '../db/search-settings';
 import { createTranscriptRepository } from '../db/transcript-repository';
 import { createTurnRepository } from '../db/turn-repository';
 import { createAdminAuth } from '../http/admin/admin-auth';
@@ -116,8 +118,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Load the tokenizer's ranks now (about a second) rather than on the first user's message.
   settings.counter.countText('warm up');
   const db = createDatabase({ url: options.databaseUrl });
+  await checkSearchLanguage(db, env.SEARCH_LANGUAGE, log);
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
+  const search = createSearchRepository(db);
   const turns = withFreshTokenCounts(createTurnRepository(db), settings.counter, log);
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
@@ -231,7 +235,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   const tokens = createTokenService(options.authSecret);
   const deps: HttpDeps = {
-    log, threads, transcript, turns, runner, events, settings, tokens,
+    log, threads, transcript, search, turns, runner, events, settings, tokens,
     sendLimiter: createMemoryRateLimiter({ limit: env.RATE_LIMIT_PER_MINUTE }),
     guestLimiter: createMemoryRateLimiter({ limit: 20 }),
     probes: {

@@ -43,6 +43,10 @@ const schema = z.object({
   SUMMARY_MAX_TOKENS: integer(1200, 64),
   SUMMARY_INPUT_MAX_TOKENS: integer(6000, 256),
   PINNED_MAX_TOKENS: optionalInteger(0),
+  /** Tokens of the auto-recall slot of every pack; default derived from the window (see context-settings-from-env); 0 turns it off. */
+  RECALL_TOKENS: optionalInteger(0),
+  /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */
+  SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple').default('english'),
 
   MAX_MESSAGE_CHARS: integer(32_000, 1),
   MAX_QUEUED_TURNS: integer(5, 0),

@@ -37,6 +37,8 @@ export interface TranscriptStore {
   listSummarizableEntries(input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<ContextEntry[]>;
 }
 
+export type { MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
+
 export interface AcceptedMessage {
   message: TranscriptMessage;
   turn: Turn;

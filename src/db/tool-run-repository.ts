@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolRunStore } from '../core/ports';
 import type { ToolServices } from '../core/tools/types';
+import { createSearchRepository } from './search-repository';
 import { TERMINAL_RUN_STATUSES } from '../core/tools/types';
 import type { Prisma } from './generated/client';
 import { toMessage, toToolRun, toTurn } from './mappers';
@@ -120,6 +121,7 @@ export function createToolRunRepository(db: Database): ToolRunStore {
 /** What tools may read: stored results behind a handle, and the thread's transcript. */
 export function createToolServices(db: Database): ToolServices {
   return {
+    search: createSearchRepository(db),
     async readStoredResult({ threadId, handle }) {
       const run = await db.toolRun.findFirst({ where: { id: handle, threadId } });
       if (run) return { name: run.name, text: run.result ?? run.error ?? `(run ${run.status}; no result yet)` };

@@ -2,7 +2,7 @@ import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { MemoryDeps } from '../core/memory';
-import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
@@ -16,6 +16,8 @@ export interface HttpDeps {
   tokens: TokenService;
   threads: ThreadStore;
   transcript: TranscriptStore;
+  /** Full-text search of transcripts (the search routes). */
+  search: TranscriptSearch;
   turns: TurnStore;
   runner: TurnRunner;
   events: ThreadEventBus;

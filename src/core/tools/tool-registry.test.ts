@@ -10,7 +10,7 @@ import { defineTool, type ToolContext } from './types';
 const counter = createTokenCounter('o200k_base');
 const context: Omit<ToolContext, 'signal'> = {
   threadId: 't', runId: null, reportProgress: async () => undefined, counter, inlineTokens: 200, now: () => new Date('2026-01-02T03:04:05Z'),
-  services: { readStoredResult: async () => ({ name: 'report', text: Array.from({ length: 2000 }, (_, index) => `row ${index}`).join(' ').slice(0, 10_000) }), listTranscript: async () => [] },
+  services: { readStoredResult: async () => ({ name: 'report', text: Array.from({ length: 2000 }, (_, index) => `row ${index}`).join(' ').slice(0, 10_000) }), listTranscript: async () => [], search: { searchForModel: async () => [], messagesAt: async () => [] } },
 };
 
 const sleepy = defineTool({

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { TokenCounter } from '../context';
 import type { TranscriptMessage } from '../domain';
+import type { TranscriptSearch } from '../transcript-search';
 
 /** Where a tool runs: inside the turn (`inline`) or as a persistent run in the tools worker (`async`). */
 export type ToolMode = 'inline' | 'async';
@@ -15,6 +16,8 @@ export interface ToolServices {
   readStoredResult(input: { threadId: string; handle: string }): Promise<{ name: string; text: string } | null>;
   /** The thread's transcript in ascending seq, a page at a time (messages with seq > afterSeq). */
   listTranscript(input: { threadId: string; afterSeq: number; limit: number }): Promise<TranscriptMessage[]>;
+  /** Full-text search of the thread's transcript as the model may see it (from its context start on). */
+  search: Pick<TranscriptSearch, 'searchForModel' | 'messagesAt'>;
 }
 
 /** Everything a tool gets besides its arguments. */
