@@ -73,19 +73,21 @@ export function mcpTools(connection: McpServerConnection, listed: readonly Liste
 
 async function callTool(connection: McpServerConnection, name: string, args: Record<string, unknown>, context: ToolContext, timeoutMs: number): Promise<string> {
   const client = connection.client();
+  let result: McpCallResult;
   try {
-    const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+    result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
       signal: context.signal, timeout: timeoutMs + 1000, resetTimeoutOnProgress: true,
       onprogress: (update) => {
         const { progress, note } = progressOf(update);
         void context.reportProgress(progress, note);
       },
-    });
-    return resultOrError(result as McpCallResult);
+    }) as McpCallResult;
   } catch (error) {
     if (isTransportFailure(error) && !context.signal.aborted) connection.reportTransportFailure(error);
     throw error;
   }
+  // Outside the try: an isError answer is the tool's error, not a sign the server is gone.
+  return resultOrError(result);
 }
 
 /** A tool that requires tasks, over stdio: submitted and polled inside this call; an abort cancels the task. */

@@ -99,6 +99,8 @@ describe('MCP tools (server-everything over stdio, the SDK test server over Stre
     expect(bad.turn.status).toBe('complete');
     expect(bad.messages[1]?.content).toMatch(/^Error: everything__echo failed: .*message/s);
     expect(bad.messages[2]?.content).toMatch(/^Tool said: Error: everything__echo failed/);
+    // An error answer is not a crash: the server stays connected.
+    expect(app.application.mcp!.statuses().find((status) => status.name === 'everything')).toMatchObject({ state: 'ready', restarts: 0 });
   });
 
   it('runs an async MCP tool in the tools worker: its progress notifications reach the transcript and the events, then a follow-up', async () => {
