@@ -342,9 +342,10 @@ export interface ToolRunStore {
   /**
    * Reports a finished run exactly once, in one transaction: sets `reportedAt`; completes the run's transcript
    * message at the thread's next seq with the full text and its context entry (the note); queues a follow-up
-   * turn unless one is already queued (results landing together share one). `reported: false` when already done.
+   * turn unless one is already queued (results landing together share one). `reported: false` when already done,
+   * or when the run's outcome is no longer `basedOn` (the outcome the text was written from; a forget replaces it).
    */
-  reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
+  reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string; basedOn: Pick<ToolRun, 'status' | 'error'> }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
   /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
   followUpNoteSeqs(turnId: string): Promise<number[]>;
   /** Ids of runs that need a job: `queued` for longer than `olderThanMs`, or finished and never reported. */

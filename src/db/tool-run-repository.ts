@@ -78,9 +78,16 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return row ? toToolRun(row) : null;
     },
 
-    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding }) {
+    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding, basedOn }) {
       return db.$transaction(async (tx) => {
-        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: { in: TERMINAL } }, data: { reportedAt: new Date() } });
+        // The thread row first, then the run's (as a forget does): the report and a forget never deadlock, and a
+        // forget that committed first has already replaced what this report would write.
+        const owner = await tx.toolRun.findUnique({ where: { id: runId }, select: { threadId: true } });
+        if (!owner) return { reported: false as const };
+        await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${owner.threadId}::uuid FOR UPDATE`;
+        if (!TERMINAL.includes(basedOn.status)) return { reported: false as const };
+        // Only the outcome the text was written from: a forget may have replaced it since it was read.
+        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error }, data: { reportedAt: new Date() } });
         if (marked.count === 0) return { reported: false as const };
         const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
         const threadId = run.threadId;

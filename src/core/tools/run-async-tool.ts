@@ -53,6 +53,9 @@ export async function runAsyncTool(input: { runId: string }, deps: AsyncToolDeps
   if (!run) return reportCurrent(input.runId, deps);
   deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
   const outcome = await execute(run, deps);
+  // Ended meanwhile (a forget discarded the run): its outcome stands, and this result reaches no model.
+  const current = await deps.runs.findRun(run.id, null);
+  if (current && TERMINAL_RUN_STATUSES.includes(current.status)) return reportCurrent(run.id, deps);
   const transcript = truncateResult(outcome.text, deps.maxResultChars);
   const condensed = outcome.status === 'succeeded'
     ? await condenseToolResult({ threadId: run.threadId, toolName: run.name, handle: run.id, text: transcript }, { ...deps.condense, counter: deps.counter, log: deps.log })
@@ -116,8 +119,11 @@ async function reportCurrent(runId: string, deps: AsyncToolDeps): Promise<AsyncT
   return report(run, deps);
 }
 
-/** Completes the run's transcript message with the full text, adds the note to the context, queues the follow-up. */
-async function report(run: ToolRun, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
+/**
+ * Completes the run's transcript message with the full text, adds the note to the context, queues the follow-up.
+ * When the outcome changed after it was read (a forget discarded it), the report is written again from the new one.
+ */
+async function report(run: ToolRun, deps: AsyncToolDeps, attempt = 1): Promise<AsyncToolOutcome> {
   const header = runReportHeader(run);
   const body = run.status === 'succeeded' ? (run.result ?? '') : `${run.error ?? 'no reason given'}\nTell the user, and offer to try again if that makes sense.`;
   const noteBody = run.status === 'succeeded' ? (run.condensed ?? run.result ?? '') : body;
@@ -129,8 +135,12 @@ async function report(run: ToolRun, deps: AsyncToolDeps): Promise<AsyncToolOutco
     transcriptTokens: deps.counter.countMessage({ role: 'system', content: transcriptText }),
     note: { content: note, tokens: deps.counter.countMessage({ role: 'system', content: note }) },
     encoding: deps.counter.encoding,
+    basedOn: { status: run.status, error: run.error },
   });
-  if (!reported.reported) return 'already-reported';
+  if (!reported.reported) {
+    const current = attempt < 3 ? await deps.runs.findRun(run.id, null) : null;
+    return current && !current.reportedAt && TERMINAL_RUN_STATUSES.includes(current.status) ? report(current, deps, attempt + 1) : 'already-reported';
+  }
   deps.events.publish({ type: 'message-end', threadId: run.threadId, message: toMessageDto(reported.message) });
   deps.events.publish({ type: 'tool-end', threadId: run.threadId, run: toToolRunDto(run) });
   deps.log.info({ runId: run.id, threadId: run.threadId, status: run.status, followUp: reported.followUp.id, newFollowUp: reported.followUpCreated }, 'tool run reported');
