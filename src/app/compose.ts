@@ -50,7 +50,7 @@ import {
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
-import type { Logger } from './logger';
+import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
 
@@ -143,7 +143,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
-  else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
+  else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
+  if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
+    log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
+  }
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
@@ -280,7 +283,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;
   }
-  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST });
+  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST });
 
   let stopped = false;
   return {

@@ -116,7 +116,8 @@ export interface ThreadDetailDto extends ThreadDto {
     windowTokens: number;
     foldPending: boolean;
     lastFoldAt: string | null;
-    lastFoldError: string | null;
+    /** The last fold failed: a generic coded notice (the provider's or job's own text is for admins only). */
+    lastFoldError: ErrorBody | null;
   };
 }
 

@@ -53,7 +53,7 @@ export const threadDetailDto = z.strictObject({
   context: z.strictObject({
     summaryTokens: z.number().int(), coveredThroughSeq: z.number().int(), revision: z.number().int(),
     windowEntries: z.number().int(), windowTokens: z.number().int(), foldPending: z.boolean(),
-    lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
+    lastFoldAt: isoDate.nullable(), lastFoldError: errorBody.nullable(),
   }),
 }).meta({ id: 'ThreadDetail' });
 
