@@ -9,6 +9,7 @@ import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
@@ -179,7 +180,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle }), calls, events, chat, folds, settings, log, tools: toolKit,
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -257,6 +258,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     toolRuns,
     toolQueue,
     toolDefinitions: () => registry.definitions(),
+    messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
       pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
