@@ -43,6 +43,12 @@ export interface OpenAIStubOptions {
   onRequest?: (request: StubRequest) => void;
   /** Initial responder. Default: `echoResponder`. */
   responder?: StubResponder;
+  /**
+   * Count each prompt's tokens (for `promptTokens`, usage and the context-length check). Default true. Benchmarks
+   * that load the server turn it off so the stub's tokenizing does not compete with the server for the CPU: prompts
+   * then count as 0 tokens and are never too long (answer with `omitUsage` so no usage of 0 is reported).
+   */
+  countPromptTokens?: boolean;
 }
 
 export interface OpenAIStub {
@@ -172,7 +178,7 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   }
   const rejection = validateChatRequest(parsed);
   const body = parsed as StubRequestBody;
-  const promptTokens = rejection ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
+  const promptTokens = rejection || options.countPromptTokens === false ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
   const record: StubRequest = {
     index: state.requests.length,
     receivedAt: Date.now(),
