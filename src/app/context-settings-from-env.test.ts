@@ -64,7 +64,7 @@ describe('contextSettingsFromEnv', () => {
     expect(usesOfflineDemoWindow(offline)).toBe(true);
     const settings = contextSettingsFromEnv(offline);
     expect(settings.profile.maxInputTokens).toBe(OFFLINE_DEMO_WINDOW_TOKENS);
-    expect(formatTriggerPolicy(settings.trigger)).toBe('tokens=1536,fraction=0.75');
+    expect(formatTriggerPolicy(settings.trigger)).toBe('tokens=768,fraction=0.75');
     expect(usesOfflineDemoWindow(loadEnv({ CONTEXT_MAX_INPUT_TOKENS: '128000' }))).toBe(false);
     expect(usesOfflineDemoWindow(loadEnv(endpoint))).toBe(false);
     expect(settingsOf(endpoint).profile.maxInputTokens).toBe(128_000);

@@ -25,9 +25,10 @@ function systemPrompt(env: Env): string {
 
 /**
  * The window the offline model runs under when none is configured: small, so a newcomer sees the summary form
- * within about ten turns instead of after the 6,000 tokens a 128k model waits for.
+ * within about ten turns instead of after the 6,000 tokens a 128k model waits for. At 4,096 tokens the derived
+ * trigger (1,536) takes some 18 turns of short offline replies; at 2,048 it is 768 tokens, about nine turns.
  */
-export const OFFLINE_DEMO_WINDOW_TOKENS = 4096;
+export const OFFLINE_DEMO_WINDOW_TOKENS = 2048;
 
 /** True when no endpoint is configured (the built-in offline model answers) and no window is set. */
 export function usesOfflineDemoWindow(env: Env): boolean {
