@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort, isProcessAlive } from '../../src/app/embedded/process-tools';
 import { waitFor } from '../support/wait-for';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -54,7 +54,7 @@ describe('npm start on embedded defaults', () => {
   });
 
   it('serves /healthz and /readyz, keeps its data across restarts, and leaves no process behind on Ctrl-C', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'chat-start-'));
+    const dataDir = await makeServiceTempDir('chat-start-');
     dirs.push(dataDir);
     const port = await findFreePort();
 
