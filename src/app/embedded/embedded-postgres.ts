@@ -151,11 +151,18 @@ async function stopLeftover(dataDir: string): Promise<void> {
  * Starts a real Postgres whose data lives in `dataDir` (initialised on first use, reused after),
  * listening on a free loopback port, in its own process group.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; log?: (line: string) => void }): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  /** Postgres' own output. */
+  log?: (line: string) => void;
+  /** What a person should read: where the binaries or the data went when the checkout is private. */
+  announce?: (line: string) => void;
+}): Promise<EmbeddedPostgres> {
   const runAs = await postgresUser();
-  const binaries = await reachableBinaries(await findBinaries(), runAs, options.log);
+  const binaries = await reachableBinaries(await findBinaries(), runAs, options.announce);
   await mkdir(path.dirname(path.resolve(options.dataDir)), { recursive: true });
-  const dataDir = await reachableDataDir(path.resolve(options.dataDir), runAs, options.log);
+  const dataDir = await reachableDataDir(path.resolve(options.dataDir), runAs, options.announce);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     if (runAs.uid !== undefined) await chown(dataDir, runAs.uid, runAs.gid ?? runAs.uid);
