@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolRunStore } from '../core/ports';
 import type { ToolServices } from '../core/tools/types';
+import { createSearchRepository } from './search-repository';
 import { TERMINAL_RUN_STATUSES } from '../core/tools/types';
 import type { Prisma } from './generated/client';
 import { toMessage, toToolRun, toTurn } from './mappers';
@@ -77,9 +78,16 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return row ? toToolRun(row) : null;
     },
 
-    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding }) {
+    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding, basedOn }) {
       return db.$transaction(async (tx) => {
-        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: { in: TERMINAL } }, data: { reportedAt: new Date() } });
+        // The thread row first, then the run's (as a forget does): the report and a forget never deadlock, and a
+        // forget that committed first has already replaced what this report would write.
+        const owner = await tx.toolRun.findUnique({ where: { id: runId }, select: { threadId: true } });
+        if (!owner) return { reported: false as const };
+        await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${owner.threadId}::uuid FOR UPDATE`;
+        if (!TERMINAL.includes(basedOn.status)) return { reported: false as const };
+        // Only the outcome the text was written from: a forget may have replaced it since it was read.
+        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error }, data: { reportedAt: new Date() } });
         if (marked.count === 0) return { reported: false as const };
         const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
         const threadId = run.threadId;
@@ -120,6 +128,7 @@ export function createToolRunRepository(db: Database): ToolRunStore {
 /** What tools may read: stored results behind a handle, and the thread's transcript. */
 export function createToolServices(db: Database): ToolServices {
   return {
+    search: createSearchRepository(db),
     async readStoredResult({ threadId, handle }) {
       const run = await db.toolRun.findFirst({ where: { id: handle, threadId } });
       if (run) return { name: run.name, text: run.result ?? run.error ?? `(run ${run.status}; no result yet)` };

@@ -15,4 +15,5 @@ export { calculatorTool } from './built-in/calculator';
 export { currentTimeTool } from './built-in/current-time';
 export { readToolResultTool } from './built-in/read-tool-result';
 export { analyzeThreadTool } from './built-in/analyze-thread';
+export { searchTranscriptTool, renderMatches } from './built-in/search-transcript';
 export { evaluateExpression, ExpressionError, formatNumber } from './built-in/evaluate-expression';

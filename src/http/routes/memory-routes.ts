@@ -8,6 +8,7 @@ import type { ContextResetResponseDto, ForgetResponseDto, PinResponseDto, Regene
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { forgetMessageQuery, messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
+import { auditAdminOverride } from './audit-admin-override';
 import { turnEnded, turnResult } from './message-routes';
 
 /** The caller as the memory controls see it: admins (a JWT with role admin) may act on any thread. */
@@ -43,18 +44,23 @@ export function memoryRoutes(deps: HttpDeps): Router {
 
   router.post('/threads/:id/messages/:messageId/pin', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    response.json(pinDto(await pinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory)));
+    const outcome = await pinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, action: 'message.pinned', details: { messageId } });
+    response.json(pinDto(outcome));
   });
 
   router.delete('/threads/:id/messages/:messageId/pin', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    response.json(pinDto(await unpinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory)));
+    const outcome = await unpinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, action: 'message.unpinned', details: { messageId } });
+    response.json(pinDto(outcome));
   });
 
   router.delete('/threads/:id/messages/:messageId', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const { only } = parseOrThrow(forgetMessageQuery, request.query, 'query');
     const outcome = await forgetMessage({ actor: memoryActorOf(response), threadId: id, messageId, only }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'message.forgotten', details: { messageId, only, forgotten: outcome.messages.length } });
     const body: ForgetResponseDto = { messages: outcome.messages.map(toMessageDto), memoryRebuilding: outcome.memoryRebuilding, thread: toThreadDto(outcome.thread) };
     response.json(body);
   });
@@ -67,22 +73,30 @@ export function memoryRoutes(deps: HttpDeps): Router {
   router.patch('/threads/:id/settings', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const body = parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings');
-    response.json(settingsDto(await updateThreadSettings({ actor: memoryActorOf(response), threadId: id, patch: patchOf(body) }, deps.memory)));
+    const patch = patchOf(body);
+    const view = await updateThreadSettings({ actor: memoryActorOf(response), threadId: id, patch }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, ownerId: view.thread.ownerId, action: 'thread.settings-changed', details: { ...patch } });
+    response.json(settingsDto(view));
   });
 
   router.post('/threads/:id/context-reset', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    response.status(201).json(resetDto(await resetContext({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+    const outcome = await resetContext({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'context.reset', details: { seq: outcome.seq } });
+    response.status(201).json(resetDto(outcome));
   });
 
   router.delete('/threads/:id/context-reset', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    response.json(resetDto(await undoContextReset({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+    const outcome = await undoContextReset({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'context.reset-undone', details: { seq: outcome.seq } });
+    response.json(resetDto(outcome));
   });
 
   router.post('/threads/:id/regenerate', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const outcome = await regenerateAnswer({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, action: 'answer.regenerated', details: { turnId: outcome.turn.id, userMessageId: outcome.userMessage.id } });
     const waiter = turnEnded(deps, outcome.turn);
     request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
     void deps.runner.kick(id);

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { TokenCounter } from '../../context';
+import type { TranscriptMatch } from '../../transcript-search';
+import { cutToTokens } from '../condense-tool-result';
+import { defineTool } from '../types';
+
+/** Tokens kept for the header line and the per-match framing. */
+const HEADER_TOKENS = 60;
+/** A match shorter than this (characters) is shown with the turn before it: a bare "yes, 4000" needs its question. */
+const SHORT_MATCH_CHARS = 160;
+/** The neighbouring turn shown for context is cut to this many tokens. */
+const NEIGHBOUR_TOKENS = 60;
+
+/** One match as the model reads it: `#seq · role · time: text`. */
+export function formatMatch(match: TranscriptMatch, text: string): string {
+  return `#${match.seq} · ${match.role} · ${match.createdAt.toISOString().slice(0, 16).replace('T', ' ')}: ${text}`;
+}
+
+/** Matches rendered best first, each within an equal share of `tokens`, neighbours indented under their match. */
+export function renderMatches(input: { query: string; matches: TranscriptMatch[]; neighbours: Map<number, TranscriptMatch>; tokens: number; counter: TokenCounter }): string {
+  const { matches, neighbours, counter } = input;
+  if (matches.length === 0) return `No message of this conversation matches "${input.query}".`;
+  const header = `${matches.length} message(s) of this conversation matching "${input.query}", best first (cite them as [#seq]):`;
+  const share = Math.max(30, Math.floor((input.tokens - HEADER_TOKENS) / matches.length));
+  const lines = [header];
+  for (const match of matches) {
+    const neighbour = neighbours.get(match.seq);
+    const room = neighbour ? share - NEIGHBOUR_TOKENS : share;
+    if (neighbour) lines.push(`  (before it) ${formatMatch(neighbour, cutToTokens(neighbour.content, NEIGHBOUR_TOKENS - 20, counter))}`);
+    lines.push(formatMatch(match, cutToTokens(match.content, Math.max(20, room - 20), counter)));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Searches the whole transcript of the conversation (what the summary left out included), from the thread's
+ * context start on, never other threads. Best matches first, each with its seq, role and time; a short match comes
+ * with the turn before it. Bounded to TOOL_RESULT_INLINE_TOKENS, so never condensed.
+ */
+export const searchTranscriptTool = defineTool({
+  name: 'search_transcript',
+  description: 'Searches everything said earlier in this conversation (also what the summary left out) and returns the best matching messages with their numbers [#seq], roles and times. Use it when asked about something said before that is not in your context.',
+  schema: z.object({
+    query: z.string().trim().min(1).max(500).describe('Words to look for, e.g. "budget trip Lisbon"'),
+    limit: z.number().int().min(1).max(20).default(5).describe('How many matches to return (default 5)'),
+    beforeSeq: z.number().int().min(1).optional().describe('Only messages before this message number'),
+  }),
+  mode: 'inline',
+  condense: false,
+  timeoutMs: 5000,
+  async run({ query, limit, beforeSeq }, context) {
+    const search = context.services.search;
+    const matches = await search.searchForModel({ threadId: context.threadId, query, limit, ...(beforeSeq !== undefined ? { beforeSeq } : {}) });
+    const found = new Set(matches.map((match) => match.seq));
+    const wanted = matches.filter((match) => match.content.length < SHORT_MATCH_CHARS && !found.has(match.seq - 1)).map((match) => match.seq - 1);
+    const before = await search.messagesAt({ threadId: context.threadId, seqs: wanted });
+    const neighbours = new Map(before.map((message) => [message.seq + 1, message]));
+    return renderMatches({ query, matches, neighbours, tokens: context.inlineTokens, counter: context.counter });
+  },
+});

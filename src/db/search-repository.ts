@@ -1,0 +1,91 @@
+import type { MessageSearchHit, TranscriptMatch, TranscriptSearch } from '../core/ports';
+import type { Database } from './prisma-client';
+import { Prisma } from './generated/client';
+import { QUERY_MAX_CHARS, rankedSeqsSql, SEARCH_CONFIG } from './search-sql';
+
+/** Snippet markers ts_headline puts around matched words (control characters no message text carries). */
+const START = '\u0001';
+const STOP = '\u0002';
+/** ts_headline reads at most this much of a message (it parses the whole text it is given). */
+const HEADLINE_MAX_CHARS = 20_000;
+/** Text of a match given to the model; the tool cuts it further to its token room. */
+const MATCH_MAX_CHARS = 8000;
+
+interface MatchRow {
+  messageId: string;
+  seq: number;
+  role: string;
+  content: string;
+  createdAt: Date;
+  score: number;
+}
+
+const toMatch = (row: MatchRow): TranscriptMatch => ({
+  messageId: row.messageId, seq: row.seq, role: row.role as TranscriptMatch['role'], content: row.content, createdAt: row.createdAt, score: Number(row.score),
+});
+
+/** The snippet without its markers, and where the markers were. */
+export function parseHeadline(marked: string): { snippet: string; highlights: { start: number; end: number }[] } {
+  let snippet = '';
+  const highlights: { start: number; end: number }[] = [];
+  let open: number | null = null;
+  for (const character of marked) {
+    if (character === START) open = snippet.length;
+    else if (character === STOP) {
+      if (open !== null && snippet.length > open) highlights.push({ start: open, end: snippet.length });
+      open = null;
+    } else snippet += character;
+  }
+  return { snippet, highlights };
+}
+
+export function createSearchRepository(db: Database): TranscriptSearch {
+  return {
+    async searchForModel({ threadId, query, limit, beforeSeq }) {
+      const ranked = rankedSeqsSql({
+        threadId: Prisma.sql`${threadId}::uuid`,
+        query: Prisma.sql`${query}::text`,
+        fromSeq: Prisma.sql`(SELECT context_start_seq FROM threads WHERE id = ${threadId}::uuid)`,
+        beforeSeq: beforeSeq !== undefined ? Prisma.sql`${beforeSeq}::int` : Prisma.sql`2147483647`,
+        limit: Prisma.sql`${limit}::int`,
+      });
+      const rows = await db.$queryRaw<MatchRow[]>`
+        SELECT m.id AS "messageId", m.seq, m.role, left(m.content, ${MATCH_MAX_CHARS}::int) AS content, m.created_at AS "createdAt", r.score
+        FROM (${ranked}) r JOIN messages m ON m.thread_id = ${threadId}::uuid AND m.seq = r.seq
+        ORDER BY r.score DESC, r.seq DESC`;
+      return rows.map(toMatch);
+    },
+
+    async messagesAt({ threadId, seqs }) {
+      if (seqs.length === 0) return [];
+      const rows = await db.$queryRaw<MatchRow[]>`
+        SELECT m.id AS "messageId", m.seq, m.role, left(m.content, ${MATCH_MAX_CHARS}::int) AS content, m.created_at AS "createdAt", 0::float8 AS score
+        FROM messages m JOIN threads t ON t.id = m.thread_id
+        WHERE m.thread_id = ${threadId}::uuid AND m.seq = ANY(${seqs}::int[]) AND m.seq >= t.context_start_seq
+          AND m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL
+        ORDER BY m.seq`;
+      return rows.map(toMatch);
+    },
+
+    async searchForPeople({ ownerId, threadId, query, limit, offset }) {
+      // People type search-box queries: every word must match (websearch syntax: "a phrase", -word, or).
+      const rows = await db.$queryRaw<(Omit<MessageSearchHit, 'snippet' | 'highlights'> & { marked: string })[]>`
+        WITH q AS (SELECT websearch_to_tsquery(${SEARCH_CONFIG}, left(${query}::text, ${QUERY_MAX_CHARS}::int)) AS q),
+        hits AS (
+          SELECT m.id, m.thread_id, m.seq, m.role, m.created_at, m.content, ts_rank_cd(m.search_vector, q.q) AS rank
+          FROM messages m JOIN threads t ON t.id = m.thread_id, q
+          WHERE t.owner_id = ${ownerId} AND (${threadId ?? null}::uuid IS NULL OR m.thread_id = ${threadId ?? null}::uuid)
+            AND m.search_vector @@ q.q AND m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL
+          ORDER BY rank DESC, m.created_at DESC, m.id
+          LIMIT ${limit + 1}::int OFFSET ${offset}::int
+        )
+        SELECT h.thread_id AS "threadId", t.title AS "threadTitle", h.id AS "messageId", h.seq, h.role, h.created_at AS "createdAt",
+          ts_headline(${SEARCH_CONFIG}, left(h.content, ${HEADLINE_MAX_CHARS}::int), q.q,
+            'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS marked
+        FROM hits h JOIN threads t ON t.id = h.thread_id, q
+        ORDER BY h.rank DESC, h.created_at DESC, h.id`;
+      const hits = rows.slice(0, limit).map(({ marked, ...row }): MessageSearchHit => ({ ...row, role: row.role, ...parseHeadline(marked) }));
+      return { hits, hasMore: rows.length > limit };
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { reindexSearch } from '../../src/db/search-settings';
+import { query } from '../memory/memory-test-kit';
+import { classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
+
+/** The scripted model: "search: words" calls search_transcript; with its result it answers "Found: <result>". */
+function chat(request: StubRequest) {
+  const last = lastMessage(request);
+  if (last?.role === 'tool') return replyWithText(`Found: ${textOf(last)}`);
+  const user = lastUserText(request.body);
+  const asked = /^search: (.*)$/.exec(user);
+  if (asked) return replyWithToolCalls([{ name: 'search_transcript', arguments: { query: asked[1], limit: 5 } }]);
+  return replyWithText(`Noted: ${user}`);
+}
+
+describe('the transcript search index and the search_transcript tool', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let helpers: ThreadHelpers;
+  const search = () => app.application.deps.search;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
+    helpers = await threadHelpers(app);
+  });
+  beforeEach(() => stub.reset());
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  it('indexes a message when it completes, with stemming, and never an unfinished one', async () => {
+    const thread = await helpers.newThread();
+    await helpers.send(thread.id, 'We are budgeting 4000 euros for the Lisbon trip.');
+    const found = await search().searchForModel({ threadId: thread.id, query: 'what budget for lisbon?', limit: 5 });
+    expect(found.map((match) => [match.seq, match.role])).toEqual(expect.arrayContaining([[1, 'user'], [2, 'assistant']]));
+    expect(found[0]?.content).toContain('Lisbon');
+
+    // A streaming message has no vector; completing it indexes it (the trigger of the search_index migration).
+    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, 3, 'assistant', 'the zeppelin is streaming', 'streaming')`, [thread.id]);
+    await query(app, 'UPDATE threads SET last_seq = 3 WHERE id = $1', [thread.id]);
+    const [streaming] = await query<{ indexed: boolean }>(app, 'SELECT search_vector IS NOT NULL AS indexed FROM messages WHERE thread_id = $1 AND seq = 3', [thread.id]);
+    expect(streaming?.indexed).toBe(false);
+    expect(await search().searchForModel({ threadId: thread.id, query: 'zeppelin', limit: 5 })).toEqual([]);
+    await query(app, `UPDATE messages SET content = 'the zeppelin has landed', status = 'complete' WHERE thread_id = $1 AND seq = 3`, [thread.id]);
+    expect((await search().searchForModel({ threadId: thread.id, query: 'zeppelins', limit: 5 })).map((match) => match.seq)).toEqual([3]);
+    // Errored and cancelled messages are never returned.
+    await query(app, `UPDATE messages SET status = 'error' WHERE thread_id = $1 AND seq = 3`, [thread.id]);
+    expect(await search().searchForModel({ threadId: thread.id, query: 'zeppelin', limit: 5 })).toEqual([]);
+  });
+
+  it('indexes a bounded prefix of a 2 MB tool result, and a copied row keeps its vector', async () => {
+    const thread = await helpers.newThread();
+    const huge = `The import report of ORD-7731: ${'rows and rows of numbers 12345 '.repeat(70_000)} the end.`;
+    expect(huge.length).toBeGreaterThan(2_000_000);
+    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status, tool_call_id) VALUES (gen_random_uuid(), $1, 1, 'tool', $2, 'complete', 'call-1')`, [thread.id, huge]);
+    await query(app, 'UPDATE threads SET last_seq = 1 WHERE id = $1', [thread.id]);
+    const found = await search().searchForModel({ threadId: thread.id, query: 'import report ORD-7731', limit: 3 });
+    expect(found.map((match) => [match.seq, match.role])).toEqual([[1, 'tool']]);
+
+    const copy = await helpers.newThread();
+    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status, tool_call_id, search_vector)
+      SELECT gen_random_uuid(), $2, seq, role, content, status, tool_call_id, search_vector FROM messages WHERE thread_id = $1`, [thread.id, copy.id]);
+    const [same] = await query<{ same: boolean }>(app, `SELECT (SELECT search_vector FROM messages WHERE thread_id = $1) = (SELECT search_vector FROM messages WHERE thread_id = $2) AS same`, [thread.id, copy.id]);
+    expect(same?.same).toBe(true);
+  });
+
+  it('the model finds what the conversation said through search_transcript, only in its own thread', async () => {
+    const thread = await helpers.newThread();
+    const other = await helpers.newThread();
+    await helpers.send(other.id, 'My gate code for the warehouse is 9191.');
+    await helpers.send(thread.id, 'The warehouse alarm code is 4455, write it down.');
+    await helpers.send(thread.id, 'Unrelated: the weather is nice.');
+    const result = await helpers.send(thread.id, 'search: warehouse code');
+    expect(result.messages.map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant']);
+    const tool = result.messages[1]?.content ?? '';
+    expect(tool).toMatch(/^\d+ message\(s\) of this conversation matching "warehouse code"/);
+    expect(tool).toMatch(/#1 · user · \d{4}-\d\d-\d\d \d\d:\d\d: The warehouse alarm code is 4455/);
+    expect(tool).not.toContain('9191');
+    expect(result.messages[2]?.content).toContain('4455');
+    // The result was bounded by TOOL_RESULT_INLINE_TOKENS, so it entered the context as it is.
+    const second = stub.requests.filter((request) => request.kind === 'chat').at(-1);
+    expect(textOf(second?.body.messages.at(-1))).toBe(tool);
+  });
+
+  it('never returns forgotten messages, superseded answers, or anything before the context start to the model', async () => {
+    const thread = await helpers.newThread();
+    const forgotten = await helpers.send(thread.id, 'My locker code is LOCKER-5150.');
+    await helpers.send(thread.id, 'My bike lock code is BIKE-2112.');
+    expect((await search().searchForModel({ threadId: thread.id, query: 'LOCKER-5150', limit: 5 })).length).toBeGreaterThan(0);
+    expect((await app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, { method: 'DELETE', token: helpers.token })).status).toBe(200);
+    expect(await search().searchForModel({ threadId: thread.id, query: 'LOCKER-5150 locker', limit: 5 })).toEqual([]);
+    const [tombstone] = await query<{ indexed: boolean }>(app, 'SELECT search_vector IS NOT NULL AS indexed FROM messages WHERE id = $1', [forgotten.userMessage.id]);
+    expect(tombstone?.indexed).toBe(false);
+
+    // Regenerate: the replaced answer is superseded and no longer found.
+    const before = await helpers.messages(thread.id);
+    const replaced = before.filter((message) => message.role === 'assistant').at(-1);
+    expect((await app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: helpers.token })).status).toBeLessThan(300);
+    await waitForSuperseded(app, replaced?.id ?? '');
+    const bike = await search().searchForModel({ threadId: thread.id, query: 'bike lock', limit: 10 });
+    expect(bike.map((match) => match.messageId)).not.toContain(replaced?.id);
+
+    // A fresh context: earlier messages are not searchable for the model.
+    expect((await app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: helpers.token })).status).toBe(201);
+    await helpers.send(thread.id, 'A new topic: gardening tomatoes.');
+    expect(await search().searchForModel({ threadId: thread.id, query: 'bike lock BIKE-2112', limit: 5 })).toEqual([]);
+    expect((await search().searchForModel({ threadId: thread.id, query: 'tomatoes', limit: 5 })).length).toBeGreaterThan(0);
+  });
+
+  it('npm run search:reindex rebuilds the index with another language (here: simple, no stemming)', async () => {
+    const thread = await helpers.newThread();
+    await helpers.send(thread.id, 'The gardeners were planting tulips.');
+    const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    expect((await search().searchForModel({ threadId: thread.id, query: 'planted tulip', limit: 5 })).length).toBeGreaterThan(0);
+    try {
+      expect(await reindexSearch(app.application.db, 'simple', log)).toBeGreaterThan(0);
+      expect(await search().searchForModel({ threadId: thread.id, query: 'planted tulip', limit: 5 })).toEqual([]);
+      expect((await search().searchForModel({ threadId: thread.id, query: 'planting tulips', limit: 5 })).length).toBeGreaterThan(0);
+    } finally {
+      await reindexSearch(app.application.db, 'english', log);
+    }
+    expect((await search().searchForModel({ threadId: thread.id, query: 'planted tulip', limit: 5 })).length).toBeGreaterThan(0);
+  });
+});
+
+async function waitForSuperseded(app: TestApp, messageId: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const [row] = await query<{ superseded: boolean }>(app, 'SELECT superseded FROM messages WHERE id = $1', [messageId]);
+    const [busy] = await query<{ n: number }>(app, `SELECT count(*)::int AS n FROM turns WHERE status IN ('queued', 'running')`);
+    if (row?.superseded && busy?.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the answer was not superseded');
+}

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditPageDto } from '../../src/shared/admin-api';
+import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
+import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { adminToken } from '../memory/memory-test-kit';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+describe('admin-role actions through user routes are audited', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ responder: () => replyWithText('noted') });
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  async function auditOf(threadId: string): Promise<AuditPageDto['entries']> {
+    const response = await app.api(`/api/admin/audit?threadId=${threadId}&limit=100`, { token: ADMIN_TOKEN });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as AuditPageDto).entries;
+  }
+
+  it("records export, pin, unpin, settings, reset, undo, forget and regenerate by an admin JWT on another user's thread", async () => {
+    const owner = await app.guest();
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: 'private' } })).json()) as ThreadDto;
+    const sent = async (content: string) => {
+      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content } });
+      expect(response.status).toBe(201);
+      return (await response.json()) as SendMessageResponseDto;
+    };
+    const first = await sent('First message.');
+    await sent('Second message.');
+    // The owner's own actions are not admin actions: nothing is audited for them.
+    expect((await app.api(`/api/threads/${thread.id}/export?format=json`, { token: owner.token })).status).toBe(200);
+    expect(await auditOf(thread.id)).toEqual([]);
+
+    const admin = await adminToken(app, 'admin-ops-7');
+    const call = async (method: string, path: string, json?: unknown) => {
+      const response = await app.api(`/api/threads/${thread.id}${path}`, { method, token: admin, ...(json !== undefined ? { json } : {}) });
+      expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
+      await response.arrayBuffer();
+    };
+    await call('GET', '/export?format=markdown');
+    await call('POST', `/messages/${first.userMessage.id}/pin`);
+    await call('DELETE', `/messages/${first.userMessage.id}/pin`);
+    await call('PATCH', '/settings', { keep: 'messages=4' });
+    await call('POST', '/context-reset');
+    await call('DELETE', '/context-reset');
+    await call('POST', '/regenerate');
+    await call('DELETE', `/messages/${first.userMessage.id}`);
+
+    const entries = await auditOf(thread.id);
+    expect(entries.map((entry) => entry.action).reverse()).toEqual([
+      'thread.exported', 'message.pinned', 'message.unpinned', 'thread.settings-changed', 'context.reset', 'context.reset-undone',
+      'answer.regenerated', 'message.forgotten',
+    ]);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ actor: 'admin-ops-7', threadId: thread.id, details: expect.objectContaining({ ownerId: owner.userId, via: 'user-route' }) });
+    }
+    expect(entries.find((entry) => entry.action === 'thread.exported')?.details).toMatchObject({ format: 'markdown' });
+    expect(entries.find((entry) => entry.action === 'message.forgotten')?.details).toMatchObject({ messageId: first.userMessage.id });
+  });
+
+  it('does not audit an admin acting on their own thread, nor a refused attempt', async () => {
+    const admin = await adminToken(app, 'admin-own-1');
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token: admin, json: {} })).json()) as ThreadDto;
+    expect((await app.api(`/api/threads/${thread.id}/export?format=json`, { token: admin })).status).toBe(200);
+    const other = await app.guest();
+    const otherThread = (await (await app.api('/api/threads', { method: 'POST', token: other.token, json: {} })).json()) as ThreadDto;
+    // Nothing to regenerate: refused, so nothing happened and nothing is recorded.
+    expect((await app.api(`/api/threads/${otherThread.id}/regenerate`, { method: 'POST', token: admin })).status).toBe(409);
+    expect(await auditOf(thread.id)).toEqual([]);
+    expect(await auditOf(otherThread.id)).toEqual([]);
+  });
+});
