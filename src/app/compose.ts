@@ -145,8 +145,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
-<<<<<<< HEAD
-  else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
+  else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
+  if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
+    log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
+  }
   if (usesOfflineDemoWindow(env)) {
     log.info(`offline model: a ${settings.profile.maxInputTokens}-token demo window (set CONTEXT_MAX_INPUT_TOKENS to change it), so the summary forms within about ten turns`);
   }
@@ -155,12 +157,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     trigger: formatTriggerPolicy(settings.trigger), keep: formatCondition(settings.keep), summaryMaxTokens: settings.summaryMaxTokens,
     summarizerInputMaxTokens: settings.summarizerInputMaxTokens, pinnedMaxTokens: settings.pinnedMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens,
   }, 'context settings');
-=======
-  else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
-  if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
-    log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
-  }
->>>>>>> main
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
