@@ -164,8 +164,11 @@ export interface SummaryStore {
   commit(commit: SummaryCommit): Promise<{ committed: true; revision: number } | { committed: false }>;
   recordFoldError(threadId: string, message: string | null): Promise<void>;
   listRevisions(threadId: string): Promise<SummaryRevisionRecord[]>;
-  /** Thread ids whose state needs a fold under the given default policy (the sweeper's query). */
-  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number }): Promise<string[]>;
+  /**
+   * Thread ids whose state needs a fold (the sweeper's query): under the thread's own trigger when it has one
+   * (a `fraction` of `maxInputTokens`), else under the deployment's thresholds.
+   */
+  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number; maxInputTokens: number }): Promise<string[]>;
 }
 
 /** Text deltas, tool calls and usage of one streamed model call. */
