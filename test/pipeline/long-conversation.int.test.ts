@@ -95,5 +95,5 @@ describe.each([{ compat: 'openai' }, { compat: 'strict' }] as const)('a long con
       if (index > 0) expect(row.from_seq).toBe((rows[index - 1]?.through_seq ?? 0) + 1);
       expect(row.through_seq).toBeGreaterThanOrEqual(row.from_seq);
     });
-  });
+  }, 180_000); // 64 sequential turns and their folds: minutes on a loaded machine
 });
