@@ -26,7 +26,7 @@ import {
   type TextReply,
   type ToolCallsReply,
 } from './openai-stub-replies.js';
-import { validateChatRequest, type OpenAIErrorBody } from './openai-stub-validation.js';
+import { validateChatRequest, validateStrictTemplate, type OpenAIErrorBody } from './openai-stub-validation.js';
 
 export type { CutReply, ErrorReply, StubReply, StubRequest, StubRequestBody, StubResponder, TextReply, ToolCallsReply };
 
@@ -49,6 +49,11 @@ export interface OpenAIStubOptions {
    * then count as 0 tokens and are never too long (answer with `omitUsage` so no usage of 0 is reported).
    */
   countPromptTokens?: boolean;
+  /**
+   * Answer 400 like a strict chat template (vLLM/Ollama serving many open models): one leading system message,
+   * strict user/assistant alternation, no `tool` role when no tools are offered (see validateStrictTemplate).
+   */
+  strictTemplate?: boolean;
 }
 
 export interface OpenAIStub {
@@ -176,7 +181,7 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   } catch {
     return sendError(response, 400, { message: 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly.)', type: 'invalid_request_error', param: null, code: null });
   }
-  const rejection = validateChatRequest(parsed);
+  const rejection = validateChatRequest(parsed) ?? (options.strictTemplate ? validateStrictTemplate(parsed) : null);
   const body = parsed as StubRequestBody;
   const promptTokens = rejection || options.countPromptTokens === false ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
   const record: StubRequest = {
