@@ -80,6 +80,16 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
   }, deps.cancelPollMs ?? 500);
   const lines: string[] = [];
   const tool = deps.registry.get(run.name);
+  // Progress reports are saved one after the other, and all of them before the outcome is stored: a tool that
+  // fires them without awaiting (MCP progress notifications) never has one land after its result.
+  let saving: Promise<unknown> = Promise.resolve();
+  const save = async (progress: number, note?: string) => {
+    const bounded = Math.min(1, Math.max(0, progress));
+    lines.push(`[${Math.round(bounded * 100)}%]${note ? ` ${note}` : ''}`);
+    const message = await deps.runs.saveProgress({ runId: run.id, progress: bounded, note: note ?? null, transcriptText: `${run.name} (run ${run.id}) is running…\n${lines.join('\n')}` });
+    deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: bounded, ...(note ? { note } : {}) });
+    if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
+  };
   try {
     return await executeTool({
       registry: deps.registry,
@@ -89,17 +99,16 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
       context: {
         threadId: run.threadId, runId: run.id, services: deps.services, counter: deps.counter, inlineTokens: deps.condense.inlineTokens,
         now: () => new Date(),
-        reportProgress: async (progress, note) => {
-          const bounded = Math.min(1, Math.max(0, progress));
-          lines.push(`[${Math.round(bounded * 100)}%]${note ? ` ${note}` : ''}`);
-          const message = await deps.runs.saveProgress({ runId: run.id, progress: bounded, note: note ?? null, transcriptText: `${run.name} (run ${run.id}) is running…\n${lines.join('\n')}` });
-          deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: bounded, ...(note ? { note } : {}) });
-          if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
+        reportProgress: (progress, note) => {
+          const next = saving.then(() => save(progress, note));
+          saving = next.catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'));
+          return next;
         },
       },
     });
   } finally {
     clearInterval(poll);
+    await saving;
   }
 }
 
