@@ -218,6 +218,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     const asyncToolDeps: AsyncToolDeps = {
       registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
       timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+      schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
       ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
     };
     toolWorkerConnection = createWorkerConnection(options.redisUrl);

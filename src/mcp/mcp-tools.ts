@@ -136,7 +136,15 @@ function taskWork(connection: McpServerConnection, name: string, timeoutMs: numb
     },
     async poll(taskId): Promise<BackgroundStatus> {
       const client = connection.client();
-      const task = await client.experimental.tasks.getTask(taskId);
+      let task;
+      try {
+        task = await client.experimental.tasks.getTask(taskId);
+      } catch (error) {
+        // The server no longer knows the task (it restarted, or the task expired): it cannot be resumed.
+        if (error instanceof McpError && error.code === -32602) return { state: 'failed', error: `The MCP server ${connection.name} no longer knows task ${taskId} (${error.message}); run it again if it is still needed.` };
+        if (isTransportFailure(error)) connection.reportTransportFailure(error);
+        throw error;
+      }
       if (task.status === 'working' || task.status === 'input_required') return { state: 'working', ...(task.statusMessage ? { note: task.statusMessage } : {}) };
       if (task.status === 'cancelled') return { state: 'cancelled', error: task.statusMessage ?? 'The task was cancelled.' };
       const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((error: unknown) => {

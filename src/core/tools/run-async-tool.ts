@@ -5,6 +5,7 @@ import { condenseToolResult, truncateResult, type CondenseDeps } from './condens
 import { executeTool, ToolCancelledError, type ToolOutcome } from './execute-tool';
 import { toToolRunDto } from './to-tool-run-dto';
 import type { ToolRegistry } from './tool-registry';
+import { cancelRemote, runBackgroundTool } from './run-background-tool';
 import { TERMINAL_RUN_STATUSES, type ToolRun, type ToolServices } from './types';
 
 export interface AsyncToolDeps {
@@ -23,9 +24,11 @@ export interface AsyncToolDeps {
   cancelPollMs?: number;
   /** Called after a report queued (or joined) a follow-up turn: some process must run it. */
   onFollowUp(threadId: string): void;
+  /** Enqueues the next poll of background work (a delayed job). */
+  schedulePoll(runId: string, delayMs: number): Promise<void>;
 }
 
-export type AsyncToolOutcome = 'reported' | 'already-reported' | 'missing';
+export type AsyncToolOutcome = 'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled';
 
 /** The note that enters the context (and the transcript's text) for a finished run. */
 export function runReportHeader(run: Pick<ToolRun, 'name' | 'id' | 'startedAtSeq' | 'status'>): string {
@@ -47,12 +50,26 @@ export function runReportHeader(run: Pick<ToolRun, 'name' | 'id' | 'startedAtSeq
 export async function runAsyncTool(input: { runId: string }, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
   const found = await deps.runs.findRun(input.runId, null);
   if (!found) return 'missing';
+  const background = deps.registry.get(found.name)?.background;
+  // Cancelled here (the user, a forget, a timeout) while the other side still works on it: tell it to stop.
+  if (background && found.taskId && found.status === 'cancelled' && !found.remoteCancelledAt) await cancelRemote(found, background, deps);
   if (found.reportedAt) return 'already-reported';
   if (TERMINAL_RUN_STATUSES.includes(found.status)) return report(found, deps);
+  if (background) {
+    return runBackgroundTool(found, background, {
+      ...deps, timeoutFor: (run) => deps.registry.get(run.name)?.timeoutMs ?? deps.timeoutMs,
+      finish: (run, outcome) => completeRun(run, outcome, deps), start: (runId) => deps.runs.startRun(runId),
+    });
+  }
   const run = await deps.runs.startRun(input.runId);
   if (!run) return reportCurrent(input.runId, deps);
   deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
   const outcome = await execute(run, deps);
+  return completeRun(run, outcome, deps);
+}
+
+/** Stores an outcome (truncated, condensed when large) unless the run ended meanwhile, then reports the run. */
+export async function completeRun(run: ToolRun, outcome: ToolOutcome, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
   // Ended meanwhile (a forget discarded the run): its outcome stands, and this result reaches no model.
   const current = await deps.runs.findRun(run.id, null);
   if (current && TERMINAL_RUN_STATUSES.includes(current.status)) return reportCurrent(run.id, deps);
@@ -112,7 +129,7 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
   }
 }
 
-async function reportCurrent(runId: string, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
+export async function reportCurrent(runId: string, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
   const run = await deps.runs.findRun(runId, null);
   if (!run) return 'missing';
   if (run.reportedAt) return 'already-reported';

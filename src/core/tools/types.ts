@@ -127,4 +127,10 @@ export interface ToolRun {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** Background work: its id on the other side (MCP task id; the run id for external runners), once submitted. */
+  taskId: string | null;
+  /** Background work: when it times out (Postgres' clock). */
+  deadlineAt: Date | null;
+  /** Background work: when the cancel was sent to the other side. */
+  remoteCancelledAt: Date | null;
 }
