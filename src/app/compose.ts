@@ -5,6 +5,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Env } from '../config/env';
 import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
+import { formatCondition, formatTriggerPolicy } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
@@ -50,7 +51,7 @@ import {
   observeWorker, startMetricsServer, TurnTimer, withModelCallContext, type Lifecycle, type Metrics,
 } from '../observability';
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
-import { contextSettingsFromEnv } from './context-settings-from-env';
+import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
@@ -149,6 +150,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
     log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
   }
+  if (usesOfflineDemoWindow(env)) {
+    log.info(`offline model: a ${settings.profile.maxInputTokens}-token demo window (set CONTEXT_MAX_INPUT_TOKENS to change it), so the summary forms within about ten turns`);
+  }
+  log.info({
+    contextWindow: settings.profile.maxInputTokens, reservedOutputTokens: settings.profile.reservedOutputTokens, budget: settings.budget,
+    trigger: formatTriggerPolicy(settings.trigger), keep: formatCondition(settings.keep), summaryMaxTokens: settings.summaryMaxTokens,
+    summarizerInputMaxTokens: settings.summarizerInputMaxTokens, pinnedMaxTokens: settings.pinnedMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens,
+  }, 'context settings');
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
@@ -162,8 +171,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
+  const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
   const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
-    maxTokens: env.TOOL_SCHEMA_MAX_TOKENS, count: (definition) => settings.counter.countToolSchemas([definition]),
+    maxTokens: schemaCap, count: (definition) => settings.counter.countToolSchemas([definition]),
   });
   const mcp = env.toolSources.mcpServers.length > 0
     ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
@@ -172,13 +182,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
   }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
-    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: env.TOOL_SCHEMA_MAX_TOKENS }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
+    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
   }
   const toolRuns = createToolRunRepository(db);
   const toolServices = createToolServices(db);
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
   queues.register(toolQueue.queue);
-  const condense = { summarizer, calls, inlineTokens: env.TOOL_RESULT_INLINE_TOKENS, inputMaxTokens: env.SUMMARY_INPUT_MAX_TOKENS };
+  const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
   const toolKit: ToolKit = {
     registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
@@ -257,6 +267,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       provider: models.label.provider,
       offline: models.label.provider === 'offline',
       budget: settings.budget,
+      contextWindow: settings.profile.maxInputTokens,
+      demoWindow: usesOfflineDemoWindow(env),
     },
     limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
     corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
@@ -273,7 +285,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
+      pinnedMaxTokens: settings.pinnedMaxTokens,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),

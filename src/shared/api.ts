@@ -158,6 +158,10 @@ export interface ServerInfoDto {
   provider: 'openai-compatible' | 'offline';
   offline: boolean;
   budget: number;
+  /** The model's window in tokens (CONTEXT_MAX_INPUT_TOKENS, the model profile's, or the offline demo window). */
+  contextWindow: number;
+  /** True when the offline model runs under its small demo window (no endpoint and no window configured). */
+  demoWindow: boolean;
 }
 
 export type ToolRunStatusDto = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';

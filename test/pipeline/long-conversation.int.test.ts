@@ -94,5 +94,5 @@ describe('a long conversation over REST against an OpenAI-compatible stub', () =
       if (index > 0) expect(row.from_seq).toBe((rows[index - 1]?.through_seq ?? 0) + 1);
       expect(row.through_seq).toBeGreaterThanOrEqual(row.from_seq);
     });
-  });
+  }, 180_000); // 64 sequential turns and their folds: minutes on a loaded machine
 });

@@ -79,6 +79,7 @@ export const contextPackDto = z.strictObject({
 
 export const serverInfoDto = z.strictObject({
   model: z.string(), provider: z.enum(['openai-compatible', 'offline']), offline: z.boolean(), budget: z.number().int(),
+  contextWindow: z.number().int(), demoWindow: z.boolean(),
 }).meta({ id: 'ServerInfo' });
 export const guestSessionDto = z.strictObject({ userId: z.string(), token: z.string() }).meta({ id: 'GuestSession' });
 export const cancelResultDto = z.strictObject({ cancelled: z.boolean() }).meta({ id: 'CancelResult' });

@@ -148,6 +148,7 @@ export function ChatApp() {
         {info ? (
           <span className={`model-label${info.offline ? ' offline' : ''}`} title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}>
             {info.offline ? 'Offline model (demo replies)' : info.model}
+            {info.demoWindow ? ` · ${info.contextWindow.toLocaleString('en-US')}-token demo window` : ''}
           </span>
         ) : null}
         <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>{STATUS_TEXT[status]}</span>
