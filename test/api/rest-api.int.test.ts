@@ -203,7 +203,9 @@ describe('REST API', () => {
 
   it('folds and retries once when the provider reports context_length_exceeded', async () => {
     // The provider's real limit is far below what we were told: our pack is fine by our budget, not by theirs.
-    const small = await startOpenAIStub({ classifyRequest, maxContextTokens: 700, responder: summaryResponder() });
+    // 1,000 tokens: a folded pack (system prefix, the offered tools' schemas, a 150-token summary, two kept messages
+    // and the input) fits it; the unfolded window of six padded turns does not.
+    const small = await startOpenAIStub({ classifyRequest, maxContextTokens: 1000, responder: summaryResponder() });
     const tight = await startTestApp({ env: { OPENAI_BASE_URL: small.url, SUMMARY_TRIGGER: 'tokens=100000', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '150', SUMMARY_INPUT_MAX_TOKENS: '650' } });
     try {
       const user = await tight.guest();
@@ -226,7 +228,7 @@ describe('REST API', () => {
       await tight.stop();
       await small.close();
     }
-  });
+  }, 180_000);
 
   it('shows exactly what the next model call gets', async () => {
     const thread = await newThread();
