@@ -247,7 +247,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
 
-  const tokens = createTokenService(options.authSecret);
+  const tokens = createTokenService(options.authSecret, {
+    guestTokenTtlSeconds: env.GUEST_TOKEN_TTL, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+    ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
+  });
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens,
     sendLimiter: createMemoryRateLimiter({ limit: env.RATE_LIMIT_PER_MINUTE }),

@@ -8,6 +8,14 @@ import type { ErrorBody } from './errors';
 export type RoleDto = 'system' | 'user' | 'assistant' | 'tool';
 export type MessageStatusDto = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
 
+/** POST /api/auth/guest and POST /api/auth/refresh: a guest's bearer token and when it expires. */
+export interface GuestSessionDto {
+  userId: string;
+  token: string;
+  /** ISO time after which the token is refused (refresh before; never past GUEST_MAX_AGE from the first token). */
+  expiresAt: string;
+}
+
 export interface ToolCallDto {
   id: string;
   name: string;
