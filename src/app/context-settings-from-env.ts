@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { budgetOf, createTokenCounter, getModelProfile, parseKeepPolicy, parseTriggerPolicy, validatePolicies } from '../core/context';
+import { budgetOf, createTokenCounter, defaultRecallTokens, getModelProfile, parseKeepPolicy, parseTriggerPolicy, validatePolicies } from '../core/context';
 import type { ContextSettings } from '../core/context-settings';
 import { ConfigError, type Env } from '../config/env';
 
@@ -47,5 +47,6 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
     systemPrefix: systemPrompt(env),
     compat: env.CHAT_TEMPLATE_COMPAT,
     counter: createTokenCounter(profile.encoding),
+    recallTokens: env.RECALL_TOKENS ?? defaultRecallTokens(budget),
   };
 }

@@ -38,9 +38,11 @@ async function finalizeContextReset(tx: Tx, threadId: string): Promise<void> {
  * would notice a loss: the accepted user message, the finished answer and the turn's end. The lease, the turn's
  * start and the streaming placeholder commit without waiting (ASYNC_COMMIT); a Postgres crash can only lose
  * the latest of them, which leaves the turn queued or interrupted: states the runner and the sweeper recover from.
+ * `recallTokens` is RECALL_TOKENS: whether the context reads of model calls also find auto-recall candidates.
  * The turn's start stays one Prisma transaction: it also finalizes a fresh context and supersedes regenerated answers.
  */
-export function createTurnRepository(db: Database): TurnStore {
+export function createTurnRepository(db: Database, options: { recallTokens?: number } = {}): TurnStore {
+  const recallTokens = options.recallTokens ?? 1;
   const findByClientMessageId = async (threadId: string, clientMessageId: string) => {
     const rows = await db.$queryRaw<(MessageRow & { turnRow: Record<string, unknown> | null })[]>`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
@@ -149,11 +151,11 @@ export function createTurnRepository(db: Database): TurnStore {
       if (!started) return null;
       // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
       // which the one-statement read sees whole or not at all).
-      const context = await loadThreadContext(db, threadId);
+      const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
       return context ? { ...started, context } : null;
     },
 
-    loadContext: (threadId) => loadThreadContext(db, threadId),
+    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       await db.$transaction([

@@ -13,7 +13,8 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+    // Folding alone (no auto-recall slot): the chart's prompt line shows what folds save.
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RECALL_TOKENS: '0' } });
   });
   afterAll(async () => {
     await app?.stop();

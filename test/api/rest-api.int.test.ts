@@ -203,7 +203,8 @@ describe('REST API', () => {
 
   it('folds and retries once when the provider reports context_length_exceeded', async () => {
     // The provider's real limit is far below what we were told: our pack is fine by our budget, not by theirs.
-    const small = await startOpenAIStub({ classifyRequest, maxContextTokens: 700, responder: summaryResponder() });
+    // (Its 900 tokens hold the built-in tool schemas and two turns, not the whole conversation.)
+    const small = await startOpenAIStub({ classifyRequest, maxContextTokens: 900, responder: summaryResponder() });
     const tight = await startTestApp({ env: { OPENAI_BASE_URL: small.url, SUMMARY_TRIGGER: 'tokens=100000', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '150', SUMMARY_INPUT_MAX_TOKENS: '650' } });
     try {
       const user = await tight.guest();

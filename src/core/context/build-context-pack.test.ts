@@ -27,7 +27,7 @@ describe('buildContextPack', () => {
     expect(result.messages).toEqual([{ role: 'system', content: PREFIX, tokens: counter.countMessage({ role: 'system', content: PREFIX }) }]);
     expect(result.tokens).toBe(counter.countPack([{ role: 'system', content: PREFIX }]));
     expect(result.omitted).toBe(0);
-    expect(result.manifest).toEqual({ summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [] });
+    expect(result.manifest).toEqual({ summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [], recalledSeqs: [] });
   });
 
   it('orders: system prefix then summary in one leading message, pinned entries, window oldest first', () => {
@@ -40,7 +40,7 @@ describe('buildContextPack', () => {
     expect(leading?.content.endsWith(summary.text)).toBe(true);
     expect(seqs(rest)).toEqual([2, 3, 5, 6, 7]);
     expect(rest.every((message) => message.role !== 'system')).toBe(true);
-    expect(result.manifest).toEqual({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3] });
+    expect(result.manifest).toEqual({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3], recalledSeqs: [] });
   });
 
   it('keeps the system prefix byte-identical whatever the summary (prompt caches hit on it)', () => {

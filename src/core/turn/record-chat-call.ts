@@ -22,6 +22,7 @@ export async function recordChatCall(
       windowFromSeq: pack.manifest.windowFromSeq,
       windowThroughSeq: pack.manifest.windowThroughSeq,
       pinnedSeqs: pack.manifest.pinnedSeqs,
+      recalledSeqs: pack.manifest.recalledSeqs,
       omitted: pack.omitted,
       overflowRetry: input.overflowRetry,
       error: input.error ? (input.error instanceof ModelCallError ? `${input.error.kind}: ${input.error.message}` : String(input.error)) : null,
