@@ -9,12 +9,14 @@ import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
 import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
+import { startMcpServers, type McpHub } from '../mcp';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
@@ -49,7 +51,7 @@ import {
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
-import type { Logger } from './logger';
+import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
 
@@ -74,6 +76,8 @@ export interface ApplicationOptions {
     extraTools?: Tool[];
     /** How often a running tool polls its cancel flag. Default 500 ms. */
     toolCancelPollMs?: number;
+    /** First restart delay of a crashed MCP server (default 500 ms). */
+    mcpBackoffMs?: number;
     /** Node.js process metrics on /metrics (default true; tests with many apps turn them off). */
     defaultMetrics?: boolean;
   };
@@ -98,6 +102,8 @@ export interface Application {
   metricsPort: number | null;
   /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
   io: SocketServer | null;
+  /** The MCP servers of this process (null when MCP_SERVERS is unset). */
+  mcp: McpHub | null;
   /** Queues shown to admins (GET /api/admin/queues, /admin/jobs); other parts register theirs here. */
   queues: QueueRegistry;
   /** Listens on `port` (0 = any); resolves with the bound port. */
@@ -138,7 +144,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
-  else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
+  else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
+  if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
+    log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
+  }
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
@@ -151,7 +160,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
-  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])]);
+  // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
+  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
+    maxTokens: env.TOOL_SCHEMA_MAX_TOKENS, count: (definition) => settings.counter.countToolSchemas([definition]),
+  });
+  const mcp = env.toolSources.mcpServers.length > 0
+    ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
+    : null;
+  for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
+    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: env.TOOL_SCHEMA_MAX_TOKENS }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
+  }
   const toolRuns = createToolRunRepository(db);
   const toolServices = createToolServices(db);
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
@@ -162,7 +180,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle }), calls, events, chat, folds, settings, log, tools: toolKit,
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -200,6 +218,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     const asyncToolDeps: AsyncToolDeps = {
       registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
       timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+      schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
       ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
     };
     toolWorkerConnection = createWorkerConnection(options.redisUrl);
@@ -239,7 +258,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
-    toolDefinitions: registry.definitions(),
+    toolDefinitions: () => registry.definitions(),
+    messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
       pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
@@ -266,11 +286,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;
   }
-  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST });
+  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST });
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues, metrics, metricsPort: metricsServer?.port ?? null,
+    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues, metrics, mcp, metricsPort: metricsServer?.port ?? null,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -308,6 +328,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       // Forced: a long tool run is not waited for; its job stalls and another worker runs it again (idempotent by run id).
       if (toolWorker) await closeWithin('tools worker', toolWorker.close(true));
       await metricsServer?.close();
+      await mcp?.close();
       stopTiming();
       await closeWithin('summary queue', folds.close());
       await closeWithin('tools queue', toolQueue.close());

@@ -1,3 +1,4 @@
+import type { PackTokenParts, PackToolResult } from './context/build-context-pack';
 import type { ContextEntry, PackMessage, ToolCall } from './context/types';
 import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMessage, Turn, TurnKind } from './domain';
 import type { ThreadEvent } from '../shared/events';
@@ -76,9 +77,9 @@ export interface TurnStore {
   saveStreamingText(messageId: string, content: string): Promise<void>;
   /**
    * Ends a message: final text and status; when `entry` is given, the message's context entry joins the window
-   * in the same transaction.
+   * in the same transaction, and when `call` is given, the model call that produced it with its manifest.
    */
-  finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'> }): Promise<TranscriptMessage>;
+  finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'>; call?: ChatCallRecord }): Promise<TranscriptMessage>;
   finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
   /** Threads with queued turns and no live lease (for the sweeper). */
@@ -104,6 +105,22 @@ export interface ModelCallRecord {
   omitted?: number;
   overflowRetry?: boolean;
   error?: string | null;
+}
+
+/** What a chat call was given besides the summary revision and seq ranges of `ModelCallRecord`. */
+export interface ChatCallManifest {
+  /** The stable system prefix; the store keeps each distinct text once, by its hash. */
+  systemPrefix: { text: string; tokens: number };
+  windowSeqs: number[];
+  /** Tool results as they entered the pack (condensed text included: a fold deletes the window entries). */
+  toolResults: PackToolResult[];
+  parts: PackTokenParts & { toolSchemas: number };
+}
+
+/** A chat call that produced an answer: stored with the answer, in the same statement (TurnStore.finishMessage). */
+export interface ChatCallRecord extends ModelCallRecord {
+  purpose: 'chat';
+  manifest: ChatCallManifest;
 }
 
 export interface ModelCallStore {
@@ -154,8 +171,11 @@ export interface SummaryStore {
   commit(commit: SummaryCommit): Promise<{ committed: true; revision: number } | { committed: false }>;
   recordFoldError(threadId: string, message: string | null): Promise<void>;
   listRevisions(threadId: string): Promise<SummaryRevisionRecord[]>;
-  /** Thread ids whose state needs a fold under the given default policy (the sweeper's query). */
-  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number }): Promise<string[]>;
+  /**
+   * Thread ids whose state needs a fold (the sweeper's query): under the thread's own trigger when it has one
+   * (a `fraction` of `maxInputTokens`), else under the deployment's thresholds.
+   */
+  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number; maxInputTokens: number }): Promise<string[]>;
 }
 
 /** Text deltas, tool calls and usage of one streamed model call. */
@@ -349,16 +369,31 @@ export interface ToolRunStore {
   /**
    * Reports a finished run exactly once, in one transaction: sets `reportedAt`; completes the run's transcript
    * message at the thread's next seq with the full text and its context entry (the note); queues a follow-up
-   * turn unless one is already queued (results landing together share one). `reported: false` when already done.
+   * turn unless one is already queued (results landing together share one). `reported: false` when already done,
+   * or when the run's outcome is no longer `basedOn` (the outcome the text was written from; a forget replaces it).
    */
-  reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
+  reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string; basedOn: Pick<ToolRun, 'status' | 'error'> }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
   /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
   followUpNoteSeqs(turnId: string): Promise<number[]>;
-  /** Ids of runs that need a job: `queued` for longer than `olderThanMs`, or finished and never reported. */
-  runsNeedingWork(input: { limit: number; olderThanMs: number }): Promise<string[]>;
+  /** Background work was submitted: stores its task id and the deadline (now + `timeoutMs`, Postgres' clock). */
+  markSubmitted(input: { runId: string; taskId: string; timeoutMs: number }): Promise<boolean>;
+  /**
+   * Claims the next poll of a submitted run: false when it is not running or another job polled it less than
+   * `minIntervalMs` ago (two poll chains collapse into one). `overdue`: its deadline has passed.
+   */
+  claimPoll(input: { runId: string; minIntervalMs: number }): Promise<{ claimed: boolean; overdue: boolean }>;
+  /** Records that the cancel reached the other side. */
+  markRemoteCancelled(runId: string): Promise<void>;
+  /**
+   * Ids of runs that need a job: `queued` for longer than `olderThanMs`, finished and never reported, submitted
+   * runs whose polls went quiet for `stalePollMs`, and cancelled submitted runs whose cancel never reached the other side.
+   */
+  runsNeedingWork(input: { limit: number; olderThanMs: number; stalePollMs?: number }): Promise<string[]>;
 }
 
 export interface ToolQueue {
   /** Enqueues the run's job (payload: the run id; deduplicated per run). Fails fast when Redis is down. */
   enqueueToolRun(runId: string): Promise<void>;
+  /** Enqueues the next poll of submitted background work, after `delayMs`. */
+  enqueuePoll(runId: string, delayMs: number): Promise<void>;
 }

@@ -24,6 +24,24 @@ function undoOf(value: unknown): ContextResetUndo | null {
 }
 
 /** Locks the thread row for the transaction: memory writes and folds' commits on a thread are serialized. */
+/** What a run cancelled by a forget reports instead of its result (no word of what it read). */
+export const RUN_DISCARDED_BY_FORGET = 'Messages were deleted from this conversation while this run was under way, so its result was '
+  + 'discarded (it may have read them). Run it again if it is still needed.';
+
+/**
+ * A forget cancels every run of the thread that has not reported yet: those may have read the transcript before the
+ * forget. A queued run never starts, a running one is stopped by its worker (which polls the cancel flag) and its
+ * outcome is refused (the run is already terminal), a finished one loses its result: each reports only that it was
+ * cancelled. Runs and reports lock the thread row before the run row (reportRun does too), so they never deadlock.
+ */
+async function discardUnreportedRuns(tx: Tx, threadId: string, now: Date): Promise<void> {
+  await tx.toolRun.updateMany({
+    where: { threadId, reportedAt: null },
+    data: { status: 'cancelled', cancelRequested: true, result: null, resultTokens: null, condensed: null, error: RUN_DISCARDED_BY_FORGET },
+  });
+  await tx.toolRun.updateMany({ where: { threadId, reportedAt: null, finishedAt: null }, data: { finishedAt: now } });
+}
+
 async function lockThread(tx: Tx, threadId: string): Promise<ThreadRow> {
   await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`;
   const row = await tx.thread.findUnique({ where: { id: threadId } });
@@ -181,6 +199,17 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
           where: { threadId, OR: [{ messageId: { in: ids } }, { id: { in: toolRunIds } }] },
           data: { result: null, condensed: null, args: {}, progressNote: null },
         });
+        await discardUnreportedRuns(tx, threadId, now);
+        // The condensed tool results kept with model call manifests: their text goes too (the seq stays, marked forgotten).
+        if (seqs.length > 0) {
+          await tx.$executeRaw`
+            UPDATE model_calls SET tool_results = (
+              SELECT jsonb_agg(CASE WHEN (result->>'seq')::int = ANY(${seqs}::int[])
+                THEN (result - 'content') || '{"forgotten": true}'::jsonb ELSE result END ORDER BY ordinality)
+              FROM jsonb_array_elements(tool_results) WITH ORDINALITY AS results(result, ordinality))
+            WHERE thread_id = ${threadId}::uuid AND tool_results IS NOT NULL AND jsonb_array_length(tool_results) > 0
+              AND EXISTS (SELECT 1 FROM jsonb_array_elements(tool_results) result WHERE (result->>'seq')::int = ANY(${seqs}::int[]))`;
+        }
         // Summaries are progressive: a revision may hold every message from its lineage's context start on.
         const redacted = seqs.length === 0 ? { count: 0 } : await tx.summaryRevision.updateMany({
           where: { threadId, redactedAt: null, OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })) },

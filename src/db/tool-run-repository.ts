@@ -78,9 +78,16 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return row ? toToolRun(row) : null;
     },
 
-    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding }) {
+    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding, basedOn }) {
       return db.$transaction(async (tx) => {
-        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: { in: TERMINAL } }, data: { reportedAt: new Date() } });
+        // The thread row first, then the run's (as a forget does): the report and a forget never deadlock, and a
+        // forget that committed first has already replaced what this report would write.
+        const owner = await tx.toolRun.findUnique({ where: { id: runId }, select: { threadId: true } });
+        if (!owner) return { reported: false as const };
+        await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${owner.threadId}::uuid FOR UPDATE`;
+        if (!TERMINAL.includes(basedOn.status)) return { reported: false as const };
+        // Only the outcome the text was written from: a forget may have replaced it since it was read.
+        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error }, data: { reportedAt: new Date() } });
         if (marked.count === 0) return { reported: false as const };
         const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
         const threadId = run.threadId;
@@ -107,11 +114,34 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return notes.flatMap((note) => (note.seq === null ? [] : [note.seq]));
     },
 
-    async runsNeedingWork({ limit, olderThanMs }) {
+    async markSubmitted({ runId, taskId, timeoutMs }) {
+      const updated = await db.$executeRaw`
+        UPDATE tool_runs SET task_id = ${taskId}, deadline_at = now() + ${timeoutMs} * interval '1 millisecond', polled_at = now()
+        WHERE id = ${runId}::uuid AND task_id IS NULL`;
+      return updated > 0;
+    },
+
+    async claimPoll({ runId, minIntervalMs }) {
+      const rows = await db.$queryRaw<{ overdue: boolean }[]>`
+        UPDATE tool_runs SET polled_at = now()
+        WHERE id = ${runId}::uuid AND status = 'running' AND task_id IS NOT NULL
+          AND (polled_at IS NULL OR polled_at <= now() - ${minIntervalMs} * interval '1 millisecond')
+        RETURNING (deadline_at IS NOT NULL AND deadline_at < now()) AS overdue`;
+      return rows[0] ? { claimed: true, overdue: rows[0].overdue } : { claimed: false, overdue: false };
+    },
+
+    async markRemoteCancelled(runId) {
+      await db.toolRun.updateMany({ where: { id: runId, remoteCancelledAt: null }, data: { remoteCancelledAt: new Date() } });
+    },
+
+    async runsNeedingWork({ limit, olderThanMs, stalePollMs = 30_000 }) {
       const rows = await db.$queryRaw<{ id: string }[]>`
         SELECT id FROM tool_runs
         WHERE (status = 'queued' AND created_at < now() - ${olderThanMs} * interval '1 millisecond')
            OR (reported_at IS NULL AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled') AND finished_at < now() - ${olderThanMs} * interval '1 millisecond')
+           OR (status = 'running' AND task_id IS NOT NULL AND polled_at < now() - ${stalePollMs} * interval '1 millisecond')
+           OR (status = 'cancelled' AND task_id IS NOT NULL AND remote_cancelled_at IS NULL AND finished_at < now() - ${olderThanMs} * interval '1 millisecond'
+               AND finished_at > now() - interval '1 day')
         ORDER BY created_at LIMIT ${limit}`;
       return rows.map((row) => row.id);
     },

@@ -13,7 +13,7 @@ function chat(request: StubRequest) {
   if (last?.role === 'tool') return replyWithText('It is running; I will tell you when it is done.');
   const user = lastUserText(request.body);
   if (user === 'Analyze this thread') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 700 } }]);
-  if (user === 'Analyze it very slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 20_000 } }]);
+  if (user === 'Analyze it very slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 5000 } }]);
   return replyWithText(`Noted: ${user}`);
 }
 

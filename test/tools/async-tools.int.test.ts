@@ -20,7 +20,7 @@ function chat(request: StubRequest) {
   if (user === 'analyze') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 250 } }]);
   if (user === 'two at once') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 20 } }, { name: 'analyze_thread', arguments: { pace_ms: 40 } }]);
   if (user === 'break things') return replyWithToolCalls([{ name: 'slow_async', arguments: {} }, { name: 'broken_async', arguments: {} }]);
-  if (user === 'long analysis') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 20_000 } }]);
+  if (user === 'long analysis') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 5000 } }]);
   if (user === 'big background report') return replyWithToolCalls([{ name: 'big_async_report', arguments: {} }]);
   return replyWithText(`plain answer to ${user} ORD-7 ID-42`);
 }

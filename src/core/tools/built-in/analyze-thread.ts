@@ -69,17 +69,22 @@ function render(stats: Stats, throughSeq: number): string {
   ].join('\n');
 }
 
+/** The longest pause between steps: the whole run stays under half a minute whatever the model asks for. */
+export const MAX_ANALYSIS_PACE_MS = 5000;
+
 /**
  * Statistics of the thread's own transcript, computed in the tools worker in five steps with progress
- * (`pace_ms` between steps, so a UI shows it working; tests make it short or long).
+ * (`pace_ms` between steps, so a UI shows it working; tests make it short or long). The pause is bounded and the
+ * tool has its own time limit: a user's request cannot hold a slot of the shared tools worker for minutes.
  */
 export const analyzeThreadTool = defineTool({
   name: 'analyze_thread',
   description: 'Analyzes this conversation\'s full transcript in the background (message and word counts per role, most frequent terms, identifiers, longest message). Returns a handle at once; the result arrives later.',
   schema: z.object({
-    pace_ms: z.number().int().min(0).max(60_000).default(800).describe('Pause between the five analysis steps, in ms'),
+    pace_ms: z.number().int().min(0).max(MAX_ANALYSIS_PACE_MS).default(800).describe(`Pause between the five analysis steps, in ms (at most ${MAX_ANALYSIS_PACE_MS})`),
   }),
   mode: 'async',
+  timeoutMs: 60_000,
   async run({ pace_ms: paceMs }, context) {
     const stats: Stats = {
       messages: 0, byRole: {}, wordsByRole: {}, characters: 0, tokens: 0, longest: null,
