@@ -5,6 +5,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Env } from '../config/env';
 import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
+import { formatCondition, formatTriggerPolicy } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
@@ -17,6 +18,7 @@ import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
+import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
@@ -49,7 +51,7 @@ import {
   observeWorker, startMetricsServer, TurnTimer, withModelCallContext, type Lifecycle, type Metrics,
 } from '../observability';
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
-import { contextSettingsFromEnv } from './context-settings-from-env';
+import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
@@ -148,6 +150,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
     log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
   }
+  if (usesOfflineDemoWindow(env)) {
+    log.info(`offline model: a ${settings.profile.maxInputTokens}-token demo window (set CONTEXT_MAX_INPUT_TOKENS to change it), so the summary forms within about ten turns`);
+  }
+  log.info({
+    contextWindow: settings.profile.maxInputTokens, reservedOutputTokens: settings.profile.reservedOutputTokens, budget: settings.budget,
+    trigger: formatTriggerPolicy(settings.trigger), keep: formatCondition(settings.keep), summaryMaxTokens: settings.summaryMaxTokens,
+    summarizerInputMaxTokens: settings.summarizerInputMaxTokens, pinnedMaxTokens: settings.pinnedMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens,
+  }, 'context settings');
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
@@ -161,20 +171,24 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
+  const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
   const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
-    maxTokens: env.TOOL_SCHEMA_MAX_TOKENS, count: (definition) => settings.counter.countToolSchemas([definition]),
+    maxTokens: schemaCap, count: (definition) => settings.counter.countToolSchemas([definition]),
   });
   const mcp = env.toolSources.mcpServers.length > 0
     ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
     : null;
+  if (env.toolSources.externalTools.length > 0 && env.TOOL_WEBHOOK_SECRET && env.PUBLIC_BASE_URL) {
+    registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
+  }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
-    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: env.TOOL_SCHEMA_MAX_TOKENS }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
+    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
   }
   const toolRuns = createToolRunRepository(db);
   const toolServices = createToolServices(db);
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
   queues.register(toolQueue.queue);
-  const condense = { summarizer, calls, inlineTokens: env.TOOL_RESULT_INLINE_TOKENS, inputMaxTokens: env.SUMMARY_INPUT_MAX_TOKENS };
+  const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
   const toolKit: ToolKit = {
     registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
@@ -203,6 +217,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ? subscribeTurnKicks({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onKick: (threadId) => void runner.kick(threadId), onError: (error) => log.debug({ err: error }, 'turn kick subscriber error') })
     : null;
 
+  const asyncToolDeps: AsyncToolDeps = {
+    registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
+    timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+    schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
+    ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
+  };
+
   let worker: Worker | null = null;
   let toolWorker: Worker | null = null;
   let workerConnection: Redis | null = null;
@@ -215,12 +236,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
-    const asyncToolDeps: AsyncToolDeps = {
-      registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
-      timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
-      schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
-      ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
-    };
     toolWorkerConnection = createWorkerConnection(options.redisUrl);
     toolWorkerConnection.on('error', (error) => log.debug({ err: error }, 'redis tools worker connection error'));
     toolWorker = startToolWorker({
@@ -238,7 +253,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
 
-  const tokens = createTokenService(options.authSecret);
+  const tokens = createTokenService(options.authSecret, {
+    guestTokenTtlSeconds: env.GUEST_TOKEN_TTL, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+    ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
+  });
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens,
     sendLimiter: createMemoryRateLimiter({ limit: env.RATE_LIMIT_PER_MINUTE }),
@@ -252,17 +270,25 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       provider: models.label.provider,
       offline: models.label.provider === 'offline',
       budget: settings.budget,
+      contextWindow: settings.profile.maxInputTokens,
+      demoWindow: usesOfflineDemoWindow(env),
     },
     limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
     corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
+    toolCallbacks: env.TOOL_WEBHOOK_SECRET ? {
+      secret: env.TOOL_WEBHOOK_SECRET,
+      deps: asyncToolDeps,
+      // Shared by every serve process: a signature is accepted once while its timestamp is valid.
+      remember: async (signature) => (await producerConnection.set(`${env.REDIS_PREFIX}:tool-signature:${signature}`, '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+    } : null,
     toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
+      pinnedMaxTokens: settings.pinnedMaxTokens,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
