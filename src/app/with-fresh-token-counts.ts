@@ -21,8 +21,8 @@ export function withFreshTokenCounts(turns: TurnStore, counter: TokenCounter, lo
   };
   return {
     ...turns,
-    async loadContext(threadId) {
-      const context = await turns.loadContext(threadId);
+    async loadContext(threadId, options) {
+      const context = await turns.loadContext(threadId, options);
       return context ? refresh({ context }).context : null;
     },
     async startNextTurn(input) {

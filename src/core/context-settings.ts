@@ -25,6 +25,8 @@ export interface ContextSettings {
   systemPrefix: string;
   compat: 'openai' | 'strict';
   counter: TokenCounter;
+  /** RECALL_TOKENS: the auto-recall slot of every pack (default derived from the budget; 0 turns it off). */
+  recallTokens: number;
 }
 
 /**
@@ -41,7 +43,14 @@ export function contextStateOf(context: ThreadContext): ContextState {
     pinned: context.pinned,
     contextStartSeq: context.thread.contextStartSeq,
     memoryMode: context.thread.memoryMode,
+    ...(context.recalled ? { recalled: context.recalled } : {}),
   };
+}
+
+/** The thread's auto-recall slot: its own setting, else RECALL_TOKENS. */
+export function recallTokensFor(context: ThreadContext, settings: ContextSettings): number {
+  const own = context.thread.settings.recallTokens;
+  return typeof own === 'number' && Number.isInteger(own) && own >= 0 ? own : settings.recallTokens;
 }
 
 /** The thread's trigger and keep: its own overrides where valid, else the deployment's. */

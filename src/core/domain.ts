@@ -1,4 +1,4 @@
-import type { ContextEntry, MemoryMode, Role, SummaryState, ToolCall } from './context/types';
+import type { ContextEntry, MemoryMode, RecalledMessage, Role, SummaryState, ToolCall } from './context/types';
 
 /** Lifecycle of a transcript message: its text changes only while `streaming`. */
 export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
@@ -32,6 +32,8 @@ export interface ThreadSettings {
   trigger?: string;
   keep?: string;
   summaryPrompt?: string;
+  /** Tokens of the auto-recall slot (overrides RECALL_TOKENS; 0 turns recall off for the thread). */
+  recallTokens?: number;
 }
 
 export interface Thread {
@@ -74,4 +76,6 @@ export interface ThreadContext {
   /** Unfolded, unpinned entries at or after the context start, ascending seq. */
   window: ContextEntry[];
   pinned: ContextEntry[];
+  /** Auto-recall candidates, best first, when the context was read for a model call (see TurnStore.loadContext). */
+  recalled?: RecalledMessage[];
 }

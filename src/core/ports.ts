@@ -62,7 +62,13 @@ export interface TurnStore {
    * the window, in one transaction. Returns null when the queue is empty.
    */
   startNextTurn(input: { threadId: string; owner: string }): Promise<{ turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext } | null>;
-  loadContext(threadId: string): Promise<ThreadContext | null>;
+  /**
+   * The thread and its context in one statement. With `recall`, the same statement also finds the auto-recall
+   * candidates (ThreadContext.recalled): messages older than the window, from the context start on, not pinned, that
+   * best match the newest user message of the window and the answer it replies to (skipped when the thread's recall
+   * slot is 0).
+   */
+  loadContext(threadId: string, options?: { recall?: boolean }): Promise<ThreadContext | null>;
   /** Stores counts redone with another encoding (see refreshTokenCounts). */
   saveTokenCounts(input: { threadId: string; encoding: string; entries: { seq: number; tokens: number }[]; summaryTokens: number | null }): Promise<void>;
   /** Appends a message produced by the turn (assistant or tool) with the next seq. */
@@ -95,6 +101,7 @@ export interface ModelCallRecord {
   windowFromSeq?: number | null;
   windowThroughSeq?: number | null;
   pinnedSeqs?: number[];
+  recalledSeqs?: number[];
   omitted?: number;
   overflowRetry?: boolean;
   error?: string | null;

@@ -1,9 +1,52 @@
-import type { ContextEntry } from '../core/context/types';
+import type { ContextEntry, RecalledMessage } from '../core/context/types';
 import type { ThreadContext } from '../core/domain';
 import type { Message as MessageRow, Thread as ThreadRow } from './generated/client';
 import type { Database } from './prisma-client';
 import { toThread } from './mappers';
+import { Prisma } from './generated/client';
+import { rankedSeqsSql } from './search-sql';
 import { THREAD_COLUMNS } from './sql-columns';
+
+/** Auto-recall candidates read per call (the pack keeps those that fit its slot). */
+export const RECALL_CANDIDATES = 12;
+/** Characters of a candidate read (the pack cuts longer ones further). */
+const RECALL_CANDIDATE_MAX_CHARS = 1500;
+/** Characters of the answer the user message replies to that join the recall query. */
+const RECALL_ANSWER_QUERY_CHARS = 1000;
+
+interface RecalledJson {
+  seq: number;
+  role: RecalledMessage['role'];
+  content: string;
+  createdAt: string;
+}
+
+/**
+ * Auto-recall of the thread `t` (a subquery of the context read): its newest user entry in the window and the answer
+ * before it are the query; candidates are older than the window, from the context start on, not pinned. Evaluated
+ * only when the thread's recall slot (its setting, else `defaultTokens`) is above 0.
+ */
+function recallSql(defaultTokens: number): Prisma.Sql {
+  const windowEntries = Prisma.sql`context_entries w WHERE w.thread_id = t.id AND NOT w.pinned AND w.seq >= t.context_start_seq`;
+  const newestUser = Prisma.sql`(SELECT max(w.seq) FROM ${windowEntries} AND w.role = 'user')`;
+  const query = Prisma.sql`(
+    coalesce((SELECT w.content FROM ${windowEntries} AND w.seq = ${newestUser}), '') || ' ' ||
+    coalesce((SELECT left(w.content, ${RECALL_ANSWER_QUERY_CHARS}::int) FROM ${windowEntries} AND w.role = 'assistant' AND w.seq < ${newestUser} AND w.content <> ''
+      ORDER BY w.seq DESC LIMIT 1), ''))`;
+  const ranked = rankedSeqsSql({
+    threadId: Prisma.sql`t.id`,
+    query,
+    fromSeq: Prisma.sql`t.context_start_seq`,
+    beforeSeq: Prisma.sql`coalesce((SELECT min(w.seq) FROM ${windowEntries}), t.last_seq + 1)`,
+    excludeSeqs: Prisma.sql`(SELECT coalesce(array_agg(p.seq), '{}'::int[]) FROM context_entries p WHERE p.thread_id = t.id AND p.pinned)`,
+    limit: Prisma.sql`${RECALL_CANDIDATES}::int`,
+  });
+  return Prisma.sql`CASE WHEN coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0 THEN (
+      SELECT coalesce(json_agg(json_build_object('seq', m.seq, 'role', m.role, 'content', left(m.content, ${RECALL_CANDIDATE_MAX_CHARS}::int),
+          'createdAt', m.created_at) ORDER BY r.score DESC, r.seq DESC), '[]'::json)
+      FROM (${ranked}) r JOIN messages m ON m.thread_id = t.id AND m.seq = r.seq
+    ) END`;
+}
 
 interface EntryJson {
   seq: number;
@@ -28,11 +71,13 @@ function toEntryFromJson(json: EntryJson): ContextEntry {
 /**
  * The thread and its context (pinned entries and the window) in one statement, so one
  * consistent snapshot: a fold committing meanwhile is seen whole or not at all. Its cost does not depend on the
- * transcript's length, only on the window's.
+ * transcript's length, only on the window's; with `recall`, the auto-recall candidates come in the same statement
+ * (an index search: no extra round trip on the turn's path). `recallTokens` is the deployment's default slot.
  */
-export async function loadThreadContext(db: Database, threadId: string): Promise<ThreadContext | null> {
-  const rows = await db.$queryRaw<(ThreadRow & { entries: EntryJson[] })[]>`
-    SELECT ${THREAD_COLUMNS},
+export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number } = {}): Promise<ThreadContext | null> {
+  const recall = options.recall ? recallSql(options.recallTokens ?? 1) : Prisma.sql`NULL::json`;
+  const rows = await db.$queryRaw<(ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null })[]>`
+    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
         FROM context_entries e
@@ -43,12 +88,13 @@ export async function loadThreadContext(db: Database, threadId: string): Promise
     FROM threads t WHERE t.id = ${threadId}::uuid`;
   const row = rows[0];
   if (!row) return null;
-  const { entries, ...threadRow } = row;
+  const { entries, recalled, ...threadRow } = row;
   const all = entries.map(toEntryFromJson);
   return {
     thread: toThread(threadRow),
     window: all.filter((entry) => !entry.pinned),
     pinned: all.filter((entry) => entry.pinned),
+    ...(recalled ? { recalled: recalled.map((json) => ({ seq: json.seq, role: json.role, content: json.content, createdAt: new Date(json.createdAt) })) } : {}),
   };
 }
 

@@ -67,6 +67,6 @@ export function rankedSeqsSql(options: RankedSeqsOptions): Prisma.Sql {
       SELECT s.seq, s.score + ${NEIGHBOUR_SHARE}::float8 * greatest(coalesce(p.score, 0), coalesce(n.score, 0)) AS score
       FROM scored s LEFT JOIN scored p ON p.seq = s.seq - 1 LEFT JOIN scored n ON n.seq = s.seq + 1
     )
-    SELECT seq, score FROM smoothed WHERE NOT (seq = ANY(${exclude}))
+    SELECT seq, score FROM smoothed WHERE seq <> ALL (coalesce(${exclude}, '{}'::int[]))
     ORDER BY score DESC, seq DESC LIMIT ${options.limit}`;
 }

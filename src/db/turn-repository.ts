@@ -38,9 +38,11 @@ async function finalizeContextReset(tx: Tx, threadId: string): Promise<void> {
  * would notice a loss: the accepted user message, the finished answer and the turn's end. The lease, the turn's
  * start and the streaming placeholder commit without waiting (ASYNC_COMMIT); a Postgres crash can only lose
  * the latest of them, which leaves the turn queued or interrupted: states the runner and the sweeper recover from.
+ * `recallTokens` is RECALL_TOKENS: whether the context reads of model calls also find auto-recall candidates.
  * The turn's start stays one Prisma transaction: it also finalizes a fresh context and supersedes regenerated answers.
  */
-export function createTurnRepository(db: Database): TurnStore {
+export function createTurnRepository(db: Database, options: { recallTokens?: number } = {}): TurnStore {
+  const recallTokens = options.recallTokens ?? 1;
   // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing).
   const knownPrefixes = new Set<string>();
   const systemPrefixOf = (call: ChatCallRecord) => {
@@ -156,11 +158,11 @@ export function createTurnRepository(db: Database): TurnStore {
       if (!started) return null;
       // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
       // which the one-statement read sees whole or not at all).
-      const context = await loadThreadContext(db, threadId);
+      const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
       return context ? { ...started, context } : null;
     },
 
-    loadContext: (threadId) => loadThreadContext(db, threadId),
+    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       await db.$transaction([
@@ -256,12 +258,12 @@ function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql
   const { manifest } = call;
   return Prisma.sql`
     INSERT INTO model_calls (id, thread_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
-      reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, omitted,
+      reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, recalled_seqs, omitted,
       overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts)
     SELECT gen_random_uuid(), ${call.threadId}::uuid, finished.id, ${call.purpose}, ${call.model},
       ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
       ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
-      ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.omitted ?? 0}::int,
+      ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.recalledSeqs ?? []}::int[], ${call.omitted ?? 0}::int,
       ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text, ${prefixHash}::text, ${manifest.windowSeqs}::int[],
       ${JSON.stringify(manifest.toolResults)}::jsonb, ${JSON.stringify(manifest.parts)}::jsonb
     FROM finished`;

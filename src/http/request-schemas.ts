@@ -25,6 +25,7 @@ export const threadSettingsBody = z.object({
   keep: z.string().max(200).nullable().optional(),
   memory: z.enum(['summary', 'window-only']).optional(),
   summaryPrompt: z.string().max(8000).nullable().optional(),
+  recallTokens: z.number().int().min(0).nullable().optional(),
 }).strict();
 export const forgetMessageQuery = z.object({
   only: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),

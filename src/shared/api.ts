@@ -80,8 +80,10 @@ export interface ThreadMemorySettingsDto {
   keep: string | null;
   memory: 'summary' | 'window-only';
   summaryPrompt: string | null;
+  /** Tokens of the thread's auto-recall slot (0: off); null: the deployment's RECALL_TOKENS. */
+  recallTokens: number | null;
   /** The deployment's policies, used where the thread has none. */
-  defaults: { trigger: string; keep: string };
+  defaults: { trigger: string; keep: string; recallTokens: number };
   pinnedTokens: number;
   pinnedMaxTokens: number;
   thread: ThreadDto;
@@ -159,6 +161,8 @@ export interface ContextPackDto {
   summary: { text: string; tokens: number; revision: number; coveredThroughSeq: number } | null;
   window: { fromSeq: number | null; throughSeq: number | null; entries: number; tokens: number };
   pinnedSeqs: number[];
+  /** Older transcript messages the auto-recall slot shows (best matches of the latest user message). */
+  recalledSeqs: number[];
 }
 
 export interface ServerInfoDto {
@@ -270,6 +274,8 @@ export interface SeenTokenPartsDto {
   summary: number;
   pinned: number;
   window: number;
+  /** The auto-recall slot (absent in calls recorded before it existed). */
+  recall?: number;
   notes: number;
   priming: number;
   toolSchemas: number;

@@ -22,7 +22,8 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
         return replyWithText(`noted ${turn}`, unreported.has(turn) ? { omitUsage: true } : {});
       } }),
     });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+    // Folding alone (no auto-recall slot): the chart's prompt line shows what folds save.
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RECALL_TOKENS: '0' } });
   });
   afterAll(async () => {
     await app?.stop();

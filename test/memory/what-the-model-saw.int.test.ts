@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECALL_HEADING } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { MessageContextDto, MessageDto } from '../../src/shared/api';
 import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
@@ -61,7 +62,10 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     // The window seqs are exactly the transcript messages the request carried after the pinned one.
     const transcript = await kit.transcript(thread.id);
     const bySeq = new Map(transcript.map((message) => [message.seq, message]));
-    const carried = request.body.messages.slice(2).map((message) => wireContentText(message.content));
+    // (After the pinned one comes the auto-recall slot, the messages listed as recalled, then the window.)
+    const texts = request.body.messages.slice(2).map((message) => wireContentText(message.content));
+    const carried = texts.filter((text) => !text.startsWith(RECALL_HEADING));
+    expect(texts.length - carried.length).toBe(view.recalledSeqs.length > 0 ? 1 : 0);
     expect(view.windowSeqs.map((seq) => bySeq.get(seq)?.content)).toEqual(carried);
     expect(view.windowSeqs.at(-1)).toBe(asked.userMessage.seq);
     expect(view.windowSeqs.every((seq) => seq > view.summary!.throughSeq)).toBe(true);
@@ -72,7 +76,7 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     expect(view.reportedPromptTokens).toBe(request.promptTokens);
     expect(view.estimatedPromptTokens).toBeGreaterThan(0);
     const parts = view.parts!;
-    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + parts.notes + parts.priming + parts.toolSchemas).toBe(view.estimatedPromptTokens);
+    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + (parts.recall ?? 0) + parts.notes + parts.priming + parts.toolSchemas).toBe(view.estimatedPromptTokens);
     expect(parts.summary).toBeGreaterThan(0);
     expect(parts.pinned).toBeGreaterThan(0);
 

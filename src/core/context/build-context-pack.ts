@@ -1,3 +1,4 @@
+import { buildRecallSlot } from './build-recall-slot';
 import { groupExchangeBlocks } from './group-exchange-blocks';
 import { upperBoundMessageTokens, upperBoundTextTokens, type MessageMeasure } from './measure-message';
 import { renderEntries } from './render-entries';
@@ -25,6 +26,8 @@ export interface BuildContextPackOptions {
   compat?: ChatTemplateCompat;
   /** Server notes (e.g. async tool results), appended after the window as system messages. */
   notes?: readonly string[];
+  /** Tokens of the auto-recall slot (RECALL_TOKENS or the thread's setting); 0 or absent: no slot. */
+  recallTokens?: number;
 }
 
 /** A tool result as it entered the pack: the (possibly condensed) text the model got, not the transcript's. */
@@ -43,6 +46,8 @@ export interface PackTokenParts {
   summary: number;
   pinned: number;
   window: number;
+  /** The auto-recall slot. */
+  recall: number;
   /** Server notes and the omitted-messages note. */
   notes: number;
   /** The reply priming every call pays. */
@@ -55,6 +60,8 @@ export interface ContextPackManifest {
   windowFromSeq: number | null;
   windowThroughSeq: number | null;
   pinnedSeqs: number[];
+  /** Transcript messages the auto-recall slot showed. */
+  recalledSeqs: number[];
   /** Every window seq the pack carried (a window has gaps once messages are forgotten or superseded). */
   windowSeqs: number[];
   /** Tool results of the window and the pinned entries, as they entered the pack. */
@@ -108,6 +115,8 @@ function systemNote(content: string, measure: MessageMeasure): PackMessage {
 
 interface Assembly {
   head: PackMessage[];
+  /** The auto-recall slot (after the summary and pins, before the window); null once dropped. */
+  recall: PackMessage | null;
   blocks: { entries: ContextEntry[]; messages: PackMessage[] }[];
   tail: PackMessage[];
   omittedNote: PackMessage;
@@ -115,12 +124,12 @@ interface Assembly {
 
 function assemble(assembly: Assembly, start: number): PackMessage[] {
   const window = assembly.blocks.slice(start).flatMap((block) => block.messages);
-  return [...assembly.head, ...(start > 0 ? [assembly.omittedNote] : []), ...window, ...assembly.tail];
+  return [...assembly.head, ...(assembly.recall ? [assembly.recall] : []), ...(start > 0 ? [assembly.omittedNote] : []), ...window, ...assembly.tail];
 }
 
 /** The smallest number of oldest window blocks to leave out so the (openai-rendered) pack fits. */
 function firstFittingStart(assembly: Assembly, budget: number): number {
-  const fixed = sumTokens(assembly.head) + sumTokens(assembly.tail) + REPLY_PRIMING_TOKENS;
+  const fixed = sumTokens(assembly.head) + (assembly.recall?.tokens ?? 0) + sumTokens(assembly.tail) + REPLY_PRIMING_TOKENS;
   let windowTokens = assembly.blocks.reduce((sum, block) => sum + sumTokens(block.messages), 0);
   let start = 0;
   while (start < assembly.blocks.length && fixed + windowTokens + (start > 0 ? assembly.omittedNote.tokens : 0) > budget) {
@@ -136,6 +145,8 @@ function firstFittingStart(assembly: Assembly, budget: number): number {
  * start never appear. Budget guard: when it does not fit, the oldest window blocks are left out whole (no orphan
  * tool message, never starting with a tool message), `omitted` counts them and one note says earlier messages are
  * being summarized. Throws ContextOverBudgetError when even the newest window block cannot fit.
+ * Auto-recall: with `recallTokens`, the best of `state.recalled` that fit it go in one system message after the
+ * pinned entries and before the window (never a window or pinned entry again); over budget it is dropped first.
  * `compat: 'strict'` renders the same information for strict chat templates (see renderStrict).
  */
 export function buildContextPack(options: BuildContextPackOptions): ContextPack {
@@ -146,8 +157,12 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const pinned = state.pinned.filter(visible);
   const window = state.window.filter(visible);
   const note = state.memoryMode === 'window-only' ? OMITTED_NOTE_WINDOW_ONLY : OMITTED_NOTE_SUMMARY;
+  const slot = buildRecallSlot({
+    recalled: state.recalled ?? [], excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)), tokens: options.recallTokens ?? 0, measure,
+  });
   const assembly: Assembly = {
     head: [leadingMessage(options, measure), ...renderEntries(pinned, measure)],
+    recall: slot?.message ?? null,
     blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: renderEntries(entries, measure) })),
     tail: (options.notes ?? []).map((content) => systemNote(content, measure)),
     omittedNote: systemNote(note, measure),
@@ -156,6 +171,12 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
     options.compat === 'strict' ? renderStrict(assemble(assembly, start), measure) : assemble(assembly, start);
   let start = firstFittingStart(assembly, budget);
   let messages = render(start);
+  // Over budget, the recall slot goes before any window entry does.
+  if (assembly.recall && (start > 0 || sumTokens(messages) + REPLY_PRIMING_TOKENS > budget)) {
+    assembly.recall = null;
+    start = firstFittingStart(assembly, budget);
+    messages = render(start);
+  }
   // Strict rendering re-measures merged text; leave out more blocks in the rare case it grew.
   while (sumTokens(messages) + REPLY_PRIMING_TOKENS > budget && start < assembly.blocks.length) {
     start += 1;
@@ -176,6 +197,7 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       windowFromSeq: kept[0]?.seq ?? null,
       windowThroughSeq: kept.at(-1)?.seq ?? null,
       pinnedSeqs: pinned.map((entry) => entry.seq),
+      recalledSeqs: assembly.recall && slot ? slot.seqs : [],
       windowSeqs: kept.map((entry) => entry.seq),
       toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),
       parts: tokenParts({ options, assembly, start, measure, total: tokens }),
@@ -202,6 +224,7 @@ function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembl
   const systemPrefix = Math.min(prefixTokens, leadingTokens);
   const notes = sumTokens(assembly.tail) + (start > 0 ? assembly.omittedNote.tokens : 0);
   const pinnedTokens = sumTokens(pinned);
-  const fixed = leadingTokens + pinnedTokens + notes + REPLY_PRIMING_TOKENS;
-  return { systemPrefix, summary: leadingTokens - systemPrefix, pinned: pinnedTokens, window: Math.max(0, input.total - fixed), notes, priming: REPLY_PRIMING_TOKENS };
+  const recall = assembly.recall?.tokens ?? 0;
+  const fixed = leadingTokens + pinnedTokens + recall + notes + REPLY_PRIMING_TOKENS;
+  return { systemPrefix, summary: leadingTokens - systemPrefix, pinned: pinnedTokens, window: Math.max(0, input.total - fixed), recall, notes, priming: REPLY_PRIMING_TOKENS };
 }

@@ -40,6 +40,14 @@ export interface SummaryState {
 
 export type MemoryMode = 'summary' | 'window-only';
 
+/** A transcript message older than the window that auto-recall found for the current turn. */
+export interface RecalledMessage {
+  seq: number;
+  role: Role;
+  content: string;
+  createdAt: Date;
+}
+
 /**
  * A thread's context state. Invariant: every entry with seq >= contextStartSeq is exactly one of
  * covered by the summary, pinned, or in the window (in window-only mode: dropped instead of summarized).
@@ -53,6 +61,8 @@ export interface ContextState {
   /** Entries before this seq are neither summarized nor sent ("fresh context"). */
   contextStartSeq: number;
   memoryMode: MemoryMode;
+  /** Auto-recall candidates, best first (older than the window); the pack takes what fits its recall slot. */
+  recalled?: RecalledMessage[];
 }
 
 /** One message of a context pack, in the provider-neutral shape the llm adapter converts. */

@@ -14,6 +14,8 @@ export interface ThreadSettingsPatch {
   memory?: MemoryMode;
   /** Admins only. */
   summaryPrompt?: string | null;
+  /** Tokens of the thread's auto-recall slot (0: off); null: RECALL_TOKENS. */
+  recallTokens?: number | null;
 }
 
 export interface ThreadSettingsView {
@@ -21,7 +23,8 @@ export interface ThreadSettingsView {
   keep: string | null;
   memory: MemoryMode;
   summaryPrompt: string | null;
-  defaults: { trigger: string; keep: string };
+  recallTokens: number | null;
+  defaults: { trigger: string; keep: string; recallTokens: number };
   pinnedTokens: number;
   pinnedMaxTokens: number;
   thread: Thread;
@@ -65,7 +68,7 @@ function nextSettings(current: ThreadSettings, patch: ThreadSettingsPatch, actor
     throw validation('summaryPrompt', `must be 1 to ${MAX_SUMMARY_PROMPT_CHARS} characters (null to use the default)`);
   }
   const next: ThreadSettings = { ...current };
-  const apply = (key: keyof ThreadSettings, value: string | null | undefined) => {
+  const apply = (key: 'trigger' | 'keep' | 'summaryPrompt', value: string | null | undefined) => {
     if (value === undefined) return;
     if (value === null) delete next[key];
     else next[key] = value.trim();
@@ -73,6 +76,8 @@ function nextSettings(current: ThreadSettings, patch: ThreadSettingsPatch, actor
   apply('trigger', patch.trigger);
   apply('keep', patch.keep);
   apply('summaryPrompt', patch.summaryPrompt);
+  if (patch.recallTokens === null) delete next.recallTokens;
+  else if (patch.recallTokens !== undefined) next.recallTokens = patch.recallTokens;
   return next;
 }
 
@@ -82,7 +87,8 @@ export async function threadSettingsView(thread: Thread, deps: MemoryDeps): Prom
     keep: thread.settings.keep ?? null,
     memory: thread.memoryMode,
     summaryPrompt: thread.settings.summaryPrompt ?? null,
-    defaults: { trigger: formatTriggerPolicy(deps.settings.trigger), keep: formatCondition(deps.settings.keep) },
+    recallTokens: thread.settings.recallTokens ?? null,
+    defaults: { trigger: formatTriggerPolicy(deps.settings.trigger), keep: formatCondition(deps.settings.keep), recallTokens: deps.settings.recallTokens },
     pinnedTokens: await deps.memory.pinnedTokens(thread.id),
     pinnedMaxTokens: deps.pinnedMaxTokens,
     thread,
@@ -103,6 +109,10 @@ export async function updateThreadSettings(input: { actor: MemoryActor; threadId
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const settings = nextSettings(thread.settings, input.patch, input.actor);
   validateOverrides(settings, input.patch, deps);
+  const maxRecall = Math.floor(deps.settings.budget / 2);
+  if (settings.recallTokens !== undefined && settings.recallTokens > maxRecall) {
+    throw validation('recallTokens', `must be 0 to ${maxRecall} (half the context budget), or null for the default`);
+  }
   const updated = await deps.memory.updateSettings({ threadId: thread.id, settings, memoryMode: input.patch.memory ?? thread.memoryMode });
   deps.events.publish({ type: 'thread-updated', threadId: thread.id, thread: toThreadDto(updated) });
   await enqueueFoldIfDue(updated.id, deps);

@@ -29,6 +29,7 @@ function chatCallFigures(input: ChatCallInput): ModelCallRecord {
     windowFromSeq: pack.manifest.windowFromSeq,
     windowThroughSeq: pack.manifest.windowThroughSeq,
     pinnedSeqs: pack.manifest.pinnedSeqs,
+    recalledSeqs: pack.manifest.recalledSeqs,
     omitted: pack.omitted,
     overflowRetry: input.overflowRetry,
     error: null,

@@ -1,5 +1,5 @@
 import { buildContextPack, shortenOldToolArguments, type ContextPack, type ToolCall } from '../context';
-import { contextStateOf, type ContextSettings } from '../context-settings';
+import { contextStateOf, recallTokensFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import { isModelCallError } from '../model-call-error';
@@ -45,7 +45,7 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
  * The pack of one chat call: old long tool arguments shortened, and the budget reduced by the tool schemas
  * offered with it (they count as prompt tokens too).
  */
-export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = []): { pack: ContextPack; toolSchemaTokens: number } {
+export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = [], options: { recall?: boolean } = {}): { pack: ContextPack; toolSchemaTokens: number } {
   const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
   const state = shortenOldToolArguments(contextStateOf(context), settings.counter);
   // A follow-up delivers its results last, even when one landed before a reply that was composed without it.
@@ -53,6 +53,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
   const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
   const pack = buildContextPack({
     systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: settings.budget - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
     ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
   });
   if (moved.length === 0) return { pack, toolSchemaTokens };
@@ -86,7 +87,8 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
   let context = input.context;
   let overflowRetried = false;
   for (let attempt = 0; ; attempt += 1) {
-    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs);
+    // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
+    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, { recall: !overflowRetried });
     const startedAt = Date.now();
     try {
       const result = await chat.stream({
@@ -119,7 +121,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
         overflowRetried = true;
         deps.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');
         await deps.foldNow(threadId);
-        context = (await turns.loadContext(threadId)) ?? context;
+        context = (await turns.loadContext(threadId, { recall: true })) ?? context;
         continue;
       }
       if (isModelCallError(reason) && reason.retryable && attempt < deps.maxRetries) {

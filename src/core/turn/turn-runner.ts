@@ -164,7 +164,7 @@ export class TurnRunner {
       await answerToolCalls({ turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal }, { ...this.options, tools });
       active.controller.signal.throwIfAborted();
       if (offered.length === 0) return;
-      context = (await this.options.turns.loadContext(turn.threadId)) ?? context;
+      context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
   }
 

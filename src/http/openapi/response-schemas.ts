@@ -76,6 +76,7 @@ export const contextPackDto = z.strictObject({
   summary: z.strictObject({ text: z.string(), tokens: z.number().int(), revision: z.number().int(), coveredThroughSeq: z.number().int() }).nullable(),
   window: z.strictObject({ fromSeq: z.number().int().nullable(), throughSeq: z.number().int().nullable(), entries: z.number().int(), tokens: z.number().int() }),
   pinnedSeqs: z.array(z.number().int()),
+  recalledSeqs: z.array(z.number().int()).describe('Older transcript messages the auto-recall slot shows'),
 }).meta({ id: 'ContextPack' });
 
 export const serverInfoDto = z.strictObject({
@@ -130,7 +131,7 @@ export const adminThreadDetailDto = z.strictObject({
     summaryText: z.string(), summaryTokens: count, revision: count, coveredThroughSeq: count, contextStartSeq: count,
     memoryMode: z.enum(['summary', 'window-only']), version: count, windowEntries: count, windowTokens: count, pinnedEntries: count,
     foldPending: z.boolean(), foldReasons: z.array(z.string()), lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
-    settings: z.strictObject({ trigger: z.string().optional(), keep: z.string().optional(), summaryPrompt: z.string().optional() }),
+    settings: z.strictObject({ trigger: z.string().optional(), keep: z.string().optional(), summaryPrompt: z.string().optional(), recallTokens: count.optional() }),
   }),
   pack: contextPackDto,
   transcript: z.strictObject({ messages: count, tokens: count, characters: count, lastSeq: count }),
@@ -155,7 +156,8 @@ export const threadMemorySettingsDto = z.strictObject({
   keep: z.string().nullable().describe('What a fold keeps verbatim; null: the deployment default.'),
   memory: memoryMode,
   summaryPrompt: z.string().nullable().describe('Set by admins only; null: the default prompt.'),
-  defaults: z.strictObject({ trigger: z.string(), keep: z.string() }).describe('The deployment\'s policies, used where the thread has none.'),
+  recallTokens: count.nullable().describe('Tokens of the thread\'s auto-recall slot (0: off); null: the deployment default (RECALL_TOKENS).'),
+  defaults: z.strictObject({ trigger: z.string(), keep: z.string(), recallTokens: count }).describe('The deployment\'s policies, used where the thread has none.'),
   pinnedTokens: count,
   pinnedMaxTokens: count,
   thread: threadDto,
@@ -218,7 +220,7 @@ export const messageContextDto = z.strictObject({
     seq: count, role: seenRole, toolCallId: z.string().nullable(), content: z.string().nullable(), tokens: count, forgotten: z.boolean(),
   })),
   parts: z.strictObject({
-    systemPrefix: count, summary: count, pinned: count, window: count, notes: count, priming: count, toolSchemas: count,
+    systemPrefix: count, summary: count, pinned: count, window: count, recall: count.optional(), notes: count, priming: count, toolSchemas: count,
   }).nullable(),
 }).meta({ id: 'MessageContext' });
 

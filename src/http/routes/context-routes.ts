@@ -11,7 +11,7 @@ import { ownThread } from './thread-routes';
 
 /** What the next model call of a thread would get, entry by entry. */
 export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>, threadId: string): Promise<ContextPackDto> {
-  const context = await deps.turns.loadContext(threadId);
+  const context = await deps.turns.loadContext(threadId, { recall: true });
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
@@ -35,6 +35,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
       tokens: context.window.reduce((sum, entry) => sum + entry.tokens, 0),
     },
     pinnedSeqs: context.pinned.map((entry) => entry.seq),
+    recalledSeqs: pack.manifest.recalledSeqs,
   };
 }
 

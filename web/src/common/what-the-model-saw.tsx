@@ -4,7 +4,7 @@ import { ApiError } from '../api/api-error';
 import { formatTokens } from './format';
 
 const PART_LABELS = [
-  ['systemPrefix', 'System prompt'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'],
+  ['systemPrefix', 'System prompt'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'], ['recall', 'Recalled'],
   ['notes', 'Notes'], ['toolSchemas', 'Tool definitions'], ['priming', 'Reply priming'],
 ] as const;
 

@@ -1,0 +1,227 @@
+/**
+ * `npm run bench:recall`: transcript search and auto-recall measured on LoCoMo (Maharana et al., ACL 2024).
+ * The data is CC BY-NC and never copied into the project: LOCOMO_PATH (default ../shared/data/locomo/locomo-dev.json,
+ * resolved relative to the project root). Each conversation is loaded as one thread through the real store (a bulk
+ * seed of the messages table: the search index is written by the store's trigger), speaker_a as `user`, speaker_b
+ * as `assistant`, each text prefixed with the speaker's name and the session's date. Then, for every question of
+ * categories 1–4: evidence recall@k of search_transcript's ranking; whether an evidence turn is verbatim in the pack
+ * (ours with and without auto-recall, LangChain's summarizationMiddleware); and search latency.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { contextSettingsFromEnv } from '../src/app/context-settings-from-env';
+import { loadEnv } from '../src/config/env';
+import type { ContextSettings } from '../src/core/context-settings';
+import { createToolRegistry } from '../src/core/tools';
+import { buildTurnPack } from '../src/core/turn/stream-answer';
+import { loadThreadContext } from '../src/db/load-thread-context';
+import { createDatabase, type Database } from '../src/db/prisma-client';
+import { createSearchRepository } from '../src/db/search-repository';
+import { deploymentTools } from '../src/tools';
+import { startServices } from './support/stack';
+import { distribution, quantile as quantileOf, round } from './support/stats';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../shared/data/locomo/locomo-dev.json');
+const LARGE_THREAD_MESSAGES = 10_000;
+const WINDOW_TOKENS = 16_000;
+
+interface Turn { diaId: string; role: 'user' | 'assistant'; content: string; at: Date }
+interface Question { question: string; evidence: string[]; category: number }
+interface Conversation { id: string; turns: Turn[]; questions: Question[] }
+interface Seeded { conversation: Conversation; threadId: string; seqOf: Map<string, number> }
+
+function log(message: string): void {
+  process.stderr.write(`[bench:recall ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/** "1:56 pm on 8 May, 2023" -> a Date (UTC). */
+function sessionDate(text: string): Date {
+  const match = /(\d+):(\d+)\s*(am|pm) on (\d+) (\w+),? (\d{4})/i.exec(text);
+  if (!match) return new Date(0);
+  const [, hours, minutes, half, day, month, year] = match;
+  const hour = (Number(hours) % 12) + (half?.toLowerCase() === 'pm' ? 12 : 0);
+  return new Date(`${day} ${month} ${year} ${hour}:${minutes} UTC`);
+}
+
+async function loadLocomo(): Promise<Conversation[]> {
+  const raw = JSON.parse(await readFile(LOCOMO_PATH, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: (Question & { evidence?: string[] })[] }[];
+  return raw.map((sample, index) => {
+    const conversation = sample.conversation;
+    const speakerA = String(conversation.speaker_a);
+    const turns: Turn[] = [];
+    for (let session = 1; Array.isArray(conversation[`session_${session}`]); session += 1) {
+      const date = String(conversation[`session_${session}_date_time`] ?? '');
+      for (const turn of conversation[`session_${session}`] as { speaker: string; dia_id: string; text: string }[]) {
+        turns.push({ diaId: turn.dia_id, role: turn.speaker === speakerA ? 'user' : 'assistant', content: `${turn.speaker} (${date}): ${turn.text}`, at: sessionDate(date) });
+      }
+    }
+    const questions = sample.qa.filter((qa) => qa.category >= 1 && qa.category <= 4 && (qa.evidence?.length ?? 0) > 0)
+      .map((qa) => ({ question: String(qa.question), evidence: qa.evidence ?? [], category: qa.category }));
+    return { id: sample.sample_id ?? `conversation-${index + 1}`, turns, questions };
+  });
+}
+
+/** One thread of `turns` through the store's table (the search trigger indexes each complete message). */
+async function seedThread(client: pg.Client, threadId: string, turns: readonly Turn[]): Promise<void> {
+  await client.query(`INSERT INTO threads (id, owner_id, title, last_seq) VALUES ($1, 'bench-recall', $2, $3)`, [threadId, `LoCoMo ${threadId.slice(0, 8)}`, turns.length]);
+  for (let start = 0; start < turns.length; start += 2000) {
+    const batch = turns.slice(start, start + 2000);
+    await client.query(`
+      INSERT INTO messages (id, thread_id, seq, role, content, status, tokens, encoding, created_at, updated_at, completed_at)
+      SELECT gen_random_uuid(), $1::uuid, s, r, c, 'complete', greatest(length(c) / 4, 1), 'o200k_base', a, a, a
+      FROM unnest($2::int[], $3::text[], $4::text[], $5::timestamptz[]) AS t(s, r, c, a)`,
+    [threadId, batch.map((_, index) => start + index + 1), batch.map((turn) => turn.role), batch.map((turn) => turn.content), batch.map((turn) => turn.at)]);
+  }
+}
+
+/**
+ * The thread right after a fold at the end of the conversation: the last `keep` messages in the window, the rest
+ * covered by a summary (synthetic: it quotes no turn, so only window, pins and recall can hold evidence verbatim).
+ */
+async function foldedState(client: pg.Client, threadId: string, turns: readonly Turn[], keep: number, settings: ContextSettings): Promise<void> {
+  const covered = Math.max(0, turns.length - keep);
+  const summary = `Intent: a long friendly conversation over many sessions [#1–${covered}]. ${'They talked about family, work, hobbies and plans. '.repeat(60)}`;
+  await client.query(`UPDATE threads SET summary_text = $2, summary_tokens = $3, summary_encoding = $4, summary_covered_through_seq = $5, summary_revision = 1 WHERE id = $1`,
+    [threadId, summary, settings.counter.countText(summary), settings.counter.encoding, covered]);
+  const window = turns.slice(covered);
+  await client.query(`
+    INSERT INTO context_entries (thread_id, seq, role, content, tokens, encoding)
+    SELECT $1::uuid, s, r, c, k, $6 FROM unnest($2::int[], $3::text[], $4::text[], $5::int[]) AS t(s, r, c, k)`,
+  [threadId, window.map((_, index) => covered + index + 1), window.map((turn) => turn.role), window.map((turn) => turn.content),
+    window.map((turn) => settings.counter.countMessage({ role: turn.role, content: turn.content })), settings.counter.encoding]);
+}
+
+interface Tally { questions: number; at5: number; at10: number; at20: number; packRecall: number; packWindow: number; packLangChain: number }
+
+async function measureConversation(input: { db: Database; client: pg.Client; seeded: Seeded; settings: ContextSettings; keepMessages: number; triggerTokens: number; latencies: number[] }): Promise<Tally> {
+  const { db, client, seeded, settings } = input;
+  const search = createSearchRepository(db);
+  const { threadId, conversation, seqOf } = seeded;
+  const textOf = new Map(conversation.turns.map((turn) => [turn.diaId, turn.content]));
+  const tools = createToolRegistry(deploymentTools()).definitions();
+  const { langchainKeptTexts } = await loadLangChainPack();
+  const tally: Tally = { questions: 0, at5: 0, at10: 0, at20: 0, packRecall: 0, packWindow: 0, packLangChain: 0 };
+  const nextSeq = conversation.turns.length + 1;
+  for (const question of conversation.questions) {
+    const evidence = question.evidence.map((id) => seqOf.get(id)).filter((seq): seq is number => seq !== undefined);
+    if (evidence.length === 0) continue;
+    tally.questions += 1;
+    const started = performance.now();
+    const ranked = await search.searchForModel({ threadId, query: question.question, limit: 20 });
+    input.latencies.push(performance.now() - started);
+    const rankOf = (k: number) => ranked.slice(0, k).some((match) => evidence.includes(match.seq));
+    if (rankOf(5)) tally.at5 += 1;
+    if (rankOf(10)) tally.at10 += 1;
+    if (rankOf(20)) tally.at20 += 1;
+
+    // The pack at the end of the conversation with the question as the next user message.
+    await client.query(`INSERT INTO context_entries (thread_id, seq, role, content, tokens, encoding) VALUES ($1, $2, 'user', $3, $4, $5)`,
+      [threadId, nextSeq, question.question, settings.counter.countMessage({ role: 'user', content: question.question }), settings.counter.encoding]);
+    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens: settings.recallTokens });
+    await client.query('DELETE FROM context_entries WHERE thread_id = $1 AND seq = $2', [threadId, nextSeq]);
+    if (!context) throw new Error('thread vanished');
+    const holds = (texts: readonly string[]) => question.evidence.some((id) => texts.some((text) => text.includes(textOf.get(id) ?? '\u0000')));
+    const withRecall = buildTurnPack(context, settings, tools).pack.messages.map((message) => message.content);
+    const withoutRecall = buildTurnPack(context, { ...settings, recallTokens: 0 }, tools).pack.messages.map((message) => message.content);
+    if (holds(withRecall)) tally.packRecall += 1;
+    if (holds(withoutRecall)) tally.packWindow += 1;
+    const kept = await langchainKeptTexts({ systemPrompt: settings.systemPrefix, turns: conversation.turns, question: question.question, triggerTokens: input.triggerTokens });
+    if (holds(kept)) tally.packLangChain += 1;
+  }
+  return tally;
+}
+
+/** Loaded by a specifier TypeScript does not follow (see bench/tsconfig.peer.json). */
+async function loadLangChainPack(): Promise<{ langchainKeptTexts: (input: { systemPrompt: string; turns: Turn[]; question: string; triggerTokens: number }) => Promise<string[]> }> {
+  const specifier = './recall-langchain-pack';
+  return import(specifier) as Promise<{ langchainKeptTexts: (input: { systemPrompt: string; turns: Turn[]; question: string; triggerTokens: number }) => Promise<string[]> }>;
+}
+
+/** The 10,000-message thread: LoCoMo's turns over and over; every question of every conversation is asked of it. */
+async function largeThreadLatency(input: { db: Database; client: pg.Client; conversations: Conversation[] }): Promise<number[]> {
+  const all = input.conversations.flatMap((conversation) => conversation.turns);
+  const turns = Array.from({ length: LARGE_THREAD_MESSAGES }, (_, index) => all[index % all.length] as Turn);
+  const threadId = crypto.randomUUID();
+  await seedThread(input.client, threadId, turns);
+  await input.client.query('ANALYZE messages');
+  const search = createSearchRepository(input.db);
+  const latencies: number[] = [];
+  const questions = input.conversations.flatMap((conversation) => conversation.questions);
+  for (const [index, question] of questions.entries()) {
+    const started = performance.now();
+    await search.searchForModel({ threadId, query: question.question, limit: 10 });
+    if (index >= 20) latencies.push(performance.now() - started); // the first ones warm the caches
+  }
+  return latencies;
+}
+
+function line(name: string, value: number, target?: { op: '>=' | '<=' | '<'; value: number }, digits = 3): string {
+  const shown = value.toFixed(digits);
+  if (!target) return `${name.padEnd(52)} ${shown.padStart(8)}`;
+  const met = target.op === '>=' ? value >= target.value : target.op === '<=' ? value <= target.value : value < target.value;
+  return `${name.padEnd(52)} ${shown.padStart(8)}  target ${target.op} ${target.value}  ${met ? 'met' : 'MISSED'}`;
+}
+
+async function main(): Promise<void> {
+  const conversations = await loadLocomo();
+  log(`${conversations.length} conversations, ${conversations.reduce((sum, c) => sum + c.turns.length, 0)} turns from ${LOCOMO_PATH}`);
+  const services = await startServices();
+  const databaseUrl = await services.createDatabase('recall');
+  const db = createDatabase({ url: databaseUrl, poolSize: 4 });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const env = loadEnv({ NODE_ENV: 'test', CONTEXT_MAX_INPUT_TOKENS: String(WINDOW_TOKENS) });
+    const settings = contextSettingsFromEnv(env);
+    const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
+    const triggerTokens = settings.trigger.conditions.find((condition) => condition.kind === 'tokens')?.value ?? Math.floor(settings.budget * 0.75);
+    await client.query(`INSERT INTO users (id, kind) VALUES ('bench-recall', 'guest') ON CONFLICT DO NOTHING`);
+    const seeded: Seeded[] = [];
+    for (const conversation of conversations) {
+      const threadId = crypto.randomUUID();
+      await seedThread(client, threadId, conversation.turns);
+      await foldedState(client, threadId, conversation.turns, keepMessages, settings);
+      seeded.push({ conversation, threadId, seqOf: new Map(conversation.turns.map((turn, index) => [turn.diaId, index + 1])) });
+    }
+    await client.query('ANALYZE');
+    const total: Tally = { questions: 0, at5: 0, at10: 0, at20: 0, packRecall: 0, packWindow: 0, packLangChain: 0 };
+    const largest = seeded.reduce((best, item) => (item.conversation.turns.length > best.conversation.turns.length ? item : best));
+    let largestLatencies: number[] = [];
+    for (const item of seeded) {
+      const latencies: number[] = [];
+      const tally = await measureConversation({ db, client, seeded: item, settings, keepMessages, triggerTokens, latencies });
+      if (item === largest) largestLatencies = latencies;
+      for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key];
+      log(`${item.conversation.id}: ${tally.questions} questions, recall@10 ${round(tally.at10 / tally.questions, 3)}`);
+    }
+    const large = await largeThreadLatency({ db, client, conversations });
+    const n = total.questions;
+    const small = distribution(largestLatencies);
+    const big = distribution(large);
+    const lines = [
+      `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.length} conversations, ${n} questions (categories 1-4); pack at a ${WINDOW_TOKENS}-token window (budget ${settings.budget}, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens})`,
+      line('recall@5', total.at5 / n),
+      line('recall@10', total.at10 / n, { op: '>=', value: 0.75 }),
+      line('recall@20', total.at20 / n),
+      line('evidence in the pack, with auto-recall', total.packRecall / n, { op: '>=', value: 0.6 }),
+      line('evidence in the pack, without auto-recall (window + pins)', total.packWindow / n),
+      line('evidence in the pack, LangChain summarizationMiddleware', total.packLangChain / n),
+      line(`search p50 ms, largest thread (${largest.conversation.turns.length} messages)`, small.p50, undefined, 2),
+      line('search p95 ms, largest thread', quantileOf(largestLatencies, 0.95), undefined, 2),
+      line(`search p50 ms, ${LARGE_THREAD_MESSAGES}-message thread`, big.p50, undefined, 2),
+      line(`search p95 ms, ${LARGE_THREAD_MESSAGES}-message thread`, quantileOf(large, 0.95), { op: '<=', value: 20 }, 2),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await client.end();
+    await db.$disconnect();
+    await services.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:recall failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildContextPack } from './build-context-pack';
+import { RECALL_HEADING } from './build-recall-slot';
+import { createTokenCounter } from './token-counter';
+import { state, user, reply } from './test-fixtures';
+import type { ContextEntry, RecalledMessage } from './types';
+
+const counter = createTokenCounter('o200k_base');
+const at = new Date('2026-03-04T05:06:07Z');
+const recalled = (seq: number, content: string): RecalledMessage => ({ seq, role: seq % 2 === 1 ? 'user' : 'assistant', content, createdAt: at });
+const counted = (item: ContextEntry): ContextEntry => ({ ...item, tokens: counter.countMessage(item) });
+
+describe('auto-recall in the context pack', () => {
+  // Loading the tokenizer's ranks takes seconds on a busy machine: not part of any one test.
+  beforeAll(() => { counter.countText('warm up'); }, 60_000);
+  const summary = { text: 'The user plans a trip [#1–20].', tokens: 9, coveredThroughSeq: 20, revision: 2 };
+  const candidates = [recalled(7, 'My budget for the trip is 4000 euros.'), recalled(3, 'I prefer the window seat.'), recalled(12, 'Yes, LOCKER-77 it is.')];
+
+  it('puts the recalled messages in one system message after the summary and pins, before the window, with their seqs', () => {
+    const window = [user(21), reply(22), user(23)].map(counted);
+    const pack = buildContextPack({
+      systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 500,
+      state: { ...state(window, { summary, pinned: [counted(user(5))] }), recalled: candidates },
+    });
+    const contents = pack.messages.map((message) => message.content);
+    const slot = pack.messages.findIndex((message) => message.content.startsWith(RECALL_HEADING));
+    expect(slot).toBe(2); // leading (prefix + summary), the pinned #5, then the slot
+    expect(pack.messages[slot]?.role).toBe('system');
+    expect(contents[slot]).toContain('[#3 · user · 2026-03-04] I prefer the window seat.');
+    // Transcript order inside the slot.
+    expect(contents[slot]?.indexOf('#3')).toBeLessThan(contents[slot]?.indexOf('#7') ?? 0);
+    expect(pack.messages.slice(slot + 1).map((message) => message.seq)).toEqual([21, 22, 23]);
+    expect(pack.manifest.recalledSeqs).toEqual([3, 7, 12]);
+    expect(pack.tokens).toBe(counter.countPack(pack.messages));
+  });
+
+  it('never repeats a window or pinned entry, and stays within its tokens (best ranked first)', () => {
+    const window = [counted(user(7)), counted(reply(8))];
+    const pack = buildContextPack({
+      systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 60,
+      state: { ...state(window, { pinned: [counted(user(12))] }), recalled: [...candidates, recalled(2, 'x '.repeat(400))] },
+    });
+    const slot = pack.messages.find((message) => message.content.startsWith(RECALL_HEADING));
+    expect(pack.manifest.recalledSeqs).toEqual([3]);
+    expect(slot?.tokens).toBeLessThanOrEqual(60);
+  });
+
+  it('has no slot at 0 tokens or without candidates', () => {
+    const window = [counted(user(21))];
+    const off = buildContextPack({ systemPrefix: 'p', budget: 10_000, counter, recallTokens: 0, state: { ...state(window), recalled: candidates } });
+    expect(off.manifest.recalledSeqs).toEqual([]);
+    expect(off.messages.some((message) => message.content.startsWith(RECALL_HEADING))).toBe(false);
+  });
+
+  it('over budget, drops the recall slot before any window entry', () => {
+    const window = [user(21), reply(22), user(23)].map(counted);
+    const full = buildContextPack({ systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 500, state: { ...state(window), recalled: candidates } });
+    const withoutRecall = buildContextPack({ systemPrefix: 'prefix', budget: 10_000, counter, state: state(window) });
+    // A budget that holds the window but not the window and the slot.
+    const budget = withoutRecall.tokens + 5;
+    expect(full.tokens).toBeGreaterThan(budget);
+    const tight = buildContextPack({ systemPrefix: 'prefix', budget, counter, recallTokens: 500, state: { ...state(window), recalled: candidates } });
+    expect(tight.omitted).toBe(0);
+    expect(tight.manifest.recalledSeqs).toEqual([]);
+    expect(tight.messages.map((message) => message.seq).filter(Boolean)).toEqual([21, 22, 23]);
+  });
+});
