@@ -53,6 +53,7 @@ import {
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
+import { describeTools } from './describe-tools';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
@@ -297,6 +298,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
       jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: createModelCallHistory(db),
+      tools: () => describeTools(registry, mcp),
     },
   };
   const app = createHttpApp(deps, {

@@ -136,3 +136,38 @@ export interface AdminSessionDto {
   actor: string;
   expiresAt: string;
 }
+
+/** One tool as admins see it (`GET /api/admin/tools`). */
+export interface AdminToolDto {
+  name: string;
+  description: string;
+  source: 'built-in' | 'mcp' | 'external';
+  /** The MCP server and its own name for the tool. */
+  server: string | null;
+  serverTool: string | null;
+  /** An external runner's URL. */
+  url: string | null;
+  mode: 'inline' | 'async' | 'external';
+  /** Submitted and polled (MCP task over Streamable HTTP, external runner): no worker slot held while it works. */
+  background: boolean;
+  /** False when its schema is past TOOL_SCHEMA_MAX_TOKENS. */
+  offered: boolean;
+  schemaTokens: number;
+  /** The MCP server's state (`ready`, `restarting`, ...); null for other tools. */
+  serverState: string | null;
+}
+
+export interface AdminMcpServerDto {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: string;
+  tools: number;
+  restarts: number;
+  lastError: string | null;
+  supportsTasks: boolean;
+}
+
+export interface AdminToolListDto {
+  tools: AdminToolDto[];
+  servers: AdminMcpServerDto[];
+}

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolRunDto } from '../../src/shared/api';
+import type { AdminToolListDto } from '../../src/shared/admin-api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -75,6 +76,20 @@ describe('MCP tools (server-everything over stdio, the SDK test server over Stre
     expect(offered).not.toContain('everything__get-env');
     // The header secret came from the environment variable.
     expect(remote.authorizations).toContain('Bearer remote-secret-token-123');
+  });
+
+  it('lists every tool with its source, mode and server state for admins', async () => {
+    expect((await app.api('/api/admin/tools')).status).toBe(401);
+    const response = await app.api('/api/admin/tools', { headers: { Authorization: 'Bearer test-admin-token-0123456789' } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as AdminToolListDto;
+    const byName = new Map(body.tools.map((tool) => [tool.name, tool]));
+    expect(byName.get('calculator')).toMatchObject({ source: 'built-in', mode: 'inline', server: null, serverState: null, offered: true });
+    expect(byName.get('everything__echo')).toMatchObject({ source: 'mcp', server: 'everything', serverTool: 'echo', mode: 'inline', serverState: 'ready', background: false });
+    expect(byName.get('everything__trigger-long-running-operation')).toMatchObject({ mode: 'async', background: false });
+    expect(byName.get('remote__slow_job')).toMatchObject({ source: 'mcp', mode: 'inline', serverState: 'ready' });
+    expect(byName.has('everything__get-env')).toBe(false);
+    expect(body.servers.map((server) => [server.name, server.transport, server.state, server.supportsTasks])).toEqual([['everything', 'stdio', 'ready', true], ['remote', 'http', 'ready', true]]);
   });
 
   it('runs an MCP tool inline: the model gets the server\'s answer in the same turn', async () => {

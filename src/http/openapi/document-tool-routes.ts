@@ -2,7 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { toolRunParams } from '../request-schemas';
 import { runnerProgressBody, runnerResultBody } from '../routes/tool-callback-routes';
-import { errors, json, RUNNER_SIGNATURE } from './openapi-helpers';
+import { ADMIN_SESSION, ADMIN_TOKEN, errors, json, RUNNER_SIGNATURE } from './openapi-helpers';
 
 const signed: Record<string, string[]>[] = [{ [RUNNER_SIGNATURE]: [] }];
 const callbackAnswer = z.object({ ok: z.literal(true), duplicate: z.boolean(), status: z.string() });
@@ -11,8 +11,26 @@ const signatureHeaders = z.object({
   'x-tool-signature': z.string().describe('`sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` with TOOL_WEBHOOK_SECRET'),
 });
 
-/** External runners' callbacks (signed, no bearer token). */
+const adminToolListDto = z.object({
+  tools: z.array(z.object({
+    name: z.string(), description: z.string(), source: z.enum(['built-in', 'mcp', 'external']),
+    server: z.string().nullable(), serverTool: z.string().nullable(), url: z.string().nullable(),
+    mode: z.enum(['inline', 'async', 'external']), background: z.boolean(), offered: z.boolean(), schemaTokens: z.number().int(),
+    serverState: z.string().nullable(),
+  })),
+  servers: z.array(z.object({
+    name: z.string(), transport: z.enum(['stdio', 'http']), state: z.string(), tools: z.number().int(), restarts: z.number().int(),
+    lastError: z.string().nullable(), supportsTasks: z.boolean(),
+  })),
+});
+
+/** External runners' callbacks (signed, no bearer token) and the admin's tool list. */
 export function documentToolRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get', path: '/api/admin/tools', tags: ['admin'], security: [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }],
+    summary: 'Every tool with its source (built-in, MCP server, external runner), mode, schema cost and MCP server state',
+    responses: { 200: json(adminToolListDto, 'The tools and the MCP servers'), ...errors('UNAUTHORIZED') },
+  });
   registry.registerPath({
     method: 'post', path: '/api/tool-runs/{id}/progress', tags: ['tools'], security: signed,
     summary: 'An external runner reports progress (signed with TOOL_WEBHOOK_SECRET; a replayed request is refused)',
