@@ -142,6 +142,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     chatModel: env.CHAT_MODEL,
     ...(env.SUMMARY_MODEL ? { summaryModel: env.SUMMARY_MODEL } : {}),
     acceptsTemperature: settings.profile.acceptsTemperature,
+    // Answers stop by tokens at the reserve the pack leaves free (reasoning models: reasoning included).
+    chatMaxOutputTokens: settings.profile.reservedOutputTokens,
+    chatReasoning: settings.profile.reasoning,
     timeoutMs: env.TURN_TIMEOUT_MS,
   });
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);

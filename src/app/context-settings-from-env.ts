@@ -48,7 +48,7 @@ function profileFromEnv(env: Env): ModelProfile {
   if (reserved !== undefined && reserved >= maxInputTokens) {
     const window = env.CONTEXT_MAX_INPUT_TOKENS === undefined ? `the ${maxInputTokens}-token window of ${env.CHAT_MODEL}` : `CONTEXT_MAX_INPUT_TOKENS=${maxInputTokens}`;
     throw new ConfigError(`RESERVED_OUTPUT_TOKENS=${reserved} must be below ${window}: unset it (the default is ` +
-      `${defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: base.maxOutputTokens })} for this window) or raise CONTEXT_MAX_INPUT_TOKENS above ${reserved}`);
+      `${defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: base.maxOutputTokens, reasoning: base.reasoning })} for this window) or raise CONTEXT_MAX_INPUT_TOKENS above ${reserved}`);
   }
   return getModelProfile(env.CHAT_MODEL, { maxInputTokens, ...(reserved !== undefined ? { reservedOutputTokens: reserved } : {}) });
 }

@@ -18,6 +18,13 @@ export interface ChatModelsConfig {
   acceptsTemperature?: boolean | ((model: string) => boolean);
   /** Per HTTP request. Default 60,000. */
   timeoutMs?: number;
+  /**
+   * Output cap of chat calls (the profile's reserve), so a runaway answer stops by tokens, not by the turn timeout.
+   * Sent as `max_completion_tokens` to reasoning models (`chatReasoning`), as `max_tokens` otherwise. Default: none.
+   */
+  chatMaxOutputTokens?: number;
+  /** The chat model is a reasoning model (o-series, gpt-5): its cap is `max_completion_tokens`. */
+  chatReasoning?: boolean;
   /** Options of the offline models (e.g. `chunkDelayMs` for a visible stream). */
   offline?: Pick<OfflineChatModelOptions, 'chunkDelayMs' | 'maxSummaryTokens'>;
 }
@@ -55,7 +62,23 @@ function acceptsTemperature(config: ChatModelsConfig, model: string): boolean {
   return typeof setting === 'function' ? setting(model) : setting;
 }
 
-function createOpenAIModel(options: { config: ChatModelsConfig; model: string; temperature?: number }): ChatOpenAI {
+/** Names LangChain itself sends `max_completion_tokens` for (its isReasoningModel, which it does not export). */
+function langChainTreatsAsReasoning(model: string): boolean {
+  return /^o\d/.test(model) || (model.startsWith('gpt-5') && !model.startsWith('gpt-5-chat'));
+}
+
+/**
+ * The output cap as ChatOpenAI fields. LangChain turns `maxTokens` into `max_completion_tokens` for the bare names
+ * it knows as reasoning models (and overwrites that key for them); other names our profile calls reasoning (e.g.
+ * `openai/o4-mini` behind a gateway) get the key through `modelKwargs`.
+ */
+function outputCapFields(model: string, maxOutputTokens: number | undefined, reasoning: boolean): { maxTokens?: number; modelKwargs?: Record<string, number> } {
+  if (maxOutputTokens === undefined) return {};
+  if (!reasoning || langChainTreatsAsReasoning(model)) return { maxTokens: maxOutputTokens };
+  return { modelKwargs: { max_completion_tokens: maxOutputTokens } };
+}
+
+function createOpenAIModel(options: { config: ChatModelsConfig; model: string; temperature?: number; maxOutputTokens?: number; reasoning?: boolean }): ChatOpenAI {
   const { config, model, temperature } = options;
   return new ChatOpenAI({
     model,
@@ -67,6 +90,7 @@ function createOpenAIModel(options: { config: ChatModelsConfig; model: string; t
     maxRetries: 0,
     timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(temperature !== undefined && { temperature }),
+    ...outputCapFields(model, options.maxOutputTokens, options.reasoning ?? false),
   });
 }
 
@@ -87,7 +111,10 @@ export function createChatModels(config: ChatModelsConfig): ChatModels {
     };
   }
   return {
-    chat: createOpenAIModel({ config, model: chatModel }),
+    chat: createOpenAIModel({
+      config, model: chatModel, reasoning: config.chatReasoning ?? !modelAcceptsTemperature(chatModel),
+      ...(config.chatMaxOutputTokens !== undefined ? { maxOutputTokens: config.chatMaxOutputTokens } : {}),
+    }),
     summarizer: createOpenAIModel({ config, model: summaryModel, ...(acceptsTemperature(config, summaryModel) && { temperature: 0 }) }),
     label: { provider: 'openai-compatible', model: chatModel, summaryModel, baseUrl: config.baseUrl || OPENAI_BASE_URL },
   };

@@ -67,7 +67,11 @@ describe('getModelProfile', () => {
 describe('budgetOf', () => {
   it('is max input minus reserved output', () => {
     expect(budgetOf(getModelProfile('gpt-4o'))).toBe(128_000 - 4096);
-    expect(budgetOf(getModelProfile('gpt-5'))).toBe(272_000 - 4096);
+    // Reasoning models keep room for hidden reasoning and an answer.
+    expect(budgetOf(getModelProfile('gpt-5'))).toBe(272_000 - 25_000);
+    expect(getModelProfile('o3').reservedOutputTokens).toBe(25_000);
+    // A small window still gets a quarter at most.
+    expect(getModelProfile('o4-mini', { maxInputTokens: 32_000 }).reservedOutputTokens).toBe(8000);
     expect(budgetOf(getModelProfile('gpt-4'))).toBe(8192 - 2048);
   });
 });

@@ -11,6 +11,11 @@ export interface ModelProfile {
   reservedOutputTokens: number;
   /** Reasoning models (o-series, gpt-5) reject `temperature`. */
   acceptsTemperature: boolean;
+  /**
+   * Reasoning models (o-series, gpt-5) spend hidden reasoning tokens from the output cap, which they take as
+   * `max_completion_tokens`: their default reserve is larger, so an answer still fits after the reasoning.
+   */
+  reasoning: boolean;
 }
 
 /** Config overrides (`CONTEXT_MAX_INPUT_TOKENS`, `RESERVED_OUTPUT_TOKENS`). */
@@ -23,6 +28,11 @@ type ProfileRow = Omit<ModelProfile, 'name' | 'reservedOutputTokens'>;
 
 /** Cap of the default output reservation. */
 export const DEFAULT_RESERVED_OUTPUT_CAP = 4096;
+/**
+ * Cap of a reasoning model's default reservation: reasoning and answer share it (OpenAI suggests leaving some 25,000
+ * tokens for both when starting with reasoning models), so 4,096 could all go to reasoning and end with no answer.
+ */
+export const REASONING_RESERVED_OUTPUT_CAP = 25_000;
 
 /** The model's window: what every derived default is a function of. */
 export interface ContextWindow {
@@ -30,38 +40,42 @@ export interface ContextWindow {
   maxInputTokens: number;
   /** The model profile's largest answer. */
   maxOutputTokens: number;
+  /** A reasoning model (its reserve holds the hidden reasoning too). */
+  reasoning?: boolean;
 }
 
 /**
- * The default output reserve of a window: min(max output, 4096, a quarter of the window). The quarter only binds
- * below 16k windows (a 4k Ollama model keeps 1,024 tokens for its answer and 3,072 for the prompt).
+ * The default output reserve of a window: min(max output, 4096, a quarter of the window); 25,000 instead of 4,096
+ * for reasoning models. The quarter only binds below 16k windows (a 4k Ollama model keeps 1,024 tokens for its
+ * answer and 3,072 for the prompt) and below 100k for reasoning models.
  */
 export function defaultReservedOutputTokens(window: ContextWindow): number {
-  return Math.max(1, Math.min(window.maxOutputTokens, DEFAULT_RESERVED_OUTPUT_CAP, Math.floor(window.maxInputTokens / 4)));
+  const cap = window.reasoning ? REASONING_RESERVED_OUTPUT_CAP : DEFAULT_RESERVED_OUTPUT_CAP;
+  return Math.max(1, Math.min(window.maxOutputTokens, cap, Math.floor(window.maxInputTokens / 4)));
 }
 
 /** Used for names not in the table: the newest encoding and a conservative 128k window. */
 export const UNKNOWN_MODEL_PROFILE: ProfileRow = {
-  encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true,
+  encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false,
 };
 
 // Keyed by name prefix; the longest matching prefix wins (`gpt-4o-mini` before `gpt-4o`, `gpt-4-turbo` before `gpt-4`).
 // gpt-5 advertises 400k total but accepts at most 272k input; the others' window is shared by input and output.
 const PROFILE_TABLE: Record<string, ProfileRow> = {
-  'gpt-5': { encoding: 'o200k_base', maxInputTokens: 272_000, maxOutputTokens: 128_000, acceptsTemperature: false },
-  'gpt-4.1': { encoding: 'o200k_base', maxInputTokens: 1_047_576, maxOutputTokens: 32_768, acceptsTemperature: true },
-  'gpt-4o': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true },
-  'gpt-4o-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true },
-  'o1': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false },
-  'o1-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 65_536, acceptsTemperature: false },
-  'o3': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false },
-  'o4-mini': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false },
-  'gpt-4': { encoding: 'cl100k_base', maxInputTokens: 8192, maxOutputTokens: 8192, acceptsTemperature: true },
-  'gpt-4-32k': { encoding: 'cl100k_base', maxInputTokens: 32_768, maxOutputTokens: 8192, acceptsTemperature: true },
-  'gpt-4-turbo': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true },
-  'gpt-4-1106': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true },
-  'gpt-4-0125': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true },
-  'gpt-3.5-turbo': { encoding: 'cl100k_base', maxInputTokens: 16_385, maxOutputTokens: 4096, acceptsTemperature: true },
+  'gpt-5': { encoding: 'o200k_base', maxInputTokens: 272_000, maxOutputTokens: 128_000, acceptsTemperature: false, reasoning: true },
+  'gpt-4.1': { encoding: 'o200k_base', maxInputTokens: 1_047_576, maxOutputTokens: 32_768, acceptsTemperature: true, reasoning: false },
+  'gpt-4o': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true, reasoning: false },
+  'gpt-4o-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true, reasoning: false },
+  'o1': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false, reasoning: true },
+  'o1-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 65_536, acceptsTemperature: false, reasoning: true },
+  'o3': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false, reasoning: true },
+  'o4-mini': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false, reasoning: true },
+  'gpt-4': { encoding: 'cl100k_base', maxInputTokens: 8192, maxOutputTokens: 8192, acceptsTemperature: true, reasoning: false },
+  'gpt-4-32k': { encoding: 'cl100k_base', maxInputTokens: 32_768, maxOutputTokens: 8192, acceptsTemperature: true, reasoning: false },
+  'gpt-4-turbo': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
+  'gpt-4-1106': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
+  'gpt-4-0125': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
+  'gpt-3.5-turbo': { encoding: 'cl100k_base', maxInputTokens: 16_385, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
 };
 
 const PREFIXES_LONGEST_FIRST = Object.keys(PROFILE_TABLE).sort((a, b) => b.length - a.length);
@@ -91,7 +105,7 @@ function assertPositiveInteger(name: string, value: number): void {
 export function getModelProfile(modelName: string, overrides: ModelProfileOverrides = {}): ModelProfile {
   const row = findRow(modelName);
   const maxInputTokens = overrides.maxInputTokens ?? row.maxInputTokens;
-  const reservedOutputTokens = overrides.reservedOutputTokens ?? defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: row.maxOutputTokens });
+  const reservedOutputTokens = overrides.reservedOutputTokens ?? defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: row.maxOutputTokens, reasoning: row.reasoning });
   assertPositiveInteger('maxInputTokens', maxInputTokens);
   assertPositiveInteger('reservedOutputTokens', reservedOutputTokens);
   if (reservedOutputTokens >= maxInputTokens) {
