@@ -8,6 +8,7 @@ import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
@@ -49,7 +50,7 @@ import {
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
-import type { Logger } from './logger';
+import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
 
@@ -138,7 +139,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
-  else log.info({ model: models.label.model, baseUrl: models.label.baseUrl }, 'model endpoint configured');
+  else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
+  if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
+    log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
+  }
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
@@ -162,7 +166,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle }), calls, events, chat, folds, settings, log, tools: toolKit,
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -249,6 +253,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     toolRuns,
     toolQueue,
     toolDefinitions: registry.definitions(),
+    messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
       pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
@@ -275,7 +280,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;
   }
-  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST });
+  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST });
 
   let stopped = false;
   return {

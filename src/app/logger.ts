@@ -39,9 +39,48 @@ function passwordOf(url: string | undefined): string | undefined {
   }
 }
 
-/** The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords. */
-export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL'>): SecretList {
-  return new SecretList([env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL)]);
+/** Query parameters whose values are credentials (`?api-key=`, `?token=`, `?sig=`, ...). */
+const SECRET_PARAMETER = /key|token|secret|password|passwd|auth|sig|credential/i;
+
+/**
+ * The credentials a URL carries: its user name and password, and the values of query parameters named like
+ * credentials (an endpoint URL such as `https://user:key@gateway/v1?api-key=...`).
+ */
+export function credentialsOfUrl(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const parsed = new URL(url);
+    const values = [decodeURIComponent(parsed.username), decodeURIComponent(parsed.password), parsed.username, parsed.password];
+    if (parsed.username && parsed.password) values.push(`${parsed.username}:${parsed.password}`);
+    for (const [name, value] of parsed.searchParams) if (SECRET_PARAMETER.test(name)) values.push(value, encodeURIComponent(value));
+    return values.filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** A URL without its credentials, for logs and labels: `https://[redacted]@host/v1?api-key=[redacted]`. */
+export function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username) parsed.username = 'redacted';
+    if (parsed.password) parsed.password = 'redacted';
+    for (const name of [...parsed.searchParams.keys()]) if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, 'redacted');
+    return parsed.toString();
+  } catch {
+    return '[unparsable url]';
+  }
+}
+
+/**
+ * The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords,
+ * and credentials inside OPENAI_BASE_URL.
+ */
+export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL' | 'OPENAI_BASE_URL'>): SecretList {
+  return new SecretList([
+    env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL),
+    ...credentialsOfUrl(env.OPENAI_BASE_URL),
+  ]);
 }
 
 /** Keys whose values are secrets or message content, at the top level and one level down. */

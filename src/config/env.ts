@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { productionProblem } from './production-checks';
 
 /**
  * The one reader of the environment. Parsed once at boot; a bad value stops the start with one line
@@ -8,9 +9,20 @@ import { z } from 'zod';
 
 const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const optionalInteger = (min = 1) => z.coerce.number().int().min(min).optional();
-const flag = (fallback: boolean) =>
-  z.enum(['true', 'false', '1', '0', 'yes', 'no']).default(fallback ? 'true' : 'false').transform((value) => ['true', '1', 'yes'].includes(value));
+/** A yes/no flag; unset stays undefined, so the caller picks a default that may depend on other variables. */
+const optionalFlag = () =>
+  z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional().transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
 const optionalString = z.string().trim().min(1).optional().catch(undefined);
+/** A duration in seconds: `90d`, `12h`, `30m`, `45s`, or a number of seconds. */
+const duration = (fallback: string) => z.string().trim().default(fallback).transform((value, context) => {
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(value);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined || Number(match[1]) <= 0) {
+    context.addIssue({ code: 'custom', message: `expected a duration such as 90d, 12h, 30m or 45s, got "${value}"` });
+    return z.NEVER;
+  }
+  return Number(match[1]) * unit;
+});
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** TRUST_PROXY's forms, as express' `trust proxy` takes them. */
@@ -44,7 +56,16 @@ const schema = z.object({
 
   AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  ALLOW_GUESTS: flag(true).optional(),
+  /** Default true, false in production (set below: a schema default would hide that it was unset). */
+  ALLOW_GUESTS: optionalFlag(),
+  /** Lifetime of one guest token, in seconds (a refresh issues the next one). */
+  GUEST_TOKEN_TTL: duration('30d'),
+  /** Absolute lifetime of a guest session from its first token, in seconds: no refresh goes past it. */
+  GUEST_MAX_AGE: duration('90d'),
+  /** When set, every bearer token must carry this `iss` (tokens this server signs carry it too). */
+  JWT_ISSUER: optionalString,
+  /** When set, every bearer token must carry this `aud` (tokens this server signs carry it too). */
+  JWT_AUDIENCE: optionalString,
   CORS_ORIGINS: z.string().default(''),
   /** Whether CORS answers allow credentials (cookies) for CORS_ORIGINS; the API itself uses bearer tokens. */
   CORS_CREDENTIALS: flag(false),
@@ -53,6 +74,8 @@ const schema = z.object({
 
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: z.string().url().optional(),
+  /** `allow`: serve the built-in offline model when no endpoint is configured; `refuse`: stop the start instead. */
+  OFFLINE_MODEL: z.enum(['allow', 'refuse']).optional(),
   CHAT_MODEL: z.string().min(1).default('gpt-4o-mini'),
   SUMMARY_MODEL: optionalString,
   SYSTEM_PROMPT: optionalString,
@@ -97,7 +120,8 @@ const schema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** When set, a second listener serves /metrics without auth on this port (workers, private scraping). */
   METRICS_PORT: optionalInteger(0),
-  METRICS_HOST: optionalString,
+  /** Address of the METRICS_PORT listener: loopback unless set (compose sets it for Prometheus on its network). */
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -125,10 +149,13 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   }
   const env = parsed.data;
   if (env.NODE_ENV === 'production') {
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'AUTH_SECRET', 'ADMIN_TOKEN'] as const) {
-      if (!env[name]) throw new ConfigError(`${name}: required when NODE_ENV=production`);
-    }
+    const problem = productionProblem(env);
+    if (problem) throw new ConfigError(problem);
   }
   if (env.ALLOW_GUESTS === undefined) env.ALLOW_GUESTS = env.NODE_ENV !== 'production';
+  if (env.OFFLINE_MODEL === undefined) env.OFFLINE_MODEL = env.NODE_ENV === 'production' ? 'refuse' : 'allow';
+  if (env.OFFLINE_MODEL === 'refuse' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+    throw new ConfigError('OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model');
+  }
   return env;
 }

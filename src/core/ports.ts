@@ -1,3 +1,4 @@
+import type { PackTokenParts, PackToolResult } from './context/build-context-pack';
 import type { ContextEntry, PackMessage, ToolCall } from './context/types';
 import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMessage, Turn, TurnKind } from './domain';
 import type { ThreadEvent } from '../shared/events';
@@ -70,9 +71,9 @@ export interface TurnStore {
   saveStreamingText(messageId: string, content: string): Promise<void>;
   /**
    * Ends a message: final text and status; when `entry` is given, the message's context entry joins the window
-   * in the same transaction.
+   * in the same transaction, and when `call` is given, the model call that produced it with its manifest.
    */
-  finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'> }): Promise<TranscriptMessage>;
+  finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'>; call?: ChatCallRecord }): Promise<TranscriptMessage>;
   finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
   /** Threads with queued turns and no live lease (for the sweeper). */
@@ -97,6 +98,22 @@ export interface ModelCallRecord {
   omitted?: number;
   overflowRetry?: boolean;
   error?: string | null;
+}
+
+/** What a chat call was given besides the summary revision and seq ranges of `ModelCallRecord`. */
+export interface ChatCallManifest {
+  /** The stable system prefix; the store keeps each distinct text once, by its hash. */
+  systemPrefix: { text: string; tokens: number };
+  windowSeqs: number[];
+  /** Tool results as they entered the pack (condensed text included: a fold deletes the window entries). */
+  toolResults: PackToolResult[];
+  parts: PackTokenParts & { toolSchemas: number };
+}
+
+/** A chat call that produced an answer: stored with the answer, in the same statement (TurnStore.finishMessage). */
+export interface ChatCallRecord extends ModelCallRecord {
+  purpose: 'chat';
+  manifest: ChatCallManifest;
 }
 
 export interface ModelCallStore {

@@ -1,6 +1,7 @@
 import type { AdminThreadRow, AdminThreadSort, AdminThreadStore, FoldLagPolicy, Page } from '../core/ports';
 import { Prisma } from './generated/client';
 import type { Database } from './prisma-client';
+import { invalidCursor, UUID } from './keyset-cursor';
 
 interface Row {
   id: string;
@@ -37,16 +38,18 @@ function encodeCursor(row: Row): string {
   return Buffer.from(JSON.stringify({ key: row.sort_key, at: row.last_activity_at.toISOString(), id: row.id })).toString('base64url');
 }
 
-function decodeCursor(cursor: string): Cursor | null {
+/** Decodes a cursor of `encodeCursor`; anything else is a VALIDATION error (400). */
+function decodeCursor(cursor: string): Cursor {
+  let value: { key?: unknown; at?: unknown; id?: unknown } | null;
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { key?: unknown; at?: unknown; id?: unknown };
-    const at = new Date(String(value.at));
-    if (typeof value.key !== 'number' || !Number.isFinite(value.key) || Number.isNaN(at.getTime())) return null;
-    if (typeof value.id !== 'string' || !/^[0-9a-f-]{36}$/i.test(value.id)) return null;
-    return { key: value.key, at, id: value.id };
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { key?: unknown; at?: unknown; id?: unknown } | null;
   } catch {
-    return null;
+    throw invalidCursor();
   }
+  const at = new Date(String(value?.at));
+  if (typeof value?.key !== 'number' || !Number.isFinite(value.key) || Number.isNaN(at.getTime())) throw invalidCursor();
+  if (typeof value.id !== 'string' || !UUID.test(value.id)) throw invalidCursor();
+  return { key: value.key, at, id: value.id };
 }
 
 /** The primary sort key of each sort (descending; `lag` is the fold lag); ties go by activity, then id. */

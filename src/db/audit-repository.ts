@@ -1,17 +1,7 @@
 import type { AuditEntry, AuditStore, Page } from '../core/ports';
 import type { Prisma } from './generated/client';
 import type { Database } from './prisma-client';
-
-/** Cursor over (created_at desc, id desc), opaque to clients. */
-function encodeCursor(entry: AuditEntry): string {
-  return Buffer.from(`${entry.createdAt.toISOString()}|${entry.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: Date; id: string } | null {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const date = new Date(at ?? '');
-  return id && /^[0-9a-f-]{36}$/i.test(id) && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
-}
+import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
 
 export function createAuditRepository(db: Database): AuditStore {
   return {
@@ -19,7 +9,7 @@ export function createAuditRepository(db: Database): AuditStore {
       await db.auditLog.create({ data: { actor, action, threadId, details: details as Prisma.InputJsonObject } });
     },
     async list({ threadId, cursor, limit }): Promise<Page<AuditEntry>> {
-      const after = cursor ? decodeCursor(cursor) : null;
+      const after = cursor ? decodeKeysetCursor(cursor) : null;
       const rows = await db.auditLog.findMany({
         where: {
           ...(threadId ? { threadId } : {}),
@@ -34,7 +24,7 @@ export function createAuditRepository(db: Database): AuditStore {
         createdAt: row.createdAt,
       }));
       const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+      return { items, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.createdAt, id: last.id }) : null };
     },
   };
 }

@@ -200,6 +200,16 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
           data: { result: null, condensed: null, args: {}, progressNote: null },
         });
         await discardUnreportedRuns(tx, threadId, now);
+        // The condensed tool results kept with model call manifests: their text goes too (the seq stays, marked forgotten).
+        if (seqs.length > 0) {
+          await tx.$executeRaw`
+            UPDATE model_calls SET tool_results = (
+              SELECT jsonb_agg(CASE WHEN (result->>'seq')::int = ANY(${seqs}::int[])
+                THEN (result - 'content') || '{"forgotten": true}'::jsonb ELSE result END ORDER BY ordinality)
+              FROM jsonb_array_elements(tool_results) WITH ORDINALITY AS results(result, ordinality))
+            WHERE thread_id = ${threadId}::uuid AND tool_results IS NOT NULL AND jsonb_array_length(tool_results) > 0
+              AND EXISTS (SELECT 1 FROM jsonb_array_elements(tool_results) result WHERE (result->>'seq')::int = ANY(${seqs}::int[]))`;
+        }
         // Summaries are progressive: a revision may hold every message from its lineage's context start on.
         const redacted = seqs.length === 0 ? { count: 0 } : await tx.summaryRevision.updateMany({
           where: { threadId, redactedAt: null, OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })) },

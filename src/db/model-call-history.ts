@@ -1,50 +1,88 @@
-import type { ModelCallPointDto } from '../shared/api';
+import type { ModelCallListDto, ModelCallPointDto } from '../shared/api';
 import type { Database } from './prisma-client';
 
 /** Read model of a thread's model calls for the admin tokens chart. */
 export interface ModelCallHistory {
-  /** Oldest first, at most `limit` calls. */
-  listForThread(threadId: string, limit?: number): Promise<ModelCallPointDto[]>;
+  /**
+   * The newest `limit` calls before `before` (a cursor of a previous page; absent: the newest of all), oldest first
+   * within the page, with the cursor of the page before them.
+   */
+  listForThread(input: { threadId: string; before?: string; limit: number }): Promise<ModelCallListDto>;
 }
 
 interface CallRow {
+  id: string;
   created_at: Date;
   purpose: string;
   model: string;
-  prompt_tokens: number;
+  message_id: string | null;
+  estimated_prompt_tokens: number;
+  reported_prompt_tokens: number | null;
   transcript_tokens: number;
   through_seq: number;
 }
 
+/** Cursor over (created_at desc, id desc), opaque to clients. */
+function encodeCursor(row: { created_at: Date; id: string }): string {
+  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: Date; id: string } | null {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const date = new Date(at ?? '');
+  return id && /^[0-9a-f-]{36}$/i.test(id) && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
+}
+
+function toPoint(row: CallRow): ModelCallPointDto {
+  const reported = row.reported_prompt_tokens !== null && row.reported_prompt_tokens > 0;
+  return {
+    id: row.id,
+    at: row.created_at.toISOString(),
+    purpose: row.purpose as ModelCallPointDto['purpose'],
+    model: row.model,
+    messageId: row.message_id,
+    promptTokens: reported ? (row.reported_prompt_tokens ?? 0) : row.estimated_prompt_tokens,
+    promptTokensSource: reported ? 'provider' : 'estimate',
+    estimatedPromptTokens: row.estimated_prompt_tokens,
+    transcriptTokens: row.transcript_tokens,
+    throughSeq: row.through_seq,
+  };
+}
+
 /**
- * Each call with the transcript as it stood when the call was made: every stored message before the answered
- * one (by seq), or, for calls without a message (summaries), every message stored before the call.
+ * Each call with the transcript as it stood when the call was made, in one pass over the thread: messages and calls
+ * are merged on one time line and a running sum (a window function) gives, at each call, the tokens of every
+ * message completed before it. A chat call stands where its answer started (its record is written when the answer
+ * ends); other calls (summaries, condensing) where they were recorded.
  */
 export function createModelCallHistory(db: Database): ModelCallHistory {
   return {
-    async listForThread(threadId, limit = 2000) {
+    async listForThread({ threadId, before, limit }) {
+      const cursor = before ? decodeCursor(before) : null;
       const rows = await db.$queryRaw<CallRow[]>`
-        SELECT c.created_at, c.purpose, c.model, c.estimated_prompt_tokens AS prompt_tokens,
-               t.tokens AS transcript_tokens, t.through_seq
-        FROM model_calls c
-        LEFT JOIN messages answered ON answered.id = c.message_id
-        CROSS JOIN LATERAL (
-          SELECT COALESCE(SUM(m.tokens), 0)::int AS tokens, COALESCE(MAX(m.seq), 0)::int AS through_seq
-          FROM messages m
-          WHERE m.thread_id = c.thread_id AND m.seq IS NOT NULL
-            AND CASE WHEN answered.seq IS NOT NULL THEN m.seq < answered.seq ELSE m.created_at <= c.created_at END
-        ) t
-        WHERE c.thread_id = ${threadId}::uuid
-        ORDER BY c.created_at ASC
-        LIMIT ${limit}`;
-      return rows.map((row) => ({
-        at: row.created_at.toISOString(),
-        purpose: row.purpose as ModelCallPointDto['purpose'],
-        model: row.model,
-        promptTokens: row.prompt_tokens,
-        transcriptTokens: row.transcript_tokens,
-        throughSeq: row.through_seq,
-      }));
+        WITH timeline AS (
+          SELECT coalesce(m.completed_at, m.created_at) AS at, 0 AS kind, m.tokens, m.seq, NULL::uuid AS call_id
+          FROM messages m WHERE m.thread_id = ${threadId}::uuid AND m.seq IS NOT NULL
+          UNION ALL
+          SELECT coalesce(answered.created_at, c.created_at), 1, 0, NULL, c.id
+          FROM model_calls c LEFT JOIN messages answered ON answered.id = c.message_id
+          WHERE c.thread_id = ${threadId}::uuid
+        ), running AS (
+          SELECT call_id,
+            (sum(tokens) OVER past)::int AS transcript_tokens,
+            coalesce(max(seq) OVER past, 0)::int AS through_seq
+          FROM timeline
+          WINDOW past AS (ORDER BY at, kind ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+        )
+        SELECT c.id, c.created_at, c.purpose, c.model, c.message_id, c.estimated_prompt_tokens, c.reported_prompt_tokens,
+          r.transcript_tokens, r.through_seq
+        FROM running r JOIN model_calls c ON c.id = r.call_id
+        WHERE ${cursor === null}::boolean OR (c.created_at, c.id) < (${cursor?.at ?? new Date(0)}::timestamptz, ${cursor?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid)
+        ORDER BY c.created_at DESC, c.id DESC
+        LIMIT ${limit + 1}`;
+      const page = rows.slice(0, limit);
+      const oldest = page.at(-1);
+      return { calls: page.reverse().map(toPoint), nextCursor: rows.length > limit && oldest ? encodeCursor(oldest) : null };
     },
   };
 }

@@ -1,22 +1,10 @@
 import type { Thread } from '../core/domain';
 import type { Page, ThreadStore } from '../core/ports';
 import type { Database } from './prisma-client';
+import { decodeKeysetCursor, encodeKeysetCursor, UUID } from './keyset-cursor';
 import type { Thread as ThreadRow } from './generated/client';
 import { toThread } from './mappers';
 import { THREAD_COLUMNS } from './sql-columns';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Cursor over (last_activity_at desc, id desc), opaque to clients. */
-function encodeCursor(thread: Thread): string {
-  return Buffer.from(`${thread.lastActivityAt.toISOString()}|${thread.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: Date; id: string } | null {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const date = new Date(at ?? '');
-  return id && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
-}
 
 export function createThreadRepository(db: Database): ThreadStore {
   return {
@@ -34,7 +22,7 @@ export function createThreadRepository(db: Database): ThreadStore {
       return rows[0] ? toThread(rows[0]) : null;
     },
     async listThreads({ ownerId, cursor, limit }): Promise<Page<Thread>> {
-      const after = cursor ? decodeCursor(cursor) : null;
+      const after = cursor ? decodeKeysetCursor(cursor) : null;
       const rows = await db.thread.findMany({
         where: {
           ownerId,
@@ -45,7 +33,7 @@ export function createThreadRepository(db: Database): ThreadStore {
       });
       const items = rows.slice(0, limit).map(toThread);
       const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+      return { items, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.lastActivityAt, id: last.id }) : null };
     },
     async renameThread(threadId, title) {
       return toThread(await db.thread.update({ where: { id: threadId }, data: { title } }));

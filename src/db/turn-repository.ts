@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
-import type { TurnStore } from '../core/ports';
+import type { ChatCallRecord, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
 import { loadThreadContext } from './load-thread-context';
@@ -41,6 +41,13 @@ async function finalizeContextReset(tx: Tx, threadId: string): Promise<void> {
  * The turn's start stays one Prisma transaction: it also finalizes a fresh context and supersedes regenerated answers.
  */
 export function createTurnRepository(db: Database): TurnStore {
+  // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing).
+  const knownPrefixes = new Set<string>();
+  const systemPrefixOf = (call: ChatCallRecord) => {
+    const { text, tokens } = call.manifest.systemPrefix;
+    const hash = createHash('sha256').update(text).digest('hex');
+    return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
+  };
   const findByClientMessageId = async (threadId: string, clientMessageId: string) => {
     const rows = await db.$queryRaw<(MessageRow & { turnRow: Record<string, unknown> | null })[]>`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
@@ -182,8 +189,9 @@ export function createTurnRepository(db: Database): TurnStore {
       await db.$executeRaw`UPDATE messages SET content = ${content}, updated_at = now() WHERE id = ${messageId}::uuid AND status = 'streaming'`;
     },
 
-    async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry }) {
-      // The message's final state and, when given, its context entry: one statement.
+    async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry, call }) {
+      const prefix = call ? systemPrefixOf(call) : null;
+      // The message's final state, its context entry and the model call that produced it: one statement.
       const rows = await db.$queryRaw<MessageRow[]>`
         WITH finished AS (
           UPDATE messages SET content = ${content}::text, status = ${status}::text, tokens = ${tokens}::int, encoding = ${encoding}::text,
@@ -196,9 +204,17 @@ export function createTurnRepository(db: Database): TurnStore {
           SELECT "threadId", seq, id, ${entry?.role ?? null}::text, ${entry?.content ?? null}::text, ${entry?.tokens ?? null}::int,
             ${encoding}::text, ${jsonParameter(entry?.toolCalls)}::jsonb, ${entry?.toolCallId ?? null}::text
           FROM finished WHERE ${entry !== undefined}::boolean AND seq IS NOT NULL
+        ), prefix AS (
+          INSERT INTO system_prefixes (hash, text, tokens)
+          SELECT ${prefix?.hash ?? null}::text, ${prefix?.text ?? null}::text, ${prefix?.tokens ?? null}::int
+          WHERE ${prefix?.text !== undefined && prefix?.text !== null}::boolean
+          ON CONFLICT (hash) DO NOTHING
+        ), call AS (
+          ${call ? insertCall(call, prefix?.hash ?? null) : Prisma.sql`SELECT 1`}
         )
         SELECT * FROM finished`;
       if (!rows[0]) throw new AppError('NOT_FOUND', 'No such message.');
+      if (prefix) knownPrefixes.add(prefix.hash);
       return toMessage(rows[0]);
     },
 
@@ -233,6 +249,22 @@ export function createTurnRepository(db: Database): TurnStore {
       ]);
     },
   };
+}
+
+/** The INSERT of a chat call record with its manifest, for a CTE of finishMessage (its message id from `finished`). */
+function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql {
+  const { manifest } = call;
+  return Prisma.sql`
+    INSERT INTO model_calls (id, thread_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
+      reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, omitted,
+      overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts)
+    SELECT gen_random_uuid(), ${call.threadId}::uuid, finished.id, ${call.purpose}, ${call.model},
+      ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
+      ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
+      ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.omitted ?? 0}::int,
+      ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text, ${prefixHash}::text, ${manifest.windowSeqs}::int[],
+      ${JSON.stringify(manifest.toolResults)}::jsonb, ${JSON.stringify(manifest.parts)}::jsonb
+    FROM finished`;
 }
 
 function reviveTurnRow(json: Record<string, unknown>): TurnRow {

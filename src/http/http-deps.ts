@@ -5,6 +5,7 @@ import type { MemoryDeps } from '../core/memory';
 import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { TurnRunner } from '../core/turn/turn-runner';
+import type { MessageContextReader } from '../db/message-context-reader';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from './auth';
@@ -40,6 +41,8 @@ export interface HttpDeps {
   toolDefinitions: OpenAIFunctionTool[];
   toolQueue: ToolQueue;
   admin: AdminHttpDeps;
+  /** What the model was given for each answer (its call's manifest). */
+  messageContext: MessageContextReader;
   /** Memory controls: pins, settings, fresh context, forget, regenerate, export. */
   memory: MemoryDeps & { exportReader: ExportReader };
 }

@@ -1,23 +1,31 @@
-import type { ChatModelPort, ChatResult, LogPort, ModelCallStore, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
+import type { ChatModelPort, ChatResult, LogPort, ModelCallRecord, ModelCallStore, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
 import { runWithLogContext, updateLogContext } from './log-context';
 import type { Metrics } from './metrics';
 import type { TurnTimer } from './turn-timer';
 
-/** Model call metrics from every recorded call (chat, summary, condense), then the store's own write. */
+/** Model call metrics of one recorded call. */
+function observeModelCall(metrics: Metrics, call: ModelCallRecord): void {
+  const labels = { model: call.model, purpose: call.purpose };
+  metrics.modelCalls.inc({ ...labels, outcome: call.error ? 'error' : 'ok' });
+  if (call.latencyMs !== null) metrics.modelCallDuration.observe(labels, call.latencyMs / 1000);
+  metrics.estimatedPromptTokens.inc(labels, call.estimatedPromptTokens);
+  metrics.tokens.inc({ ...labels, direction: 'in' }, call.reportedPromptTokens ?? call.estimatedPromptTokens);
+  if (call.reportedCompletionTokens !== null) metrics.tokens.inc({ ...labels, direction: 'out' }, call.reportedCompletionTokens);
+  if (call.reportedPromptTokens !== null && call.reportedPromptTokens > 0) {
+    metrics.reportedPromptTokens.inc(labels, call.reportedPromptTokens);
+    metrics.estimateRatio.observe(labels, call.estimatedPromptTokens / call.reportedPromptTokens);
+  }
+}
+
+/**
+ * Model call metrics from every recorded call (summary, condense, failed chat calls), then the store's own write.
+ * A chat call that produced an answer is stored with it (TurnStore.finishMessage): instrumentTurnStore counts it.
+ */
 export function instrumentModelCalls(store: ModelCallStore, metrics: Metrics): ModelCallStore {
   return {
     ...store,
     async record(call) {
-      const labels = { model: call.model, purpose: call.purpose };
-      metrics.modelCalls.inc({ ...labels, outcome: call.error ? 'error' : 'ok' });
-      if (call.latencyMs !== null) metrics.modelCallDuration.observe(labels, call.latencyMs / 1000);
-      metrics.estimatedPromptTokens.inc(labels, call.estimatedPromptTokens);
-      metrics.tokens.inc({ ...labels, direction: 'in' }, call.reportedPromptTokens ?? call.estimatedPromptTokens);
-      if (call.reportedCompletionTokens !== null) metrics.tokens.inc({ ...labels, direction: 'out' }, call.reportedCompletionTokens);
-      if (call.reportedPromptTokens !== null && call.reportedPromptTokens > 0) {
-        metrics.reportedPromptTokens.inc(labels, call.reportedPromptTokens);
-        metrics.estimateRatio.observe(labels, call.estimatedPromptTokens / call.reportedPromptTokens);
-      }
+      observeModelCall(metrics, call);
       await store.record(call);
     },
   };
@@ -55,10 +63,15 @@ export interface Lifecycle {
  * drain, and once the process is closing hands out no more turns, so a drain ends after its running turn and
  * the queued ones wait in Postgres for the next process (its sweeper resumes them).
  */
-export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTimer; lifecycle: Lifecycle }): TurnStore {
-  const { timer, lifecycle } = options;
+export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTimer; lifecycle: Lifecycle; metrics: Metrics }): TurnStore {
+  const { timer, lifecycle, metrics } = options;
   return {
     ...store,
+    async finishMessage(input) {
+      const message = await store.finishMessage(input);
+      if (input.call) observeModelCall(metrics, input.call);
+      return message;
+    },
     async startNextTurn(input) {
       if (lifecycle.closing) return null;
       const started = await store.startNextTurn(input);

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Logger } from '../app/logger';
 import { AppError, isAppError } from '../core/errors';
 import type { ErrorBody } from '../shared/errors';
+import { toAppError } from '../http/to-app-error';
 import type { TypedSocket } from './socket-types';
 
 /**
@@ -21,8 +22,14 @@ export interface HandlerContext<P> {
 /** The error of a failed ack: AppErrors keep their code and safe message; anything else is INTERNAL, logged, not shown. */
 export function toAckError(error: unknown, log: Logger, context: { event: string; userId: string }): ErrorBody & Record<string, unknown> {
   if (isAppError(error)) return { ...error.details, code: error.code, message: error.message };
-  log.error({ err: error, ...context }, 'socket event failed');
-  return { code: 'INTERNAL', message: 'Something went wrong on our side.' };
+  // The same mapping as REST: an unreachable database is a retryable UNAVAILABLE, not an INTERNAL.
+  const mapped = toAppError(error);
+  if (mapped.code === 'INTERNAL') {
+    log.error({ err: error, ...context }, 'socket event failed');
+    return { code: 'INTERNAL', message: 'Something went wrong on our side.' };
+  }
+  log.warn({ err: error, ...context, code: mapped.code }, 'socket event failed');
+  return { ...mapped.details, code: mapped.code, message: mapped.message };
 }
 
 function validationError(error: z.ZodError): AppError {

@@ -116,7 +116,8 @@ export interface ThreadDetailDto extends ThreadDto {
     windowTokens: number;
     foldPending: boolean;
     lastFoldAt: string | null;
-    lastFoldError: string | null;
+    /** The last fold failed: a generic coded notice (the provider's or job's own text is for admins only). */
+    lastFoldError: ErrorBody | null;
   };
 }
 
@@ -181,20 +182,29 @@ export interface ToolRunDto {
 
 /** One model call of a thread (admin tokens chart): what the model was given against what the transcript holds. */
 export interface ModelCallPointDto {
+  id: string;
   at: string;
   purpose: 'chat' | 'summary' | 'condense';
   model: string;
-  /** Prompt tokens of the call: reported by the provider, else our estimate (the context pack for chat calls). */
+  /** The answer the call produced (chat calls that finished): "What the model saw" opens on it. */
+  messageId: string | null;
+  /** Prompt tokens of the call: the provider's reported figure, else our estimate (see `promptTokensSource`). */
   promptTokens: number;
+  /** `provider` when the provider reported usage; `estimate` when it did not and `promptTokens` is ours. */
+  promptTokensSource: 'provider' | 'estimate';
+  /** Our estimate (the context pack plus tool schemas for chat calls). */
+  estimatedPromptTokens: number;
   /** Tokens of the whole transcript up to and including the last message stored before the call. */
   transcriptTokens: number;
   /** The highest transcript seq at the time of the call. */
   throughSeq: number;
 }
 
-/** GET /api/admin/threads/:id/model-calls. */
+/** GET /api/admin/threads/:id/model-calls: the newest calls (oldest first within the page), and older ones by cursor. */
 export interface ModelCallListDto {
   calls: ModelCallPointDto[];
+  /** Pass as `before` for the page of older calls; null when these are the oldest. */
+  nextCursor: string | null;
 }
 
 /** A summary revision in an export: a redacted one (it covered a deleted message) has no text. */
@@ -218,4 +228,63 @@ export interface ThreadExportDto {
   thread: ThreadDto;
   summaryRevisions: ExportedRevisionDto[];
   messages: MessageDto[];
+}
+
+/** A transcript message the model was given for a reply (window or pinned), as it stands now. */
+export interface SeenMessageDto {
+  seq: number;
+  role: RoleDto;
+  place: 'window' | 'pinned' | 'recalled';
+  /** null when the message is gone from the transcript (forgotten). */
+  messageId: string | null;
+  /** Forgotten since: the content is erased here as everywhere else. */
+  forgotten: boolean;
+  content: string | null;
+}
+
+/** A tool result as it entered the model's context (the condensed text when it was condensed). */
+export interface SeenToolResultDto {
+  seq: number;
+  role: 'tool' | 'system';
+  toolCallId: string | null;
+  content: string | null;
+  tokens: number;
+  forgotten: boolean;
+}
+
+/** Estimated prompt tokens of each part of the call (they add up to `estimatedPromptTokens`). */
+export interface SeenTokenPartsDto {
+  systemPrefix: number;
+  summary: number;
+  pinned: number;
+  window: number;
+  notes: number;
+  priming: number;
+  toolSchemas: number;
+}
+
+/** `GET /api/threads/:id/messages/:messageId/context`: what the model was given for one reply. */
+export interface MessageContextDto {
+  messageId: string;
+  model: string;
+  at: string;
+  /** Our estimate of the prompt (pack + tool schemas). */
+  estimatedPromptTokens: number;
+  /** The provider's figure, when it reported usage. */
+  reportedPromptTokens: number | null;
+  reportedCompletionTokens: number | null;
+  /** The call followed a context-overflow answer and a synchronous fold. */
+  overflowRetry: boolean;
+  /** Window entries the budget guard left out. */
+  omitted: number;
+  systemPrefix: { hash: string; text: string; tokens: number } | null;
+  /** The summary revision the model got (its text is null once redacted by a forget). */
+  summary: { revision: number; text: string | null; tokens: number; fromSeq: number; throughSeq: number; redacted: boolean } | null;
+  windowSeqs: number[];
+  pinnedSeqs: number[];
+  /** Older transcript messages auto-recall put in the pack. */
+  recalledSeqs: number[];
+  messages: SeenMessageDto[];
+  toolResults: SeenToolResultDto[];
+  parts: SeenTokenPartsDto | null;
 }

@@ -44,7 +44,7 @@ test.describe('admin console', () => {
     await expect(timeline.getByRole('listitem')).not.toHaveCount(0);
     await expect(timeline.getByText(/Revision 1 · fold/)).toBeVisible();
     await expect(page.getByRole('img', { name: /Tokens per model call: \d+ calls/ })).toBeVisible();
-    await expect(page.getByText(/chat calls · last call: \d+ context tokens vs \d+ transcript tokens/)).toBeVisible();
+    await expect(page.getByText(/chat calls · last call: \d+ context tokens \(reported by the provider\) vs \d+ transcript tokens/)).toBeVisible();
     await screenshot(page, testInfo, 'admin-thread');
 
     await page.getByRole('button', { name: 'Edit summary' }).click();

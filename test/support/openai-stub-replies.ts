@@ -52,6 +52,8 @@ interface StreamTiming {
   firstByteDelayMs?: number;
   /** Wait between streamed chunks. Default 0. */
   chunkDelayMs?: number;
+  /** No usage chunk even when the client asks for one (servers that never report usage in streams). */
+  omitUsage?: boolean;
 }
 
 /** A plain text answer; streamed as `chunks` (default: one chunk per word). */
@@ -229,7 +231,7 @@ export async function streamReply({ response, reply, record, completion, closed 
   }
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : ((reply as TextReply).finishReason ?? 'stop');
   await writeChunk({}, finishReason);
-  if (includeUsage) {
+  if (includeUsage && !(reply as StreamTiming).omitUsage) {
     const usage = usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls));
     await write(response, `data: ${JSON.stringify({ ...completion, object: 'chat.completion.chunk', service_tier: 'default', system_fingerprint: 'fp_stub', choices: [], usage })}\n\n`);
   }

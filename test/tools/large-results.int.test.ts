@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTextTokens } from '../../src/llm/count-chat-tokens';
+import type { ContextPackDto, MessageContextDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -78,6 +79,19 @@ describe('large tool results', () => {
     const transcript = await helpers.messages(thread.id);
     expect(transcript.find((message) => message.id === result.messages[0]?.id)?.toolCalls?.[0]?.args).toEqual({ note: LONG_NOTE });
     assertRequestsValid(stub, budget);
+
+    // "What the model saw" for the answer that read the report keeps the condensed text the model got, also once a
+    // fold deleted the window entry that held it.
+    const seenBy = async () => (await (await app.api(`/api/threads/${thread.id}/messages/${result.messages[2]?.id}/context`, { token: helpers.token })).json()) as MessageContextDto;
+    const reportResult = { seq: reportMessage?.seq, role: 'tool', toolCallId: reportMessage?.toolCallId, content: seen, forgotten: false };
+    expect((await seenBy()).toolResults).toEqual([expect.objectContaining(reportResult)]);
+    expect((await app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token: helpers.token, json: { keep: 'messages=1' } })).status).toBe(200);
+    expect((await app.api(`/api/admin/threads/${thread.id}/summarize`, { method: 'POST', token: 'test-admin-token-0123456789' })).status).toBe(202);
+    await waitFor(async () => {
+      const context = (await (await app.api(`/api/threads/${thread.id}/context`, { token: helpers.token })).json()) as ContextPackDto;
+      return (context.summary?.coveredThroughSeq ?? 0) >= (reportMessage?.seq ?? Infinity);
+    }, { timeoutMs: 30_000, what: 'a fold past the report' });
+    expect((await seenBy()).toolResults).toEqual([expect.objectContaining(reportResult)]);
   });
 
   it('condenses a 200 KB async result in the worker before the follow-up, readable through the run handle', async () => {

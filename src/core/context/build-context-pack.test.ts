@@ -27,7 +27,11 @@ describe('buildContextPack', () => {
     expect(result.messages).toEqual([{ role: 'system', content: PREFIX, tokens: counter.countMessage({ role: 'system', content: PREFIX }) }]);
     expect(result.tokens).toBe(counter.countPack([{ role: 'system', content: PREFIX }]));
     expect(result.omitted).toBe(0);
-    expect(result.manifest).toEqual({ summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [] });
+    const prefixTokens = counter.countMessage({ role: 'system', content: PREFIX });
+    expect(result.manifest).toEqual({
+      summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [], windowSeqs: [], toolResults: [],
+      parts: { systemPrefix: prefixTokens, summary: 0, pinned: 0, window: 0, notes: 0, priming: result.tokens - prefixTokens },
+    });
   });
 
   it('orders: system prefix then summary in one leading message, pinned entries, window oldest first', () => {
@@ -40,7 +44,21 @@ describe('buildContextPack', () => {
     expect(leading?.content.endsWith(summary.text)).toBe(true);
     expect(seqs(rest)).toEqual([2, 3, 5, 6, 7]);
     expect(rest.every((message) => message.role !== 'system')).toBe(true);
-    expect(result.manifest).toEqual({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3] });
+    expect(result.manifest).toMatchObject({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3], windowSeqs: [5, 6, 7], toolResults: [] });
+    // The parts add up to the pack: the summary section apart from the prefix, pinned and window by their messages.
+    const { parts } = result.manifest;
+    expect(parts.systemPrefix).toBe(counter.countMessage({ role: 'system', content: PREFIX }));
+    expect(parts.systemPrefix + parts.summary).toBe(leading?.tokens);
+    expect(parts.pinned).toBe((rest[0]?.tokens ?? 0) + (rest[1]?.tokens ?? 0));
+    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + parts.notes + parts.priming).toBe(result.tokens);
+    expect(parts.window).toBe(rest.slice(2).reduce((sum, message) => sum + message.tokens, 0));
+  });
+
+  it('keeps every tool result of the pack in the manifest, with the text the model got', () => {
+    const call = { ...reply(5), toolCalls: [{ id: 'call_1', name: 'lookup', args: {} }] };
+    const result = pack(state([user(4), counted(call), counted({ seq: 6, role: 'tool', content: '[Condensed] rows 1-9', toolCallId: 'call_1', tokens: 0 }), reply(7)]));
+    expect(result.manifest.windowSeqs).toEqual([4, 5, 6, 7]);
+    expect(result.manifest.toolResults).toEqual([{ seq: 6, role: 'tool', toolCallId: 'call_1', content: '[Condensed] rows 1-9', tokens: counter.countMessage({ role: 'tool', content: '[Condensed] rows 1-9', toolCallId: 'call_1' }) }]);
   });
 
   it('keeps the system prefix byte-identical whatever the summary (prompt caches hit on it)', () => {

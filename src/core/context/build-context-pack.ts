@@ -27,11 +27,39 @@ export interface BuildContextPackOptions {
   notes?: readonly string[];
 }
 
+/** A tool result as it entered the pack: the (possibly condensed) text the model got, not the transcript's. */
+export interface PackToolResult {
+  seq: number;
+  /** `tool`: an inline call's answer; `system`: an async run's result note. */
+  role: 'tool' | 'system';
+  toolCallId: string | null;
+  content: string;
+  tokens: number;
+}
+
+/** Estimated prompt tokens of each part of a pack (as rendered for OpenAI; they add up to `ContextPack.tokens`). */
+export interface PackTokenParts {
+  systemPrefix: number;
+  summary: number;
+  pinned: number;
+  window: number;
+  /** Server notes and the omitted-messages note. */
+  notes: number;
+  /** The reply priming every call pays. */
+  priming: number;
+}
+
+/** What one model call was given, by reference to what the store keeps (seqs, the summary revision). */
 export interface ContextPackManifest {
   summaryRevision: number | null;
   windowFromSeq: number | null;
   windowThroughSeq: number | null;
   pinnedSeqs: number[];
+  /** Every window seq the pack carried (a window has gaps once messages are forgotten or superseded). */
+  windowSeqs: number[];
+  /** Tool results of the window and the pinned entries, as they entered the pack. */
+  toolResults: PackToolResult[];
+  parts: PackTokenParts;
 }
 
 export interface ContextPack {
@@ -148,6 +176,32 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       windowFromSeq: kept[0]?.seq ?? null,
       windowThroughSeq: kept.at(-1)?.seq ?? null,
       pinnedSeqs: pinned.map((entry) => entry.seq),
+      windowSeqs: kept.map((entry) => entry.seq),
+      toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),
+      parts: tokenParts({ options, assembly, start, measure, total: tokens }),
     },
   };
+}
+
+function isToolResult(entry: ContextEntry): boolean {
+  return entry.role === 'tool' || entry.role === 'system';
+}
+
+function toPackToolResult(entry: ContextEntry): PackToolResult {
+  return { seq: entry.seq, role: entry.role === 'tool' ? 'tool' : 'system', toolCallId: entry.toolCallId ?? null, content: entry.content, tokens: entry.tokens };
+}
+
+/** The parts of the openai rendering; a strict rendering merges messages, so its difference goes to the window. */
+function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembly; start: number; measure: MessageMeasure; total: number }): PackTokenParts {
+  const { options, assembly, start, measure } = input;
+  const [leading, ...pinned] = assembly.head;
+  const leadingTokens = leading?.tokens ?? 0;
+  const prefixTokens = options.counter
+    ? measure({ role: 'system', content: options.systemPrefix })
+    : TOKENS_PER_MESSAGE + 1 + (options.systemPrefixTokens ?? 0);
+  const systemPrefix = Math.min(prefixTokens, leadingTokens);
+  const notes = sumTokens(assembly.tail) + (start > 0 ? assembly.omittedNote.tokens : 0);
+  const pinnedTokens = sumTokens(pinned);
+  const fixed = leadingTokens + pinnedTokens + notes + REPLY_PRIMING_TOKENS;
+  return { systemPrefix, summary: leadingTokens - systemPrefix, pinned: pinnedTokens, window: Math.max(0, input.total - fixed), notes, priming: REPLY_PRIMING_TOKENS };
 }

@@ -39,7 +39,7 @@ export { renderStrict, STRICT_OPENING_USER_TEXT } from './render-strict';
 export {
   buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryHeading,
 } from './build-context-pack';
-export type { BuildContextPackOptions, ContextPack, ContextPackManifest } from './build-context-pack';
+export type { BuildContextPackOptions, ContextPack, ContextPackManifest, PackTokenParts, PackToolResult } from './build-context-pack';
 export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';
 export type { ChatTemplateCompat } from './validate-pack-ordering';
 export { MAX_PACK_TOOL_ARGUMENT_CHARS, shortenOldToolArguments } from './shorten-tool-arguments';

@@ -1,32 +1,63 @@
 import type { ContextPack } from '../context';
 import { ModelCallError } from '../model-call-error';
-import type { LogPort, ModelCallStore } from '../ports';
+import type { ChatCallRecord, LogPort, ModelCallRecord, ModelCallStore } from '../ports';
 
-/** Records one chat call with its pack manifest; a failing record is logged, never fails the turn. */
-export async function recordChatCall(
-  input: { threadId: string; messageId: string | null; model: string; pack: ContextPack; toolSchemaTokens: number; startedAt: number; usage: { promptTokens: number; completionTokens: number } | null; overflowRetry: boolean; error?: unknown },
-  deps: { calls: ModelCallStore; log: LogPort },
-): Promise<void> {
+interface ChatCallInput {
+  threadId: string;
+  messageId: string | null;
+  model: string;
+  pack: ContextPack;
+  toolSchemaTokens: number;
+  startedAt: number;
+  usage: { promptTokens: number; completionTokens: number } | null;
+  overflowRetry: boolean;
+}
+
+/** The figures and pack references of one chat call. */
+function chatCallFigures(input: ChatCallInput): ModelCallRecord {
   const { pack } = input;
+  return {
+    threadId: input.threadId,
+    messageId: input.messageId,
+    purpose: 'chat',
+    model: input.model,
+    estimatedPromptTokens: pack.tokens + input.toolSchemaTokens,
+    reportedPromptTokens: input.usage?.promptTokens ?? null,
+    reportedCompletionTokens: input.usage?.completionTokens ?? null,
+    latencyMs: Date.now() - input.startedAt,
+    summaryRevision: pack.manifest.summaryRevision,
+    windowFromSeq: pack.manifest.windowFromSeq,
+    windowThroughSeq: pack.manifest.windowThroughSeq,
+    pinnedSeqs: pack.manifest.pinnedSeqs,
+    omitted: pack.omitted,
+    overflowRetry: input.overflowRetry,
+    error: null,
+  };
+}
+
+/** Records a failed chat call (no answer to store it with); a failing record is logged, never fails the turn. */
+export async function recordChatCall(input: ChatCallInput & { error?: unknown }, deps: { calls: ModelCallStore; log: LogPort }): Promise<void> {
   try {
     await deps.calls.record({
-      threadId: input.threadId,
-      messageId: input.messageId,
-      purpose: 'chat',
-      model: input.model,
-      estimatedPromptTokens: pack.tokens + input.toolSchemaTokens,
-      reportedPromptTokens: input.usage?.promptTokens ?? null,
-      reportedCompletionTokens: input.usage?.completionTokens ?? null,
-      latencyMs: Date.now() - input.startedAt,
-      summaryRevision: pack.manifest.summaryRevision,
-      windowFromSeq: pack.manifest.windowFromSeq,
-      windowThroughSeq: pack.manifest.windowThroughSeq,
-      pinnedSeqs: pack.manifest.pinnedSeqs,
-      omitted: pack.omitted,
-      overflowRetry: input.overflowRetry,
+      ...chatCallFigures(input),
       error: input.error ? (input.error instanceof ModelCallError ? `${input.error.kind}: ${input.error.message}` : String(input.error)) : null,
     });
   } catch (error) {
     deps.log.warn({ err: error }, 'could not record the model call');
   }
+}
+
+/** The record of a chat call that produced an answer, with what the model was given (see ChatCallManifest). */
+export function chatCallRecord(input: ChatCallInput & { messageId: string; systemPrefix: string }): ChatCallRecord {
+  const { manifest } = input.pack;
+  return {
+    ...chatCallFigures(input),
+    purpose: 'chat',
+    manifest: {
+      systemPrefix: { text: input.systemPrefix, tokens: manifest.parts.systemPrefix },
+      windowSeqs: manifest.windowSeqs,
+      toolResults: manifest.toolResults,
+      parts: { ...manifest.parts, toolSchemas: input.toolSchemaTokens },
+    },
+  };
 }

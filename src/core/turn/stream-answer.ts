@@ -6,7 +6,7 @@ import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { AssistantStream } from './assistant-stream';
-import { recordChatCall } from './record-chat-call';
+import { chatCallRecord, recordChatCall } from './record-chat-call';
 
 export interface StreamAnswerDeps {
   turns: TurnStore;
@@ -55,7 +55,21 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
     systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: settings.budget - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
   });
-  return { pack, toolSchemaTokens };
+  if (moved.length === 0) return { pack, toolSchemaTokens };
+  // The results delivered last are part of what the model saw: their seqs and text go into the manifest too.
+  const manifest = pack.manifest;
+  const delivered = moved.map((entry) => ({ seq: entry.seq, role: entry.role === 'tool' ? 'tool' as const : 'system' as const, toolCallId: entry.toolCallId ?? null, content: entry.content, tokens: entry.tokens }));
+  return {
+    pack: {
+      ...pack,
+      manifest: {
+        ...manifest,
+        windowSeqs: [...manifest.windowSeqs, ...moved.map((entry) => entry.seq)].sort((a, b) => a - b),
+        toolResults: [...manifest.toolResults, ...delivered].sort((a, b) => a.seq - b.seq),
+      },
+    },
+    toolSchemaTokens,
+  };
 }
 
 /**
@@ -86,13 +100,15 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       ];
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
+      // The answer and what the model was given for it commit together: a stored answer always has its manifest.
+      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: settings.systemPrefix });
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
         entry: { role: 'assistant', content: stream.text, tokens: entryTokens, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+        call,
       });
       stream.completed = true;
-      await recordChatCall({ threadId, messageId: finished.id, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried }, deps);
       events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
       return { message: finished, toolCalls, invalid };
     } catch (error) {

@@ -22,3 +22,8 @@ export const auditQuery = z.object({
   cursor: z.string().max(500).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+export const modelCallsQuery = z.object({
+  /** The `nextCursor` of a previous page: calls older than it. */
+  before: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(2000).default(500),
+});

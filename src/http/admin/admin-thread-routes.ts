@@ -7,8 +7,9 @@ import { AppError } from '../../core/errors';
 import { updateThreadSettings } from '../../core/memory';
 import { correctSummary } from '../../core/summary/correct-summary';
 import type { AdminThreadDetailDto, AdminThreadPageDto, SummaryCorrectedDto, SummaryJobAcceptedDto, SummaryRevisionListDto } from '../../shared/admin-api';
+import type { MessageContextDto } from '../../shared/api';
 import type { HttpDeps } from '../http-deps';
-import { parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
+import { messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
 import { contextPreview } from '../routes/context-routes';
 import { patchOf, settingsDto } from '../routes/memory-routes';
 import { adminOf } from './admin-auth';
@@ -49,6 +50,13 @@ async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThre
 export function adminThreadRoutes(deps: HttpDeps): Router {
   const router = Router();
   const { admin } = deps;
+
+  router.get('/admin/threads/:id/messages/:messageId/context', async (request, response) => {
+    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+    const thread = await anyThread(deps, id);
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId);
+    response.json(body);
+  });
 
   router.get('/admin/threads', async (request, response) => {
     const query = parseOrThrow(adminThreadsQuery, request.query, 'query');

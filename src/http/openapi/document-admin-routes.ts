@@ -1,10 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, summaryRevisionsQuery } from '../admin/admin-request-schemas';
-import { threadIdParams, threadSettingsBody } from '../request-schemas';
+import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, modelCallsQuery, summaryRevisionsQuery } from '../admin/admin-request-schemas';
+import { messageIdParams, threadIdParams, threadSettingsBody } from '../request-schemas';
 import { ADMIN_SESSION, ADMIN_TOKEN, METRICS_TOKEN, errors, json } from './openapi-helpers';
 import {
-  adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, modelCallListDto, queueListDto, summaryCorrectedDto,
+  adminSessionDto, adminThreadDetailDto, adminThreadPageDto, auditPageDto, messageContextDto, modelCallListDto, queueListDto, summaryCorrectedDto,
   summaryJobAcceptedDto, summaryRevisionListDto, threadMemorySettingsDto,
 } from './response-schemas';
 
@@ -62,10 +62,16 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/threads/{id}/model-calls', tags: ['admin'], security: admin,
-    summary: "Tokens per model call of a thread (the prompt against the transcript so far), oldest first (at most 2,000)",
-    description: 'For the admin console\'s chart: chat, summary and condense calls. A thread without calls (or no such thread) has none.',
-    request: { params: threadIdParams },
+    summary: 'Tokens per model call of a thread (the prompt against the transcript so far): the newest calls, paged back with `before`',
+    description: 'For the admin console\'s chart: chat, summary and condense calls, oldest first within the page. `promptTokens` is the provider\'s reported figure where it reported usage, else our estimate (`promptTokensSource` says which). A thread without calls (or no such thread) has none.',
+    request: { params: threadIdParams, query: modelCallsQuery },
     responses: { 200: json(modelCallListDto, 'The calls'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/threads/{id}/messages/{messageId}/context', tags: ['admin'], security: admin,
+    summary: 'What the model was given for one answer of any thread (as `GET /api/threads/{id}/messages/{messageId}/context`)',
+    request: { params: messageIdParams },
+    responses: { 200: json(messageContextDto, 'What the model saw'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/queues', tags: ['admin'], summary: 'Job counts of the summary queue and any other registered queue', security: admin,

@@ -5,7 +5,7 @@ import {
 } from '../request-schemas';
 import { BEARER, errors, json } from './openapi-helpers';
 import {
-  cancelResultDto, contextPackDto, guestSessionDto, healthDto, messagePageDto, readinessDto, sendMessageResponseDto,
+  cancelResultDto, contextPackDto, messageContextDto, guestSessionDto, healthDto, messagePageDto, readinessDto, sendMessageResponseDto,
   serverInfoDto, threadDetailDto, threadDto, threadPageDto, toolRunDto,
 } from './response-schemas';
 
@@ -89,6 +89,13 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
     method: 'get', path: '/api/threads/{id}/context', tags: ['context'], summary: 'Exactly what the next model call would get', security: secured,
     request: { params: threadIdParams },
     responses: { 200: json(contextPackDto, 'The context pack'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/threads/{id}/messages/{messageId}/context', tags: ['context'], security: secured,
+    summary: 'What the model was given for one answer ("What the model saw")',
+    description: 'The manifest stored with the answer: the system prefix, the summary revision and its text (null once a forget redacted it), the window and pinned seqs, each tool result as it entered (condensed text included), tokens per part, our estimate and the provider\'s reported figure. A message forgotten since shows as forgotten, without its content. NOT_FOUND for a message no model call produced (a user message). An admin (a JWT with `role: "admin"`) may read any thread.',
+    request: { params: messageIdParams },
+    responses: { 200: json(messageContextDto, 'What the model saw'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
   });
 
   registry.registerPath({

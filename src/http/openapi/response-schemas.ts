@@ -4,7 +4,7 @@ import type {
   SummaryJobAcceptedDto, SummaryRevisionListDto,
 } from '../../shared/admin-api';
 import type {
-  ContextPackDto, ContextResetResponseDto, ForgetResponseDto, MessageDto, MessagePageDto, ModelCallListDto, ModelCallPointDto, PinResponseDto,
+  ContextPackDto, ContextResetResponseDto, ForgetResponseDto, MessageContextDto, MessageDto, MessagePageDto, ModelCallListDto, ModelCallPointDto, PinResponseDto,
   RegenerateResponseDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ThreadExportDto, ThreadMemorySettingsDto,
   ToolRunDto,
 } from '../../shared/api';
@@ -53,7 +53,7 @@ export const threadDetailDto = z.strictObject({
   context: z.strictObject({
     summaryTokens: z.number().int(), coveredThroughSeq: z.number().int(), revision: z.number().int(),
     windowEntries: z.number().int(), windowTokens: z.number().int(), foldPending: z.boolean(),
-    lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
+    lastFoldAt: isoDate.nullable(), lastFoldError: errorBody.nullable(),
   }),
 }).meta({ id: 'ThreadDetail' });
 
@@ -181,12 +181,41 @@ export const threadExportDto = z.strictObject({
   messages: z.array(messageDto).describe('The whole transcript, tombstones and superseded answers included.'),
 }).meta({ id: 'ThreadExport' });
 export const modelCallPointDto = z.strictObject({
-  at: isoDate, purpose: z.enum(['chat', 'summary', 'condense']), model: z.string(),
-  promptTokens: count.describe('Reported by the provider, else our estimate (the context pack for chat calls).'),
+  id: uuid, at: isoDate, purpose: z.enum(['chat', 'summary', 'condense']), model: z.string(),
+  messageId: uuid.nullable().describe('The answer a finished chat call produced ("What the model saw" opens on it).'),
+  promptTokens: count.describe('The provider\'s reported figure, else our estimate (see promptTokensSource).'),
+  promptTokensSource: z.enum(['provider', 'estimate']),
+  estimatedPromptTokens: count.describe('Our estimate (the context pack plus tool schemas for chat calls).'),
   transcriptTokens: count.describe('Tokens of the whole transcript through the last message stored before the call.'),
   throughSeq: count.describe('The highest transcript seq at the time of the call.'),
 }).meta({ id: 'ModelCallPoint' });
-export const modelCallListDto = z.strictObject({ calls: z.array(modelCallPointDto) }).meta({ id: 'ModelCallList' });
+export const modelCallListDto = z.strictObject({ calls: z.array(modelCallPointDto), nextCursor: z.string().nullable() }).meta({ id: 'ModelCallList' });
+
+const seenRole = z.enum(['tool', 'system']);
+export const messageContextDto = z.strictObject({
+  messageId: uuid,
+  model: z.string(),
+  at: isoDate,
+  estimatedPromptTokens: count,
+  reportedPromptTokens: count.nullable(),
+  reportedCompletionTokens: count.nullable(),
+  overflowRetry: z.boolean(),
+  omitted: count,
+  systemPrefix: z.strictObject({ hash: z.string(), text: z.string(), tokens: count }).nullable(),
+  summary: z.strictObject({ revision: count, text: z.string().nullable(), tokens: count, fromSeq: count, throughSeq: count, redacted: z.boolean() }).nullable(),
+  windowSeqs: z.array(count),
+  pinnedSeqs: z.array(count),
+  recalledSeqs: z.array(count),
+  messages: z.array(z.strictObject({
+    seq: count, role, place: z.enum(['window', 'pinned', 'recalled']), messageId: uuid.nullable(), forgotten: z.boolean(), content: z.string().nullable(),
+  })),
+  toolResults: z.array(z.strictObject({
+    seq: count, role: seenRole, toolCallId: z.string().nullable(), content: z.string().nullable(), tokens: count, forgotten: z.boolean(),
+  })),
+  parts: z.strictObject({
+    systemPrefix: count, summary: count, pinned: count, window: count, notes: count, priming: count, toolSchemas: count,
+  }).nullable(),
+}).meta({ id: 'MessageContext' });
 
 // Compile-time agreement between each schema and its DTO, both directions: a field added to one and not the other
 // fails `tsc`.
@@ -219,4 +248,5 @@ type _SchemaAgreement = [
   Assert<Same<z.infer<typeof threadExportDto>, ThreadExportDto>>,
   Assert<Same<z.infer<typeof modelCallPointDto>, ModelCallPointDto>>,
   Assert<Same<z.infer<typeof modelCallListDto>, ModelCallListDto>>,
+  Assert<Same<z.infer<typeof messageContextDto>, MessageContextDto>>,
 ];

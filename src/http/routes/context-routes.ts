@@ -1,7 +1,10 @@
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { buildTurnPack } from '../../core/turn/stream-answer';
-import type { ContextPackDto } from '../../shared/api';
+import { threadForActor } from '../../core/memory/thread-for-actor';
+import type { ContextPackDto, MessageContextDto } from '../../shared/api';
+import { messageIdParams, parseOrThrow } from '../request-schemas';
+import { memoryActorOf } from './memory-routes';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { ownThread } from './thread-routes';
@@ -37,6 +40,13 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
 
 export function contextRoutes(deps: HttpDeps): Router {
   const router = Router();
+  // What the model was given for one answer: the owner's, or any thread's for an admin.
+  router.get('/threads/:id/messages/:messageId/context', async (request, response) => {
+    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+    const thread = await threadForActor(deps, id, memoryActorOf(response));
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId);
+    response.json(body);
+  });
   router.get('/threads/:id/context', async (request, response) => {
     const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
     response.json(await contextPreview(deps, thread.id));

@@ -8,6 +8,7 @@ import type { ThreadEvent } from '../../shared/events';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody, threadIdParams } from '../request-schemas';
+import { toAppError } from '../to-app-error';
 import { ownThread } from './thread-routes';
 
 /** Resolves when the turn has ended (or already had). */
@@ -97,8 +98,17 @@ export function messageRoutes(deps: HttpDeps): Router {
       writeSse(response, 'message-accepted', { message: toMessageDto(accepted.message), turnId: accepted.turn.id, duplicate: accepted.duplicate });
       const waiter = turnEnded(deps, accepted.turn, (event) => writeSse(response, event.type, event));
       request.on('close', () => waiter.stop());
-      if (!accepted.duplicate) void deps.runner.kick(thread.id);
-      await waiter.done.catch((error: unknown) => writeSse(response, 'turn-error', { threadId: thread.id, error: { code: 'PROVIDER_TIMEOUT', message: String((error as Error).message) } }));
+      try {
+        await untilTurnEnds(deps, accepted, waiter);
+      } catch (error) {
+        // The stream is open (200 sent): the failure is its last event, with the code REST and sockets would give.
+        const failure = toAppError(error);
+        if (failure.code === 'INTERNAL') deps.log.error({ err: error, threadId: thread.id, turnId: accepted.turn.id }, 'waiting for a streamed turn failed');
+        else deps.log.warn({ err: failure.cause ?? error, threadId: thread.id, turnId: accepted.turn.id, code: failure.code }, 'waiting for a streamed turn failed');
+        writeSse(response, 'turn-error', { type: 'turn-error', threadId: thread.id, turnId: accepted.turn.id, error: { code: failure.code, message: failure.message } });
+      } finally {
+        waiter.stop();
+      }
       response.end();
       return;
     }

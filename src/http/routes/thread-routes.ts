@@ -2,11 +2,21 @@ import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { toThreadDto } from '../../core/dto';
 import type { ThreadDetailDto } from '../../shared/api';
+import type { ErrorBody } from '../../shared/errors';
 import { contextStateOf, policiesFor } from '../../core/context-settings';
 import { shouldFold } from '../../core/context';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { createThreadBody, listThreadsQuery, parseOrThrow, renameThreadBody, threadIdParams } from '../request-schemas';
+
+/**
+ * What a user is told about a failed fold. The stored text is the job's own error (a provider message may quote
+ * the endpoint, its configuration or other input): admins read it in /api/admin/threads/:id.
+ */
+export const FOLD_FAILED_FOR_USERS: ErrorBody = {
+  code: 'UNAVAILABLE',
+  message: 'The summary could not be updated: answers keep using the previous summary and the recent messages, and the summary is retried later.',
+};
 
 /** Loads a thread of the caller or 404 (another user's thread is indistinguishable from a missing one). */
 export async function ownThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown, userId: string) {
@@ -47,7 +57,7 @@ export function threadRoutes(deps: HttpDeps): Router {
         windowTokens,
         foldPending,
         lastFoldAt: thread.lastFoldAt?.toISOString() ?? null,
-        lastFoldError: thread.lastFoldError,
+        lastFoldError: thread.lastFoldError === null ? null : FOLD_FAILED_FOR_USERS,
       },
     };
     response.json(detail);

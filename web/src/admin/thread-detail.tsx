@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { ModelCallPointDto } from '../../../src/shared/api';
+import type { MessageContextDto, ModelCallListDto, ModelCallPointDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { formatTokens, relativeTime } from '../common/format';
 import { MarkdownText } from '../common/markdown-text';
+import { WhatTheModelSaw } from '../common/what-the-model-saw';
 import type { AdminThreadDetailDto, SummaryRevisionDto, SummaryRevisionListDto } from '../../../src/shared/admin-api';
 import { SummaryPromptEditor } from './summary-prompt-editor';
 import { TokensChart } from './tokens-chart';
@@ -43,11 +44,37 @@ function RevisionTimeline({ revisions }: { revisions: SummaryRevisionDto[] }) {
   );
 }
 
+/** The newest calls, newest first: figures, and "What the model saw" for each call that produced an answer. */
+function CallTable({ calls, onSee }: { calls: ModelCallPointDto[]; onSee(call: ModelCallPointDto): void }) {
+  const newestFirst = [...calls].reverse().slice(0, 50);
+  if (newestFirst.length === 0) return null;
+  return (
+    <div className="table-wrap">
+      <table className="data" aria-label="Model calls">
+        <thead><tr><th scope="col">When</th><th scope="col">Purpose</th><th scope="col" className="number">Prompt tokens</th><th scope="col" className="number">Transcript</th><th scope="col" /></tr></thead>
+        <tbody>
+          {newestFirst.map((call) => (
+            <tr key={call.id}>
+              <td>{relativeTime(call.at)}</td>
+              <td>{call.purpose}</td>
+              <td className="number" title={`our estimate ${call.estimatedPromptTokens}`}>{formatTokens(call.promptTokens)}{call.promptTokensSource === 'estimate' ? ' (estimate)' : ''}</td>
+              <td className="number">{formatTokens(call.transcriptTokens)}</td>
+              <td>{call.messageId ? <button type="button" className="control" onClick={() => onSee(call)}>What the model saw</button> : null}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** One thread for an admin: summary, revisions with diffs, actions, the pack preview and the tokens chart. */
 export function ThreadDetail({ threadId }: { threadId: string }) {
   const [detail, setDetail] = useState<AdminThreadDetailDto | null>(null);
   const [revisions, setRevisions] = useState<SummaryRevisionDto[]>([]);
   const [calls, setCalls] = useState<ModelCallPointDto[]>([]);
+  const [olderCalls, setOlderCalls] = useState<string | null>(null);
+  const [seeing, setSeeing] = useState<ModelCallPointDto | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
@@ -57,11 +84,12 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
       const [loadedDetail, loadedRevisions, loadedCalls] = await Promise.all([
         requestJson<AdminThreadDetailDto>(`/api/admin/threads/${threadId}`),
         requestJson<SummaryRevisionListDto>(`/api/admin/threads/${threadId}/summaries`),
-        requestJson<{ calls: ModelCallPointDto[] }>(`/api/admin/threads/${threadId}/model-calls`),
+        requestJson<ModelCallListDto>(`/api/admin/threads/${threadId}/model-calls`),
       ]);
       setDetail(loadedDetail);
       setRevisions(loadedRevisions.revisions);
       setCalls(loadedCalls.calls);
+      setOlderCalls(loadedCalls.nextCursor);
       setError(null);
     } catch (caught) {
       setError(ApiError.from(caught).message);
@@ -82,6 +110,21 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
       setError(ApiError.from(caught).message);
     }
   };
+
+  const loadOlderCalls = async (cursor: string) => {
+    try {
+      const page = await requestJson<ModelCallListDto>(`/api/admin/threads/${threadId}/model-calls?before=${encodeURIComponent(cursor)}`);
+      setCalls((current) => [...page.calls, ...current]);
+      setOlderCalls(page.nextCursor);
+    } catch (caught) {
+      setError(ApiError.from(caught).message);
+    }
+  };
+  const seenMessageId = seeing?.messageId ?? null;
+  const loadSeen = useCallback(
+    () => requestJson<MessageContextDto>(`/api/admin/threads/${threadId}/messages/${seenMessageId}/context`),
+    [threadId, seenMessageId],
+  );
 
   const context = detail?.context ?? null;
   const pack = detail?.pack ?? null;
@@ -142,6 +185,9 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
         <section className="card" aria-labelledby="chart-heading">
           <h2 id="chart-heading">Tokens per model call</h2>
           <TokensChart calls={calls} />
+          {olderCalls ? <button type="button" onClick={() => void loadOlderCalls(olderCalls)}>Older calls</button> : null}
+          <CallTable calls={calls} onSee={setSeeing} />
+          {seeing?.messageId ? <WhatTheModelSaw label={`the call of ${relativeTime(seeing.at)}`} load={loadSeen} onClose={() => setSeeing(null)} /> : null}
           <h2>Pack preview</h2>
           {pack ? (
             <div className="pack-entries table-wrap">

@@ -10,7 +10,8 @@ function cssVariable(name: string, fallback: string): string {
 
 /**
  * Tokens per model call over the conversation: the prompt the model got (flat, thanks to the summary)
- * against the whole transcript (climbing). Chat calls only.
+ * against the whole transcript (climbing). Chat calls only. The prompt is the provider's figure where it reported
+ * one; calls where it did not carry our estimate, marked in the caption.
  */
 export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
   const container = useRef<HTMLDivElement>(null);
@@ -42,6 +43,7 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
     };
   }, [chat]);
   const last = chat.at(-1);
+  const estimated = chat.filter((call) => call.promptTokensSource === 'estimate').length;
   return (
     <figure className="chart-figure">
       {chat.length === 0 ? <p className="muted">No model calls yet.</p> : (
@@ -50,7 +52,8 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
       )}
       {last ? (
         <figcaption className="figures">
-          {chat.length} chat calls · last call: {formatTokens(last.promptTokens)} context tokens vs {formatTokens(last.transcriptTokens)} transcript tokens
+          {chat.length} chat calls · last call: {formatTokens(last.promptTokens)} context tokens{last.promptTokensSource === 'estimate' ? ' (our estimate: not reported)' : ' (reported by the provider)'} vs {formatTokens(last.transcriptTokens)} transcript tokens
+          {estimated > 0 ? ` · ${estimated} of them not reported by the provider: our estimate shown` : ''}
         </figcaption>
       ) : null}
     </figure>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextPackDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
+import type { ContextPackDto, MessageContextDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { ensureGuestSession, type Session } from '../api/guest-session';
 import { requestJson } from '../api/request-json';
@@ -86,6 +86,8 @@ export function ChatApp() {
     }
   }, [token, list.loaded, list.threads, threadId, createThread]);
 
+  const loadSeen = useCallback((messageId: string) => requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${messageId}/context`, { token }), [threadId, token]);
+
   const memoryTimer = useRef<number | undefined>(undefined);
   const refreshMemory = useCallback(() => {
     if (!token || !threadId) return;
@@ -169,6 +171,7 @@ export function ChatApp() {
             state={thread.state} actions={thread.actions} online={status === 'connected'}
             windowFromSeq={memoryOpen && memory?.pack.summary ? memory.pack.window.fromSeq : null}
             summaryThroughSeq={memory?.pack.summary?.coveredThroughSeq ?? null}
+            loadSeen={loadSeen}
           />
         ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
         <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />

@@ -1,5 +1,5 @@
 import { Fragment, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { MessageDto } from '../../../src/shared/api';
+import type { MessageContextDto, MessageDto } from '../../../src/shared/api';
 import { MessageBubble } from './message-bubble';
 import { contextDivider, isAnswering, regenerableAnswer, type OutgoingMessage, type ThreadState } from './thread-state';
 import type { ThreadActions } from './use-thread';
@@ -52,7 +52,7 @@ function ContextDivider(props: { seq: number; undoable: boolean; onUndo(): void 
  * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
  * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
  */
-export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null }) {
+export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null; loadSeen(messageId: string): Promise<MessageContextDto> }) {
   const { state, actions } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -130,7 +130,7 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
             </div>
           ) : null}
           <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool}
-            onPin={actions.setPinned} onForget={actions.forget} onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined}
+            onPin={actions.setPinned} onForget={actions.forget} onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined} loadSeen={props.loadSeen}
           />
         </Fragment>
       ))}

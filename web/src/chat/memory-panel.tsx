@@ -67,7 +67,7 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
           {detail.context.foldPending ? <span className="tag warn">Fold pending</span> : <span className="tag ok">Summary up to date</span>}{' '}
           Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold {relativeTime(detail.context.lastFoldAt)}
         </p>
-        {detail.context.lastFoldError ? <p className="error-text">Last fold failed: {detail.context.lastFoldError}</p> : null}
+        {detail.context.lastFoldError ? <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p> : null}
       </section>
       <section aria-labelledby="summary-heading">
         <h3 id="summary-heading">Summary</h3>

@@ -1,6 +1,7 @@
-import { useState } from 'react';
-import type { MessageDto, ToolRunDto } from '../../../src/shared/api';
+import { useCallback, useState } from 'react';
+import type { MessageContextDto, MessageDto, ToolRunDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
+import { WhatTheModelSaw } from '../common/what-the-model-saw';
 import { ToolCard, toolCardId } from './tool-card';
 
 export interface BubbleProps {
@@ -20,6 +21,8 @@ export interface BubbleProps {
   onForget(message: MessageDto, options: { only: boolean }): void;
   /** Set on the thread's last answer only. */
   onRegenerate?: (() => void) | undefined;
+  /** Loads what the model was given for an answer ("What the model saw"). */
+  loadSeen(messageId: string): Promise<MessageContextDto>;
 }
 
 const FINAL = new Set(['complete', 'error', 'cancelled']);
@@ -48,10 +51,21 @@ function DeleteChoice(props: { message: MessageDto; onForget: BubbleProps['onFor
 function MessageControls(props: BubbleProps) {
   const { message } = props;
   const [deleting, setDeleting] = useState(false);
+  const [seeing, setSeeing] = useState(false);
+  const { loadSeen } = props;
+  const load = useCallback(() => loadSeen(message.id), [loadSeen, message.id]);
   if (message.seq === null || !FINAL.has(message.status) || message.superseded) return null;
   const label = message.role === 'user' ? 'message' : 'answer';
+  // Every stored answer has its model call's manifest (only completed answers come from a finished call).
+  const answered = message.role === 'assistant' && message.status === 'complete';
   return (
     <div className="message-controls">
+      {answered ? (
+        <button type="button" className="control" aria-label={`What the model saw for answer #${message.seq}`} title="What the model was given for this answer" onClick={() => setSeeing(true)}>
+          What the model saw
+        </button>
+      ) : null}
+      {seeing ? <WhatTheModelSaw label={`answer #${message.seq}`} load={load} onClose={() => setSeeing(false)} /> : null}
       <button
         type="button" className="control" aria-pressed={message.pinned}
         aria-label={message.pinned ? `Unpin ${label} #${message.seq}` : `Pin ${label} #${message.seq}`}

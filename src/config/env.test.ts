@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadEnv } from './env';
+
+const production = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://chat:pw@db:5432/chat',
+  REDIS_URL: 'redis://redis:6379',
+  AUTH_SECRET: 'q0L8v2Zr7Xb1Nw5Ty3Mc9Ks4Hd6Jf0Pa2Ue8Gi1',
+  ADMIN_TOKEN: 'Wm4Rk8Tz1Yq6Ls3Vn9Bx2Cd7Fh0Jp5Ga8Ej1Ho4',
+  METRICS_TOKEN: 'Du7Ic2Ob5Ra9Sf3Tg6Vh0Wj4Xk8Yl1Zm5An2Bo7',
+  OPENAI_API_KEY: 'sk-test-key',
+};
+
+function refusal(overrides: Record<string, string | undefined>): string {
+  try {
+    loadEnv({ ...production, ...overrides });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadEnv in production', () => {
+  it('accepts real secrets and a model endpoint', () => {
+    const env = loadEnv(production);
+    expect(env).toMatchObject({ NODE_ENV: 'production', ALLOW_GUESTS: false, OFFLINE_MODEL: 'refuse', METRICS_HOST: '127.0.0.1' });
+  });
+
+  it('requires each secret, naming it', () => {
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN']) {
+      expect(refusal({ [name]: undefined })).toBe(`${name}: required when NODE_ENV=production`);
+      expect(refusal({ [name]: '' })).toBe(`${name}: required when NODE_ENV=production`);
+    }
+  });
+
+  it('refuses placeholders and values that are not random', () => {
+    expect(refusal({ AUTH_SECRET: 'change-me-to-a-long-random-secret-of-32-chars' })).toMatch(/^AUTH_SECRET: a placeholder value is refused/);
+    expect(refusal({ ADMIN_TOKEN: 'change-me-admin-token-but-now-longer-than-32' })).toMatch(/^ADMIN_TOKEN: a placeholder/);
+    expect(refusal({ ADMIN_TOKEN: 'x'.repeat(40) })).toMatch(/^ADMIN_TOKEN: a placeholder/);
+    expect(refusal({ METRICS_TOKEN: 'REPLACE_ME_metrics_token_value' })).toMatch(/^METRICS_TOKEN: a placeholder/);
+    expect(refusal({ AUTH_SECRET: 'your-secret-here-0123456789-abcdefghij' })).toMatch(/^AUTH_SECRET: a placeholder/);
+  });
+
+  it('refuses an ADMIN_TOKEN under 32 characters and shared tokens', () => {
+    expect(refusal({ ADMIN_TOKEN: 'Xk3u9Qm2Lp7Rw4Zt8Vb1Nc6' })).toBe('ADMIN_TOKEN: must be at least 32 characters when NODE_ENV=production');
+    expect(refusal({ METRICS_TOKEN: production.ADMIN_TOKEN })).toMatch(/^METRICS_TOKEN: must differ from ADMIN_TOKEN/);
+    expect(refusal({ ADMIN_TOKEN: production.AUTH_SECRET })).toMatch(/^AUTH_SECRET: must differ/);
+  });
+
+  it('refuses the offline model unless OFFLINE_MODEL=allow', () => {
+    const line = 'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model';
+    expect(refusal({ OPENAI_API_KEY: undefined })).toBe(line);
+    expect(loadEnv({ ...production, OPENAI_API_KEY: undefined, OFFLINE_MODEL: 'allow' }).OFFLINE_MODEL).toBe('allow');
+    expect(loadEnv({ ...production, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://ollama:11434/v1' }).OPENAI_BASE_URL).toBe('http://ollama:11434/v1');
+  });
+});
+
+describe('loadEnv in development', () => {
+  it('serves the offline model and keeps the metrics listener on loopback by default', () => {
+    expect(loadEnv({})).toMatchObject({ OFFLINE_MODEL: 'allow', METRICS_HOST: '127.0.0.1', HOST: '0.0.0.0' });
+    expect(() => loadEnv({ OFFLINE_MODEL: 'refuse' })).toThrow(/no model endpoint configured/);
+  });
+
+  it('reads guest token lifetimes as durations', () => {
+    expect(loadEnv({})).toMatchObject({ GUEST_TOKEN_TTL: 30 * 86_400, GUEST_MAX_AGE: 90 * 86_400 });
+    expect(loadEnv({ GUEST_TOKEN_TTL: '45s', GUEST_MAX_AGE: '12h' })).toMatchObject({ GUEST_TOKEN_TTL: 45, GUEST_MAX_AGE: 12 * 3600 });
+    expect(loadEnv({ GUEST_TOKEN_TTL: '600' }).GUEST_TOKEN_TTL).toBe(600);
+    expect(() => loadEnv({ GUEST_MAX_AGE: 'ninety days' })).toThrow(/^GUEST_MAX_AGE: expected a duration/);
+    expect(() => loadEnv({ GUEST_TOKEN_TTL: '0s' })).toThrow(/^GUEST_TOKEN_TTL: expected a duration/);
+  });
+});

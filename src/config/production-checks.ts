@@ -1,0 +1,52 @@
+/** What production checks read of the parsed environment (structural, so this file does not import env.ts). */
+export interface ProductionSecrets {
+  DATABASE_URL?: string | undefined;
+  REDIS_URL?: string | undefined;
+  AUTH_SECRET?: string | undefined;
+  ADMIN_TOKEN?: string | undefined;
+  METRICS_TOKEN?: string | undefined;
+}
+
+/** Shortest ADMIN_TOKEN production accepts (development accepts 16). */
+export const PRODUCTION_ADMIN_TOKEN_MIN = 32;
+
+/**
+ * Values published in this repository or its history (docker-compose fallbacks, examples): anyone can read them,
+ * so a deployment that kept one lets anybody sign tokens or call the admin API.
+ */
+const KNOWN_PLACEHOLDERS = new Set([
+  'change-me-to-a-long-random-secret-of-32-chars',
+  'change-me-admin-token',
+]);
+
+/** Words that mark a value as an example rather than a secret. */
+const PLACEHOLDER_WORDS = /change[-_ ]?me|replace[-_ ]?me|placeholder|your[-_ ]?(secret|token)|example|insecure|not[-_ ]?secret/i;
+
+/** Whether a secret is a known placeholder or obviously not random (one repeated character). */
+export function isPlaceholderSecret(value: string): boolean {
+  if (KNOWN_PLACEHOLDERS.has(value.trim())) return true;
+  if (PLACEHOLDER_WORDS.test(value)) return true;
+  return new Set(value).size <= 2;
+}
+
+/**
+ * The first reason this environment must not run in production, as one line naming the variable, or null.
+ * Production requires real services and real secrets: no placeholders, an admin token of at least 32 characters,
+ * and a metrics token of its own (a scraper's token must not open the admin API).
+ */
+export function productionProblem(env: ProductionSecrets): string | null {
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const) {
+    if (!env[name]) return `${name}: required when NODE_ENV=production`;
+  }
+  for (const name of ['AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const) {
+    if (isPlaceholderSecret(env[name] ?? '')) return `${name}: a placeholder value is refused when NODE_ENV=production; generate one, e.g. \`openssl rand -base64 48\``;
+  }
+  if ((env.ADMIN_TOKEN ?? '').length < PRODUCTION_ADMIN_TOKEN_MIN) {
+    return `ADMIN_TOKEN: must be at least ${PRODUCTION_ADMIN_TOKEN_MIN} characters when NODE_ENV=production`;
+  }
+  if (env.METRICS_TOKEN === env.ADMIN_TOKEN) return 'METRICS_TOKEN: must differ from ADMIN_TOKEN when NODE_ENV=production (a scraper must not hold the admin token)';
+  if (env.METRICS_TOKEN === env.AUTH_SECRET || env.ADMIN_TOKEN === env.AUTH_SECRET) {
+    return 'AUTH_SECRET: must differ from ADMIN_TOKEN and METRICS_TOKEN when NODE_ENV=production';
+  }
+  return null;
+}

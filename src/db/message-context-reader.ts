@@ -1,0 +1,121 @@
+import { AppError } from '../core/errors';
+import type { MessageContextDto, RoleDto, SeenMessageDto, SeenTokenPartsDto, SeenToolResultDto } from '../shared/api';
+import type { Database } from './prisma-client';
+
+/** Read model of "what the model saw" for one reply: its call's manifest joined with what the store keeps now. */
+export interface MessageContextReader {
+  /** The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer). */
+  forMessage(threadId: string, messageId: string): Promise<MessageContextDto>;
+}
+
+interface CallRow {
+  model: string;
+  created_at: Date;
+  estimated_prompt_tokens: number;
+  reported_prompt_tokens: number | null;
+  reported_completion_tokens: number | null;
+  overflow_retry: boolean;
+  omitted: number;
+  summary_revision: number | null;
+  pinned_seqs: number[];
+  recalled_seqs: number[];
+  window_seqs: number[];
+  tool_results: unknown;
+  token_parts: unknown;
+  prefix_hash: string | null;
+  prefix_text: string | null;
+  prefix_tokens: number | null;
+  summary_text: string | null;
+  summary_tokens: number | null;
+  summary_from_seq: number | null;
+  summary_through_seq: number | null;
+  summary_redacted: boolean | null;
+}
+
+interface MessageRow {
+  id: string;
+  seq: number;
+  role: RoleDto;
+  content: string;
+  forgotten: boolean;
+}
+
+interface StoredToolResult {
+  seq: number;
+  role: 'tool' | 'system';
+  toolCallId: string | null;
+  content?: string | null;
+  tokens: number;
+  forgotten?: boolean;
+}
+
+function toolResultsOf(value: unknown): StoredToolResult[] {
+  return Array.isArray(value) ? (value as StoredToolResult[]) : [];
+}
+
+function partsOf(value: unknown): SeenTokenPartsDto | null {
+  return value && typeof value === 'object' ? (value as SeenTokenPartsDto) : null;
+}
+
+export function createMessageContextReader(db: Database): MessageContextReader {
+  return {
+    async forMessage(threadId, messageId) {
+      const rows = await db.$queryRaw<CallRow[]>`
+        SELECT c.model, c.created_at, c.estimated_prompt_tokens, c.reported_prompt_tokens, c.reported_completion_tokens,
+          c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.window_seqs, c.tool_results, c.token_parts,
+          p.hash AS prefix_hash, p.text AS prefix_text, p.tokens AS prefix_tokens,
+          r.text AS summary_text, r.tokens AS summary_tokens, r.from_seq AS summary_from_seq, r.through_seq AS summary_through_seq,
+          (r.redacted_at IS NOT NULL) AS summary_redacted
+        FROM model_calls c
+        LEFT JOIN system_prefixes p ON p.hash = c.system_prefix_hash
+        LEFT JOIN summary_revisions r ON r.thread_id = c.thread_id AND r.revision = c.summary_revision
+        WHERE c.thread_id = ${threadId}::uuid AND c.message_id = ${messageId}::uuid AND c.purpose = 'chat'
+        ORDER BY c.created_at DESC
+        LIMIT 1`;
+      const call = rows[0];
+      if (!call) throw new AppError('NOT_FOUND', 'No model call produced this message (only answers of the assistant have one).');
+      const results = toolResultsOf(call.tool_results);
+      const seqs = [...new Set([...call.window_seqs, ...call.pinned_seqs, ...call.recalled_seqs, ...results.map((result) => result.seq)])];
+      const messages = seqs.length === 0 ? [] : await db.$queryRaw<MessageRow[]>`
+        SELECT id, seq, role, content, (deleted_at IS NOT NULL) AS forgotten
+        FROM messages WHERE thread_id = ${threadId}::uuid AND seq = ANY(${seqs}::int[])`;
+      const bySeq = new Map(messages.map((message) => [message.seq, message]));
+      // A seq with no message left, or a forgotten one, shows as forgotten: nothing of its content is served.
+      const forgotten = (seq: number) => bySeq.get(seq)?.forgotten ?? true;
+      const seen = (seq: number, place: SeenMessageDto['place']): SeenMessageDto => {
+        const message = bySeq.get(seq);
+        const gone = forgotten(seq);
+        return { seq, role: message?.role ?? 'user', place, messageId: message?.id ?? null, forgotten: gone, content: gone ? null : (message?.content ?? null) };
+      };
+      const toolResults: SeenToolResultDto[] = results.map((result) => {
+        const gone = result.forgotten === true || forgotten(result.seq);
+        return { seq: result.seq, role: result.role, toolCallId: result.toolCallId, content: gone ? null : (result.content ?? null), tokens: result.tokens, forgotten: gone };
+      });
+      const revision = call.summary_revision ?? 0;
+      return {
+        messageId,
+        model: call.model,
+        at: call.created_at.toISOString(),
+        estimatedPromptTokens: call.estimated_prompt_tokens,
+        reportedPromptTokens: call.reported_prompt_tokens,
+        reportedCompletionTokens: call.reported_completion_tokens,
+        overflowRetry: call.overflow_retry,
+        omitted: call.omitted,
+        systemPrefix: call.prefix_hash !== null ? { hash: call.prefix_hash, text: call.prefix_text ?? '', tokens: call.prefix_tokens ?? 0 } : null,
+        summary: revision > 0 && call.summary_tokens !== null ? {
+          revision, text: call.summary_redacted ? null : call.summary_text, tokens: call.summary_tokens,
+          fromSeq: call.summary_from_seq ?? 0, throughSeq: call.summary_through_seq ?? 0, redacted: call.summary_redacted === true,
+        } : null,
+        windowSeqs: call.window_seqs,
+        pinnedSeqs: call.pinned_seqs,
+        recalledSeqs: call.recalled_seqs,
+        messages: [
+          ...call.pinned_seqs.map((seq) => seen(seq, 'pinned')), ...call.recalled_seqs.map((seq) => seen(seq, 'recalled')),
+          ...call.window_seqs.map((seq) => seen(seq, 'window')),
+        ],
+        toolResults,
+        parts: partsOf(call.token_parts),
+      };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
+import type { MessageContextDto, MessageDto } from '../../src/shared/api';
+import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { adminToken, memoryKit, query } from './memory-test-kit';
+
+const SYSTEM_PROMPT = 'You are the test assistant of the manifest suite.';
+
+describe('what the model saw, for any answer (GET /api/threads/:id/messages/:messageId/context)', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let token: string;
+  let kit: ReturnType<typeof memoryKit>;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SYSTEM_PROMPT, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+    ({ token } = await app.guest());
+    kit = memoryKit(app, token);
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  const seenBy = async (threadId: string, messageId: string, bearer = token): Promise<Response> =>
+    app.api(`/api/threads/${threadId}/messages/${messageId}/context`, { token: bearer });
+  const seen = async (threadId: string, messageId: string): Promise<MessageContextDto> => {
+    const response = await seenBy(threadId, messageId);
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    return JSON.parse(text) as MessageContextDto;
+  };
+  const lastChatRequest = () => stub.requests.filter((request) => request.kind === 'chat').at(-1)!;
+
+  it('serves, for an answer given after a fold, the summary revision, the window and pinned seqs and the figures the model really got', async () => {
+    const thread = await kit.createThread();
+    const first = await kit.send(thread.id, 'Keep this: the vault code is ORCA-77.');
+    expect((await app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token })).status).toBe(200);
+    for (let turn = 1; turn <= 5; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${700 + turn} is noted.`);
+    await kit.waitForFoldThrough(thread.id, 6);
+    const asked = await kit.send(thread.id, 'Which codes did I give you?');
+    const answer = asked.messages.at(-1)!;
+    const request = lastChatRequest();
+
+    const view = await seen(thread.id, answer.id);
+    const detail = await kit.detail(thread.id);
+    const revision = detail.context.revision;
+    expect(revision).toBeGreaterThanOrEqual(1);
+    expect(view.summary?.revision).toBe(revision);
+    expect(view.summary?.redacted).toBe(false);
+    // The revision's text is what the leading system message carried.
+    const leading = wireContentText(request.body.messages[0]!.content);
+    expect(leading.startsWith(SYSTEM_PROMPT)).toBe(true);
+    expect(leading).toContain(view.summary!.text!);
+    expect(view.summary!.text).toContain('CODE-701');
+    expect(view.systemPrefix).toEqual({ hash: expect.stringMatching(/^[0-9a-f]{64}$/), text: SYSTEM_PROMPT, tokens: expect.any(Number) });
+
+    // The window seqs are exactly the transcript messages the request carried after the pinned one.
+    const transcript = await kit.transcript(thread.id);
+    const bySeq = new Map(transcript.map((message) => [message.seq, message]));
+    const carried = request.body.messages.slice(2).map((message) => wireContentText(message.content));
+    expect(view.windowSeqs.map((seq) => bySeq.get(seq)?.content)).toEqual(carried);
+    expect(view.windowSeqs.at(-1)).toBe(asked.userMessage.seq);
+    expect(view.windowSeqs.every((seq) => seq > view.summary!.throughSeq)).toBe(true);
+    expect(view.pinnedSeqs).toEqual([first.userMessage.seq]);
+    expect(view.messages.find((message) => message.place === 'pinned')).toMatchObject({ seq: first.userMessage.seq, content: 'Keep this: the vault code is ORCA-77.', forgotten: false });
+
+    // Our estimate beside the provider's figure (the stub reports usage), and the parts add up to the estimate.
+    expect(view.reportedPromptTokens).toBe(request.promptTokens);
+    expect(view.estimatedPromptTokens).toBeGreaterThan(0);
+    const parts = view.parts!;
+    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + parts.notes + parts.priming + parts.toolSchemas).toBe(view.estimatedPromptTokens);
+    expect(parts.summary).toBeGreaterThan(0);
+    expect(parts.pinned).toBeGreaterThan(0);
+
+    // Every stored answer of the thread has its manifest; the system prefix is stored once for all of them.
+    const answers = transcript.filter((message: MessageDto) => message.role === 'assistant' && message.status === 'complete');
+    expect(answers.length).toBe(7);
+    for (const stored of answers) expect((await seenBy(thread.id, stored.id)).status).toBe(200);
+    const prefixes = await query<{ n: number }>(app, 'SELECT count(*)::int AS n FROM system_prefixes');
+    expect(prefixes[0]?.n).toBe(1);
+    const withoutManifest = await query<{ n: number }>(app, `SELECT count(*)::int AS n FROM messages m WHERE m.thread_id = $1 AND m.role = 'assistant'
+      AND NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.message_id = m.id AND c.system_prefix_hash IS NOT NULL)`, [thread.id]);
+    expect(withoutManifest[0]?.n).toBe(0);
+
+    // An admin sees the same through the admin API (the console) and through an admin JWT.
+    const admin = await app.api(`/api/admin/threads/${thread.id}/messages/${answer.id}/context`, { token: 'test-admin-token-0123456789' });
+    expect(admin.status).toBe(200);
+    expect(await admin.json()).toEqual(view);
+    expect((await seenBy(thread.id, answer.id, await adminToken(app))).status).toBe(200);
+  });
+
+  it('shows a message forgotten since as forgotten, without its content, and answers 404 where no call produced the message', async () => {
+    const thread = await kit.createThread();
+    const secret = await kit.send(thread.id, 'My locker combination is 31-07-19.');
+    const asked = await kit.send(thread.id, 'Thanks, that is all.');
+    const answer = asked.messages.at(-1)!;
+    expect((await seen(thread.id, answer.id)).messages.find((message) => message.seq === secret.userMessage.seq)?.content).toBe('My locker combination is 31-07-19.');
+
+    expect((await app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}?only=true`, { method: 'DELETE', token })).status).toBe(200);
+    const after = await seen(thread.id, answer.id);
+    expect(after.windowSeqs).toContain(secret.userMessage.seq);
+    expect(after.messages.find((message) => message.seq === secret.userMessage.seq)).toMatchObject({ forgotten: true, content: null });
+    expect(JSON.stringify(after)).not.toContain('31-07-19');
+
+    // A user message has no call; another user's thread is a 404 like a missing one.
+    const userMessage = await seenBy(thread.id, asked.userMessage.id);
+    expect(userMessage.status).toBe(404);
+    expect(((await userMessage.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    const stranger = await app.guest();
+    expect((await seenBy(thread.id, answer.id, stranger.token)).status).toBe(404);
+    expect((await seenBy(thread.id, 'not-a-uuid')).status).toBe(400);
+  });
+});

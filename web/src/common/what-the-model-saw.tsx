@@ -1,0 +1,96 @@
+import { useEffect, useRef, useState } from 'react';
+import type { MessageContextDto } from '../../../src/shared/api';
+import { ApiError } from '../api/api-error';
+import { formatTokens } from './format';
+
+const PART_LABELS = [
+  ['systemPrefix', 'System prompt'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'],
+  ['notes', 'Notes'], ['toolSchemas', 'Tool definitions'], ['priming', 'Reply priming'],
+] as const;
+
+function seqList(seqs: number[]): string {
+  return seqs.length > 0 ? seqs.map((seq) => `#${seq}`).join(', ') : 'none';
+}
+
+function Figures({ seen }: { seen: MessageContextDto }) {
+  return (
+    <p className="figures">
+      Model {seen.model} · our estimate {formatTokens(seen.estimatedPromptTokens)} prompt tokens · provider reported{' '}
+      {seen.reportedPromptTokens !== null ? formatTokens(seen.reportedPromptTokens) : 'nothing'}
+      {seen.omitted > 0 ? ` · ${seen.omitted} older window entries left out` : ''}
+      {seen.overflowRetry ? ' · sent again after the provider reported an overflow' : ''}
+    </p>
+  );
+}
+
+/** The body of the view: what one model call was given, part by part. */
+export function SeenContext({ seen }: { seen: MessageContextDto }) {
+  return (
+    <div className="seen-context">
+      <Figures seen={seen} />
+      {seen.parts ? (
+        <table className="data" aria-label="Tokens per part">
+          <tbody>
+            {PART_LABELS.map(([key, label]) => <tr key={key}><th scope="row">{label}</th><td className="number">{formatTokens(seen.parts?.[key] ?? 0)}</td></tr>)}
+          </tbody>
+        </table>
+      ) : null}
+      <h3>System prompt</h3>
+      {seen.systemPrefix ? <pre className="plain" title={`sha256 ${seen.systemPrefix.hash}`}>{seen.systemPrefix.text}</pre> : <p className="muted">Not recorded.</p>}
+      <h3>Summary</h3>
+      {seen.summary ? (
+        <>
+          <p className="figures" data-testid="seen-summary-revision">Summary revision {seen.summary.revision} · messages #{seen.summary.fromSeq}–#{seen.summary.throughSeq} · {formatTokens(seen.summary.tokens)} tokens</p>
+          {seen.summary.redacted ? <p className="muted">Redacted: it covered a message deleted since.</p> : <pre className="plain">{seen.summary.text}</pre>}
+        </>
+      ) : <p className="muted">No summary: the model saw the messages only.</p>}
+      <h3>Messages</h3>
+      <p className="figures" data-testid="seen-window-seqs">Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}</p>
+      {seen.recalledSeqs.length > 0 ? <p className="figures">Recalled {seqList(seen.recalledSeqs)}</p> : null}
+      <ol className="seen-messages">
+        {seen.messages.map((message) => (
+          <li key={`${message.place}-${message.seq}`} className={message.forgotten ? 'forgotten' : ''}>
+            <span className="seq">#{message.seq}</span> <span className="role">{message.place === 'window' ? '' : `${message.place} `}{message.role}</span>{' '}
+            {message.forgotten ? <em>Forgotten since</em> : <span className="preview">{message.content}</span>}
+          </li>
+        ))}
+      </ol>
+      {seen.toolResults.length > 0 ? (
+        <>
+          <h3>Tool results as they entered</h3>
+          <ol className="seen-messages">
+            {seen.toolResults.map((result) => (
+              <li key={result.seq} className={result.forgotten ? 'forgotten' : ''}>
+                <span className="seq">#{result.seq}</span> <span className="role">{result.role === 'tool' ? 'tool result' : 'background result'}</span> · {formatTokens(result.tokens)} tokens
+                {result.forgotten ? <em> Forgotten since</em> : <pre className="plain">{result.content}</pre>}
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** "What the model saw" for one answer: a modal dialog that loads the answer's call manifest when opened. */
+export function WhatTheModelSaw(props: { label: string; load(): Promise<MessageContextDto>; onClose(): void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [seen, setSeen] = useState<MessageContextDto | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const { load } = props;
+  useEffect(() => {
+    dialog.current?.showModal();
+    let live = true;
+    load().then((loaded) => { if (live) setSeen(loaded); }, (caught: unknown) => { if (live) setError(ApiError.from(caught).message); });
+    return () => { live = false; };
+  }, [load]);
+  return (
+    <dialog ref={dialog} className="seen-dialog" aria-label={`What the model saw for ${props.label}`} onClose={props.onClose}>
+      <header className="panel-header">
+        <h2>What the model saw</h2>
+        <button type="button" className="icon" aria-label="Close" onClick={() => dialog.current?.close()}>✕</button>
+      </header>
+      {error ? <p className="error-text" role="alert">{error}</p> : seen ? <SeenContext seen={seen} /> : <p className="muted">Loading…</p>}
+    </dialog>
+  );
+}
