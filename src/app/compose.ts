@@ -235,7 +235,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     log, threads, transcript, search, turns, runner, events, settings, tokens,
     sendLimiter: sharedLimit('send', env.RATE_LIMIT_PER_MINUTE),
     rateLimits,
-    corsCredentials: env.CORS_CREDENTIALS,
+    corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     probes: {
       postgres: async () => (await db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok`).length === 1,

@@ -68,7 +68,7 @@ const schema = z.object({
   JWT_AUDIENCE: optionalString,
   CORS_ORIGINS: z.string().default(''),
   /** Whether CORS answers allow credentials (cookies) for CORS_ORIGINS; the API itself uses bearer tokens. */
-  CORS_CREDENTIALS: flag(false),
+  CORS_CREDENTIALS: optionalFlag(),
   /** express' `trust proxy`: which peers' X-Forwarded-For names the client (`request.ip`). Default: none. */
   TRUST_PROXY: z.string().trim().default('false').refine(isTrustProxy, 'false, true, a hop count, or comma-separated addresses/CIDRs (or loopback, linklocal, uniquelocal)'),
 

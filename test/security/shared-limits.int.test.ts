@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/app/embedded/embedded-redis';
 import { findFreePort } from '../../src/app/embedded/process-tools';
 import type { ThreadDto } from '../../src/shared/api';
+import { openTab, type Tab } from '../support/socket-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
@@ -45,19 +46,29 @@ describe('per-user and per-address limits shared by every process through Redis'
     expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
   });
 
-  it("counts a user's sends across both processes (RATE_LIMIT_PER_MINUTE)", async () => {
-    const token = app.application.deps.tokens;
-    const user = await token.sign({ userId: `limited-${Date.now()}`, kind: 'external' });
-    const headers = { Authorization: `Bearer ${user}`, 'Content-Type': 'application/json' };
-    const thread = (await (await fetch(`${app.baseUrl}/api/threads`, { method: 'POST', headers, body: '{}' })).json()) as ThreadDto;
-    const send = (baseUrl: string, content: string) => fetch(`${baseUrl}/api/threads/${thread.id}/messages`, { method: 'POST', headers, body: JSON.stringify({ content }) });
-    expect((await send(app.baseUrl, 'one')).status).toBe(201);
-    expect((await send(childUrl, 'two')).status).toBe(201);
-    expect((await send(app.baseUrl, 'three')).status).toBe(201);
-    const fourth = await send(childUrl, 'four');
-    expect(fourth.status).toBe(429);
-    expect(await fourth.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
-  }, 180_000);
+  it("counts a user's sends across both processes, REST and sockets alike (RATE_LIMIT_PER_MINUTE)", async () => {
+    const user = await app.application.deps.tokens.sign({ userId: `limited-${Date.now()}`, kind: 'external' });
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token: user, json: {} })).json()) as ThreadDto;
+    // Socket sends are acknowledged when accepted (the turn runs after): one tab on each process.
+    const here = await openTab(app, user);
+    const there = await openTab({ baseUrl: childUrl }, user);
+    try {
+      const send = async (tab: Tab, content: string) => (await tab.request('message-send', { threadId: thread.id, content, clientMessageId: `c-${content}` })).response;
+      expect(await send(here, 'one')).toMatchObject({ ok: true });
+      expect(await send(there, 'two')).toMatchObject({ ok: true });
+      const third = await send(here, 'three');
+      expect(third, JSON.stringify(third)).toMatchObject({ ok: true });
+      expect(await send(there, 'four')).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' } });
+      const rest = await fetch(`${childUrl}/api/threads/${thread.id}/messages`, {
+        method: 'POST', headers: { Authorization: `Bearer ${user}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ content: 'five' }),
+      });
+      expect(rest.status).toBe(429);
+      expect(await rest.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+    } finally {
+      here.close();
+      there.close();
+    }
+  });
 });
 
 describe('with Redis down the limits hold per process', () => {
