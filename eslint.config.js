@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 // Frameworks, the database, the model SDKs, the network and the process stay in the adapters.
 const forbiddenInCore = [
   'express', 'socket.io', 'socket.io-client', '@prisma/*', 'pg', '@langchain/*', 'langchain',
-  'bullmq', 'ioredis', 'pino', 'node:*', 'fs', 'path', 'http', 'net', 'child_process', 'react',
+  'bullmq', 'ioredis', 'pino', '@modelcontextprotocol/*', 'node:*', 'fs', 'path', 'http', 'net', 'child_process', 'react',
 ];
 
 export default tseslint.config(

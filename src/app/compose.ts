@@ -15,6 +15,7 @@ import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
 import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
+import { startMcpServers, type McpHub } from '../mcp';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
@@ -75,6 +76,8 @@ export interface ApplicationOptions {
     extraTools?: Tool[];
     /** How often a running tool polls its cancel flag. Default 500 ms. */
     toolCancelPollMs?: number;
+    /** First restart delay of a crashed MCP server (default 500 ms). */
+    mcpBackoffMs?: number;
     /** Node.js process metrics on /metrics (default true; tests with many apps turn them off). */
     defaultMetrics?: boolean;
   };
@@ -99,6 +102,8 @@ export interface Application {
   metricsPort: number | null;
   /** The socket.io server ('all' and 'serve' modes; null in 'worker' mode). `io.connectedSockets` counts sockets. */
   io: SocketServer | null;
+  /** The MCP servers of this process (null when MCP_SERVERS is unset). */
+  mcp: McpHub | null;
   /** Queues shown to admins (GET /api/admin/queues, /admin/jobs); other parts register theirs here. */
   queues: QueueRegistry;
   /** Listens on `port` (0 = any); resolves with the bound port. */
@@ -155,7 +160,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
-  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])]);
+  // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
+  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
+    maxTokens: env.TOOL_SCHEMA_MAX_TOKENS, count: (definition) => settings.counter.countToolSchemas([definition]),
+  });
+  const mcp = env.toolSources.mcpServers.length > 0
+    ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
+    : null;
+  for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
+    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: env.TOOL_SCHEMA_MAX_TOKENS }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
+  }
   const toolRuns = createToolRunRepository(db);
   const toolServices = createToolServices(db);
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
@@ -204,6 +218,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     const asyncToolDeps: AsyncToolDeps = {
       registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
       timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+      schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
       ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
     };
     toolWorkerConnection = createWorkerConnection(options.redisUrl);
@@ -252,7 +267,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
-    toolDefinitions: registry.definitions(),
+    toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
@@ -284,7 +299,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues, metrics, metricsPort: metricsServer?.port ?? null,
+    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues, metrics, mcp, metricsPort: metricsServer?.port ?? null,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -322,6 +337,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       // Forced: a long tool run is not waited for; its job stalls and another worker runs it again (idempotent by run id).
       if (toolWorker) await closeWithin('tools worker', toolWorker.close(true));
       await metricsServer?.close();
+      await mcp?.close();
       stopTiming();
       await closeWithin('summary queue', folds.close());
       await closeWithin('tools queue', toolQueue.close());

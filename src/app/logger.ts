@@ -74,12 +74,13 @@ export function withoutCredentials(url: string): string {
 
 /**
  * The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords,
- * and credentials inside OPENAI_BASE_URL.
+ * credentials inside OPENAI_BASE_URL, and the tool secrets (webhook secret, MCP header and env values from variables).
  */
-export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL' | 'OPENAI_BASE_URL'>): SecretList {
+export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL' | 'OPENAI_BASE_URL'> & Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources'>>): SecretList {
   return new SecretList([
     env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL),
     ...credentialsOfUrl(env.OPENAI_BASE_URL),
+    env.TOOL_WEBHOOK_SECRET, ...(env.toolSources?.secrets ?? []),
   ]);
 }
 

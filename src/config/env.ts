@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblem } from './production-checks';
+import { parseToolSources, type ToolSources } from './tool-sources';
 
 /**
  * The one reader of the environment. Parsed once at boot; a bad value stops the start with one line
@@ -122,9 +123,23 @@ const schema = z.object({
   METRICS_PORT: optionalInteger(0),
   /** Address of the METRICS_PORT listener: loopback unless set (compose sets it for Prometheus on its network). */
   METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
+
+  /** MCP servers whose tools are offered to the model: inline JSON or a JSON file (see README "Tools from outside"). */
+  MCP_SERVERS: optionalString,
+  /** Tools run by external runners (signed webhooks): inline JSON or a JSON file. */
+  EXTERNAL_TOOLS: optionalString,
+  /** Cap of the tokens the offered MCP and external tool schemas take from the pack (the rest are not offered). */
+  TOOL_SCHEMA_MAX_TOKENS: integer(2000, 0),
+  /** HMAC-SHA256 secret of the external runners' requests and callbacks (required with EXTERNAL_TOOLS). */
+  TOOL_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** The server's public base URL: external runners' callbackUrl is built from it (workers have no HTTP port). */
+  PUBLIC_BASE_URL: z.url().optional(),
 });
 
-export type Env = z.infer<typeof schema>;
+export type Env = z.infer<typeof schema> & {
+  /** MCP_SERVERS and EXTERNAL_TOOLS, parsed, with `${NAME}` references resolved (those values are secrets). */
+  toolSources: ToolSources;
+};
 
 /** A configuration error: its message is the one line printed before the process exits. */
 export class ConfigError extends Error {
@@ -157,5 +172,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   if (env.OFFLINE_MODEL === 'refuse' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
     throw new ConfigError('OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model');
   }
-  return env;
+  let toolSources: ToolSources;
+  try {
+    toolSources = parseToolSources({ ...(env.MCP_SERVERS ? { mcpServers: env.MCP_SERVERS } : {}), ...(env.EXTERNAL_TOOLS ? { externalTools: env.EXTERNAL_TOOLS } : {}), source: cleaned });
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+  if (toolSources.externalTools.length > 0) {
+    if (!env.TOOL_WEBHOOK_SECRET) throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares tools');
+    if (!env.PUBLIC_BASE_URL) throw new ConfigError('PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners\' callbackUrl)');
+  }
+  return { ...env, toolSources };
 }

@@ -164,8 +164,11 @@ export interface SummaryStore {
   commit(commit: SummaryCommit): Promise<{ committed: true; revision: number } | { committed: false }>;
   recordFoldError(threadId: string, message: string | null): Promise<void>;
   listRevisions(threadId: string): Promise<SummaryRevisionRecord[]>;
-  /** Thread ids whose state needs a fold under the given default policy (the sweeper's query). */
-  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number }): Promise<string[]>;
+  /**
+   * Thread ids whose state needs a fold (the sweeper's query): under the thread's own trigger when it has one
+   * (a `fraction` of `maxInputTokens`), else under the deployment's thresholds.
+   */
+  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number; maxInputTokens: number }): Promise<string[]>;
 }
 
 /** Text deltas, tool calls and usage of one streamed model call. */
@@ -365,11 +368,25 @@ export interface ToolRunStore {
   reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string; basedOn: Pick<ToolRun, 'status' | 'error'> }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
   /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
   followUpNoteSeqs(turnId: string): Promise<number[]>;
-  /** Ids of runs that need a job: `queued` for longer than `olderThanMs`, or finished and never reported. */
-  runsNeedingWork(input: { limit: number; olderThanMs: number }): Promise<string[]>;
+  /** Background work was submitted: stores its task id and the deadline (now + `timeoutMs`, Postgres' clock). */
+  markSubmitted(input: { runId: string; taskId: string; timeoutMs: number }): Promise<boolean>;
+  /**
+   * Claims the next poll of a submitted run: false when it is not running or another job polled it less than
+   * `minIntervalMs` ago (two poll chains collapse into one). `overdue`: its deadline has passed.
+   */
+  claimPoll(input: { runId: string; minIntervalMs: number }): Promise<{ claimed: boolean; overdue: boolean }>;
+  /** Records that the cancel reached the other side. */
+  markRemoteCancelled(runId: string): Promise<void>;
+  /**
+   * Ids of runs that need a job: `queued` for longer than `olderThanMs`, finished and never reported, submitted
+   * runs whose polls went quiet for `stalePollMs`, and cancelled submitted runs whose cancel never reached the other side.
+   */
+  runsNeedingWork(input: { limit: number; olderThanMs: number; stalePollMs?: number }): Promise<string[]>;
 }
 
 export interface ToolQueue {
   /** Enqueues the run's job (payload: the run id; deduplicated per run). Fails fast when Redis is down. */
   enqueueToolRun(runId: string): Promise<void>;
+  /** Enqueues the next poll of submitted background work, after `delayMs`. */
+  enqueuePoll(runId: string, delayMs: number): Promise<void>;
 }

@@ -109,6 +109,9 @@ export function toToolRun(row: ToolRunRow): ToolRun {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    taskId: row.taskId,
+    deadlineAt: row.deadlineAt,
+    remoteCancelledAt: row.remoteCancelledAt,
   };
 }
 

@@ -2,6 +2,9 @@ import type { SummaryRevisionRecord, SummaryStore } from '../core/ports';
 import { toRevisionRecord } from './mappers';
 import type { Database } from './prisma-client';
 
+/** A threshold no window reaches (a trigger kind a thread's own policy does not name). */
+const NEVER = '9223372036854775807';
+
 export function createSummaryRepository(db: Database): SummaryStore {
   return {
     async commit(commit) {
@@ -42,16 +45,30 @@ export function createSummaryRepository(db: Database): SummaryStore {
       return rows.map(toRevisionRecord);
     },
 
-    async threadsNeedingFold({ limit, minWindowTokens, minWindowMessages }) {
+    async threadsNeedingFold({ limit, minWindowTokens, minWindowMessages, maxInputTokens }) {
+      // A thread's own trigger (settings.trigger, validated when set: `tokens=N`, `messages=N`, `fraction=F`, each
+      // kind at most once) replaces the deployment's, as policiesFor does; a kind it lacks never fires.
       const rows = await db.$queryRaw<{ id: string }[]>`
-        SELECT t.id FROM threads t
-        JOIN context_entries e ON e.thread_id = t.id
-          AND e.pinned = false AND e.seq >= t.context_start_seq
-        WHERE t.memory_mode = 'summary'
-          -- a withdrawn summary (after a forget) is rebuilt first; folds wait for it
-          AND NOT (t.summary_revision > 0 AND t.summary_text = '' AND t.summary_covered_through_seq >= t.context_start_seq)
-        GROUP BY t.id, t.summary_tokens
-        HAVING SUM(e.tokens) + t.summary_tokens >= ${minWindowTokens} OR COUNT(*) >= ${minWindowMessages}
+        WITH windows AS (
+          SELECT t.id, t.settings->>'trigger' AS own, SUM(e.tokens) + t.summary_tokens AS tokens, COUNT(*) AS messages
+          FROM threads t
+          JOIN context_entries e ON e.thread_id = t.id
+            AND e.pinned = false AND e.seq >= t.context_start_seq
+          WHERE t.memory_mode = 'summary'
+            -- a withdrawn summary (after a forget) is rebuilt first; folds wait for it
+            AND NOT (t.summary_revision > 0 AND t.summary_text = '' AND t.summary_covered_through_seq >= t.context_start_seq)
+          GROUP BY t.id, t.summary_tokens, t.settings
+        ), thresholds AS (
+          SELECT id, tokens, messages,
+            CASE WHEN own IS NULL THEN ${minWindowTokens}::bigint ELSE LEAST(
+              coalesce(substring(own from 'tokens *= *([0-9]+)')::bigint, ${NEVER}::bigint),
+              coalesce(ceil(substring(own from 'fraction *= *([0-9.]+)')::numeric * ${maxInputTokens}::int)::bigint, ${NEVER}::bigint)
+            ) END AS min_tokens,
+            CASE WHEN own IS NULL THEN ${minWindowMessages}::bigint
+              ELSE coalesce(substring(own from 'messages *= *([0-9]+)')::bigint, ${NEVER}::bigint) END AS min_messages
+          FROM windows
+        )
+        SELECT id FROM thresholds WHERE tokens >= min_tokens OR messages >= min_messages
         LIMIT ${limit}`;
       return rows.map((row) => row.id);
     },

@@ -114,11 +114,34 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return notes.flatMap((note) => (note.seq === null ? [] : [note.seq]));
     },
 
-    async runsNeedingWork({ limit, olderThanMs }) {
+    async markSubmitted({ runId, taskId, timeoutMs }) {
+      const updated = await db.$executeRaw`
+        UPDATE tool_runs SET task_id = ${taskId}, deadline_at = now() + ${timeoutMs} * interval '1 millisecond', polled_at = now()
+        WHERE id = ${runId}::uuid AND task_id IS NULL`;
+      return updated > 0;
+    },
+
+    async claimPoll({ runId, minIntervalMs }) {
+      const rows = await db.$queryRaw<{ overdue: boolean }[]>`
+        UPDATE tool_runs SET polled_at = now()
+        WHERE id = ${runId}::uuid AND status = 'running' AND task_id IS NOT NULL
+          AND (polled_at IS NULL OR polled_at <= now() - ${minIntervalMs} * interval '1 millisecond')
+        RETURNING (deadline_at IS NOT NULL AND deadline_at < now()) AS overdue`;
+      return rows[0] ? { claimed: true, overdue: rows[0].overdue } : { claimed: false, overdue: false };
+    },
+
+    async markRemoteCancelled(runId) {
+      await db.toolRun.updateMany({ where: { id: runId, remoteCancelledAt: null }, data: { remoteCancelledAt: new Date() } });
+    },
+
+    async runsNeedingWork({ limit, olderThanMs, stalePollMs = 30_000 }) {
       const rows = await db.$queryRaw<{ id: string }[]>`
         SELECT id FROM tool_runs
         WHERE (status = 'queued' AND created_at < now() - ${olderThanMs} * interval '1 millisecond')
            OR (reported_at IS NULL AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled') AND finished_at < now() - ${olderThanMs} * interval '1 millisecond')
+           OR (status = 'running' AND task_id IS NOT NULL AND polled_at < now() - ${stalePollMs} * interval '1 millisecond')
+           OR (status = 'cancelled' AND task_id IS NOT NULL AND remote_cancelled_at IS NULL AND finished_at < now() - ${olderThanMs} * interval '1 millisecond'
+               AND finished_at > now() - interval '1 day')
         ORDER BY created_at LIMIT ${limit}`;
       return rows.map((row) => row.id);
     },

@@ -38,7 +38,8 @@ export interface HttpDeps {
   allowGuests: boolean;
   toolRuns: ToolRunStore;
   /** The tools offered on every chat call (their schemas take part of the budget). */
-  toolDefinitions: OpenAIFunctionTool[];
+  /** The tool schemas offered on the next chat call (configured tools change at run time). */
+  toolDefinitions: () => OpenAIFunctionTool[];
   toolQueue: ToolQueue;
   admin: AdminHttpDeps;
   /** What the model was given for each answer (its call's manifest). */

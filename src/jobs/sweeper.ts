@@ -76,7 +76,7 @@ export function createSweeper(options: {
       }
     }
     const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
-    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...foldThresholds(options.settings) });
+    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...foldThresholds(options.settings), maxInputTokens: options.settings.profile.maxInputTokens });
     for (const threadId of due) {
       try {
         await options.folds.enqueueFold(threadId, 'sweeper');

@@ -23,6 +23,10 @@ export function createToolProducer(options: { connection: Redis; prefix: string;
     async enqueueToolRun(runId) {
       await withEnqueueTimeout(queue.add('run', { runId }, { deduplication: { id: `run-${runId}` } }));
     },
+    async enqueuePoll(runId, delayMs) {
+      // Not deduplicated: the poll that enqueues the next one is still active. Polls claim their turn in Postgres.
+      await withEnqueueTimeout(queue.add('poll', { runId }, { delay: delayMs }));
+    },
     close: () => queue.close(),
   };
 }

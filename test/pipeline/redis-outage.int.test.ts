@@ -62,4 +62,26 @@ describe('with Redis stopped', () => {
     }, { timeoutMs: 20_000, what: 'the sweeper to enqueue the missed fold' });
     expect(stub.requests.some((request) => request.kind === 'summary')).toBe(true);
   });
+
+  it("catches up a thread's fold under its own lower trigger once Redis is back (the sweeper uses each thread's policy)", async () => {
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    // The deployment folds at 8 window messages; this thread at 4.
+    expect((await app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token, json: { trigger: 'messages=4' } })).status).toBe(200);
+    await redis.stop();
+    for (let turn = 1; turn <= 2; turn += 1) {
+      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `own-trigger turn ${turn} CODE-${40 + turn}` } });
+      expect(((await response.json()) as SendMessageResponseDto).turn.status).toBe('complete');
+    }
+    // 4 window messages: due by the thread's trigger, not by the deployment's; its enqueue failed with Redis down.
+    const before = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number; foldPending: boolean; windowEntries: number } };
+    expect(before.context).toMatchObject({ revision: 0, foldPending: true, windowEntries: 4 });
+
+    redis = await startEmbeddedRedis({ dataDir: redisDir, port: redisPort, persist: false });
+    await waitFor(async () => {
+      const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number } };
+      return detail.context.revision > 0;
+    }, { timeoutMs: 20_000, what: "the sweeper to enqueue the thread's missed fold" });
+    const context = (await (await app.api(`/api/threads/${thread.id}/context`, { token })).json()) as { summary: { text: string } | null };
+    expect(context.summary?.text).toContain('CODE-41');
+  });
 });

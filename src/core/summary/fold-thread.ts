@@ -1,4 +1,4 @@
-import { filterCitations } from '../context';
+import { checkRetention, filterCitations } from '../context';
 import { planFold } from '../context';
 import { shouldFold } from '../context';
 import { contextStateOf, policiesFor, type ContextSettings } from '../context-settings';
@@ -55,6 +55,8 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
     text = await ensureCap({ threadId: input.threadId, text: retention.text, usage, signal: input.signal }, deps);
     text = filterCitations({ summary: text, fromSeq: state.contextStartSeq, throughSeq: last.seq });
     assertUsableSummary(text);
+    // The figure stands for the text committed: the cap and the citation filter may have changed it since the check.
+    const kept = checkRetention({ folded, summary: text });
 
     const result = await deps.summaries.commit({
       threadId: input.threadId,
@@ -70,8 +72,8 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
       tokensIn: usage.tokensIn,
       tokensOut: usage.tokensOut,
       durationMs: Date.now() - started,
-      identifiersKept: retention.kept,
-      identifiersTotal: retention.total,
+      identifiersKept: kept.kept,
+      identifiersTotal: kept.total,
     });
     if (!result.committed) {
       deps.log.info({ threadId: input.threadId, attempt }, 'fold lost a compare-and-set race; re-planning');

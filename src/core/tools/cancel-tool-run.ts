@@ -11,7 +11,9 @@ export async function cancelToolRun(input: { runId: string; userId: string }, de
   const run = await deps.runs.findRun(input.runId, input.userId);
   if (!run) throw new AppError('NOT_FOUND', 'No such tool run.');
   const cancelled = await deps.runs.requestCancel(run.id);
-  if (cancelled?.status === 'cancelled') {
+  // A run cancelled before it started needs a job for its report; background work (submitted elsewhere, no job
+  // running) needs one to send the cancel to the other side now rather than at its next poll.
+  if (cancelled?.status === 'cancelled' || cancelled?.taskId) {
     await deps.queue.enqueueToolRun(run.id).catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not enqueue a cancelled run for its report'));
   }
   return cancelled;

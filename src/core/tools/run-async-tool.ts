@@ -5,6 +5,7 @@ import { condenseToolResult, truncateResult, type CondenseDeps } from './condens
 import { executeTool, ToolCancelledError, type ToolOutcome } from './execute-tool';
 import { toToolRunDto } from './to-tool-run-dto';
 import type { ToolRegistry } from './tool-registry';
+import { cancelRemote, runBackgroundTool } from './run-background-tool';
 import { TERMINAL_RUN_STATUSES, type ToolRun, type ToolServices } from './types';
 
 export interface AsyncToolDeps {
@@ -23,9 +24,11 @@ export interface AsyncToolDeps {
   cancelPollMs?: number;
   /** Called after a report queued (or joined) a follow-up turn: some process must run it. */
   onFollowUp(threadId: string): void;
+  /** Enqueues the next poll of background work (a delayed job). */
+  schedulePoll(runId: string, delayMs: number): Promise<void>;
 }
 
-export type AsyncToolOutcome = 'reported' | 'already-reported' | 'missing';
+export type AsyncToolOutcome = 'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled';
 
 /** The note that enters the context (and the transcript's text) for a finished run. */
 export function runReportHeader(run: Pick<ToolRun, 'name' | 'id' | 'startedAtSeq' | 'status'>): string {
@@ -47,12 +50,26 @@ export function runReportHeader(run: Pick<ToolRun, 'name' | 'id' | 'startedAtSeq
 export async function runAsyncTool(input: { runId: string }, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
   const found = await deps.runs.findRun(input.runId, null);
   if (!found) return 'missing';
+  const background = deps.registry.get(found.name)?.background;
+  // Cancelled here (the user, a forget, a timeout) while the other side still works on it: tell it to stop.
+  if (background && found.taskId && found.status === 'cancelled' && !found.remoteCancelledAt) await cancelRemote(found, background, deps);
   if (found.reportedAt) return 'already-reported';
   if (TERMINAL_RUN_STATUSES.includes(found.status)) return report(found, deps);
+  if (background) {
+    return runBackgroundTool(found, background, {
+      ...deps, timeoutFor: (run) => deps.registry.get(run.name)?.timeoutMs ?? deps.timeoutMs,
+      finish: (run, outcome) => completeRun(run, outcome, deps), start: (runId) => deps.runs.startRun(runId),
+    });
+  }
   const run = await deps.runs.startRun(input.runId);
   if (!run) return reportCurrent(input.runId, deps);
   deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
   const outcome = await execute(run, deps);
+  return completeRun(run, outcome, deps);
+}
+
+/** Stores an outcome (truncated, condensed when large) unless the run ended meanwhile, then reports the run. */
+export async function completeRun(run: ToolRun, outcome: ToolOutcome, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
   // Ended meanwhile (a forget discarded the run): its outcome stands, and this result reaches no model.
   const current = await deps.runs.findRun(run.id, null);
   if (current && TERMINAL_RUN_STATUSES.includes(current.status)) return reportCurrent(run.id, deps);
@@ -80,6 +97,16 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
   }, deps.cancelPollMs ?? 500);
   const lines: string[] = [];
   const tool = deps.registry.get(run.name);
+  // Progress reports are saved one after the other, and all of them before the outcome is stored: a tool that
+  // fires them without awaiting (MCP progress notifications) never has one land after its result.
+  let saving: Promise<unknown> = Promise.resolve();
+  const save = async (progress: number, note?: string) => {
+    const bounded = Math.min(1, Math.max(0, progress));
+    lines.push(`[${Math.round(bounded * 100)}%]${note ? ` ${note}` : ''}`);
+    const message = await deps.runs.saveProgress({ runId: run.id, progress: bounded, note: note ?? null, transcriptText: `${run.name} (run ${run.id}) is running…\n${lines.join('\n')}` });
+    deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: bounded, ...(note ? { note } : {}) });
+    if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
+  };
   try {
     return await executeTool({
       registry: deps.registry,
@@ -89,21 +116,20 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
       context: {
         threadId: run.threadId, runId: run.id, services: deps.services, counter: deps.counter, inlineTokens: deps.condense.inlineTokens,
         now: () => new Date(),
-        reportProgress: async (progress, note) => {
-          const bounded = Math.min(1, Math.max(0, progress));
-          lines.push(`[${Math.round(bounded * 100)}%]${note ? ` ${note}` : ''}`);
-          const message = await deps.runs.saveProgress({ runId: run.id, progress: bounded, note: note ?? null, transcriptText: `${run.name} (run ${run.id}) is running…\n${lines.join('\n')}` });
-          deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: bounded, ...(note ? { note } : {}) });
-          if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
+        reportProgress: (progress, note) => {
+          const next = saving.then(() => save(progress, note));
+          saving = next.catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'));
+          return next;
         },
       },
     });
   } finally {
     clearInterval(poll);
+    await saving;
   }
 }
 
-async function reportCurrent(runId: string, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
+export async function reportCurrent(runId: string, deps: AsyncToolDeps): Promise<AsyncToolOutcome> {
   const run = await deps.runs.findRun(runId, null);
   if (!run) return 'missing';
   if (run.reportedAt) return 'already-reported';

@@ -23,6 +23,43 @@ const sleepy = defineTool({
 const stubborn = defineTool({ name: 'stubborn', description: 'ignores its signal', mode: 'inline', schema: z.object({}), run: () => new Promise(() => undefined) });
 const broken = defineTool({ name: 'broken', description: 'throws', mode: 'inline', schema: z.object({}), run: async () => { throw new Error('disk on fire'); } });
 
+const configured = (name: string, server = 'srv', size = 1) => defineTool({
+  name, description: `tool ${name} ${'x'.repeat(size)}`, mode: 'inline', schema: z.object({}),
+  parameters: { type: 'object', properties: { q: { type: 'string' } } }, source: { kind: 'mcp', server, tool: name.split('__')[1] ?? name },
+  run: async () => 'ok',
+});
+
+describe('configured tool groups', () => {
+  it('adds and replaces a group, offering its own JSON schema', () => {
+    const registry = createToolRegistry([calculatorTool]);
+    registry.setGroup('mcp:srv', [configured('srv__a'), configured('srv__b')]);
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'srv__a', 'srv__b']);
+    expect(registry.definitions()[1]?.function.parameters).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
+    registry.setGroup('mcp:srv', [configured('srv__c')]);
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'srv__c']);
+    expect(registry.get('srv__a')).toBeUndefined();
+  });
+
+  it('refuses a name another group holds: at start it throws naming both, later it leaves the newcomer out', () => {
+    const registry = createToolRegistry([calculatorTool]);
+    expect(() => registry.setGroup('mcp:one', [configured('calculator', 'one')], { strict: true }))
+      .toThrow('Tool name calculator is claimed twice: by a built-in tool and by MCP server one (its tool "calculator")');
+    registry.setGroup('mcp:one', [configured('shared', 'one')]);
+    const { refused } = registry.setGroup('mcp:two', [configured('shared', 'two'), configured('two__own', 'two')]);
+    expect(refused).toEqual(['Tool name shared is claimed twice: by MCP server one (its tool "shared") and by MCP server two (its tool "shared")']);
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'shared', 'two__own']);
+  });
+
+  it('offers configured tools within the schema token cap, in order; built-ins are always offered', () => {
+    const cap = { maxTokens: 0, count: (definition: { function: { description: string } }) => definition.function.description.length };
+    cap.maxTokens = 2 * 'tool srv__a x'.length + 1;
+    const registry = createToolRegistry([calculatorTool], cap);
+    registry.setGroup('mcp:srv', [configured('srv__a'), configured('srv__b'), configured('srv__c')]);
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'srv__a', 'srv__b']);
+    expect(registry.describe().map((entry) => [entry.tool.name, entry.offered])).toEqual([['calculator', true], ['srv__a', true], ['srv__b', true], ['srv__c', false]]);
+  });
+});
+
 describe('createToolRegistry', () => {
   it('offers OpenAI function definitions converted from the zod schemas', () => {
     const registry = createToolRegistry([calculatorTool, readToolResultTool]);

@@ -36,6 +36,42 @@ export interface ToolContext {
   now(): Date;
 }
 
+/** Where a tool comes from (shown to admins; MCP and external tools are configured, not compiled in). */
+export type ToolSource =
+  | { kind: 'built-in' }
+  | { kind: 'mcp'; server: string; tool: string }
+  | { kind: 'external'; url: string };
+
+/** How work that runs elsewhere (an MCP task, an external runner) is going, as one poll sees it. */
+export type BackgroundStatus =
+  | { state: 'working'; progress?: number; note?: string }
+  | { state: 'succeeded'; text: string }
+  | { state: 'failed' | 'cancelled'; error: string };
+
+/** What background work gets besides its arguments. */
+export interface BackgroundContext {
+  runId: string;
+  threadId: string;
+  signal: AbortSignal;
+  /** Progress reported by the other side while the submitting process is alive (MCP progress notifications). */
+  reportProgress(progress: number, note?: string): Promise<void>;
+}
+
+/**
+ * A tool whose work runs elsewhere: the tools job submits it and ends (no worker slot is held while it works);
+ * later jobs poll it by its task id, cancel it, or (external runners) wait for its signed callback.
+ */
+export interface BackgroundWork {
+  /** Starts the work; resolves with the id the other side knows it by (stored on the run). */
+  submit(args: Record<string, unknown>, context: BackgroundContext): Promise<{ taskId: string }>;
+  /** How the work is going (MCP tasks/get, tasks/result); absent when results come back by callback. */
+  poll?(taskId: string, context: BackgroundContext): Promise<BackgroundStatus>;
+  /** Asks the other side to stop (MCP tasks/cancel, or a POST to the runner); errors are logged, not fatal. */
+  cancel(taskId: string, context: BackgroundContext): Promise<void>;
+  /** How long between polls (or deadline checks). */
+  pollIntervalMs: number;
+}
+
 /** A tool the model may call. Register deployment tools in src/tools/index.ts. */
 export interface Tool<Schema extends z.ZodType = z.ZodType> {
   /** `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule). */
@@ -43,6 +79,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   description: string;
   /** Arguments; converted to the OpenAI JSON schema with `z.toJSONSchema`. */
   schema: Schema;
+  /** The JSON schema offered to the model instead of the zod one's (MCP and external tools bring their own). */
+  parameters?: Record<string, unknown>;
+  /** Default built-in. */
+  source?: ToolSource;
+  /** Set for work that runs elsewhere (MCP tasks over Streamable HTTP, external runners): `run` is not used then. */
+  background?: BackgroundWork;
   mode: ToolMode;
   /** Per-tool time limit. Default: 30 s inline, TOOL_TIMEOUT_MS async. */
   timeoutMs?: number;
@@ -85,4 +127,10 @@ export interface ToolRun {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** Background work: its id on the other side (MCP task id; the run id for external runners), once submitted. */
+  taskId: string | null;
+  /** Background work: when it times out (Postgres' clock). */
+  deadlineAt: Date | null;
+  /** Background work: when the cancel was sent to the other side. */
+  remoteCancelledAt: Date | null;
 }

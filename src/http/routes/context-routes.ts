@@ -15,7 +15,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
-  const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions ?? []);
+  const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions?.() ?? []);
   const summary = context.thread.summary;
   return {
     messages: pack.messages.map((message) => ({

@@ -1,0 +1,113 @@
+import { toMessageDto } from '../dto';
+import type { LogPort, ThreadEventBus, ToolRunStore } from '../ports';
+import type { ToolOutcome } from './execute-tool';
+import type { BackgroundContext, BackgroundWork, ToolRun } from './types';
+
+/** What background runs need (a subset of AsyncToolDeps, plus the way back to completing a run). */
+export interface BackgroundDeps {
+  runs: ToolRunStore;
+  events: ThreadEventBus;
+  log: LogPort;
+  /** TOOL_TIMEOUT_MS: the limit of a run whose tool sets none. */
+  timeoutMs: number;
+  schedulePoll(runId: string, delayMs: number): Promise<void>;
+}
+
+type Finish = (run: ToolRun, outcome: ToolOutcome) => Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'>;
+
+/** Submitting may not hang a worker slot: the other side answers (with a task id) or the submit fails. */
+const SUBMIT_TIMEOUT_MS = 30_000;
+
+function contextOf(run: ToolRun, deps: BackgroundDeps, signal: AbortSignal): BackgroundContext {
+  let saving: Promise<unknown> = Promise.resolve();
+  return {
+    runId: run.id, threadId: run.threadId, signal,
+    reportProgress: (progress, note) => {
+      const next = saving.then(() => saveProgress(run, deps, Math.min(1, Math.max(0, progress)), note ?? null));
+      saving = next.catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'));
+      return next;
+    },
+  };
+}
+
+async function saveProgress(run: ToolRun, deps: BackgroundDeps, progress: number, note: string | null): Promise<void> {
+  const line = `[${Math.round(progress * 100)}%]${note ? ` ${note}` : ''}`;
+  const message = await deps.runs.saveProgress({ runId: run.id, progress, note, transcriptText: `${run.name} (run ${run.id}) is running…\n${line}` });
+  deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress, ...(note ? { note } : {}) });
+  if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
+}
+
+function failure(status: 'failed' | 'timed_out' | 'cancelled', error: string): ToolOutcome {
+  return { status, text: `Error: ${error}`, error };
+}
+
+/** Sends the cancel to the other side once; a failure is logged (the run is cancelled here in any case). */
+export async function cancelRemote(run: ToolRun, work: BackgroundWork, deps: Pick<BackgroundDeps, 'runs' | 'log'>): Promise<void> {
+  if (!run.taskId) return;
+  try {
+    await work.cancel(run.taskId, { runId: run.id, threadId: run.threadId, signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS), reportProgress: async () => undefined });
+    deps.log.info({ runId: run.id, taskId: run.taskId }, 'cancel sent to the tool\'s other side');
+  } catch (error) {
+    deps.log.warn({ err: error, runId: run.id, taskId: run.taskId }, 'could not send the cancel to the tool\'s other side');
+  }
+  await deps.runs.markRemoteCancelled(run.id);
+}
+
+/**
+ * One job of background work (an MCP task over Streamable HTTP, an external runner). Not submitted yet: submits it,
+ * stores the task id and the deadline (Postgres' clock), schedules a poll and ends, so no worker slot is held while
+ * it works. Submitted: claims this poll in Postgres (a duplicate chain ends here), cancels it when asked, times it
+ * out past the deadline, otherwise asks how it goes and finishes it or schedules the next poll. A worker that dies
+ * is followed by the next poll job on any worker, which resumes by task id: the tool is never called twice.
+ */
+export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, deps: BackgroundDeps & { timeoutFor(run: ToolRun): number; finish: Finish; start(runId: string): Promise<ToolRun | null> }): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
+  if (!found.taskId) return submit(found, work, deps);
+  if (found.cancelRequested) {
+    await cancelRemote(found, work, deps);
+    return deps.finish(found, failure('cancelled', 'The user cancelled the run.'));
+  }
+  const claim = await deps.runs.claimPoll({ runId: found.id, minIntervalMs: Math.floor(work.pollIntervalMs / 2) });
+  if (!claim.claimed) return 'polled';
+  if (claim.overdue) {
+    await cancelRemote(found, work, deps);
+    return deps.finish(found, failure('timed_out', `${found.name} did not finish within ${deps.timeoutFor(found)} ms and was stopped.`));
+  }
+  if (!work.poll) return next(found, work, deps);
+  const context = contextOf(found, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS));
+  let status;
+  try {
+    status = await work.poll(found.taskId, context);
+  } catch (error) {
+    // The other side is down or slow: poll again until the deadline.
+    deps.log.warn({ err: error, runId: found.id, taskId: found.taskId }, 'could not poll background work; will try again');
+    return next(found, work, deps);
+  }
+  if (status.state === 'working') {
+    if (status.note && status.note !== found.progressNote) await context.reportProgress(status.progress ?? found.progress, status.note);
+    return next(found, work, deps);
+  }
+  if (status.state === 'succeeded') return deps.finish(found, { status: 'succeeded', text: status.text });
+  return deps.finish(found, failure(status.state, status.error));
+}
+
+async function next(run: ToolRun, work: BackgroundWork, deps: BackgroundDeps): Promise<'polled'> {
+  await deps.schedulePoll(run.id, work.pollIntervalMs).catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not schedule the next poll; the sweeper will'));
+  return 'polled';
+}
+
+async function submit(found: ToolRun, work: BackgroundWork, deps: BackgroundDeps & { timeoutFor(run: ToolRun): number; finish: Finish; start(runId: string): Promise<ToolRun | null> }) {
+  if (found.cancelRequested) return deps.finish(found, failure('cancelled', 'The user cancelled the run before it started.'));
+  const run = await deps.start(found.id);
+  if (!run) return 'already-reported' as const;
+  deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
+  let taskId: string;
+  try {
+    ({ taskId } = await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS))));
+  } catch (error) {
+    return deps.finish(run, failure('failed', `${run.name} could not be started: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  await deps.runs.markSubmitted({ runId: run.id, taskId, timeoutMs: deps.timeoutFor(run) });
+  deps.log.info({ runId: run.id, taskId }, 'background work submitted');
+  await next(run, work, deps);
+  return 'submitted' as const;
+}

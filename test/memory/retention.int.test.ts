@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
+import type { SummaryRevisionListDto } from '../../src/shared/admin-api';
+import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { classifyRequest } from '../support/summary-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { memoryKit } from './memory-test-kit';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
+type Mode = 'restores-when-asked' | 'never-keeps' | 'cap-drops-them';
+
+const lastText = (request: StubRequest) => wireContentText(request.body.messages.at(-1)?.content ?? '');
+const isReask = (request: StubRequest) => lastText(request).startsWith('This summary leaves out identifiers');
+const isCondense = (request: StubRequest) => lastText(request).startsWith('Condense this summary');
+
+describe('the retention figure of a fold, measured on the text committed, through the re-ask path', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let kit: ReturnType<typeof memoryKit>;
+  let mode: Mode = 'restores-when-asked';
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({
+      classifyRequest,
+      responder: (request) => {
+        if (request.kind !== 'summary') return replyWithText('ok');
+        // The first answer always drops the identifiers; what happens when re-asked depends on the summarizer.
+        if (isCondense(request)) return replyWithText('Intent: keeping notes.');
+        if (!isReask(request) || mode === 'never-keeps') return replyWithText('Intent: keeping notes.');
+        const padding = mode === 'cap-drops-them' ? ` ${'The notes go on about the warehouse and the schedule. '.repeat(30)}` : '';
+        return replyWithText(`Intent: keeping notes on CODE-501 and CODE-502.${padding}`);
+      },
+    });
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '80' } });
+    kit = memoryKit(app, (await app.guest()).token);
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  /** Two turns on a new thread: the fold takes the first (its user message holds the two identifiers). */
+  async function foldWith(next: Mode) {
+    mode = next;
+    stub.reset();
+    const thread = await kit.createThread();
+    await kit.send(thread.id, 'note CODE-501 and CODE-502 for later');
+    await kit.send(thread.id, 'thanks');
+    await kit.waitForFoldThrough(thread.id, 2);
+    const revisions = (await (await app.api(`/api/admin/threads/${thread.id}/summaries`, { token: ADMIN_TOKEN })).json()) as SummaryRevisionListDto;
+    const summary = (await kit.context(thread.id)).summary;
+    const summaryRequests = stub.requests.filter((request) => request.kind === 'summary');
+    return { revision: revisions.revisions.at(-1)!, summary, reasks: summaryRequests.filter(isReask).length, condenses: summaryRequests.filter(isCondense).length };
+  }
+
+  it('re-asks once when the first answer drops identifiers, and commits the answer that keeps them', async () => {
+    const { revision, summary, reasks } = await foldWith('restores-when-asked');
+    expect(reasks).toBe(1);
+    expect(summary?.text).toContain('CODE-501');
+    expect(revision).toMatchObject({ identifiersKept: 2, identifiersTotal: 2 });
+  });
+
+  it('commits the fold anyway when the summarizer never keeps them, and the figure says so', async () => {
+    const { revision, summary, reasks } = await foldWith('never-keeps');
+    expect(reasks).toBe(1);
+    expect(summary?.text).toBe('Intent: keeping notes.');
+    expect(revision).toMatchObject({ identifiersKept: 0, identifiersTotal: 2 });
+  });
+
+  it('counts what the committed text keeps, not what the re-asked answer had before the cap condensed it', async () => {
+    const { revision, summary, reasks, condenses } = await foldWith('cap-drops-them');
+    expect(reasks).toBe(1);
+    expect(condenses).toBe(1);
+    expect(summary?.text).not.toContain('CODE-501');
+    expect(revision).toMatchObject({ identifiersKept: 0, identifiersTotal: 2 });
+  });
+});
