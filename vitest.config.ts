@@ -10,6 +10,9 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'test/**/*.unit.test.ts'],
           exclude: ['**/*.int.test.ts', 'node_modules/**'],
+          // Loading a tokenizer's ranks takes about a second alone, far more on a busy machine: a timeout here
+          // must not fail a test that only waited for the encoder (the assertions are what judge it).
+          testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { createApplication, type Application, type ApplicationOptions } from '../../src/app/compose';
@@ -9,6 +8,7 @@ import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/app/embedded/e
 import { createLogger } from '../../src/app/logger';
 import { loadEnv } from '../../src/config/env';
 import { applyMigrations } from '../../src/db/migrate';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -23,7 +23,7 @@ export interface Services {
 }
 
 export async function startServices(): Promise<Services> {
-  const root = await mkdtemp(path.join(tmpdir(), 'chat-bench-'));
+  const root = await makeServiceTempDir('chat-bench-');
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
   const redis = await startEmbeddedRedis({ dataDir: path.join(root, 'redis'), persist: false });
   return {

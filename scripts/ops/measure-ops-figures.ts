@@ -4,8 +4,7 @@
  * per idle socket. Run: node --import tsx scripts/ops/measure-ops-figures.ts  (prints one JSON object)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -18,13 +17,14 @@ import { startEmbeddedRedis } from '../../src/app/embedded/embedded-redis';
 import { applyMigrations } from '../../src/db/migrate';
 import { startOpenAIStub } from '../../test/support/openai-stub';
 import { classifyRequest, summaryResponder } from '../../test/support/summary-stub';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const TURNS = Number(process.env.TURNS ?? 200);
 const THREADS = Number(process.env.THREADS ?? 20);
 const SOCKETS = Number(process.env.SOCKETS ?? 500);
 
 async function main(): Promise<void> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ops-figures-'));
+  const root = await makeServiceTempDir('ops-figures-');
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
   const redis = await startEmbeddedRedis({ dataDir: path.join(root, 'redis'), persist: false });
   const stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });

@@ -9,13 +9,13 @@
 // next to it), otherwise a temporary Postgres in a temporary folder, stopped afterwards.
 // `--check` writes nothing and exits 1 when a migration is missing (for CI).
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres } from '../../src/app/embedded/embedded-postgres';
 import { diffMigrationsAgainstSchema } from './diff-migrations-against-schema';
 import { migrationFolderName } from './migration-folder-name';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MIGRATIONS_DIR = path.join(ROOT, 'prisma/migrations');
@@ -38,8 +38,7 @@ async function ensureLockFile(): Promise<void> {
 /** An admin URL: DATABASE_URL, or a temporary Postgres started for this run. */
 async function withAdminUrl<T>(body: (adminUrl: string) => Promise<T>): Promise<T> {
   if (process.env.DATABASE_URL) return body(process.env.DATABASE_URL);
-  const root = await mkdtemp(path.join(tmpdir(), 'prisma-migration-'));
-  await chmod(root, 0o755); // mkdtemp makes it 0700; Postgres runs as the `postgres` user when we are root
+  const root = await makeServiceTempDir('prisma-migration-');
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
   try {
     return await body(postgres.url);

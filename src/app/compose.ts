@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { trustProxySetting, type Env } from '../config/env';
+import { formatCondition, formatTriggerPolicy } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
@@ -49,7 +50,7 @@ import {
   observeWorker, startMetricsServer, TurnTimer, withModelCallContext, type Lifecycle, type Metrics,
 } from '../observability';
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
-import { contextSettingsFromEnv } from './context-settings-from-env';
+import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 
@@ -148,6 +149,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
     log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
   }
+  if (usesOfflineDemoWindow(env)) {
+    log.info(`offline model: a ${settings.profile.maxInputTokens}-token demo window (set CONTEXT_MAX_INPUT_TOKENS to change it), so the summary forms within about ten turns`);
+  }
+  log.info({
+    contextWindow: settings.profile.maxInputTokens, reservedOutputTokens: settings.profile.reservedOutputTokens, budget: settings.budget,
+    trigger: formatTriggerPolicy(settings.trigger), keep: formatCondition(settings.keep), summaryMaxTokens: settings.summaryMaxTokens,
+    summarizerInputMaxTokens: settings.summarizerInputMaxTokens, pinnedMaxTokens: settings.pinnedMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens,
+  }, 'context settings');
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
@@ -174,7 +183,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const toolServices = createToolServices(db);
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
   queues.register(toolQueue.queue);
-  const condense = { summarizer, calls, inlineTokens: env.TOOL_RESULT_INLINE_TOKENS, inputMaxTokens: env.SUMMARY_INPUT_MAX_TOKENS };
+  const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
   const toolKit: ToolKit = {
     registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
     maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
@@ -245,7 +254,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     adminSignIn: sharedLimit('admin-sign-in', env.ADMIN_SIGN_IN_LIMIT_PER_MINUTE),
     authFailures: sharedLimit('auth-failure', env.AUTH_FAILURE_LIMIT_PER_MINUTE),
   };
-  const tokens = createTokenService(options.authSecret);
+  const tokens = createTokenService(options.authSecret, {
+    guestTokenTtlSeconds: env.GUEST_TOKEN_TTL, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+    ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
+  });
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens,
     sendLimiter: sharedLimit('send', env.RATE_LIMIT_PER_MINUTE),
@@ -261,6 +273,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       provider: models.label.provider,
       offline: models.label.provider === 'offline',
       budget: settings.budget,
+      contextWindow: settings.profile.maxInputTokens,
+      demoWindow: usesOfflineDemoWindow(env),
     },
     limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
     corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
@@ -271,7 +285,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: env.PINNED_MAX_TOKENS ?? Math.floor(settings.budget / 4),
+      pinnedMaxTokens: settings.pinnedMaxTokens,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),

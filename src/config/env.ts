@@ -85,10 +85,11 @@ const schema = z.object({
   RESERVED_OUTPUT_TOKENS: optionalInteger(16),
   CHAT_TEMPLATE_COMPAT: z.enum(['openai', 'strict']).default('openai'),
 
-  SUMMARY_TRIGGER: z.string().default('tokens=6000,fraction=0.75'),
-  SUMMARY_KEEP: z.string().default('messages=12'),
-  SUMMARY_MAX_TOKENS: integer(1200, 64),
-  SUMMARY_INPUT_MAX_TOKENS: integer(6000, 256),
+  // Unset context variables are derived from the model's window (src/core/context/derive-context-defaults.ts).
+  SUMMARY_TRIGGER: optionalString,
+  SUMMARY_KEEP: optionalString,
+  SUMMARY_MAX_TOKENS: optionalInteger(64),
+  SUMMARY_INPUT_MAX_TOKENS: optionalInteger(256),
   PINNED_MAX_TOKENS: optionalInteger(0),
   /** Tokens of the auto-recall slot of every pack; default derived from the window (see context-settings-from-env); 0 turns it off. */
   RECALL_TOKENS: optionalInteger(0),
@@ -101,7 +102,7 @@ const schema = z.object({
   MODEL_MAX_RETRIES: integer(2, 0),
   MAX_TOOL_ROUNDS: integer(8, 1),
   TOOL_TIMEOUT_MS: integer(300_000, 100),
-  TOOL_RESULT_INLINE_TOKENS: integer(800, 50),
+  TOOL_RESULT_INLINE_TOKENS: optionalInteger(50),
   TOOL_RESULT_MAX_CHARS: integer(2_000_000, 1000),
   WORKER_CONCURRENCY: integer(4, 1),
   /** BullMQ job lock; a killed worker's job is taken over after the lock expires and a stalled check runs. */

@@ -17,6 +17,10 @@ export interface ContextSettings {
   keep: KeepPolicy;
   summaryMaxTokens: number;
   summarizerInputMaxTokens: number;
+  /** `PINNED_MAX_TOKENS`: cap of a thread's pinned entries (default a quarter of the budget). */
+  pinnedMaxTokens: number;
+  /** `TOOL_RESULT_INLINE_TOKENS`: larger tool results are condensed before they enter the context. */
+  toolResultInlineTokens: number;
   /** The stable system prefix (SYSTEM_PROMPT), first in every pack so provider prompt caches hit. */
   systemPrefix: string;
   compat: 'openai' | 'strict';

@@ -1,59 +1,135 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeJwt, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { AppError } from '../core/errors';
 
 export interface Principal {
   userId: string;
   role: 'user' | 'admin';
   kind: 'guest' | 'external';
+  /** When the token stops being accepted (ms since the epoch): a socket is disconnected then. */
+  expiresAt: number;
 }
 
-const GUEST_TTL_SECONDS = 30 * 24 * 3600;
+export interface TokenServiceOptions {
+  /** Lifetime of one guest token (GUEST_TOKEN_TTL). Default 30 days. */
+  guestTokenTtlSeconds?: number;
+  /** Absolute lifetime of a guest session from its first token (GUEST_MAX_AGE). Default 90 days. */
+  guestMaxAgeSeconds?: number;
+  /** JWT_ISSUER: required `iss` of every token; tokens signed here carry it. */
+  issuer?: string;
+  /** JWT_AUDIENCE: required `aud` of every token; tokens signed here carry it. */
+  audience?: string;
+}
+
+const DAY_SECONDS = 24 * 3600;
 const ALGORITHM = 'HS256';
+/** The claim carrying a guest session's first issue time (seconds), kept across refreshes. */
+export const FIRST_ISSUED_AT_CLAIM = 'orig_iat';
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
 
 /**
  * Bearer tokens: HS256 JWTs (algorithm pinned) whose `sub` is the user id, signed with AUTH_SECRET, so a host
- * application can mint them. `role: "admin"` makes an admin. Guests get tokens from POST /api/auth/guest.
+ * application can mint them. Every token must carry `exp`; with JWT_ISSUER / JWT_AUDIENCE set, `iss` / `aud` must
+ * match. `role: "admin"` makes an admin. Guests get tokens from POST /api/auth/guest and renew them with
+ * POST /api/auth/refresh, never past GUEST_MAX_AGE from their first token (claim `orig_iat`).
  */
-export function createTokenService(secret: string) {
+export function createTokenService(secret: string, options: TokenServiceOptions = {}) {
   const key = new TextEncoder().encode(secret);
-  async function sign(principal: { userId: string; role?: 'admin'; kind: 'guest' | 'external' }, ttlSeconds = GUEST_TTL_SECONDS): Promise<string> {
-    return new SignJWT({ kind: principal.kind, ...(principal.role ? { role: principal.role } : {}) })
+  const guestTtl = options.guestTokenTtlSeconds ?? 30 * DAY_SECONDS;
+  const guestMaxAge = options.guestMaxAgeSeconds ?? 90 * DAY_SECONDS;
+  const verifyOptions = {
+    algorithms: [ALGORITHM],
+    requiredClaims: ['exp'],
+    ...(options.issuer ? { issuer: options.issuer } : {}),
+    ...(options.audience ? { audience: options.audience } : {}),
+  };
+
+  async function sign(principal: { userId: string; role?: 'admin'; kind: 'guest' | 'external'; firstIssuedAt?: number }, ttlSeconds = guestTtl): Promise<string> {
+    const now = nowSeconds();
+    const firstIssuedAt = principal.kind === 'guest' ? (principal.firstIssuedAt ?? now) : undefined;
+    const expiresAt = firstIssuedAt === undefined ? now + ttlSeconds : Math.min(now + ttlSeconds, firstIssuedAt + guestMaxAge);
+    const jwt = new SignJWT({
+      kind: principal.kind,
+      ...(principal.role ? { role: principal.role } : {}),
+      ...(firstIssuedAt !== undefined ? { [FIRST_ISSUED_AT_CLAIM]: firstIssuedAt } : {}),
+    })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(principal.userId)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
-      .sign(key);
+      .setIssuedAt(now)
+      .setExpirationTime(expiresAt);
+    if (options.issuer) jwt.setIssuer(options.issuer);
+    if (options.audience) jwt.setAudience(options.audience);
+    return jwt.sign(key);
   }
-  async function verify(token: string): Promise<Principal> {
+
+  function toPrincipal(payload: JWTPayload): Principal {
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
+      throw new AppError('UNAUTHORIZED', 'The token has no subject.');
+    }
+    return {
+      userId: payload.sub,
+      role: payload.role === 'admin' ? 'admin' : 'user',
+      kind: payload.kind === 'guest' ? 'guest' : 'external',
+      expiresAt: (payload.exp ?? 0) * 1000,
+    };
+  }
+
+  /** Verifies signature and claims as of `at` (seconds; default now). */
+  async function verifiedPayload(token: string, at?: number): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM] });
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
-        throw new AppError('UNAUTHORIZED', 'The token has no subject.');
-      }
-      return {
-        userId: payload.sub,
-        role: payload.role === 'admin' ? 'admin' : 'user',
-        kind: payload.kind === 'guest' ? 'guest' : 'external',
-      };
+      const { payload } = await jwtVerify(token, key, { ...verifyOptions, ...(at !== undefined ? { currentDate: new Date(at * 1000) } : {}) });
+      return payload;
     } catch (error) {
-      if (error instanceof AppError) throw error;
       const expired = error instanceof joseErrors.JWTExpired;
-      throw new AppError('UNAUTHORIZED', expired ? 'The token has expired.' : 'The token is not valid.', { cause: error });
+      const missingExpiry = error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'exp' && !expired;
+      const message = expired ? 'The token has expired.' : missingExpiry ? 'The token has no expiry (exp).' : 'The token is not valid.';
+      throw new AppError('UNAUTHORIZED', message, { cause: error });
     }
   }
+
+  async function verify(token: string): Promise<Principal> {
+    return toPrincipal(await verifiedPayload(token));
+  }
+
+  /**
+   * The next token of a guest session. Only guest tokens are refreshed (admins and host-minted users get theirs
+   * from the host); an expired guest token is still accepted here, checked as of its last valid second, because
+   * a tab that slept past `exp` must keep its threads; nothing is issued past GUEST_MAX_AGE from the first token.
+   */
+  async function refresh(token: string): Promise<{ userId: string; token: string; expiresAt: string }> {
+    let unverifiedExpiry: unknown;
+    try {
+      unverifiedExpiry = decodeJwt(token).exp;
+    } catch (error) {
+      throw new AppError('UNAUTHORIZED', 'The token is not valid.', { cause: error });
+    }
+    const at = typeof unverifiedExpiry === 'number' ? Math.min(nowSeconds(), unverifiedExpiry - 1) : undefined;
+    const payload = await verifiedPayload(token, at);
+    const principal = toPrincipal(payload);
+    if (principal.kind !== 'guest' || principal.role === 'admin') {
+      throw new AppError('FORBIDDEN', 'Only guest tokens are refreshed here; ask the application that issued this token for a new one.');
+    }
+    const claimed = payload[FIRST_ISSUED_AT_CLAIM] ?? payload.iat;
+    if (typeof claimed !== 'number') throw new AppError('UNAUTHORIZED', 'The token does not say when the guest session began.');
+    if (nowSeconds() >= claimed + guestMaxAge) {
+      throw new AppError('UNAUTHORIZED', 'This guest session has reached its maximum age; start a new one.');
+    }
+    const next = await sign({ userId: principal.userId, kind: 'guest', firstIssuedAt: claimed });
+    return { userId: principal.userId, token: next, expiresAt: new Date(decodeJwt(next).exp! * 1000).toISOString() };
+  }
+
   return {
     sign,
     verify,
-    issueGuest: async () => {
+    refresh,
+    async issueGuest(): Promise<{ userId: string; token: string; expiresAt: string }> {
       const userId = `guest-${randomUUID()}`;
-      return { userId, token: await sign({ userId, kind: 'guest' }) };
+      const token = await sign({ userId, kind: 'guest' });
+      return { userId, token, expiresAt: new Date(decodeJwt(token).exp! * 1000).toISOString() };
     },
-    /** A fresh token for the same user (a returning guest keeps their threads). */
-    refresh: async (principal: Principal) => ({
-      userId: principal.userId,
-      token: await sign({ userId: principal.userId, kind: principal.kind, ...(principal.role === 'admin' ? { role: 'admin' as const } : {}) }),
-    }),
   };
 }
 

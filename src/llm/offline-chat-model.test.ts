@@ -31,9 +31,11 @@ describe('OfflineChatModel, chat mode', () => {
     expect(first.text).toContain('[offline model]');
     expect(first.text).toContain('You said: "What did I order?"');
     expect(first.text).toMatch(/4 messages \(1 system, 2 user, 1 assistant, 0 tool\), \d+ tokens, including a summary/);
-    expect(first.text).toContain('ORD-7731');
-    // Identifiers come from the summary and the messages, never from the system prompt's own text.
+    expect(first.text).toMatch(/The summary keeps [^.]*ORD-7731/);
+    // Identifiers come from the summary, never from the system prompt's own text; a reply stays short.
     expect(first.text).not.toContain('#12');
+    expect(first.text).not.toContain('OPENAI_API_KEY');
+    expect(first.text.length).toBeLessThan(260);
     expect(first.finishReason).toBe('stop');
     expect(first.usage?.promptTokens).toBeGreaterThan(20);
     expect(first.usage?.completionTokens).toBe(countTextTokens(first.text));
@@ -42,6 +44,7 @@ describe('OfflineChatModel, chat mode', () => {
   it('says when there is no summary', async () => {
     const result = await streamChat({ model: new OfflineChatModel(), messages: [message('system', 'You are helpful.'), message('user', 'hello')] });
     expect(result.text).toContain('with no summary yet');
+    expect(result.text).toContain('Set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.');
   });
 
   it('calls a bound calculator for "calculate ..." and reports the tool result', async () => {

@@ -49,9 +49,9 @@ export interface OfflineChatModelCallOptions extends BaseChatModelCallOptions {
 export const OFFLINE_MODEL_NAME = 'offline';
 
 const DEFAULT_MAX_SUMMARY_TOKENS = 1_200;
-const QUOTE_CHARS = 200;
+const QUOTE_CHARS = 120;
 const TOOL_RESULT_CHARS = 300;
-const MAX_REMEMBERED_IDENTIFIERS = 8;
+const MAX_REMEMBERED_IDENTIFIERS = 3;
 const SUMMARY_HEADER = 'Summary (offline model, extractive):';
 const CAP_IN_PROMPT = /(?:at most|no more than|not exceed|under|within|maximum of|max(?:imum)?|limit of|cap(?:ped)?(?: at| of)?)\s*:?\s*~?(\d[\d,_]*)\s*tokens/i;
 const CALCULATE_REQUEST = /\b(?:calculate|compute|what is|what's)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
@@ -217,25 +217,28 @@ function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): 
 
 const SUMMARY_HEADING = /^## Summary of the conversation so far[^\n]*\n/m;
 
+/**
+ * A short restatement: what was said, what the context held, and up to three identifiers the summary kept (so a
+ * newcomer sees the summary at work without the reply burying the conversation). The endpoint hint comes once, in
+ * the first answer of a context.
+ */
 function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefined): string {
   const counts = { system: 0, user: 0, assistant: 0, tool: 0 } as Record<string, number>;
   for (const message of messages) counts[roleName(message)] = (counts[roleName(message)] ?? 0) + 1;
   const tokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage) });
   // The pack's leading system message is the system prompt, then the summary section under the heading
-  // written by the core's summaryHeading(); identifiers come from the summary and the messages, not the prompt.
+  // written by the core's summaryHeading(); identifiers come from the summary, not the prompt.
   const leading = messages[0]?.type === 'system' ? messages[0] : undefined;
   const heading = leading ? SUMMARY_HEADING.exec(leading.text) : null;
-  const hasSummary = heading !== null;
   const summaryText = heading && leading ? leading.text.slice(heading.index + heading[0].length) : '';
-  const earlier = [summaryText, ...messages.filter((message) => message !== lastUser && message !== leading).map((message) => message.text)].join('\n');
-  const remembered = extractIdentifiers(earlier).slice(-MAX_REMEMBERED_IDENTIFIERS);
+  const remembered = extractIdentifiers(summaryText).slice(-MAX_REMEMBERED_IDENTIFIERS);
   const said = lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
   const parts = [
     `[offline model] ${said}`,
-    `My context had ${messages.length} messages (${counts.system} system, ${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool), ${tokens} tokens,`,
-    hasSummary ? 'including a summary of earlier messages.' : 'with no summary yet.',
-    remembered.length > 0 ? `Identifiers I can see: ${remembered.join(', ')}.` : '',
-    'No model endpoint is configured: set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.',
+    `My context: ${messages.length} messages (${counts.system} system, ${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool), ${tokens} tokens,`,
+    heading ? 'including a summary of earlier messages.' : 'with no summary yet.',
+    remembered.length > 0 ? `The summary keeps ${remembered.join(', ')}.` : '',
+    counts.assistant === 0 ? 'Set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.' : '',
   ];
   return parts.filter((part) => part.length > 0).join(' ');
 }

@@ -24,6 +24,7 @@ export function authenticateSocket(deps: Pick<SocketDeps, 'tokens' | 'threads' |
     principalFromToken(token, deps).then((principal) => {
       socket.data.userId = principal.userId;
       socket.data.role = principal.role;
+      socket.data.expiresAt = principal.expiresAt;
       next();
     }, (error: unknown) => {
       if (isAppError(error) && error.code === 'UNAUTHORIZED') return next(refused({ code: 'UNAUTHORIZED', message: error.message }));

@@ -3,6 +3,7 @@ import { Server } from 'socket.io';
 import type { z } from 'zod';
 import { acknowledged, type AtAck, type HandlerContext } from './acknowledged';
 import { authenticateSocket } from './authenticate-socket';
+import { expireWithToken } from './expire-session';
 import { forwardThreadEvents } from './forward-thread-events';
 import { messageSend } from './handlers/message-send';
 import { threadJoin } from './handlers/thread-join';
@@ -59,6 +60,7 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
   });
   io.use(authenticateSocket(deps));
   io.on('connection', (socket) => {
+    expireWithToken(socket, deps.log);
     registerHandlers(socket, deps);
     socket.on('error', (error) => deps.log.debug({ err: error, userId: socket.data.userId }, 'socket error'));
   });

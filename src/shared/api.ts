@@ -8,6 +8,14 @@ import type { ErrorBody } from './errors';
 export type RoleDto = 'system' | 'user' | 'assistant' | 'tool';
 export type MessageStatusDto = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
 
+/** POST /api/auth/guest and POST /api/auth/refresh: a guest's bearer token and when it expires. */
+export interface GuestSessionDto {
+  userId: string;
+  token: string;
+  /** ISO time after which the token is refused (refresh before; never past GUEST_MAX_AGE from the first token). */
+  expiresAt: string;
+}
+
 export interface ToolCallDto {
   id: string;
   name: string;
@@ -158,6 +166,10 @@ export interface ServerInfoDto {
   provider: 'openai-compatible' | 'offline';
   offline: boolean;
   budget: number;
+  /** The model's window in tokens (CONTEXT_MAX_INPUT_TOKENS, the model profile's, or the offline demo window). */
+  contextWindow: number;
+  /** True when the offline model runs under its small demo window (no endpoint and no window configured). */
+  demoWindow: boolean;
 }
 
 export type ToolRunStatusDto = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';

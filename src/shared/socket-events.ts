@@ -56,11 +56,24 @@ export interface ServerToClientEvents {
   'summary-updated': (payload: { threadId: string; revision: number; coveredThroughSeq: number; tokens: number }) => void;
   'thread-updated': (payload: { threadId: string; thread: ThreadDto }) => void;
   'context-reset': (payload: { threadId: string; seq: number }) => void;
+  /**
+   * Sent to this socket alone when its token expires, right before the server disconnects it
+   * (`error.code: 'UNAUTHORIZED'`): refresh the token (POST /api/auth/refresh) and connect again.
+   */
+  'session-expired': (payload: SessionExpiredPayload) => void;
+}
+
+export interface SessionExpiredPayload {
+  error: ErrorBody;
+  /** ISO time the token expired. */
+  expiredAt: string;
 }
 
 export interface SocketData {
   userId: string;
   role: 'user' | 'admin';
+  /** When the connection's token expires (ms since the epoch): the socket is disconnected then. */
+  expiresAt: number;
 }
 
 /** `connect_error` data when a connection is refused. */

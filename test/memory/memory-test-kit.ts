@@ -13,6 +13,7 @@ export function memoryKit(app: TestApp, token: string) {
     return JSON.parse(text) as T;
   };
   const kit = {
+    token,
     async createThread(title = 'memory'): Promise<ThreadDto> {
       return json<ThreadDto>(await app.api('/api/threads', { method: 'POST', token, json: { title } }), 201);
     },

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { eventsOf, openTab, type Tab } from '../support/socket-client';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
@@ -44,7 +44,7 @@ describe('two serve processes and a worker on one Postgres and Redis', () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat }) });
     const database = await createTestDatabase('multi');
     await applyMigrations({ databaseUrl: database.url, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'chat-multi-'));
+    dataDir = await makeServiceTempDir('chat-multi-');
     const env = {
       DATABASE_URL: database.url, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`, OPENAI_BASE_URL: stub.url,
       DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(16).toString('hex'),

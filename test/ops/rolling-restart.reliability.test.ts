@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -12,6 +11,7 @@ import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub, type Stu
 import { openTab, type Tab } from '../support/socket-client';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const words = (text: string, count: number) => Array.from({ length: count }, (_, index) => `${text}-${index} `);
@@ -34,7 +34,7 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
     const database = await createTestDatabase('restart');
     databaseUrl = database.url;
     await applyMigrations({ databaseUrl, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'chat-restart-'));
+    dataDir = await makeServiceTempDir('chat-restart-');
     env = {
       DATABASE_URL: databaseUrl, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`, OPENAI_BASE_URL: stub.url,
       DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(16).toString('hex'),

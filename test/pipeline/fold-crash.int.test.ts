@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreadDto } from '../../src/shared/api';
@@ -9,6 +7,7 @@ import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const POLICY = { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' };
 
@@ -22,7 +21,7 @@ describe('a worker killed during a summary call', () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ delayMs: 60_000 }) });
     // The HTTP side only: folds run in separate worker processes.
     app = await startTestApp({ mode: 'serve', env: { OPENAI_BASE_URL: stub.url, ...POLICY } });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'chat-worker-'));
+    dataDir = await makeServiceTempDir('chat-worker-');
   });
   afterAll(async () => {
     for (const worker of workers) await worker.kill();

@@ -9,18 +9,19 @@ import { waitFor } from '../support/wait-for';
 const BUDGET_INPUT = 4000;
 const RESERVED = 500;
 
-describe('a long conversation over REST against an OpenAI-compatible stub', () => {
+// `strict`: CHAT_TEMPLATE_COMPAT=strict against a stub that answers 400 like a strict chat template (vLLM, Ollama).
+describe.each([{ compat: 'openai' }, { compat: 'strict' }] as const)('a long conversation over REST against an OpenAI-compatible stub ($compat)', ({ compat }) => {
   let stub: OpenAIStub;
   let app: TestApp;
   let token: string;
 
   beforeAll(async () => {
-    stub = await startOpenAIStub({ maxContextTokens: BUDGET_INPUT, classifyRequest, responder: summaryResponder() });
+    stub = await startOpenAIStub({ maxContextTokens: BUDGET_INPUT, classifyRequest, responder: summaryResponder(), strictTemplate: compat === 'strict' });
     app = await startTestApp({
       env: {
         OPENAI_BASE_URL: stub.url, CHAT_MODEL: 'gpt-4o-mini',
         SUMMARY_TRIGGER: 'tokens=1500', SUMMARY_KEEP: 'messages=6', SUMMARY_MAX_TOKENS: '300',
-        CONTEXT_MAX_INPUT_TOKENS: String(BUDGET_INPUT), RESERVED_OUTPUT_TOKENS: String(RESERVED),
+        CONTEXT_MAX_INPUT_TOKENS: String(BUDGET_INPUT), RESERVED_OUTPUT_TOKENS: String(RESERVED), CHAT_TEMPLATE_COMPAT: compat,
       },
     });
     ({ token } = await app.guest());
@@ -94,5 +95,5 @@ describe('a long conversation over REST against an OpenAI-compatible stub', () =
       if (index > 0) expect(row.from_seq).toBe((rows[index - 1]?.through_seq ?? 0) + 1);
       expect(row.through_seq).toBeGreaterThanOrEqual(row.from_seq);
     });
-  });
+  }, 180_000); // 64 sequential turns and their folds: minutes on a loaded machine
 });

@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { replyWithText, lastUserText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
@@ -22,7 +22,7 @@ describe('Postgres restarted during traffic', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'chat-pg-restart-'));
+    dir = await makeServiceTempDir('chat-pg-restart-');
     port = await findFreePort();
     postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port });
     const admin = new pg.Client({ connectionString: postgres.url });

@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/app/embedded/embedded-postgres';
 import { startEmbeddedRedis } from '../../src/app/embedded/embedded-redis';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,7 +20,7 @@ declare module 'vitest' {
  * (test/support/databases.ts) and its own Redis key prefix.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const root = await mkdtemp(path.join(tmpdir(), 'chat-test-'));
+  const root = await makeServiceTempDir('chat-test-');
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
   const redis = await startEmbeddedRedis({ dataDir: path.join(root, 'redis'), persist: false });
   project.provide('pgAdminUrl', postgres.url);

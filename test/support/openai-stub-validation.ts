@@ -163,3 +163,27 @@ export function validateChatRequest(body: unknown): OpenAIErrorBody | null {
   }
   return validateTools(body.tools) ?? validateToolOrdering(body.messages as UnknownRecord[]);
 }
+
+/**
+ * What the chat templates of many open models (served by vLLM or Ollama) refuse, with the error they raise: a system
+ * message anywhere but first, roles that do not alternate user/assistant starting with the user, and, when the
+ * request offers no tools, a `tool` message or an assistant message carrying tool calls.
+ */
+export function validateStrictTemplate(body: unknown): OpenAIErrorBody | null {
+  if (!isRecord(body) || !Array.isArray(body.messages)) return null;
+  const messages = body.messages.filter(isRecord);
+  const toolsOffered = Array.isArray(body.tools) && body.tools.length > 0;
+  const templateError = (message: string) => ({ message, type: 'BadRequestError', param: null, code: null });
+  const turns = messages[0]?.role === 'system' ? messages.slice(1) : messages;
+  for (const [index, message] of turns.entries()) {
+    if (message.role === 'system') return templateError('System message must be at the beginning.');
+    if (!toolsOffered && (message.role === 'tool' || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0))) {
+      return templateError('This chat template does not support tool messages without tools.');
+    }
+    // With tools offered, a tool result takes the user's turn (as tool-aware templates render it).
+    const role = message.role === 'tool' ? 'user' : message.role;
+    if (role !== (index % 2 === 0 ? 'user' : 'assistant')) return templateError('Conversation roles must alternate user/assistant/user/assistant/...');
+  }
+  if (turns.length > 0 && turns.length % 2 === 0) return templateError('The last message must be from the user.');
+  return null;
+}

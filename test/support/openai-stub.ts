@@ -26,7 +26,7 @@ import {
   type TextReply,
   type ToolCallsReply,
 } from './openai-stub-replies.js';
-import { validateChatRequest, type OpenAIErrorBody } from './openai-stub-validation.js';
+import { validateChatRequest, validateStrictTemplate, type OpenAIErrorBody } from './openai-stub-validation.js';
 
 export type { CutReply, ErrorReply, StubReply, StubRequest, StubRequestBody, StubResponder, TextReply, ToolCallsReply };
 
@@ -43,6 +43,11 @@ export interface OpenAIStubOptions {
   onRequest?: (request: StubRequest) => void;
   /** Initial responder. Default: `echoResponder`. */
   responder?: StubResponder;
+  /**
+   * Answer 400 like a strict chat template (vLLM/Ollama serving many open models): one leading system message,
+   * strict user/assistant alternation, no `tool` role when no tools are offered (see validateStrictTemplate).
+   */
+  strictTemplate?: boolean;
 }
 
 export interface OpenAIStub {
@@ -170,7 +175,7 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   } catch {
     return sendError(response, 400, { message: 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly.)', type: 'invalid_request_error', param: null, code: null });
   }
-  const rejection = validateChatRequest(parsed);
+  const rejection = validateChatRequest(parsed) ?? (options.strictTemplate ? validateStrictTemplate(parsed) : null);
   const body = parsed as StubRequestBody;
   const promptTokens = rejection ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
   const record: StubRequest = {

@@ -1,3 +1,4 @@
+import { validateStrictTemplate } from './openai-stub-validation';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   lastUserText,
@@ -198,5 +199,32 @@ describe('openai stub: answers', () => {
   it('lists models', async () => {
     const response = await fetch(`${stub.url}/models`, { headers: { authorization: 'Bearer k' } });
     expect(await response.json()).toMatchObject({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model' }] });
+  });
+});
+
+describe('openai stub: strict chat template mode rejects what strict templates reject', () => {
+  const body = (messages: Record<string, unknown>[], tools?: unknown[]) => ({ model: 'gpt-4o-mini', messages, ...(tools ? { tools } : {}) });
+  const system = { role: 'system', content: 'prefix' };
+  const user = (content: string) => ({ role: 'user', content });
+  const assistant = (content: string) => ({ role: 'assistant', content });
+  const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } };
+
+  it('accepts one leading system message and strict alternation ending with the user', () => {
+    expect(validateStrictTemplate(body([system, user('a'), assistant('b'), user('c')]))).toBeNull();
+    expect(validateStrictTemplate(body([user('a')]))).toBeNull();
+  });
+
+  it('refuses a later system message, two turns of one role, and a last assistant turn', () => {
+    expect(validateStrictTemplate(body([system, user('a'), system]))?.message).toBe('System message must be at the beginning.');
+    expect(validateStrictTemplate(body([system, user('a'), user('b')]))?.message).toBe('Conversation roles must alternate user/assistant/user/assistant/...');
+    expect(validateStrictTemplate(body([system, assistant('a'), user('b')]))?.message).toBe('Conversation roles must alternate user/assistant/user/assistant/...');
+    expect(validateStrictTemplate(body([system, user('a'), assistant('b')]))?.message).toBe('The last message must be from the user.');
+  });
+
+  it('refuses the tool role and tool calls when no tools are offered, and takes a tool result as the user turn when they are', () => {
+    const call = { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] };
+    const result = { role: 'tool', tool_call_id: 'call_1', content: 'found' };
+    expect(validateStrictTemplate(body([system, user('a'), call, result]))?.message).toBe('This chat template does not support tool messages without tools.');
+    expect(validateStrictTemplate(body([system, user('a'), call, result], [tool]))).toBeNull();
   });
 });

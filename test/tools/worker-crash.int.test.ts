@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolRunDto } from '../../src/shared/api';
@@ -9,6 +8,7 @@ import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type 
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -55,7 +55,7 @@ describe('a tools worker killed during a run', () => {
   }
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'tools-worker-'));
+    dataDir = await makeServiceTempDir('tools-worker-');
     stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
     // The server runs no workers: tool runs go to the worker processes this test starts and kills. Its sweeper
     // is slowed down so the follow-up can only start through the worker's Redis kick.

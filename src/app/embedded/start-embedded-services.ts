@@ -49,7 +49,11 @@ export async function startEmbeddedServices(options: { dataDir: string; database
   try {
     let databaseUrl = options.databaseUrl;
     if (!databaseUrl) {
-      postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), log: (line) => log.debug({ service: 'postgres' }, line) });
+      postgres = await startEmbeddedPostgres({
+        dataDir: path.join(dataDir, 'postgres'),
+        log: (line) => log.debug({ service: 'postgres' }, line),
+        announce: (line) => log.info({ service: 'postgres' }, line),
+      });
       databaseUrl = await ensureDatabase(postgres.url, APP_DATABASE);
       log.info({ port: postgres.port, dataDir: path.join(dataDir, 'postgres') }, 'embedded postgres started');
     }

@@ -1,14 +1,16 @@
 export type {
   ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, Result, Role, SummaryState, ToolCall,
 } from './types';
-export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, getModelProfile, UNKNOWN_MODEL_PROFILE } from './model-profile';
-export type { ModelProfile, ModelProfileOverrides } from './model-profile';
+export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, defaultReservedOutputTokens, getModelProfile, UNKNOWN_MODEL_PROFILE } from './model-profile';
+export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model-profile';
+export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
+export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
   createTokenCounter, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
 } from './token-counter';
 export type { CountableMessage, FunctionSchema, TokenCounter, ToolDefinition, ToolParameterSchema } from './token-counter';
 export {
-  DEFAULT_KEEP, DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_TRIGGER, formatCondition,
+  DEFAULT_KEEP, DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_TRIGGER, DEFAULT_TRIGGER_TOKENS, formatCondition,
 } from './policies';
 export type { KeepPolicy, PolicyCondition, TriggerPolicy } from './policies';
 export { formatTriggerPolicy, parseTriggerPolicy } from './parse-trigger-policy';

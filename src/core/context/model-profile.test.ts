@@ -37,6 +37,13 @@ describe('getModelProfile', () => {
     }
   });
 
+  it('reserves a quarter of a small window for the reply by default', () => {
+    expect(getModelProfile('gpt-4o', { maxInputTokens: 4096 }).reservedOutputTokens).toBe(1024);
+    expect(getModelProfile('llama', { maxInputTokens: 2048 }).reservedOutputTokens).toBe(512);
+    expect(getModelProfile('gpt-4').reservedOutputTokens).toBe(2048);
+    expect(getModelProfile('gpt-4o', { maxInputTokens: 16_384 }).reservedOutputTokens).toBe(4096);
+  });
+
   it('reserves min(max output, 4096) for the reply by default', () => {
     expect(getModelProfile('gpt-4o').reservedOutputTokens).toBe(4096);
     expect(getModelProfile('gpt-3.5-turbo').reservedOutputTokens).toBe(4096);
@@ -51,7 +58,7 @@ describe('getModelProfile', () => {
   });
 
   it('rejects overrides that leave no budget', () => {
-    expect(() => getModelProfile('gpt-4o', { maxInputTokens: 4096 })).toThrow(/reservedOutputTokens \(4096\) must be below/);
+    expect(() => getModelProfile('gpt-4o', { maxInputTokens: 4000, reservedOutputTokens: 4096 })).toThrow(/reservedOutputTokens \(4096\) must be below/);
     expect(() => getModelProfile('gpt-4o', { maxInputTokens: 0 })).toThrow(RangeError);
     expect(() => getModelProfile('gpt-4o', { reservedOutputTokens: 1.5 })).toThrow(/positive integer/);
   });
@@ -61,6 +68,6 @@ describe('budgetOf', () => {
   it('is max input minus reserved output', () => {
     expect(budgetOf(getModelProfile('gpt-4o'))).toBe(128_000 - 4096);
     expect(budgetOf(getModelProfile('gpt-5'))).toBe(272_000 - 4096);
-    expect(budgetOf(getModelProfile('gpt-4'))).toBe(8192 - 4096);
+    expect(budgetOf(getModelProfile('gpt-4'))).toBe(8192 - 2048);
   });
 });

@@ -7,7 +7,7 @@ export interface ModelProfile {
   /** Largest prompt the model accepts (for models whose window includes output, the whole window). */
   maxInputTokens: number;
   maxOutputTokens: number;
-  /** Held back from the prompt for the reply. Default: min(maxOutputTokens, 4096). */
+  /** Held back from the prompt for the reply. Default: min(maxOutputTokens, 4096, a quarter of maxInputTokens). */
   reservedOutputTokens: number;
   /** Reasoning models (o-series, gpt-5) reject `temperature`. */
   acceptsTemperature: boolean;
@@ -23,6 +23,22 @@ type ProfileRow = Omit<ModelProfile, 'name' | 'reservedOutputTokens'>;
 
 /** Cap of the default output reservation. */
 export const DEFAULT_RESERVED_OUTPUT_CAP = 4096;
+
+/** The model's window: what every derived default is a function of. */
+export interface ContextWindow {
+  /** `CONTEXT_MAX_INPUT_TOKENS`, or the model profile's. */
+  maxInputTokens: number;
+  /** The model profile's largest answer. */
+  maxOutputTokens: number;
+}
+
+/**
+ * The default output reserve of a window: min(max output, 4096, a quarter of the window). The quarter only binds
+ * below 16k windows (a 4k Ollama model keeps 1,024 tokens for its answer and 3,072 for the prompt).
+ */
+export function defaultReservedOutputTokens(window: ContextWindow): number {
+  return Math.max(1, Math.min(window.maxOutputTokens, DEFAULT_RESERVED_OUTPUT_CAP, Math.floor(window.maxInputTokens / 4)));
+}
 
 /** Used for names not in the table: the newest encoding and a conservative 128k window. */
 export const UNKNOWN_MODEL_PROFILE: ProfileRow = {
@@ -75,7 +91,7 @@ function assertPositiveInteger(name: string, value: number): void {
 export function getModelProfile(modelName: string, overrides: ModelProfileOverrides = {}): ModelProfile {
   const row = findRow(modelName);
   const maxInputTokens = overrides.maxInputTokens ?? row.maxInputTokens;
-  const reservedOutputTokens = overrides.reservedOutputTokens ?? Math.min(row.maxOutputTokens, DEFAULT_RESERVED_OUTPUT_CAP);
+  const reservedOutputTokens = overrides.reservedOutputTokens ?? defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: row.maxOutputTokens });
   assertPositiveInteger('maxInputTokens', maxInputTokens);
   assertPositiveInteger('reservedOutputTokens', reservedOutputTokens);
   if (reservedOutputTokens >= maxInputTokens) {

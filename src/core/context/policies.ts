@@ -12,8 +12,10 @@ export interface TriggerPolicy {
 /** How much of the window stays after a fold. */
 export type KeepPolicy = PolicyCondition;
 
-/** Default `SUMMARY_TRIGGER`. */
-export const DEFAULT_TRIGGER = 'tokens=6000,fraction=0.75';
+/** The token threshold of the default `SUMMARY_TRIGGER` where the window allows it. */
+export const DEFAULT_TRIGGER_TOKENS = 6000;
+/** Default `SUMMARY_TRIGGER` of windows of 16k tokens and more (smaller ones derive theirs: deriveContextDefaults). */
+export const DEFAULT_TRIGGER = `tokens=${DEFAULT_TRIGGER_TOKENS},fraction=0.75`;
 /** Default `SUMMARY_KEEP`. */
 export const DEFAULT_KEEP = 'messages=12';
 /** Default `SUMMARY_MAX_TOKENS`: the cap the summarizer is told, and enforced before commit. */

@@ -7,6 +7,8 @@ import type { Result } from './types';
 
 /** After a fold the context must sit at or below this share of every trigger threshold ("well below"). */
 export const FOLD_HEADROOM = 0.8;
+/** The smallest summary cap the deployment accepts (`SUMMARY_MAX_TOKENS`' minimum). */
+const MIN_SUMMARY_TOKENS = 64;
 
 export interface PolicySettings {
   trigger: TriggerPolicy;
@@ -21,6 +23,11 @@ export interface PolicySettings {
    * without it a `messages` keep is only checked against a `messages` trigger.
    */
   maxMessageTokens?: number;
+  /**
+   * The prompt budget of the summarizer's model, when it is known to be the chat model's window (no separate
+   * SUMMARY_MODEL): its input cap must fit it.
+   */
+  summarizerBudget?: number;
 }
 
 export interface ValidatedPolicies {
@@ -43,6 +50,30 @@ function describeKeep(settings: PolicySettings): string {
   const name = `SUMMARY_KEEP=${formatCondition(keep)}`;
   if (keep.kind === 'messages') return maxMessageTokens === undefined ? name : `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)`;
   return keep.kind === 'fraction' ? `${name} (${keptTokensBound(settings)} tokens)` : name;
+}
+
+/** The lowest token threshold of the trigger's `tokens` and `fraction` conditions (undefined: messages only). */
+function lowestTokenThreshold(settings: PolicySettings): number | undefined {
+  const thresholds = settings.trigger.conditions
+    .filter((condition) => condition.kind !== 'messages')
+    .map((condition) => (condition.kind === 'tokens' ? condition.value : condition.value * settings.profile.maxInputTokens));
+  return thresholds.length === 0 ? undefined : Math.min(...thresholds);
+}
+
+function formatTriggerConditions(settings: PolicySettings): string {
+  return settings.trigger.conditions.map(formatCondition).join(',');
+}
+
+/** The three levers of a fold that leaves too much, each with a value that would work. */
+function foldLevers(threshold: number, summaryMaxTokens: number, keptTokens: number | undefined): string {
+  const room = Math.floor(FOLD_HEADROOM * threshold);
+  const levers: string[] = [];
+  if (keptTokens !== undefined && room - summaryMaxTokens >= 1) levers.push(`lower SUMMARY_KEEP (e.g. tokens=${room - summaryMaxTokens})`);
+  else if (keptTokens !== undefined) levers.push('lower SUMMARY_KEEP');
+  const summaryRoom = room - (keptTokens ?? 0);
+  levers.push(summaryRoom >= MIN_SUMMARY_TOKENS ? `lower SUMMARY_MAX_TOKENS (e.g. ${summaryRoom})` : 'lower SUMMARY_MAX_TOKENS');
+  levers.push(`raise SUMMARY_TRIGGER (e.g. tokens=${Math.ceil((summaryMaxTokens + (keptTokens ?? 0)) / FOLD_HEADROOM)})`);
+  return `${levers.join(', ').replace(/^l/, 'L')}`;
 }
 
 /**
@@ -82,17 +113,29 @@ export function validatePolicies(settings: PolicySettings): Result<ValidatedPoli
       const kept = keptTokens === undefined ? '' : ` + ${describeKeep(settings)}`;
       problems.push(`${name} fires at ${Math.floor(threshold)} tokens, but after a fold the context can still hold ` +
         `SUMMARY_MAX_TOKENS=${summaryMaxTokens}${kept} = ${afterFold} tokens, above 80% of the trigger ` +
-        `(${Math.floor(FOLD_HEADROOM * threshold)}), so every turn would fold. Lower SUMMARY_KEEP or raise the trigger`);
+        `(${Math.floor(FOLD_HEADROOM * threshold)}), so every turn would fold. ${foldLevers(threshold, summaryMaxTokens, keptTokens)}`);
     }
   }
   const budget = budgetOf(settings.profile);
+  const lowest = lowestTokenThreshold(settings);
+  if (lowest !== undefined && lowest > budget) {
+    problems.push(`SUMMARY_TRIGGER ${formatTriggerConditions(settings)} first fires at ${Math.floor(lowest)} tokens, above the pack budget ` +
+      `of ${budget} tokens (CONTEXT_MAX_INPUT_TOKENS=${settings.profile.maxInputTokens} - RESERVED_OUTPUT_TOKENS=` +
+      `${settings.profile.reservedOutputTokens}): the window would outgrow the pack before a fold. Try SUMMARY_TRIGGER=tokens=${Math.floor(budget / 2)}`);
+  }
   if (afterFold > budget) {
     problems.push(`SUMMARY_MAX_TOKENS + kept window (${afterFold} tokens) exceeds the pack budget of ${budget} tokens ` +
-      `for ${settings.profile.name}`);
+      `for ${settings.profile.name}: lower SUMMARY_MAX_TOKENS or SUMMARY_KEEP, or raise CONTEXT_MAX_INPUT_TOKENS`);
   }
   if (summarizerInputMaxTokens < 2 * summaryMaxTokens) {
     problems.push(`SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} must be at least twice ` +
-      `SUMMARY_MAX_TOKENS=${summaryMaxTokens}: each chunk is summarized on top of the summary so far`);
+      `SUMMARY_MAX_TOKENS=${summaryMaxTokens}: each chunk is summarized on top of the summary so far. ` +
+      `Try SUMMARY_INPUT_MAX_TOKENS=${2 * summaryMaxTokens} or SUMMARY_MAX_TOKENS=${Math.floor(summarizerInputMaxTokens / 2)}`);
+  }
+  if (settings.summarizerBudget !== undefined && summarizerInputMaxTokens > settings.summarizerBudget) {
+    problems.push(`SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} exceeds the summarizer's prompt budget of ` +
+      `${settings.summarizerBudget} tokens (it shares the chat model's window: set SUMMARY_MODEL for a larger one). ` +
+      `Try SUMMARY_INPUT_MAX_TOKENS=${Math.floor(settings.summarizerBudget * 0.8)}`);
   }
   if (problems.length > 0) return { ok: false, error: problems.join('; ') };
   return { ok: true, value: { trigger: settings.trigger, keep: settings.keep, summaryMaxTokens, summarizerInputMaxTokens } };

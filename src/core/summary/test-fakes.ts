@@ -9,7 +9,7 @@ export function testSettings(): ContextSettings {
   const profile = getModelProfile('gpt-4o-mini');
   return {
     profile, budget: budgetOf(profile), trigger: { conditions: [{ kind: 'messages', value: 4 }] }, keep: { kind: 'messages', value: 2 },
-    summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
+    summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, pinnedMaxTokens: 1000, toolResultInlineTokens: 800, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
   };
 }
 

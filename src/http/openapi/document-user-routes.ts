@@ -20,12 +20,13 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
   });
 
   registry.registerPath({
-    method: 'post', path: '/api/auth/guest', tags: ['auth'], summary: 'A new guest user and its token (30 days)',
+    method: 'post', path: '/api/auth/guest', tags: ['auth'], summary: 'A new guest user and its token (GUEST_TOKEN_TTL, default 30 days)',
     responses: { 201: json(guestSessionDto, 'The guest'), ...errors('FORBIDDEN', 'RATE_LIMITED') },
   });
   registry.registerPath({
-    method: 'post', path: '/api/auth/refresh', tags: ['auth'], summary: 'A fresh token for the same user', security: secured,
-    responses: { 200: json(guestSessionDto, 'The fresh token'), ...errors('UNAUTHORIZED') },
+    method: 'post', path: '/api/auth/refresh', tags: ['auth'], security: secured,
+    summary: 'The next token of a guest session (guest tokens only, even just expired; never past GUEST_MAX_AGE from the first)',
+    responses: { 200: json(guestSessionDto, 'The fresh token'), ...errors('UNAUTHORIZED', 'FORBIDDEN') },
   });
   registry.registerPath({ method: 'get', path: '/api/info', tags: ['auth'], summary: 'The model and the context budget', responses: { 200: json(serverInfoDto, 'Server info') } });
 

@@ -4,7 +4,8 @@ import type {
   SummaryJobAcceptedDto, SummaryRevisionListDto,
 } from '../../shared/admin-api';
 import type {
-  ContextPackDto, ContextResetResponseDto, ForgetResponseDto, MessageContextDto, MessageDto, MessagePageDto, ModelCallListDto, ModelCallPointDto, PinResponseDto,
+  ContextPackDto, ContextResetResponseDto, ForgetResponseDto, GuestSessionDto, MessageContextDto, MessageDto, MessagePageDto, ModelCallListDto,
+  ModelCallPointDto, PinResponseDto,
   RegenerateResponseDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ThreadExportDto, ThreadMemorySettingsDto,
   ToolRunDto,
 } from '../../shared/api';
@@ -79,8 +80,12 @@ export const contextPackDto = z.strictObject({
 
 export const serverInfoDto = z.strictObject({
   model: z.string(), provider: z.enum(['openai-compatible', 'offline']), offline: z.boolean(), budget: z.number().int(),
+  contextWindow: z.number().int(), demoWindow: z.boolean(),
 }).meta({ id: 'ServerInfo' });
-export const guestSessionDto = z.strictObject({ userId: z.string(), token: z.string() }).meta({ id: 'GuestSession' });
+export const guestSessionDto = z.strictObject({
+  userId: z.string(), token: z.string(),
+  expiresAt: isoDate.describe('When the token is refused: refresh before (GUEST_TOKEN_TTL), never past GUEST_MAX_AGE from the first token.'),
+}).meta({ id: 'GuestSession' });
 export const cancelResultDto = z.strictObject({ cancelled: z.boolean() }).meta({ id: 'CancelResult' });
 export const healthDto = z.strictObject({ status: z.literal('ok') });
 export const readinessDto = z.strictObject({
@@ -223,6 +228,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
 type _SchemaAgreement = [
   Assert<Same<z.infer<typeof errorBody>, ErrorBody>>,
+  Assert<Same<z.infer<typeof guestSessionDto>, GuestSessionDto>>,
   Assert<Same<z.infer<typeof messageDto>, MessageDto>>,
   Assert<Same<z.infer<typeof threadDto>, ThreadDto>>,
   Assert<Same<z.infer<typeof threadDetailDto>, ThreadDetailDto>>,

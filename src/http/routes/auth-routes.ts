@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { bearerToken } from '../auth';
-import { principalFromToken } from '../authenticate';
 import { clientKeyOf } from '../client-address';
+import type { GuestSessionDto } from '../../shared/api';
 import type { HttpDeps } from '../http-deps';
 
 export function authRoutes(deps: HttpDeps): Router {
@@ -14,14 +14,18 @@ export function authRoutes(deps: HttpDeps): Router {
     if (!limited.allowed) {
       throw new AppError('RATE_LIMITED', `Too many guest sessions from this address; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
     }
-    const guest = await deps.tokens.issueGuest();
+    const guest: GuestSessionDto = await deps.tokens.issueGuest();
     await deps.threads.ensureUser(guest.userId, 'guest');
     response.status(201).json(guest);
   });
 
+  // Guest tokens only, and an expired one too (see TokenService.refresh): it does not pass `authenticate`.
   router.post('/auth/refresh', async (request, response) => {
-    const principal = await principalFromToken(bearerToken(request.headers.authorization), deps);
-    response.json(await deps.tokens.refresh(principal));
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required.');
+    const session: GuestSessionDto = await deps.tokens.refresh(token);
+    await deps.threads.ensureUser(session.userId, 'guest');
+    response.json(session);
   });
 
   router.get('/info', (_request, response) => {

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ContextPackDto, MessageContextDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
-import { ensureGuestSession, type Session } from '../api/guest-session';
+import { ensureGuestSession, renewDelayMs, renewGuestSession, type Session } from '../api/guest-session';
 import { requestJson } from '../api/request-json';
 import { useChatSocket, type ConnectionStatus } from '../api/use-chat-socket';
 import { navigate, usePath } from '../common/navigation';
@@ -33,6 +33,39 @@ function useThreadList(token: string | null) {
   return { threads, setThreads, nextCursor, loaded, load };
 }
 
+/**
+ * Keeps the guest token fresh: renewed before it expires (REST calls never carry an expired token), and on demand
+ * when the socket reports `session-expired`. Concurrent demands share one refresh.
+ */
+function useSessionRenewal(session: Session | null, setSession: (session: Session) => void): () => Promise<string> {
+  const current = useRef(session);
+  current.current = session;
+  const pending = useRef<Promise<string> | null>(null);
+  const renew = useCallback(() => {
+    const from = current.current;
+    if (!from) return Promise.reject(new Error('no session yet'));
+    pending.current ??= renewGuestSession(from).then((next) => {
+      current.current = next;
+      setSession(next);
+      return next.token;
+    }).finally(() => {
+      pending.current = null;
+    });
+    return pending.current;
+  }, [setSession]);
+  useEffect(() => {
+    if (!session) return undefined;
+    let timer: number | undefined;
+    // Offline or the server away: try again in a while (the refresh also takes a token that just expired).
+    const attempt = (delayMs: number) => {
+      timer = window.setTimeout(() => renew().catch(() => attempt(10_000)), delayMs);
+    };
+    attempt(renewDelayMs(session));
+    return () => window.clearTimeout(timer);
+  }, [session, renew]);
+  return renew;
+}
+
 function activeThreadIdOf(path: string): string | null {
   return /^\/threads\/([\w-]+)$/.exec(path)?.[1] ?? null;
 }
@@ -50,7 +83,8 @@ export function ChatApp() {
   const path = usePath();
   const threadId = activeThreadIdOf(path);
   const list = useThreadList(token);
-  const { socket, status } = useChatSocket(token);
+  const renew = useSessionRenewal(session, setSession);
+  const { socket, status } = useChatSocket({ userId: session?.userId ?? null, token, renew });
 
   useEffect(() => {
     ensureGuestSession().then(setSession, (error: unknown) => setFatal(ApiError.from(error).message));
@@ -148,6 +182,7 @@ export function ChatApp() {
         {info ? (
           <span className={`model-label${info.offline ? ' offline' : ''}`} title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}>
             {info.offline ? 'Offline model (demo replies)' : info.model}
+            {info.demoWindow ? ` · ${info.contextWindow.toLocaleString('en-US')}-token demo window` : ''}
           </span>
         ) : null}
         <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>{STATUS_TEXT[status]}</span>

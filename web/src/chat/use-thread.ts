@@ -48,6 +48,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
   stateRef.current = state;
   const onEventRef = useRef(input.onEvent);
   onEventRef.current = input.onEvent;
+  // Read at call time: a refreshed token must not re-run the join effect (a leave and a join per refresh).
+  const tokenRef = useRef(token);
+  tokenRef.current = token;
 
   const update = useCallback((change: (current: ThreadState) => ThreadState) => {
     setState((current) => (current ? change(current) : current));
@@ -63,12 +66,12 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     const known = stateRef.current?.toolRuns ?? {};
     const ids = [...new Set(messages.map((message) => message.toolRunId).filter((id): id is string => Boolean(id) && !known[id!]))];
     for (const id of ids) {
-      requestJson<ToolRunDto>(`/api/tool-runs/${id}`, { token }).then(
+      requestJson<ToolRunDto>(`/api/tool-runs/${id}`, { token: tokenRef.current }).then(
         (run) => update((current) => upsertToolRun(current, run)),
         (error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })),
       );
     }
-  }, [token, update]);
+  }, [update]);
 
   const sendOne = useCallback(async (item: { threadId: string; clientMessageId: string; content: string }) => {
     const { clientMessageId } = item;
@@ -102,7 +105,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     let after = fromSeq;
     for (;;) {
       try {
-        const page = await requestJson<MessagePageDto>(`/api/threads/${id}/messages?after=${after}&limit=200`, { token });
+        const page = await requestJson<MessagePageDto>(`/api/threads/${id}/messages?after=${after}&limit=200`, { token: tokenRef.current });
         update((current) => mergeMessages(current, page.messages));
         const last = page.messages.filter((message) => message.seq !== null).at(-1)?.seq;
         if (!page.hasMoreAfter || last === undefined || last === null) return;
@@ -112,7 +115,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         return;
       }
     }
-  }, [token, update]);
+  }, [update]);
 
   // Join (or re-join with catch-up) whenever the socket (re)connects.
   useEffect(() => {

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SendMessageResponseDto, ServerInfoDto, ThreadDto } from '../../src/shared/api';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+/** What a newcomer types in a first chat with no model configured. */
+const NEWCOMER_MESSAGES = [
+  'Hi! I am planning a trip to Lisbon in May.',
+  'My budget is 2400 EUR for the whole week.',
+  'I would like a hotel near Alfama, booking reference BK-5521.',
+  'Can you suggest three things to do on the first day?',
+  'My flight is TP-1347, landing at 10:40.',
+  'What about a day trip to Sintra?',
+  'I prefer walking tours over bus tours.',
+  'Please remind me what my budget was.',
+  'Is the tram 28 worth it?',
+  'Thanks! What should I pack for May weather?',
+  'One more: where should I eat on the last evening?',
+  'Summarize my plan so far, please.',
+];
+
+describe('the offline model on a first visit', () => {
+  let app: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    // No endpoint and no window: the built-in offline model under its demo window.
+    app = await startTestApp();
+    ({ token } = await app.guest());
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('says it runs a small demo window', async () => {
+    const info = (await (await app.api('/api/info')).json()) as ServerInfoDto;
+    expect(info).toMatchObject({ offline: true, demoWindow: true, contextWindow: 2048 });
+  });
+
+  it('shows the summary forming within about ten turns, with short replies', async () => {
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    let foldedAfter: number | null = null;
+    for (const [index, content] of NEWCOMER_MESSAGES.entries()) {
+      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } });
+      expect(response.status).toBe(201);
+      const reply = ((await response.json()) as SendMessageResponseDto).messages.at(-1)?.content ?? '';
+      expect(reply).toContain('[offline model]');
+      // A reply restates the message and the context in a few lines, not a list of every identifier seen.
+      expect(reply.length).toBeLessThan(content.length + 260);
+      // Folds run in the background: give the one a turn may have started time to land before the next turn.
+      await waitFor(async () => {
+        const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { foldPending: boolean; revision: number } };
+        if (detail.context.revision > 0 && foldedAfter === null) foldedAfter = index + 1;
+        return !detail.context.foldPending;
+      }, { timeoutMs: 30_000, what: 'the fold of this turn' });
+    }
+    expect(foldedAfter, 'turns before the first summary').not.toBeNull();
+    expect(foldedAfter).toBeLessThanOrEqual(11);
+  }, 120_000);
+});
