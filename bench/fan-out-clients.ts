@@ -1,8 +1,10 @@
 /**
- * The fan-out benchmark's clients, in their own process (so the server's CPU time is the parent's): `tabs` real
- * socket.io-client connections of one user joined to one thread, recording when each delta arrives.
+ * The fan-out benchmark's clients and model stub, in their own process (so the parent's CPU time is the server's
+ * alone): `tabs` real socket.io-client connections of one user joined to one thread, recording when each delta
+ * arrives. The stub streams `chunks` deltas 20 ms apart; its URL is the first message to the parent.
  */
 import { io as connect, type Socket } from 'socket.io-client';
+import { replyWithText, startOpenAIStub } from '../test/support/openai-stub';
 
 interface Start {
   type: 'start';
@@ -11,6 +13,11 @@ interface Start {
   threadId: string;
   tabs: number;
 }
+
+const chunkCount = Number(process.argv[2] ?? 40);
+const chunks = Array.from({ length: chunkCount }, (_, index) => `part ${index} `);
+const stub = await startOpenAIStub({ responder: () => replyWithText('', { chunks, chunkDelayMs: 20, omitUsage: true }), countPromptTokens: false });
+process.send?.({ type: 'stub', url: stub.url });
 
 const now = () => performance.timeOrigin + performance.now();
 const sockets: Socket[] = [];
@@ -47,6 +54,6 @@ process.on('message', (message: Start | { type: 'collect' } | { type: 'exit' }) 
     process.send?.({ type: 'arrivals', delivered, arrivals: [...arrivals.values()] });
   } else {
     for (const socket of sockets) socket.disconnect();
-    process.exit(0);
+    void stub.close().then(() => process.exit(0));
   }
 });

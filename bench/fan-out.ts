@@ -1,9 +1,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { replyWithText } from '../test/support/openai-stub';
-import { startBenchStack } from './support/bench-stack';
 import { requestJson } from './support/sse-client';
-import type { Services } from './support/stack';
+import { startApp, type Services } from './support/stack';
 import { distribution, type Distribution } from './support/stats';
 
 export interface FanOutResult {
@@ -18,14 +16,12 @@ export interface FanOutResult {
 }
 
 /**
- * 1,000 connected tabs of one thread (clients in a child process, the whole app in this one): one streamed answer
- * of `chunks` deltas, each delivered to every tab. Reports how long a delta takes to reach all tabs, and this
- * process' CPU time per delivered event (the stub's share is per chunk, not per tab: negligible next to 1,000 sends).
+ * 1,000 connected tabs of one thread (clients and the model stub in a child process, the whole app in this one): one
+ * streamed answer of `chunks` deltas, each delivered to every tab. Reports how long a delta takes to reach all tabs,
+ * and this process' CPU time (the server's alone) per delivered event.
  */
 export async function measureFanOut(services: Services, options: { tabs: number; chunks: number }): Promise<FanOutResult> {
-  const chunks = Array.from({ length: options.chunks }, (_, index) => `part ${index} `);
-  const stack = await startBenchStack(services, { responder: () => replyWithText('', { chunks, chunkDelayMs: 20 }) });
-  const clients = fork(path.join(import.meta.dirname, 'fan-out-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const clients = fork(path.join(import.meta.dirname, 'fan-out-clients.ts'), [String(options.chunks)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = <T>(type: string) => new Promise<T>((resolve, reject) => {
     const onMessage = (message: { type: string; message?: string }) => {
       if (message.type === type) { clients.off('message', onMessage); resolve(message as T); }
@@ -33,8 +29,13 @@ export async function measureFanOut(services: Services, options: { tabs: number;
     };
     clients.on('message', onMessage);
   });
+  const stubUrl = (await next<{ url: string }>('stub')).url;
+  const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } }).catch((error: unknown) => {
+    clients.send({ type: 'exit' });
+    throw error;
+  });
   try {
-    const baseUrl = stack.app.baseUrl;
+    const baseUrl = app.baseUrl;
     const guest = await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' });
     const token = guest.body.token;
     const thread = await requestJson<{ id: string }>({ baseUrl, method: 'POST', path: '/api/threads', token, body: {} });
@@ -59,6 +60,6 @@ export async function measureFanOut(services: Services, options: { tabs: number;
     };
   } finally {
     clients.send({ type: 'exit' });
-    await stack.stop();
+    await app.stop();
   }
 }

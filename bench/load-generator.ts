@@ -23,7 +23,8 @@ export interface LoadResult {
 }
 
 const answer = 'Fine, thanks: the plan is on track.';
-const stub = await startOpenAIStub({ responder: () => replyWithText(answer, { chunks: [answer] }), maxContextTokens: 1_000_000 });
+// The stub does not tokenize prompts (and so reports no usage): its CPU would compete with the server's.
+const stub = await startOpenAIStub({ responder: () => replyWithText(answer, { chunks: [answer], omitUsage: true }), countPromptTokens: false });
 process.send?.({ type: 'stub', url: stub.url });
 
 let sequence = 0;

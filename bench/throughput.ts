@@ -13,6 +13,8 @@ export interface ThroughputResult {
   turnsPerSecond: number;
   latency: Distribution;
   failures: number;
+  /** This process' CPU time (user + system: the server's alone, the stub and clients are a child process) ÷ turns. */
+  cpuMsPerTurn: number;
 }
 
 export interface MemoryResult {
@@ -59,10 +61,15 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
   return {
     stubUrl,
     run: (input) => new Promise((resolve) => {
-      child.once('message', (result: LoadResult) => resolve({
-        threads: input.threadIds.length, seconds: result.seconds, turns: result.turns, turnsPerSecond: result.turns / result.seconds,
-        latency: distribution(result.latencies), failures: result.failures,
-      }));
+      const cpuBefore = process.cpuUsage();
+      child.once('message', (result: LoadResult) => {
+        const cpu = process.cpuUsage(cpuBefore);
+        resolve({
+          threads: input.threadIds.length, seconds: result.seconds, turns: result.turns, turnsPerSecond: result.turns / result.seconds,
+          latency: distribution(result.latencies), failures: result.failures,
+          cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, result.turns),
+        });
+      });
       child.send({ type: 'load', ...input });
     }),
     stop: () => child.send({ type: 'exit' }),
@@ -71,10 +78,10 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
 
 /**
  * Sustained turns per second with `threads` threads busy at once: the whole app in this process, the stub and the
- * clients in a child process (all on the same machine). Then memory: this process' RSS before and after storing
+ * clients in a child process (all on the same machine), with the server's CPU per turn there and at one turn in flight. Then memory: this process' RSS before and after storing
  * more messages through turns and `seedMessages` more with SQL (resident memory must not depend on what is stored).
  */
-export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; seedMessages: number }): Promise<{ throughput: ThroughputResult; memory: MemoryResult }> {
+export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; oneInFlightSeconds: number; seedMessages: number }): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
   const load = await startLoadGenerator();
   const app = await startApp(services, { env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } });
   try {
@@ -86,6 +93,8 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     }
     const input = { baseUrl: app.baseUrl, token: guest.token, threadIds };
     await load.run({ ...input, seconds: Math.min(5, options.seconds) });
+    // One turn at a time (one thread): the server's CPU per turn without the concurrency.
+    const oneInFlight = await load.run({ ...input, threadIds: threadIds.slice(0, 1), seconds: options.oneInFlightSeconds });
     const throughput = await load.run({ ...input, seconds: options.seconds });
     const rssBeforeMb = rssMb();
     await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
@@ -96,6 +105,7 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     const storedMessages = last.turns * 2;
     return {
       throughput,
+      oneInFlight,
       memory: {
         rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages,
         kbPerMessage: (((heapUsed.at(-1) ?? 0) - (heapUsed.at(-2) ?? 0)) * 1024) / storedMessages,

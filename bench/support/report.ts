@@ -32,7 +32,7 @@ export function renderTable(figures: readonly Figure[]): string {
     figure.section,
     figure.name,
     `${formatValue(figure.value)}${figure.unit ? ` ${figure.unit}` : ''}`,
-    figure.target ? `${figure.target.op} ${figure.target.value}${figure.unit && !figure.unit.startsWith('×') ? ` ${figure.unit}` : ''}` : '',
+    targetText(figure),
     verdict(figure),
     figure.note ?? '',
   ]);
@@ -40,6 +40,21 @@ export function renderTable(figures: readonly Figure[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** One line a figure, value before target: `server CPU per turn (throughput run)  2.70 ms  target <= 3 ms  met`. */
+export function renderLines(figures: readonly Figure[]): string {
+  const width = Math.max(0, ...figures.map((figure) => figure.name.length));
+  return figures.map((figure) => {
+    const value = `${formatValue(figure.value)}${figure.unit ? ` ${figure.unit}` : ''}`;
+    const target = figure.target ? `  target ${targetText(figure)}  ${verdict(figure)}` : '';
+    return `${figure.name.padEnd(width)}  ${value.padStart(9)}${target}`;
+  }).join('\n');
+}
+
+function targetText(figure: Figure): string {
+  if (!figure.target) return '';
+  return `${figure.target.op} ${figure.target.value}${figure.unit && !figure.unit.startsWith('×') ? ` ${figure.unit}` : ''}`;
 }
 
 export function machine(): { cpus: number; model: string; memoryGb: number; node: string; platform: string } {

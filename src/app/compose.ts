@@ -17,6 +17,7 @@ import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
+import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
@@ -170,14 +171,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
+  const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
   const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
-    maxTokens: env.TOOL_SCHEMA_MAX_TOKENS, count: (definition) => settings.counter.countToolSchemas([definition]),
+    maxTokens: schemaCap, count: (definition) => settings.counter.countToolSchemas([definition]),
   });
   const mcp = env.toolSources.mcpServers.length > 0
     ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
     : null;
+  if (env.toolSources.externalTools.length > 0 && env.TOOL_WEBHOOK_SECRET && env.PUBLIC_BASE_URL) {
+    registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
+  }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
-    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: env.TOOL_SCHEMA_MAX_TOKENS }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
+    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
   }
   const toolRuns = createToolRunRepository(db);
   const toolServices = createToolServices(db);
@@ -212,6 +217,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ? subscribeTurnKicks({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onKick: (threadId) => void runner.kick(threadId), onError: (error) => log.debug({ err: error }, 'turn kick subscriber error') })
     : null;
 
+  const asyncToolDeps: AsyncToolDeps = {
+    registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
+    timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+    schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
+    ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
+  };
+
   let worker: Worker | null = null;
   let toolWorker: Worker | null = null;
   let workerConnection: Redis | null = null;
@@ -224,12 +236,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
-    const asyncToolDeps: AsyncToolDeps = {
-      registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
-      timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
-      schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
-      ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
-    };
     toolWorkerConnection = createWorkerConnection(options.redisUrl);
     toolWorkerConnection.on('error', (error) => log.debug({ err: error }, 'redis tools worker connection error'));
     toolWorker = startToolWorker({
@@ -281,6 +287,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
+    toolCallbacks: env.TOOL_WEBHOOK_SECRET ? {
+      secret: env.TOOL_WEBHOOK_SECRET,
+      deps: asyncToolDeps,
+      // Shared by every serve process: a signature is accepted once while its timestamp is valid.
+      remember: async (signature) => (await producerConnection.set(`${env.REDIS_PREFIX}:tool-signature:${signature}`, '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+    } : null,
     toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
     memory: {

@@ -129,8 +129,8 @@ const schema = z.object({
   MCP_SERVERS: optionalString,
   /** Tools run by external runners (signed webhooks): inline JSON or a JSON file. */
   EXTERNAL_TOOLS: optionalString,
-  /** Cap of the tokens the offered MCP and external tool schemas take from the pack (the rest are not offered). */
-  TOOL_SCHEMA_MAX_TOKENS: integer(2000, 0),
+  /** Cap of the tokens the offered MCP and external tool schemas take from the pack (the rest are not offered); default min(2000, budget / 4). */
+  TOOL_SCHEMA_MAX_TOKENS: optionalInteger(0),
   /** HMAC-SHA256 secret of the external runners' requests and callbacks (required with EXTERNAL_TOOLS). */
   TOOL_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** The server's public base URL: external runners' callbackUrl is built from it (workers have no HTTP port). */

@@ -16,6 +16,7 @@ import { memoryRoutes } from './routes/memory-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
 import { toolRunRoutes } from './routes/tool-run-routes';
+import { toolCallbackRoutes } from './routes/tool-callback-routes';
 
 /** The express app: security headers, CORS to configured origins, JSON bodies sized to the largest valid message. */
 export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) => void; beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
@@ -37,11 +38,16 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, credentials: deps.corsCredentials }));
   app.use(healthRoutes(deps.probes));
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
-  app.use('/api', express.json({ limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true }));
+  app.use('/api', express.json({
+    limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true,
+    // Kept for the runners' callbacks, whose HMAC is over the raw bytes (the same buffer, not a copy).
+    verify: (request, _response, buffer) => { (request as { rawBody?: Buffer }).rawBody = buffer; },
+  }));
   // The body parser resumes in the socket's async context: re-enter the request's.
   app.use((_request, response, next) => runInLogContext(response.locals.logContext as LogContext, next));
   extra.beforeApi?.(app);
-  app.use('/api', authRoutes(deps), openApiRoutes());
+  // Runners' callbacks carry a signature instead of a bearer token.
+  app.use('/api', authRoutes(deps), openApiRoutes(), toolCallbackRoutes(deps));
   mountAdmin(app, deps);
   app.use('/api', authenticate(deps), (_request, response, next) => {
     (response.locals.logContext as LogContext).userId = principalOf(response).userId;

@@ -4,6 +4,7 @@ import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { MemoryDeps } from '../core/memory';
 import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
+import type { AsyncToolDeps } from '../core/tools/run-async-tool';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { MessageContextReader } from '../db/message-context-reader';
 import type { ServerInfoDto } from '../shared/api';
@@ -12,6 +13,14 @@ import type { TokenService } from './auth';
 import type { HealthProbes } from './health-routes';
 
 /** What the HTTP adapter is given by the composition root. */
+/** What the runners' callback routes need (null when no external tools are configured). */
+export interface ToolCallbackDeps {
+  secret: string;
+  /** Remembers a signature for the tolerance window; false when it was already seen (a replay). */
+  remember(signature: string): Promise<boolean>;
+  deps: AsyncToolDeps;
+}
+
 export interface HttpDeps {
   log: Logger;
   tokens: TokenService;
@@ -41,6 +50,8 @@ export interface HttpDeps {
   /** The tool schemas offered on the next chat call (configured tools change at run time). */
   toolDefinitions: () => OpenAIFunctionTool[];
   toolQueue: ToolQueue;
+  /** External runners' signed callbacks (absent or null: none configured). */
+  toolCallbacks?: ToolCallbackDeps | null;
   admin: AdminHttpDeps;
   /** What the model was given for each answer (its call's manifest). */
   messageContext: MessageContextReader;

@@ -44,6 +44,12 @@ export interface OpenAIStubOptions {
   /** Initial responder. Default: `echoResponder`. */
   responder?: StubResponder;
   /**
+   * Count each prompt's tokens (for `promptTokens`, usage and the context-length check). Default true. Benchmarks
+   * that load the server turn it off so the stub's tokenizing does not compete with the server for the CPU: prompts
+   * then count as 0 tokens and are never too long (answer with `omitUsage` so no usage of 0 is reported).
+   */
+  countPromptTokens?: boolean;
+  /**
    * Answer 400 like a strict chat template (vLLM/Ollama serving many open models): one leading system message,
    * strict user/assistant alternation, no `tool` role when no tools are offered (see validateStrictTemplate).
    */
@@ -177,7 +183,7 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   }
   const rejection = validateChatRequest(parsed) ?? (options.strictTemplate ? validateStrictTemplate(parsed) : null);
   const body = parsed as StubRequestBody;
-  const promptTokens = rejection ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
+  const promptTokens = rejection || options.countPromptTokens === false ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
   const record: StubRequest = {
     index: state.requests.length,
     receivedAt: Date.now(),

@@ -132,6 +132,24 @@ describe('openai stub: answers', () => {
     expect(JSON.parse(response.text).usage.prompt_tokens).toBe(17);
   });
 
+  it('counts no prompt tokens and checks no context length when told not to (benchmarks loading the server)', async () => {
+    const quiet = await startOpenAIStub({ maxContextTokens: 200, countPromptTokens: false, responder: () => replyWithText('ok', { omitUsage: true }) });
+    try {
+      const response = await fetch(`${quiet.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer test-key' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [user('word '.repeat(300))] }),
+      });
+      expect(response.status).toBe(200);
+      const events = sseEvents(await response.text());
+      expect(events.at(-1)).toBe('[DONE]');
+      expect(events.some((event) => event !== '[DONE]' && JSON.parse(event).usage)).toBe(false);
+      expect(quiet.requests[0]!.promptTokens).toBe(0);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('answers non-streaming requests with a chat.completion and the echo default', async () => {
     const response = await post({ model: 'gpt-4o-mini', messages: [user('ping')] });
     const body = JSON.parse(response.text);

@@ -15,7 +15,12 @@ function chat(request: StubRequest) {
   if (last?.role === 'system') return replyWithText('The background job has ended.');
   if (last?.role === 'tool') return replyWithText('It runs in the background.');
   const user = lastUserText(request.body);
-  if (user === 'job') return replyWithToolCalls([{ name: 'remote__slow_job', arguments: { label: 'alpha', steps: 5, stepMs: 500 } }]);
+  if (user === 'job') {
+    return replyWithToolCalls([
+      { name: 'remote__slow_job', arguments: { label: 'alpha', steps: 10, stepMs: 500 } },
+      { name: 'remote__slow_job', arguments: { label: 'omega', steps: 10, stepMs: 500 } },
+    ]);
+  }
   if (user === 'long job') return replyWithToolCalls([{ name: 'remote__slow_job', arguments: { label: 'beta', steps: 200, stepMs: 300 } }]);
   if (user === 'failing job') return replyWithToolCalls([{ name: 'remote__slow_job', arguments: { label: 'gamma', steps: 2, stepMs: 200, fail: true } }]);
   if (user === 'short deadline') return replyWithToolCalls([{ name: 'hurried__slow_job', arguments: { label: 'delta', steps: 200, stepMs: 300 } }]);
@@ -34,6 +39,8 @@ describe('MCP task-based tools (Streamable HTTP): submitted, polled by task id, 
     app = await startTestApp({
       env: {
         OPENAI_BASE_URL: stub.url,
+        // One job at a time per worker: two tasks working at once prove no slot is held while they work.
+        WORKER_CONCURRENCY: '1',
         MCP_SERVERS: JSON.stringify({ remote: { url: remote.url, mode: 'async' }, hurried: { url: remote.url, mode: 'async', timeoutMs: 2000, allow: ['slow_job'] } }),
       },
       tuning: { toolCancelPollMs: 100 },
@@ -55,23 +62,24 @@ describe('MCP task-based tools (Streamable HTTP): submitted, polled by task id, 
     const thread = await helpers.newThread();
     const events = helpers.record(thread.id);
     const result = await helpers.send(thread.id, 'job');
-    const runId = runIdOf(result.messages[1]?.content);
-    expect(result.messages[2]?.content).toBe('It runs in the background.');
-    await waitFor(async () => (await row(runId)).taskId !== null, { timeoutMs: 15_000, what: 'the task id on the run' });
-    const submitted = await row(runId);
-    expect(submitted.taskId).toBe(remote.tasks.at(-1));
+    const [runId, otherId] = result.messages.filter((message) => message.role === 'tool').map((message) => runIdOf(message.content));
+    expect(result.messages.at(-1)?.content).toBe('It runs in the background.');
+    await waitFor(async () => (await row(runId!)).taskId !== null && (await row(otherId!)).taskId !== null, { timeoutMs: 15_000, what: 'both task ids on the runs' });
+    const [submitted, other] = [await row(runId!), await row(otherId!)];
+    expect([submitted.taskId, other.taskId].sort()).toEqual(remote.tasks.slice(-2).sort());
     expect(submitted.deadlineAt!.getTime()).toBeGreaterThan(Date.now());
-    // While the task works on the server, the run is running and no tools job is active.
-    expect(submitted.status).toBe('running');
-    expect((await app.application.toolQueue.queue.getJobCounts('active')).active).toBe(0);
+    // With one job slot, both tasks work on the server at once: no slot is held while a task works.
+    expect([submitted.status, other.status]).toEqual(['running', 'running']);
+    expect(await Promise.all(remote.tasks.slice(-2).map(async (taskId) => (await remote.taskStatus(taskId))?.status))).toEqual(['working', 'working']);
 
-    await waitFor(() => reportedNote(runId) !== undefined, { timeoutMs: 30_000, what: 'the follow-up with the result' });
-    expect(reportedNote(runId)).toContain('job alpha done after 5 steps');
-    expect(await getRun(runId)).toMatchObject({ status: 'succeeded', name: 'remote__slow_job' });
-    expect(remote.calls.get('slow_job')).toBe(1);
+    await waitFor(() => reportedNote(runId!) !== undefined && reportedNote(otherId!) !== undefined, { timeoutMs: 40_000, what: 'the follow-up with the results' });
+    expect(reportedNote(runId!)).toContain('job alpha done after 10 steps');
+    expect(reportedNote(otherId!)).toContain('job omega done after 10 steps');
+    expect(await getRun(runId!)).toMatchObject({ status: 'succeeded', name: 'remote__slow_job' });
+    expect(remote.calls.get('slow_job')).toBe(2);
     const updates = events.flatMap((event) => (event.type === 'message-updated' && event.message.toolRunId === runId ? [event.message.content] : []));
-    expect(updates.some((content) => /step \d of 5/.test(content))).toBe(true);
-    expect(events.some((event) => event.type === 'tool-progress' && event.runId === runId && /step \d of 5/.test(event.note ?? ''))).toBe(true);
+    expect(updates.some((content) => /step \d+ of 10/.test(content))).toBe(true);
+    expect(events.some((event) => event.type === 'tool-progress' && event.runId === runId && /step \d+ of 10/.test(event.note ?? ''))).toBe(true);
     assertRequestsValid(stub, app.application.deps.settings.budget);
   });
 

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Tiktoken } from 'js-tiktoken/lite';
+import { describe, expect, it, vi } from 'vitest';
 import { createTokenCounter, type CountableMessage, type ToolDefinition } from './token-counter';
 
 // The OpenAI cookbook "How to count tokens with tiktoken" example and the prompt tokens the API reported for it.
@@ -94,5 +95,31 @@ describe('createTokenCounter', () => {
     for (let index = 0; index < 300; index += 1) counter.countText(`${index} ${summary}`);
     expect(counter.countText(summary)).toBe(first);
     expect(counter.countText(`${summary}!`)).toBe(createTokenCounter('o200k_base').countText(`${summary}!`));
+  });
+
+  it('encodes a repeated pack and tool schemas no more: each text once per encoding, whichever counter measures it', () => {
+    const encode = vi.spyOn(Tiktoken.prototype, 'encode');
+    try {
+      const unique = `${Math.random()}`;
+      const pack: CountableMessage[] = [
+        { role: 'system', content: `You are a careful assistant (${unique}). Summary of earlier turns: the user plans a trip.` },
+        { role: 'user', content: `Which train do I take? ${unique}` },
+        { role: 'assistant', content: `The 9:05 from Santa Apolónia. ${unique}` },
+      ];
+      const tools: ToolDefinition[] = [{ name: `lookup_${unique.slice(2)}`, description: 'Looks a timetable up.', parameters: { properties: { station: { type: 'string', description: 'Where from' } } } }];
+      const counter = createTokenCounter('o200k_base');
+      const first = counter.countPack(pack) + counter.countToolSchemas(tools);
+      const encodedFirst = encode.mock.calls.length;
+      expect(encodedFirst).toBeGreaterThan(0);
+      expect(encodedFirst).toBeLessThanOrEqual(5);
+      expect(createTokenCounter('o200k_base').countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
+      expect(counter.countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
+      expect(encode.mock.calls.length).toBe(encodedFirst);
+      // The other encoding counts the same texts with its own vocabulary.
+      createTokenCounter('cl100k_base').countPack(pack);
+      expect(encode.mock.calls.length).toBeGreaterThan(encodedFirst);
+    } finally {
+      encode.mockRestore();
+    }
   });
 });

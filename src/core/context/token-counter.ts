@@ -1,6 +1,7 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { createTextTokenCache } from './text-token-cache';
 import type { EncodingName, Role, ToolCall } from './types';
 
 /** A message as OpenAI counts it. `name` is the optional participant name of the Chat Completions API. */
@@ -84,33 +85,19 @@ function withoutFinalPeriod(text: string): string {
   return text.endsWith('.') ? text.slice(0, -1) : text;
 }
 
-/** Texts this long or longer are remembered (shorter ones encode in microseconds). */
-const MEMO_MIN_CHARS = 256;
-/** Texts longer than this are not remembered (bounds the memory: at most MEMO_ENTRIES x MEMO_MAX_CHARS). */
-const MEMO_MAX_CHARS = 32_768;
-/** Distinct texts remembered per counter, least recently used evicted first. */
-const MEMO_ENTRIES = 256;
+/**
+ * Token counts of the texts measured lately, shared by every counter of the process and keyed by content and
+ * encoding: each turn measures the same texts again (the system prefix, with the summary, three times; the tool
+ * schemas; the role names; the omitted-messages note), so each is encoded once. Bounded: 4,096 texts, 2 million
+ * characters in all (about 4 MB), texts over 32,768 characters never remembered.
+ */
+const textTokens = createTextTokenCache({ maxEntries: 4096, maxChars: 2_000_000, maxTextChars: 32_768 });
 
 /** A token counter for one encoding. The encoder is built lazily and shared by all counters of that encoding. */
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
   // Disallow no special tokens: user text containing `<|endoftext|>` is plain text to the API too.
-  const encodeLength = (text: string): number => (text === '' ? 0 : encoderFor(encoding).encode(text, [], []).length);
-  // Every pack re-measures the same long texts (the system prefix with the summary, the omitted note, the
-  // prefix the send check measures): remember the latest ones instead of re-encoding them on each turn.
-  const recent = new Map<string, number>();
-  const countText = (text: string): number => {
-    if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return encodeLength(text);
-    const known = recent.get(text);
-    if (known !== undefined) {
-      recent.delete(text);
-      recent.set(text, known);
-      return known;
-    }
-    const tokens = encodeLength(text);
-    recent.set(text, tokens);
-    if (recent.size > MEMO_ENTRIES) recent.delete(recent.keys().next().value as string);
-    return tokens;
-  };
+  const encodeLength = (text: string): number => encoderFor(encoding).encode(text, [], []).length;
+  const countText = (text: string): number => (text === '' ? 0 : textTokens.count(encoding, text, encodeLength));
 
   const countMessage = (message: CountableMessage): number => {
     let tokens = TOKENS_PER_MESSAGE + countText(message.role) + countText(message.content);

@@ -17,3 +17,8 @@ export { readToolResultTool } from './built-in/read-tool-result';
 export { analyzeThreadTool } from './built-in/analyze-thread';
 export { searchTranscriptTool, renderMatches } from './built-in/search-transcript';
 export { evaluateExpression, ExpressionError, formatNumber } from './built-in/evaluate-expression';
+export { acceptRunnerReport } from './accept-runner-report';
+export type { RunnerReport } from './accept-runner-report';
+export { runBackgroundTool, cancelRemote } from './run-background-tool';
+export type { BackgroundStatus, BackgroundWork, BackgroundContext, ToolSource } from './types';
+export type { RegisteredTool } from './tool-registry';

@@ -23,14 +23,15 @@ function contextOf(run: ToolRun, deps: BackgroundDeps, signal: AbortSignal): Bac
   return {
     runId: run.id, threadId: run.threadId, signal,
     reportProgress: (progress, note) => {
-      const next = saving.then(() => saveProgress(run, deps, Math.min(1, Math.max(0, progress)), note ?? null));
+      const next = saving.then(() => saveBackgroundProgress(run, deps, Math.min(1, Math.max(0, progress)), note ?? null));
       saving = next.catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'));
       return next;
     },
   };
 }
 
-async function saveProgress(run: ToolRun, deps: BackgroundDeps, progress: number, note: string | null): Promise<void> {
+/** Saves background progress on the run and its transcript message, and streams it. */
+export async function saveBackgroundProgress(run: ToolRun, deps: Pick<BackgroundDeps, 'runs' | 'events'>, progress: number, note: string | null): Promise<void> {
   const line = `[${Math.round(progress * 100)}%]${note ? ` ${note}` : ''}`;
   const message = await deps.runs.saveProgress({ runId: run.id, progress, note, transcriptText: `${run.name} (run ${run.id}) is running…\n${line}` });
   deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress, ...(note ? { note } : {}) });

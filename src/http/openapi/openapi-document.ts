@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
 import { documentUserRoutes } from './document-user-routes';
+import { documentToolRoutes } from './document-tool-routes';
 import { json, registerSecuritySchemes } from './openapi-helpers';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -19,6 +20,7 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   });
   documentUserRoutes(registry);
   documentMemoryRoutes(registry);
+  documentToolRoutes(registry);
   documentAdminRoutes(registry);
   documentMetricsRoute(registry);
 }

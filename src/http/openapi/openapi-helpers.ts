@@ -8,6 +8,7 @@ export const BEARER = 'bearer';
 export const ADMIN_TOKEN = 'adminBearer';
 export const ADMIN_SESSION = 'adminSession';
 export const METRICS_TOKEN = 'metricsBearer';
+export const RUNNER_SIGNATURE = 'runnerSignature';
 
 export function json(schema: ZodType, description: string): ResponseConfig {
   return { description, content: { 'application/json': { schema } } };
@@ -31,6 +32,10 @@ export function registerSecuritySchemes(registry: OpenAPIRegistry): void {
   });
   registry.registerComponent('securitySchemes', METRICS_TOKEN, {
     type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN, or the ADMIN_TOKEN when no METRICS_TOKEN is set (exactly; not a JWT).',
+  });
+  registry.registerComponent('securitySchemes', RUNNER_SIGNATURE, {
+    type: 'apiKey', in: 'header', name: 'x-tool-signature',
+    description: 'External runners: `sha256=` + hex HMAC-SHA256 of `<x-tool-timestamp>.<raw body>` with TOOL_WEBHOOK_SECRET.',
   });
   registry.registerComponent('securitySchemes', ADMIN_SESSION, {
     type: 'apiKey', in: 'cookie', name: 'admin_session', description: 'Set by POST /api/admin/session.',
