@@ -2,7 +2,7 @@
  * An OpenAI-compatible HTTP server for tests and benchmarks: real `ChatOpenAI` talks to it over
  * 127.0.0.1. It speaks `POST /v1/chat/completions` (SSE streaming in OpenAI's chunk format, with a
  * usage chunk when `stream_options.include_usage`, and non-streaming) and `GET /v1/models`, counts
- * prompt tokens the way OpenAI does, and rejects what OpenAI rejects (see openai-stub-validation.ts),
+ * prompt tokens by OpenAI's published rules with its own counter (published-token-count.ts, not the product's), and rejects what OpenAI rejects (see openai-stub-validation.ts),
  * including prompts above `maxContextTokens` with `context_length_exceeded`.
  *
  * Tests script answers with a responder: `stub.setResponder((request) => replyWithText('hi'))`.
@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countChatPromptTokens, wireContentText } from '../../src/llm/count-chat-tokens.js';
+import { wireContentText } from '../../src/llm/count-chat-tokens.js';
+import { publishedPromptTokens } from './published-token-count.js';
 import {
   sendCompletion,
   sendError,
@@ -183,7 +184,7 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   }
   const rejection = validateChatRequest(parsed) ?? (options.strictTemplate ? validateStrictTemplate(parsed) : null);
   const body = parsed as StubRequestBody;
-  const promptTokens = rejection || options.countPromptTokens === false ? 0 : countChatPromptTokens({ model: body.model, messages: body.messages, tools: body.tools });
+  const promptTokens = rejection || options.countPromptTokens === false ? 0 : publishedPromptTokens({ model: body.model, messages: body.messages, tools: body.tools ?? [] });
   const record: StubRequest = {
     index: state.requests.length,
     receivedAt: Date.now(),
@@ -216,7 +217,7 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
 function contextLengthError(record: StubRequest, maxContextTokens: number): OpenAIErrorBody | null {
   if (record.promptTokens <= maxContextTokens) return null;
   const tools = record.body.tools ?? [];
-  const messageTokens = countChatPromptTokens({ model: record.body.model, messages: record.body.messages });
+  const messageTokens = publishedPromptTokens({ model: record.body.model, messages: record.body.messages });
   const detail = tools.length > 0 ? ` (${messageTokens} in the messages, ${record.promptTokens - messageTokens} in the functions)` : '';
   return {
     message: `This model's maximum context length is ${maxContextTokens} tokens. However, your messages resulted in ${record.promptTokens} tokens${detail}. Please reduce the length of the messages${tools.length > 0 ? ' or functions' : ''}.`,

@@ -1,0 +1,78 @@
+/**
+ * The test stub's own count of a chat request's prompt tokens, written from OpenAI's published rules (the "How to
+ * count tokens with tiktoken" cookbook: `num_tokens_from_messages` and `num_tokens_for_tools`) on js-tiktoken
+ * directly, and checked against the counts that cookbook reports from the API (published-token-count.unit.test.ts).
+ * It shares no code with the product's counters, so a wrong formula there shows up as a gap against the stub's
+ * reported `prompt_tokens` instead of agreeing with itself.
+ */
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+
+interface Message {
+  role: string;
+  content?: string | Array<{ type: string; text?: string }> | null;
+  name?: string;
+  tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
+  tool_call_id?: string;
+}
+
+interface Tool {
+  function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: unknown; description?: string; enum?: unknown[] }> } };
+}
+
+const encoders: Record<string, Tiktoken> = {};
+
+function encoderFor(model: string): Tiktoken {
+  // The cookbook: gpt-4o and later use o200k_base; gpt-4 and gpt-3.5-turbo cl100k_base.
+  const ranks = /^(gpt-4|gpt-3\.5)(?!o|\.[15])/.test(model) ? 'cl100k' : 'o200k';
+  encoders[ranks] ??= new Tiktoken(ranks === 'cl100k' ? cl100kBase : o200kBase);
+  return encoders[ranks];
+}
+
+function textOf(content: Message['content']): string {
+  if (typeof content === 'string') return content;
+  return (content ?? []).map((part) => part.text ?? '').join('');
+}
+
+/**
+ * `num_tokens_from_messages`: 3 per message, every value of the message encoded (role, content, name), 1 more for a
+ * name, 3 for the reply priming. Tool calls of assistant messages (not in the cookbook): their name and arguments.
+ */
+function countMessages(model: string, messages: readonly Message[]): number {
+  const encode = (text: string) => encoderFor(model).encode(text, [], []).length;
+  let tokens = 3;
+  for (const message of messages) {
+    tokens += 3 + encode(message.role) + encode(textOf(message.content));
+    if (message.name !== undefined) tokens += 1 + encode(message.name);
+    if (message.tool_call_id !== undefined) tokens += encode(message.tool_call_id);
+    for (const call of message.tool_calls ?? []) tokens += 3 + encode(call.function?.name ?? '') + encode(call.function?.arguments ?? '');
+  }
+  return tokens;
+}
+
+/** `num_tokens_for_tools` with the cookbook's constants for the gpt-4o family. */
+function countTools(model: string, tools: readonly Tool[]): number {
+  if (tools.length === 0) return 0;
+  const encode = (text: string) => encoderFor(model).encode(text, [], []).length;
+  let tokens = 0;
+  for (const { function: fn } of tools) {
+    tokens += 7 + encode(`${fn.name}:${(fn.description ?? '').replace(/\.$/, '')}`);
+    const properties = fn.parameters?.properties ?? {};
+    if (Object.keys(properties).length > 0) tokens += 3;
+    for (const [key, property] of Object.entries(properties)) {
+      tokens += 3;
+      if (Array.isArray(property.enum)) {
+        tokens -= 3;
+        for (const item of property.enum) tokens += 3 + encode(String(item));
+      }
+      tokens += encode(`${key}:${String(property.type ?? 'object')}:${(property.description ?? '').replace(/\.$/, '')}`);
+    }
+  }
+  return tokens + 12;
+}
+
+/** Prompt tokens of a chat completions request as the published rules count them. */
+export function publishedPromptTokens(request: { model: string; messages: readonly Message[]; tools?: readonly Tool[] }): number {
+  return countMessages(request.model, request.messages) + countTools(request.model, request.tools ?? []);
+}
