@@ -3,8 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Env } from '../config/env';
-import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
+import { trustProxySetting, type Env } from '../config/env';
 import { formatCondition, formatTriggerPolicy } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
@@ -37,6 +36,7 @@ import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
+import { createSharedRateLimiter } from '../jobs/redis-rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
@@ -257,14 +257,23 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
   });
 
+  // Per-user and per-address limits live in Redis, so every process counts against one budget.
+  const sharedLimit = (name: string, limit: number) => createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name, limit, log });
+  const rateLimits = {
+    guests: sharedLimit('guest', env.GUEST_RATE_LIMIT_PER_MINUTE),
+    adminSignIn: sharedLimit('admin-sign-in', env.ADMIN_SIGN_IN_LIMIT_PER_MINUTE),
+    authFailures: sharedLimit('auth-failure', env.AUTH_FAILURE_LIMIT_PER_MINUTE),
+  };
   const tokens = createTokenService(options.authSecret, {
     guestTokenTtlSeconds: env.GUEST_TOKEN_TTL, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
     ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
   });
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens,
-    sendLimiter: createMemoryRateLimiter({ limit: env.RATE_LIMIT_PER_MINUTE }),
-    guestLimiter: createMemoryRateLimiter({ limit: 20 }),
+    sendLimiter: sharedLimit('send', env.RATE_LIMIT_PER_MINUTE),
+    rateLimits,
+    corsCredentials: env.CORS_CREDENTIALS ?? false,
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
     probes: {
       postgres: async () => (await db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok`).length === 1,
       redis: async () => (await producerConnection.ping()) === 'PONG',
@@ -295,7 +304,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       pinnedMaxTokens: settings.pinnedMaxTokens,
     },
     admin: {
-      auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret }),
+      auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
       jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: createModelCallHistory(db),
       tools: () => describeTools(registry, mcp),
@@ -303,7 +312,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   };
   const app = createHttpApp(deps, {
     first: (express) => express.use(observeRequests({ metrics, closing: () => lifecycle.closing })),
-    beforeApi: (express) => express.use(metricsRoutes({ registry: metrics.registry, token: env.METRICS_TOKEN ?? options.adminToken })),
+    beforeApi: (express) => express.use(metricsRoutes({ registry: metrics.registry, token: env.METRICS_TOKEN ?? options.adminToken, failures: rateLimits.authFailures })),
     ...(options.mountStatic ? { afterApi: options.mountStatic } : {}),
   });
   const server = createServer(app);

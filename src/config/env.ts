@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblem } from './production-checks';
 import { parseToolSources, type ToolSources } from './tool-sources';
@@ -24,6 +25,25 @@ const duration = (fallback: string) => z.string().trim().default(fallback).trans
   return Number(match[1]) * unit;
 });
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+/** TRUST_PROXY's forms, as express' `trust proxy` takes them. */
+function isTrustProxy(value: string): boolean {
+  if (/^(true|false|\d+)$/.test(value)) return true;
+  return value.split(',').map((part) => part.trim()).every((part) => {
+    if (PROXY_NAMES.has(part)) return true;
+    const [address = '', bits, extra] = part.split('/');
+    if (extra !== undefined || isIP(address) === 0) return false;
+    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+  });
+}
+
+/** TRUST_PROXY as express' `trust proxy` setting. */
+export function trustProxySetting(value: string): boolean | number | string[] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((part) => part.trim());
+}
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: integer(3000, 0),
@@ -48,6 +68,10 @@ const schema = z.object({
   /** When set, every bearer token must carry this `aud` (tokens this server signs carry it too). */
   JWT_AUDIENCE: optionalString,
   CORS_ORIGINS: z.string().default(''),
+  /** Whether CORS answers allow credentials (cookies) for CORS_ORIGINS; the API itself uses bearer tokens. */
+  CORS_CREDENTIALS: optionalFlag(),
+  /** express' `trust proxy`: which peers' X-Forwarded-For names the client (`request.ip`). Default: none. */
+  TRUST_PROXY: z.string().trim().default('false').refine(isTrustProxy, 'false, true, a hop count, or comma-separated addresses/CIDRs (or loopback, linklocal, uniquelocal)'),
 
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: z.string().url().optional(),
@@ -87,6 +111,12 @@ const schema = z.object({
   /** How often the sweeper derives pending folds and stranded turns from Postgres. */
   SWEEP_INTERVAL_MS: integer(60_000, 100),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
+  /** Guest sessions per client address (IPv6 by /64) per minute, across processes. */
+  GUEST_RATE_LIMIT_PER_MINUTE: integer(20, 1),
+  /** Admin session sign-ins (POST /api/admin/session) per client address per minute. */
+  ADMIN_SIGN_IN_LIMIT_PER_MINUTE: integer(10, 1),
+  /** Failed admin or metrics credentials per client address per minute; past it that address gets 429. */
+  AUTH_FAILURE_LIMIT_PER_MINUTE: integer(10, 1),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
   /** Bearer token of GET /metrics on the app port; default: ADMIN_TOKEN. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

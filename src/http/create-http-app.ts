@@ -22,7 +22,8 @@ import { toolCallbackRoutes } from './routes/tool-callback-routes';
 export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) => void; beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // TRUST_PROXY: only a known proxy may say who the client is (request.ip keys the per-address limits).
+  app.set('trust proxy', deps.trustProxy);
   app.use((request, response, next) => {
     const incoming = request.headers['x-request-id'];
     response.locals.requestId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
@@ -34,7 +35,7 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
   });
   extra.first?.(app);
   app.use(helmet());
-  app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, credentials: true }));
+  app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, credentials: deps.corsCredentials }));
   app.use(healthRoutes(deps.probes));
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
   app.use('/api', express.json({

@@ -32,8 +32,14 @@ export interface HttpDeps {
   runner: TurnRunner;
   events: ThreadEventBus;
   settings: ContextSettings;
+  /** RATE_LIMIT_PER_MINUTE: model-spending requests (sends, retries, regenerations, rebuilding forgets) per user. */
   sendLimiter: RateLimiter;
-  guestLimiter: RateLimiter;
+  /** Per client address (IPv6 by /64), shared by every process through Redis. */
+  rateLimits: { guests: RateLimiter; adminSignIn: RateLimiter; authFailures: RateLimiter };
+  /** CORS_CREDENTIALS. */
+  corsCredentials: boolean;
+  /** TRUST_PROXY as express' `trust proxy` setting. */
+  trustProxy: boolean | number | string[];
   probes: HealthProbes;
   info: ServerInfoDto;
   limits: { maxMessageChars: number; maxQueuedTurns: number; turnTimeoutMs: number };

@@ -3,7 +3,10 @@ import { Router, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import { AppError } from '../core/errors';
 import type { Metrics } from '../observability/metrics';
+import type { RateLimiter } from '../core/limits/rate-limiter';
 import { bearerToken } from './auth';
+import { clientKeyOf } from './client-address';
+import { withFailureLimit } from './failed-auth-limit';
 
 function sameToken(given: string | null, expected: string): boolean {
   if (!given) return false;
@@ -12,13 +15,18 @@ function sameToken(given: string | null, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** `GET /metrics` in Prometheus' text format, for `Authorization: Bearer <token>` (METRICS_TOKEN, else ADMIN_TOKEN). */
-export function metricsRoutes(options: { registry: Registry; token: string }): Router {
+/**
+ * `GET /metrics` in Prometheus' text format, for `Authorization: Bearer <token>` (METRICS_TOKEN, else ADMIN_TOKEN).
+ * Wrong tokens count against the address' failed-credential limit (shared with the admin credentials).
+ */
+export function metricsRoutes(options: { registry: Registry; token: string; failures: RateLimiter }): Router {
   const router = Router();
   router.get('/metrics', async (request, response) => {
-    if (!sameToken(bearerToken(request.headers.authorization), options.token)) {
-      throw new AppError('UNAUTHORIZED', 'The metrics token is required.');
-    }
+    await withFailureLimit(options.failures, clientKeyOf(request), async () => {
+      if (!sameToken(bearerToken(request.headers.authorization), options.token)) {
+        throw new AppError('UNAUTHORIZED', 'The metrics token is required.');
+      }
+    });
     response.type(options.registry.contentType).send(await options.registry.metrics());
   });
   return router;

@@ -35,7 +35,8 @@ describe('admin authentication', () => {
   let thread: ThreadDto;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    // This file tries many wrong credentials on purpose: the failed-credential lockout is tested in test/security.
+    app = await startTestApp({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '1000' } });
     ({ token: userToken } = await app.guest());
     adminJwt = await createTokenService(app.authSecret).sign({ userId: 'alice-admin', role: 'admin', kind: 'external' });
     thread = (await (await app.api('/api/threads', { method: 'POST', token: userToken, json: { title: 'private' } })).json()) as ThreadDto;

@@ -2,7 +2,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '../../core/errors';
+import type { RateLimiter } from '../../core/limits/rate-limiter';
 import { bearerToken, type TokenService } from '../auth';
+import { clientKeyOf } from '../client-address';
+import { withFailureLimit } from '../failed-auth-limit';
 
 /** Who is acting as admin: a JWT's `sub`, or `admin-token` for the bootstrap ADMIN_TOKEN. */
 export interface AdminPrincipal {
@@ -38,7 +41,16 @@ function unauthorized(message = 'Admin credentials are required (an admin bearer
  * AUTH_SECRET, audience `admin-session`, expiring), never the raw token; a session opened with ADMIN_TOKEN names a
  * fingerprint of that token, so rotating ADMIN_TOKEN ends those sessions.
  */
-export function createAdminAuth(options: { tokens: TokenService; adminToken: string; authSecret: string; sessionTtlSeconds?: number }) {
+export function createAdminAuth(options: {
+  tokens: TokenService;
+  adminToken: string;
+  authSecret: string;
+  sessionTtlSeconds?: number;
+  /** Failed credentials per client address (AUTH_FAILURE_LIMIT_PER_MINUTE). */
+  failures: RateLimiter;
+  /** Production: the session cookie is `Secure` even when this process sees plain HTTP (TLS ends at a proxy). */
+  secureCookies: boolean;
+}) {
   const sessionKey = createHmac('sha256', options.authSecret).update('admin-session-v1').digest();
   const ttlSeconds = options.sessionTtlSeconds ?? ADMIN_SESSION_TTL_SECONDS;
   const tokenFingerprint = createHmac('sha256', sessionKey).update(options.adminToken).digest('base64url').slice(0, 22);
@@ -49,6 +61,11 @@ export function createAdminAuth(options: { tokens: TokenService; adminToken: str
     const principal = await options.tokens.verify(token).catch(() => null);
     if (principal?.role !== 'admin') throw unauthorized();
     return { actor: principal.userId, via: 'jwt' };
+  }
+
+  /** verifyCredential under the failed-credential limit of the request's client address. */
+  function verifyCredentialFrom(request: Request, token: string): Promise<AdminPrincipal> {
+    return withFailureLimit(options.failures, clientKeyOf(request), () => verifyCredential(token));
   }
 
   async function issueSession(principal: AdminPrincipal): Promise<{ value: string; expiresAt: Date }> {
@@ -73,7 +90,7 @@ export function createAdminAuth(options: { tokens: TokenService; adminToken: str
 
   async function authenticateRequest(request: Request): Promise<AdminPrincipal> {
     const bearer = bearerToken(request.headers.authorization);
-    if (bearer) return verifyCredential(bearer);
+    if (bearer) return verifyCredentialFrom(request, bearer);
     const cookie = (request.cookies as Record<string, unknown> | undefined)?.[ADMIN_SESSION_COOKIE];
     if (typeof cookie === 'string' && cookie.length > 0) return verifySession(cookie);
     throw unauthorized();
@@ -88,10 +105,10 @@ export function createAdminAuth(options: { tokens: TokenService; adminToken: str
   };
 
   function cookieOptions(request: Request, expiresAt?: Date): CookieOptions {
-    return { httpOnly: true, sameSite: 'strict', secure: request.secure, path: '/', ...(expiresAt ? { expires: expiresAt } : {}) };
+    return { httpOnly: true, sameSite: 'strict', secure: options.secureCookies || request.secure, path: '/', ...(expiresAt ? { expires: expiresAt } : {}) };
   }
 
-  return { verifyCredential, issueSession, verifySession, middleware, cookieOptions };
+  return { verifyCredential, verifyCredentialFrom, issueSession, verifySession, middleware, cookieOptions };
 }
 
 export type AdminAuth = ReturnType<typeof createAdminAuth>;

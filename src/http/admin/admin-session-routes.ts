@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import type { AdminSessionDto } from '../../shared/admin-api';
+import { clientKeyOf } from '../client-address';
 import type { HttpDeps } from '../http-deps';
 import { parseOrThrow } from '../request-schemas';
 import { ADMIN_SESSION_COOKIE } from './admin-auth';
@@ -16,12 +17,12 @@ export function adminSessionRoutes(deps: HttpDeps): Router {
   const { auth, audit } = deps.admin;
 
   router.post('/admin/session', async (request, response) => {
-    const limited = await deps.guestLimiter.hit(`admin-session:${request.ip ?? 'unknown'}`);
+    const limited = await deps.rateLimits.adminSignIn.hit(clientKeyOf(request));
     if (!limited.allowed) {
       throw new AppError('RATE_LIMITED', `Too many sign-in attempts; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
     }
     const body = parseOrThrow(adminSessionBody, request.body, 'session');
-    const principal = await auth.verifyCredential(body.token);
+    const principal = await auth.verifyCredentialFrom(request, body.token);
     const session = await auth.issueSession(principal);
     response.cookie(ADMIN_SESSION_COOKIE, session.value, auth.cookieOptions(request, session.expiresAt));
     await audit.record({ actor: principal.actor, action: 'admin.session-started', threadId: null, details: { via: principal.via } });

@@ -9,6 +9,7 @@ import { adminCallsRoutes } from '../routes/admin-calls-routes';
 import { adminOpsRoutes } from './admin-ops-routes';
 import { adminSessionRoutes } from './admin-session-routes';
 import { adminThreadRoutes } from './admin-thread-routes';
+import { requireSameOriginForCookieChanges } from './same-origin';
 
 /** Where BullMQ's own dashboard is served (a server page; the browser app does not use it). */
 export const JOB_DASHBOARD_PATH = '/admin/jobs';
@@ -21,7 +22,7 @@ export function mountAdmin(app: Express, deps: HttpDeps): void {
   const cookies = cookieParser();
   const { auth, queues } = deps.admin;
   app.use('/api', cookies, adminSessionRoutes(deps));
-  app.use('/api/admin', auth.middleware);
+  app.use('/api/admin', auth.middleware, requireSameOriginForCookieChanges);
   app.use('/api', adminThreadRoutes(deps), adminOpsRoutes(deps), adminCallsRoutes(deps.admin));
 
   // @bull-board/express ships its own copy of @bull-board/api (a patch version apart): same shapes, distinct types.
@@ -29,5 +30,5 @@ export function mountAdmin(app: Express, deps: HttpDeps): void {
   dashboard.setBasePath(JOB_DASHBOARD_PATH);
   const board = createBullBoard({ queues: queues.list().map((queue) => new BullMQAdapter(queue)), serverAdapter: dashboard as unknown as IServerAdapter, options: { uiConfig: { boardTitle: 'Jobs' } } });
   queues.onRegister((queue) => board.addQueue(new BullMQAdapter(queue)));
-  app.use(JOB_DASHBOARD_PATH, cookies, auth.middleware, dashboard.getRouter() as Express);
+  app.use(JOB_DASHBOARD_PATH, cookies, auth.middleware, requireSameOriginForCookieChanges, dashboard.getRouter() as Express);
 }

@@ -25,62 +25,62 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get', path: '/api/admin/threads', tags: ['admin'], summary: "All users' threads with their context health", security: admin,
     request: { query: adminThreadsQuery },
-    responses: { 200: json(adminThreadPageDto, 'A page of threads'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+    responses: { 200: json(adminThreadPageDto, 'A page of threads'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/threads/{id}', tags: ['admin'], summary: 'Context state, pack preview, transcript size and revisions', security: admin,
     request: { params: threadIdParams },
-    responses: { 200: json(adminThreadDetailDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(adminThreadDetailDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/threads/{id}/summaries', tags: ['admin'], summary: 'Summary revisions, each with a line diff against the previous one', security: admin,
     request: { params: threadIdParams, query: summaryRevisionsQuery },
-    responses: { 200: json(summaryRevisionListDto, 'Revisions, oldest first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(summaryRevisionListDto, 'Revisions, oldest first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'post', path: '/api/admin/threads/{id}/summarize', tags: ['admin'], summary: 'Fold now (enqueues a forced fold)', security: admin,
     request: { params: threadIdParams },
-    responses: { 202: json(summaryJobAcceptedDto, 'Enqueued'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'UNAVAILABLE') },
+    responses: { 202: json(summaryJobAcceptedDto, 'Enqueued'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE') },
   });
   registry.registerPath({
     method: 'post', path: '/api/admin/threads/{id}/rebuild-summary', tags: ['admin'], security: admin,
     summary: 'Rebuild the summary from the transcript (a job; commits a revision authored `rebuild`)',
     request: { params: threadIdParams },
-    responses: { 202: json(summaryJobAcceptedDto, 'Enqueued'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE') },
+    responses: { 202: json(summaryJobAcceptedDto, 'Enqueued'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE') },
   });
   registry.registerPath({
     method: 'put', path: '/api/admin/threads/{id}/summary', tags: ['admin'], security: admin,
     summary: 'Correct the summary: a new revision authored `admin` with the same coverage; later folds build on it',
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: correctSummaryBody } } } },
-    responses: { 200: json(summaryCorrectedDto, 'The new revision'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE') },
+    responses: { 200: json(summaryCorrectedDto, 'The new revision'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE') },
   });
   registry.registerPath({
     method: 'patch', path: '/api/admin/threads/{id}/settings', tags: ['admin'], security: admin,
     summary: "Change any thread's memory settings: trigger, keep, memory mode and the summary prompt (audited)",
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: threadSettingsBody } } } },
-    responses: { 200: json(threadMemorySettingsDto, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(threadMemorySettingsDto, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'FORBIDDEN', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/threads/{id}/model-calls', tags: ['admin'], security: admin,
     summary: 'Tokens per model call of a thread (the prompt against the transcript so far): the newest calls, paged back with `before`',
     description: 'For the admin console\'s chart: chat, summary and condense calls, oldest first within the page. `promptTokens` is the provider\'s reported figure where it reported usage, else our estimate (`promptTokensSource` says which). A thread without calls (or no such thread) has none.',
     request: { params: threadIdParams, query: modelCallsQuery },
-    responses: { 200: json(modelCallListDto, 'The calls'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+    responses: { 200: json(modelCallListDto, 'The calls'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/threads/{id}/messages/{messageId}/context', tags: ['admin'], security: admin,
     summary: 'What the model was given for one answer of any thread (as `GET /api/threads/{id}/messages/{messageId}/context`)',
     request: { params: messageIdParams },
-    responses: { 200: json(messageContextDto, 'What the model saw'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(messageContextDto, 'What the model saw'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/queues', tags: ['admin'], summary: 'Job counts of the summary queue and any other registered queue', security: admin,
-    responses: { 200: json(queueListDto, 'Counts'), ...errors('UNAUTHORIZED', 'UNAVAILABLE') },
+    responses: { 200: json(queueListDto, 'Counts'), ...errors('UNAUTHORIZED', 'RATE_LIMITED', 'UNAVAILABLE') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: 'The audit trail of admin writes, newest first', security: admin,
     request: { query: auditQuery },
-    responses: { 200: json(auditPageDto, 'A page of audit entries'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+    responses: { 200: json(auditPageDto, 'A page of audit entries'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
 }
 
@@ -91,7 +91,7 @@ export function documentMetricsRoute(registry: OpenAPIRegistry): void {
     description: 'Process, HTTP, turn, fold, queue and socket metrics in the Prometheus text exposition format (`text/plain; version=0.0.4`). Each process serves its own.',
     responses: {
       200: { description: 'The metrics', content: { 'text/plain': { schema: z.string() } } },
-      ...errors('UNAUTHORIZED'),
+      ...errors('UNAUTHORIZED', 'RATE_LIMITED'),
     },
   });
 }

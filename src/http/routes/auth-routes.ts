@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { bearerToken } from '../auth';
+import { clientKeyOf } from '../client-address';
 import type { GuestSessionDto } from '../../shared/api';
 import type { HttpDeps } from '../http-deps';
 
@@ -9,7 +10,7 @@ export function authRoutes(deps: HttpDeps): Router {
 
   router.post('/auth/guest', async (request, response) => {
     if (!deps.allowGuests) throw new AppError('FORBIDDEN', 'Guest sign-in is disabled on this server.');
-    const limited = await deps.guestLimiter.hit(`guest:${request.ip ?? 'unknown'}`);
+    const limited = await deps.rateLimits.guests.hit(clientKeyOf(request));
     if (!limited.allowed) {
       throw new AppError('RATE_LIMITED', `Too many guest sessions from this address; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
     }
