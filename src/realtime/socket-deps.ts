@@ -17,7 +17,8 @@ export interface SocketDeps {
   settings: ContextSettings;
   /** The REST send limiter: one budget per user across REST and sockets. */
   sendLimiter: RateLimiter;
-  limits: { maxMessageChars: number; maxQueuedTurns: number };
+  /** MAX_MESSAGE_CHARS, MAX_QUEUED_TURNS, SOCKET_EVENTS_PER_MINUTE, MAX_SOCKETS_PER_USER. */
+  limits: { maxMessageChars: number; maxQueuedTurns: number; socketEventsPerMinute: number; maxSocketsPerUser: number };
   corsOrigins: string[];
   /**
    * Cancels a tool run of the user (the async tools part provides it). Resolves true when it was cancelled,

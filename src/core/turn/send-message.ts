@@ -2,6 +2,7 @@ import { AppError } from '../errors';
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { AcceptedMessage, ThreadStore, TurnStore } from '../ports';
+import { spendOrRefuse } from './spend-or-refuse';
 
 export interface SendMessageInput {
   userId: string;
@@ -32,10 +33,7 @@ const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
   const thread = await deps.threads.findThread(input.threadId, input.userId);
   if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
-  const limited = await deps.sendLimiter.hit(input.userId);
-  if (!limited.allowed) {
-    throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
-  }
+  await spendOrRefuse(deps.sendLimiter, input.userId);
   if (typeof input.content !== 'string') throw new AppError('VALIDATION', 'content must be a string.');
   if (input.content.trim().length === 0) throw new AppError('VALIDATION', 'The message is empty.');
   if (input.content.length > deps.maxMessageChars) {
