@@ -43,5 +43,6 @@ export function toThreadDto(thread: Thread): ThreadDto {
       summaryPrompt: thread.settings.summaryPrompt ?? null,
     },
     memoryRebuilding: isSummaryWithdrawn(thread),
+    forkedFrom: thread.forkedFrom,
   };
 }
