@@ -1,11 +1,13 @@
 import { expect, test } from '@playwright/test';
+import type { ContextPackDto, MessageContextDto, SendMessageResponseDto, ThreadDetailDto } from '../../src/shared/api';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
 test.describe('search', () => {
   let app: BrowserApp;
   test.beforeAll(async () => {
-    app = await startBrowserApp();
+    // Folds early, so the second test's first message leaves the window and comes back through auto-recall.
+    app = await startBrowserApp({ env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
   });
   test.afterAll(async () => {
     await app?.stop();
@@ -64,5 +66,35 @@ test.describe('search', () => {
     await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /^Lisbon trip/ }).click();
     await expect(conversation.getByText('Trip note 34', { exact: true })).toBeVisible();
     await expect(conversation.locator('.search-hit')).toHaveCount(0);
+  });
+
+  test('the memory panel shows what auto-recall gave the model for the latest answer, linked to the messages', async ({ page }, testInfo) => {
+    const guest = await app.guest();
+    const thread = await app.createThread(guest.token, 'Vault');
+    // The stub summarizer keeps CODE-n identifiers only: the vault code leaves the summary with the first fold.
+    await app.chat(guest.token, thread.id, ['Please remember: the vault code is PLANT-8812.', ...[1, 2, 3, 4].map((turn) => `Filler ${turn} about gardening CODE-${500 + turn}.`)]);
+    const detail = () => app.api<ThreadDetailDto>(`/api/threads/${thread.id}`, { token: guest.token });
+    await expect.poll(async () => (await detail()).context.coveredThroughSeq, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(async () => (await detail()).context.foldPending, { timeout: 30_000 }).toBe(false);
+    const pack = await app.api<ContextPackDto>(`/api/threads/${thread.id}/context`, { token: guest.token });
+    expect(pack.window.fromSeq).toBeGreaterThan(2);
+    const asked = await app.api<SendMessageResponseDto>(`/api/threads/${thread.id}/messages`, { method: 'POST', token: guest.token, json: { content: 'What was the vault code I gave you?' } });
+    const answer = asked.messages.at(-1)!;
+    const seen = await app.api<MessageContextDto>(`/api/threads/${thread.id}/messages/${answer.id}/context`, { token: guest.token });
+    expect(seen.recalledSeqs).toContain(1);
+
+    await useGuest(page, guest);
+    await page.goto(`${app.baseUrl}/threads/${thread.id}`);
+    await expect(page.getByRole('article', { name: 'Assistant message' }).last()).toContainText('What was the vault code');
+    await page.getByRole('button', { name: 'Memory' }).click();
+    const panel = page.getByRole('complementary', { name: 'Memory' });
+    await expect(panel.getByTestId('recalled')).toHaveText(`Recalled: ${seen.recalledSeqs.map((seq) => `#${seq}`).join(', ')}`);
+    await screenshot(page, testInfo, 'memory-panel-recalled');
+    // Like a citation: the link shows the recalled message in the transcript.
+    await panel.getByRole('link', { name: 'Show recalled message #1' }).click();
+    const first = page.getByRole('log', { name: 'Conversation' }).locator('[data-seq="1"]');
+    await expect(first).toBeFocused();
+    await expect(first).toBeInViewport();
+    await expect(first).toContainText('PLANT-8812');
   });
 });

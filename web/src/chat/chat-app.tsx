@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextPackDto, MessageContextDto, SearchHitDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
+import type { ContextPackDto, MessageContextDto, MessageDto, SearchHitDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { ensureGuestSession, renewDelayMs, renewGuestSession, type Session } from '../api/guest-session';
 import { requestJson } from '../api/request-json';
@@ -124,12 +124,20 @@ export function ChatApp() {
   const loadSeen = useCallback((messageId: string) => requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${messageId}/context`, { token }), [threadId, token]);
 
   const memoryTimer = useRef<number | undefined>(undefined);
+  // The latest answer, read when the panel refreshes: its manifest says what auto-recall gave the model for it.
+  const latestAnswer = useRef<MessageDto | null>(null);
   const refreshMemory = useCallback(() => {
     if (!token || !threadId) return;
+    const answer = latestAnswer.current?.threadId === threadId ? latestAnswer.current : null;
     Promise.all([
       requestJson<ContextPackDto>(`/api/threads/${threadId}/context`, { token }),
       requestJson<ThreadDetailDto>(`/api/threads/${threadId}`, { token }),
-    ]).then(([pack, detail]) => { setMemory({ pack, detail }); setMemoryError(null); }, (error: unknown) => setMemoryError(ApiError.from(error).message));
+      // A missing manifest (an answer stored before manifests) only leaves the line out.
+      answer ? requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${answer.id}/context`, { token }).catch(() => null) : Promise.resolve(null),
+    ]).then(([pack, detail, seen]) => {
+      setMemory({ pack, detail, recalled: seen && answer?.seq != null ? { answerSeq: answer.seq, seqs: seen.recalledSeqs } : null });
+      setMemoryError(null);
+    }, (error: unknown) => setMemoryError(ApiError.from(error).message));
   }, [token, threadId]);
 
   useEffect(() => {
@@ -187,6 +195,7 @@ export function ChatApp() {
   }, [jumpTo, joinedThreadId, loadThrough]);
 
   const messages = thread.state?.messages;
+  latestAnswer.current = messages?.findLast((message) => message.role === 'assistant' && message.status === 'complete' && !message.superseded && !message.deleted && message.seq !== null) ?? null;
   const messageAt = useCallback((seq: number) => messages?.find((message) => message.seq === seq), [messages]);
 
   const answering = thread.state ? isAnswering(thread.state) : false;
