@@ -306,3 +306,24 @@ export interface MessageContextDto {
   toolResults: SeenToolResultDto[];
   parts: SeenTokenPartsDto | null;
 }
+
+/** One search hit: a message of one of the caller's threads, with a snippet whose matched words are marked. */
+export interface SearchHitDto {
+  threadId: string;
+  threadTitle: string;
+  messageId: string;
+  seq: number;
+  role: RoleDto;
+  createdAt: string;
+  /** Up to two fragments of the message around the matched words (joined by " … "). */
+  snippet: string;
+  /** [start, end) UTF-16 offsets into `snippet` of the matched words, ascending. */
+  highlights: { start: number; end: number }[];
+}
+
+/** GET /api/search and GET /api/threads/:id/search: a page of hits, best first. */
+export interface SearchPageDto {
+  hits: SearchHitDto[];
+  /** Pass as `cursor` (with the same `q`) for the next page; null on the last page. */
+  nextCursor: string | null;
+}

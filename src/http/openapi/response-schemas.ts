@@ -5,7 +5,7 @@ import type {
 } from '../../shared/admin-api';
 import type {
   ContextPackDto, ContextResetResponseDto, ForgetResponseDto, GuestSessionDto, MessageContextDto, MessageDto, MessagePageDto, ModelCallListDto,
-  ModelCallPointDto, PinResponseDto,
+  ModelCallPointDto, PinResponseDto, SearchPageDto,
   RegenerateResponseDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ThreadExportDto, ThreadMemorySettingsDto,
   ToolRunDto,
 } from '../../shared/api';
@@ -197,6 +197,14 @@ export const modelCallPointDto = z.strictObject({
   throughSeq: count.describe('The highest transcript seq at the time of the call.'),
 }).meta({ id: 'ModelCallPoint' });
 export const modelCallListDto = z.strictObject({ calls: z.array(modelCallPointDto), nextCursor: z.string().nullable() }).meta({ id: 'ModelCallList' });
+export const searchPageDto = z.strictObject({
+  hits: z.array(z.strictObject({
+    threadId: uuid, threadTitle: z.string(), messageId: uuid, seq: count, role, createdAt: isoDate,
+    snippet: z.string().describe('Up to two fragments of the message around the matched words, joined by " … ".'),
+    highlights: z.array(z.strictObject({ start: count, end: count })).describe('[start, end) UTF-16 offsets into snippet of the matched words.'),
+  })),
+  nextCursor: z.string().nullable().describe('Pass as cursor, with the same q, for the next page; null on the last page.'),
+}).meta({ id: 'SearchPage' });
 
 const seenRole = z.enum(['tool', 'system']);
 export const messageContextDto = z.strictObject({
@@ -257,4 +265,5 @@ type _SchemaAgreement = [
   Assert<Same<z.infer<typeof modelCallPointDto>, ModelCallPointDto>>,
   Assert<Same<z.infer<typeof modelCallListDto>, ModelCallListDto>>,
   Assert<Same<z.infer<typeof messageContextDto>, MessageContextDto>>,
+  Assert<Same<z.infer<typeof searchPageDto>, SearchPageDto>>,
 ];
