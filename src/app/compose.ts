@@ -21,10 +21,12 @@ import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
+import { createForkRepository } from '../db/fork-repository';
 import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
+import { assertThreadRoom } from '../db/thread-quota';
 import { createSearchRepository } from '../db/search-repository';
 import { checkSearchLanguage } from '../db/search-settings';
 import { createTranscriptRepository } from '../db/transcript-repository';
@@ -274,6 +276,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
+  const forks = createForkRepository(db);
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter,
     rateLimits,
@@ -306,7 +309,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: settings.pinnedMaxTokens, sendLimiter,
+      pinnedMaxTokens: settings.pinnedMaxTokens, forks, sendLimiter,
+    },
+    fork: {
+      threads, transcript, memory, forks, turns, settings, sendLimiter, log,
+      maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS,
+      // A fork counts against MAX_THREADS_PER_USER like a new thread.
+      guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),

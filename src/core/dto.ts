@@ -1,7 +1,8 @@
-import type { MessageDto, ThreadDto } from '../shared/api';
+import type { MessageDto, SearchHitDto, ThreadDto } from '../shared/api';
 import type { ErrorCode } from '../shared/errors';
 import type { Thread, TranscriptMessage } from './domain';
 import { isSummaryWithdrawn } from './memory/summary-withdrawn';
+import type { MessageSearchHit } from './transcript-search';
 
 /** Domain -> DTO, the only shape that reaches clients. */
 export function toMessageDto(message: TranscriptMessage): MessageDto {
@@ -43,5 +44,14 @@ export function toThreadDto(thread: Thread): ThreadDto {
       summaryPrompt: thread.settings.summaryPrompt ?? null,
     },
     memoryRebuilding: isSummaryWithdrawn(thread),
+    forkedFrom: thread.forkedFrom,
+  };
+}
+
+/** A search hit as people's search routes answer it. */
+export function toSearchHitDto(hit: MessageSearchHit): SearchHitDto {
+  return {
+    threadId: hit.threadId, threadTitle: hit.threadTitle, messageId: hit.messageId, seq: hit.seq, role: hit.role,
+    createdAt: hit.createdAt.toISOString(), snippet: hit.snippet, highlights: hit.highlights,
   };
 }

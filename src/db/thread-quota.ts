@@ -1,5 +1,10 @@
 import { AppError } from '../core/errors';
 import type { Prisma } from './generated/client';
+import type { Database } from './prisma-client';
+
+function quotaExceeded(count: number, maxThreads: number): AppError {
+  return new AppError('QUOTA_EXCEEDED', `You have ${count} threads, the most one user may keep (MAX_THREADS_PER_USER = ${maxThreads}); delete one to start another.`);
+}
 
 /**
  * Inside a transaction that creates a thread for `ownerId` (a new thread, a fork): serializes the owner's thread
@@ -11,7 +16,14 @@ export async function claimThreadSlot(tx: Prisma.TransactionClient, ownerId: str
   // Counted after the lock is held, so this snapshot sees every creation that held it before.
   const rows = await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM threads WHERE owner_id = ${ownerId}::text`;
   const count = rows[0]?.n ?? 0;
-  if (count >= maxThreads) {
-    throw new AppError('QUOTA_EXCEEDED', `You have ${count} threads, the most one user may keep (MAX_THREADS_PER_USER = ${maxThreads}); delete one to start another.`);
-  }
+  if (count >= maxThreads) throw quotaExceeded(count, maxThreads);
+}
+
+/**
+ * The same check outside a transaction, before a fork is written: a count, so two forks racing at the cap may both
+ * pass (the fork statement itself does not take the lock; threads created through createThread are exact).
+ */
+export async function assertThreadRoom(db: Database, ownerId: string, maxThreads: number): Promise<void> {
+  const count = await db.thread.count({ where: { ownerId } });
+  if (count >= maxThreads) throw quotaExceeded(count, maxThreads);
 }

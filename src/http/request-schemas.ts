@@ -31,6 +31,12 @@ export const forgetMessageQuery = z.object({
   only: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),
 });
 export const exportThreadQuery = z.object({ format: z.enum(['json', 'markdown']).default('json') });
+/** GET /api/search and /api/threads/:id/search (websearch syntax: words, "a phrase", -word, or). */
+export const searchQuery = z.object({
+  q: z.string({ error: 'q is required: the words to search for' }).trim().min(1, 'type something to search for').max(500),
+  cursor: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+});
 export const toolRunParams = z.object({ id: z.string().uuid() });
 
 /** Parses or throws VALIDATION naming the first problem. */
@@ -41,3 +47,9 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: stri
   const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
   throw new AppError('VALIDATION', `Invalid ${what}: ${where}${issue?.message ?? 'malformed'}`);
 }
+
+export const forkThreadBody = z.object({ atMessageId: z.string().uuid() }).strict();
+export const editMessageBody = z.object({
+  content: z.string(),
+  clientMessageId: z.string().min(1).max(100).optional(),
+}).strict();

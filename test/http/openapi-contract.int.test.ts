@@ -76,6 +76,10 @@ describe('the OpenAPI document', () => {
     await check('get', '/api/threads/{id}/messages', await app.api(`/api/threads/${thread.id}/messages?limit=2`, { token }));
     await check('get', '/api/threads/{id}/context', await app.api(`/api/threads/${thread.id}/context`, { token }));
     await check('post', '/api/threads/{id}/cancel', await app.api(`/api/threads/${thread.id}/cancel`, { method: 'POST', token }));
+    await check('get', '/api/search', await app.api('/api/search?q=hello&limit=1', { token }));
+    await check('get', '/api/search', await app.api('/api/search?q=', { token }));
+    await check('get', '/api/threads/{id}/search', await app.api(`/api/threads/${thread.id}/search?q=hello`, { token }));
+    await check('get', '/api/threads/{id}/search', await app.api(`/api/threads/${thread.id}/search?q=hello&cursor=nope`, { token }));
     await check('delete', '/api/threads/{id}', await app.api(`/api/threads/${thread.id}`, { method: 'DELETE', token }));
     const missingRun = '00000000-0000-4000-8000-000000000000';
     await check('get', '/api/tool-runs/{id}', await app.api(`/api/tool-runs/${missingRun}`, { token }));

@@ -1,11 +1,11 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
-  createThreadBody, listMessagesQuery, listThreadsQuery, messageIdParams, renameThreadBody, sendMessageBody, threadIdParams, toolRunParams,
+  createThreadBody, listMessagesQuery, listThreadsQuery, messageIdParams, renameThreadBody, searchQuery, sendMessageBody, threadIdParams, toolRunParams,
 } from '../request-schemas';
 import { BEARER, errors, json } from './openapi-helpers';
 import {
-  cancelResultDto, contextPackDto, messageContextDto, guestSessionDto, healthDto, messagePageDto, readinessDto, sendMessageResponseDto,
+  cancelResultDto, contextPackDto, messageContextDto, guestSessionDto, healthDto, messagePageDto, readinessDto, searchPageDto, sendMessageResponseDto,
   serverInfoDto, threadDetailDto, threadDto, threadPageDto, toolRunDto,
 } from './response-schemas';
 
@@ -99,6 +99,24 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
     description: 'The manifest stored with the answer: the system prefix, the summary revision and its text (null once a forget redacted it), the window and pinned seqs, each tool result as it entered (condensed text included), tokens per part, our estimate and the provider\'s reported figure. A message forgotten since shows as forgotten, without its content. NOT_FOUND for a message no model call produced (a user message). An admin (a JWT with `role: "admin"`) may read any thread.',
     request: { params: messageIdParams },
     responses: { 200: json(messageContextDto, 'What the model saw'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+  });
+
+  const searchDescription = 'Full-text search (the deployment\'s SEARCH_LANGUAGE: stemming, stop words) in websearch syntax: '
+    + 'every word must match; `"a phrase"`, `-word` and `or` work. Best matches first, 20 a page (limit up to 50; pages end at the '
+    + '1,000th hit). Only complete, live messages: never forgotten ones (tombstones), superseded answers, or messages pending, '
+    + 'streaming, errored or cancelled; earlier messages before a fresh context are found (people read them). A query of stop '
+    + 'words only finds nothing.';
+  registry.registerPath({
+    method: 'get', path: '/api/search', tags: ['search'], summary: 'Search the messages of all own threads', security: secured,
+    description: searchDescription,
+    request: { query: searchQuery },
+    responses: { 200: json(searchPageDto, 'A page of hits, best first'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/threads/{id}/search', tags: ['search'], summary: 'Search the messages of one own thread', security: secured,
+    description: searchDescription,
+    request: { params: threadIdParams, query: searchQuery },
+    responses: { 200: json(searchPageDto, 'A page of hits, best first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
   });
 
   registry.registerPath({

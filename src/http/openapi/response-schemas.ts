@@ -5,7 +5,7 @@ import type {
 } from '../../shared/admin-api';
 import type {
   ContextPackDto, ContextResetResponseDto, ForgetResponseDto, GuestSessionDto, MessageContextDto, MessageDto, MessagePageDto, ModelCallListDto,
-  ModelCallPointDto, PinResponseDto,
+  ModelCallPointDto, PinResponseDto, SearchPageDto,
   RegenerateResponseDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto, ThreadExportDto, ThreadMemorySettingsDto,
   ToolRunDto,
 } from '../../shared/api';
@@ -45,6 +45,8 @@ const threadFields = {
   memoryMode: z.enum(['summary', 'window-only']), contextStartSeq: z.number().int(),
   settings: z.strictObject({ trigger: z.string().nullable(), keep: z.string().nullable(), summaryPrompt: z.string().nullable() }),
   memoryRebuilding: z.boolean(),
+  forkedFrom: z.strictObject({ threadId: uuid.nullable(), seq: z.number().int() }).nullable()
+    .describe('A fork: the thread it was branched from (null once deleted) and the last seq it copied'),
 };
 export const threadDto = z.strictObject(threadFields).meta({ id: 'Thread' });
 export const threadPageDto = z.strictObject({ threads: z.array(threadDto), nextCursor: z.string().nullable() }).meta({ id: 'ThreadPage' });
@@ -170,6 +172,8 @@ export const forgetResponseDto = z.strictObject({
   messages: z.array(messageDto).describe('The tombstones: content erased, `deleted: true`.'),
   memoryRebuilding: z.boolean().describe('The summary covered a forgotten message: it is withdrawn and being rebuilt.'),
   thread: threadDto,
+  copies: z.array(z.strictObject({ threadId: uuid, title: z.string(), messageId: uuid, seq: z.number().int() }))
+    .describe('Copies of the forgotten messages that other threads of the user still hold (a fork and its parent share their history): forget them there with the same route.'),
 }).meta({ id: 'ForgetResponse' });
 export const contextResetResponseDto = z.strictObject({
   seq: count.describe('The context start after the call: the model sees nothing before this seq.'),
@@ -197,6 +201,14 @@ export const modelCallPointDto = z.strictObject({
   throughSeq: count.describe('The highest transcript seq at the time of the call.'),
 }).meta({ id: 'ModelCallPoint' });
 export const modelCallListDto = z.strictObject({ calls: z.array(modelCallPointDto), nextCursor: z.string().nullable() }).meta({ id: 'ModelCallList' });
+export const searchPageDto = z.strictObject({
+  hits: z.array(z.strictObject({
+    threadId: uuid, threadTitle: z.string(), messageId: uuid, seq: count, role, createdAt: isoDate,
+    snippet: z.string().describe('Up to two fragments of the message around the matched words, joined by " … ".'),
+    highlights: z.array(z.strictObject({ start: count, end: count })).describe('[start, end) UTF-16 offsets into snippet of the matched words.'),
+  })),
+  nextCursor: z.string().nullable().describe('Pass as cursor, with the same q, for the next page; null on the last page.'),
+}).meta({ id: 'SearchPage' });
 
 const seenRole = z.enum(['tool', 'system']);
 export const messageContextDto = z.strictObject({
@@ -257,4 +269,5 @@ type _SchemaAgreement = [
   Assert<Same<z.infer<typeof modelCallPointDto>, ModelCallPointDto>>,
   Assert<Same<z.infer<typeof modelCallListDto>, ModelCallListDto>>,
   Assert<Same<z.infer<typeof messageContextDto>, MessageContextDto>>,
+  Assert<Same<z.infer<typeof searchPageDto>, SearchPageDto>>,
 ];

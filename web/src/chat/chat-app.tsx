@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextPackDto, MessageContextDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
+import type { ContextPackDto, MessageContextDto, MessageDto, SearchHitDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { ensureGuestSession, renewDelayMs, renewGuestSession, type Session } from '../api/guest-session';
 import { requestJson } from '../api/request-json';
@@ -9,6 +9,7 @@ import { Composer } from './composer';
 import { Conversation } from './conversation';
 import { MemoryPanel, type MemoryData } from './memory-panel';
 import { scrollToSeqs } from './scroll-to-seqs';
+import { SearchBox } from './search-box';
 import { isAnswering } from './thread-state';
 import { ThreadSidebar } from './thread-sidebar';
 import { useThread, type ThreadEventListener } from './use-thread';
@@ -123,12 +124,20 @@ export function ChatApp() {
   const loadSeen = useCallback((messageId: string) => requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${messageId}/context`, { token }), [threadId, token]);
 
   const memoryTimer = useRef<number | undefined>(undefined);
+  // The latest answer, read when the panel refreshes: its manifest says what auto-recall gave the model for it.
+  const latestAnswer = useRef<MessageDto | null>(null);
   const refreshMemory = useCallback(() => {
     if (!token || !threadId) return;
+    const answer = latestAnswer.current?.threadId === threadId ? latestAnswer.current : null;
     Promise.all([
       requestJson<ContextPackDto>(`/api/threads/${threadId}/context`, { token }),
       requestJson<ThreadDetailDto>(`/api/threads/${threadId}`, { token }),
-    ]).then(([pack, detail]) => { setMemory({ pack, detail }); setMemoryError(null); }, (error: unknown) => setMemoryError(ApiError.from(error).message));
+      // A missing manifest (an answer stored before manifests) only leaves the line out.
+      answer ? requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${answer.id}/context`, { token }).catch(() => null) : Promise.resolve(null),
+    ]).then(([pack, detail, seen]) => {
+      setMemory({ pack, detail, recalled: seen && answer?.seq != null ? { answerSeq: answer.seq, seqs: seen.recalledSeqs } : null });
+      setMemoryError(null);
+    }, (error: unknown) => setMemoryError(ApiError.from(error).message));
   }, [token, threadId]);
 
   useEffect(() => {
@@ -168,7 +177,25 @@ export function ChatApp() {
       return scrollToSeqs(range);
     });
   }, [loadThrough]);
+  // A search hit opens its thread at that message: once the thread is joined, older pages load down to the message,
+  // which is scrolled into view and stays highlighted (until another hit or thread is chosen).
+  const [jumpTo, setJumpTo] = useState<{ threadId: string; seq: number } | null>(null);
+  const [highlight, setHighlight] = useState<{ threadId: string; seq: number } | null>(null);
+  const openHit = useCallback((hit: SearchHitDto) => {
+    setHighlight({ threadId: hit.threadId, seq: hit.seq });
+    setJumpTo({ threadId: hit.threadId, seq: hit.seq });
+    navigate(`/threads/${hit.threadId}`);
+    setSidebarOpen(false);
+  }, []);
+  const joinedThreadId = thread.joined ? thread.state?.threadId ?? null : null;
+  useEffect(() => {
+    if (!jumpTo || joinedThreadId !== jumpTo.threadId) return;
+    setJumpTo(null);
+    void loadThrough(jumpTo.seq).then(() => scrollToSeqs({ from: jumpTo.seq, through: jumpTo.seq }));
+  }, [jumpTo, joinedThreadId, loadThrough]);
+
   const messages = thread.state?.messages;
+  latestAnswer.current = messages?.findLast((message) => message.role === 'assistant' && message.status === 'complete' && !message.superseded && !message.deleted && message.seq !== null) ?? null;
   const messageAt = useCallback((seq: number) => messages?.find((message) => message.seq === seq), [messages]);
 
   const answering = thread.state ? isAnswering(thread.state) : false;
@@ -191,7 +218,8 @@ export function ChatApp() {
       {fatal ? <div className="banner error" role="alert">{fatal}<button type="button" className="icon" aria-label="Dismiss" onClick={() => setFatal(null)}>✕</button></div> : null}
       <ThreadSidebar
         threads={list.threads} activeId={threadId} hasMore={list.nextCursor !== null}
-        onOpen={(id) => { navigate(`/threads/${id}`); setSidebarOpen(false); }}
+        onOpen={(id) => { setHighlight(null); navigate(`/threads/${id}`); setSidebarOpen(false); }}
+        search={<SearchBox token={token} threadId={threadId} onOpen={openHit} />}
         onCreate={() => void createThread()}
         onRename={(id, title) => void rename(id, title)}
         onMore={() => void list.load(list.nextCursor ?? undefined)}
@@ -207,6 +235,7 @@ export function ChatApp() {
             windowFromSeq={memoryOpen && memory?.pack.summary ? memory.pack.window.fromSeq : null}
             summaryThroughSeq={memory?.pack.summary?.coveredThroughSeq ?? null}
             loadSeen={loadSeen}
+            highlightSeq={highlight?.threadId === threadId ? highlight.seq : null}
           />
         ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
         <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />

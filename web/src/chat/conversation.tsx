@@ -52,7 +52,7 @@ function ContextDivider(props: { seq: number; undoable: boolean; onUndo(): void 
  * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
  * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
  */
-export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null; loadSeen(messageId: string): Promise<MessageContextDto> }) {
+export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null; loadSeen(messageId: string): Promise<MessageContextDto>; highlightSeq?: number | null }) {
   const { state, actions } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -131,6 +131,7 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
           ) : null}
           <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool}
             onPin={actions.setPinned} onForget={actions.forget} onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined} loadSeen={props.loadSeen}
+            highlighted={message.seq !== null && message.seq === props.highlightSeq}
           />
         </Fragment>
       ))}

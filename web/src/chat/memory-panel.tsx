@@ -6,6 +6,8 @@ import { MemorySettingsForm } from './memory-settings-form';
 export interface MemoryData {
   pack: ContextPackDto;
   detail: ThreadDetailDto;
+  /** What auto-recall put in the latest answer's context (from its manifest); null before any answer. */
+  recalled: { answerSeq: number; seqs: number[] } | null;
 }
 
 function snippet(text: string): string {
@@ -67,6 +69,7 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
           {detail.context.foldPending ? <span className="tag warn">Fold pending</span> : <span className="tag ok">Summary up to date</span>}{' '}
           Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold {relativeTime(detail.context.lastFoldAt)}
         </p>
+        {props.data.recalled ? <RecalledLine recalled={props.data.recalled} onShow={props.onShow} /> : null}
         {detail.context.lastFoldError ? <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p> : null}
       </section>
       <section aria-labelledby="summary-heading">
@@ -108,5 +111,22 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
         )}
       </section>
     </div>
+  );
+}
+
+/** "Recalled: #12, #340": older messages auto-recall gave the model for the latest answer, linked like citations. */
+function RecalledLine(props: { recalled: NonNullable<MemoryData['recalled']>; onShow: MemoryPanelProps['onShow'] }) {
+  const { answerSeq, seqs } = props.recalled;
+  return (
+    <p className="figures recalled" data-testid="recalled" title={`Older messages auto-recall put in the model's context for the latest answer (#${answerSeq})`}>
+      Recalled: {seqs.length === 0 ? <span className="muted">nothing for answer #{answerSeq}</span> : seqs.map((seq, index) => (
+        <span key={seq}>
+          {index > 0 ? ', ' : ''}
+          <a className="citation" href={`#seq-${seq}`} aria-label={`Show recalled message #${seq}`}
+            onClick={(event) => { event.preventDefault(); props.onShow({ from: seq, through: seq }); }}
+          >#{seq}</a>
+        </span>
+      ))}
+    </p>
   );
 }

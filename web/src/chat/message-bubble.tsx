@@ -23,6 +23,8 @@ export interface BubbleProps {
   onRegenerate?: (() => void) | undefined;
   /** Loads what the model was given for an answer ("What the model saw"). */
   loadSeen(messageId: string): Promise<MessageContextDto>;
+  /** The message a search hit opened: marked until another is chosen. */
+  highlighted?: boolean;
 }
 
 const FINAL = new Set(['complete', 'error', 'cancelled']);
@@ -120,7 +122,7 @@ export function MessageBubble(props: BubbleProps) {
   const streaming = message.status === 'streaming' || message.status === 'pending';
   return (
     <article
-      className={`bubble ${message.role}${streaming ? ' streaming' : ''}${message.status === 'error' ? ' failed' : ''}${props.followUpTo.length > 0 ? ' follow-up-answer' : ''}`}
+      className={`bubble ${message.role}${streaming ? ' streaming' : ''}${message.status === 'error' ? ' failed' : ''}${props.followUpTo.length > 0 ? ' follow-up-answer' : ''}${props.highlighted ? ' search-hit' : ''}`}
       aria-label={`${ROLE_LABEL[message.role]} message`}
       aria-busy={streaming}
       data-seq={message.seq ?? undefined}
@@ -130,6 +132,7 @@ export function MessageBubble(props: BubbleProps) {
         <span className="role">{ROLE_LABEL[message.role]}</span>
         {message.seq !== null ? <span className="seq">#{message.seq}</span> : <span className="seq">queued</span>}
         {message.pinned ? <span className="pin tag" aria-label="pinned">Pinned</span> : null}
+        {props.highlighted ? <span className="tag hit-tag">Search match</span> : null}
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
       {props.followUpTo.map((run) => <FollowUpLink key={run.id} run={run} />)}

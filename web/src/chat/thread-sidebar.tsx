@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { ThreadDto } from '../../../src/shared/api';
 import { relativeTime } from '../common/format';
 
@@ -28,11 +28,12 @@ function ThreadItem(props: { thread: ThreadDto; active: boolean; onOpen(): void;
 }
 
 /** Threads, most recent activity first; new thread; rename in place. */
-export function ThreadSidebar(props: { threads: ThreadDto[]; activeId: string | null; onOpen(id: string): void; onCreate(): void; onRename(id: string, title: string): void; hasMore: boolean; onMore(): void }) {
+export function ThreadSidebar(props: { threads: ThreadDto[]; activeId: string | null; onOpen(id: string): void; onCreate(): void; onRename(id: string, title: string): void; hasMore: boolean; onMore(): void; search?: ReactNode }) {
   const sorted = [...props.threads].sort((left, right) => right.lastActivityAt.localeCompare(left.lastActivityAt));
   return (
     <nav className="sidebar" aria-label="Threads">
       <button type="button" className="primary new-thread" onClick={props.onCreate}>+ New chat</button>
+      {props.search}
       <ul className="thread-list">
         {sorted.map((thread) => (
           <ThreadItem key={thread.id} thread={thread} active={thread.id === props.activeId} onOpen={() => props.onOpen(thread.id)} onRename={(title) => props.onRename(thread.id, title)} />

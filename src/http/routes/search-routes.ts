@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { Router } from 'express';
+import { AppError } from '../../core/errors';
+import { toSearchHitDto } from '../../core/dto';
+import type { SearchPageDto } from '../../shared/api';
+import { principalOf } from '../authenticate';
+import type { HttpDeps } from '../http-deps';
+import { parseOrThrow, searchQuery } from '../request-schemas';
+import { ownThread } from './thread-routes';
+
+/** Deepest hit a page may start at: ranked paging re-ranks every skipped hit, so very deep pages are refused. */
+export const SEARCH_MAX_OFFSET = 1000;
+
+/** A cursor names the next page's offset and the search it belongs to (a hash of the thread scope and query). */
+function searchKey(query: string, threadId: string | undefined): string {
+  return createHash('sha256').update(`${threadId ?? '*'}\n${query}`).digest('base64url').slice(0, 10);
+}
+
+export function encodeSearchCursor(offset: number, query: string, threadId?: string): string {
+  return Buffer.from(`${offset}.${searchKey(query, threadId)}`).toString('base64url');
+}
+
+/** The offset a cursor of `encodeSearchCursor` names; anything else (or another search's cursor) is VALIDATION (400). */
+export function decodeSearchCursor(cursor: string, query: string, threadId?: string): number {
+  const [offsetText, key, ...rest] = Buffer.from(cursor, 'base64url').toString().split('.');
+  const offset = Number(offsetText);
+  if (rest.length > 0 || !/^\d{1,5}$/.test(offsetText ?? '') || offset < 1 || offset > SEARCH_MAX_OFFSET) {
+    throw new AppError('VALIDATION', 'Invalid cursor: pass the nextCursor of the previous page unchanged.');
+  }
+  if (key !== searchKey(query, threadId)) throw new AppError('VALIDATION', 'Invalid cursor: it belongs to another search (pass the same q).');
+  return offset;
+}
+
+/** People's transcript search: one thread, or all of the caller's threads. Hits are complete, live messages only. */
+export function searchRoutes(deps: HttpDeps): Router {
+  const router = Router();
+
+  async function page(input: { ownerId: string; threadId?: string; request: { query: unknown } }): Promise<SearchPageDto> {
+    const { q, cursor, limit } = parseOrThrow(searchQuery, input.request.query, 'search');
+    const offset = cursor === undefined ? 0 : decodeSearchCursor(cursor, q, input.threadId);
+    const { hits, hasMore } = await deps.search.searchForPeople({
+      ownerId: input.ownerId, query: q, limit, offset, ...(input.threadId ? { threadId: input.threadId } : {}),
+    });
+    const next = offset + hits.length;
+    return { hits: hits.map(toSearchHitDto), nextCursor: hasMore && next <= SEARCH_MAX_OFFSET ? encodeSearchCursor(next, q, input.threadId) : null };
+  }
+
+  router.get('/search', async (request, response) => {
+    response.json(await page({ ownerId: principalOf(response).userId, request }));
+  });
+
+  router.get('/threads/:id/search', async (request, response) => {
+    const userId = principalOf(response).userId;
+    const thread = await ownThread(deps, request.params.id, userId);
+    response.json(await page({ ownerId: userId, threadId: thread.id, request }));
+  });
+
+  return router;
+}
