@@ -19,13 +19,18 @@ import { loadThreadContext } from '../src/db/load-thread-context';
 import { createDatabase, type Database } from '../src/db/prisma-client';
 import { createSearchRepository } from '../src/db/search-repository';
 import { deploymentTools } from '../src/tools';
-import { startServices } from './support/stack';
+import { startPostgres, stopOnSignals, type PostgresServices } from './support/stack';
 import { distribution, quantile as quantileOf, round } from './support/stats';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../shared/data/locomo/locomo-dev.json');
 const LARGE_THREAD_MESSAGES = 10_000;
 const WINDOW_TOKENS = 16_000;
+/** `BENCH_QUICK=1`: every ranking figure in full, the packs on every QUICK_PACK_EVERY-th question, fewer large-thread searches. */
+const QUICK = process.env.BENCH_QUICK === '1';
+const QUICK_PACK_EVERY = 5;
+/** Searches on the 10,000-message thread (after 20 warm-up ones). */
+const LARGE_THREAD_SEARCHES = QUICK ? 150 : 500;
 
 interface Turn { diaId: string; role: 'user' | 'assistant'; content: string; at: Date }
 interface Question { question: string; evidence: string[]; category: number }
@@ -93,18 +98,20 @@ async function foldedState(client: pg.Client, threadId: string, turns: readonly 
     window.map((turn) => settings.counter.countMessage({ role: turn.role, content: turn.content })), settings.counter.encoding]);
 }
 
-interface Tally { questions: number; at5: number; at10: number; at20: number; packRecall: number; packWindow: number; packLangChain: number }
+interface Tally { questions: number; at5: number; at10: number; at20: number; packQuestions: number; packRecall: number; packWindow: number; langchainQuestions: number; packLangChain: number }
 
-async function measureConversation(input: { db: Database; client: pg.Client; seeded: Seeded; settings: ContextSettings; keepMessages: number; triggerTokens: number; latencies: number[] }): Promise<Tally> {
+const emptyTally = (): Tally => ({ questions: 0, at5: 0, at10: 0, at20: 0, packQuestions: 0, packRecall: 0, packWindow: 0, langchainQuestions: 0, packLangChain: 0 });
+
+async function measureConversation(input: { db: Database; client: pg.Client; seeded: Seeded; settings: ContextSettings; keepMessages: number; triggerTokens: number; latencies: number[]; byCategory: Map<number, { questions: number; at10: number }> }): Promise<Tally> {
   const { db, client, seeded, settings } = input;
   const search = createSearchRepository(db);
   const { threadId, conversation, seqOf } = seeded;
   const textOf = new Map(conversation.turns.map((turn) => [turn.diaId, turn.content]));
   const tools = createToolRegistry(deploymentTools()).definitions();
   const { langchainKeptTexts } = await loadLangChainPack();
-  const tally: Tally = { questions: 0, at5: 0, at10: 0, at20: 0, packRecall: 0, packWindow: 0, packLangChain: 0 };
+  const tally = emptyTally();
   const nextSeq = conversation.turns.length + 1;
-  for (const question of conversation.questions) {
+  for (const [index, question] of conversation.questions.entries()) {
     const evidence = question.evidence.map((id) => seqOf.get(id)).filter((seq): seq is number => seq !== undefined);
     if (evidence.length === 0) continue;
     tally.questions += 1;
@@ -115,6 +122,11 @@ async function measureConversation(input: { db: Database; client: pg.Client; see
     if (rankOf(5)) tally.at5 += 1;
     if (rankOf(10)) tally.at10 += 1;
     if (rankOf(20)) tally.at20 += 1;
+    const category = input.byCategory.get(question.category) ?? { questions: 0, at10: 0 };
+    category.questions += 1;
+    if (rankOf(10)) category.at10 += 1;
+    input.byCategory.set(question.category, category);
+    if (QUICK && index % QUICK_PACK_EVERY !== 0) continue;
 
     // The pack at the end of the conversation with the question as the next user message.
     await client.query(`INSERT INTO context_entries (thread_id, seq, role, content, tokens, encoding) VALUES ($1, $2, 'user', $3, $4, $5)`,
@@ -125,9 +137,11 @@ async function measureConversation(input: { db: Database; client: pg.Client; see
     const holds = (texts: readonly string[]) => question.evidence.some((id) => texts.some((text) => text.includes(textOf.get(id) ?? '\u0000')));
     const withRecall = buildTurnPack(context, settings, tools).pack.messages.map((message) => message.content);
     const withoutRecall = buildTurnPack(context, { ...settings, recallTokens: 0 }, tools).pack.messages.map((message) => message.content);
+    tally.packQuestions += 1;
     if (holds(withRecall)) tally.packRecall += 1;
     if (holds(withoutRecall)) tally.packWindow += 1;
     const kept = await langchainKeptTexts({ systemPrompt: settings.systemPrefix, turns: conversation.turns, question: question.question, triggerTokens: input.triggerTokens });
+    tally.langchainQuestions += 1;
     if (holds(kept)) tally.packLangChain += 1;
   }
   return tally;
@@ -139,7 +153,10 @@ async function loadLangChainPack(): Promise<{ langchainKeptTexts: (input: { syst
   return import(specifier) as Promise<{ langchainKeptTexts: (input: { systemPrompt: string; turns: Turn[]; question: string; triggerTokens: number }) => Promise<string[]> }>;
 }
 
-/** The 10,000-message thread: LoCoMo's turns over and over; every question of every conversation is asked of it. */
+/**
+ * The 10,000-message thread: LoCoMo's turns over and over; LARGE_THREAD_SEARCHES questions spread over all the
+ * conversations (after 20 warm-up ones) are asked of it.
+ */
 async function largeThreadLatency(input: { db: Database; client: pg.Client; conversations: Conversation[] }): Promise<number[]> {
   const all = input.conversations.flatMap((conversation) => conversation.turns);
   const turns = Array.from({ length: LARGE_THREAD_MESSAGES }, (_, index) => all[index % all.length] as Turn);
@@ -148,7 +165,9 @@ async function largeThreadLatency(input: { db: Database; client: pg.Client; conv
   await input.client.query('ANALYZE messages');
   const search = createSearchRepository(input.db);
   const latencies: number[] = [];
-  const questions = input.conversations.flatMap((conversation) => conversation.questions);
+  const asked = input.conversations.flatMap((conversation) => conversation.questions);
+  const stride = Math.max(1, Math.floor(asked.length / (LARGE_THREAD_SEARCHES + 20)));
+  const questions = asked.filter((_, index) => index % stride === 0).slice(0, LARGE_THREAD_SEARCHES + 20);
   for (const [index, question] of questions.entries()) {
     const started = performance.now();
     await search.searchForModel({ threadId, query: question.question, limit: 10 });
@@ -157,22 +176,39 @@ async function largeThreadLatency(input: { db: Database; client: pg.Client; conv
   return latencies;
 }
 
-function line(name: string, value: number, target?: { op: '>=' | '<=' | '<'; value: number }, digits = 3): string {
-  const shown = value.toFixed(digits);
-  if (!target) return `${name.padEnd(52)} ${shown.padStart(8)}`;
+function line(name: string, value: number, target?: { op: '>=' | '<=' | '<'; value: number }, digits = 3, note?: string): string {
+  const shown = Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+  const tail = note ? `  (${note})` : '';
+  if (!target) return `${name.padEnd(64)} ${shown.padStart(8)}${tail}`;
   const met = target.op === '>=' ? value >= target.value : target.op === '<=' ? value <= target.value : value < target.value;
-  return `${name.padEnd(52)} ${shown.padStart(8)}  target ${target.op} ${target.value}  ${met ? 'met' : 'MISSED'}`;
+  return `${name.padEnd(64)} ${shown.padStart(8)}  target ${target.op} ${target.value}  ${met ? 'met' : 'MISSED'}${tail}`;
 }
 
-async function main(): Promise<void> {
-  const conversations = await loadLocomo();
-  log(`${conversations.length} conversations, ${conversations.reduce((sum, c) => sum + c.turns.length, 0)} turns from ${LOCOMO_PATH}`);
-  const services = await startServices();
+/** Figures of one run, for the table. */
+interface Run {
+  conversations: Conversation[];
+  settings: ContextSettings;
+  keepMessages: number;
+  total: Tally;
+  byCategory: Map<number, { questions: number; at10: number }>;
+  largest: { messages: number; latencies: number[] };
+  large: number[];
+  packQuestions: number;
+  langchainQuestions: number;
+}
+
+async function measure(services: PostgresServices, conversations: Conversation[]): Promise<Run> {
+  let phase = performance.now();
+  const lap = (what: string): void => {
+    log(`${what} (${((performance.now() - phase) / 1000).toFixed(1)} s)`);
+    phase = performance.now();
+  };
   const databaseUrl = await services.createDatabase('recall');
   const db = createDatabase({ url: databaseUrl, poolSize: 4 });
   const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
   try {
+    await client.connect();
+    lap('database migrated');
     const env = loadEnv({ NODE_ENV: 'test', CONTEXT_MAX_INPUT_TOKENS: String(WINDOW_TOKENS) });
     const settings = contextSettingsFromEnv(env);
     const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
@@ -186,38 +222,72 @@ async function main(): Promise<void> {
       seeded.push({ conversation, threadId, seqOf: new Map(conversation.turns.map((turn, index) => [turn.diaId, index + 1])) });
     }
     await client.query('ANALYZE');
-    const total: Tally = { questions: 0, at5: 0, at10: 0, at20: 0, packRecall: 0, packWindow: 0, packLangChain: 0 };
+    lap('conversations seeded');
+    const total = emptyTally();
+    const byCategory = new Map<number, { questions: number; at10: number }>();
     const largest = seeded.reduce((best, item) => (item.conversation.turns.length > best.conversation.turns.length ? item : best));
     let largestLatencies: number[] = [];
     for (const item of seeded) {
       const latencies: number[] = [];
-      const tally = await measureConversation({ db, client, seeded: item, settings, keepMessages, triggerTokens, latencies });
+      const tally = await measureConversation({ db, client, seeded: item, settings, keepMessages, triggerTokens, latencies, byCategory });
       if (item === largest) largestLatencies = latencies;
       for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key];
-      log(`${item.conversation.id}: ${tally.questions} questions, recall@10 ${round(tally.at10 / tally.questions, 3)}`);
+      lap(`${item.conversation.id}: ${tally.questions} questions, recall@10 ${round(tally.at10 / tally.questions, 3)}`);
     }
     const large = await largeThreadLatency({ db, client, conversations });
-    const n = total.questions;
-    const small = distribution(largestLatencies);
-    const big = distribution(large);
-    const lines = [
-      `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.length} conversations, ${n} questions (categories 1-4); pack at a ${WINDOW_TOKENS}-token window (budget ${settings.budget}, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens})`,
-      line('recall@5', total.at5 / n),
-      line('recall@10', total.at10 / n, { op: '>=', value: 0.75 }),
-      line('recall@20', total.at20 / n),
-      line('evidence in the pack, with auto-recall', total.packRecall / n, { op: '>=', value: 0.6 }),
-      line('evidence in the pack, without auto-recall (window + pins)', total.packWindow / n),
-      line('evidence in the pack, LangChain summarizationMiddleware', total.packLangChain / n),
-      line(`search p50 ms, largest thread (${largest.conversation.turns.length} messages)`, small.p50, undefined, 2),
-      line('search p95 ms, largest thread', quantileOf(largestLatencies, 0.95), undefined, 2),
-      line(`search p50 ms, ${LARGE_THREAD_MESSAGES}-message thread`, big.p50, undefined, 2),
-      line(`search p95 ms, ${LARGE_THREAD_MESSAGES}-message thread`, quantileOf(large, 0.95), { op: '<=', value: 20 }, 2),
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    lap(`${LARGE_THREAD_MESSAGES}-message thread: ${large.length} searches`);
+    return {
+      conversations, settings, keepMessages, total, byCategory, large,
+      largest: { messages: largest.conversation.turns.length, latencies: largestLatencies },
+      packQuestions: total.packQuestions, langchainQuestions: total.langchainQuestions,
+    };
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
     await db.$disconnect();
-    await services.stop();
+  }
+}
+
+const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+
+function table(run: Run): string[] {
+  const { total, settings } = run;
+  const n = total.questions;
+  const small = distribution(run.largest.latencies);
+  const big = distribution(run.large);
+  const lines = [
+    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${run.conversations.length} conversations, ${n} questions (categories 1-4)${QUICK ? ' — BENCH_QUICK: packs on every ' + QUICK_PACK_EVERY + 'th question, fewer searches on the large thread' : ''}`,
+    `pack at a ${WINDOW_TOKENS}-token window: budget ${settings.budget}, keep ${run.keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}`,
+    line('recall@5 (distinct ranked turns)', total.at5 / n, undefined, 3, 'BM25 reference 0.551'),
+    line('recall@10 (distinct ranked turns)', total.at10 / n, { op: '>=', value: 0.75 }, 3, 'BM25 reference 0.632'),
+    line('recall@20 (distinct ranked turns)', total.at20 / n, undefined, 3, 'BM25 reference 0.682'),
+    ...[...run.byCategory.entries()].sort(([a], [b]) => a - b).map(([category, figures]) =>
+      line(`  recall@10, category ${category} ${CATEGORY_NAMES[category] ?? ''} (${figures.questions})`, figures.at10 / figures.questions)),
+    line(`(a) evidence in the pack, with auto-recall (${run.packQuestions} q)`, total.packRecall / run.packQuestions, { op: '>=', value: 0.6 }),
+    line('(b) evidence in the pack, without auto-recall (window + pins)', total.packWindow / run.packQuestions, undefined, 3, 'reported; expected < 0.05'),
+    line(`(c) evidence in LangChain summarizationMiddleware's pack (${run.langchainQuestions} q)`, total.packLangChain / run.langchainQuestions),
+    line(`search p50 ms, largest thread (${run.largest.messages} messages)`, small.p50, undefined, 2),
+    line('search p95 ms, largest thread', quantileOf(run.largest.latencies, 0.95), undefined, 2),
+    line(`search p50 ms, ${LARGE_THREAD_MESSAGES}-message thread (${run.large.length} searches)`, big.p50, undefined, 2),
+    line(`search p95 ms, ${LARGE_THREAD_MESSAGES}-message thread`, quantileOf(run.large, 0.95), { op: '<=', value: 20 }, 2),
+  ];
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const conversations = await loadLocomo();
+  log(`${conversations.length} conversations, ${conversations.reduce((sum, c) => sum + c.turns.length, 0)} turns from ${LOCOMO_PATH}${QUICK ? ' (BENCH_QUICK)' : ''}`);
+  const services = await startPostgres();
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= services.stop());
+  const removeHandlers = stopOnSignals(stop, log);
+  try {
+    const run = await measure(services, conversations);
+    process.stdout.write(`${table(run).join('\n')}\n`);
+  } finally {
+    await stop();
+    removeHandlers();
+    log(`services stopped; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
   }
 }
 

@@ -22,32 +22,81 @@ export interface Services {
   stop(): Promise<void>;
 }
 
+/** Only an embedded Postgres (benchmarks that need no Redis), in a temporary directory. */
+export type PostgresServices = Omit<Services, 'redis'>;
+
+/** A fresh database named `prefix_<random>` on `serverUrl`, migrated. */
+async function createMigratedDatabase(serverUrl: string, prefix: string): Promise<string> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.join(ROOT, 'prisma/migrations'), log: silent });
+  return url.toString();
+}
+
+export async function startPostgres(): Promise<PostgresServices> {
+  const root = await makeServiceTempDir('chat-bench-');
+  try {
+    const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
+    return {
+      postgres,
+      createDatabase: (prefix) => createMigratedDatabase(postgres.url, prefix),
+      async stop() {
+        await postgres.stop();
+        await rm(root, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
 export async function startServices(): Promise<Services> {
   const root = await makeServiceTempDir('chat-bench-');
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
-  const redis = await startEmbeddedRedis({ dataDir: path.join(root, 'redis'), persist: false });
+  let redis: EmbeddedRedis;
+  try {
+    redis = await startEmbeddedRedis({ dataDir: path.join(root, 'redis'), persist: false });
+  } catch (error) {
+    await postgres.stop();
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
   return {
     postgres, redis,
-    async createDatabase(prefix) {
-      const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: postgres.url });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE "${name}"`);
-      } finally {
-        await admin.end();
-      }
-      const url = new URL(postgres.url);
-      url.pathname = `/${name}`;
-      await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.join(ROOT, 'prisma/migrations'), log: silent });
-      return url.toString();
-    },
+    createDatabase: (prefix) => createMigratedDatabase(postgres.url, prefix),
     async stop() {
       await redis.stop();
       await postgres.stop();
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Stops what `stop` stops when the process is told to end (Ctrl-C, SIGTERM, a closed terminal), then exits with
+ * 128 + the signal's number. The services run in their own process groups, so nothing else would stop them.
+ * Returns a function that removes the handlers.
+ */
+export function stopOnSignals(stop: () => Promise<void>, log: (message: string) => void): () => void {
+  const codes: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+  const handlers = Object.entries(codes).map(([signal, code]) => {
+    const handler = (): void => {
+      log(`${signal}: stopping the services this run started`);
+      stop().catch((error: unknown) => log(`stopping failed: ${String(error)}`)).finally(() => process.exit(code));
+    };
+    process.once(signal, handler);
+    return () => process.removeListener(signal, handler);
+  });
+  return () => handlers.forEach((remove) => remove());
 }
 
 export interface BenchApp {
