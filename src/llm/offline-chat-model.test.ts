@@ -108,7 +108,7 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
     ]);
     const window = [message('user', 'Book the museum tickets.', { seq: 18 }), message('assistant', '[offline model] You said: "Book the museum tickets."', { seq: 19 })];
     const result = await ask('What was my budget?', [summary, slot, ...window]);
-    expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier in this conversation\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
+    expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
     // The question itself is not restated, nor the summary's identifiers: the quote is the answer.
     expect(result.text).not.toContain('You said');
     expect(result.text).toContain('including a summary of earlier messages');
@@ -123,10 +123,10 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
       message('user', 'Actually the hotel moved to Baixa.', { seq: 17 }),
       message('assistant', 'Noted.', { seq: 18 }),
     ];
-    const hotel = await ask('Remind me where the hotel is.', [summary, slot, ...window]);
-    expect(hotel.text).toContain('[#17] (you, in my recent window) says: "Actually the hotel moved to Baixa."');
+    const hotel = await ask('Please remind me where the hotel is.', [summary, slot, ...window]);
+    expect(hotel.text).toContain('[#17] (you, in my window) says: "Actually the hotel moved to Baixa."');
     const vault = await ask('What was the vault code I gave you?', [summary, slot, ...window]);
-    expect(vault.text).toContain('[#2] (you, recalled from earlier in this conversation) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."');
+    expect(vault.text).toContain('[#2] (you, recalled from earlier) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."');
   });
 
   it('restates as before when the message is no question about the past, or nothing in the context answers it', async () => {

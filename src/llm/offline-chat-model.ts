@@ -237,7 +237,7 @@ function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefi
   // Asked about something said earlier: quote the message of the context that answers it, instead of the question.
   const recalled = bestRecalledAnswer(messages, lastUser);
   const said = recalled
-    ? `[#${recalled.seq}] (${recalled.role === 'user' ? 'you' : recalled.role}, ${recalled.source === 'recalled' ? 'recalled from earlier in this conversation' : 'in my recent window'}) says: "${quote(recalled.text, QUOTE_CHARS)}".`
+    ? `[#${recalled.seq}] (${recalled.role === 'user' ? 'you' : recalled.role}, ${recalled.source === 'recalled' ? 'recalled from earlier' : 'in my window'}) says: "${quote(recalled.text, QUOTE_CHARS)}".`
     : lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
   const parts = [
     `[offline model] ${said}`,

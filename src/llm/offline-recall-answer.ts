@@ -21,6 +21,8 @@ export interface QuotableMessage {
 const OFFLINE_PREFIX = '[offline model]';
 const RECALLED_LINE = /^\[#(\d+) · (\w+) · [^\]]*\] ?(.*)$/;
 const QUESTION_START = /^\s*(?:what|which|when|where|who|whom|whose|how|why|did|do|does|was|were|is|are|can|could|remind|recall|tell me|have i|had i)\b/i;
+/** Asking about the past in a sentence that is not phrased as a question: "Please remind me what my budget was." */
+const ASKS_TO_RECALL = /\b(?:remind me|do you remember|recall)\b/i;
 const STOP_WORDS = new Set((
   'a an the and or but if then so of to in on at by for with from about as into over under again is are was were be been being am '
   + 'do does did doing have has had having i me my mine myself we our ours you your yours he him his she her it its they them their '
@@ -76,7 +78,7 @@ function windowMessages(messages: readonly BaseMessage[], question: BaseMessage)
  * beat answers, and the later message wins a tie (a budget said twice: the newest figure).
  */
 export function bestRecalledAnswer(messages: readonly BaseMessage[], question: BaseMessage | undefined): QuotableMessage | null {
-  if (!question || !(question.text.includes('?') || QUESTION_START.test(question.text))) return null;
+  if (!question || !(question.text.includes('?') || QUESTION_START.test(question.text) || ASKS_TO_RECALL.test(question.text))) return null;
   const wanted = contentTerms(question.text);
   if (wanted.size === 0) return null;
   const needed = Math.max(1, Math.ceil(wanted.size / 2));

@@ -36,7 +36,7 @@ describe('the offline model answers from recall', () => {
 
     const asked = await send(thread.id, 'What was my budget?');
     const answer = asked.messages.at(-1)!;
-    expect(answer.content).toMatch(/^\[offline model\] \[#1\] \(you, recalled from earlier in this conversation\) says: "Our budget for the Lisbon week is 2400 EUR, flights included\."/);
+    expect(answer.content).toMatch(/^\[offline model\] \[#1\] \(you, recalled from earlier\) says: "Our budget for the Lisbon week is 2400 EUR, flights included\."/);
     // It came through auto-recall: the answer's manifest lists #1 as recalled, not in its window.
     const seen = await get<MessageContextDto>(`/api/threads/${thread.id}/messages/${answer.id}/context`);
     expect(seen.recalledSeqs).toContain(1);
@@ -52,7 +52,7 @@ describe('the offline model answers from recall', () => {
     await send(thread.id, 'The hotel should be near Alfama.');
     await send(thread.id, 'I like walking tours.');
     const hotel = (await send(thread.id, 'Remind me where the hotel should be?')).messages.at(-1)?.content;
-    expect(hotel).toMatch(/^\[offline model\] \[#1\] \(you, in my recent window\) says: "The hotel should be near Alfama\."/);
+    expect(hotel).toMatch(/^\[offline model\] \[#1\] \(you, in my window\) says: "The hotel should be near Alfama\."/);
     const unknown = (await send(thread.id, 'What is the weather in Porto?')).messages.at(-1)?.content;
     expect(unknown).toContain('You said: "What is the weather in Porto?"');
   }, 120_000);
