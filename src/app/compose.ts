@@ -26,6 +26,8 @@ import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
+import { createEstimateCorrection, type EstimateCorrection } from '../core/context';
+import type { TokenEstimateDto } from '../shared/admin-api';
 import { assertThreadRoom } from '../db/thread-quota';
 import { createSearchRepository } from '../db/search-repository';
 import { checkSearchLanguage } from '../db/search-settings';
@@ -117,6 +119,13 @@ export interface Application {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Past this the estimate is considered broken, not corrected: 1.5 covers the tokenizers of common open models. */
+const ESTIMATE_MAX_FACTOR = 1.5;
+
+function tokenEstimateOf(correction: EstimateCorrection | undefined, maxFactor: number): TokenEstimateDto {
+  return { model: correction?.model ?? '', factor: correction?.factor ?? 1, maxFactor, observedRatio: correction?.observedRatio ?? null, samples: correction?.samples ?? 0 };
+}
+
 /** The composition root: the one place where adapters are wired to the core. */
 export async function createApplication(options: ApplicationOptions): Promise<Application> {
   const { env, log, mode, tuning = {} } = options;
@@ -149,6 +158,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     chatReasoning: settings.profile.reasoning,
     timeoutMs: env.TURN_TIMEOUT_MS,
   });
+  // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
+  settings.correction = createEstimateCorrection({ model: models.label.model, maxFactor: ESTIMATE_MAX_FACTOR });
+  const callHistory = createModelCallHistory(db);
+  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported);
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
@@ -320,7 +333,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
-      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: createModelCallHistory(db),
+      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: callHistory,
+      tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
     },
   };

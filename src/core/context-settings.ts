@@ -5,7 +5,7 @@ import { parseTriggerPolicy } from './context';
 import type { TokenCounter } from './context';
 import type { ContextState } from './context';
 import type { ThreadContext } from './domain';
-import { upperBoundTextTokens } from './context';
+import { correctedBudget, shouldFold, upperBoundTextTokens, type EstimateCorrection, type FoldDecision } from './context';
 import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './memory/summary-withdrawn';
 
 /** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
@@ -27,6 +27,26 @@ export interface ContextSettings {
   counter: TokenCounter;
   /** RECALL_TOKENS: the auto-recall slot of every pack (default derived from the budget; 0 turns it off). */
   recallTokens: number;
+  /**
+   * The chat model's correction of our prompt estimate from reported usage (>= 1): the budget guard and the trigger
+   * apply it. Absent: estimates are taken as they are.
+   */
+  correction?: EstimateCorrection;
+}
+
+/** The factor every prompt estimate of the chat model is multiplied by (1 without a correction). */
+export function estimateFactor(settings: Pick<ContextSettings, 'correction'>): number {
+  return settings.correction?.factor ?? 1;
+}
+
+/** The pack budget after the correction: a pack within it is within `settings.budget` as the provider counts. */
+export function packBudget(settings: Pick<ContextSettings, 'budget' | 'correction'>): number {
+  return correctedBudget(settings.budget, estimateFactor(settings));
+}
+
+/** Whether the thread's window should be folded now, with its own trigger and the model's estimate correction. */
+export function foldDecisionFor(context: ThreadContext, settings: ContextSettings): FoldDecision {
+  return shouldFold(contextStateOf(context), policiesFor(context, settings).trigger, settings.profile, estimateFactor(settings));
 }
 
 /**

@@ -8,6 +8,8 @@ export interface ModelCallHistory {
    * within the page, with the cursor of the page before them.
    */
   listForThread(input: { threadId: string; before?: string; limit: number }): Promise<ModelCallListDto>;
+  /** The newest `limit` chat calls of `model` with a usage report: estimated and reported prompt tokens, oldest first. */
+  recentPromptCounts(input: { model: string; limit: number }): Promise<{ estimated: number; reported: number }[]>;
 }
 
 interface CallRow {
@@ -57,6 +59,17 @@ function toPoint(row: CallRow): ModelCallPointDto {
  */
 export function createModelCallHistory(db: Database): ModelCallHistory {
   return {
+    async recentPromptCounts({ model, limit }) {
+      const rows = await db.$queryRaw<{ estimated: number; reported: number }[]>`
+        SELECT estimated, reported FROM (
+          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at
+          FROM model_calls
+          WHERE model = ${model} AND purpose = 'chat' AND reported_prompt_tokens > 0 AND error IS NULL
+          ORDER BY created_at DESC LIMIT ${limit}
+        ) recent ORDER BY created_at`;
+      return rows;
+    },
+
     async listForThread({ threadId, before, limit }) {
       const cursor = before ? decodeCursor(before) : null;
       const rows = await db.$queryRaw<CallRow[]>`

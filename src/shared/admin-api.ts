@@ -137,6 +137,18 @@ export interface AdminSessionDto {
   expiresAt: string;
 }
 
+/** The chat model's prompt-token estimate against the provider's counts (`GET /api/admin/token-estimate`). */
+export interface TokenEstimateDto {
+  model: string;
+  /** Multiplier applied to our estimates by the budget guard and the trigger (>= 1, at most maxFactor). */
+  factor: number;
+  maxFactor: number;
+  /** Provider-reported ÷ estimated prompt tokens, a weighted mean over recent chat calls; null before any report. */
+  observedRatio: number | null;
+  /** Chat calls with a usage report taken into account (since this process started, seeded from the stored calls). */
+  samples: number;
+}
+
 /** One tool as admins see it (`GET /api/admin/tools`). */
 export interface AdminToolDto {
   name: string;

@@ -32,6 +32,8 @@ test.describe('admin console', () => {
     await expect(page.getByRole('link', { name: 'Open the jobs dashboard' })).toHaveAttribute('href', '/admin/jobs');
     const table = page.getByRole('table', { name: 'Threads' });
     await expect(table.getByRole('link', { name: 'Unrelated chat' })).toBeVisible();
+    // Our token estimate against the provider's count, and the correction the budget guard applies.
+    await expect(page.getByLabel('Estimate correction')).toContainText(/our estimate|estimates are used as they are/);
     // Every tool the model may be offered, with where it comes from.
     const tools = page.getByRole('table', { name: 'Tools' });
     await expect(tools.getByRole('row').filter({ hasText: 'analyze_thread' })).toContainText('built-in');

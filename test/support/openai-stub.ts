@@ -55,6 +55,11 @@ export interface OpenAIStubOptions {
    * strict user/assistant alternation, no `tool` role when no tools are offered (see validateStrictTemplate).
    */
   strictTemplate?: boolean;
+  /**
+   * A model whose tokenizer counts prompts higher (or lower) than OpenAI's rules: the published count is multiplied
+   * by this (usage, the context-length check). Default 1.
+   */
+  promptTokenScale?: number;
 }
 
 export interface OpenAIStub {
@@ -184,7 +189,9 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   }
   const rejection = validateChatRequest(parsed) ?? (options.strictTemplate ? validateStrictTemplate(parsed) : null);
   const body = parsed as StubRequestBody;
-  const promptTokens = rejection || options.countPromptTokens === false ? 0 : publishedPromptTokens({ model: body.model, messages: body.messages, tools: body.tools ?? [] });
+  const promptTokens = rejection || options.countPromptTokens === false
+    ? 0
+    : Math.round(publishedPromptTokens({ model: body.model, messages: body.messages, tools: body.tools ?? [] }) * (options.promptTokenScale ?? 1));
   const record: StubRequest = {
     index: state.requests.length,
     receivedAt: Date.now(),

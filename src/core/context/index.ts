@@ -19,6 +19,8 @@ export { parseKeepPolicy } from './parse-keep-policy';
 export { FOLD_HEADROOM, validatePolicies } from './validate-policies';
 export type { PolicySettings, ValidatedPolicies } from './validate-policies';
 export { shouldFold, visibleWindow } from './should-fold';
+export { correctedBudget, createEstimateCorrection } from './estimate-correction';
+export type { EstimateCorrection, EstimateCorrectionOptions } from './estimate-correction';
 export type { FoldDecision } from './should-fold';
 export { groupExchangeBlocks } from './group-exchange-blocks';
 export { expandPinToExchange } from './expand-pin-to-exchange';

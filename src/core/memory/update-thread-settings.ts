@@ -1,5 +1,5 @@
-import { formatCondition, formatTriggerPolicy, parseKeepPolicy, parseTriggerPolicy, shouldFold, validatePolicies } from '../context';
-import { contextStateOf, policiesFor } from '../context-settings';
+import { formatCondition, formatTriggerPolicy, parseKeepPolicy, parseTriggerPolicy, validatePolicies } from '../context';
+import { foldDecisionFor } from '../context-settings';
 import type { MemoryMode } from '../context';
 import type { Thread, ThreadSettings } from '../domain';
 import { toThreadDto } from '../dto';
@@ -123,7 +123,7 @@ export async function updateThreadSettings(input: { actor: MemoryActor; threadId
 async function enqueueFoldIfDue(threadId: string, deps: MemoryDeps): Promise<void> {
   const context = await deps.turns.loadContext(threadId);
   if (!context) return;
-  const decision = shouldFold(contextStateOf(context), policiesFor(context, deps.settings).trigger, deps.settings.profile);
+  const decision = foldDecisionFor(context, deps.settings);
   if (!decision.fold) return;
   await deps.jobs.enqueueFold(threadId, 'settings changed').catch((error: unknown) => deps.log.warn({ err: error, threadId }, 'could not enqueue a fold; the sweeper will'));
 }

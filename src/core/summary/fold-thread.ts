@@ -1,7 +1,7 @@
 import { checkRetention, filterCitations } from '../context';
 import { planFold } from '../context';
 import { shouldFold } from '../context';
-import { contextStateOf, policiesFor, type ContextSettings } from '../context-settings';
+import { contextStateOf, estimateFactor, policiesFor, type ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor } from './summarize-entries';
 import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
@@ -40,7 +40,7 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
     // A forget withdrew the summary: its rebuild from the transcript comes first (folding onto the note would lose it).
     if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'the summary is being rebuilt' };
     const { trigger, keep } = policiesFor(context, settings);
-    if (!input.force && !shouldFold(state, trigger, settings.profile).fold) return { status: 'skipped', reason: 'trigger not reached' };
+    if (!input.force && !shouldFold(state, trigger, settings.profile, estimateFactor(settings)).fold) return { status: 'skipped', reason: 'trigger not reached' };
     const plan = planFold({ window: state.window, keep, profile: settings.profile });
     const folded = plan.folded;
     const last = folded.at(-1);

@@ -1,5 +1,5 @@
 import { buildContextPack, shortenOldToolArguments, type ContextPack, type ToolCall } from '../context';
-import { contextStateOf, recallTokensFor, type ContextSettings } from '../context-settings';
+import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import { isModelCallError } from '../model-call-error';
@@ -52,7 +52,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
   const moved = state.window.filter((entry) => lastSeqs.includes(entry.seq));
   const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
   const pack = buildContextPack({
-    systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: settings.budget - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
     ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
   });
@@ -95,6 +95,8 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
         messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta),
         ...(input.tools.length > 0 ? { tools: input.tools } : {}),
       });
+      // The provider's count of this very prompt teaches the model's estimate correction.
+      if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens);
       const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
       const toolCalls = [
         ...result.toolCalls,

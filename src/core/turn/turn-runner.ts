@@ -1,5 +1,4 @@
-import { shouldFold } from '../context';
-import { contextStateOf, policiesFor, type ContextSettings } from '../context-settings';
+import { foldDecisionFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
@@ -236,8 +235,7 @@ export class TurnRunner {
 
   private maybeEnqueueFold(context: ThreadContext): void {
     const { settings, folds, log } = this.options;
-    const { trigger } = policiesFor(context, settings);
-    const decision = shouldFold(contextStateOf(context), trigger, settings.profile);
+    const decision = foldDecisionFor(context, settings);
     if (!decision.fold) return;
     const threadId = context.thread.id;
     // Never awaited by the turn: with Redis down the enqueue fails fast and the sweeper catches up later.

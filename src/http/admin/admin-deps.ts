@@ -1,7 +1,7 @@
 import type { AdminThreadStore, AuditStore, FoldLagPolicy, FoldQueue, RebuildQueue, SummaryStore } from '../../core/ports';
 import type { ModelCallHistory } from '../../db/model-call-history';
 import type { QueueRegistry } from '../../jobs/queue-registry';
-import type { AdminToolListDto } from '../../shared/admin-api';
+import type { AdminToolListDto, TokenEstimateDto } from '../../shared/admin-api';
 import type { AdminAuth } from './admin-auth';
 
 /** What the admin routes are given by the composition root (part of HttpDeps). */
@@ -16,6 +16,8 @@ export interface AdminHttpDeps {
   foldLagPolicy: FoldLagPolicy;
   /** Per-call token records for the admin chart. */
   modelCalls: ModelCallHistory;
+  /** The chat model's estimate correction (GET /api/admin/token-estimate). */
+  tokenEstimate: () => TokenEstimateDto;
   /** Every tool with its source, mode and its MCP server's state (GET /api/admin/tools). */
   tools: () => AdminToolListDto;
 }

@@ -6,13 +6,17 @@ import { parseOrThrow } from '../request-schemas';
 import { auditQuery } from './admin-request-schemas';
 import { onQueue } from './on-queue';
 
-/** Queue counts, the tools and the audit trail. */
+/** Queue counts, the token estimate's correction, the tools and the audit trail. */
 export function adminOpsRoutes(deps: HttpDeps): Router {
   const router = Router();
 
   router.get('/admin/queues', async (_request, response) => {
     const body: QueueListDto = { queues: await onQueue(() => deps.admin.queues.counts()) };
     response.json(body);
+  });
+
+  router.get('/admin/token-estimate', (_request, response) => {
+    response.json(deps.admin.tokenEstimate());
   });
 
   router.get('/admin/tools', (_request, response) => {

@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { toAdminThreadDto, toRevisionDtos, toRevisionInfoDto } from '../../core/admin-dto';
-import { shouldFold } from '../../core/context';
-import { contextStateOf, policiesFor } from '../../core/context-settings';
+import { foldDecisionFor } from '../../core/context-settings';
 import { toThreadDto } from '../../core/dto';
 import { AppError } from '../../core/errors';
 import { updateThreadSettings } from '../../core/memory';
@@ -30,7 +29,7 @@ async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThre
   ]);
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { thread } = context;
-  const decision = shouldFold(contextStateOf(context), policiesFor(context, deps.settings).trigger, deps.settings.profile);
+  const decision = foldDecisionFor(context, deps.settings);
   return {
     thread: { ...toThreadDto(thread), ownerId: thread.ownerId },
     context: {

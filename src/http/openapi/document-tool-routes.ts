@@ -11,6 +11,14 @@ const signatureHeaders = z.object({
   'x-tool-signature': z.string().describe('`sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` with TOOL_WEBHOOK_SECRET'),
 });
 
+const tokenEstimateDto = z.object({
+  model: z.string(),
+  factor: z.number().min(1),
+  maxFactor: z.number().min(1),
+  observedRatio: z.number().nullable(),
+  samples: z.number().int().nonnegative(),
+});
+
 const adminToolListDto = z.object({
   tools: z.array(z.object({
     name: z.string(), description: z.string(), source: z.enum(['built-in', 'mcp', 'external']),
@@ -26,6 +34,12 @@ const adminToolListDto = z.object({
 
 /** External runners' callbacks (signed, no bearer token) and the admin's tool list. */
 export function documentToolRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get', path: '/api/admin/token-estimate', tags: ['admin'], security: [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }],
+    summary: "The chat model's prompt-token estimate against the provider's reported counts, and the correction applied",
+    description: 'Each chat call with a usage report moves a weighted mean of reported ÷ estimated prompt tokens. Clamped to [1, maxFactor], it multiplies every estimate of the budget guard and the fold trigger: it only ever makes estimates larger.',
+    responses: { 200: json(tokenEstimateDto, 'The correction'), ...errors('UNAUTHORIZED') },
+  });
   registry.registerPath({
     method: 'get', path: '/api/admin/tools', tags: ['admin'], security: [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }],
     summary: 'Every tool with its source (built-in, MCP server, external runner), mode, schema cost and MCP server state',

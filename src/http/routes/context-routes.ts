@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
+import { packBudget } from '../../core/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { threadForActor } from '../../core/memory/thread-for-actor';
 import type { ContextPackDto, MessageContextDto } from '../../shared/api';
@@ -25,7 +26,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
       ...(message.seq !== undefined ? { seq: message.seq } : {}),
     })),
     tokens: pack.tokens,
-    budget: settings.budget - toolSchemaTokens,
+    budget: packBudget(settings) - toolSchemaTokens,
     omitted: pack.omitted,
     summary: summary && summary.revision > 0 ? { text: summary.text, tokens: summary.tokens, revision: summary.revision, coveredThroughSeq: summary.coveredThroughSeq } : null,
     window: {

@@ -3,8 +3,7 @@ import { AppError } from '../../core/errors';
 import { toThreadDto } from '../../core/dto';
 import type { ThreadDetailDto } from '../../shared/api';
 import type { ErrorBody } from '../../shared/errors';
-import { contextStateOf, policiesFor } from '../../core/context-settings';
-import { shouldFold } from '../../core/context';
+import { foldDecisionFor } from '../../core/context-settings';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { createThreadBody, listThreadsQuery, parseOrThrow, renameThreadBody, threadIdParams } from '../request-schemas';
@@ -45,7 +44,7 @@ export function threadRoutes(deps: HttpDeps): Router {
     const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
     const [messageCount, context] = await Promise.all([deps.threads.countMessages(thread.id), deps.turns.loadContext(thread.id)]);
     const windowTokens = context?.window.reduce((sum, entry) => sum + entry.tokens, 0) ?? 0;
-    const foldPending = context ? shouldFold(contextStateOf(context), policiesFor(context, deps.settings).trigger, deps.settings.profile).fold : false;
+    const foldPending = context ? foldDecisionFor(context, deps.settings).fold : false;
     const detail: ThreadDetailDto = {
       ...toThreadDto(thread),
       messageCount,

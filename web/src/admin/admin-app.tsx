@@ -6,6 +6,7 @@ import type { QueueListDto } from '../../../src/shared/admin-api';
 import { QueueHealth } from './queue-health';
 import { ThreadDetail } from './thread-detail';
 import { ThreadsTable } from './threads-table';
+import { TokenEstimate } from './token-estimate';
 import { ToolsPanel } from './tools-panel';
 
 type SignInState = 'checking' | 'signed-out' | 'signed-in';
@@ -84,7 +85,7 @@ export function AdminApp() {
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
       <QueueHealth queues={queues} error={queueError} onRefresh={() => void loadQueues()} />
-      {threadId ? <ThreadDetail threadId={threadId} /> : <><ThreadsTable /><ToolsPanel /></>}
+      {threadId ? <ThreadDetail threadId={threadId} /> : <><ThreadsTable /><TokenEstimate /><ToolsPanel /></>}
     </div>
   );
 }
