@@ -21,6 +21,7 @@ import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
+import { createForkRepository } from '../db/fork-repository';
 import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
@@ -268,9 +269,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     guestTokenTtlSeconds: env.GUEST_TOKEN_TTL, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
     ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
   });
+  const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
+  const forks = createForkRepository(db);
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens,
-    sendLimiter: sharedLimit('send', env.RATE_LIMIT_PER_MINUTE),
+    sendLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -301,7 +304,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: settings.pinnedMaxTokens,
+      pinnedMaxTokens: settings.pinnedMaxTokens, forks,
+    },
+    fork: {
+      threads, transcript, memory, forks, turns, settings, sendLimiter, log,
+      maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS,
+      // One call for every limit on new threads (a fork counts as one): the threads-per-user cap goes here.
+      guards: { beforeNewThread: async () => undefined },
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),

@@ -53,6 +53,8 @@ export interface Thread {
   version: number;
   lastFoldAt: Date | null;
   lastFoldError: string | null;
+  /** A fork: the thread it was branched from and the last seq it copied; null for a thread started afresh. */
+  forkedFrom: { threadId: string | null; seq: number } | null;
 }
 
 export type TurnKind = 'message' | 'retry' | 'follow-up' | 'regenerate';

@@ -44,6 +44,7 @@ export function toThreadDto(thread: Thread): ThreadDto {
       summaryPrompt: thread.settings.summaryPrompt ?? null,
     },
     memoryRebuilding: isSummaryWithdrawn(thread),
+    forkedFrom: thread.forkedFrom,
   };
 }
 

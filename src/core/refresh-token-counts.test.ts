@@ -14,6 +14,7 @@ function contextCountedWith(counter: typeof cl100k): ThreadContext {
       id: 't1', ownerId: 'u', title: 't', createdAt: new Date(0), updatedAt: new Date(0), lastActivityAt: new Date(0), lastSeq: 3,
       summary: { text: summaryText, tokens: counter.countText(summaryText), coveredThroughSeq: 1, revision: 1 }, summaryEncoding: counter.encoding,
       contextStartSeq: 1, memoryMode: 'summary', settings: {}, version: 1, lastFoldAt: null, lastFoldError: null,
+      forkedFrom: null,
     },
     window: [entry(2, 'user', 'Ünïcödé façade — 東京 and emojis 🎉🎉 matter for counts'), entry(3, 'assistant', 'function f(x) { return x ** 2; }')],
     pinned: [],

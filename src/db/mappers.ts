@@ -36,6 +36,8 @@ export function toThread(row: ThreadRow): Thread {
     version: row.version,
     lastFoldAt: row.lastFoldAt,
     lastFoldError: row.lastFoldError,
+    // A parent deleted since keeps the fork's seq (its thread id is then null).
+    forkedFrom: row.forkedFromSeq !== null && row.forkedFromSeq !== undefined ? { threadId: row.forkedFromThreadId ?? null, seq: row.forkedFromSeq } : null,
   };
 }
 

@@ -69,7 +69,10 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         FROM model_calls c
         LEFT JOIN system_prefixes p ON p.hash = c.system_prefix_hash
         LEFT JOIN summary_revisions r ON r.thread_id = c.thread_id AND r.revision = c.summary_revision
-        WHERE c.thread_id = ${threadId}::uuid AND c.message_id = ${messageId}::uuid AND c.purpose = 'chat'
+        -- An answer copied into a fork was produced in the thread it was first written in: its call is found by the
+        -- original's id (its seqs are the same in the fork, whose own messages are read below).
+        WHERE c.message_id = (SELECT coalesce(m.origin_message_id, m.id) FROM messages m WHERE m.id = ${messageId}::uuid AND m.thread_id = ${threadId}::uuid)
+          AND c.purpose = 'chat'
         ORDER BY c.created_at DESC
         LIMIT 1`;
       const call = rows[0];

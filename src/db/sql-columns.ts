@@ -18,7 +18,7 @@ export const THREAD_COLUMNS = Prisma.raw(`id, owner_id AS "ownerId", title, crea
   summary_encoding AS "summaryEncoding", summary_covered_through_seq AS "summaryCoveredThroughSeq",
   summary_revision AS "summaryRevision", context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version,
   last_fold_at AS "lastFoldAt", last_fold_error AS "lastFoldError", lease_owner AS "leaseOwner",
-  lease_expires_at AS "leaseExpiresAt"`);
+  lease_expires_at AS "leaseExpiresAt", forked_from_thread_id AS "forkedFromThreadId", forked_from_seq AS "forkedFromSeq"`);
 
 /** `columns` with every name qualified by `alias` (for joins). */
 export function qualified(columns: Prisma.Sql, alias: string): Prisma.Sql {

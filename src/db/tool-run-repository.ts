@@ -153,9 +153,11 @@ export function createToolServices(db: Database): ToolServices {
   return {
     search: createSearchRepository(db),
     async readStoredResult({ threadId, handle }) {
-      const run = await db.toolRun.findFirst({ where: { id: handle, threadId } });
+      if (!UUID.test(handle)) return null;
+      // In a fork, a copied text names the original's handle: the fork's own copy of the run or message answers it.
+      const run = await db.toolRun.findFirst({ where: { threadId, OR: [{ id: handle }, { originRunId: handle }] } });
       if (run) return { name: run.name, text: run.result ?? run.error ?? `(run ${run.status}; no result yet)` };
-      const message = await db.message.findFirst({ where: { id: handle, threadId, role: 'tool' } });
+      const message = await db.message.findFirst({ where: { threadId, role: 'tool', OR: [{ id: handle }, { originMessageId: handle }] } });
       if (message) return { name: `tool call ${message.toolCallId ?? ''}`.trim(), text: message.content };
       return null;
     },

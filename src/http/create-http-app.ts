@@ -12,6 +12,7 @@ import type { HttpDeps } from './http-deps';
 import { authRoutes } from './routes/auth-routes';
 import { contextRoutes } from './routes/context-routes';
 import { exportRoutes } from './routes/export-routes';
+import { forkRoutes } from './routes/fork-routes';
 import { searchRoutes } from './routes/search-routes';
 import { memoryRoutes } from './routes/memory-routes';
 import { messageRoutes } from './routes/message-routes';
@@ -55,6 +56,7 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
     runInLogContext(response.locals.logContext as LogContext, next);
   });
   app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), toolRunRoutes(deps), memoryRoutes(deps), exportRoutes(deps), searchRoutes(deps));
+  app.use('/api', forkRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);
   app.use(notFoundHandler);

@@ -1,6 +1,7 @@
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
+import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';
 import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
@@ -57,4 +58,6 @@ export interface HttpDeps {
   messageContext: MessageContextReader;
   /** Memory controls: pins, settings, fresh context, forget, regenerate, export. */
   memory: MemoryDeps & { exportReader: ExportReader };
+  /** Forks and edits (which fork). */
+  fork: EditDeps;
 }

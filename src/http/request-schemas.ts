@@ -47,3 +47,9 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: stri
   const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
   throw new AppError('VALIDATION', `Invalid ${what}: ${where}${issue?.message ?? 'malformed'}`);
 }
+
+export const forkThreadBody = z.object({ atMessageId: z.string().uuid() }).strict();
+export const editMessageBody = z.object({
+  content: z.string(),
+  clientMessageId: z.string().min(1).max(100).optional(),
+}).strict();

@@ -5,6 +5,7 @@ import { acknowledged, type AtAck, type HandlerContext } from './acknowledged';
 import { authenticateSocket } from './authenticate-socket';
 import { expireWithToken } from './expire-session';
 import { forwardThreadEvents } from './forward-thread-events';
+import { messageEdit } from './handlers/message-edit';
 import { messageSend } from './handlers/message-send';
 import { threadJoin } from './handlers/thread-join';
 import { threadLeave } from './handlers/thread-leave';
@@ -13,7 +14,7 @@ import { turnCancel } from './handlers/turn-cancel';
 import { maxHttpBufferSize } from './max-http-buffer-size';
 import { createRedisSocketAdapter } from './redis-socket-adapter';
 import type { SocketDeps } from './socket-deps';
-import { messageSendPayload, threadJoinPayload, threadLeavePayload, toolCancelPayload, turnCancelPayload } from './socket-schemas';
+import { messageEditPayload, messageSendPayload, threadJoinPayload, threadLeavePayload, toolCancelPayload, turnCancelPayload } from './socket-schemas';
 import type { TypedServer, TypedSocket } from './socket-types';
 
 export interface SocketServer {
@@ -40,6 +41,7 @@ function registerHandlers(socket: TypedSocket, deps: SocketDeps): void {
   on('thread-join', threadJoinPayload, (context) => threadJoin(deps, context));
   on('thread-leave', threadLeavePayload, (context) => threadLeave(context));
   on('message-send', messageSendPayload, (context) => messageSend(deps, context));
+  on('message-edit', messageEditPayload, (context) => messageEdit(deps, context));
   on('turn-cancel', turnCancelPayload, (context) => turnCancel(deps, context));
   on('tool-cancel', toolCancelPayload, (context) => toolCancel(deps, context));
 }

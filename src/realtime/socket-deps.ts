@@ -1,5 +1,6 @@
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
+import type { EditDeps } from '../core/fork';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
@@ -19,6 +20,8 @@ export interface SocketDeps {
   sendLimiter: RateLimiter;
   limits: { maxMessageChars: number; maxQueuedTurns: number };
   corsOrigins: string[];
+  /** Edits (`message-edit`): the REST use case. */
+  fork: EditDeps;
   /**
    * Cancels a tool run of the user (the async tools part provides it). Resolves true when it was cancelled,
    * false when it had already ended; throws AppError NOT_FOUND for an unknown run or another user's.

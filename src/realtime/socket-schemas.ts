@@ -17,6 +17,13 @@ export const messageSendPayload = z.object({
   clientMessageId: z.string().min(1).max(100),
 }).strict();
 
+export const messageEditPayload = z.object({
+  threadId: z.string().uuid(),
+  messageId: z.string().uuid(),
+  content: z.string(),
+  clientMessageId: z.string().min(1).max(100),
+}).strict();
+
 export const turnCancelPayload = z.object({ threadId: z.string().uuid() }).strict();
 
 export const toolCancelPayload = z.object({ runId: z.string().min(1).max(100) }).strict();

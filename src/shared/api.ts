@@ -64,6 +64,16 @@ export interface ThreadDto {
   settings: ThreadSettingsDto;
   /** True while the summary is withdrawn after a forget and rebuilt in the background. */
   memoryRebuilding: boolean;
+  /**
+   * A fork (a branch): the thread it was branched from (null once that thread is deleted) and the last message seq
+   * it copied; messages through that seq are copies of the parent's. Null for a thread started afresh.
+   */
+  forkedFrom: ForkOriginDto | null;
+}
+
+export interface ForkOriginDto {
+  threadId: string | null;
+  seq: number;
 }
 
 /** Per-thread memory policy overrides, in the env's forms (`tokens=3000`, `messages=12`, ...). */
@@ -104,6 +114,8 @@ export interface ForgetResponseDto {
   /** The summary covered a forgotten message: it is withdrawn and being rebuilt. */
   memoryRebuilding: boolean;
   thread: ThreadDto;
+  /** Copies of the forgotten messages that the user's other threads (forks, or the thread forked from) still hold. */
+  copies: MessageCopyDto[];
 }
 
 /** POST/DELETE /api/threads/:id/context-reset. */
@@ -305,6 +317,30 @@ export interface MessageContextDto {
   messages: SeenMessageDto[];
   toolResults: SeenToolResultDto[];
   parts: SeenTokenPartsDto | null;
+}
+
+/** A fork as its parent lists it (GET /api/threads/:id/forks). */
+export interface ForkSummaryDto {
+  threadId: string;
+  title: string;
+  /** The parent's last seq the fork copied: the web app lists the fork under that message. */
+  seq: number;
+  createdAt: string;
+}
+
+export interface ForkListDto {
+  forks: ForkSummaryDto[];
+}
+
+/** POST /api/threads/:id/messages/:messageId/edit: the fork holding the edited message, and its turn's outcome. */
+export type EditMessageResponseDto = SendMessageResponseDto & { thread: ThreadDto };
+
+/** Another thread of the user that still holds a copy of a message (a fork and its parent share their history). */
+export interface MessageCopyDto {
+  threadId: string;
+  title: string;
+  messageId: string;
+  seq: number;
 }
 
 /** One search hit: a message of one of the caller's threads, with a snippet whose matched words are marked. */

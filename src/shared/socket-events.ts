@@ -32,10 +32,21 @@ export interface MessageSendPayload {
   clientMessageId: string;
 }
 
+export interface MessageEditPayload {
+  threadId: string;
+  /** The user message to edit: the thread is forked just before it and the new text sent in the fork. */
+  messageId: string;
+  content: string;
+  /** Idempotency key, as for message-send: a resend gets the first edit's fork and message. */
+  clientMessageId: string;
+}
+
 export interface ClientToServerEvents {
   'thread-join': (payload: ThreadJoinPayload, ack: Ack<ThreadJoinResult>) => void;
   'thread-leave': (payload: { threadId: string }, ack: Ack<Record<string, never>>) => void;
   'message-send': (payload: MessageSendPayload, ack: Ack<{ message: MessageDto; turnId: string; duplicate: boolean }>) => void;
+  /** Acked like message-send, with the fork (`thread`) that holds the edited message; its answer streams to the fork's room. */
+  'message-edit': (payload: MessageEditPayload, ack: Ack<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }>) => void;
   'turn-cancel': (payload: { threadId: string }, ack: Ack<{ cancelled: boolean }>) => void;
   'tool-cancel': (payload: { runId: string }, ack: Ack<{ cancelled: boolean }>) => void;
 }

@@ -66,6 +66,7 @@ function markdownHeader(thread: Thread, now: Date): string {
     `- Exported: ${now.toISOString()}`,
     `- Memory: ${thread.memoryMode}; trigger: ${settings.trigger ?? 'deployment default'}; keep: ${settings.keep ?? 'deployment default'}${settings.summaryPrompt ? '; custom summary prompt' : ''}`,
     `- The model's context starts at message #${thread.contextStartSeq}`,
+    ...(thread.forkedFrom ? [`- Forked from thread ${thread.forkedFrom.threadId ?? '(deleted)'} at message #${thread.forkedFrom.seq}: messages #1–#${thread.forkedFrom.seq} are copies of its own`] : []),
     '',
     '## Summary revisions',
     '',

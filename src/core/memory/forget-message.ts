@@ -1,4 +1,5 @@
 import type { Thread, TranscriptMessage } from '../domain';
+import type { MessageCopy } from '../ports';
 import { toMessageDto, toThreadDto } from '../dto';
 import { AppError } from '../errors';
 import { exchangeSeqsOf } from './exchange-seqs-of';
@@ -13,6 +14,8 @@ export interface ForgetOutcome {
   /** The summary covered a forgotten message: it left the pack and is being rebuilt from the remaining transcript. */
   memoryRebuilding: boolean;
   thread: Thread;
+  /** Copies of the forgotten messages the owner's other threads still hold: a forget reaches one thread only. */
+  copies: MessageCopy[];
 }
 
 /** The message and, unless `only`, the answers that may quote it: a user message's answers, an answer's whole turn. */
@@ -42,7 +45,7 @@ export async function forgetMessage(input: { actor: MemoryActor; threadId: strin
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const message = await deps.transcript.findMessage(thread.id, input.messageId);
   if (!message) throw new AppError('NOT_FOUND', 'No such message in this thread.');
-  if (message.deleted) return { messages: [message], memoryRebuilding: isSummaryWithdrawn(thread), thread };
+  if (message.deleted) return { messages: [message], memoryRebuilding: isSummaryWithdrawn(thread), thread, copies: await copiesOf([message], thread, deps) };
   if (message.seq === null) throw new AppError('CONFLICT', 'This message is still waiting for its turn.');
   const targets = (await withWholeExchanges(await targetsOf(message, input.only ?? false, deps), deps)).filter((target) => !target.deleted);
   if (targets.some((target) => target.status === 'streaming' || target.status === 'pending')) {
@@ -56,5 +59,11 @@ export async function forgetMessage(input: { actor: MemoryActor; threadId: strin
     await requestRebuild(deps, result.thread);
   }
   deps.log.info({ threadId: thread.id, messages: result.messages.length, redactedRevisions: result.redactedRevisions, memoryRebuilding }, 'messages forgotten');
-  return { messages: result.messages, memoryRebuilding, thread: result.thread };
+  return { messages: result.messages, memoryRebuilding, thread: result.thread, copies: await copiesOf(result.messages, result.thread, deps) };
+}
+
+/** Copies the owner's other threads hold of these messages (forks and the threads they were forked from). */
+async function copiesOf(messages: TranscriptMessage[], thread: Thread, deps: MemoryDeps): Promise<MessageCopy[]> {
+  if (!deps.forks || messages.length === 0) return [];
+  return deps.forks.listCopies({ messageIds: messages.map((message) => message.id), ownerId: thread.ownerId });
 }

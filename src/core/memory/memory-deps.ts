@@ -1,5 +1,5 @@
 import type { ContextSettings } from '../context-settings';
-import type { FoldQueue, ForgetRebuildQueue, LogPort, MemoryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
+import type { FoldQueue, ForgetRebuildQueue, ForkStore, LogPort, MemoryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
 
 /** What the memory controls need; wired once in src/app/compose.ts. */
 export interface MemoryDeps {
@@ -13,6 +13,8 @@ export interface MemoryDeps {
   /** PINNED_MAX_TOKENS; default a quarter of the pack budget. */
   pinnedMaxTokens: number;
   log: LogPort;
+  /** Forks share their history with their parent: a forget names the copies it did not reach. */
+  forks?: Pick<ForkStore, 'listCopies'>;
 }
 
 /** Who acts: the thread's owner, or an admin (any thread; admins alone set the summary prompt). */

@@ -27,7 +27,7 @@ export function memoryThread(options: { transcript: ContextEntry[]; coveredThrou
     thread: {
       id: 'thread-1', ownerId: 'user-1', title: 't', createdAt: new Date(0), updatedAt: new Date(0), lastActivityAt: new Date(0),
       lastSeq: state.transcript.length, contextStartSeq: state.contextStartSeq, memoryMode: 'summary', settings: {}, version: state.version,
-      lastFoldAt: null, lastFoldError: null, summaryEncoding: null,
+      lastFoldAt: null, lastFoldError: null, summaryEncoding: null, forkedFrom: null,
       summary: state.revision > 0 ? { text: state.summaryText, tokens: 10, coveredThroughSeq: state.coveredThroughSeq, revision: state.revision } : null,
     },
     window: state.transcript.filter((entry) => entry.seq > state.coveredThroughSeq),

@@ -32,6 +32,23 @@ const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
   const thread = await deps.threads.findThread(input.threadId, input.userId);
   if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
+  const prepared = await prepareUserMessage(input, deps);
+  return deps.turns.acceptUserMessage({ threadId: thread.id, ...prepared, maxQueued: deps.maxQueuedTurns });
+}
+
+/** A user message that passed the send checks, counted, ready to be stored. */
+export interface PreparedUserMessage {
+  content: string;
+  tokens: number;
+  encoding: string;
+  clientMessageId: string | null;
+}
+
+/**
+ * The checks of a send before anything is stored (also an edit's, before its fork is written): the user within the
+ * rate limit (RATE_LIMITED), the message valid (VALIDATION, TOO_LARGE) and small enough for one pack.
+ */
+export async function prepareUserMessage(input: Pick<SendMessageInput, 'userId' | 'content' | 'clientMessageId'>, deps: Pick<SendMessageDeps, 'sendLimiter' | 'settings' | 'maxMessageChars'>): Promise<PreparedUserMessage> {
   const limited = await deps.sendLimiter.hit(input.userId);
   if (!limited.allowed) {
     throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
@@ -53,7 +70,5 @@ export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps
   if (tokens > room) {
     throw new AppError('TOO_LARGE', `The message is ${tokens} tokens; this model accepts at most ${room} in one message.`);
   }
-  return deps.turns.acceptUserMessage({
-    threadId: thread.id, content: input.content, tokens, encoding: counter.encoding, clientMessageId, maxQueued: deps.maxQueuedTurns,
-  });
+  return { content: input.content, tokens, encoding: counter.encoding, clientMessageId };
 }

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
+import { documentForkRoutes } from './document-fork-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
 import { documentUserRoutes } from './document-user-routes';
 import { documentToolRoutes } from './document-tool-routes';
@@ -20,6 +21,7 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   });
   documentUserRoutes(registry);
   documentMemoryRoutes(registry);
+  documentForkRoutes(registry);
   documentToolRoutes(registry);
   documentAdminRoutes(registry);
   documentMetricsRoute(registry);

@@ -45,6 +45,8 @@ const threadFields = {
   memoryMode: z.enum(['summary', 'window-only']), contextStartSeq: z.number().int(),
   settings: z.strictObject({ trigger: z.string().nullable(), keep: z.string().nullable(), summaryPrompt: z.string().nullable() }),
   memoryRebuilding: z.boolean(),
+  forkedFrom: z.strictObject({ threadId: uuid.nullable(), seq: z.number().int() }).nullable()
+    .describe('A fork: the thread it was branched from (null once deleted) and the last seq it copied'),
 };
 export const threadDto = z.strictObject(threadFields).meta({ id: 'Thread' });
 export const threadPageDto = z.strictObject({ threads: z.array(threadDto), nextCursor: z.string().nullable() }).meta({ id: 'ThreadPage' });
@@ -170,6 +172,8 @@ export const forgetResponseDto = z.strictObject({
   messages: z.array(messageDto).describe('The tombstones: content erased, `deleted: true`.'),
   memoryRebuilding: z.boolean().describe('The summary covered a forgotten message: it is withdrawn and being rebuilt.'),
   thread: threadDto,
+  copies: z.array(z.strictObject({ threadId: uuid, title: z.string(), messageId: uuid, seq: z.number().int() }))
+    .describe('Copies of the forgotten messages that other threads of the user still hold (a fork and its parent share their history): forget them there with the same route.'),
 }).meta({ id: 'ForgetResponse' });
 export const contextResetResponseDto = z.strictObject({
   seq: count.describe('The context start after the call: the model sees nothing before this seq.'),

@@ -61,7 +61,10 @@ export function memoryRoutes(deps: HttpDeps): Router {
     const { only } = parseOrThrow(forgetMessageQuery, request.query, 'query');
     const outcome = await forgetMessage({ actor: memoryActorOf(response), threadId: id, messageId, only }, deps.memory);
     await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'message.forgotten', details: { messageId, only, forgotten: outcome.messages.length } });
-    const body: ForgetResponseDto = { messages: outcome.messages.map(toMessageDto), memoryRebuilding: outcome.memoryRebuilding, thread: toThreadDto(outcome.thread) };
+    const body: ForgetResponseDto = {
+      messages: outcome.messages.map(toMessageDto), memoryRebuilding: outcome.memoryRebuilding, thread: toThreadDto(outcome.thread),
+      copies: outcome.copies.map((copy) => ({ threadId: copy.threadId, title: copy.title, messageId: copy.messageId, seq: copy.seq })),
+    };
     response.json(body);
   });
 

@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors';
 import { toMessageDto } from '../../core/dto';
 import { sendMessage } from '../../core/turn/send-message';
@@ -41,6 +41,17 @@ const ENDED = new Set(['complete', 'error', 'cancelled']);
  * turn (the database failed under it, or another process holds the thread), the turn's stored state decides:
  * an unreachable database surfaces as a retryable UNAVAILABLE; otherwise we keep waiting for whoever runs it.
  */
+/** A JSON answer's wait: until the accepted turn ends, or the client goes away. */
+export async function waitForTurnEnd(deps: HttpDeps, accepted: { turn: Turn; duplicate: boolean }, request: Request, response: Response): Promise<void> {
+  const waiter = turnEnded(deps, accepted.turn);
+  request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
+  try {
+    await untilTurnEnds(deps, accepted, waiter);
+  } finally {
+    waiter.stop();
+  }
+}
+
 async function untilTurnEnds(deps: HttpDeps, accepted: { turn: Turn; duplicate: boolean }, waiter: { done: Promise<void> }): Promise<void> {
   if (accepted.duplicate) return waiter.done;
   const drained = deps.runner.kick(accepted.turn.threadId).then(async () => {
@@ -112,13 +123,7 @@ export function messageRoutes(deps: HttpDeps): Router {
       response.end();
       return;
     }
-    const waiter = turnEnded(deps, accepted.turn);
-    request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
-    try {
-      await untilTurnEnds(deps, accepted, waiter);
-    } finally {
-      waiter.stop();
-    }
+    await waitForTurnEnd(deps, accepted, request, response);
     const result = await turnResult(deps, accepted.turn.id, accepted.message.id, thread.id);
     response.status(accepted.duplicate ? 200 : 201).json(result);
   });

@@ -1,0 +1,32 @@
+import type { ContextSettings } from '../context-settings';
+import type { RateLimiter } from '../limits/rate-limiter';
+import type { ForkStore, LogPort, MemoryStore, ThreadStore, TranscriptStore, TurnStore } from '../ports';
+
+/**
+ * The limits a fork and an edit go through, one call each (wired in src/app/compose.ts): a fork counts as a new
+ * thread of its owner; an edit also sends a message.
+ */
+export interface ForkGuards {
+  /** Throws (RATE_LIMITED, CONFLICT, ...) when the user may not get another thread now. */
+  beforeNewThread(userId: string): Promise<void>;
+}
+
+/** What forks and edits need; wired once in src/app/compose.ts. */
+export interface ForkDeps {
+  threads: Pick<ThreadStore, 'findThread'>;
+  transcript: Pick<TranscriptStore, 'findMessage'>;
+  memory: Pick<MemoryStore, 'listMessagesBySeq'>;
+  forks: ForkStore;
+  guards: ForkGuards;
+  log: LogPort;
+}
+
+/** An edit also stores the new text as the fork's next turn: the send's checks and queue. */
+export interface EditDeps extends ForkDeps {
+  turns: Pick<TurnStore, 'acceptUserMessage'>;
+  settings: ContextSettings;
+  /** Model-spending requests per user per minute (RATE_LIMIT_PER_MINUTE), shared with sends. */
+  sendLimiter: RateLimiter;
+  maxMessageChars: number;
+  maxQueuedTurns: number;
+}

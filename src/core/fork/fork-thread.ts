@@ -1,0 +1,34 @@
+import type { Thread } from '../domain';
+import { AppError } from '../errors';
+import type { ForkDeps } from './fork-deps';
+import { forkPointOf } from './fork-point';
+
+/** Longest thread title (as the REST schemas accept it). */
+const MAX_TITLE = 200;
+const SUFFIX = ' (branch)';
+
+/** A fork's title: its parent's, marked as a branch. */
+export function forkTitle(parentTitle: string): string {
+  return `${parentTitle.slice(0, MAX_TITLE - SUFFIX.length)}${SUFFIX}`;
+}
+
+/** The refusal when a turn at or before the fork point is still queued or running (nothing was written). */
+export const FORK_BUSY = 'An answer at or before this point is still being written; branch once it is done.';
+
+/**
+ * Forks the user's thread at one of its messages (POST /api/threads/:id/fork): a new thread of the same owner whose
+ * transcript, summary, window, pins and settings are the parent's as they stood at that message (see
+ * ForkStore.forkThread). From then on the two are independent. NOT_FOUND for another user's thread or message.
+ */
+export async function forkThread(input: { userId: string; threadId: string; atMessageId: string }, deps: ForkDeps): Promise<Thread> {
+  const parent = await deps.threads.findThread(input.threadId, input.userId);
+  if (!parent) throw new AppError('NOT_FOUND', 'No such thread.');
+  const message = await deps.transcript.findMessage(parent.id, input.atMessageId);
+  if (!message) throw new AppError('NOT_FOUND', 'No such message in this thread.');
+  const throughSeq = await forkPointOf(message, deps.memory);
+  await deps.guards.beforeNewThread(input.userId);
+  const fork = await deps.forks.forkThread({ parentId: parent.id, throughSeq, title: forkTitle(parent.title) });
+  if (!fork) throw new AppError('BUSY', FORK_BUSY);
+  deps.log.info({ threadId: parent.id, forkId: fork.id, throughSeq }, 'thread forked');
+  return fork;
+}

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EditMessageResponseDto, ForgetResponseDto, MessageDto, ThreadDto } from '../../src/shared/api';
+import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { openTab } from '../support/socket-client';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { memoryKit, query, waitForIdleSummaryQueue } from '../memory/memory-test-kit';
+import { seedLongThread } from './fork-test-kit';
+
+const textOf = (request: StubRequest) => JSON.stringify(request.body.messages);
+
+describe('a fork and its parent after the fork', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+  let token: string;
+  let kit: ReturnType<typeof memoryKit>;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+    ({ token } = await app.guest());
+    kit = memoryKit(app, token);
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  const settle = async (threadId: string, content: string) => {
+    const result = await kit.send(threadId, content);
+    await waitForIdleSummaryQueue(app);
+    return result;
+  };
+  /** The chat requests made while `run` ran (the other thread is idle meanwhile). */
+  const chatsDuring = async (run: () => Promise<unknown>): Promise<StubRequest[]> => {
+    const from = stub.requests.length;
+    await run();
+    return stub.requests.slice(from).filter((request) => request.kind === 'chat');
+  };
+  const revisionTexts = async (threadId: string) => (await query<{ text: string }>(app, 'SELECT text FROM summary_revisions WHERE thread_id = $1', [threadId])).map((row) => row.text);
+  const edit = (threadId: string, messageId: string, json: unknown) => app.api(`/api/threads/${threadId}/messages/${messageId}/edit`, { method: 'POST', token, json });
+
+  it('never lets a code planted after the fork point reach the other side; one folded before it reaches both; each folds on its own', async () => {
+    const parent = await kit.createThread('Vault');
+    await settle(parent.id, 'Setup: the vault code is CODE-111.');
+    for (let turn = 1; turn <= 3; turn += 1) await settle(parent.id, `Filler turn ${turn}.`);
+    await kit.waitForFoldThrough(parent.id, 2);
+    expect((await kit.context(parent.id)).summary?.text).toContain('CODE-111');
+    const branch = await settle(parent.id, 'This is where we branch.');
+    await settle(parent.id, 'After the branch, only here: CODE-999.');
+
+    const response = await app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: branch.messages.at(-1)?.id } });
+    expect(response.status).toBe(201);
+    const fork = (await response.json()) as ThreadDto;
+    const forkRevision = (await kit.context(fork.id)).summary?.revision ?? 0;
+
+    const forkChats = await chatsDuring(async () => {
+      await settle(fork.id, 'In the branch only: CODE-777.');
+      for (let turn = 1; turn <= 4; turn += 1) await settle(fork.id, `Branch turn ${turn}.`);
+    });
+    expect(forkChats.length).toBe(5);
+    // Folded before the fork point: the fork's model has it (its summary), never what the parent said after.
+    expect(textOf(forkChats[0] as StubRequest)).toContain('CODE-111');
+    for (const request of forkChats) expect(textOf(request)).not.toContain('CODE-999');
+
+    const parentChats = await chatsDuring(async () => {
+      for (let turn = 1; turn <= 4; turn += 1) await settle(parent.id, `Parent turn ${turn}.`);
+    });
+    expect(parentChats.length).toBe(4);
+    expect(parentChats.some((request) => textOf(request).includes('CODE-111'))).toBe(true);
+    for (const request of parentChats) expect(textOf(request)).not.toContain('CODE-777');
+
+    // Each side folded on its own: the fork's summary moved past the revision it started from and holds its own code;
+    // no summarizer call ever mixed the two sides.
+    await kit.waitForFoldThrough(fork.id, 12);
+    const forkContext = await kit.context(fork.id);
+    expect(forkContext.summary?.revision).toBeGreaterThan(forkRevision);
+    expect(forkContext.summary?.text).toContain('CODE-777');
+    expect((await revisionTexts(fork.id)).join('\n')).not.toContain('CODE-999');
+    expect((await revisionTexts(parent.id)).join('\n')).not.toContain('CODE-777');
+    const summaries = stub.requests.filter((request) => request.kind === 'summary').map(textOf);
+    expect(summaries.some((text) => text.includes('CODE-777') && text.includes('CODE-999'))).toBe(false);
+    expect(summaries.some((text) => text.includes('CODE-777'))).toBe(true);
+  });
+
+  it('keeps pins, fresh context and forgets on their own side, and names the copies a forget did not reach', async () => {
+    const parent = await kit.createThread('Independent');
+    const secret = await kit.send(parent.id, 'My passport number is CODE-4242.');
+    const other = await kit.send(parent.id, 'Unrelated question.');
+    const response = await app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: other.messages.at(-1)?.id } });
+    const fork = (await response.json()) as ThreadDto;
+    const forkMessages = await kit.transcript(fork.id);
+    const copyOf = (original: MessageDto) => forkMessages.find((message) => message.seq === original.seq) as MessageDto;
+
+    // A pin and a fresh context in the fork leave the parent as it was.
+    expect((await app.api(`/api/threads/${fork.id}/messages/${copyOf(other.userMessage).id}/pin`, { method: 'POST', token })).status).toBe(200);
+    expect((await app.api(`/api/threads/${fork.id}/context-reset`, { method: 'POST', token })).status).toBe(201);
+    const parentContext = await kit.context(parent.id);
+    expect(parentContext.pinnedSeqs).toEqual([]);
+    expect((await kit.detail(parent.id)).contextStartSeq).toBe(1);
+    expect(parentContext.messages.some((message) => message.content.includes('CODE-4242'))).toBe(true);
+
+    // A forget in the parent does not reach the fork's copy, and says so.
+    const forgotten = await app.api(`/api/threads/${parent.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token });
+    expect(forgotten.status).toBe(200);
+    const body = (await forgotten.json()) as ForgetResponseDto;
+    expect(body.copies).toEqual(expect.arrayContaining([{ threadId: fork.id, title: 'Independent (branch)', messageId: copyOf(secret.userMessage).id, seq: secret.userMessage.seq }]));
+    expect((await kit.transcript(fork.id)).find((message) => message.seq === secret.userMessage.seq)?.content).toContain('CODE-4242');
+    // Forgetting it there too (the offer the web app makes): then no copy is left.
+    const there = await app.api(`/api/threads/${fork.id}/messages/${copyOf(secret.userMessage).id}`, { method: 'DELETE', token });
+    expect(((await there.json()) as ForgetResponseDto).copies).toEqual([]);
+    expect((await kit.transcript(fork.id)).find((message) => message.seq === secret.userMessage.seq)?.deleted).toBe(true);
+  });
+
+  it('edits a message: a fork just before it answers the new text, the parent keeps the original; a repeat answers the same fork', async () => {
+    const parent = await kit.createThread('Edits');
+    await kit.send(parent.id, 'First question.');
+    const original = await kit.send(parent.id, 'Second question with a typo: CODE-1.');
+    const chats = await chatsDuring(async () => {
+      const response = await edit(parent.id, original.userMessage.id, { content: 'Second question, fixed: CODE-2.', clientMessageId: 'edit-1' });
+      expect(response.status).toBe(201);
+      const body = (await response.json()) as EditMessageResponseDto;
+      expect(body.thread.forkedFrom).toEqual({ threadId: parent.id, seq: (original.userMessage.seq ?? 0) - 1 });
+      expect(body.userMessage).toMatchObject({ threadId: body.thread.id, seq: original.userMessage.seq, content: 'Second question, fixed: CODE-2.' });
+      expect(body.turn.status).toBe('complete');
+      expect(body.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'noted', status: 'complete' });
+
+      const repeat = await edit(parent.id, original.userMessage.id, { content: 'Second question, fixed: CODE-2.', clientMessageId: 'edit-1' });
+      expect(repeat.status).toBe(200);
+      expect(((await repeat.json()) as EditMessageResponseDto).thread.id).toBe(body.thread.id);
+      expect((await kit.transcript(body.thread.id)).map((message) => message.content)).toEqual(['First question.', 'noted', 'Second question, fixed: CODE-2.', 'noted']);
+    });
+    expect(chats).toHaveLength(1);
+    expect(textOf(chats[0] as StubRequest)).toContain('CODE-2');
+    expect(textOf(chats[0] as StubRequest)).not.toContain('CODE-1');
+    expect((await kit.transcript(parent.id)).map((message) => message.content)).toContain('Second question with a typo: CODE-1.');
+    const forks = (await (await app.api(`/api/threads/${parent.id}/forks`, { token })).json()) as { forks: unknown[] };
+    expect(forks.forks).toHaveLength(1);
+
+    // Bad input loses nothing and forks nothing.
+    const empty = await edit(parent.id, original.userMessage.id, { content: '   ', clientMessageId: 'edit-2' });
+    expect(empty.status).toBe(400);
+    const answer = original.messages.at(-1) as MessageDto;
+    const notUser = await edit(parent.id, answer.id, { content: 'x', clientMessageId: 'edit-3' });
+    expect(notUser.status).toBe(404);
+    const stranger = await app.guest();
+    expect((await app.api(`/api/threads/${parent.id}/messages/${original.userMessage.id}/edit`, { method: 'POST', token: stranger.token, json: { content: 'x' } })).status).toBe(404);
+    expect(((await (await app.api(`/api/threads/${parent.id}/forks`, { token })).json()) as { forks: unknown[] }).forks).toHaveLength(1);
+  });
+
+  it('edits over the socket (message-edit), acked like message-send, the answer landing in the fork', async () => {
+    const parent = await kit.createThread('Socket edits');
+    const sent = await kit.send(parent.id, 'Socket question: CODE-5.');
+    const tab = await openTab(app, token);
+    try {
+      const { response } = await tab.request<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }>('message-edit', {
+        threadId: parent.id, messageId: sent.userMessage.id, content: 'Socket question, edited: CODE-6.', clientMessageId: 'socket-edit-1',
+      });
+      if (!response.ok) throw new Error(response.error.message);
+      expect(response.duplicate).toBe(false);
+      expect(response.thread.forkedFrom).toEqual({ threadId: parent.id, seq: 0 });
+      expect(response.message).toMatchObject({ threadId: response.thread.id, content: 'Socket question, edited: CODE-6.' });
+      await waitFor(async () => (await kit.transcript(response.thread.id)).some((message) => message.role === 'assistant' && message.status === 'complete'), { timeoutMs: 30_000, what: 'the fork\'s answer' });
+      const invalid = await tab.request('message-edit', { threadId: parent.id, messageId: sent.userMessage.id, content: 'x' });
+      expect(invalid.response).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    } finally {
+      tab.close();
+    }
+  });
+
+  it('answers an edit in a 500-message thread within the normal turn latency', async () => {
+    const parent = await kit.createThread('Long edit');
+    await seedLongThread(app, parent.id, { messages: 500, window: 40 });
+    let started = performance.now();
+    const plain = await kit.send(parent.id, 'A plain turn in the long thread.');
+    const sendMs = performance.now() - started;
+    started = performance.now();
+    const response = await edit(parent.id, plain.userMessage.id, { content: 'The same turn, edited.', clientMessageId: 'long-edit' });
+    const editMs = performance.now() - started;
+    expect(response.status).toBe(201);
+    const body = (await response.json()) as EditMessageResponseDto;
+    expect(body.turn.status).toBe('complete');
+    expect(body.userMessage.seq).toBe(501);
+    expect((await kit.detail(body.thread.id)).messageCount).toBe(502);
+    // Latency: a turn's, not a copy per message (generous for a loaded shared machine).
+    expect(editMs).toBeLessThan(sendMs * 3 + 2000);
+  });
+});
