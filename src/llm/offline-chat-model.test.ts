@@ -1,6 +1,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import type { PackMessage } from '../core/context/types.js';
+import { buildRecallSlot } from '../core/context/build-recall-slot.js';
+import type { PackMessage, RecalledMessage } from '../core/context/types.js';
 import { countTextTokens } from './count-chat-tokens.js';
 import { OfflineChatModel } from './offline-chat-model.js';
 import { streamChat } from './stream-chat.js';
@@ -87,6 +88,57 @@ describe('OfflineChatModel, chat mode', () => {
     const answer = await new OfflineChatModel().invoke([new HumanMessage('ping')]);
     expect(answer.text).toContain('You said: "ping"');
     expect(answer.usage_metadata?.output_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('OfflineChatModel, chat mode, asked about something said earlier', () => {
+  const at = new Date('2026-05-02T10:00:00Z');
+  /** The recall slot exactly as the pack builder renders it. */
+  const recallSlot = (recalled: RecalledMessage[]): PackMessage => buildRecallSlot({
+    recalled, excludeSeqs: new Set(), tokens: 1500, measure: (entry) => Math.ceil(entry.content.length / 4) + 3,
+  })!.message;
+  const summary = message('system', 'You are helpful.\n\n## Summary of the conversation so far (through message #8)\n- user: plans a trip, hotel HOTEL-77.');
+  const ask = (question: string, before: PackMessage[]) => streamChat({ model: new OfflineChatModel(), messages: [...before, message('user', question, { seq: 20 })] });
+
+  it('quotes the recalled message that answers the question, with its seq', async () => {
+    const slot = recallSlot([
+      { seq: 3, role: 'user', content: 'Our budget for the trip is 2400 EUR, flights included.', createdAt: at },
+      { seq: 4, role: 'assistant', content: '[offline model] You said: "Our budget for the trip is 2400 EUR".', createdAt: at },
+      { seq: 7, role: 'user', content: 'What budget did we settle on?', createdAt: at },
+    ]);
+    const window = [message('user', 'Book the museum tickets.', { seq: 18 }), message('assistant', '[offline model] You said: "Book the museum tickets."', { seq: 19 })];
+    const result = await ask('What was my budget?', [summary, slot, ...window]);
+    expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
+    // The question itself is not restated, nor the summary's identifiers: the quote is the answer.
+    expect(result.text).not.toContain('You said');
+    expect(result.text).toContain('including a summary of earlier messages');
+    expect(result.text.length).toBeLessThan(260);
+  });
+
+  it('quotes a window message with its seq, the latest statement winning, a multi-line recalled text read whole', async () => {
+    const slot = recallSlot([{ seq: 2, role: 'user', content: 'Notes for the trip:\nthe vault code is PLANT-8812\nand the door code 4455.', createdAt: at }]);
+    const window = [
+      message('user', 'The hotel is near Alfama.', { seq: 15 }),
+      message('assistant', 'Noted: the hotel is near Alfama.', { seq: 16 }),
+      message('user', 'Actually the hotel moved to Baixa.', { seq: 17 }),
+      message('assistant', 'Noted.', { seq: 18 }),
+    ];
+    const hotel = await ask('Please remind me where the hotel is.', [summary, slot, ...window]);
+    expect(hotel.text).toContain('[#17] (you, in my window) says: "Actually the hotel moved to Baixa."');
+    const vault = await ask('What was the vault code I gave you?', [summary, slot, ...window]);
+    expect(vault.text).toContain('[#2] (you, recalled from earlier) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."');
+  });
+
+  it('restates as before when the message is no question about the past, or nothing in the context answers it', async () => {
+    const slot = recallSlot([{ seq: 3, role: 'user', content: 'Our budget for the trip is 2400 EUR.', createdAt: at }]);
+    const statement = await ask('My budget grew a little.', [summary, slot]);
+    expect(statement.text).toContain('You said: "My budget grew a little."');
+    const unknown = await ask('What is the weather in Porto?', [summary, slot]);
+    expect(unknown.text).toContain('You said: "What is the weather in Porto?"');
+    expect(unknown.text).toContain('The summary keeps HOTEL-77');
+    // Half of the question's words must match: one word of three is not an answer.
+    const loose = await ask('Which trip photos and videos did you like?', [summary, slot]);
+    expect(loose.text).toContain('You said:');
   });
 });
 

@@ -3,7 +3,8 @@
  * it answers deterministically so the product can be shown working without one.
  *
  * - `mode: 'chat'` restates the last user message and what the context held (messages, tokens,
- *   whether a summary was present, identifiers it can see). With a bound `calculator` tool it
+ *   whether a summary was present, identifiers it can see). Asked about something said earlier, it
+ *   quotes the best matching recalled or window message with its seq instead (offline-recall-answer.ts). With a bound `calculator` tool it
  *   calls it for "calculate <expression>", and reports a tool result it is given.
  * - `mode: 'summarizer'` returns an extractive summary of everything after the leading system
  *   message (the instructions): previous summary plus folded entries, keeping the sentences with
@@ -28,6 +29,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countChatPromptTokens, countTextTokens, type WireChatMessage, type OpenAIToolDefinition } from './count-chat-tokens.js';
 import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.js';
+import { bestRecalledAnswer } from './offline-recall-answer.js';
 
 export type OfflineChatModelMode = 'chat' | 'summarizer';
 
@@ -232,12 +234,16 @@ function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefi
   const heading = leading ? SUMMARY_HEADING.exec(leading.text) : null;
   const summaryText = heading && leading ? leading.text.slice(heading.index + heading[0].length) : '';
   const remembered = extractIdentifiers(summaryText).slice(-MAX_REMEMBERED_IDENTIFIERS);
-  const said = lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
+  // Asked about something said earlier: quote the message of the context that answers it, instead of the question.
+  const recalled = bestRecalledAnswer(messages, lastUser);
+  const said = recalled
+    ? `[#${recalled.seq}] (${recalled.role === 'user' ? 'you' : recalled.role}, ${recalled.source === 'recalled' ? 'recalled from earlier' : 'in my window'}) says: "${quote(recalled.text, QUOTE_CHARS)}".`
+    : lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
   const parts = [
     `[offline model] ${said}`,
     `My context: ${messages.length} messages (${counts.system} system, ${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool), ${tokens} tokens,`,
     heading ? 'including a summary of earlier messages.' : 'with no summary yet.',
-    remembered.length > 0 ? `The summary keeps ${remembered.join(', ')}.` : '',
+    remembered.length > 0 && !recalled ? `The summary keeps ${remembered.join(', ')}.` : '',
     counts.assistant === 0 ? 'Set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.' : '',
   ];
   return parts.filter((part) => part.length > 0).join(' ');

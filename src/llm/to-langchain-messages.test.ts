@@ -1,21 +1,36 @@
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { convertMessagesToCompletionsMessageParams, convertMessagesToResponsesInput } from '@langchain/openai';
 import { describe, expect, it } from 'vitest';
+import type { PackMessage } from '../core/context/types.js';
 import { assembleToolCalls, fromAIMessageChunk, toLangChainMessages } from './to-langchain-messages.js';
+
+const PACK: PackMessage[] = [
+  { role: 'system', content: 'prefix', tokens: 1 },
+  { role: 'user', content: 'hi', tokens: 1, seq: 1 },
+  { role: 'assistant', content: '', tokens: 1, seq: 2, toolCalls: [{ id: 'call_1', name: 'calculator', args: { expression: '1+1' } }] },
+  { role: 'tool', content: '2', tokens: 1, seq: 3, toolCallId: 'call_1' },
+  { role: 'assistant', content: 'It is 2.', tokens: 1, seq: 4 },
+];
 
 describe('toLangChainMessages', () => {
   it('maps every role, tool calls and tool call ids, in order', () => {
-    const messages = toLangChainMessages([
-      { role: 'system', content: 'prefix', tokens: 1 },
-      { role: 'user', content: 'hi', tokens: 1, seq: 1 },
-      { role: 'assistant', content: '', tokens: 1, seq: 2, toolCalls: [{ id: 'call_1', name: 'calculator', args: { expression: '1+1' } }] },
-      { role: 'tool', content: '2', tokens: 1, seq: 3, toolCallId: 'call_1' },
-      { role: 'assistant', content: 'It is 2.', tokens: 1, seq: 4 },
-    ]);
+    const messages = toLangChainMessages(PACK);
     expect(messages.map((message) => message.constructor)).toEqual([SystemMessage, HumanMessage, AIMessage, ToolMessage, AIMessage]);
     expect((messages[2] as AIMessage).tool_calls).toEqual([{ id: 'call_1', name: 'calculator', args: { expression: '1+1' }, type: 'tool_call' }]);
     expect((messages[3] as ToolMessage).tool_call_id).toBe('call_1');
     expect((messages[4] as AIMessage).tool_calls).toEqual([]);
     expect(messages.map((message) => message.text)).toEqual(['prefix', 'hi', '', '2', 'It is 2.']);
+  });
+
+  it('carries each transcript seq for the offline model, never onto the wire of an OpenAI-compatible endpoint', () => {
+    const messages = toLangChainMessages(PACK);
+    expect(messages.map((message) => message.additional_kwargs.transcriptSeq)).toEqual([undefined, 1, 2, 3, 4]);
+    const wire = JSON.stringify([
+      convertMessagesToCompletionsMessageParams({ messages, model: 'gpt-4o-mini' }),
+      convertMessagesToResponsesInput({ messages, model: 'gpt-4o-mini', zdrEnabled: false }),
+    ]);
+    expect(wire).toContain('call_1');
+    expect(wire).not.toContain('transcriptSeq');
   });
 
   it('refuses a tool message without toolCallId', () => {

@@ -11,6 +11,7 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages';
 import type { PackMessage, ToolCall } from '../core/context/types.js';
+import { TRANSCRIPT_SEQ_KEY } from './offline-recall-answer.js';
 
 /** Token usage a provider reported for one call. */
 export interface ModelUsage {
@@ -45,19 +46,23 @@ export interface InvalidToolCall {
 
 /** Converts one pack message. Throws on a tool message without `toolCallId` (a caller bug). */
 export function toLangChainMessage(message: PackMessage): BaseMessage {
+  // A transcript message's seq rides along for the offline model (it quotes messages by seq); the OpenAI
+  // converters never send additional_kwargs keys other than their own.
+  const additional_kwargs = message.seq !== undefined ? { [TRANSCRIPT_SEQ_KEY]: message.seq } : {};
   switch (message.role) {
     case 'system':
       return new SystemMessage(message.content);
     case 'user':
-      return new HumanMessage(message.content);
+      return new HumanMessage({ content: message.content, additional_kwargs });
     case 'assistant':
       return new AIMessage({
         content: message.content,
+        additional_kwargs,
         tool_calls: (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args, type: 'tool_call' as const })),
       });
     case 'tool':
       if (!message.toolCallId) throw new Error(`Tool message (seq ${message.seq ?? '?'}) has no toolCallId`);
-      return new ToolMessage({ content: message.content, tool_call_id: message.toolCallId });
+      return new ToolMessage({ content: message.content, tool_call_id: message.toolCallId, additional_kwargs });
   }
 }
 

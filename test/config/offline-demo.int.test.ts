@@ -47,6 +47,10 @@ describe('the offline model on a first visit', () => {
       expect(reply).toContain('[offline model]');
       // A reply restates the message and the context in a few lines, not a list of every identifier seen.
       expect(reply.length).toBeLessThan(content.length + 260);
+      // Asked about the budget said earlier, it quotes that message with its seq (from its window or from recall).
+      if (content.includes('remind me what my budget was')) {
+        expect(reply).toMatch(/^\[offline model\] \[#3\] \(you, (?:in my window|recalled from earlier)\) says: "My budget is 2400 EUR for the whole week\."/);
+      }
       // Folds run in the background: give the one a turn may have started time to land before the next turn.
       await waitFor(async () => {
         const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { foldPending: boolean; revision: number } };
