@@ -26,6 +26,7 @@ import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
+import { assertThreadRoom } from '../db/thread-quota';
 import { createSearchRepository } from '../db/search-repository';
 import { checkSearchLanguage } from '../db/search-settings';
 import { createTranscriptRepository } from '../db/transcript-repository';
@@ -196,7 +197,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
   const toolKit: ToolKit = {
     registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
-    maxRounds: env.MAX_TOOL_ROUNDS, inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
+    maxRounds: env.MAX_TOOL_ROUNDS,
+    limits: {
+      callsPerMessage: env.MAX_TOOL_CALLS_PER_MESSAGE, followUps: env.MAX_TOOL_FOLLOW_UPS,
+      asyncRunsPerThread: env.MAX_ASYNC_RUNS_PER_THREAD, asyncRunsPerUser: env.MAX_ASYNC_RUNS_PER_USER,
+    },
+    inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
     turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
@@ -272,8 +278,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const forks = createForkRepository(db);
   const deps: HttpDeps = {
-    log, threads, transcript, search, turns, runner, events, settings, tokens,
-    sendLimiter,
+    log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -289,7 +294,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       contextWindow: settings.profile.maxInputTokens,
       demoWindow: usesOfflineDemoWindow(env),
     },
-    limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS },
+    limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS, maxThreadsPerUser: env.MAX_THREADS_PER_USER },
     corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
@@ -304,13 +309,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     messageContext: createMessageContextReader(db),
     memory: {
       threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: settings.pinnedMaxTokens, forks,
+      pinnedMaxTokens: settings.pinnedMaxTokens, forks, sendLimiter,
     },
     fork: {
       threads, transcript, memory, forks, turns, settings, sendLimiter, log,
       maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS,
-      // One call for every limit on new threads (a fork counts as one): the threads-per-user cap goes here.
-      guards: { beforeNewThread: async () => undefined },
+      // A fork counts against MAX_THREADS_PER_USER like a new thread.
+      guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
@@ -327,7 +332,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const server = createServer(app);
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
   const cancelRun = async (runId: string, userId: string) => (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;
-  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: { ...deps, cancelToolRun: cancelRun }, redis: redisRealtime });
+  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: {
+    ...deps, cancelToolRun: cancelRun,
+    limits: { ...deps.limits, socketEventsPerMinute: env.SOCKET_EVENTS_PER_MINUTE, maxSocketsPerUser: env.MAX_SOCKETS_PER_USER },
+  }, redis: redisRealtime });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;

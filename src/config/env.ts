@@ -101,6 +101,19 @@ const schema = z.object({
   TURN_TIMEOUT_MS: integer(120_000, 1000),
   MODEL_MAX_RETRIES: integer(2, 0),
   MAX_TOOL_ROUNDS: integer(8, 1),
+  /** Tool calls one assistant message may make; the calls past it are answered "not run" (the model and the user see why). */
+  MAX_TOOL_CALLS_PER_MESSAGE: integer(8, 1),
+  /** Follow-up turns (after async tool results) per user message that may call tools again; the next one answers without tools. */
+  MAX_TOOL_FOLLOW_UPS: integer(3, 0),
+  /** Async tool runs running at once per thread and per user; calls past them are answered "not run". */
+  MAX_ASYNC_RUNS_PER_THREAD: integer(4, 1),
+  MAX_ASYNC_RUNS_PER_USER: integer(10, 1),
+  /** Threads one user may keep (forks count); past it, creating one answers QUOTA_EXCEEDED. */
+  MAX_THREADS_PER_USER: integer(1000, 1),
+  /** Client events (any kind) one socket may send per minute; past it they are answered RATE_LIMITED, unrun. */
+  SOCKET_EVENTS_PER_MINUTE: integer(120, 1),
+  /** Open socket connections per user, per server process; one more is refused at connect. */
+  MAX_SOCKETS_PER_USER: integer(10, 1),
   TOOL_TIMEOUT_MS: integer(300_000, 100),
   TOOL_RESULT_INLINE_TOKENS: optionalInteger(50),
   TOOL_RESULT_MAX_CHARS: integer(2_000_000, 1000),

@@ -17,7 +17,8 @@ export interface Page<T> {
 
 export interface ThreadStore {
   ensureUser(userId: string, kind: 'guest' | 'external'): Promise<void>;
-  createThread(input: { ownerId: string; title?: string }): Promise<Thread>;
+  /** QUOTA_EXCEEDED when the owner already has `maxThreads` threads (MAX_THREADS_PER_USER); exact under races. */
+  createThread(input: { ownerId: string; title?: string; maxThreads: number }): Promise<Thread>;
   /** The thread if it exists and belongs to `ownerId` (any owner when ownerId is null). */
   findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
   listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
@@ -51,8 +52,11 @@ export interface AcceptedMessage {
 export interface TurnStore {
   /** Stores the user message as pending and queues its turn, in one transaction. Throws BUSY past `maxQueued`. */
   acceptUserMessage(input: { threadId: string; content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number }): Promise<AcceptedMessage>;
-  /** Queues a turn with no new user message (retry, follow-up, regenerate). */
-  queueTurn(input: { threadId: string; kind: TurnKind; userMessageId: string | null }): Promise<Turn>;
+  /**
+   * Queues a turn with no new user message (a retry) under the thread's lock: BUSY when `maxQueued` turns already
+   * wait besides the running one, CONFLICT when a turn for the same user message is already queued or running.
+   */
+  queueTurn(input: { threadId: string; kind: TurnKind; userMessageId: string | null; maxQueued: number }): Promise<Turn>;
   findTurn(turnId: string): Promise<Turn | null>;
   /** Takes or renews the thread's lease with compare-and-set; false when another owner holds a live lease. */
   acquireLease(input: { threadId: string; owner: string; ttlMs: number }): Promise<boolean>;
@@ -375,6 +379,13 @@ export interface ToolRunStore {
   reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string; basedOn: Pick<ToolRun, 'status' | 'error'> }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
   /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
   followUpNoteSeqs(turnId: string): Promise<number[]>;
+  /** Async runs not yet finished (queued or running) on the thread and on all of its owner's threads. */
+  activeRunCounts(input: { threadId: string; ownerId: string }): Promise<{ thread: number; user: number }>;
+  /**
+   * How many follow-up turns in a row, this one included, the thread has queued since its last turn that answered
+   * a user (message, retry, regenerate): the depth of a chain of tool results asking for more tools.
+   */
+  followUpDepth(turnId: string): Promise<number>;
   /** Background work was submitted: stores its task id and the deadline (now + `timeoutMs`, Postgres' clock). */
   markSubmitted(input: { runId: string; taskId: string; timeoutMs: number }): Promise<boolean>;
   /**

@@ -5,14 +5,18 @@ import { decodeKeysetCursor, encodeKeysetCursor, UUID } from './keyset-cursor';
 import type { Thread as ThreadRow } from './generated/client';
 import { toThread } from './mappers';
 import { THREAD_COLUMNS } from './sql-columns';
+import { claimThreadSlot } from './thread-quota';
 
 export function createThreadRepository(db: Database): ThreadStore {
   return {
     async ensureUser(userId, kind) {
       await db.user.upsert({ where: { id: userId }, create: { id: userId, kind }, update: {} });
     },
-    async createThread({ ownerId, title }) {
-      return toThread(await db.thread.create({ data: { ownerId, ...(title ? { title } : {}) } }));
+    async createThread({ ownerId, title, maxThreads }) {
+      return toThread(await db.$transaction(async (tx) => {
+        await claimThreadSlot(tx, ownerId, maxThreads);
+        return tx.thread.create({ data: { ownerId, ...(title ? { title } : {}) } });
+      }));
     },
     async findThread(threadId, ownerId) {
       // On every request: one raw statement (no ORM query planning). A malformed id is simply not found.

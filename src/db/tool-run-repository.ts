@@ -107,6 +107,27 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       });
     },
 
+    async activeRunCounts({ threadId, ownerId }) {
+      const rows = await db.$queryRaw<{ thread: number; user: number }[]>`
+        SELECT count(*) FILTER (WHERE r.thread_id = ${threadId}::uuid)::int AS thread, count(*)::int AS "user"
+        FROM tool_runs r JOIN threads t ON t.id = r.thread_id
+        WHERE t.owner_id = ${ownerId}::text AND r.status IN ('queued', 'running')`;
+      return rows[0] ?? { thread: 0, user: 0 };
+    },
+
+    async followUpDepth(turnId) {
+      const rows = await db.$queryRaw<{ depth: number }[]>`
+        WITH this AS (SELECT thread_id, created_at FROM turns WHERE id = ${turnId}::uuid),
+        anchor AS (
+          SELECT max(t.created_at) AS at FROM turns t, this
+          WHERE t.thread_id = this.thread_id AND t.kind <> 'follow-up' AND t.created_at <= this.created_at
+        )
+        SELECT count(*)::int AS depth FROM turns t, this, anchor
+        WHERE t.thread_id = this.thread_id AND t.kind = 'follow-up'
+          AND t.created_at > coalesce(anchor.at, '-infinity'::timestamptz) AND t.created_at <= this.created_at`;
+      return rows[0]?.depth ?? 0;
+    },
+
     async followUpNoteSeqs(turnId) {
       const runs = await db.toolRun.findMany({ where: { followUpTurnId: turnId }, select: { id: true } });
       if (runs.length === 0) return [];

@@ -113,8 +113,30 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       }
     },
 
-    async queueTurn({ threadId, kind, userMessageId }) {
-      return toTurn(await db.turn.create({ data: { threadId, kind, userMessageId } }));
+    async queueTurn({ threadId, kind, userMessageId, maxQueued }) {
+      // The same two statements as the accept: the row lock first, then count and insert under it.
+      const [, rows] = await db.$transaction([
+        db.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
+        db.$queryRaw<(TurnRow & { activeCount: number; sameMessage: boolean })[]>`
+          WITH active AS (
+            SELECT count(*)::int AS n, bool_or(user_message_id IS NOT DISTINCT FROM ${userMessageId}::uuid) AS same
+            FROM turns WHERE thread_id = ${threadId}::uuid AND status IN ('queued', 'running')
+          ), turn AS (
+            INSERT INTO turns (id, thread_id, kind, user_message_id)
+            SELECT ${randomUUID()}::uuid, ${threadId}::uuid, ${kind}, ${userMessageId}::uuid
+            FROM active WHERE active.n <= ${maxQueued}::int AND NOT coalesce(active.same, false)
+            RETURNING ${TURN_COLUMNS}
+          )
+          SELECT active.n AS "activeCount", coalesce(active.same, false) AS "sameMessage", turn.*
+          FROM active LEFT JOIN turn ON true`,
+      ]);
+      const row = rows[0];
+      if (row?.id) {
+        const { activeCount: _active, sameMessage: _same, ...turn } = row;
+        return toTurn(turn);
+      }
+      if (row?.sameMessage) throw new AppError('CONFLICT', 'This message is already being answered again.');
+      throw new AppError('BUSY', `This thread already has ${(row?.activeCount ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
     },
 
     async findTurn(turnId) {

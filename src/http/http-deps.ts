@@ -43,7 +43,8 @@ export interface HttpDeps {
   trustProxy: boolean | number | string[];
   probes: HealthProbes;
   info: ServerInfoDto;
-  limits: { maxMessageChars: number; maxQueuedTurns: number; turnTimeoutMs: number };
+  /** MAX_MESSAGE_CHARS, MAX_QUEUED_TURNS, TURN_TIMEOUT_MS, MAX_THREADS_PER_USER. */
+  limits: { maxMessageChars: number; maxQueuedTurns: number; turnTimeoutMs: number; maxThreadsPerUser: number };
   corsOrigins: string[];
   allowGuests: boolean;
   toolRuns: ToolRunStore;

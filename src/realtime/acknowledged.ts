@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from '../app/logger';
 import { AppError, isAppError } from '../core/errors';
+import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ErrorBody } from '../shared/errors';
 import { toAppError } from '../http/to-app-error';
 import type { TypedSocket } from './socket-types';
@@ -41,7 +42,8 @@ function validationError(error: z.ZodError): AppError {
 /**
  * Wraps a client event handler: validates the payload with `schema` (VALIDATION ack, nothing done), runs it,
  * and acknowledges `{ ok: true, ...result }` or `{ ok: false, error }`. A call without an ack callback still
- * runs and never throws; a handler error never reaches socket.io.
+ * runs and never throws; a handler error never reaches socket.io. With a limiter, an event past the socket's rate
+ * is refused before its payload is even read.
  */
 export function acknowledged<S extends z.ZodType, R extends object>(options: {
   event: string;
@@ -49,8 +51,10 @@ export function acknowledged<S extends z.ZodType, R extends object>(options: {
   schema: S;
   log: Logger;
   run: (context: HandlerContext<z.infer<S>>) => Promise<R | AtAck<R>>;
+  /** SOCKET_EVENTS_PER_MINUTE, keyed by socket id: past it the event is answered RATE_LIMITED and not run. */
+  limiter?: RateLimiter;
 }): (...args: unknown[]) => void {
-  const { event, socket, schema, log, run } = options;
+  const { event, socket, schema, log, run, limiter } = options;
   return (...args) => {
     const last = args.at(-1);
     const ack = typeof last === 'function' ? (last as (response: unknown) => void) : null;
@@ -65,6 +69,10 @@ export function acknowledged<S extends z.ZodType, R extends object>(options: {
       }
     };
     const handle = async () => {
+      const decision = limiter ? await limiter.hit(socket.id) : { allowed: true as const };
+      if (!decision.allowed) {
+        throw new AppError('RATE_LIMITED', `Too many events on this connection; try again in ${decision.retryAfterSeconds} s.`, { details: { retryAfterSeconds: decision.retryAfterSeconds } });
+      }
       const parsed = schema.safeParse(payload);
       if (!parsed.success) throw validationError(parsed.error);
       const result = await run({ socket, userId, payload: parsed.data });

@@ -2,7 +2,9 @@ import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import type { z } from 'zod';
 import { acknowledged, type AtAck, type HandlerContext } from './acknowledged';
+import { createMemoryRateLimiter, type RateLimiter } from '../core/limits/rate-limiter';
 import { authenticateSocket } from './authenticate-socket';
+import { connectionsPerUser } from './connections-per-user';
 import { expireWithToken } from './expire-session';
 import { forwardThreadEvents } from './forward-thread-events';
 import { messageEdit } from './handlers/message-edit';
@@ -34,9 +36,9 @@ export interface SocketServerOptions {
 
 type Handler<S extends z.ZodType> = (context: HandlerContext<z.infer<S>>) => Promise<object | AtAck<object>>;
 
-function registerHandlers(socket: TypedSocket, deps: SocketDeps): void {
+function registerHandlers(socket: TypedSocket, deps: SocketDeps, events: RateLimiter): void {
   const on = <S extends z.ZodType>(event: string, schema: S, run: Handler<S>) => {
-    (socket.on as (event: string, listener: (...args: unknown[]) => void) => void)(event, acknowledged({ event, socket, schema, log: deps.log, run }));
+    (socket.on as (event: string, listener: (...args: unknown[]) => void) => void)(event, acknowledged({ event, socket, schema, log: deps.log, run, limiter: events }));
   };
   on('thread-join', threadJoinPayload, (context) => threadJoin(deps, context));
   on('thread-leave', threadLeavePayload, (context) => threadLeave(context));
@@ -61,9 +63,12 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
     ...(redis ? { adapter: redis.adapter } : {}),
   });
   io.use(authenticateSocket(deps));
+  io.use(connectionsPerUser(deps.limits.maxSocketsPerUser));
+  // Every client event counts, per socket (a socket lives in one process, so memory is the right place).
+  const eventLimiter = createMemoryRateLimiter({ limit: deps.limits.socketEventsPerMinute });
   io.on('connection', (socket) => {
     expireWithToken(socket, deps.log);
-    registerHandlers(socket, deps);
+    registerHandlers(socket, deps, eventLimiter);
     socket.on('error', (error) => deps.log.debug({ err: error, userId: socket.data.userId }, 'socket error'));
   });
   const stopForwarding = forwardThreadEvents({ events: deps.events, emitter: io, log: deps.log });

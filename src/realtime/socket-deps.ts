@@ -18,7 +18,8 @@ export interface SocketDeps {
   settings: ContextSettings;
   /** The REST send limiter: one budget per user across REST and sockets. */
   sendLimiter: RateLimiter;
-  limits: { maxMessageChars: number; maxQueuedTurns: number };
+  /** MAX_MESSAGE_CHARS, MAX_QUEUED_TURNS, SOCKET_EVENTS_PER_MINUTE, MAX_SOCKETS_PER_USER. */
+  limits: { maxMessageChars: number; maxQueuedTurns: number; socketEventsPerMinute: number; maxSocketsPerUser: number };
   corsOrigins: string[];
   /** Edits (`message-edit`): the REST use case. */
   fork: EditDeps;

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   BUSY: 409,
   CONFLICT: 409,
   RATE_LIMITED: 429,
+  /** A per-user cap (threads per user, ...) is reached: nothing is created until something is removed. */
+  QUOTA_EXCEEDED: 409,
   PROVIDER_ERROR: 502,
   PROVIDER_TIMEOUT: 504,
   CONTEXT_OVERFLOW: 502,

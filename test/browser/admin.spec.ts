@@ -30,8 +30,13 @@ test.describe('admin console', () => {
 
     await expect(page.getByRole('heading', { name: 'Queue health' })).toBeVisible();
     await expect(page.getByRole('link', { name: 'Open the jobs dashboard' })).toHaveAttribute('href', '/admin/jobs');
-    const table = page.getByRole('table');
+    const table = page.getByRole('table', { name: 'Threads' });
     await expect(table.getByRole('link', { name: 'Unrelated chat' })).toBeVisible();
+    // Every tool the model may be offered, with where it comes from.
+    const tools = page.getByRole('table', { name: 'Tools' });
+    await expect(tools.getByRole('row').filter({ hasText: 'analyze_thread' })).toContainText('built-in');
+    await expect(tools.getByRole('row').filter({ hasText: 'analyze_thread' })).toContainText('async');
+    await expect(tools.getByRole('row').filter({ hasText: 'search_transcript' })).toContainText('yes');
     await page.getByRole('searchbox', { name: /Search threads/ }).fill('Quarterly');
     await expect(table.getByRole('link', { name: 'Unrelated chat' })).toHaveCount(0);
     await page.getByLabel('Sort by').selectOption('summary');

@@ -231,7 +231,7 @@ test.describe('memory controls', () => {
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('heading', { name: 'Queue health' })).toBeVisible();
-    await page.getByRole('table').getByRole('link', { name: 'Prompted thread' }).click();
+    await page.getByRole('table', { name: 'Threads' }).getByRole('link', { name: 'Prompted thread' }).click();
 
     const editor = page.getByRole('region', { name: 'Summary prompt' });
     const prompt = editor.getByRole('textbox', { name: 'Summary prompt' });

@@ -47,7 +47,7 @@ test.describe('what the model saw', () => {
     await page.goto(`${app.baseUrl}/admin`);
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('table').getByRole('link', { name: 'Fold then ask' }).click();
+    await page.getByRole('table', { name: 'Threads' }).getByRole('link', { name: 'Fold then ask' }).click();
     const calls = page.getByRole('table', { name: 'Model calls' });
     await calls.getByRole('row').filter({ hasText: 'chat' }).first().getByRole('button', { name: 'What the model saw' }).click();
     const adminDialog = page.getByRole('dialog', { name: /What the model saw for the call of/ });

@@ -7,6 +7,7 @@ import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { requestRebuild } from './request-rebuild';
 import { isSummaryWithdrawn } from './summary-withdrawn';
 import { threadForActor } from './thread-for-actor';
+import { spendOrRefuse } from '../turn/spend-or-refuse';
 
 export interface ForgetOutcome {
   /** The tombstones. */
@@ -51,6 +52,9 @@ export async function forgetMessage(input: { actor: MemoryActor; threadId: strin
   if (targets.some((target) => target.status === 'streaming' || target.status === 'pending')) {
     throw new AppError('CONFLICT', 'The answer is still being written: stop it or wait for it, then delete.');
   }
+  // Erasing what the summary covered rebuilds it with the model: a user's such forget spends like a send.
+  const covered = thread.summary?.coveredThroughSeq ?? 0;
+  if (!input.actor.admin && targets.some((target) => target.seq !== null && target.seq <= covered)) await spendOrRefuse(deps.sendLimiter, input.actor.userId);
   const result = await deps.memory.forget({ threadId: thread.id, messageIds: targets.map((target) => target.id) });
   for (const tombstone of result.messages) deps.events.publish({ type: 'message-updated', threadId: thread.id, message: toMessageDto(tombstone) });
   const memoryRebuilding = isSummaryWithdrawn(result.thread);

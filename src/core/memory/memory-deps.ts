@@ -1,4 +1,5 @@
 import type { ContextSettings } from '../context-settings';
+import type { RateLimiter } from '../limits/rate-limiter';
 import type { FoldQueue, ForgetRebuildQueue, ForkStore, LogPort, MemoryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
 
 /** What the memory controls need; wired once in src/app/compose.ts. */
@@ -10,6 +11,11 @@ export interface MemoryDeps {
   events: ThreadEventBus;
   settings: ContextSettings;
   jobs: FoldQueue & ForgetRebuildQueue;
+  /**
+   * The send limiter (RATE_LIMIT_PER_MINUTE): a regeneration, and a forget that rebuilds the summary, call the
+   * model, so a user's (not an admin's) spend from the same budget as sends.
+   */
+  sendLimiter: RateLimiter;
   /** PINNED_MAX_TOKENS; default a quarter of the pack budget. */
   pinnedMaxTokens: number;
   log: LogPort;

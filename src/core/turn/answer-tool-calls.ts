@@ -36,10 +36,17 @@ function startedText(run: ToolRun): string {
  * enqueued after all answers are stored. Nothing here throws for a tool's sake: failures become answers.
  */
 export async function answerToolCalls(
-  input: { turn: Turn; calls: ToolCall[]; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal },
+  input: {
+    turn: Turn; calls: ToolCall[]; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal;
+    /** The thread's owner, whose async runs are capped across threads. */
+    ownerId: string;
+    /** Whether tools were offered with this answer: a model that calls one anyway is told no. */
+    offered: boolean;
+  },
   deps: AnswerToolCallsDeps,
 ): Promise<void> {
   const { turn } = input;
+  const refused = await refusedCalls(input, deps);
   const messages: TranscriptMessage[] = [];
   for (const call of input.calls) {
     messages.push(await deps.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'tool', content: '', status: 'streaming', toolCallId: call.id }));
@@ -47,7 +54,9 @@ export async function answerToolCalls(
   const answers = await Promise.all(input.calls.map(async (call, index): Promise<Answer> => {
     const message = messages[index];
     if (!message) throw new Error('tool message missing');
-    const answer = await answerOne({ ...input, call, message }, deps).catch((error: unknown): Answer => {
+    const refusal = refused.get(call.id);
+    const answering = refusal !== undefined ? Promise.resolve({ transcript: refusal, context: refusal }) : answerOne({ ...input, call, message }, deps);
+    const answer = await answering.catch((error: unknown): Answer => {
       deps.log.warn({ err: error, threadId: turn.threadId, tool: call.name }, 'answering a tool call failed');
       const text = `Error: ${call.name} could not be run (${error instanceof Error ? error.message : String(error)}).`;
       return { transcript: text, context: text };
@@ -56,6 +65,38 @@ export async function answerToolCalls(
     return answer;
   }));
   for (const { run } of answers) if (run) await startRun(run, deps);
+}
+
+/**
+ * The calls this answer may not run, with what the model and the user are told: past MAX_TOOL_CALLS_PER_MESSAGE,
+ * any call when no tools were offered, and async calls past the running-runs caps of the thread and the user
+ * (slots go to the calls in the order the model made them).
+ */
+async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: string; offered: boolean }, deps: AnswerToolCallsDeps): Promise<Map<string, string>> {
+  const { limits } = deps.tools;
+  const refused = new Map<string, string>();
+  const asyncCalls: ToolCall[] = [];
+  input.calls.forEach((call, index) => {
+    if (!input.offered) {
+      refused.set(call.id, 'Not run: no tools are offered for this answer (the tool limit of this request is reached). Answer the user with the results you already have.');
+    } else if (index >= limits.callsPerMessage) {
+      refused.set(call.id, `Not run: one answer may make at most ${limits.callsPerMessage} tool calls (MAX_TOOL_CALLS_PER_MESSAGE). Answer with the results you have, or call it in your next answer.`);
+    } else if (deps.tools.registry.get(call.name)?.mode === 'async') {
+      asyncCalls.push(call);
+    }
+  });
+  if (asyncCalls.length === 0) return refused;
+  const active = await deps.tools.runs.activeRunCounts({ threadId: input.turn.threadId, ownerId: input.ownerId });
+  const threadRoom = limits.asyncRunsPerThread - active.thread;
+  const userRoom = limits.asyncRunsPerUser - active.user;
+  asyncCalls.forEach((call, index) => {
+    if (index < Math.min(threadRoom, userRoom)) return;
+    const why = index >= threadRoom
+      ? `this conversation already has ${limits.asyncRunsPerThread} background tool runs going, the most at once (MAX_ASYNC_RUNS_PER_THREAD)`
+      : `this user already has ${limits.asyncRunsPerUser} background tool runs going, the most at once (MAX_ASYNC_RUNS_PER_USER)`;
+    refused.set(call.id, `Not run: ${why}. Tell the user to wait for them to finish, then ask again.`);
+  });
+  return refused;
 }
 
 async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal }, deps: AnswerToolCallsDeps): Promise<Answer> {

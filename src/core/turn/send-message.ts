@@ -2,6 +2,7 @@ import { AppError } from '../errors';
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { AcceptedMessage, ThreadStore, TurnStore } from '../ports';
+import { spendOrRefuse } from './spend-or-refuse';
 
 export interface SendMessageInput {
   userId: string;
@@ -49,10 +50,7 @@ export interface PreparedUserMessage {
  * rate limit (RATE_LIMITED), the message valid (VALIDATION, TOO_LARGE) and small enough for one pack.
  */
 export async function prepareUserMessage(input: Pick<SendMessageInput, 'userId' | 'content' | 'clientMessageId'>, deps: Pick<SendMessageDeps, 'sendLimiter' | 'settings' | 'maxMessageChars'>): Promise<PreparedUserMessage> {
-  const limited = await deps.sendLimiter.hit(input.userId);
-  if (!limited.allowed) {
-    throw new AppError('RATE_LIMITED', `Too many messages; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
-  }
+  await spendOrRefuse(deps.sendLimiter, input.userId);
   if (typeof input.content !== 'string') throw new AppError('VALIDATION', 'content must be a string.');
   if (input.content.trim().length === 0) throw new AppError('VALIDATION', 'The message is empty.');
   if (input.content.length > deps.maxMessageChars) {

@@ -35,6 +35,12 @@ export interface TurnRunnerOptions {
 }
 
 class TurnCancelled extends Error {}
+
+/** What the model and the user read when a chain of tool follow-ups reaches MAX_TOOL_FOLLOW_UPS. */
+export function toolChainNotice(followUps: number): string {
+  return `Tool limit reached: the tools' results have asked for more tools ${followUps} times in a row since the user's last message `
+    + '(MAX_TOOL_FOLLOW_UPS), so this answer is written without calling tools. It uses the results so far; send a new message to continue.';
+}
 class TurnTimedOut extends Error {}
 
 type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
@@ -156,16 +162,37 @@ export class TurnRunner {
     let context = initial;
     // A follow-up's first call gets its results last; later rounds see them where they are.
     const lastSeqs = turn.kind === 'follow-up' && tools ? await tools.runs.followUpNoteSeqs(turn.id) : [];
+    // A chain of tool results asking for more tools ends at MAX_TOOL_FOLLOW_UPS: this answer gets no tools, and
+    // the notice that says so is in the transcript (the user reads it) and in the window (the model does).
+    const chainEnded = turn.kind === 'follow-up' && tools !== undefined && (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
+    if (chainEnded) context = await this.appendNotice(turn, toolChainNotice(tools.limits.followUps)) ?? context;
     for (let round = 0; ; round += 1) {
-      const offered = tools && round < tools.maxRounds ? tools.registry.definitions() : [];
+      const offered = tools && !chainEnded && round < tools.maxRounds ? tools.registry.definitions() : [];
       const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
       if (answer.toolCalls.length === 0) return;
       if (!tools) throw new Error('the model called a tool, but no tools are configured');
-      await answerToolCalls({ turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal }, { ...this.options, tools });
+      await answerToolCalls({
+        turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
+        ownerId: context.thread.ownerId, offered: offered.length > 0,
+      }, { ...this.options, tools });
       active.controller.signal.throwIfAborted();
       if (offered.length === 0) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
+  }
+
+  /** A complete system message of the turn, in the transcript and the window; returns the context re-read after it. */
+  private async appendNotice(turn: Turn, text: string): Promise<ThreadContext | null> {
+    const { turns, events, settings } = this.options;
+    const started = await turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'system', content: '', status: 'streaming' });
+    const tokens = settings.counter.countMessage({ role: 'system', content: text });
+    const finished = await turns.finishMessage({
+      messageId: started.id, content: text, status: 'complete', tokens, encoding: settings.counter.encoding,
+      entry: { role: 'system', content: text, tokens },
+    });
+    events.publish({ type: 'message-start', threadId: turn.threadId, message: toMessageDto(finished) });
+    events.publish({ type: 'message-end', threadId: turn.threadId, message: toMessageDto(finished) });
+    return turns.loadContext(turn.threadId, { recall: true });
   }
 
   private async endFailedTurn(turn: Turn, active: ActiveTurn, error: unknown): Promise<void> {

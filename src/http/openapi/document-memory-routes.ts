@@ -27,9 +27,9 @@ function documentPins(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete', path: '/api/threads/{id}/messages/{messageId}', tags: ['memory'], security: secured,
     summary: 'Forget a message: its content is erased and a tombstone stays',
-    description: `Without \`only=true\`, a user message is forgotten with its answers and an answer with its whole turn; a tool exchange is always forgotten whole. A summary that covered a forgotten message is withdrawn and rebuilt in the background (\`memoryRebuilding\`). CONFLICT while the message waits for its turn or its answer is still being written. ${adminsToo}`,
+    description: `Without \`only=true\`, a user message is forgotten with its answers and an answer with its whole turn; a tool exchange is always forgotten whole. A summary that covered a forgotten message is withdrawn and rebuilt in the background (\`memoryRebuilding\`). CONFLICT while the message waits for its turn or its answer is still being written. A user's forget that rebuilds the summary spends from the send rate limit (RATE_LIMITED, nothing forgotten); one of a message only the window holds never does. ${adminsToo}`,
     request: { params: messageIdParams, query: forgetMessageQuery },
-    responses: { 200: json(forgetResponseDto, 'The tombstones and the thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
+    responses: { 200: json(forgetResponseDto, 'The tombstones and the thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED') },
   });
 }
 
@@ -68,11 +68,11 @@ function documentContext(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/threads/{id}/regenerate', tags: ['memory'], security: secured,
     summary: 'Answer the last user message again',
-    description: `Its answers stay in the transcript marked superseded and leave the window (the model never sees both); answers when the new turn has ended. BUSY while a turn runs; CONFLICT when there is nothing to answer again or the last message is before the fresh context. ${adminsToo}`,
+    description: `Its answers stay in the transcript marked superseded and leave the window (the model never sees both); answers when the new turn has ended. BUSY while a turn runs; CONFLICT when there is nothing to answer again or the last message is before the fresh context; a user's regeneration spends from the send rate limit (RATE_LIMITED). ${adminsToo}`,
     request: { params: threadIdParams },
     responses: {
       201: json(regenerateResponseDto, "The new turn's answers and the superseded ones"),
-      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'BUSY', 'CONFLICT', 'PROVIDER_TIMEOUT'),
+      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'BUSY', 'CONFLICT', 'RATE_LIMITED', 'PROVIDER_TIMEOUT'),
     },
   });
   registry.registerPath({

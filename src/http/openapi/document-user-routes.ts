@@ -33,7 +33,8 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/threads', tags: ['threads'], summary: 'Create a thread', security: secured,
     request: { body: { required: false, content: { 'application/json': { schema: createThreadBody } } } },
-    responses: { 201: json(threadDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+    description: 'QUOTA_EXCEEDED when the user already has MAX_THREADS_PER_USER threads (forks count).',
+    responses: { 201: json(threadDto, 'The thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'QUOTA_EXCEEDED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/threads', tags: ['threads'], summary: 'Own threads, most recent activity first', security: secured,
@@ -78,8 +79,9 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/threads/{id}/messages/{messageId}/retry', tags: ['messages'], security: secured,
     summary: 'Run the turn again for a user message whose answer ended in error',
+    description: 'Spends from the send rate limit (RATE_LIMITED) and respects the queue bound (BUSY) like a send; CONFLICT when the message is already being answered again.',
     request: { params: messageIdParams },
-    responses: { 201: json(sendMessageResponseDto, 'The new answer'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
+    responses: { 201: json(sendMessageResponseDto, 'The new answer'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'BUSY', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'post', path: '/api/threads/{id}/cancel', tags: ['messages'], summary: 'Stop the running generation (the partial answer is kept)', security: secured,

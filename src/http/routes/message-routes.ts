@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors';
 import { toMessageDto } from '../../core/dto';
+import { retryAnswer } from '../../core/turn/retry-answer';
 import { sendMessage } from '../../core/turn/send-message';
 import type { Turn } from '../../core/domain';
 import type { SendMessageResponseDto } from '../../shared/api';
@@ -132,13 +133,9 @@ export function messageRoutes(deps: HttpDeps): Router {
     const principal = principalOf(response);
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await ownThread(deps, id, principal.userId);
-    const message = await deps.transcript.findMessage(thread.id, messageId);
-    if (!message || message.role !== 'user') throw new AppError('NOT_FOUND', 'No such user message in this thread.');
-    if (!message.turnId) throw new AppError('CONFLICT', 'This message has no turn to retry.');
-    const answers = await deps.transcript.listTurnMessages(message.turnId);
-    const last = answers.at(-1);
-    if (!last || last.status !== 'error') throw new AppError('CONFLICT', 'Only an answer that ended in error can be retried.');
-    const turn = await deps.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: message.id });
+    const { turn, message } = await retryAnswer({ userId: principal.userId, thread, messageId }, {
+      transcript: deps.transcript, turns: deps.turns, sendLimiter: deps.sendLimiter, maxQueuedTurns: deps.limits.maxQueuedTurns,
+    });
     const waiter = turnEnded(deps, turn);
     try {
       await untilTurnEnds(deps, { turn, duplicate: false }, waiter);

@@ -31,7 +31,7 @@ export function threadRoutes(deps: HttpDeps): Router {
 
   router.post('/threads', async (request, response) => {
     const body = parseOrThrow(createThreadBody, request.body ?? {}, 'thread');
-    const thread = await deps.threads.createThread({ ownerId: principalOf(response).userId, ...(body.title ? { title: body.title } : {}) });
+    const thread = await deps.threads.createThread({ ownerId: principalOf(response).userId, maxThreads: deps.limits.maxThreadsPerUser, ...(body.title ? { title: body.title } : {}) });
     response.status(201).json(toThreadDto(thread));
   });
 

@@ -6,6 +6,7 @@ import type { QueueListDto } from '../../../src/shared/admin-api';
 import { QueueHealth } from './queue-health';
 import { ThreadDetail } from './thread-detail';
 import { ThreadsTable } from './threads-table';
+import { ToolsPanel } from './tools-panel';
 
 type SignInState = 'checking' | 'signed-out' | 'signed-in';
 
@@ -41,7 +42,7 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
   );
 }
 
-/** The admin console at /admin: sign-in (admin session cookie), queue health, threads, thread detail. */
+/** The admin console at /admin: sign-in (admin session cookie), queue health, threads and tools, thread detail. */
 export function AdminApp() {
   const path = usePath();
   const threadId = /^\/admin\/threads\/([\w-]+)$/.exec(path)?.[1] ?? null;
@@ -83,7 +84,7 @@ export function AdminApp() {
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
       <QueueHealth queues={queues} error={queueError} onRefresh={() => void loadQueues()} />
-      {threadId ? <ThreadDetail threadId={threadId} /> : <ThreadsTable />}
+      {threadId ? <ThreadDetail threadId={threadId} /> : <><ThreadsTable /><ToolsPanel /></>}
     </div>
   );
 }

@@ -51,7 +51,7 @@ export function ThreadsTable() {
       </div>
       {error ? <p className="error-text" role="alert">{error}</p> : null}
       <div className="table-wrap">
-        <table className="data">
+        <table className="data" aria-label="Threads">
           <thead>
             <tr>
               <th scope="col">Thread</th><th scope="col">Owner</th><th scope="col" className="number">Messages</th>

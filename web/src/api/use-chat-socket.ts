@@ -73,6 +73,8 @@ export function useChatSocket(options: ChatSocketOptions): { socket: ChatSocket 
       setLastError(error.data?.message ?? error.message);
       // A refused token (expired while the tab slept): socket.io does not retry a middleware refusal on its own.
       if (error.data?.code === 'UNAUTHORIZED') renewAndConnect();
+      // Too many open tabs of this user (MAX_SOCKETS_PER_USER): the message says so; try again once one may have closed.
+      if (error.data?.code === 'RATE_LIMITED') window.setTimeout(() => { if (!stopped && !created.connected) created.connect(); }, 30_000);
     };
     const onNetwork = () => {
       if (!created.connected) setStatus(disconnectedStatus());
