@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextResetResponseDto, ForgetResponseDto, MessageDto, MessagePageDto, PinResponseDto, SendMessageResponseDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
+import type { ContextResetResponseDto, ForgetResponseDto, MessageCopyDto, MessageDto, MessagePageDto, PinResponseDto, SendMessageResponseDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import type { ChatSocket, ConnectionStatus } from '../api/use-chat-socket';
@@ -44,7 +44,7 @@ export type ThreadEventListener = (event: 'message' | 'summary-updated' | 'turn-
  * The live state of one thread: joined over the socket (with `afterSeq` catch-up after a reconnect),
  * events merged without duplicates, older pages over REST, and an outbox sent once when the connection allows.
  */
-export function useThread(input: { socket: ChatSocket | null; status: ConnectionStatus; token: string | null; threadId: string | null; onEvent?: ThreadEventListener }) {
+export function useThread(input: { socket: ChatSocket | null; status: ConnectionStatus; token: string | null; threadId: string | null; onEvent?: ThreadEventListener; onForgotten?: (copies: MessageCopyDto[]) => void }) {
   const { socket, status, token, threadId } = input;
   const [state, setState] = useState<ThreadState | null>(null);
   const [joined, setJoined] = useState(false);
@@ -52,6 +52,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
   stateRef.current = state;
   const onEventRef = useRef(input.onEvent);
   onEventRef.current = input.onEvent;
+  // Told which other threads (branches) still hold a copy of what a forget erased here.
+  const onForgottenRef = useRef(input.onForgotten);
+  onForgottenRef.current = input.onForgotten;
   // Read at call time: a refreshed token must not re-run the join effect (a leave and a join per refresh).
   const tokenRef = useRef(token);
   tokenRef.current = token;
@@ -318,6 +321,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         (result) => {
           update((current) => setThread(mergeMessages(current, result.messages), result.thread));
           onEventRef.current?.('thread-updated');
+          onForgottenRef.current?.(result.copies);
         },
         fail,
       );
