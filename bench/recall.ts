@@ -8,6 +8,7 @@
  * (ours with and without auto-recall, LangChain's summarizationMiddleware); and search latency.
  */
 import { readFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { contextSettingsFromEnv } from '../src/app/context-settings-from-env';
@@ -256,6 +257,7 @@ function table(run: Run): string[] {
   const big = distribution(run.large);
   const lines = [
     `LoCoMo ${path.basename(LOCOMO_PATH)}: ${run.conversations.length} conversations, ${n} questions (categories 1-4)${QUICK ? ' — BENCH_QUICK: packs on every ' + QUICK_PACK_EVERY + 'th question, fewer searches on the large thread' : ''}`,
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
     `pack at a ${WINDOW_TOKENS}-token window: budget ${settings.budget}, keep ${run.keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}`,
     line('recall@5 (distinct ranked turns)', total.at5 / n, undefined, 3, 'BM25 reference 0.551'),
     line('recall@10 (distinct ranked turns)', total.at10 / n, { op: '>=', value: 0.75 }, 3, 'BM25 reference 0.632'),

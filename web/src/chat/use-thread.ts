@@ -11,6 +11,10 @@ import {
 
 const ACK_TIMEOUT_MS = 15_000;
 const PAGE_SIZE = 30;
+/** The server's largest page, used to reach a cited or searched message far up in one or a few requests. */
+const MAX_PAGE_SIZE = 200;
+/** Messages loaded above a message jumped to, so it is read in its context. */
+const CONTEXT_ABOVE = 10;
 
 export interface ThreadActions {
   send(content: string): void;
@@ -224,11 +228,11 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
 
   const fail = useCallback((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })), [update]);
 
-  const loadPage = useCallback(async (): Promise<boolean> => {
+  const loadPage = useCallback(async (limit = PAGE_SIZE): Promise<boolean> => {
     const current = stateRef.current;
     const before = current ? lowestSeq(current) : null;
     if (!current || before === null || !current.hasMoreBefore) return false;
-    const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${PAGE_SIZE}`, { token });
+    const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${limit}`, { token });
     const next = { ...mergeMessages(current, page.messages), hasMoreBefore: page.hasMoreBefore };
     // Kept in the ref at once: a caller paging in a loop reads the new lowest seq before React renders.
     stateRef.current = next;
@@ -266,7 +270,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         for (;;) {
           const lowest = stateRef.current ? lowestSeq(stateRef.current) : null;
           if (lowest !== null && lowest <= seq) return;
-          if (!(await loadPage())) return;
+          // Exactly what is missing down to the message (and a few above it), up to the server's largest page.
+          const limit = lowest === null ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, lowest - seq + CONTEXT_ABOVE));
+          if (!(await loadPage(limit))) return;
         }
       } catch (error) {
         fail(error);
