@@ -68,4 +68,25 @@ test.describe('edit and branch', () => {
     await page.keyboard.press('Enter');
     await expect(conversation.getByText(/Answer \d+ to: A question only in the branch\./)).toBeVisible();
   });
+
+  test('deleting a message a branch also holds says so, and deletes it there too on request', async ({ page }) => {
+    const { conversation } = await openThread(page, ['My card ends in CODE-77.', 'Another question.']);
+    await conversation.getByRole('button', { name: 'Branch from #2' }).click();
+    await expect(page.getByRole('note')).toContainText('Branched from Trip plans at message #2');
+    await page.getByRole('note').getByRole('link', { name: 'Trip plans' }).click();
+    await expect(conversation.getByText('Another question.', { exact: true })).toBeVisible();
+
+    await conversation.getByRole('button', { name: 'Delete message #1' }).click();
+    await conversation.getByRole('button', { name: 'Delete with its answer' }).click();
+    const notice = page.getByRole('alert').filter({ hasText: 'still holds a copy' });
+    await expect(notice).toContainText('Trip plans (branch)');
+    await notice.getByRole('button', { name: 'Delete it there too' }).click();
+    await expect(notice).toHaveCount(0);
+    // In the branch too, only a tombstone is left.
+    await conversation.locator('[data-seq="2"]').getByRole('link', { name: 'Trip plans (branch)' }).click();
+    await expect(page.getByRole('note')).toContainText('Branched from');
+    await expect(conversation.locator('[data-seq="1"]')).toContainText('Message deleted');
+    await expect(conversation.locator('[data-seq="2"]')).toContainText('Message deleted');
+    await expect(conversation.getByText('CODE-77')).toHaveCount(0);
+  });
 });
