@@ -221,6 +221,9 @@ async function measure(services: PostgresServices, conversations: Conversation[]
   const databaseUrl = await services.createDatabase('recall');
   const db = createDatabase({ url: databaseUrl, poolSize: 4 });
   const client = new pg.Client({ connectionString: databaseUrl });
+  // When a signal stops Postgres under a running query, the error reaches the query's caller; without a listener
+  // the client's 'error' event would end the process before the services are stopped and their directory removed.
+  client.on('error', (error) => log(`database connection: ${error.message}`));
   try {
     await client.connect();
     lap('database migrated');
