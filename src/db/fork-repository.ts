@@ -76,11 +76,13 @@ function forkStatement(input: { forkId: string; parentId: string; throughSeq: nu
       SELECT m.*, gen_random_uuid() AS new_id FROM messages m
       WHERE m.thread_id = ${parentId}::uuid AND m.seq <= ${throughSeq}::int AND EXISTS (SELECT 1 FROM parent)
     ), turn_map AS MATERIALIZED (
-      SELECT q.*, gen_random_uuid() AS new_id FROM turns q WHERE q.id IN (SELECT turn_id FROM source WHERE turn_id IS NOT NULL)
+      -- By the parent's id first: an index range of its turns and runs, never a scan of every thread's.
+      SELECT q.*, gen_random_uuid() AS new_id FROM turns q
+      WHERE q.thread_id = ${parentId}::uuid AND q.id IN (SELECT turn_id FROM source WHERE turn_id IS NOT NULL)
     ), run_map AS MATERIALIZED (
       -- Runs reported at or before the fork point (their note is copied); runs still pending report to the parent only.
       SELECT r.*, gen_random_uuid() AS new_id FROM tool_runs r
-      WHERE r.id IN (SELECT tool_run_id FROM source WHERE tool_run_id IS NOT NULL AND role = 'system')
+      WHERE r.thread_id = ${parentId}::uuid AND r.id IN (SELECT tool_run_id FROM source WHERE tool_run_id IS NOT NULL AND role = 'system')
     ), copied_turns AS (
       INSERT INTO turns (id, thread_id, kind, user_message_id, status, error, created_at, started_at, finished_at)
       SELECT q.new_id, f.id, q.kind, u.new_id, q.status, q.error, q.created_at, q.started_at, q.finished_at
