@@ -8,6 +8,7 @@
  * (ours with and without auto-recall, LangChain's summarizationMiddleware); and search latency.
  */
 import { readFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { contextSettingsFromEnv } from '../src/app/context-settings-from-env';
@@ -17,7 +18,9 @@ import { createToolRegistry } from '../src/core/tools';
 import { buildTurnPack } from '../src/core/turn/stream-answer';
 import { loadThreadContext } from '../src/db/load-thread-context';
 import { createDatabase, type Database } from '../src/db/prisma-client';
+import { Prisma } from '../src/db/generated/client';
 import { createSearchRepository } from '../src/db/search-repository';
+import { rankedSeqsSql } from '../src/db/search-sql';
 import { deploymentTools } from '../src/tools';
 import { startPostgres, stopOnSignals, type PostgresServices } from './support/stack';
 import { distribution, quantile as quantileOf, round } from './support/stats';
@@ -31,6 +34,8 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const QUICK_PACK_EVERY = 5;
 /** Searches on the 10,000-message thread (after 20 warm-up ones). */
 const LARGE_THREAD_SEARCHES = QUICK ? 150 : 500;
+/** Of those, how many are also timed inside Postgres (EXPLAIN ANALYZE). */
+const IN_POSTGRES_SEARCHES = 100;
 
 interface Turn { diaId: string; role: 'user' | 'assistant'; content: string; at: Date }
 interface Question { question: string; evidence: string[]; category: number }
@@ -157,7 +162,7 @@ async function loadLangChainPack(): Promise<{ langchainKeptTexts: (input: { syst
  * The 10,000-message thread: LoCoMo's turns over and over; LARGE_THREAD_SEARCHES questions spread over all the
  * conversations (after 20 warm-up ones) are asked of it.
  */
-async function largeThreadLatency(input: { db: Database; client: pg.Client; conversations: Conversation[] }): Promise<number[]> {
+async function largeThreadLatency(input: { db: Database; client: pg.Client; conversations: Conversation[] }): Promise<{ latencies: number[]; inPostgres: number[] }> {
   const all = input.conversations.flatMap((conversation) => conversation.turns);
   const turns = Array.from({ length: LARGE_THREAD_MESSAGES }, (_, index) => all[index % all.length] as Turn);
   const threadId = crypto.randomUUID();
@@ -173,7 +178,16 @@ async function largeThreadLatency(input: { db: Database; client: pg.Client; conv
     await search.searchForModel({ threadId, query: question.question, limit: 10 });
     if (index >= 20) latencies.push(performance.now() - started); // the first ones warm the caches
   }
-  return latencies;
+  // The ranking statement's own execution time as Postgres reports it (EXPLAIN ANALYZE adds its timing overhead):
+  // on a shared machine, the part of the latency that is the query's and not the wait for a CPU in this process.
+  const inPostgres: number[] = [];
+  for (const question of questions.slice(20, 20 + IN_POSTGRES_SEARCHES)) {
+    const ranked = rankedSeqsSql({ threadId: Prisma.sql`${threadId}::uuid`, query: Prisma.sql`${question.question}::text`, fromSeq: Prisma.sql`1`, beforeSeq: Prisma.sql`2147483647`, limit: Prisma.sql`10::int` });
+    const [plan] = await input.db.$queryRaw<{ 'QUERY PLAN': [{ 'Execution Time': number }] }[]>`EXPLAIN (ANALYZE, FORMAT JSON) ${ranked}`;
+    const executionMs = plan?.['QUERY PLAN'][0]['Execution Time'];
+    if (executionMs !== undefined) inPostgres.push(executionMs);
+  }
+  return { latencies, inPostgres };
 }
 
 function line(name: string, value: number, target?: { op: '>=' | '<=' | '<'; value: number }, digits = 3, note?: string): string {
@@ -193,6 +207,7 @@ interface Run {
   byCategory: Map<number, { questions: number; at10: number }>;
   largest: { messages: number; latencies: number[] };
   large: number[];
+  inPostgres: number[];
   packQuestions: number;
   langchainQuestions: number;
 }
@@ -206,6 +221,9 @@ async function measure(services: PostgresServices, conversations: Conversation[]
   const databaseUrl = await services.createDatabase('recall');
   const db = createDatabase({ url: databaseUrl, poolSize: 4 });
   const client = new pg.Client({ connectionString: databaseUrl });
+  // When a signal stops Postgres under a running query, the error reaches the query's caller; without a listener
+  // the client's 'error' event would end the process before the services are stopped and their directory removed.
+  client.on('error', (error) => log(`database connection: ${error.message}`));
   try {
     await client.connect();
     lap('database migrated');
@@ -234,10 +252,10 @@ async function measure(services: PostgresServices, conversations: Conversation[]
       for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key];
       lap(`${item.conversation.id}: ${tally.questions} questions, recall@10 ${round(tally.at10 / tally.questions, 3)}`);
     }
-    const large = await largeThreadLatency({ db, client, conversations });
+    const { latencies: large, inPostgres } = await largeThreadLatency({ db, client, conversations });
     lap(`${LARGE_THREAD_MESSAGES}-message thread: ${large.length} searches`);
     return {
-      conversations, settings, keepMessages, total, byCategory, large,
+      conversations, settings, keepMessages, total, byCategory, large, inPostgres,
       largest: { messages: largest.conversation.turns.length, latencies: largestLatencies },
       packQuestions: total.packQuestions, langchainQuestions: total.langchainQuestions,
     };
@@ -256,6 +274,7 @@ function table(run: Run): string[] {
   const big = distribution(run.large);
   const lines = [
     `LoCoMo ${path.basename(LOCOMO_PATH)}: ${run.conversations.length} conversations, ${n} questions (categories 1-4)${QUICK ? ' — BENCH_QUICK: packs on every ' + QUICK_PACK_EVERY + 'th question, fewer searches on the large thread' : ''}`,
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
     `pack at a ${WINDOW_TOKENS}-token window: budget ${settings.budget}, keep ${run.keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}`,
     line('recall@5 (distinct ranked turns)', total.at5 / n, undefined, 3, 'BM25 reference 0.551'),
     line('recall@10 (distinct ranked turns)', total.at10 / n, { op: '>=', value: 0.75 }, 3, 'BM25 reference 0.632'),
@@ -269,6 +288,8 @@ function table(run: Run): string[] {
     line('search p95 ms, largest thread', quantileOf(run.largest.latencies, 0.95), undefined, 2),
     line(`search p50 ms, ${LARGE_THREAD_MESSAGES}-message thread (${run.large.length} searches)`, big.p50, undefined, 2),
     line(`search p95 ms, ${LARGE_THREAD_MESSAGES}-message thread`, quantileOf(run.large, 0.95), { op: '<=', value: 20 }, 2),
+    line(`  the statement inside Postgres p50 / p95 ms (${run.inPostgres.length} searches)`, quantileOf(run.inPostgres, 0.5), undefined, 2,
+      `p95 ${quantileOf(run.inPostgres, 0.95).toFixed(2)} ms, EXPLAIN ANALYZE execution time`),
   ];
   return lines;
 }

@@ -326,8 +326,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
     fork: {
       threads, transcript, memory, forks, turns, settings, sendLimiter, log,
-      maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS,
-      // A fork counts against MAX_THREADS_PER_USER like a new thread.
+      maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+      // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },
     admin: {

@@ -52,6 +52,6 @@ export function toThreadDto(thread: Thread): ThreadDto {
 export function toSearchHitDto(hit: MessageSearchHit): SearchHitDto {
   return {
     threadId: hit.threadId, threadTitle: hit.threadTitle, messageId: hit.messageId, seq: hit.seq, role: hit.role,
-    createdAt: hit.createdAt.toISOString(), snippet: hit.snippet, highlights: hit.highlights,
+    createdAt: hit.createdAt.toISOString(), snippet: hit.snippet, highlights: hit.highlights, forkCopy: hit.forkCopy,
   };
 }

@@ -432,10 +432,12 @@ export interface ForkStore {
    * Creates the fork of `parentId` through `throughSeq`, in one statement whatever the transcript's length: the
    * transcript copied (search index rows included, nothing recounted), the parent's latest summary revision that covers
    * nothing after `throughSeq` and is not redacted, the window after it through `throughSeq`, the pins at or before it,
-   * the settings; turns and reported tool runs of the copied messages get their own records. Null (nothing written)
-   * when a turn of the parent that is queued or running has a message at or before `throughSeq`.
+   * the settings; turns and reported tool runs of the copied messages get their own records. Nothing is written when
+   * a turn of the parent that is queued or running has a message at or before `throughSeq` (`busy`), or when the
+   * owner already has `maxThreads` threads (`quota`, exact under concurrent creations: the fork takes the owner's
+   * thread-creation lock).
    */
-  forkThread(input: { parentId: string; throughSeq: number; title: string }): Promise<Thread | null>;
+  forkThread(input: { parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number }): Promise<{ thread: Thread } | { refused: 'busy' | 'quota'; owned: number }>;
   /** The forks of a thread, by fork point then age. */
   listForks(threadId: string): Promise<ForkRecord[]>;
   /** The fork of `parentId` holding a user message sent with `clientMessageId` (a repeated edit), if any. */

@@ -21,6 +21,8 @@ export interface MessageSearchHit {
   snippet: string;
   /** [start, end) character ranges of `snippet` that matched the query. */
   highlights: { start: number; end: number }[];
+  /** A fork's copy of a message of the thread it was branched from (that thread lists its own once too). */
+  forkCopy: boolean;
 }
 
 /**

@@ -40,12 +40,13 @@ const ENTRIES = Prisma.sql`
  * or a forget committing meanwhile is copied whole or not at all. `parent` is empty (and nothing is written) when a
  * queued or running turn of the parent has a message at or before the fork point.
  */
-function forkStatement(input: { forkId: string; parentId: string; throughSeq: number; title: string }): Prisma.Sql {
-  const { forkId, parentId, throughSeq, title } = input;
+function forkStatement(input: { forkId: string; parentId: string; throughSeq: number; title: string; maxThreads: number }): Prisma.Sql {
+  const { forkId, parentId, throughSeq, title, maxThreads } = input;
   return Prisma.sql`
     WITH parent AS (
       SELECT t.* FROM threads t
       WHERE t.id = ${parentId}::uuid AND t.last_seq >= ${throughSeq}::int
+        AND (SELECT count(*) FROM threads o WHERE o.owner_id = t.owner_id) < ${maxThreads}::int
         AND NOT EXISTS (
           SELECT 1 FROM turns q JOIN messages m ON m.turn_id = q.id
           WHERE q.thread_id = t.id AND q.status IN ('queued', 'running') AND m.seq <= ${throughSeq}::int)
@@ -75,11 +76,13 @@ function forkStatement(input: { forkId: string; parentId: string; throughSeq: nu
       SELECT m.*, gen_random_uuid() AS new_id FROM messages m
       WHERE m.thread_id = ${parentId}::uuid AND m.seq <= ${throughSeq}::int AND EXISTS (SELECT 1 FROM parent)
     ), turn_map AS MATERIALIZED (
-      SELECT q.*, gen_random_uuid() AS new_id FROM turns q WHERE q.id IN (SELECT turn_id FROM source WHERE turn_id IS NOT NULL)
+      -- By the parent's id first: an index range of its turns and runs, never a scan of every thread's.
+      SELECT q.*, gen_random_uuid() AS new_id FROM turns q
+      WHERE q.thread_id = ${parentId}::uuid AND q.id IN (SELECT turn_id FROM source WHERE turn_id IS NOT NULL)
     ), run_map AS MATERIALIZED (
       -- Runs reported at or before the fork point (their note is copied); runs still pending report to the parent only.
       SELECT r.*, gen_random_uuid() AS new_id FROM tool_runs r
-      WHERE r.id IN (SELECT tool_run_id FROM source WHERE tool_run_id IS NOT NULL AND role = 'system')
+      WHERE r.thread_id = ${parentId}::uuid AND r.id IN (SELECT tool_run_id FROM source WHERE tool_run_id IS NOT NULL AND role = 'system')
     ), copied_turns AS (
       INSERT INTO turns (id, thread_id, kind, user_message_id, status, error, created_at, started_at, finished_at)
       SELECT q.new_id, f.id, q.kind, u.new_id, q.status, q.error, q.created_at, q.started_at, q.finished_at
@@ -110,20 +113,32 @@ function forkStatement(input: { forkId: string; parentId: string; throughSeq: nu
       FROM summary_revisions r JOIN fork f ON r.thread_id = f.forked_from_thread_id
       WHERE r.revision <= f.summary_revision AND r.through_seq <= f.forked_from_seq
     )
-    SELECT id, owner_id AS "ownerId", title, created_at AS "createdAt", updated_at AS "updatedAt", last_activity_at AS "lastActivityAt",
+    SELECT (SELECT count(*)::int FROM threads o WHERE o.owner_id = (SELECT owner_id FROM threads WHERE id = ${parentId}::uuid)) AS owned,
+      id, owner_id AS "ownerId", title, created_at AS "createdAt", updated_at AS "updatedAt", last_activity_at AS "lastActivityAt",
       last_seq AS "lastSeq", summary_text AS "summaryText", summary_tokens AS "summaryTokens", summary_encoding AS "summaryEncoding",
       summary_covered_through_seq AS "summaryCoveredThroughSeq", summary_revision AS "summaryRevision",
       context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version, last_fold_at AS "lastFoldAt",
       last_fold_error AS "lastFoldError", lease_owner AS "leaseOwner", lease_expires_at AS "leaseExpiresAt",
       forked_from_thread_id AS "forkedFromThreadId", forked_from_seq AS "forkedFromSeq"
-    FROM fork`;
+    FROM (SELECT 1) one LEFT JOIN fork ON true`;
 }
 
 export function createForkRepository(db: Database): ForkStore {
   return {
-    async forkThread({ parentId, throughSeq, title }) {
-      const rows = await db.$queryRaw<ThreadRow[]>(forkStatement({ forkId: randomUUID(), parentId, throughSeq, title }));
-      return rows[0] ? toThread(rows[0]) : null;
+    async forkThread({ parentId, ownerId, throughSeq, title, maxThreads }) {
+      // The owner's thread-creation lock first (as createThread takes it): the statement's snapshot, taken after it,
+      // counts every thread created before, so the cap is exact.
+      const [, rows] = await db.$transaction([
+        db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('threads-of:' || ${ownerId}::text, 0))`,
+        db.$queryRaw<(ThreadRow & { owned: number })[]>(forkStatement({ forkId: randomUUID(), parentId, throughSeq, title, maxThreads })),
+      ]);
+      const row = rows[0];
+      if (row?.id) {
+        const { owned: _owned, ...thread } = row;
+        return { thread: toThread(thread) };
+      }
+      const owned = row?.owned ?? 0;
+      return { refused: owned >= maxThreads ? 'quota' : 'busy', owned };
     },
 
     async listForks(threadId) {

@@ -29,13 +29,13 @@ interface RecalledJson {
 function recallSql(defaultTokens: number): Prisma.Sql {
   const windowEntries = Prisma.sql`context_entries w WHERE w.thread_id = t.id AND NOT w.pinned AND w.seq >= t.context_start_seq`;
   const newestUser = Prisma.sql`(SELECT max(w.seq) FROM ${windowEntries} AND w.role = 'user')`;
-  const query = Prisma.sql`(
-    coalesce((SELECT w.content FROM ${windowEntries} AND w.seq = ${newestUser}), '') || ' ' ||
-    coalesce((SELECT left(w.content, ${RECALL_ANSWER_QUERY_CHARS}::int) FROM ${windowEntries} AND w.role = 'assistant' AND w.seq < ${newestUser} AND w.content <> ''
-      ORDER BY w.seq DESC LIMIT 1), ''))`;
+  const query = Prisma.sql`coalesce((SELECT w.content FROM ${windowEntries} AND w.seq = ${newestUser}), '')`;
+  const answer = Prisma.sql`coalesce((SELECT left(w.content, ${RECALL_ANSWER_QUERY_CHARS}::int) FROM ${windowEntries} AND w.role = 'assistant' AND w.seq < ${newestUser} AND w.content <> ''
+      ORDER BY w.seq DESC LIMIT 1), '')`;
   const ranked = rankedSeqsSql({
     threadId: Prisma.sql`t.id`,
     query,
+    context: answer,
     fromSeq: Prisma.sql`t.context_start_seq`,
     beforeSeq: Prisma.sql`coalesce((SELECT min(w.seq) FROM ${windowEntries}), t.last_seq + 1)`,
     excludeSeqs: Prisma.sql`(SELECT coalesce(array_agg(p.seq), '{}'::int[]) FROM context_entries p WHERE p.thread_id = t.id AND p.pinned)`,

@@ -72,7 +72,8 @@ export function createSearchRepository(db: Database): TranscriptSearch {
       const rows = await db.$queryRaw<(Omit<MessageSearchHit, 'snippet' | 'highlights'> & { marked: string })[]>`
         WITH q AS (SELECT websearch_to_tsquery(${SEARCH_CONFIG}, left(${query}::text, ${QUERY_MAX_CHARS}::int)) AS q),
         hits AS (
-          SELECT m.id, m.thread_id, m.seq, m.role, m.created_at, m.content, ts_rank_cd(m.search_vector, q.q) AS rank
+          SELECT m.id, m.thread_id, m.seq, m.role, m.created_at, m.content, m.origin_message_id IS NOT NULL AS fork_copy,
+            ts_rank_cd(m.search_vector, q.q) AS rank
           FROM messages m JOIN threads t ON t.id = m.thread_id, q
           WHERE t.owner_id = ${ownerId} AND (${threadId ?? null}::uuid IS NULL OR m.thread_id = ${threadId ?? null}::uuid)
             AND m.search_vector @@ q.q AND m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL
@@ -80,6 +81,7 @@ export function createSearchRepository(db: Database): TranscriptSearch {
           LIMIT ${limit + 1}::int OFFSET ${offset}::int
         )
         SELECT h.thread_id AS "threadId", t.title AS "threadTitle", h.id AS "messageId", h.seq, h.role, h.created_at AS "createdAt",
+          h.fork_copy AS "forkCopy",
           ts_headline(${SEARCH_CONFIG}, left(h.content, ${HEADLINE_MAX_CHARS}::int), q.q,
             'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS marked
         FROM hits h JOIN threads t ON t.id = h.thread_id, q

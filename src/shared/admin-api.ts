@@ -1,4 +1,4 @@
-import type { ContextPackDto, ThreadDto } from './api';
+import type { ContextPackDto, ForkSummaryDto, ThreadDto } from './api';
 
 /** DTOs of the admin API (`/api/admin/*`), shared with the browser's admin pages. Dates are ISO strings. */
 
@@ -92,6 +92,8 @@ export interface AdminThreadDetailDto {
   pack: ContextPackDto;
   transcript: { messages: number; tokens: number; characters: number; lastSeq: number };
   revisions: SummaryRevisionInfoDto[];
+  /** Fork lineage: the thread this one was branched from (null when it was not, or that thread is gone), and its own forks. */
+  lineage: { parent: { threadId: string; title: string; seq: number } | null; forks: ForkSummaryDto[] };
 }
 
 export interface SummaryJobAcceptedDto {

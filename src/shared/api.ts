@@ -355,6 +355,8 @@ export interface SearchHitDto {
   snippet: string;
   /** [start, end) UTF-16 offsets into `snippet` of the matched words, ascending. */
   highlights: { start: number; end: number }[];
+  /** A fork's copy of a message of the thread it was branched from (each thread lists its own once). */
+  forkCopy: boolean;
 }
 
 /** GET /api/search and GET /api/threads/:id/search: a page of hits, best first. */

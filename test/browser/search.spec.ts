@@ -16,8 +16,8 @@ test.describe('search', () => {
   test('a hit in another thread opens that thread at the message, loaded from older history and highlighted', async ({ page }, testInfo) => {
     const guest = await app.guest();
     const trip = await app.createThread(guest.token, 'Lisbon trip');
-    // The ferry time is said first, then 34 more turns: the thread opens on its newest 50 messages, without #1.
-    await app.chat(guest.token, trip.id, ['The ferry to Cacilhas leaves at 07:40 from Cais do Sodré.', ...Array.from({ length: 34 }, (_, index) => `Trip note ${index + 1}`)]);
+    // The ferry time is said first, then 89 more turns: the thread opens on its newest 50 of 180 messages, far from #1.
+    await app.chat(guest.token, trip.id, ['The ferry to Cacilhas leaves at 07:40 from Cais do Sodré.', ...Array.from({ length: 89 }, (_, index) => `Trip note ${index + 1}`)]);
     const groceries = await app.createThread(guest.token, 'Groceries');
     await app.chat(guest.token, groceries.id, ['Buy oranges and bread.']);
     await useGuest(page, guest);
@@ -46,6 +46,8 @@ test.describe('search', () => {
     await expect(hit.locator('mark')).toHaveText(['ferry', 'Cacilhas']);
     await screenshot(page, testInfo, 'search-results');
 
+    const olderPages: string[] = [];
+    page.on('request', (request) => { if (/\/api\/threads\/[\w-]+\/messages\?before=/.test(request.url())) olderPages.push(request.url()); });
     await hit.click();
     await expect(page).toHaveURL(`${app.baseUrl}/threads/${trip.id}`);
     await expect(page.getByRole('heading', { level: 1, name: 'Lisbon trip' })).toBeVisible();
@@ -57,14 +59,16 @@ test.describe('search', () => {
     await expect(target).toBeInViewport();
     // Only that message is marked, and the newest messages are still there below it.
     await expect(conversation.locator('.search-hit')).toHaveCount(1);
-    await expect(conversation.getByText('Trip note 34', { exact: true })).toHaveCount(1);
+    await expect(conversation.getByText('Trip note 89', { exact: true })).toHaveCount(1);
+    // The 130 messages between were loaded in one request, not page by page.
+    expect(olderPages).toHaveLength(1);
     await screenshot(page, testInfo, 'search-hit-opened');
 
     // Choosing a thread from the list drops the mark.
     await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /^Groceries/ }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Groceries' })).toBeVisible();
     await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /^Lisbon trip/ }).click();
-    await expect(conversation.getByText('Trip note 34', { exact: true })).toBeVisible();
+    await expect(conversation.getByText('Trip note 89', { exact: true })).toBeVisible();
     await expect(conversation.locator('.search-hit')).toHaveCount(0);
   });
 

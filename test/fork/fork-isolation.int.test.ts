@@ -187,3 +187,36 @@ describe('a fork and its parent after the fork', () => {
     expect(editMs).toBeLessThan(sendMs * 3 + 2000);
   });
 });
+
+describe('forks and the threads-per-user cap', () => {
+  let stub: OpenAIStub;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
+    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, MAX_THREADS_PER_USER: '3' } });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.close();
+  });
+
+  it('counts a fork (and an edit) as a thread: at the cap exactly one of two racing forks is written, then QUOTA_EXCEEDED', async () => {
+    const { token } = await app.guest();
+    const kit = memoryKit(app, token);
+    const parent = await kit.createThread('Capped');
+    const sent = await kit.send(parent.id, 'Hello there.');
+    await kit.createThread('Second');
+    // Two forks race for the third and last slot: the owner's creation lock lets exactly one through.
+    const racing = await Promise.all([1, 2].map(() => app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: sent.userMessage.id } })));
+    expect(racing.map((response) => response.status).sort()).toEqual([201, 409]);
+    const refused = racing.find((response) => response.status === 409) as Response;
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('QUOTA_EXCEEDED');
+    const edit = await app.api(`/api/threads/${parent.id}/messages/${sent.userMessage.id}/edit`, { method: 'POST', token, json: { content: 'Hi.', clientMessageId: 'capped-edit' } });
+    expect(edit.status).toBe(409);
+    const body = (await edit.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('QUOTA_EXCEEDED');
+    expect(body.error.message).toMatch(/MAX_THREADS_PER_USER = 3/);
+    expect((await query<{ n: number }>(app, 'SELECT count(*)::int AS n FROM threads WHERE owner_id = (SELECT owner_id FROM threads WHERE id = $1)', [parent.id]))[0]?.n).toBe(3);
+  });
+});

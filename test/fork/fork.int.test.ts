@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContextPackDto, ForkListDto, MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
+import type { AdminThreadDetailDto } from '../../src/shared/admin-api';
+import type { ContextPackDto, ForkListDto, MessageDto, SearchPageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -88,7 +89,8 @@ describe('forking a thread at a message', () => {
     expect(entries.filter((entry) => !entry.pinned).map((entry) => entry.seq)).toEqual(windowSeqs);
     const storedTokens = new Map(parentMessages.map((message) => [message.seq, message.tokens]));
     for (const entry of entries) expect(entry.tokens).toBe(storedTokens.get(entry.seq));
-    expect(context.window).toMatchObject({ throughSeq: forkSeq });
+    // (Empty when the chosen revision ends right at the fork point.)
+    expect(context.window).toMatchObject(windowSeqs.length > 0 ? { fromSeq: windowSeqs[0], throughSeq: forkSeq } : { entries: 0 });
     // Pins at or before the fork point; settings as the parent's.
     expect(context.pinnedSeqs).toEqual([1]);
     expect(forkMessages.find((message) => message.seq === 1)?.pinned).toBe(true);
@@ -105,6 +107,17 @@ describe('forking a thread at a message', () => {
     expect(exported).toContain(`Forked from thread ${parent.id} at message #${forkSeq}`);
     const exportedJson = (await (await app.api(`/api/threads/${forked.id}/export`, { token })).json()) as { thread: ThreadDto };
     expect(exportedJson.thread.forkedFrom).toEqual({ threadId: parent.id, seq: forkSeq });
+
+    // Admin: the lineage both ways in the thread detail.
+    const adminDetail = async (id: string) => (await (await app.api(`/api/admin/threads/${id}`, { token: 'test-admin-token-0123456789' })).json()) as AdminThreadDetailDto;
+    expect((await adminDetail(forked.id)).lineage).toEqual({ parent: { threadId: parent.id, title: 'Trip planning', seq: forkSeq }, forks: [] });
+    expect((await adminDetail(parent.id)).lineage.forks).toEqual([expect.objectContaining({ threadId: forked.id, seq: forkSeq })]);
+
+    // Search: a message both hold is listed once per thread, the fork's copy marked.
+    const search = (await (await app.api('/api/search?q=CODE-101', { token })).json()) as SearchPageDto;
+    const locker = search.hits.filter((hit) => hit.seq === 1);
+    expect(locker.map((hit) => ({ threadId: hit.threadId, forkCopy: hit.forkCopy })).sort((a, b) => Number(a.forkCopy) - Number(b.forkCopy)))
+      .toEqual([{ threadId: parent.id, forkCopy: false }, { threadId: forked.id, forkCopy: true }]);
   });
 
   it('snaps a fork inside a tool exchange to its end, and read_tool_result handles of copied results work in the fork', async () => {

@@ -80,6 +80,16 @@ describe('the OpenAPI document', () => {
     await check('get', '/api/search', await app.api('/api/search?q=', { token }));
     await check('get', '/api/threads/{id}/search', await app.api(`/api/threads/${thread.id}/search?q=hello`, { token }));
     await check('get', '/api/threads/{id}/search', await app.api(`/api/threads/${thread.id}/search?q=hello&cursor=nope`, { token }));
+    const forked = await app.api(`/api/threads/${thread.id}/fork`, { method: 'POST', token, json: { atMessageId: sent?.userMessage.id } });
+    expect(forked.status).toBe(201);
+    await check('post', '/api/threads/{id}/fork', forked);
+    await check('post', '/api/threads/{id}/fork', await app.api(`/api/threads/${thread.id}/fork`, { method: 'POST', token, json: { atMessageId: 'nope' } }));
+    await check('get', '/api/threads/{id}/forks', await app.api(`/api/threads/${thread.id}/forks`, { token }));
+    const edited = await app.api(`/api/threads/${thread.id}/messages/${sent?.userMessage.id}/edit`, { method: 'POST', token, json: { content: 'hello again', clientMessageId: 'e-1' } });
+    expect(edited.status).toBe(201);
+    await check('post', '/api/threads/{id}/messages/{messageId}/edit', edited);
+    await check('post', '/api/threads/{id}/messages/{messageId}/edit', await app.api(`/api/threads/${thread.id}/messages/${sent?.userMessage.id}/edit`, { method: 'POST', token, json: { content: 'hello again', clientMessageId: 'e-1' } }));
+    await check('post', '/api/threads/{id}/messages/{messageId}/edit', await app.api(`/api/threads/${thread.id}/messages/${sent?.userMessage.id}/edit`, { method: 'POST', token, json: { content: '' } }));
     await check('delete', '/api/threads/{id}', await app.api(`/api/threads/${thread.id}`, { method: 'DELETE', token }));
     const missingRun = '00000000-0000-4000-8000-000000000000';
     await check('get', '/api/tool-runs/{id}', await app.api(`/api/tool-runs/${missingRun}`, { token }));

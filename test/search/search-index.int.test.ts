@@ -111,6 +111,32 @@ describe('the transcript search index and the search_transcript tool', () => {
     expect((await search().searchForModel({ threadId: thread.id, query: 'tomatoes', limit: 5 })).length).toBeGreaterThan(0);
   });
 
+  it('ranks a turn by the exchange around it and query words said close together (bench:recall rules)', async () => {
+    const thread = await helpers.newThread();
+    const texts = [
+      'Did you ever find a new hobby after moving?', // 1: the question that says "hobby"
+      'I signed up for pottery classes at the community centre.', // 2: its answer, found through it
+      'The weather was grey all week.',
+      'My yoga classes at the gym were cancelled again, so annoying.', // 4: "classes" alone, no exchange around it
+      'We ordered pizza on Friday.',
+      'Traffic was terrible this morning.',
+      'My neighbour painted his fence.',
+      'The car park was full, the roof of the building blue and old.', // 8: "blue" and "car" far apart, a shorter message
+      'The library opens late on Sundays.',
+      'The cafe changed its menu.',
+      'We saw a blue car speeding on the highway yesterday evening near us.', // 11: "blue car" as a phrase
+    ];
+    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status)
+      SELECT gen_random_uuid(), $1, n, CASE WHEN n % 2 = 1 THEN 'user' ELSE 'assistant' END, t, 'complete' FROM unnest($2::text[]) WITH ORDINALITY AS x(t, n)`, [thread.id, texts]);
+    await query(app, 'UPDATE threads SET last_seq = $2 WHERE id = $1', [thread.id, texts.length]);
+    const seqs = async (text: string) => (await search().searchForModel({ threadId: thread.id, query: text, limit: 5 })).map((match) => match.seq);
+    const classes = await seqs('which classes for the new hobby?');
+    expect(classes.indexOf(2)).toBeGreaterThanOrEqual(0);
+    expect(classes.indexOf(2)).toBeLessThan(classes.indexOf(4));
+    expect((await seqs('the blue car'))[0]).toBe(11);
+    expect((await seqs('the car that is blue'))[0]).toBe(11);
+  });
+
   it('npm run search:reindex rebuilds the index with another language (here: simple, no stemming)', async () => {
     const thread = await helpers.newThread();
     await helpers.send(thread.id, 'The gardeners were planting tulips.');

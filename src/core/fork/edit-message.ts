@@ -3,7 +3,7 @@ import { AppError } from '../errors';
 import type { AcceptedMessage } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import type { EditDeps } from './fork-deps';
-import { FORK_BUSY, forkTitle } from './fork-thread';
+import { writeFork } from './fork-thread';
 
 export interface EditOutcome {
   /** The fork that holds the edited message (the parent keeps the original). */
@@ -24,18 +24,17 @@ export async function editMessage(input: { userId: string; threadId: string; mes
   if (!message || message.role !== 'user') throw new AppError('NOT_FOUND', 'No such user message in this thread.');
   if (message.deleted) throw new AppError('CONFLICT', 'This message was deleted.');
   if (message.seq === null) throw new AppError('CONFLICT', 'This message is still waiting for its turn; cancel it or wait, then edit.');
-  const prepared = await prepareUserMessage(input, deps);
-  if (prepared.clientMessageId !== null) {
-    const earlier = await deps.forks.findForkByClientMessageId({ parentId: parent.id, clientMessageId: prepared.clientMessageId });
-    const thread = earlier ? await deps.threads.findThread(earlier, input.userId) : null;
-    if (thread) {
-      const accepted = await deps.turns.acceptUserMessage({ threadId: thread.id, ...prepared, maxQueued: deps.maxQueuedTurns });
-      return { thread, accepted };
-    }
+  // A repeated edit answers with its first fork (the send's checks still apply, as for a repeated send).
+  const earlier = typeof input.clientMessageId === 'string' ? await deps.forks.findForkByClientMessageId({ parentId: parent.id, clientMessageId: input.clientMessageId }) : null;
+  const repeated = earlier ? await deps.threads.findThread(earlier, input.userId) : null;
+  if (repeated) {
+    const prepared = await prepareUserMessage(input, deps);
+    return { thread: repeated, accepted: await deps.turns.acceptUserMessage({ threadId: repeated.id, ...prepared, maxQueued: deps.maxQueuedTurns }) };
   }
+  // A fork the user has no room for is refused before the send spends from the rate limit.
   await deps.guards.beforeNewThread(input.userId);
-  const thread = await deps.forks.forkThread({ parentId: parent.id, throughSeq: message.seq - 1, title: forkTitle(parent.title) });
-  if (!thread) throw new AppError('BUSY', FORK_BUSY);
+  const prepared = await prepareUserMessage(input, deps);
+  const thread = await writeFork({ parent, throughSeq: message.seq - 1 }, deps);
   const accepted = await deps.turns.acceptUserMessage({ threadId: thread.id, ...prepared, maxQueued: deps.maxQueuedTurns });
   deps.log.info({ threadId: parent.id, forkId: thread.id, editedSeq: message.seq }, 'message edited in a fork');
   return { thread, accepted };

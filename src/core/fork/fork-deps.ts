@@ -18,6 +18,8 @@ export interface ForkDeps {
   memory: Pick<MemoryStore, 'listMessagesBySeq'>;
   forks: ForkStore;
   guards: ForkGuards;
+  /** MAX_THREADS_PER_USER: a fork counts as a thread of its owner. */
+  maxThreadsPerUser: number;
   log: LogPort;
 }
 

@@ -15,6 +15,17 @@ export function forkTitle(parentTitle: string): string {
 /** The refusal when a turn at or before the fork point is still queued or running (nothing was written). */
 export const FORK_BUSY = 'An answer at or before this point is still being written; branch once it is done.';
 
+/** Writes the fork of `parent` through `throughSeq`, or throws why not (BUSY, QUOTA_EXCEEDED). */
+export async function writeFork(input: { parent: Thread; throughSeq: number }, deps: Pick<ForkDeps, 'forks' | 'maxThreadsPerUser'>): Promise<Thread> {
+  const { parent, throughSeq } = input;
+  const result = await deps.forks.forkThread({ parentId: parent.id, ownerId: parent.ownerId, throughSeq, title: forkTitle(parent.title), maxThreads: deps.maxThreadsPerUser });
+  if ('thread' in result) return result.thread;
+  if (result.refused === 'quota') {
+    throw new AppError('QUOTA_EXCEEDED', `You have ${result.owned} threads, the most one user may keep (MAX_THREADS_PER_USER = ${deps.maxThreadsPerUser}); delete one to branch.`);
+  }
+  throw new AppError('BUSY', FORK_BUSY);
+}
+
 /**
  * Forks the user's thread at one of its messages (POST /api/threads/:id/fork): a new thread of the same owner whose
  * transcript, summary, window, pins and settings are the parent's as they stood at that message (see
@@ -27,8 +38,7 @@ export async function forkThread(input: { userId: string; threadId: string; atMe
   if (!message) throw new AppError('NOT_FOUND', 'No such message in this thread.');
   const throughSeq = await forkPointOf(message, deps.memory);
   await deps.guards.beforeNewThread(input.userId);
-  const fork = await deps.forks.forkThread({ parentId: parent.id, throughSeq, title: forkTitle(parent.title) });
-  if (!fork) throw new AppError('BUSY', FORK_BUSY);
+  const fork = await writeFork({ parent, throughSeq }, deps);
   deps.log.info({ threadId: parent.id, forkId: fork.id, throughSeq }, 'thread forked');
   return fork;
 }

@@ -24,11 +24,14 @@ async function anyThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown) {
 }
 
 async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThreadDetailDto> {
-  const [context, transcript, revisions, pack] = await Promise.all([
+  const [context, transcript, revisions, pack, forks] = await Promise.all([
     deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId),
+    deps.fork.forks.listForks(threadId),
   ]);
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { thread } = context;
+  const parentId = thread.forkedFrom?.threadId ?? null;
+  const parent = parentId ? await deps.threads.findThread(parentId, null) : null;
   const decision = foldDecisionFor(context, deps.settings);
   return {
     thread: { ...toThreadDto(thread), ownerId: thread.ownerId },
@@ -42,6 +45,10 @@ async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThre
     pack,
     transcript,
     revisions: revisions.map(toRevisionInfoDto),
+    lineage: {
+      parent: parent && thread.forkedFrom ? { threadId: parent.id, title: parent.title, seq: thread.forkedFrom.seq } : null,
+      forks: forks.map((fork) => ({ threadId: fork.threadId, title: fork.title, seq: fork.seq, createdAt: fork.createdAt.toISOString() })),
+    },
   };
 }
 

@@ -138,6 +138,10 @@ export const adminThreadDetailDto = z.strictObject({
   pack: contextPackDto,
   transcript: z.strictObject({ messages: count, tokens: count, characters: count, lastSeq: count }),
   revisions: z.array(summaryRevisionInfoDto),
+  lineage: z.strictObject({
+    parent: z.strictObject({ threadId: uuid, title: z.string(), seq: count }).nullable(),
+    forks: z.array(z.strictObject({ threadId: uuid, title: z.string(), seq: count, createdAt: isoDate })),
+  }).describe('Fork lineage: the thread this one was branched from (and at which seq), and the forks branched from it'),
 }).meta({ id: 'AdminThreadDetail' });
 
 export const summaryJobAcceptedDto = z.strictObject({ jobId: z.string().nullable() }).meta({ id: 'SummaryJobAccepted' });
@@ -206,6 +210,7 @@ export const searchPageDto = z.strictObject({
     threadId: uuid, threadTitle: z.string(), messageId: uuid, seq: count, role, createdAt: isoDate,
     snippet: z.string().describe('Up to two fragments of the message around the matched words, joined by " … ".'),
     highlights: z.array(z.strictObject({ start: count, end: count })).describe('[start, end) UTF-16 offsets into snippet of the matched words.'),
+    forkCopy: z.boolean().describe("A fork's copy of a message of the thread it was branched from: each thread lists its own once."),
   })),
   nextCursor: z.string().nullable().describe('Pass as cursor, with the same q, for the next page; null on the last page.'),
 }).meta({ id: 'SearchPage' });

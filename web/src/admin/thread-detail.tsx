@@ -4,6 +4,7 @@ import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { formatTokens, relativeTime } from '../common/format';
 import { MarkdownText } from '../common/markdown-text';
+import { navigate } from '../common/navigation';
 import { WhatTheModelSaw } from '../common/what-the-model-saw';
 import type { AdminThreadDetailDto, SummaryRevisionDto, SummaryRevisionListDto } from '../../../src/shared/admin-api';
 import { SummaryPromptEditor } from './summary-prompt-editor';
@@ -64,6 +65,22 @@ function CallTable({ calls, onSee }: { calls: ModelCallPointDto[]; onSee(call: M
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** Fork lineage: where this thread was branched from, and its branches, each a link to its detail. */
+function Lineage({ lineage }: { lineage: AdminThreadDetailDto['lineage'] }) {
+  if (!lineage.parent && lineage.forks.length === 0) return null;
+  const link = (threadId: string, title: string) => (
+    <a href={`/admin/threads/${threadId}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${threadId}`); }}>{title}</a>
+  );
+  return (
+    <div className="lineage" aria-label="Fork lineage">
+      {lineage.parent ? <p>Forked from {link(lineage.parent.threadId, lineage.parent.title)} at message #{lineage.parent.seq}</p> : null}
+      {lineage.forks.length > 0 ? (
+        <p>Forks: {lineage.forks.map((fork, index) => <span key={fork.threadId}>{index > 0 ? ', ' : ''}{link(fork.threadId, fork.title)} (at #{fork.seq})</span>)}</p>
+      ) : null}
     </div>
   );
 }
@@ -140,6 +157,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
             {pack ? ` · next pack ${formatTokens(pack.tokens)} of ${formatTokens(pack.budget)} tokens` : ''}
           </p>
         ) : null}
+        {detail ? <Lineage lineage={detail.lineage} /> : null}
         <div className="actions">
           <button type="button" onClick={() => void act('Fold queued.', () => requestJson(`/api/admin/threads/${threadId}/summarize`, { method: 'POST', json: {} }))}>Fold now</button>
           <button type="button" onClick={() => void act('Rebuild queued.', () => requestJson(`/api/admin/threads/${threadId}/rebuild-summary`, { method: 'POST', json: {} }))}>Rebuild from transcript</button>

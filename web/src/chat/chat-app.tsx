@@ -1,12 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextPackDto, MessageContextDto, MessageDto, SearchHitDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
+import type {
+  ContextPackDto, EditMessageResponseDto, ForkListDto, ForkSummaryDto, MessageContextDto, MessageCopyDto, MessageDto, SearchHitDto, ServerInfoDto, ThreadDetailDto, ThreadDto,
+} from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { ensureGuestSession, renewDelayMs, renewGuestSession, type Session } from '../api/guest-session';
 import { requestJson } from '../api/request-json';
 import { useChatSocket, type ConnectionStatus } from '../api/use-chat-socket';
 import { navigate, usePath } from '../common/navigation';
 import { Composer } from './composer';
-import { Conversation } from './conversation';
+import { Conversation, type BranchControls } from './conversation';
+import { newClientId } from './new-client-id';
 import { MemoryPanel, type MemoryData } from './memory-panel';
 import { scrollToSeqs } from './scroll-to-seqs';
 import { SearchBox } from './search-box';
@@ -65,6 +68,33 @@ function useSessionRenewal(session: Session | null, setSession: (session: Sessio
     return () => window.clearTimeout(timer);
   }, [session, renew]);
   return renew;
+}
+
+/** Where a branch came from: a link back to the original conversation. */
+function ForkOrigin(props: { thread: ThreadDto; parentTitle: string | null; onOpen(threadId: string): void }) {
+  const origin = props.thread.forkedFrom;
+  if (!origin) return null;
+  return (
+    <p className="banner info fork-origin" role="note">
+      Branched from {origin.threadId ? (
+        <a href={`/threads/${origin.threadId}`} onClick={(event) => { event.preventDefault(); if (origin.threadId) props.onOpen(origin.threadId); }}>
+          {props.parentTitle ?? 'the original conversation'}
+        </a>
+      ) : 'a conversation since deleted'} at message #{origin.seq}.
+    </p>
+  );
+}
+
+/** After a forget: the branches (or the original) that still hold a copy, and the offer to forget it there too. */
+function CopiesNotice(props: { copies: MessageCopyDto[]; onForgetThere(): void; onDismiss(): void }) {
+  const threads = [...new Map(props.copies.map((copy) => [copy.threadId, copy.title])).values()];
+  return (
+    <div className="banner info" role="alert">
+      <span>Deleted here only: {threads.length === 1 ? 'another conversation' : `${threads.length} other conversations`} ({threads.join(', ')}) still {threads.length === 1 ? 'holds' : 'hold'} a copy.</span>
+      <button type="button" onClick={props.onForgetThere}>Delete it there too</button>
+      <button type="button" onClick={props.onDismiss}>Keep it there</button>
+    </div>
+  );
 }
 
 function activeThreadIdOf(path: string): string | null {
@@ -156,7 +186,53 @@ export function ChatApp() {
     memoryTimer.current = window.setTimeout(refreshMemory, event === 'summary-updated' ? 0 : 400);
   }, [threadId, memoryOpen, refreshMemory, list]);
 
-  const thread = useThread({ socket, status, token, threadId, onEvent });
+  const [copies, setCopies] = useState<MessageCopyDto[]>([]);
+  const thread = useThread({ socket, status, token, threadId, onEvent, onForgotten: setCopies });
+  useEffect(() => setCopies([]), [threadId]);
+  const forgetCopies = useCallback(() => {
+    const pending = copies;
+    setCopies([]);
+    void Promise.all(pending.map((copy) => requestJson(`/api/threads/${copy.threadId}/messages/${copy.messageId}?only=true`, { method: 'DELETE', token })))
+      .catch((error: unknown) => setFatal(ApiError.from(error).message));
+  }, [copies, token]);
+
+  // Branches of the open thread, listed at their fork points.
+  const [forks, setForks] = useState<ForkSummaryDto[]>([]);
+  const loadForks = useCallback(() => {
+    if (!token || !threadId) return;
+    requestJson<ForkListDto>(`/api/threads/${threadId}/forks`, { token }).then((list) => setForks(list.forks), () => setForks([]));
+  }, [token, threadId]);
+  useEffect(() => {
+    setForks([]);
+    loadForks();
+  }, [loadForks]);
+  const openThread = useCallback((id: string) => {
+    setHighlight(null);
+    navigate(`/threads/${id}`);
+  }, []);
+  const opened = useCallback((fork: ThreadDto) => {
+    list.setThreads((current) => [fork, ...current.filter((candidate) => candidate.id !== fork.id)]);
+    navigate(`/threads/${fork.id}`);
+  }, [list]);
+  const branches: BranchControls = {
+    forks,
+    openThread,
+    branch(message) {
+      requestJson<ThreadDto>(`/api/threads/${message.threadId}/fork`, { method: 'POST', json: { atMessageId: message.id }, token })
+        .then(opened, (error: unknown) => setFatal(ApiError.from(error).message));
+    },
+    edit(message, content) {
+      const clientMessageId = newClientId();
+      // Over the socket the ack comes at once and the answer streams in the branch; without one, REST waits for it.
+      const viaSocket = socket?.connected
+        ? socket.timeout(15_000).emitWithAck('message-edit', { threadId: message.threadId, messageId: message.id, content, clientMessageId }).then((ack) => {
+          if (!ack.ok) throw new ApiError(ack.error);
+          return ack.thread;
+        })
+        : requestJson<EditMessageResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}/edit`, { method: 'POST', json: { content, clientMessageId }, token }).then((result) => result.thread);
+      viaSocket.then(opened, (error: unknown) => setFatal(ApiError.from(error).message));
+    },
+  };
   const activeThread = list.threads.find((candidate) => candidate.id === threadId) ?? null;
 
   const rename = async (id: string, title: string) => {
@@ -225,6 +301,8 @@ export function ChatApp() {
         onMore={() => void list.load(list.nextCursor ?? undefined)}
       />
       <main className="chat-main">
+        {live?.forkedFrom ? <ForkOrigin thread={live} parentTitle={list.threads.find((candidate) => candidate.id === live.forkedFrom?.threadId)?.title ?? null} onOpen={openThread} /> : null}
+        {copies.length > 0 ? <CopiesNotice copies={copies} onForgetThere={forgetCopies} onDismiss={() => setCopies([])} /> : null}
         {live?.memoryRebuilding ? <p className="banner info" role="status">Memory is being rebuilt after a deletion; answers meanwhile use the recent messages only.</p> : null}
         {thread.state?.notice ? (
           <div className="banner error" role="alert">{thread.state.notice.message}<button type="button" className="icon" aria-label="Dismiss" onClick={thread.actions.dismissNotice}>✕</button></div>
@@ -236,6 +314,7 @@ export function ChatApp() {
             summaryThroughSeq={memory?.pack.summary?.coveredThroughSeq ?? null}
             loadSeen={loadSeen}
             highlightSeq={highlight?.threadId === threadId ? highlight.seq : null}
+            branches={branches}
           />
         ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
         <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />

@@ -1,5 +1,5 @@
 import { Fragment, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { MessageContextDto, MessageDto } from '../../../src/shared/api';
+import type { ForkSummaryDto, MessageContextDto, MessageDto } from '../../../src/shared/api';
 import { MessageBubble } from './message-bubble';
 import { contextDivider, isAnswering, regenerableAnswer, type OutgoingMessage, type ThreadState } from './thread-state';
 import type { ThreadActions } from './use-thread';
@@ -48,11 +48,29 @@ function ContextDivider(props: { seq: number; undoable: boolean; onUndo(): void 
   );
 }
 
+/** The branches at each shown message: a branch made at a hidden message (a tool result in its card) shows at the last shown one before it. */
+function forksByMessage(visible: MessageDto[], forks: ForkSummaryDto[]): Map<string, ForkSummaryDto[]> {
+  const byMessage = new Map<string, ForkSummaryDto[]>();
+  for (const fork of forks) {
+    const at = visible.findLast((message) => message.seq !== null && message.seq <= fork.seq);
+    if (at) byMessage.set(at.id, [...(byMessage.get(at.id) ?? []), fork]);
+  }
+  return byMessage;
+}
+
+/** Branching and editing (absent: not offered). */
+export interface BranchControls {
+  forks: ForkSummaryDto[];
+  branch(message: MessageDto): void;
+  edit(message: MessageDto, content: string): void;
+  openThread(threadId: string): void;
+}
+
 /**
  * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
  * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
  */
-export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null; loadSeen(messageId: string): Promise<MessageContextDto>; highlightSeq?: number | null }) {
+export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null; loadSeen(messageId: string): Promise<MessageContextDto>; highlightSeq?: number | null; branches?: BranchControls | undefined }) {
   const { state, actions } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -113,6 +131,9 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
   // Nothing after the marker yet: the divider closes the transcript (with Undo until the next message is stored).
   const dividerAtEnd = divider !== null && !state.messages.some((message) => message.seq !== null && message.seq >= divider.seq);
   const visible = state.messages.filter((message) => !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) && !(message.role === 'system' && cardShown(message)));
+  const { branches } = props;
+  const forksAt = forksByMessage(visible, branches?.forks ?? []);
+  const branchable = (message: MessageDto) => message.seq !== null && !answering && ['complete', 'cancelled', 'error'].includes(message.status);
   return (
     <div className="conversation" ref={scroller} onScroll={onScroll} role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
       {state.hasMoreBefore ? (
@@ -132,6 +153,9 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
           <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool}
             onPin={actions.setPinned} onForget={actions.forget} onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined} loadSeen={props.loadSeen}
             highlighted={message.seq !== null && message.seq === props.highlightSeq}
+            forks={forksAt.get(message.id)} onOpenThread={branches?.openThread}
+            onBranch={branches && branchable(message) ? branches.branch : undefined}
+            onEdit={branches && message.role === 'user' && message.seq !== null && !message.deleted ? branches.edit : undefined}
           />
         </Fragment>
       ))}

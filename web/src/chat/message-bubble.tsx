@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import type { MessageContextDto, MessageDto, ToolRunDto } from '../../../src/shared/api';
+import type { ForkSummaryDto, MessageContextDto, MessageDto, ToolRunDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { WhatTheModelSaw } from '../common/what-the-model-saw';
 import { ToolCard, toolCardId } from './tool-card';
@@ -25,6 +25,14 @@ export interface BubbleProps {
   loadSeen(messageId: string): Promise<MessageContextDto>;
   /** The message a search hit opened: marked until another is chosen. */
   highlighted?: boolean;
+  /** Branches: a new thread from the start through this message ("Branch from here"). */
+  onBranch?: ((message: MessageDto) => void) | undefined;
+  /** Edits a user message: a branch just before it answers the new text. */
+  onEdit?: ((message: MessageDto, content: string) => void) | undefined;
+  /** Threads branched from this thread at this message. */
+  forks?: ForkSummaryDto[] | undefined;
+  /** Opens another thread (a branch). */
+  onOpenThread?: ((threadId: string) => void) | undefined;
 }
 
 const FINAL = new Set(['complete', 'error', 'cancelled']);
@@ -49,8 +57,47 @@ function DeleteChoice(props: { message: MessageDto; onForget: BubbleProps['onFor
   );
 }
 
+/** The inline editor of a sent message: Enter sends the new text (in a branch), Shift+Enter a new line, Escape cancels. */
+function InlineEditor(props: { message: MessageDto; onSend(content: string): void; onClose(): void }) {
+  const [text, setText] = useState(props.message.content);
+  const send = () => {
+    if (text.trim().length === 0) return;
+    props.onClose();
+    props.onSend(text);
+  };
+  return (
+    <form className="inline-editor" onSubmit={(event) => { event.preventDefault(); send(); }}>
+      <textarea
+        aria-label={`Edit message #${props.message.seq}`} autoFocus value={text} rows={Math.min(8, Math.max(2, text.split('\n').length))}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) { event.preventDefault(); send(); }
+          if (event.key === 'Escape') props.onClose();
+        }}
+      />
+      <p className="hint">Sends the new text in a new branch; this conversation stays as it is.</p>
+      <div className="inline-editor-actions">
+        <button type="submit" disabled={text.trim().length === 0}>Send edit</button>
+        <button type="button" onClick={props.onClose}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+/** The branches made at a message: links to open them. */
+function ForkLinks(props: { forks: ForkSummaryDto[]; onOpen(threadId: string): void }) {
+  return (
+    <nav className="fork-links" aria-label="Branches from here">
+      <span>Branches from here:</span>
+      {props.forks.map((fork) => (
+        <a key={fork.threadId} href={`/threads/${fork.threadId}`} onClick={(event) => { event.preventDefault(); props.onOpen(fork.threadId); }}>{fork.title}</a>
+      ))}
+    </nav>
+  );
+}
+
 /** Pin, Delete and (on the last answer) Regenerate: a finished, stored, live message's controls. */
-function MessageControls(props: BubbleProps) {
+function MessageControls(props: BubbleProps & { onStartEdit?: (() => void) | undefined }) {
   const { message } = props;
   const [deleting, setDeleting] = useState(false);
   const [seeing, setSeeing] = useState(false);
@@ -75,6 +122,12 @@ function MessageControls(props: BubbleProps) {
         onClick={() => props.onPin(message, !message.pinned)}
       >{message.pinned ? 'Unpin' : 'Pin'}</button>
       {props.onRegenerate ? <button type="button" className="control" disabled={props.answering} onClick={props.onRegenerate}>Regenerate</button> : null}
+      {props.onStartEdit && message.role === 'user' ? (
+        <button type="button" className="control" aria-label={`Edit message #${message.seq}`} title="Edit and send again in a new branch" onClick={props.onStartEdit}>Edit</button>
+      ) : null}
+      {props.onBranch ? (
+        <button type="button" className="control" aria-label={`Branch from #${message.seq}`} title="A new conversation with everything up to here" onClick={() => props.onBranch?.(message)}>Branch from here</button>
+      ) : null}
       {deleting ? <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} /> : (
         <button type="button" className="control" aria-label={`Delete ${label} #${message.seq}`} aria-expanded={false} onClick={() => setDeleting(true)}>Delete</button>
       )}
@@ -101,11 +154,14 @@ function FollowUpLink({ run }: { run: ToolRunDto }) {
 /** One transcript message as a bubble: Markdown text, tool cards, streaming caret, error with retry. */
 export function MessageBubble(props: BubbleProps) {
   const { message } = props;
+  const [editing, setEditing] = useState(false);
+  const forks = props.forks && props.forks.length > 0 && props.onOpenThread ? <ForkLinks forks={props.forks} onOpen={props.onOpenThread} /> : null;
   if (message.deleted) {
     return (
       <article className={`bubble deleted ${message.role}`} aria-label={`${ROLE_LABEL[message.role]} message, deleted`} data-seq={message.seq ?? undefined} tabIndex={-1}>
         <header className="bubble-meta"><span className="role">{ROLE_LABEL[message.role]}</span>{message.seq !== null ? <span className="seq">#{message.seq}</span> : null}</header>
         <em>Message deleted</em>
+        {forks}
       </article>
     );
   }
@@ -136,7 +192,10 @@ export function MessageBubble(props: BubbleProps) {
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
       {props.followUpTo.map((run) => <FollowUpLink key={run.id} run={run} />)}
-      {message.role === 'user' ? <p className="plain-text">{message.content}</p> : null}
+      {message.role === 'user' && editing && props.onEdit ? (
+        <InlineEditor message={message} onSend={(content) => props.onEdit?.(message, content)} onClose={() => setEditing(false)} />
+      ) : null}
+      {message.role === 'user' && !editing ? <p className="plain-text">{message.content}</p> : null}
       {message.role === 'system' || message.role === 'tool' ? <pre className="plain">{message.content}</pre> : null}
       {message.role === 'assistant' && message.content ? <MarkdownText text={message.content} /> : null}
       {streaming && !message.content && !message.toolCalls?.length ? <p className="thinking" aria-label="Assistant is writing">…</p> : null}
@@ -152,7 +211,8 @@ export function MessageBubble(props: BubbleProps) {
           {message.role === 'assistant' ? <button type="button" onClick={() => props.onRetry(message)}>Retry</button> : null}
         </div>
       ) : null}
-      <MessageControls {...props} />
+      {editing ? null : <MessageControls {...props} onStartEdit={props.onEdit ? () => setEditing(true) : undefined} />}
+      {forks}
     </article>
   );
 }

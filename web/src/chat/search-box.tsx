@@ -109,7 +109,7 @@ export function SearchBox(props: { token: string | null; threadId: string | null
                 {group.hits.map((hit) => (
                   <li key={hit.messageId}>
                     <button type="button" className="hit" onClick={() => props.onOpen(hit)}>
-                      <span className="hit-meta">#{hit.seq} · {ROLE_LABEL[hit.role]} · {relativeTime(hit.createdAt)}</span>
+                      <span className="hit-meta">#{hit.seq} · {ROLE_LABEL[hit.role]} · {relativeTime(hit.createdAt)}{hit.forkCopy ? ' · copied into this branch' : ''}</span>
                       <MarkedSnippet hit={hit} />
                     </button>
                   </li>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextResetResponseDto, ForgetResponseDto, MessageDto, MessagePageDto, PinResponseDto, SendMessageResponseDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
+import type { ContextResetResponseDto, ForgetResponseDto, MessageCopyDto, MessageDto, MessagePageDto, PinResponseDto, SendMessageResponseDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import type { ChatSocket, ConnectionStatus } from '../api/use-chat-socket';
@@ -11,6 +11,10 @@ import {
 
 const ACK_TIMEOUT_MS = 15_000;
 const PAGE_SIZE = 30;
+/** The server's largest page, used to reach a cited or searched message far up in one or a few requests. */
+const MAX_PAGE_SIZE = 200;
+/** Messages loaded above a message jumped to, so it is read in its context. */
+const CONTEXT_ABOVE = 10;
 
 export interface ThreadActions {
   send(content: string): void;
@@ -40,7 +44,7 @@ export type ThreadEventListener = (event: 'message' | 'summary-updated' | 'turn-
  * The live state of one thread: joined over the socket (with `afterSeq` catch-up after a reconnect),
  * events merged without duplicates, older pages over REST, and an outbox sent once when the connection allows.
  */
-export function useThread(input: { socket: ChatSocket | null; status: ConnectionStatus; token: string | null; threadId: string | null; onEvent?: ThreadEventListener }) {
+export function useThread(input: { socket: ChatSocket | null; status: ConnectionStatus; token: string | null; threadId: string | null; onEvent?: ThreadEventListener; onForgotten?: (copies: MessageCopyDto[]) => void }) {
   const { socket, status, token, threadId } = input;
   const [state, setState] = useState<ThreadState | null>(null);
   const [joined, setJoined] = useState(false);
@@ -48,6 +52,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
   stateRef.current = state;
   const onEventRef = useRef(input.onEvent);
   onEventRef.current = input.onEvent;
+  // Told which other threads (branches) still hold a copy of what a forget erased here.
+  const onForgottenRef = useRef(input.onForgotten);
+  onForgottenRef.current = input.onForgotten;
   // Read at call time: a refreshed token must not re-run the join effect (a leave and a join per refresh).
   const tokenRef = useRef(token);
   tokenRef.current = token;
@@ -221,11 +228,11 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
 
   const fail = useCallback((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })), [update]);
 
-  const loadPage = useCallback(async (): Promise<boolean> => {
+  const loadPage = useCallback(async (limit = PAGE_SIZE): Promise<boolean> => {
     const current = stateRef.current;
     const before = current ? lowestSeq(current) : null;
     if (!current || before === null || !current.hasMoreBefore) return false;
-    const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${PAGE_SIZE}`, { token });
+    const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${limit}`, { token });
     const next = { ...mergeMessages(current, page.messages), hasMoreBefore: page.hasMoreBefore };
     // Kept in the ref at once: a caller paging in a loop reads the new lowest seq before React renders.
     stateRef.current = next;
@@ -263,7 +270,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         for (;;) {
           const lowest = stateRef.current ? lowestSeq(stateRef.current) : null;
           if (lowest !== null && lowest <= seq) return;
-          if (!(await loadPage())) return;
+          // Exactly what is missing down to the message (and a few above it), up to the server's largest page.
+          const limit = lowest === null ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, lowest - seq + CONTEXT_ABOVE));
+          if (!(await loadPage(limit))) return;
         }
       } catch (error) {
         fail(error);
@@ -312,6 +321,7 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
         (result) => {
           update((current) => setThread(mergeMessages(current, result.messages), result.thread));
           onEventRef.current?.('thread-updated');
+          onForgottenRef.current?.(result.copies);
         },
         fail,
       );
