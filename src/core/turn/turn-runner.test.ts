@@ -151,7 +151,7 @@ function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
   const foldNow: string[] = [];
   const runner = new TurnRunner({
     turns: memory.store, calls: { record: async (call) => { recorded.push(call); } },
-    events: { publish: (event) => events.push(event), subscribe: () => () => undefined },
+    events: { publish: (event) => { events.push(event); }, subscribe: () => () => undefined, subscribeAll: () => () => undefined },
     chat, folds: { enqueueFold: async (threadId) => { folds.push(threadId); return null; } },
     foldNow: async (threadId) => { foldNow.push(threadId); },
     settings: testSettings(), log: silentLog, owner: 'process-1', retryBaseMs: 1, streamSaveMs: 1_000_000,
