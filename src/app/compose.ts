@@ -347,7 +347,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
   const cancelRun = async (runId: string, userId: string) => (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;
   const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: {
-    ...deps, cancelToolRun: cancelRun,
+    ...deps, cancelToolRun: cancelRun, closing: () => lifecycle.closing,
     limits: { ...deps.limits, socketEventsPerMinute: env.SOCKET_EVENTS_PER_MINUTE, maxSocketsPerUser: env.MAX_SOCKETS_PER_USER },
   }, redis: redisRealtime });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.

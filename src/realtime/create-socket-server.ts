@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import type { z } from 'zod';
+import { AppError } from '../core/errors';
 import { acknowledged, type AtAck, type HandlerContext } from './acknowledged';
 import { createMemoryRateLimiter, type RateLimiter } from '../core/limits/rate-limiter';
 import { authenticateSocket } from './authenticate-socket';
@@ -42,8 +43,14 @@ function registerHandlers(socket: TypedSocket, deps: SocketDeps, events: RateLim
   };
   on('thread-join', threadJoinPayload, (context) => threadJoin(deps, context));
   on('thread-leave', threadLeavePayload, (context) => threadLeave(context));
-  on('message-send', messageSendPayload, (context) => messageSend(deps, context));
-  on('message-edit', messageEditPayload, (context) => messageEdit(deps, context));
+  // New work is refused once the process is shutting down, like REST's 503: an accept committed while the socket
+  // closes would lose its ack; refused, the client resends it (same clientMessageId) to the next process.
+  const unlessClosing = <S extends z.ZodType>(run: Handler<S>): Handler<S> => async (context) => {
+    if (deps.closing?.()) throw new AppError('UNAVAILABLE', 'The server is restarting; send it again in a moment.');
+    return run(context);
+  };
+  on('message-send', messageSendPayload, unlessClosing((context) => messageSend(deps, context)));
+  on('message-edit', messageEditPayload, unlessClosing((context) => messageEdit(deps, context)));
   on('turn-cancel', turnCancelPayload, (context) => turnCancel(deps, context));
   on('tool-cancel', toolCancelPayload, (context) => toolCancel(deps, context));
 }

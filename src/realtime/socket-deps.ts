@@ -21,6 +21,8 @@ export interface SocketDeps {
   /** MAX_MESSAGE_CHARS, MAX_QUEUED_TURNS, SOCKET_EVENTS_PER_MINUTE, MAX_SOCKETS_PER_USER. */
   limits: { maxMessageChars: number; maxQueuedTurns: number; socketEventsPerMinute: number; maxSocketsPerUser: number };
   corsOrigins: string[];
+  /** True once the process is shutting down: sends and edits are refused UNAVAILABLE (nothing stored). */
+  closing?: () => boolean;
   /** Edits (`message-edit`): the REST use case. */
   fork: EditDeps;
   /**

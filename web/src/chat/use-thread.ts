@@ -89,6 +89,9 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
       if (ack.ok) {
         update((state) => turnStarted(mergeMessages(state, [ack.message]), ack.turnId));
         onEventRef.current?.('message');
+      } else if (ack.error.code === 'UNAVAILABLE') {
+        // The server is restarting (nothing was stored): the join after the reconnect sends it again.
+        update((state) => updateOutgoing(state, clientMessageId, { state: 'waiting' }));
       } else {
         update((state) => updateOutgoing(state, clientMessageId, { state: 'failed', error: ack.error }));
       }
