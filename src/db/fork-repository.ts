@@ -3,6 +3,7 @@ import type { ForkStore } from '../core/ports';
 import type { Thread as ThreadRow } from './generated/client';
 import { Prisma } from './generated/client';
 import { toThread } from './mappers';
+import { ownerThreadsLock } from './thread-quota';
 import type { Database } from './prisma-client';
 
 /**
@@ -129,7 +130,7 @@ export function createForkRepository(db: Database): ForkStore {
       // The owner's thread-creation lock first (as createThread takes it): the statement's snapshot, taken after it,
       // counts every thread created before, so the cap is exact.
       const [, rows] = await db.$transaction([
-        db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('threads-of:' || ${ownerId}::text, 0))`,
+        db.$executeRaw(ownerThreadsLock(ownerId)),
         db.$queryRaw<(ThreadRow & { owned: number })[]>(forkStatement({ forkId: randomUUID(), parentId, throughSeq, title, maxThreads })),
       ]);
       const row = rows[0];

@@ -1,4 +1,5 @@
 import type { Thread } from '../domain';
+import { threadQuotaExceeded } from '../limits/thread-quota';
 import { AppError } from '../errors';
 import type { ForkDeps } from './fork-deps';
 import { forkPointOf } from './fork-point';
@@ -21,7 +22,7 @@ export async function writeFork(input: { parent: Thread; throughSeq: number }, d
   const result = await deps.forks.forkThread({ parentId: parent.id, ownerId: parent.ownerId, throughSeq, title: forkTitle(parent.title), maxThreads: deps.maxThreadsPerUser });
   if ('thread' in result) return result.thread;
   if (result.refused === 'quota') {
-    throw new AppError('QUOTA_EXCEEDED', `You have ${result.owned} threads, the most one user may keep (MAX_THREADS_PER_USER = ${deps.maxThreadsPerUser}); delete one to branch.`);
+    throw threadQuotaExceeded(result.owned, deps.maxThreadsPerUser, 'branch');
   }
   throw new AppError('BUSY', FORK_BUSY);
 }
