@@ -18,7 +18,7 @@ export function connectionsPerUser(max: number) {
     sockets?.delete(socketId);
     if (sockets?.size === 0) open.delete(userId);
   };
-  const middleware = (socket: TypedSocket, next: (error?: ExtendedError) => void): void => {
+  return (socket: TypedSocket, next: (error?: ExtendedError) => void): void => {
     const { userId } = socket.data;
     const sockets = open.get(userId) ?? new Set<string>();
     if (sockets.size >= max) {
@@ -34,5 +34,4 @@ export function connectionsPerUser(max: number) {
     setTimeout(() => { if (!socket.connected) release(userId, socket.id); }, CONNECT_GRACE_MS).unref();
     next();
   };
-  return Object.assign(middleware, { openFor: (userId: string) => open.get(userId)?.size ?? 0 });
 }
