@@ -166,7 +166,9 @@ describe('forking a thread at a message', () => {
     const waiting = await fork(parent.id, pending?.id ?? '');
     expect(waiting.status).toBe(409);
     expect(((await waiting.json()) as { error: { message: string } }).error.message).toMatch(/waiting for its turn/);
-    // A turn still running at the fork point: BUSY.
+    // A turn still running at the fork point: BUSY. Running under another process' live lease, so the sweeper
+    // does not fail it as interrupted before the fork is asked (it did once: the fork then succeeded).
+    await query(app, `UPDATE threads SET lease_owner = 'another-process', lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [parent.id]);
     await query(app, `UPDATE turns SET status = 'running' WHERE thread_id = $1`, [parent.id]);
     const busy = await fork(parent.id, sent.userMessage.id);
     expect(busy.status).toBe(409);
