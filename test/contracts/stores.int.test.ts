@@ -8,6 +8,9 @@ import { createTranscriptRepository } from '../../src/db/transcript-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
 import type { Stores } from '../fakes';
 import { createTestDatabase } from '../support/databases';
+import { describeSummaryStoreContract } from './summary-store.contract';
+import { describeThreadStoreContract } from './thread-store.contract';
+import { describeTranscriptStoreContract } from './transcript-store.contract';
 import { describeTurnStoreContract } from './turn-store.contract';
 
 // The store contracts on the Postgres repositories: one migrated database for the whole file; cases stay apart by
@@ -34,4 +37,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
+describeThreadStoreContract('Postgres repositories', () => stores);
+describeTranscriptStoreContract('Postgres repositories', () => stores);
 describeTurnStoreContract('Postgres repositories', () => stores);
+describeSummaryStoreContract('Postgres repositories', () => stores);
