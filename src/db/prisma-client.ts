@@ -1,11 +1,15 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
+import { preparedStatementName } from './prepared-statement';
 
 export type Database = InstanceType<typeof PrismaClient>;
 
-/** Prisma 7 over node-postgres (the query compiler is wasm: no native engine is needed at run time). */
+/**
+ * Prisma 7 over node-postgres (the query compiler is wasm: no native engine is needed at run time). Statements marked
+ * with `prepared()` (src/db/prepared-statement.ts) are sent as named prepared statements; every other one unnamed.
+ */
 export function createDatabase(options: { url: string; poolSize?: number }): Database {
-  const adapter = new PrismaPg({ connectionString: options.url, max: options.poolSize ?? 20 });
+  const adapter = new PrismaPg({ connectionString: options.url, max: options.poolSize ?? 20 }, { statementNameGenerator: (query) => preparedStatementName(query.sql) });
   return new PrismaClient({ adapter });
 }
 
