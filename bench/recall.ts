@@ -18,9 +18,7 @@ import { createToolRegistry } from '../src/core/tools';
 import { buildTurnPack } from '../src/core/turn/stream-answer';
 import { loadThreadContext } from '../src/db/load-thread-context';
 import { createDatabase, type Database } from '../src/db/prisma-client';
-import { Prisma } from '../src/db/generated/client';
-import { createSearchRepository } from '../src/db/search-repository';
-import { rankedSeqsSql } from '../src/db/search-sql';
+import { createSearchRepository, modelSearchSql } from '../src/db/search-repository';
 import { deploymentTools } from '../src/tools';
 import { startPostgres, stopOnSignals, type PostgresServices } from './support/stack';
 import { distribution, quantile as quantileOf, round } from './support/stats';
@@ -162,7 +160,7 @@ async function loadLangChainPack(): Promise<{ langchainKeptTexts: (input: { syst
  * The 10,000-message thread: LoCoMo's turns over and over; LARGE_THREAD_SEARCHES questions spread over all the
  * conversations (after 20 warm-up ones) are asked of it.
  */
-async function largeThreadLatency(input: { db: Database; client: pg.Client; conversations: Conversation[] }): Promise<{ latencies: number[]; inPostgres: number[] }> {
+async function largeThreadLatency(input: { db: Database; client: pg.Client; conversations: Conversation[] }): Promise<{ latencies: number[]; inPostgres: number[]; planning: number[] }> {
   const all = input.conversations.flatMap((conversation) => conversation.turns);
   const turns = Array.from({ length: LARGE_THREAD_MESSAGES }, (_, index) => all[index % all.length] as Turn);
   const threadId = crypto.randomUUID();
@@ -178,16 +176,20 @@ async function largeThreadLatency(input: { db: Database; client: pg.Client; conv
     await search.searchForModel({ threadId, query: question.question, limit: 10 });
     if (index >= 20) latencies.push(performance.now() - started); // the first ones warm the caches
   }
-  // The ranking statement's own execution time as Postgres reports it (EXPLAIN ANALYZE adds its timing overhead):
-  // on a shared machine, the part of the latency that is the query's and not the wait for a CPU in this process.
+  // The statement's own planning and execution times as Postgres reports them (EXPLAIN ANALYZE adds its timing
+  // overhead): on a shared machine, the part of the latency that is the query's and not the wait for a CPU here.
   const inPostgres: number[] = [];
+  const planning: number[] = [];
   for (const question of questions.slice(20, 20 + IN_POSTGRES_SEARCHES)) {
-    const ranked = rankedSeqsSql({ threadId: Prisma.sql`${threadId}::uuid`, query: Prisma.sql`${question.question}::text`, fromSeq: Prisma.sql`1`, beforeSeq: Prisma.sql`2147483647`, limit: Prisma.sql`10::int` });
-    const [plan] = await input.db.$queryRaw<{ 'QUERY PLAN': [{ 'Execution Time': number }] }[]>`EXPLAIN (ANALYZE, FORMAT JSON) ${ranked}`;
-    const executionMs = plan?.['QUERY PLAN'][0]['Execution Time'];
-    if (executionMs !== undefined) inPostgres.push(executionMs);
+    const statement = modelSearchSql({ threadId, query: question.question, limit: 10 });
+    const [plan] = await input.db.$queryRaw<{ 'QUERY PLAN': [{ 'Execution Time': number; 'Planning Time': number }] }[]>`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`;
+    const times = plan?.['QUERY PLAN'][0];
+    if (times) {
+      inPostgres.push(times['Execution Time']);
+      planning.push(times['Planning Time']);
+    }
   }
-  return { latencies, inPostgres };
+  return { latencies, inPostgres, planning };
 }
 
 function line(name: string, value: number, target?: { op: '>=' | '<=' | '<'; value: number }, digits = 3, note?: string): string {
@@ -208,6 +210,7 @@ interface Run {
   largest: { messages: number; latencies: number[] };
   large: number[];
   inPostgres: number[];
+  planning: number[];
   packQuestions: number;
   langchainQuestions: number;
 }
@@ -252,10 +255,10 @@ async function measure(services: PostgresServices, conversations: Conversation[]
       for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += tally[key];
       lap(`${item.conversation.id}: ${tally.questions} questions, recall@10 ${round(tally.at10 / tally.questions, 3)}`);
     }
-    const { latencies: large, inPostgres } = await largeThreadLatency({ db, client, conversations });
+    const { latencies: large, inPostgres, planning } = await largeThreadLatency({ db, client, conversations });
     lap(`${LARGE_THREAD_MESSAGES}-message thread: ${large.length} searches`);
     return {
-      conversations, settings, keepMessages, total, byCategory, large, inPostgres,
+      conversations, settings, keepMessages, total, byCategory, large, inPostgres, planning,
       largest: { messages: largest.conversation.turns.length, latencies: largestLatencies },
       packQuestions: total.packQuestions, langchainQuestions: total.langchainQuestions,
     };
@@ -290,6 +293,7 @@ function table(run: Run): string[] {
     line(`search p95 ms, ${LARGE_THREAD_MESSAGES}-message thread`, quantileOf(run.large, 0.95), { op: '<=', value: 20 }, 2),
     line(`  the statement inside Postgres p50 / p95 ms (${run.inPostgres.length} searches)`, quantileOf(run.inPostgres, 0.5), undefined, 2,
       `p95 ${quantileOf(run.inPostgres, 0.95).toFixed(2)} ms, EXPLAIN ANALYZE execution time`),
+    line('  its planning p50 / p95 ms', quantileOf(run.planning, 0.5), undefined, 2, `p95 ${quantileOf(run.planning, 0.95).toFixed(2)} ms`),
   ];
   return lines;
 }

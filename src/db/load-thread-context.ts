@@ -4,6 +4,7 @@ import type { Message as MessageRow, Thread as ThreadRow } from './generated/cli
 import type { Database } from './prisma-client';
 import { toThread } from './mappers';
 import { Prisma } from './generated/client';
+import { prepared } from './prepared-statement';
 import { rankedSeqsSql } from './search-sql';
 import { THREAD_COLUMNS } from './sql-columns';
 
@@ -76,7 +77,8 @@ function toEntryFromJson(json: EntryJson): ContextEntry {
  */
 export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number } = {}): Promise<ThreadContext | null> {
   const recall = options.recall ? recallSql(options.recallTokens ?? 1) : Prisma.sql`NULL::json`;
-  const rows = await db.sql.rows<(ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null })>(Prisma.sql`
+  // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
+  const rows = await db.sql.rows<ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null }>(prepared('thread_context', Prisma.sql`
     SELECT ${THREAD_COLUMNS}, ${recall} AS recalled,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
@@ -85,7 +87,7 @@ export async function loadThreadContext(db: Database, threadId: string, options:
         -- one unpinned after the summary passed it, which stays there until the next fold takes it.
         WHERE e.thread_id = t.id AND e.seq >= t.context_start_seq
       ) AS entries
-    FROM threads t WHERE t.id = ${threadId}::uuid`);
+    FROM threads t WHERE t.id = ${threadId}::uuid`));
   const row = rows[0];
   if (!row) return null;
   const { entries, recalled, ...threadRow } = row;

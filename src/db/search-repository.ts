@@ -1,6 +1,7 @@
 import type { MessageSearchHit, TranscriptMatch, TranscriptSearch } from '../core/ports';
 import type { Database } from './prisma-client';
 import { Prisma } from './generated/client';
+import { prepared } from './prepared-statement';
 import { QUERY_MAX_CHARS, rankedSeqsSql, SEARCH_CONFIG } from './search-sql';
 
 /** Snippet markers ts_headline puts around matched words (control characters no message text carries). */
@@ -39,20 +40,28 @@ export function parseHeadline(marked: string): { snippet: string; highlights: { 
   return { snippet, highlights };
 }
 
+/**
+ * The statement of `searchForModel`: the best matches of the thread's ranking (src/db/search-sql.ts) with their text.
+ * Exported for bench:recall, which times this very statement inside Postgres.
+ */
+export function modelSearchSql({ threadId, query, limit, beforeSeq }: Parameters<TranscriptSearch['searchForModel']>[0]): Prisma.Sql {
+  const ranked = rankedSeqsSql({
+    threadId: Prisma.sql`${threadId}::uuid`,
+    query: Prisma.sql`${query}::text`,
+    fromSeq: Prisma.sql`(SELECT context_start_seq FROM threads WHERE id = ${threadId}::uuid)`,
+    beforeSeq: beforeSeq !== undefined ? Prisma.sql`${beforeSeq}::int` : Prisma.sql`2147483647`,
+    limit: Prisma.sql`${limit}::int`,
+  });
+  return prepared('search_for_model', Prisma.sql`
+    SELECT m.id AS "messageId", m.seq, m.role, left(m.content, ${MATCH_MAX_CHARS}::int) AS content, m.created_at AS "createdAt", r.score
+    FROM (${ranked}) r JOIN messages m ON m.thread_id = ${threadId}::uuid AND m.seq = r.seq
+    ORDER BY r.score DESC, r.seq DESC`);
+}
+
 export function createSearchRepository(db: Database): TranscriptSearch {
   return {
-    async searchForModel({ threadId, query, limit, beforeSeq }) {
-      const ranked = rankedSeqsSql({
-        threadId: Prisma.sql`${threadId}::uuid`,
-        query: Prisma.sql`${query}::text`,
-        fromSeq: Prisma.sql`(SELECT context_start_seq FROM threads WHERE id = ${threadId}::uuid)`,
-        beforeSeq: beforeSeq !== undefined ? Prisma.sql`${beforeSeq}::int` : Prisma.sql`2147483647`,
-        limit: Prisma.sql`${limit}::int`,
-      });
-      const rows = await db.$queryRaw<MatchRow[]>`
-        SELECT m.id AS "messageId", m.seq, m.role, left(m.content, ${MATCH_MAX_CHARS}::int) AS content, m.created_at AS "createdAt", r.score
-        FROM (${ranked}) r JOIN messages m ON m.thread_id = ${threadId}::uuid AND m.seq = r.seq
-        ORDER BY r.score DESC, r.seq DESC`;
+    async searchForModel(input) {
+      const rows = await db.$queryRaw<MatchRow[]>(modelSearchSql(input));
       return rows.map(toMatch);
     },
 

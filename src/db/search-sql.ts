@@ -107,12 +107,16 @@ export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning 
     ), tsq AS (
       SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM selecting
     ), cand AS (
-      SELECT m.seq, m.search_vector AS v FROM messages m, tsq
-      WHERE m.thread_id = ${options.threadId} AND m.search_vector @@ tsq.q AND ${searchable}
-        AND m.seq >= ${options.fromSeq} AND m.seq < ${options.beforeSeq}
+      -- One bitmap scan of messages_thread_search_idx (thread and terms). The seq bounds are filters (seq + 0): as an
+      -- index range with a bound known only at run time, the planner guesses 50 rows and reads the whole thread by seq.
+      SELECT m.seq, m.search_vector AS v FROM messages m
+      WHERE m.thread_id = ${options.threadId} AND m.search_vector @@ (SELECT q FROM tsq) AND ${searchable}
+        AND m.seq + 0 >= ${options.fromSeq} AND m.seq + 0 < ${options.beforeSeq}
     ), matches AS (
+      -- A candidate's query terms with their positions: setweight marks the terms (the index has weight D only) and
+      -- ts_filter keeps them, in C, instead of unnesting every lexeme of every candidate to keep a few.
       SELECT c.seq, u.lexeme, u.positions AS pos, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
-      FROM cand c, unnest(c.v) u WHERE u.lexeme IN (SELECT lexeme FROM terms)
+      FROM cand c, unnest(ts_filter(setweight(c.v, 'A', (SELECT array_agg(lexeme) FROM terms)), '{a}')) u
     ), corpus AS (
       SELECT thread.last_seq::float8 AS n, greatest((SELECT avg(length(v)) FROM cand), 1)::float8 AS avgdl FROM thread
     ), df AS (

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Prisma } from './generated/client';
+import { preparedStatementName } from './prepared-statement';
 
 /**
  * Raw SQL of the hot path, straight through the driver's pool (the one Prisma's adapter uses too). A profile of
@@ -19,14 +20,16 @@ export interface SqlRunner {
 }
 
 export function createSqlRunner(pool: pg.Pool): SqlRunner {
+  const send = (query: Prisma.Sql) => {
+    const name = preparedStatementName(query.text);
+    return pool.query({ text: query.text, values: query.values as unknown[], ...(name ? { name } : {}) });
+  };
   return {
     async rows<T>(query: Prisma.Sql) {
-      const result = await pool.query({ text: query.text, values: query.values as unknown[] });
-      return result.rows as T[];
+      return (await send(query)).rows as T[];
     },
     async run(query) {
-      const result = await pool.query({ text: query.text, values: query.values as unknown[] });
-      return result.rowCount ?? 0;
+      return (await send(query)).rowCount ?? 0;
     },
   };
 }

@@ -1,36 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { describe, expect, it } from 'vitest';
+import { useChatServer } from '../support/chat-server';
+import { replyWithText } from '../support/openai-stub';
 import { classifyRequest } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
 import { memoryKit, query } from './memory-test-kit';
 
 describe('summary citations', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-
-  beforeAll(async () => {
+  const server = useChatServer({
     // A summarizer that cites inside and outside the folded range (#1–#4 for the first fold).
-    stub = await startOpenAIStub({
+    stub: {
       classifyRequest,
       responder: (request) => replyWithText(request.kind === 'summary'
         ? 'Intent: plan the trip [#1]. Budget agreed [#2–9]. Hotel booked [#57]. Visa [#0, #3].'
         : 'noted'),
-    });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
+    },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
   });
 
   it('removes citations outside the range the new summary covers before commit', async () => {
-    const kit = memoryKit(app, token);
+    const kit = memoryKit(server);
     const thread = await kit.createThread();
     for (let turn = 1; turn <= 3; turn += 1) await kit.send(thread.id, `Trip planning, turn ${turn}.`);
     await kit.waitForFoldThrough(thread.id, 2);
-    const [first] = await query<{ text: string; from_seq: number; through_seq: number }>(app,
+    const [first] = await query<{ text: string; from_seq: number; through_seq: number }>(server.app,
       'SELECT text, from_seq, through_seq FROM summary_revisions WHERE thread_id = $1 ORDER BY revision LIMIT 1', [thread.id]);
     expect(first?.from_seq).toBe(1);
     const through = first?.through_seq ?? 0;

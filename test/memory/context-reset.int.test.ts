@@ -1,41 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContextResetResponseDto } from '../../src/shared/api';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { replyWithText } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { memoryKit, recordEvents } from './memory-test-kit';
 
 describe('a fresh context with the same scrollback, through REST', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
-  const reset = (threadId: string, method: 'POST' | 'DELETE') => app.api(`/api/threads/${threadId}/context-reset`, { method, token });
+  const reset = (threadId: string, method: 'POST' | 'DELETE') => server.app.api(`/api/threads/${threadId}/context-reset`, { method, token: server.token });
 
   it('hides everything before the marker from the model while the transcript keeps it; undo until the next message', async () => {
     const thread = await kit.createThread();
     for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Earlier turn ${turn}: remember CODE-${300 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 2);
     const pinned = (await kit.transcript(thread.id)).find((message) => message.seq === 7);
-    expect((await app.api(`/api/threads/${thread.id}/messages/${pinned?.id}/pin`, { method: 'POST', token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${pinned?.id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
     const before = await kit.context(thread.id);
     expect(before.messages[0]?.content).toContain('CODE-301');
     expect(before.pinnedSeqs).toEqual([7]);
 
-    const recorder = recordEvents(app, thread.id);
+    const recorder = recordEvents(server.app, thread.id);
     const started = await reset(thread.id, 'POST');
     expect(started.status).toBe(201);
     const marker = (await started.json()) as ContextResetResponseDto;
@@ -58,9 +48,9 @@ describe('a fresh context with the same scrollback, through REST', () => {
 
     // Again, then a message: the model sees only what follows the marker, and the reset can no longer be undone.
     expect((await reset(thread.id, 'POST')).status).toBe(201);
-    const chatsBefore = stub.requests.filter((request) => request.kind === 'chat').length;
+    const chatsBefore = server.stub.requests.filter((request) => request.kind === 'chat').length;
     await kit.send(thread.id, 'A new topic: what should we plan next?');
-    const chats = stub.requests.filter((request) => request.kind === 'chat').slice(chatsBefore);
+    const chats = server.stub.requests.filter((request) => request.kind === 'chat').slice(chatsBefore);
     expect(chats).toHaveLength(1);
     const seen = chats[0]?.body.messages.map((message) => wireContentText(message.content)) ?? [];
     expect(seen).toHaveLength(2);
@@ -77,10 +67,10 @@ describe('a fresh context with the same scrollback, through REST', () => {
     expect((await kit.detail(thread.id)).contextStartSeq).toBe(9);
 
     // Later folds summarize only what follows the marker.
-    const summariesBefore = stub.requests.filter((request) => request.kind === 'summary').length;
+    const summariesBefore = server.stub.requests.filter((request) => request.kind === 'summary').length;
     for (let turn = 1; turn <= 3; turn += 1) await kit.send(thread.id, `Fresh turn ${turn}: CODE-${900 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 11);
-    const summaries = stub.requests.filter((request) => request.kind === 'summary').slice(summariesBefore);
+    const summaries = server.stub.requests.filter((request) => request.kind === 'summary').slice(summariesBefore);
     expect(summaries.length).toBeGreaterThan(0);
     for (const request of summaries) expect(JSON.stringify(request.body)).not.toMatch(/CODE-30\d|Earlier turn/);
     expect((await kit.context(thread.id)).messages[0]?.content).toContain('CODE-901');

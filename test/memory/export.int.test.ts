@@ -1,9 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { MessageDto } from '../../src/shared/api';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { memoryKit, query } from './memory-test-kit';
 
 const MESSAGES = 100_000;
@@ -43,36 +42,27 @@ async function consumeLines(response: Response, onLine: (line: string) => void):
 }
 
 describe('streamed export of a 100,000-message thread', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
+  const server = useChatServer();
   let threadId: string;
 
   beforeAll(async () => {
-    stub = await startOpenAIStub();
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-    ({ token } = await app.guest());
-    threadId = (await memoryKit(app, token).createThread('huge')).id;
-    await query(app, `
+    threadId = (await memoryKit(server).createThread('huge')).id;
+    await query(server.app, `
       INSERT INTO messages (id, thread_id, seq, role, content, status, tokens, deleted_at)
       SELECT gen_random_uuid(), $1::uuid, i, CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END,
              CASE WHEN i = 777 THEN '' ELSE 'message ' || i || ': ' || $2 END, 'complete', 130,
              CASE WHEN i = 777 THEN now() END
       FROM generate_series(1, ${MESSAGES}) AS i`, [threadId, FILLER]);
-    await query(app, `
+    await query(server.app, `
       INSERT INTO summary_revisions (id, thread_id, revision, author, text, tokens, from_seq, through_seq, redacted_at)
       VALUES (gen_random_uuid(), $1, 1, 'fold', '', 0, 1, 5000, now()),
              (gen_random_uuid(), $1, 2, 'rebuild', 'The user and the assistant talked at length [#1–9000].', 12, 1, 9000, NULL)`, [threadId]);
-    await query(app, `UPDATE threads SET last_seq = ${MESSAGES}, summary_text = 'The user and the assistant talked at length [#1–9000].',
+    await query(server.app, `UPDATE threads SET last_seq = ${MESSAGES}, summary_text = 'The user and the assistant talked at length [#1–9000].',
       summary_tokens = 12, summary_revision = 2, summary_covered_through_seq = 9000, settings = '{"keep":"messages=20"}' WHERE id = $1`, [threadId]);
   }, 180_000);
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
 
   it('streams the whole transcript as JSON, tombstones and revisions included, in flat memory', async () => {
-    const response = await app.api(`/api/threads/${threadId}/export?format=json`, { token });
+    const response = await server.app.api(`/api/threads/${threadId}/export?format=json`, { token: server.token });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="thread-${threadId}.json"`);
@@ -108,7 +98,7 @@ describe('streamed export of a 100,000-message thread', () => {
   }, 180_000);
 
   it('streams it as Markdown too', async () => {
-    const response = await app.api(`/api/threads/${threadId}/export?format=markdown`, { token });
+    const response = await server.app.api(`/api/threads/${threadId}/export?format=markdown`, { token: server.token });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/markdown/);
     let headings = 0;
@@ -126,8 +116,8 @@ describe('streamed export of a 100,000-message thread', () => {
   }, 180_000);
 
   it('is only for the thread owner (or an admin)', async () => {
-    const stranger = await app.guest();
-    expect((await app.api(`/api/threads/${threadId}/export`, { token: stranger.token })).status).toBe(404);
-    expect((await app.api(`/api/threads/${threadId}/export?format=pdf`, { token })).status).toBe(400);
+    const stranger = await server.guest();
+    expect((await server.app.api(`/api/threads/${threadId}/export`, { token: stranger.token })).status).toBe(404);
+    expect((await server.app.api(`/api/threads/${threadId}/export?format=pdf`, { token: server.token })).status).toBe(400);
   });
 });

@@ -1,32 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MEMORY_REBUILDING_NOTE } from '../../src/core/memory';
 import type { ForgetResponseDto, ThreadDto } from '../../src/shared/api';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { classifyRequest, heldSummaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { waitFor } from '../support/wait-for';
 import { memoryKit, query, recordEvents, waitForIdleSummaryQueue } from './memory-test-kit';
 
 const SECRET = 'CODE-4242';
 
 describe('forgetting a message through REST', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
   /** Summarizer calls wait while held: the withdrawn state can be observed before the rebuild commits. */
   const summaries = heldSummaryResponder();
 
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaries.responder });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaries.responder },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
   it('erases a message and its answer everywhere, and no later model request ever contains it', async () => {
     const thread = await kit.createThread();
@@ -36,10 +26,10 @@ describe('forgetting a message through REST', () => {
     await kit.waitForFoldThrough(thread.id, 4);
     expect((await kit.context(thread.id)).summary?.text).toContain(SECRET);
 
-    const recorder = recordEvents(app, thread.id);
+    const recorder = recordEvents(server.app, thread.id);
     summaries.hold();
-    const mark = stub.requests.length;
-    const response = await app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token });
+    const mark = server.stub.requests.length;
+    const response = await server.app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token: server.token });
     expect(response.status).toBe(200);
     const forgotten = (await response.json()) as ForgetResponseDto;
     expect(forgotten.memoryRebuilding).toBe(true);
@@ -66,8 +56,8 @@ describe('forgetting a message through REST', () => {
     // More turns and folds: still nothing of it reaches the model, summarizer calls included.
     for (let turn = 4; turn <= 8; turn += 1) await kit.send(thread.id, `Turn ${turn}: note CODE-${2000 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 16);
-    await waitForIdleSummaryQueue(app);
-    const later = stub.requests.slice(mark);
+    await waitForIdleSummaryQueue(server.app);
+    const later = server.stub.requests.slice(mark);
     expect(later.filter((request) => request.kind === 'summary').length).toBeGreaterThan(1);
     expect(later.filter((request) => request.kind === 'chat').length).toBe(6);
     for (const request of later) expect(JSON.stringify(request.body)).not.toContain(SECRET);
@@ -75,13 +65,13 @@ describe('forgetting a message through REST', () => {
     // Postgres keeps no copy: transcript, window, summaries (tainted revisions redacted, metadata kept).
     const transcript = await kit.transcript(thread.id);
     expect(transcript.find((message) => message.seq === 3)).toMatchObject({ role: 'user', deleted: true, content: '' });
-    const copies = await query<{ count: string }>(app, `
+    const copies = await query<{ count: string }>(server.app, `
       SELECT (SELECT count(*) FROM messages WHERE content LIKE $2 AND thread_id = $1)
            + (SELECT count(*) FROM context_entries WHERE content LIKE $2 AND thread_id = $1)
            + (SELECT count(*) FROM summary_revisions WHERE text LIKE $2 AND thread_id = $1)
            + (SELECT count(*) FROM threads WHERE summary_text LIKE $2 AND id = $1) AS count`, [thread.id, `%${SECRET}%`]);
     expect(copies[0]?.count).toBe('0');
-    const revisions = await query<{ revision: number; author: string; redacted: boolean; text: string; from_seq: number; through_seq: number }>(app,
+    const revisions = await query<{ revision: number; author: string; redacted: boolean; text: string; from_seq: number; through_seq: number }>(server.app,
       'SELECT revision, author, redacted_at IS NOT NULL AS redacted, text, from_seq, through_seq FROM summary_revisions WHERE thread_id = $1 ORDER BY revision', [thread.id]);
     const tainted = revisions.filter((revision) => revision.redacted);
     expect(tainted.length).toBeGreaterThan(0);
@@ -93,7 +83,7 @@ describe('forgetting a message through REST', () => {
   it('forgets only the one message with only=true, and leaves an unsummarized message out of the window', async () => {
     const thread = await kit.createThread();
     const asked = await kit.send(thread.id, 'My phone is CODE-5555.');
-    const response = await app.api(`/api/threads/${thread.id}/messages/${asked.userMessage.id}?only=true`, { method: 'DELETE', token });
+    const response = await server.app.api(`/api/threads/${thread.id}/messages/${asked.userMessage.id}?only=true`, { method: 'DELETE', token: server.token });
     expect(response.status).toBe(200);
     const body = (await response.json()) as ForgetResponseDto;
     expect(body.memoryRebuilding).toBe(false);
@@ -103,7 +93,7 @@ describe('forgetting a message through REST', () => {
     const pack = await kit.context(thread.id);
     expect(pack.messages.map((message) => message.seq)).toEqual([undefined, 2]);
     // A stranger cannot forget anything here.
-    const stranger = await app.guest();
-    expect((await app.api(`/api/threads/${thread.id}/messages/${asked.messages[0]?.id}`, { method: 'DELETE', token: stranger.token })).status).toBe(404);
+    const stranger = await server.guest();
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${asked.messages[0]?.id}`, { method: 'DELETE', token: stranger.token })).status).toBe(404);
   });
 });

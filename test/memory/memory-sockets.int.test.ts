@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
 import type { ThreadJoinResult } from '../../src/shared/socket-events';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { eventsOf, openTab, type Tab } from '../support/socket-client';
+import { eventsOf, type Tab } from '../support/socket-client';
 import { classifyRequest, heldSummaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { waitFor } from '../support/wait-for';
 import { memoryKit } from './memory-test-kit';
 
@@ -24,30 +23,18 @@ type ControlEvent = keyof typeof PAYLOAD_KEYS;
  * socket event maps declare, and never a tab of someone else.
  */
 describe('memory controls over sockets', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
-  const tabs: Tab[] = [];
   /** Summarizer calls wait while held: the withdrawn state can be observed before the rebuild commits. */
   const summaries = heldSummaryResponder();
 
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaries.responder });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaries.responder },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
   });
-  afterAll(async () => {
-    for (const tab of tabs) tab.close();
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
   /** A second tab of the user, joined to the thread. */
-  const joinedTab = async (threadId: string, as = token): Promise<Tab> => {
-    const tab = await openTab(app, as);
-    tabs.push(tab);
+  const joinedTab = async (threadId: string, as = server.token): Promise<Tab> => {
+    const tab = await server.openTab(as);
     const { response } = await tab.request<ThreadJoinResult>('thread-join', { threadId });
     if (!response.ok) throw new Error(`join failed: ${response.error.code}`);
     return tab;
@@ -62,7 +49,7 @@ describe('memory controls over sockets', () => {
   const messageOf = (payload: Record<string, unknown>) => payload.message as MessageDto;
   const threadOf = (payload: Record<string, unknown>) => payload.thread as ThreadDto;
   const call = async (path: string, method: string, json?: unknown) => {
-    const response = await app.api(path, { method, token, ...(json !== undefined ? { json } : {}) });
+    const response = await server.app.api(path, { method, token: server.token, ...(json !== undefined ? { json } : {}) });
     expect(response.status, await response.clone().text()).toBeLessThan(300);
     return response;
   };
@@ -71,8 +58,7 @@ describe('memory controls over sockets', () => {
     const thread = await kit.createThread('live controls');
     const { userMessage } = await kit.send(thread.id, 'Pin me: CODE-700.');
     const other = await joinedTab(thread.id);
-    const stranger = await openTab(app, (await app.guest()).token);
-    tabs.push(stranger);
+    const stranger = await server.openTab((await server.guest()).token);
     const refused = await stranger.request<ThreadJoinResult>('thread-join', { threadId: thread.id });
     expect(refused.response.ok).toBe(false);
 

@@ -5,31 +5,45 @@ import type { ThreadEvent } from '../../src/shared/events';
 import type { TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
-/** REST helpers of the memory-control tests, bound to one app and one token. */
-export function memoryKit(app: TestApp, token: string) {
+/** An app and a guest's token: a `ChatServer` (test/support/chat-server.ts), read when a helper runs. */
+export interface KitTarget {
+  readonly app: TestApp;
+  readonly token: string;
+}
+
+/**
+ * REST helpers of the memory-control tests, bound to one app and one token: `memoryKit(server)` with the shared
+ * fixture (it may be called before the server started), or `memoryKit(app, token)`.
+ */
+export function memoryKit(target: TestApp | KitTarget, guestToken?: string) {
+  if ('application' in target && guestToken === undefined) throw new Error('memoryKit(app, token): the token is missing');
+  const bound: KitTarget = 'application' in target ? { app: target, token: guestToken ?? '' } : target;
+  const api: TestApp['api'] = (pathName, init = {}) => bound.app.api(pathName, { ...init, token: bound.token });
   const json = async <T>(response: Response, status: number): Promise<T> => {
     const text = await response.text();
     expect(response.status, text).toBe(status);
     return JSON.parse(text) as T;
   };
   const kit = {
-    token,
+    get token() {
+      return bound.token;
+    },
     async createThread(title = 'memory'): Promise<ThreadDto> {
-      return json<ThreadDto>(await app.api('/api/threads', { method: 'POST', token, json: { title } }), 201);
+      return json<ThreadDto>(await api('/api/threads', { method: 'POST', json: { title } }), 201);
     },
     async send(threadId: string, content: string): Promise<SendMessageResponseDto> {
-      const body = await json<SendMessageResponseDto>(await app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } }), 201);
+      const body = await json<SendMessageResponseDto>(await api(`/api/threads/${threadId}/messages`, { method: 'POST', json: { content } }), 201);
       expect(body.turn.status).toBe('complete');
       return body;
     },
     async detail(threadId: string): Promise<ThreadDetailDto> {
-      return json<ThreadDetailDto>(await app.api(`/api/threads/${threadId}`, { token }), 200);
+      return json<ThreadDetailDto>(await api(`/api/threads/${threadId}`), 200);
     },
     async context(threadId: string): Promise<ContextPackDto> {
-      return json<ContextPackDto>(await app.api(`/api/threads/${threadId}/context`, { token }), 200);
+      return json<ContextPackDto>(await api(`/api/threads/${threadId}/context`), 200);
     },
     async transcript(threadId: string): Promise<MessageDto[]> {
-      return (await json<{ messages: MessageDto[] }>(await app.api(`/api/threads/${threadId}/messages?limit=200`, { token }), 200)).messages;
+      return (await json<{ messages: MessageDto[] }>(await api(`/api/threads/${threadId}/messages?limit=200`), 200)).messages;
     },
     /** Waits until the summary covers `seq` and no fold is due or running. */
     async waitForFoldThrough(threadId: string, seq: number): Promise<void> {
@@ -37,7 +51,7 @@ export function memoryKit(app: TestApp, token: string) {
         const detail = await kit.detail(threadId);
         return detail.context.coveredThroughSeq >= seq && !detail.context.foldPending;
       }, { timeoutMs: 30_000, what: `a fold through #${seq}` });
-      await waitForIdleSummaryQueue(app);
+      await waitForIdleSummaryQueue(bound.app);
     },
   };
   return kit;

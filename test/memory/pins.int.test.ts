@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PinResponseDto } from '../../src/shared/api';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { replyWithText, type OpenAIStub } from '../support/openai-stub';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { waitFor } from '../support/wait-for';
 import { adminToken, memoryKit, recordEvents } from './memory-test-kit';
 
@@ -11,29 +11,17 @@ const chatTexts = (stub: OpenAIStub) => stub.requests.filter((request) => reques
   .map((request) => request.body.messages.map((message) => ({ role: message.role, text: wireContentText(message.content) })));
 
 describe('pinned messages through REST', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
-    app = await startTestApp({
-      env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', PINNED_MAX_TOKENS: '120' },
-    });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', PINNED_MAX_TOKENS: '120' },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
   it('keeps a pinned message in every pack through folds, right after the summary, and folds it once unpinned', async () => {
     const thread = await kit.createThread();
-    const recorder = recordEvents(app, thread.id);
+    const recorder = recordEvents(server.app, thread.id);
     const first = await kit.send(thread.id, 'Please keep this in mind: the launch password is ZEBRA-42.');
-    const pin = await app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token });
+    const pin = await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token: server.token });
     expect(pin.status).toBe(200);
     const pinned = (await pin.json()) as PinResponseDto;
     expect(pinned.messages.map((message) => [message.id, message.pinned])).toEqual([[first.userMessage.id, true]]);
@@ -45,7 +33,7 @@ describe('pinned messages through REST', () => {
     await kit.send(thread.id, 'What is the launch password?');
 
     // The last chat request: system (with the summary), the pinned message, then the window.
-    const last = chatTexts(stub).at(-1) ?? [];
+    const last = chatTexts(server.stub).at(-1) ?? [];
     expect(last[0]?.role).toBe('system');
     expect(last[0]?.text).toContain('Summary of the conversation so far');
     expect(last[0]?.text).not.toContain('ZEBRA-42');
@@ -55,8 +43,8 @@ describe('pinned messages through REST', () => {
 
     // Unpinned: back in the flow; older than the window, so the next fold takes it into the summary. Counted from
     // before the unpin: a fold already under way may send its summarizer request right after it.
-    const summaryCallsBefore = stub.requests.filter((request) => request.kind === 'summary').length;
-    const unpin = await app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'DELETE', token });
+    const summaryCallsBefore = server.stub.requests.filter((request) => request.kind === 'summary').length;
+    const unpin = await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'DELETE', token: server.token });
     expect(unpin.status).toBe(200);
     expect(((await unpin.json()) as PinResponseDto).messages[0]?.pinned).toBe(false);
     expect(recorder.events).toContainEqual(expect.objectContaining({ type: 'message-updated', message: expect.objectContaining({ id: first.userMessage.id, pinned: false }) }));
@@ -65,7 +53,7 @@ describe('pinned messages through REST', () => {
     expect(context.window.fromSeq).toBe(1);
     for (let turn = 7; turn <= 9; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${500 + turn} is noted.`);
     await waitFor(async () => ((await kit.context(thread.id)).window.fromSeq ?? 0) > 1, { timeoutMs: 30_000, what: 'the unpinned message to be folded' });
-    const laterSummaries = stub.requests.filter((request) => request.kind === 'summary').slice(summaryCallsBefore);
+    const laterSummaries = server.stub.requests.filter((request) => request.kind === 'summary').slice(summaryCallsBefore);
     expect(laterSummaries.some((request) => JSON.stringify(request.body).includes('[#1] user: Please keep this in mind'))).toBe(true);
     recorder.stop();
   });
@@ -74,8 +62,8 @@ describe('pinned messages through REST', () => {
     const thread = await kit.createThread();
     const small = await kit.send(thread.id, 'A short fact: the office is on floor 3.');
     const large = await kit.send(thread.id, `A long note: ${'the quarterly plan covers hiring, budget and roadmap items. '.repeat(12)}`);
-    expect((await app.api(`/api/threads/${thread.id}/messages/${small.userMessage.id}/pin`, { method: 'POST', token })).status).toBe(200);
-    const refused = await app.api(`/api/threads/${thread.id}/messages/${large.userMessage.id}/pin`, { method: 'POST', token });
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${small.userMessage.id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
+    const refused = await server.app.api(`/api/threads/${thread.id}/messages/${large.userMessage.id}/pin`, { method: 'POST', token: server.token });
     expect(refused.status).toBe(409);
     const body = (await refused.json()) as { error: { code: string; message: string; pinnedMaxTokens: number; pinnedTokens: number } };
     expect(body.error.code).toBe('CONFLICT');
@@ -84,10 +72,10 @@ describe('pinned messages through REST', () => {
     expect((await kit.context(thread.id)).pinnedSeqs).toEqual([1]);
 
     // Another user cannot; an admin (JWT with role admin) can act on the thread.
-    const stranger = await app.guest();
-    expect((await app.api(`/api/threads/${thread.id}/messages/${small.userMessage.id}/pin`, { method: 'DELETE', token: stranger.token })).status).toBe(404);
-    const admin = await adminToken(app);
-    const unpinned = await app.api(`/api/threads/${thread.id}/messages/${small.userMessage.id}/pin`, { method: 'DELETE', token: admin });
+    const stranger = await server.guest();
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${small.userMessage.id}/pin`, { method: 'DELETE', token: stranger.token })).status).toBe(404);
+    const admin = await adminToken(server.app);
+    const unpinned = await server.app.api(`/api/threads/${thread.id}/messages/${small.userMessage.id}/pin`, { method: 'DELETE', token: admin });
     expect(unpinned.status).toBe(200);
     expect(((await unpinned.json()) as PinResponseDto).pinnedTokens).toBe(0);
   });

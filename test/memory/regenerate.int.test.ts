@@ -1,30 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageDto, SendMessageResponseDto } from '../../src/shared/api';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { replyWithText } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { memoryKit, recordEvents } from './memory-test-kit';
 
 describe('regenerating the last answer through REST', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
   let answers = 0;
 
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText(`answer number ${++answers}`) }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText(`answer number ${++answers}`) }) },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
-  const chatTexts = (from: number) => stub.requests.slice(from).filter((request) => request.kind === 'chat')
+  const chatTexts = (from: number) => server.stub.requests.slice(from).filter((request) => request.kind === 'chat')
     .map((request) => request.body.messages.map((message) => wireContentText(message.content)));
 
   it('appends a new answer, keeps the replaced one marked superseded, and the model never sees both', async () => {
@@ -34,9 +24,9 @@ describe('regenerating the last answer through REST', () => {
     const replaced = second.messages[0] as MessageDto;
     expect(replaced.content).toBe('answer number 2');
 
-    const recorder = recordEvents(app, thread.id);
-    const mark = stub.requests.length;
-    const response = await app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token });
+    const recorder = recordEvents(server.app, thread.id);
+    const mark = server.stub.requests.length;
+    const response = await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: server.token });
     expect(response.status).toBe(201);
     const body = (await response.json()) as SendMessageResponseDto & { superseded: MessageDto[] };
     expect(body.turn.status).toBe('complete');
@@ -64,7 +54,7 @@ describe('regenerating the last answer through REST', () => {
 
   it('refuses when there is nothing to answer again', async () => {
     const thread = await kit.createThread();
-    const response = await app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token });
+    const response = await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: server.token });
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('CONFLICT');
   });

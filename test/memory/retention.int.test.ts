@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { SummaryRevisionListDto } from '../../src/shared/admin-api';
-import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { replyWithText, type StubRequest } from '../support/openai-stub';
 import { classifyRequest } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { memoryKit } from './memory-test-kit';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -14,13 +14,10 @@ const isReask = (request: StubRequest) => lastText(request).startsWith('This sum
 const isCondense = (request: StubRequest) => lastText(request).startsWith('Condense this summary');
 
 describe('the retention figure of a fold, measured on the text committed, through the re-ask path', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let kit: ReturnType<typeof memoryKit>;
   let mode: Mode = 'restores-when-asked';
 
-  beforeAll(async () => {
-    stub = await startOpenAIStub({
+  const server = useChatServer({
+    stub: {
       classifyRequest,
       responder: (request) => {
         if (request.kind !== 'summary') return replyWithText('ok');
@@ -30,26 +27,22 @@ describe('the retention figure of a fold, measured on the text committed, throug
         const padding = mode === 'cap-drops-them' ? ` ${'The notes go on about the warehouse and the schedule. '.repeat(30)}` : '';
         return replyWithText(`Intent: keeping notes on CODE-501 and CODE-502.${padding}`);
       },
-    });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '80' } });
-    kit = memoryKit(app, (await app.guest()).token);
+    },
+    env: { SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '80' },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
   /** Two turns on a new thread: the fold takes the first (its user message holds the two identifiers). */
   async function foldWith(next: Mode) {
     mode = next;
-    stub.reset();
+    server.stub.reset();
     const thread = await kit.createThread();
     await kit.send(thread.id, 'note CODE-501 and CODE-502 for later');
     await kit.send(thread.id, 'thanks');
     await kit.waitForFoldThrough(thread.id, 2);
-    const revisions = (await (await app.api(`/api/admin/threads/${thread.id}/summaries`, { token: ADMIN_TOKEN })).json()) as SummaryRevisionListDto;
+    const revisions = (await (await server.app.api(`/api/admin/threads/${thread.id}/summaries`, { token: ADMIN_TOKEN })).json()) as SummaryRevisionListDto;
     const summary = (await kit.context(thread.id)).summary;
-    const summaryRequests = stub.requests.filter((request) => request.kind === 'summary');
+    const summaryRequests = server.stub.requests.filter((request) => request.kind === 'summary');
     return { revision: revisions.revisions.at(-1)!, summary, reasks: summaryRequests.filter(isReask).length, condenses: summaryRequests.filter(isCondense).length };
   }
 

@@ -1,34 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OMITTED_NOTE_WINDOW_ONLY } from '../../src/core/context';
 import type { ThreadDto, ThreadMemorySettingsDto } from '../../src/shared/api';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { replyWithText } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { adminToken, memoryKit, query, recordEvents, waitForIdleSummaryQueue } from './memory-test-kit';
 
 describe('per-thread memory settings through REST', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
-    app = await startTestApp({
-      env: {
-        OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2',
-        SUMMARY_MAX_TOKENS: '100', SUMMARY_INPUT_MAX_TOKENS: '400', CONTEXT_MAX_INPUT_TOKENS: '1000', RESERVED_OUTPUT_TOKENS: '200',
-      },
-    });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: {
+      SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2',
+      SUMMARY_MAX_TOKENS: '100', SUMMARY_INPUT_MAX_TOKENS: '400', CONTEXT_MAX_INPUT_TOKENS: '1000', RESERVED_OUTPUT_TOKENS: '200',
+    },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
-  const patch = (threadId: string, json: unknown, as = token) => app.api(`/api/threads/${threadId}/settings`, { method: 'PATCH', token: as, json });
+  const patch = (threadId: string, json: unknown, as = server.token) => server.app.api(`/api/threads/${threadId}/settings`, { method: 'PATCH', token: as, json });
 
   it('validates trigger and keep like the env policies, naming the field', async () => {
     const thread = await kit.createThread();
@@ -46,14 +34,14 @@ describe('per-thread memory settings through REST', () => {
       expect(error.code).toBe('VALIDATION');
       expect(error.message).toMatch(message);
     }
-    const defaults = (await (await app.api(`/api/threads/${thread.id}/settings`, { token })).json()) as ThreadMemorySettingsDto;
+    const defaults = (await (await server.app.api(`/api/threads/${thread.id}/settings`, { token: server.token })).json()) as ThreadMemorySettingsDto;
     expect(defaults).toMatchObject({ trigger: null, keep: null, memory: 'summary', defaults: { trigger: 'messages=6', keep: 'messages=2' }, pinnedMaxTokens: 200 });
 
-    const recorder = recordEvents(app, thread.id);
+    const recorder = recordEvents(server.app, thread.id);
     const ok = await patch(thread.id, { trigger: 'messages=10', keep: 'messages=3' });
     expect(ok.status).toBe(200);
     expect((await ok.json()) as ThreadMemorySettingsDto).toMatchObject({ trigger: 'messages=10', keep: 'messages=3', thread: { settings: { trigger: 'messages=10', keep: 'messages=3' } } });
-    const renamed = await app.api(`/api/threads/${thread.id}`, { method: 'PATCH', token, json: { title: 'renamed' } });
+    const renamed = await server.app.api(`/api/threads/${thread.id}`, { method: 'PATCH', token: server.token, json: { title: 'renamed' } });
     expect(renamed.status).toBe(200);
     const updates = recorder.events.flatMap((event) => (event.type === 'thread-updated' ? [event.thread] : []));
     expect(updates.map((update: ThreadDto) => [update.title, update.settings.trigger])).toEqual([['memory', 'messages=10'], ['renamed', 'messages=10']]);
@@ -68,13 +56,13 @@ describe('per-thread memory settings through REST', () => {
     const refused = await patch(thread.id, { summaryPrompt: prompt });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
-    const set = await patch(thread.id, { summaryPrompt: prompt }, await adminToken(app));
+    const set = await patch(thread.id, { summaryPrompt: prompt }, await adminToken(server.app));
     expect(set.status).toBe(200);
     expect(((await set.json()) as ThreadMemorySettingsDto).summaryPrompt).toBe(prompt);
-    const before = stub.requests.length;
+    const before = server.stub.requests.length;
     for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Support turn ${turn}, ticket CODE-${700 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 2);
-    const summaries = stub.requests.slice(before).filter((request) => request.kind === 'summary');
+    const summaries = server.stub.requests.slice(before).filter((request) => request.kind === 'summary');
     expect(summaries.length).toBeGreaterThan(0);
     expect(JSON.stringify(summaries[0]?.body.messages[0])).toContain('You keep the running summary of this support chat');
   });
@@ -92,9 +80,9 @@ describe('per-thread memory settings through REST', () => {
     // The control thread folds under the same policy ...
     await kit.waitForFoldThrough(summarized.id, 2);
     // ... the window-only one never does, even when the sweeper looks for due folds.
-    await app.application.sweeper.sweep();
-    await waitForIdleSummaryQueue(app);
-    expect(await query(app, 'SELECT revision FROM summary_revisions WHERE thread_id = $1', [windowOnly.id])).toEqual([]);
+    await server.app.application.sweeper.sweep();
+    await waitForIdleSummaryQueue(server.app);
+    expect(await query(server.app, 'SELECT revision FROM summary_revisions WHERE thread_id = $1', [windowOnly.id])).toEqual([]);
     const detail = await kit.detail(windowOnly.id);
     expect(detail.context).toMatchObject({ revision: 0, coveredThroughSeq: 0, windowEntries: 18, foldPending: false });
     const pack = await kit.context(windowOnly.id);

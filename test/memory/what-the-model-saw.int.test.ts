@@ -1,45 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RECALL_HEADING } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { MessageContextDto, MessageDto } from '../../src/shared/api';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { replyWithText } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
 import { adminToken, memoryKit, query } from './memory-test-kit';
 
 const SYSTEM_PROMPT = 'You are the test assistant of the manifest suite.';
 
 describe('what the model saw, for any answer (GET /api/threads/:id/messages/:messageId/context)', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SYSTEM_PROMPT, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: { SYSTEM_PROMPT, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
-  const seenBy = async (threadId: string, messageId: string, bearer = token): Promise<Response> =>
-    app.api(`/api/threads/${threadId}/messages/${messageId}/context`, { token: bearer });
+  const seenBy = async (threadId: string, messageId: string, bearer = server.token): Promise<Response> =>
+    server.app.api(`/api/threads/${threadId}/messages/${messageId}/context`, { token: bearer });
   const seen = async (threadId: string, messageId: string): Promise<MessageContextDto> => {
     const response = await seenBy(threadId, messageId);
     const text = await response.text();
     expect(response.status, text).toBe(200);
     return JSON.parse(text) as MessageContextDto;
   };
-  const lastChatRequest = () => stub.requests.filter((request) => request.kind === 'chat').at(-1)!;
+  const lastChatRequest = () => server.stub.requests.filter((request) => request.kind === 'chat').at(-1)!;
 
   it('serves, for an answer given after a fold, the summary revision, the window and pinned seqs and the figures the model really got', async () => {
     const thread = await kit.createThread();
     const first = await kit.send(thread.id, 'Keep this: the vault code is ORCA-77.');
-    expect((await app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
     for (let turn = 1; turn <= 5; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${700 + turn} is noted.`);
     await kit.waitForFoldThrough(thread.id, 6);
     const asked = await kit.send(thread.id, 'Which codes did I give you?');
@@ -84,17 +74,17 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     const answers = transcript.filter((message: MessageDto) => message.role === 'assistant' && message.status === 'complete');
     expect(answers.length).toBe(7);
     for (const stored of answers) expect((await seenBy(thread.id, stored.id)).status).toBe(200);
-    const prefixes = await query<{ n: number }>(app, 'SELECT count(*)::int AS n FROM system_prefixes');
+    const prefixes = await query<{ n: number }>(server.app, 'SELECT count(*)::int AS n FROM system_prefixes');
     expect(prefixes[0]?.n).toBe(1);
-    const withoutManifest = await query<{ n: number }>(app, `SELECT count(*)::int AS n FROM messages m WHERE m.thread_id = $1 AND m.role = 'assistant'
+    const withoutManifest = await query<{ n: number }>(server.app, `SELECT count(*)::int AS n FROM messages m WHERE m.thread_id = $1 AND m.role = 'assistant'
       AND NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.message_id = m.id AND c.system_prefix_hash IS NOT NULL)`, [thread.id]);
     expect(withoutManifest[0]?.n).toBe(0);
 
     // An admin sees the same through the admin API (the console) and through an admin JWT.
-    const admin = await app.api(`/api/admin/threads/${thread.id}/messages/${answer.id}/context`, { token: 'test-admin-token-0123456789' });
+    const admin = await server.app.api(`/api/admin/threads/${thread.id}/messages/${answer.id}/context`, { token: 'test-admin-token-0123456789' });
     expect(admin.status).toBe(200);
     expect(await admin.json()).toEqual(view);
-    expect((await seenBy(thread.id, answer.id, await adminToken(app))).status).toBe(200);
+    expect((await seenBy(thread.id, answer.id, await adminToken(server.app))).status).toBe(200);
   });
 
   it('shows a message forgotten since as forgotten, without its content, and answers 404 where no call produced the message', async () => {
@@ -104,7 +94,7 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     const answer = asked.messages.at(-1)!;
     expect((await seen(thread.id, answer.id)).messages.find((message) => message.seq === secret.userMessage.seq)?.content).toBe('My locker combination is 31-07-19.');
 
-    expect((await app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}?only=true`, { method: 'DELETE', token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}?only=true`, { method: 'DELETE', token: server.token })).status).toBe(200);
     const after = await seen(thread.id, answer.id);
     expect(after.windowSeqs).toContain(secret.userMessage.seq);
     expect(after.messages.find((message) => message.seq === secret.userMessage.seq)).toMatchObject({ forgotten: true, content: null });
@@ -114,7 +104,7 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     const userMessage = await seenBy(thread.id, asked.userMessage.id);
     expect(userMessage.status).toBe(404);
     expect(((await userMessage.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
-    const stranger = await app.guest();
+    const stranger = await server.guest();
     expect((await seenBy(thread.id, answer.id, stranger.token)).status).toBe(404);
     expect((await seenBy(thread.id, 'not-a-uuid')).status).toBe(400);
   });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
 import { maxHttpBufferSize } from '../../src/realtime/max-http-buffer-size';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { connectError, eventsOf, openTab, type Tab } from '../support/socket-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { replyWithText } from '../support/openai-stub';
+import { connectError, eventsOf } from '../support/socket-client';
 import { waitFor } from '../support/wait-for';
 
 const MAX_MESSAGE_CHARS = 2000;
@@ -11,45 +11,30 @@ const MAX_MESSAGE_CHARS = 2000;
 const RATE_LIMIT = 5;
 
 describe('socket.io refusals', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  const tabs: Tab[] = [];
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ responder: () => replyWithText('a short answer', { chunkDelayMs: 20 }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS), RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) } });
-    ({ token } = await app.guest());
-  });
-  afterAll(async () => {
-    for (const tab of tabs) tab.close();
-    await app?.stop();
-    await stub?.close();
+  const server = useChatServer({
+    stub: { responder: () => replyWithText('a short answer', { chunkDelayMs: 20 }) },
+    env: { MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS), RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
   });
 
-  const tab = async (as = token) => {
-    const opened = await openTab(app, as);
-    tabs.push(opened);
-    return opened;
-  };
-  const newThread = async (as = token) => (await (await app.api('/api/threads', { method: 'POST', token: as, json: {} })).json()) as ThreadDto;
-  const transcript = async (threadId: string) => ((await (await app.api(`/api/threads/${threadId}/messages`, { token })).json()) as { messages: MessageDto[] }).messages;
+  const tab = (as?: string) => server.openTab(as);
+  const newThread = async (as = server.token) => (await (await server.app.api('/api/threads', { method: 'POST', token: as, json: {} })).json()) as ThreadDto;
+  const transcript = async (threadId: string) => ((await (await server.app.api(`/api/threads/${threadId}/messages`, { token: server.token })).json()) as { messages: MessageDto[] }).messages;
 
   it('refuses a connection without a valid token with UNAUTHORIZED', async () => {
     for (const auth of [{ token: 'not-a-jwt' }, {}, { token: 42 }]) {
-      const error = await connectError(app, auth);
+      const error = await connectError(server.app, auth);
       expect(error.data?.code).toBe('UNAUTHORIZED');
       expect(error.data?.message).toBeTruthy();
     }
     // Signed with another secret.
-    const forged = `${token.split('.').slice(0, 2).join('.')}.AAAA`;
-    expect((await connectError(app, { token: forged })).data?.code).toBe('UNAUTHORIZED');
+    const forged = `${server.token.split('.').slice(0, 2).join('.')}.AAAA`;
+    expect((await connectError(server.app, { token: forged })).data?.code).toBe('UNAUTHORIZED');
   });
 
   it('answers malformed payloads with a VALIDATION ack and stores nothing', async () => {
     const thread = await newThread();
     const view = await tab();
-    const chatRequests = stub.requests.length;
+    const chatRequests = server.stub.requests.length;
     const malformed: Array<[string, unknown]> = [
       ['message-send', { threadId: 'not-a-uuid', content: 'hi', clientMessageId: 'm1' }],
       ['message-send', { threadId: thread.id, content: 42, clientMessageId: 'm2' }],
@@ -76,14 +61,14 @@ describe('socket.io refusals', () => {
     expect(response).toMatchObject({ ok: true, messages: [] });
     expect(view.socket.connected).toBe(true);
     expect(await transcript(thread.id)).toEqual([]);
-    expect(stub.requests.length).toBe(chatRequests);
+    expect(server.stub.requests.length).toBe(chatRequests);
   });
 
   it("refuses another user's thread with NOT_FOUND and sends none of its events", async () => {
     const thread = await newThread();
     const owner = await tab();
     await owner.request('thread-join', { threadId: thread.id });
-    const other = await app.guest();
+    const other = await server.guest();
     const intruder = await tab(other.token);
     for (const [event, payload] of [
       ['thread-join', { threadId: thread.id }],
@@ -121,14 +106,14 @@ describe('socket.io refusals', () => {
   });
 
   it('shares the REST send limit: RATE_LIMITED once the user used it up', async () => {
-    const user = await app.guest();
+    const user = await server.guest();
     const thread = await newThread(user.token);
     const view = await tab(user.token);
     for (let index = 0; index < RATE_LIMIT - 1; index += 1) {
       const { response } = await view.request('message-send', { threadId: thread.id, content: `message ${index}`, clientMessageId: `rl-${index}` });
       expect(response.ok).toBe(true);
     }
-    const rest = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: user.token, json: { content: 'over REST' } });
+    const rest = await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: user.token, json: { content: 'over REST' } });
     expect(rest.status).toBe(201);
     const { response } = await view.request('message-send', { threadId: thread.id, content: 'one too many', clientMessageId: 'rl-last' });
     expect(response).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' } });

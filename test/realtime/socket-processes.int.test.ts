@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/app/embedded/embedded-redis';
 import { findFreePort } from '../../src/app/embedded/process-tools';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { useChatServer } from '../support/chat-server';
+import { replyWithText } from '../support/openai-stub';
 import { eventsOf, openTab, type Tab } from '../support/socket-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -29,39 +30,34 @@ function expectWholeTurnOnce(tab: Tab, turnId: string): void {
 }
 
 describe('sockets across server processes', () => {
-  let stub: OpenAIStub;
-  let first: TestApp;
+  const server = useChatServer({ stub: { responder: () => replyWithText(ANSWER, { chunkDelayMs: 10 }) } });
   let second: TestApp;
   let worker: TestApp;
-  let token: string;
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
-    stub = await startOpenAIStub({ responder: () => replyWithText(ANSWER, { chunkDelayMs: 10 }) });
-    first = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
     // Same database and Redis prefix: three processes of one deployment.
-    const shared = { database: { url: first.databaseUrl }, authSecret: first.authSecret, env: { OPENAI_BASE_URL: stub.url, REDIS_PREFIX: first.prefix } };
+    const first = server.app;
+    const shared = { database: { url: first.databaseUrl }, authSecret: first.authSecret, env: { OPENAI_BASE_URL: server.stub.url, REDIS_PREFIX: first.prefix } };
     second = await startTestApp({ ...shared, mode: 'serve' });
     worker = await startTestApp({ ...shared, mode: 'worker' });
-    ({ token } = await first.guest());
   });
+  // Runs before the fixture's afterAll (hooks stack): these processes stop before the first one.
   afterAll(async () => {
     for (const tab of tabs) tab.close();
     await worker?.stop();
     await second?.stop();
-    await first?.stop();
-    await stub?.close();
   });
 
   const tab = async (app: TestApp) => {
-    const opened = await openTab(app, token);
+    const opened = await openTab(app, server.token);
     tabs.push(opened);
     return opened;
   };
 
   it('delivers a turn running in one process to the tabs of both, each event once', async () => {
-    const thread = (await (await first.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    const here = await tab(first);
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+    const here = await tab(server.app);
     const there = await tab(second);
     for (const view of [here, there]) expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
 
@@ -74,14 +70,14 @@ describe('sockets across server processes', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expectWholeTurnOnce(here, response.turnId);
     expectWholeTurnOnce(there, response.turnId);
-    expect(first.application.io?.connectedSockets).toBe(1);
+    expect(server.app.application.io?.connectedSockets).toBe(1);
     expect(second.application.io?.connectedSockets).toBe(1);
     expect(worker.application.io).toBeNull();
   });
 
   it("reaches the servers' tabs with events a worker process publishes", async () => {
-    const thread = (await (await first.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    const here = await tab(first);
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+    const here = await tab(server.app);
     const there = await tab(second);
     for (const view of [here, there]) expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
     worker.application.deps.events.publish({ type: 'summary-updated', threadId: thread.id, revision: 1, coveredThroughSeq: 4, tokens: 120 });
@@ -93,32 +89,29 @@ describe('sockets across server processes', () => {
 });
 
 describe('sockets with Redis stopped', () => {
-  let stub: OpenAIStub;
   let redis: EmbeddedRedis;
   let redisDir: string;
-  let app: TestApp;
-  let token: string;
   let view: Tab | null = null;
 
+  // Registered before the fixture: its Redis starts first and stops after the app (hooks stack).
   beforeAll(async () => {
     redisDir = await mkdtemp(path.join(tmpdir(), 'chat-socket-redis-'));
     redis = await startEmbeddedRedis({ dataDir: redisDir, port: await findFreePort(), persist: false });
-    stub = await startOpenAIStub({ responder: () => replyWithText(ANSWER, { chunkDelayMs: 5 }) });
-    // A server process without the fold worker: BullMQ's worker.close() waits for Redis to come back.
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, REDIS_URL: redis.url }, mode: 'serve' });
-    ({ token } = await app.guest());
   });
   afterAll(async () => {
-    view?.close();
-    await app?.stop();
     await redis?.stop();
-    await stub?.close();
     await rm(redisDir, { recursive: true, force: true });
+  });
+  const server = useChatServer({
+    stub: { responder: () => replyWithText(ANSWER, { chunkDelayMs: 5 }) },
+    // A server process without the fold worker: BullMQ's worker.close() waits for Redis to come back.
+    env: () => ({ REDIS_URL: redis.url }),
+    app: { mode: 'serve' },
   });
 
   it('still streams every event to the tabs of this process', async () => {
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    view = await openTab(app, token);
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+    view = await server.openTab();
     expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
     await redis.stop();
 
@@ -127,7 +120,7 @@ describe('sockets with Redis stopped', () => {
     await waitFor(() => eventsOf(view!, 'turn-end').length > 0, { timeoutMs: 30_000, what: 'the turn to end' });
     expectWholeTurnOnce(view, response.turnId);
     // A tab connecting during the outage is served too.
-    const late = await openTab(app, token);
+    const late = await openTab(server.app, server.token);
     const joined = await late.request<{ messages: MessageDto[] }>('thread-join', { threadId: thread.id });
     late.close();
     expect(joined.response.ok && joined.response.messages.map((message) => message.content)).toEqual(['hello offline', ANSWER]);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
 import { applyMessageDelta } from '../../src/shared/apply-message-delta';
 import type { ThreadJoinResult } from '../../src/shared/socket-events';
-import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { eventsOf, openTab, type Tab } from '../support/socket-client';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText } from '../support/openai-stub';
+import { eventsOf, type Tab } from '../support/socket-client';
 import { waitFor } from '../support/wait-for';
 
 /** The stub's answer: 40 words, streamed one word a chunk; questions starting with "slow" stream slowly. */
@@ -26,33 +26,17 @@ function reassemble(tab: Tab, messageId: string, options: { from?: number; initi
 }
 
 describe('socket.io streaming', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  const tabs: Tab[] = [];
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({
+  const server = useChatServer({
+    stub: {
       responder: (request) => {
         const question = lastUserText(request.body);
         return replyWithText(answerFor(question), { chunkDelayMs: question.startsWith('slow') ? 80 : 3 });
       },
-    });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-    ({ token } = await app.guest());
-  });
-  afterAll(async () => {
-    for (const tab of tabs) tab.close();
-    await app?.stop();
-    await stub?.close();
+    },
   });
 
-  const tab = async (as = token) => {
-    const opened = await openTab(app, as);
-    tabs.push(opened);
-    return opened;
-  };
-  const newThread = async () => (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+  const tab = (as?: string) => server.openTab(as);
+  const newThread = async () => (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
   const join = async (on: Tab, threadId: string, afterSeq?: number) => {
     const { response, ackIndex } = await on.request<ThreadJoinResult>('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) });
     if (!response.ok) throw new Error(`join failed: ${response.error.code} ${response.error.message}`);
@@ -64,7 +48,7 @@ describe('socket.io streaming', () => {
     return response;
   };
   const turnEnded = (on: Tab, turnId: string) => waitFor(() => eventsOf(on, 'turn-end').some((event) => event.turnId === turnId), { timeoutMs: 30_000, what: `turn ${turnId} to end` });
-  const transcript = async (threadId: string) => ((await (await app.api(`/api/threads/${threadId}/messages?limit=200`, { token })).json()) as { messages: MessageDto[] }).messages;
+  const transcript = async (threadId: string) => ((await (await server.app.api(`/api/threads/${threadId}/messages?limit=200`, { token: server.token })).json()) as { messages: MessageDto[] }).messages;
 
   it('streams a turn to two tabs of the same user: start, ordered deltas that add up to the answer, end', async () => {
     const thread = await newThread();
@@ -116,7 +100,7 @@ describe('socket.io streaming', () => {
 
     // While the tab is away, two more turns happen over REST.
     for (const question of ['second question', 'third question']) {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: question } });
+      const response = await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: server.token, json: { content: question } });
       expect(response.status).toBe(201);
     }
 
@@ -141,7 +125,7 @@ describe('socket.io streaming', () => {
     const thread = await newThread();
     const view = await tab();
     await join(view, thread.id);
-    const chatRequests = stub.requests.length;
+    const chatRequests = server.stub.requests.length;
     const first = await send(view, thread.id, 'only once please', 'resend-1');
     const again = await send(view, thread.id, 'only once please', 'resend-1');
     expect(again.message.id).toBe(first.message.id);
@@ -154,7 +138,7 @@ describe('socket.io streaming', () => {
 
     const all = await transcript(thread.id);
     expect(all.map((message) => [message.role, message.content])).toEqual([['user', 'only once please'], ['assistant', answerFor('only once please')]]);
-    expect(stub.requests.length - chatRequests).toBe(1);
+    expect(server.stub.requests.length - chatRequests).toBe(1);
     expect(eventsOf(view, 'turn-end')).toHaveLength(1);
   });
 

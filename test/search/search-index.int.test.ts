@@ -135,6 +135,14 @@ describe('the transcript search index and the search_transcript tool', () => {
     expect(classes.indexOf(2)).toBeLessThan(classes.indexOf(4));
     expect((await seqs('the blue car'))[0]).toBe(11);
     expect((await seqs('the car that is blue'))[0]).toBe(11);
+
+    // The ranking is a prepared statement: Postgres plans its first executions for their values, then may keep one
+    // generic plan. The same search asked again and again (and its beforeSeq form in between) ranks the same.
+    const first = await search().searchForModel({ threadId: thread.id, query: 'which classes for the new hobby?', limit: 5 });
+    for (let repeat = 0; repeat < 12; repeat += 1) {
+      expect(await search().searchForModel({ threadId: thread.id, query: 'which classes for the new hobby?', limit: 5 })).toEqual(first);
+      expect((await search().searchForModel({ threadId: thread.id, query: 'blue car', limit: 5, beforeSeq: 11 })).map((match) => match.seq)).not.toContain(11);
+    }
   });
 
   it('npm run search:reindex rebuilds the index with another language (here: simple, no stemming)', async () => {

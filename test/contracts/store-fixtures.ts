@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
+import type { Stores } from '../fakes';
+
+/** Builds the stores a contract case runs on: the Postgres repositories over one test database, or the fakes. */
+export type MakeStores = () => Stores;
+
+export const ENCODING = 'o200k_base';
+
+/** A new user and a thread of theirs: every case works on its own rows, so cases share a database safely. */
+export async function newThread(stores: Stores, options: { ownerId?: string; title?: string } = {}): Promise<Thread> {
+  const ownerId = options.ownerId ?? `user-${randomUUID()}`;
+  await stores.threads.ensureUser(ownerId, 'guest');
+  return stores.threads.createThread({ ownerId, maxThreads: 100, ...(options.title ? { title: options.title } : {}) });
+}
+
+/** A user message accepted into the thread's queue (pending, no seq yet) with its turn. */
+export async function send(stores: Stores, threadId: string, content: string, options: { clientMessageId?: string; maxQueued?: number } = {}) {
+  return stores.turns.acceptUserMessage({
+    threadId, content, tokens: content.length, encoding: ENCODING, clientMessageId: options.clientMessageId ?? null, maxQueued: options.maxQueued ?? 5,
+  });
+}
+
+/**
+ * One whole exchange as the turn runner does it: the lease, the turn's start (the user message gets its seq), an
+ * answer streamed then finished into the window, the turn's end. Returns the user message and the answer.
+ */
+export async function exchange(stores: Stores, threadId: string, content: string, answer = `answer to ${content}`): Promise<{ user: TranscriptMessage; answer: TranscriptMessage; turn: Turn }> {
+  const owner = `process-${randomUUID()}`;
+  await send(stores, threadId, content);
+  expect(await stores.turns.acquireLease({ threadId, owner, ttlMs: 30_000 })).toBe(true);
+  const started = await stores.turns.startNextTurn({ threadId, owner });
+  if (!started?.userMessage) throw new Error('no turn started');
+  const streaming = await stores.turns.appendTurnMessage({ threadId, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
+  const finished = await stores.turns.finishMessage({
+    messageId: streaming.id, content: answer, status: 'complete', tokens: answer.length, encoding: ENCODING,
+    entry: { role: 'assistant', content: answer, tokens: answer.length },
+  });
+  const turn = await stores.turns.finishTurn({ turnId: started.turn.id, status: 'complete' });
+  await stores.turns.releaseLease({ threadId, owner });
+  return { user: started.userMessage, answer: finished, turn };
+}
+
+/** The error code of a rejected promise (an AppError's `code`). */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+  throw new Error('expected a rejection');
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

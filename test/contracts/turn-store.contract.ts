@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ENCODING, codeOf, exchange, newThread, pause, send, type MakeStores } from './store-fixtures';
+
+/**
+ * The TurnStore contract: what the turn runner, the sweeper and the send routes rely on. Both the Postgres
+ * repository (test/contracts/stores.int.test.ts) and the in-memory fake (stores.unit.test.ts) must pass it.
+ */
+export function describeTurnStoreContract(name: string, make: MakeStores): void {
+  describe(`TurnStore contract: ${name}`, () => {
+    it('accepts a user message as pending, without a seq, with a queued turn; the transcript lists it last', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'first');
+      const accepted = await send(stores, thread.id, 'waiting');
+      expect(accepted.duplicate).toBe(false);
+      expect(accepted.message).toMatchObject({ threadId: thread.id, role: 'user', content: 'waiting', status: 'pending', seq: null, turnId: accepted.turn.id });
+      expect(accepted.turn).toMatchObject({ threadId: thread.id, kind: 'message', userMessageId: accepted.message.id, status: 'queued', startedAt: null });
+      expect(await stores.turns.findTurn(accepted.turn.id)).toEqual(accepted.turn);
+      expect(await stores.turns.hasQueuedTurns(thread.id)).toBe(true);
+      const page = await stores.transcript.listMessages({ threadId: thread.id, limit: 50 });
+      expect(page.messages.map((message) => [message.seq, message.content])).toEqual([[1, 'first'], [2, 'answer to first'], [null, 'waiting']]);
+    });
+
+    it('is idempotent by clientMessageId within a thread: a resend returns the stored message and turn, stores nothing', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const first = await send(stores, thread.id, 'hello', { clientMessageId: 'client-1' });
+      const again = await send(stores, thread.id, 'hello (resent)', { clientMessageId: 'client-1' });
+      expect(again.duplicate).toBe(true);
+      expect(again.message.id).toBe(first.message.id);
+      expect(again.message.content).toBe('hello');
+      expect(again.turn.id).toBe(first.turn.id);
+      expect(await stores.threads.countMessages(thread.id)).toBe(1);
+      // The id is scoped to its thread.
+      const other = await newThread(stores);
+      expect((await send(stores, other.id, 'hello', { clientMessageId: 'client-1' })).duplicate).toBe(false);
+    });
+
+    it('refuses with BUSY past maxQueued turns besides the running one and stores nothing; a resend still answers', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await send(stores, thread.id, 'one', { maxQueued: 1, clientMessageId: 'one' });
+      await send(stores, thread.id, 'two', { maxQueued: 1 });
+      expect(await codeOf(send(stores, thread.id, 'three', { maxQueued: 1 }))).toBe('BUSY');
+      expect(await stores.threads.countMessages(thread.id)).toBe(2);
+      expect((await send(stores, thread.id, 'one', { maxQueued: 1, clientMessageId: 'one' })).duplicate).toBe(true);
+    });
+
+    it('queues a retry: CONFLICT while the same user message is being answered, BUSY past maxQueued', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const { user } = await exchange(stores, thread.id, 'question');
+      const retry = await stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: user.id, maxQueued: 5 });
+      expect(retry).toMatchObject({ threadId: thread.id, kind: 'retry', userMessageId: user.id, status: 'queued' });
+      expect(await codeOf(stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: user.id, maxQueued: 5 }))).toBe('CONFLICT');
+      await send(stores, thread.id, 'next');
+      const busy = await exchange(stores, (await newThread(stores)).id, 'elsewhere');
+      expect(await codeOf(stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: busy.user.id, maxQueued: 1 }))).toBe('BUSY');
+    });
+
+    it('takes the lease with compare-and-set: one owner at a time, renewable, released only by its owner, free once expired', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const lease = (owner: string, ttlMs = 30_000) => stores.turns.acquireLease({ threadId: thread.id, owner, ttlMs });
+      expect(await lease('a')).toBe(true);
+      expect(await lease('b')).toBe(false);
+      expect(await lease('a')).toBe(true);
+      await stores.turns.releaseLease({ threadId: thread.id, owner: 'b' });
+      expect(await lease('b')).toBe(false);
+      await stores.turns.releaseLease({ threadId: thread.id, owner: 'a' });
+      expect(await lease('b', 1)).toBe(true);
+      await pause(50);
+      expect(await lease('c')).toBe(true);
+      expect(await stores.turns.acquireLease({ threadId: randomUUID(), owner: 'a', ttlMs: 1000 })).toBe(false);
+    });
+
+    it('starts turns oldest first, only under the lease; the pending message gets the next seq and joins the window', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const first = await send(stores, thread.id, 'first');
+      const second = await send(stores, thread.id, 'second');
+      expect(await stores.turns.startNextTurn({ threadId: thread.id, owner: 'nobody' })).toBeNull();
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'p', ttlMs: 30_000 })).toBe(true);
+      expect(await stores.turns.startNextTurn({ threadId: thread.id, owner: 'other' })).toBeNull();
+
+      const started = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
+      expect(started?.turn).toMatchObject({ id: first.turn.id, status: 'running' });
+      expect(started?.turn.startedAt).toBeInstanceOf(Date);
+      expect(started?.userMessage).toMatchObject({ id: first.message.id, seq: 1, status: 'complete' });
+      expect(started?.context.thread.lastSeq).toBe(1);
+      expect(started?.context.window).toEqual([{ seq: 1, role: 'user', content: 'first', tokens: 5, tokenEncoding: ENCODING }]);
+      // An answer appended meanwhile takes seq 2: the second message gets 3 when its turn starts, not when it was sent.
+      const answer = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: first.turn.id, role: 'assistant', content: '', status: 'streaming' });
+      expect(answer.seq).toBe(2);
+      await stores.turns.finishTurn({ turnId: first.turn.id, status: 'complete' });
+      const next = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
+      expect(next?.turn.id).toBe(second.turn.id);
+      expect(next?.userMessage).toMatchObject({ id: second.message.id, seq: 3 });
+      expect(next?.context.window.map((entry) => entry.seq)).toEqual([1, 3]);
+      expect(await stores.turns.hasQueuedTurns(thread.id)).toBe(false);
+      expect(await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' })).toBeNull();
+    });
+
+    it('finishes a message: the answer joins the window with its entry, a failed one stays out, streaming text stops changing', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const { user, answer, turn } = await exchange(stores, thread.id, 'question', 'the answer');
+      expect(answer).toMatchObject({ seq: 2, role: 'assistant', content: 'the answer', status: 'complete', turnId: turn.id, tokens: 10 });
+      expect(answer.completedAt).toBeInstanceOf(Date);
+      expect(turn).toMatchObject({ status: 'complete' });
+      await stores.turns.saveStreamingText(answer.id, 'changed after the end');
+      expect((await stores.transcript.findMessage(thread.id, answer.id))?.content).toBe('the answer');
+
+      await send(stores, thread.id, 'again');
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'p', ttlMs: 30_000 })).toBe(true);
+      const started = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
+      const failed = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started!.turn.id, role: 'assistant', content: '', status: 'streaming' });
+      await stores.turns.saveStreamingText(failed.id, 'Half an');
+      expect((await stores.transcript.findMessage(thread.id, failed.id))?.content).toBe('Half an');
+      const error = { code: 'PROVIDER_ERROR', message: 'the provider failed' };
+      const ended = await stores.turns.finishMessage({ messageId: failed.id, content: 'Half an', status: 'error', error, tokens: 2, encoding: ENCODING });
+      expect(ended).toMatchObject({ status: 'error', error, content: 'Half an' });
+      expect(await stores.turns.finishTurn({ turnId: started!.turn.id, status: 'error', error })).toMatchObject({ status: 'error', error });
+      const context = await stores.turns.loadContext(thread.id);
+      expect(context?.window.map((entry) => [entry.seq, entry.role, entry.content])).toEqual([[1, 'user', 'question'], [2, 'assistant', 'the answer'], [3, 'user', 'again']]);
+      expect((await stores.transcript.listTurnMessages(turn.id)).map((message) => message.id)).toEqual([answer.id]);
+      expect(user.seq).toBe(1);
+    });
+
+    it('regenerate: starting it supersedes the answers after its user message and drops them from the window', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const { user, answer } = await exchange(stores, thread.id, 'question');
+      await stores.turns.queueTurn({ threadId: thread.id, kind: 'regenerate', userMessageId: user.id, maxQueued: 5 });
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'p', ttlMs: 30_000 })).toBe(true);
+      const started = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
+      expect(started?.userMessage?.id).toBe(user.id);
+      expect(started?.context.window.map((entry) => entry.seq)).toEqual([1]);
+      expect((await stores.transcript.findMessage(thread.id, answer.id))?.superseded).toBe(true);
+    });
+
+    it('hands threads with queued turns and no live lease to the sweeper, and fails interrupted turns', async () => {
+      const stores = make();
+      const stranded = await newThread(stores);
+      const leased = await newThread(stores);
+      await send(stores, stranded.id, 'nobody runs me');
+      await send(stores, leased.id, 'someone runs me');
+      expect(await stores.turns.acquireLease({ threadId: leased.id, owner: 'alive', ttlMs: 60_000 })).toBe(true);
+      const found = await stores.turns.threadsWithStrandedTurns(10_000);
+      expect(found).toContain(stranded.id);
+      expect(found).not.toContain(leased.id);
+
+      // A process died mid-answer: its lease expires, the sweeper fails the running turn and the streaming answer.
+      expect(await stores.turns.acquireLease({ threadId: stranded.id, owner: 'dying', ttlMs: 1 })).toBe(true);
+      const started = await stores.turns.startNextTurn({ threadId: stranded.id, owner: 'dying' });
+      const streaming = await stores.turns.appendTurnMessage({ threadId: stranded.id, turnId: started!.turn.id, role: 'assistant', content: 'Par', status: 'streaming' });
+      await pause(50);
+      expect(await stores.turns.threadsWithStrandedTurns(10_000)).toContain(stranded.id);
+      await stores.turns.failInterruptedTurns(stranded.id);
+      const turn = await stores.turns.findTurn(started!.turn.id);
+      expect(turn).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
+      expect(turn?.finishedAt).toBeInstanceOf(Date);
+      expect(await stores.transcript.findMessage(stranded.id, streaming.id)).toMatchObject({ status: 'error', content: 'Par', error: { code: 'INTERNAL' } });
+      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(stranded.id);
+    });
+
+    it('saves recounted token counts on window entries and answers null for an unknown thread', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'count me');
+      await stores.turns.saveTokenCounts({ threadId: thread.id, encoding: 'cl100k_base', entries: [{ seq: 1, tokens: 3 }, { seq: 2, tokens: 7 }], summaryTokens: null });
+      const context = await stores.turns.loadContext(thread.id);
+      expect(context?.window.map((entry) => [entry.seq, entry.tokens, entry.tokenEncoding])).toEqual([[1, 3, 'cl100k_base'], [2, 7, 'cl100k_base']]);
+      expect(await stores.turns.loadContext(randomUUID())).toBeNull();
+      expect(await stores.turns.findTurn(randomUUID())).toBeNull();
+    });
+  });
+}

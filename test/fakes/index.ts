@@ -1,0 +1,8 @@
+// In-memory fakes of the core's ports, held to the real adapters' behaviour by the suites in test/contracts.
+export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
+export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
+export { createMemorySummaryStore } from './memory-summary-store';
+export { createMemoryThreadStore } from './memory-thread-store';
+export { createMemoryTranscriptStore } from './memory-transcript-store';
+export { createMemoryTurnStore, memoryContext } from './memory-turn-store';
+export { createMemoryStores, type Stores } from './memory-stores';

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { ContextEntry } from '../../src/core/context/types';
+import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
+import type { ModelCallRecord, SummaryRevisionRecord } from '../../src/core/ports';
+
+/** A thread row: the domain thread plus the lease the turn store keeps on it. */
+export interface ThreadRow extends Thread {
+  lease: { owner: string; expiresAt: number } | null;
+}
+
+/** A transcript row: the domain message plus what the store keeps beside it. */
+export interface MessageRow extends TranscriptMessage {
+  encoding: string | null;
+}
+
+/** A context entry row (the window and the pins of a thread). */
+export interface EntryRow extends ContextEntry {
+  threadId: string;
+  messageId: string | null;
+  encoding: string;
+}
+
+export interface RevisionRow extends SummaryRevisionRecord {
+  threadId: string;
+}
+
+/**
+ * The tables the in-memory stores share, as Postgres holds them: one instance backs every fake store of a test, so
+ * what one store writes the others read. Arrays keep insertion order (the order of `created_at` in Postgres).
+ */
+export interface MemoryDatabase {
+  users: Map<string, 'guest' | 'external'>;
+  threads: Map<string, ThreadRow>;
+  messages: MessageRow[];
+  entries: EntryRow[];
+  turns: Turn[];
+  revisions: RevisionRow[];
+  /** Model calls: recorded ones and those stored with an answer (with the answer's message id). */
+  calls: ModelCallRecord[];
+}
+
+export function createMemoryDatabase(): MemoryDatabase {
+  return { users: new Map(), threads: new Map(), messages: [], entries: [], turns: [], revisions: [], calls: [] };
+}
+
+export const newId = (): string => randomUUID();
+
+/** A copy the caller may keep or change without touching the table (Postgres returns fresh rows). */
+export function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+export function toThread(row: ThreadRow): Thread {
+  const { lease: _lease, ...thread } = row;
+  return copy(thread);
+}
+
+export function toMessage(row: MessageRow): TranscriptMessage {
+  const { encoding: _encoding, ...message } = row;
+  return copy(message);
+}
+
+/** The entry as the core sees it (`tokenEncoding` only for the encodings the counter knows, `pinned` only when set). */
+export function toEntry(row: Pick<EntryRow, 'seq' | 'role' | 'content' | 'tokens' | 'toolCalls' | 'toolCallId' | 'pinned' | 'encoding'>): ContextEntry {
+  const entry: ContextEntry = { seq: row.seq, role: row.role, content: row.content, tokens: row.tokens };
+  if (row.encoding === 'o200k_base' || row.encoding === 'cl100k_base') entry.tokenEncoding = row.encoding;
+  if (Array.isArray(row.toolCalls)) entry.toolCalls = copy(row.toolCalls);
+  if (row.toolCallId) entry.toolCallId = row.toolCallId;
+  if (row.pinned) entry.pinned = true;
+  return entry;
+}
+
+/** Hands out the thread's next seq (gapless, like the row update in Postgres) and marks the activity. */
+export function nextSeq(thread: ThreadRow): number {
+  thread.lastSeq += 1;
+  thread.lastActivityAt = new Date();
+  thread.updatedAt = new Date();
+  return thread.lastSeq;
+}
+
+export const byId = <T extends { id: string }>(rows: T[], id: string): T | undefined => rows.find((row) => row.id === id);

@@ -1,0 +1,25 @@
+import type { SummaryStore, ThreadStore, TranscriptStore, TurnStore } from '../../src/core/ports';
+import { createMemoryDatabase, type MemoryDatabase } from './memory-database';
+import { createMemorySummaryStore } from './memory-summary-store';
+import { createMemoryThreadStore } from './memory-thread-store';
+import { createMemoryTranscriptStore } from './memory-transcript-store';
+import { createMemoryTurnStore } from './memory-turn-store';
+
+/** The stores the turn and the fold use, over one database (Postgres repositories or the in-memory fakes). */
+export interface Stores {
+  threads: ThreadStore;
+  transcript: TranscriptStore;
+  turns: TurnStore;
+  summaries: SummaryStore;
+}
+
+/** Every in-memory store over one shared MemoryDatabase (`database`: its tables, for assertions). */
+export function createMemoryStores(database: MemoryDatabase = createMemoryDatabase()): Stores & { database: MemoryDatabase } {
+  return {
+    database,
+    threads: createMemoryThreadStore(database),
+    transcript: createMemoryTranscriptStore(database),
+    turns: createMemoryTurnStore(database),
+    summaries: createMemorySummaryStore(database),
+  };
+}

@@ -1,0 +1,208 @@
+import { AppError } from '../../src/core/errors';
+import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
+import type { AcceptedMessage, TurnStore } from '../../src/core/ports';
+import { byId, copy, newId, nextSeq, toEntry, toMessage, toThread, type MemoryDatabase, type MessageRow, type ThreadRow } from './memory-database';
+
+const ACTIVE = new Set<Turn['status']>(['queued', 'running']);
+const busy = (active: number) => new AppError('BUSY', `This thread already has ${active - 1} message(s) waiting; try again when the current answer is done.`);
+
+/** The thread and its context entries, as one read (no auto-recall: that is Postgres' text search). */
+export function memoryContext(database: MemoryDatabase, threadId: string): ThreadContext | null {
+  const thread = database.threads.get(threadId);
+  if (!thread) return null;
+  const entries = database.entries.filter((entry) => entry.threadId === threadId && entry.seq >= thread.contextStartSeq)
+    .sort((a, b) => a.seq - b.seq).map(toEntry);
+  return { thread: toThread(thread), window: entries.filter((entry) => !entry.pinned), pinned: entries.filter((entry) => entry.pinned) };
+}
+
+/**
+ * TurnStore in memory (test/contracts/turn-store.contract.ts holds it to the Postgres repository's behaviour): the
+ * turn queue, the lease with compare-and-set and the transcript writes of a turn, over a shared MemoryDatabase.
+ */
+export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
+  const threadOf = (threadId: string): ThreadRow => {
+    const thread = database.threads.get(threadId);
+    if (!thread) throw new Error(`foreign key: no thread ${threadId}`);
+    return thread;
+  };
+  const activeTurns = (threadId: string) => database.turns.filter((turn) => turn.threadId === threadId && ACTIVE.has(turn.status));
+  const addTurn = (threadId: string, kind: TurnKind, userMessageId: string | null): Turn => {
+    const turn: Turn = { id: newId(), threadId, kind, userMessageId, status: 'queued', error: null, createdAt: new Date(), startedAt: null, finishedAt: null };
+    database.turns.push(turn);
+    return turn;
+  };
+  const messageRow = (messageId: string): MessageRow => {
+    const found = byId(database.messages, messageId);
+    if (!found) throw new AppError('NOT_FOUND', 'No such message.');
+    return found;
+  };
+  const leaseLive = (thread: ThreadRow) => thread.lease !== null && thread.lease.expiresAt >= Date.now();
+
+  return {
+    async acceptUserMessage({ threadId, content, tokens, encoding, clientMessageId, maxQueued }): Promise<AcceptedMessage> {
+      if (clientMessageId) {
+        const seen = database.messages.find((message) => message.threadId === threadId && message.clientMessageId === clientMessageId);
+        const turn = seen?.turnId ? byId(database.turns, seen.turnId) : undefined;
+        if (seen && turn) return { message: toMessage(seen), turn: copy(turn), duplicate: true };
+      }
+      const thread = threadOf(threadId);
+      const active = activeTurns(threadId).length;
+      if (active > maxQueued) throw busy(active);
+      const now = new Date();
+      const turnId = newId();
+      const message: MessageRow = {
+        id: newId(), threadId, seq: null, role: 'user', content, toolCalls: null, toolCallId: null, status: 'pending', error: null, tokens,
+        clientMessageId, turnId, toolRunId: null, pinned: false, superseded: false, deleted: false, createdAt: now, updatedAt: now,
+        completedAt: null, encoding,
+      };
+      database.messages.push(message);
+      const turn: Turn = { id: turnId, threadId, kind: 'message', userMessageId: message.id, status: 'queued', error: null, createdAt: now, startedAt: null, finishedAt: null };
+      database.turns.push(turn);
+      thread.lastActivityAt = now;
+      thread.updatedAt = now;
+      return { message: toMessage(message), turn: copy(turn), duplicate: false };
+    },
+
+    async queueTurn({ threadId, kind, userMessageId, maxQueued }) {
+      threadOf(threadId);
+      const active = activeTurns(threadId);
+      // Like `IS NOT DISTINCT FROM`: two turns without a user message (follow-ups) are the same too.
+      if (active.some((turn) => turn.userMessageId === userMessageId)) throw new AppError('CONFLICT', 'This message is already being answered again.');
+      if (active.length > maxQueued) throw busy(active.length);
+      return copy(addTurn(threadId, kind, userMessageId));
+    },
+
+    async findTurn(turnId) {
+      const turn = byId(database.turns, turnId);
+      return turn ? copy(turn) : null;
+    },
+
+    async acquireLease({ threadId, owner, ttlMs }) {
+      const thread = database.threads.get(threadId);
+      if (!thread) return false;
+      if (leaseLive(thread) && thread.lease?.owner !== owner) return false;
+      thread.lease = { owner, expiresAt: Date.now() + ttlMs };
+      return true;
+    },
+
+    async releaseLease({ threadId, owner }) {
+      const thread = database.threads.get(threadId);
+      if (thread?.lease?.owner === owner) thread.lease = null;
+    },
+
+    async startNextTurn({ threadId, owner }) {
+      const thread = database.threads.get(threadId);
+      if (!thread || thread.lease?.owner !== owner) return null;
+      const next = database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued');
+      if (!next) return null;
+      const user = next.userMessageId ? byId(database.messages, next.userMessageId) ?? null : null;
+      if (user && user.seq === null) {
+        const now = new Date();
+        const seq = nextSeq(thread);
+        Object.assign(user, { seq, status: 'complete', completedAt: now, updatedAt: now });
+        database.entries.push({
+          threadId, seq, messageId: user.id, role: 'user', content: user.content, tokens: user.tokens,
+          encoding: user.encoding ?? 'o200k_base', pinned: false,
+        });
+      }
+      // The answers being replaced leave the window before the new one is generated.
+      if (next.kind === 'regenerate' && user?.seq != null) supersedeAnswersAfter(database, threadId, user.seq);
+      Object.assign(next, { status: 'running', startedAt: new Date() });
+      const context = memoryContext(database, threadId);
+      return context ? { turn: copy(next), userMessage: user ? toMessage(user) : null, context } : null;
+    },
+
+    async loadContext(threadId) {
+      return memoryContext(database, threadId);
+    },
+
+    async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
+      for (const { seq, tokens } of entries) {
+        for (const entry of database.entries) if (entry.threadId === threadId && entry.seq === seq) Object.assign(entry, { tokens, encoding });
+      }
+      const thread = database.threads.get(threadId);
+      if (thread && summaryTokens !== null) {
+        thread.summaryEncoding = encoding;
+        if (thread.summary) thread.summary.tokens = summaryTokens;
+      }
+    },
+
+    async appendTurnMessage({ threadId, turnId, role, content, status, toolCalls, toolCallId, toolRunId }) {
+      const thread = database.threads.get(threadId);
+      if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
+      const now = new Date();
+      const message: MessageRow = {
+        id: newId(), threadId, seq: nextSeq(thread), role, content, toolCalls: toolCalls ? copy(toolCalls) : null, toolCallId: toolCallId ?? null,
+        status, error: null, tokens: 0, clientMessageId: null, turnId, toolRunId: toolRunId ?? null, pinned: false, superseded: false,
+        deleted: false, createdAt: now, updatedAt: now, completedAt: null, encoding: null,
+      };
+      database.messages.push(message);
+      return toMessage(message);
+    },
+
+    async saveStreamingText(messageId, content) {
+      const message = byId(database.messages, messageId);
+      if (message?.status === 'streaming') Object.assign(message, { content, updatedAt: new Date() });
+    },
+
+    async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry, call }) {
+      const message = messageRow(messageId);
+      if (entry && message.seq !== null && database.entries.some((row) => row.threadId === message.threadId && row.seq === message.seq)) {
+        throw new Error(`unique violation: context entry #${message.seq} exists`);
+      }
+      const now = new Date();
+      Object.assign(message, {
+        content, status, tokens, encoding, completedAt: now, updatedAt: now,
+        error: error ? copy(error) : message.error, toolCalls: toolCalls ? copy(toolCalls) : message.toolCalls,
+      });
+      if (entry && message.seq !== null) {
+        database.entries.push({ ...copy(entry), threadId: message.threadId, seq: message.seq, messageId: message.id, encoding, pinned: false });
+      }
+      if (call) database.calls.push({ ...copy(call), messageId: message.id });
+      return toMessage(message);
+    },
+
+    async finishTurn({ turnId, status, error }) {
+      const turn = byId(database.turns, turnId);
+      if (!turn) throw new AppError('NOT_FOUND', 'No such turn.');
+      Object.assign(turn, { status, finishedAt: new Date(), error: error ? copy(error) : turn.error });
+      return copy(turn);
+    },
+
+    async hasQueuedTurns(threadId) {
+      return database.turns.some((turn) => turn.threadId === threadId && turn.status === 'queued');
+    },
+
+    async threadsWithStrandedTurns(limit) {
+      const stranded = new Set<string>();
+      for (const turn of database.turns) {
+        const thread = database.threads.get(turn.threadId);
+        if (thread && ACTIVE.has(turn.status) && !leaseLive(thread)) stranded.add(thread.id);
+      }
+      return [...stranded].slice(0, limit);
+    },
+
+    async failInterruptedTurns(threadId) {
+      const error = { code: 'INTERNAL', message: 'The server running this answer stopped; the answer was interrupted.' };
+      const now = new Date();
+      for (const message of database.messages) {
+        // A tool run's message streams independently of turns (the tools worker completes it).
+        if (message.threadId === threadId && message.status === 'streaming' && message.toolRunId === null) {
+          Object.assign(message, { status: 'error', error: copy(error), completedAt: now });
+        }
+      }
+      for (const turn of database.turns) {
+        if (turn.threadId === threadId && turn.status === 'running') Object.assign(turn, { status: 'error', error: copy(error), finishedAt: now });
+      }
+    },
+  };
+}
+
+/** Marks the non-user messages after `userSeq` superseded and drops their context entries, pinned ones included. */
+function supersedeAnswersAfter(database: MemoryDatabase, threadId: string, userSeq: number): void {
+  const answers = database.messages.filter((message) => message.threadId === threadId && message.seq !== null && message.seq > userSeq
+    && message.role !== 'user' && !message.superseded && !message.deleted);
+  for (const message of answers) Object.assign(message, { superseded: true, pinned: false });
+  const seqs = new Set(answers.map((message) => message.seq));
+  database.entries = database.entries.filter((entry) => entry.threadId !== threadId || !seqs.has(entry.seq));
+}
