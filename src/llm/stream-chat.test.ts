@@ -67,6 +67,35 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
     expect(stub.requests[0]!.body.tools?.map((tool) => tool.function.name)).toEqual(['calculator', 'current_time']);
   });
 
+  it('binds a tools list once per model, and sends the current list on every call', async () => {
+    /** The model with its `bindTools` calls counted. */
+    const counted = () => {
+      const chatModel = model();
+      const bind = chatModel.bindTools.bind(chatModel);
+      const counter = { model: chatModel, binds: 0 };
+      chatModel.bindTools = (...args: Parameters<typeof chatModel.bindTools>) => {
+        counter.binds += 1;
+        return bind(...args);
+      };
+      return counter;
+    };
+    stub.setResponder(() => replyWithText('ok'));
+    const first = counted();
+    await streamChat({ model: first.model, messages: pack, tools });
+    await streamChat({ model: first.model, messages: pack, tools });
+    await streamChat({ model: first.model, messages: pack, tools: tools.slice(0, 1) });
+    await streamChat({ model: first.model, messages: pack });
+    expect(first.binds).toBe(2);
+    expect(stub.requests.map((request) => request.body.tools?.map((tool) => tool.function.name) ?? [])).toEqual([
+      ['calculator', 'current_time'], ['calculator', 'current_time'], ['calculator'], [],
+    ]);
+    // Another model with the same tools gets its own binding (its own endpoint, key and options).
+    const second = counted();
+    await streamChat({ model: second.model, messages: pack, tools });
+    expect(second.binds).toBe(1);
+    expect(stub.requests).toHaveLength(5);
+  });
+
   it('parses parallel tool calls, text before them, and invalid arguments', async () => {
     stub.setResponder(() => replyWithToolCalls([
       { id: 'call_a', name: 'calculator', arguments: { expression: '6*7' } },

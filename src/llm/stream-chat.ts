@@ -20,8 +20,8 @@ export interface StreamChatOptions {
   /** A model from `createChatModels` (ChatOpenAI or the offline model). */
   model: BaseChatModel;
   messages: PackMessage[];
-  /** Offered to the model (`bindTools`), in OpenAI's function format. */
-  tools?: OpenAIToolDefinition[];
+  /** Offered to the model (`bindTools`, cached per model and list: pass the same array while the tools are the same), in OpenAI's function format. */
+  tools?: readonly OpenAIToolDefinition[];
   /** Aborts the HTTP request and the stream; the call then fails with kind `aborted`. */
   signal?: AbortSignal;
   /** Each non-empty text delta, in order. An error it throws ends the call and is rethrown as is. */
@@ -97,7 +97,27 @@ export async function streamChat(options: StreamChatOptions): Promise<StreamChat
   return { text, toolCalls: toolCalls.valid, invalidToolCalls: toolCalls.invalid, usage, finishReason };
 }
 
-function bindTools(model: BaseChatModel, tools: OpenAIToolDefinition[]) {
+type BoundModel = ReturnType<NonNullable<BaseChatModel['bindTools']>>;
+
+/**
+ * Bound models by model and tools list. ChatOpenAI's `bindTools` converts every tool and builds a new ChatOpenAI,
+ * whose OpenAI client is then created on its first call: about 0.25 ms of CPU per call with five tools. The tool
+ * registry hands out the same array until its tools change, so the list's identity is the key (a list must not be
+ * changed after it was offered); a new list or a collected model drops its entries.
+ */
+const boundModels = new WeakMap<BaseChatModel, WeakMap<readonly OpenAIToolDefinition[], BoundModel>>();
+
+function bindTools(model: BaseChatModel, tools: readonly OpenAIToolDefinition[]): BoundModel {
   if (!model.bindTools) throw new Error(`Model ${model.getName()} does not support tools`);
-  return model.bindTools(tools);
+  let byTools = boundModels.get(model);
+  if (!byTools) {
+    byTools = new WeakMap();
+    boundModels.set(model, byTools);
+  }
+  let bound = byTools.get(tools);
+  if (!bound) {
+    bound = model.bindTools([...tools]);
+    byTools.set(tools, bound);
+  }
+  return bound;
 }
