@@ -101,8 +101,8 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async releaseLease({ threadId, owner }) {
-      await db.sql.run(Prisma.sql`
-        UPDATE threads SET lease_owner = NULL, lease_expires_at = NULL FROM ${ASYNC_COMMIT} WHERE id = ${threadId}::uuid AND lease_owner = ${owner}`);
+      const [row] = await db.sql.rows<{ queued: boolean }>(Prisma.sql`SELECT chat_release_lease(${threadId}::uuid, ${owner}::text) AS queued`);
+      return row?.queued === true;
     },
 
     async startNextTurn({ threadId, owner }) {
