@@ -172,7 +172,7 @@ describe('the search routes are rate limited per user (SEARCH_PER_MINUTE), apart
   });
 
   it('answers 429 RATE_LIMITED with Retry-After past the limit over both routes, for that user only; sends keep their own budget', async () => {
-    const { token } = await server.guest();
+    const { token } = server;
     const thread = (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title: 'Plans' } })).json()) as ThreadDto;
     expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'The budget is 4000 euros.' } })).status).toBe(201);
 
