@@ -166,41 +166,34 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
 });
 
 describe('the search routes are rate limited per user (SEARCH_PER_MINUTE), apart from the send limit', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: responder((request) => replyWithText(`Noted: ${lastUserText(request.body)}`)) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SEARCH_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '2' } });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
+  const server = useChatServer({
+    stub: { classifyRequest, responder: responder((request) => replyWithText(`Noted: ${lastUserText(request.body)}`)) },
+    env: { SEARCH_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '2' },
   });
 
   it('answers 429 RATE_LIMITED with Retry-After past the limit over both routes, for that user only; sends keep their own budget', async () => {
-    const { token } = await app.guest();
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: { title: 'Plans' } })).json()) as ThreadDto;
-    expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'The budget is 4000 euros.' } })).status).toBe(201);
+    const { token } = server;
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title: 'Plans' } })).json()) as ThreadDto;
+    expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'The budget is 4000 euros.' } })).status).toBe(201);
 
     // A bad query is refused before it counts.
-    expect((await app.api('/api/search?q=', { token })).status).toBe(400);
+    expect((await server.app.api('/api/search?q=', { token })).status).toBe(400);
     const statuses: number[] = [];
     for (const path of ['/api/search?q=budget', `/api/threads/${thread.id}/search?q=budget`, '/api/search?q=euros', `/api/threads/${thread.id}/search?q=budget`]) {
-      statuses.push((await app.api(path, { token })).status);
+      statuses.push((await server.app.api(path, { token })).status);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
-    const refused = await app.api('/api/search?q=budget', { token });
+    const refused = await server.app.api('/api/search?q=budget', { token });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringMatching(/Too many searches/) } });
 
     // Searching spent nothing of the send limit (2 a minute here: one was used above, one is left).
-    expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'And the dates?' } })).status).toBe(201);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'And the dates?' } })).status).toBe(201);
 
     // Another user has a budget of their own.
-    const other = await app.guest();
-    const page = await app.api('/api/search?q=budget', { token: other.token });
+    const other = await server.guest();
+    const page = await server.app.api('/api/search?q=budget', { token: other.token });
     expect(page.status).toBe(200);
     expect(((await page.json()) as SearchPageDto).hits).toEqual([]);
   });
