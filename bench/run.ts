@@ -97,8 +97,8 @@ async function main(): Promise<void> {
   try {
     log('floor (raw pg + ioredis)');
     const floorDatabase = await services.createDatabase('floor');
-    const floor1 = await measureFloor({ databaseUrl: floorDatabase, redisUrl: services.redis.url, iterations: scale(500, 200), inFlight: 1 });
-    const floor16 = await measureFloor({ databaseUrl: floorDatabase, redisUrl: services.redis.url, iterations: scale(1600, 400), inFlight: 16 });
+    const floor1 = await measureFloor({ databaseUrl: floorDatabase, redisUrl: services.redis.socketPath, iterations: scale(500, 200), inFlight: 1 });
+    const floor16 = await measureFloor({ databaseUrl: floorDatabase, redisUrl: services.redis.socketPath, iterations: scale(1600, 400), inFlight: 16 });
     raw.floor = { inFlight1: floor1, inFlight16: floor16 };
     figures.push({ section: '0 floor', name: 'raw insert + pack read + enqueue, 1 / 16 in flight p50', value: `${round(floor1.p50)} / ${round(floor16.p50)}`, unit: 'ms' });
 

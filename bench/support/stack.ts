@@ -47,7 +47,7 @@ export async function startPostgres(): Promise<PostgresServices> {
     const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });
     return {
       postgres,
-      createDatabase: (prefix) => createMigratedDatabase(postgres.url, prefix),
+      createDatabase: (prefix) => createMigratedDatabase(postgres.socketUrl, prefix),
       async stop() {
         await postgres.stop();
         await rm(root, { recursive: true, force: true });
@@ -72,7 +72,7 @@ export async function startServices(): Promise<Services> {
   }
   return {
     postgres, redis,
-    createDatabase: (prefix) => createMigratedDatabase(postgres.url, prefix),
+    createDatabase: (prefix) => createMigratedDatabase(postgres.socketUrl, prefix),
     async stop() {
       await redis.stop();
       await postgres.stop();
@@ -107,7 +107,10 @@ export interface BenchApp {
   stop(): Promise<void>;
 }
 
-/** The whole application (API + fold worker + sweeper), in this process, on a fresh database. */
+/**
+ * The whole application (API + fold worker + sweeper), in this process, on a fresh database, reaching Postgres and
+ * Redis over their unix sockets as `npm start` does with its embedded services.
+ */
 export async function startApp(services: Services, options: { env: Record<string, string>; tuning?: ApplicationOptions['tuning'] }): Promise<BenchApp> {
   const databaseUrl = await services.createDatabase('bench');
   const env = loadEnv({
@@ -116,11 +119,11 @@ export async function startApp(services: Services, options: { env: Record<string
     // A benchmark is one user at many times a user's share (1,000 tabs on one thread, 200 busy threads): the
     // per-user abuse limits would measure themselves, not the server.
     RATE_LIMIT_PER_MINUTE: '100000000', MAX_QUEUED_TURNS: '50', MAX_SOCKETS_PER_USER: '100000', SOCKET_EVENTS_PER_MINUTE: '100000000',
-    MAX_THREADS_PER_USER: '1000000', ...options.env,
+    SEARCH_PER_MINUTE: '100000000', MAX_THREADS_PER_USER: '1000000', ...options.env,
   });
   const log = createLogger({ level: env.LOG_LEVEL, pretty: false });
   const application = await createApplication({
-    env, databaseUrl, redisUrl: services.redis.url, authSecret: randomBytes(32).toString('hex'),
+    env, databaseUrl, redisUrl: services.redis.socketPath, authSecret: randomBytes(32).toString('hex'),
     adminToken: 'bench-admin-token-0123456789', log, mode: 'all', tuning: { sweepIntervalMs: 60_000, ...options.tuning },
   });
   const port = await application.listen(0, '127.0.0.1');

@@ -289,9 +289,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
+  const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
   const forks = createForkRepository(db);
   const deps: HttpDeps = {
-    log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter,
+    log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),

@@ -60,7 +60,11 @@ export interface TurnStore {
   findTurn(turnId: string): Promise<Turn | null>;
   /** Takes or renews the thread's lease with compare-and-set; false when another owner holds a live lease. */
   acquireLease(input: { threadId: string; owner: string; ttlMs: number }): Promise<boolean>;
-  releaseLease(input: { threadId: string; owner: string }): Promise<void>;
+  /**
+   * Releases the lease when `owner` holds it. True when turns are queued after the release (checked after it, so
+   * a send that arrived while the lease was held, and could not take it, is seen).
+   */
+  releaseLease(input: { threadId: string; owner: string }): Promise<boolean>;
   /**
    * Under the lease: starts the oldest queued turn. Its pending user message gets the next seq and joins
    * the window, in one transaction. Returns null when the queue is empty.

@@ -78,7 +78,7 @@ function toEntryFromJson(json: EntryJson): ContextEntry {
 export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number } = {}): Promise<ThreadContext | null> {
   const recall = options.recall ? recallSql(options.recallTokens ?? 1) : Prisma.sql`NULL::json`;
   // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
-  const rows = await db.$queryRaw<(ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null })[]>(prepared('thread_context', Prisma.sql`
+  const rows = await db.sql.rows<ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null }>(prepared('thread_context', Prisma.sql`
     SELECT ${THREAD_COLUMNS}, ${recall} AS recalled,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)

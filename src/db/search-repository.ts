@@ -61,7 +61,7 @@ export function modelSearchSql({ threadId, query, limit, beforeSeq }: Parameters
 export function createSearchRepository(db: Database): TranscriptSearch {
   return {
     async searchForModel(input) {
-      const rows = await db.$queryRaw<MatchRow[]>(modelSearchSql(input));
+      const rows = await db.sql.rows<MatchRow>(modelSearchSql(input));
       return rows.map(toMatch);
     },
 

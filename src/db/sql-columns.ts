@@ -1,4 +1,4 @@
-import { Prisma } from './generated/client';
+import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
 
 /**
  * Column lists for the hot path's raw SQL, aliased to the Prisma field names so raw rows go through the same
@@ -38,3 +38,22 @@ export function jsonParameter(value: unknown): string | null {
  * call record). WAL is replayed in order, so the next synchronous commit makes every earlier one durable too.
  */
 export const ASYNC_COMMIT = Prisma.raw(`(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`);
+
+const camel = (name: string): string => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * A row a SQL function returned as JSON (`to_json(row)`: column names, timestamps as text) with Prisma's field names
+ * and Dates, for the same mappers as ORM rows. Columns the domain never reads (the search vector) are left out.
+ */
+function rowFromJson(json: Record<string, unknown>, dates: readonly string[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) if (key !== 'search_vector') row[camel(key)] = value;
+  for (const key of dates) row[key] = typeof row[key] === 'string' ? new Date(row[key]) : (row[key] ?? null);
+  return row;
+}
+
+export const messageFromJson = (json: Record<string, unknown>): MessageRow =>
+  rowFromJson(json, ['deletedAt', 'createdAt', 'updatedAt', 'completedAt']) as unknown as MessageRow;
+
+export const turnFromJson = (json: Record<string, unknown>): TurnRow =>
+  rowFromJson(json, ['createdAt', 'startedAt', 'finishedAt']) as unknown as TurnRow;

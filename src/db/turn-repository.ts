@@ -5,9 +5,8 @@ import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
 import { loadThreadContext } from './load-thread-context';
 import { toMessage, toTurn } from './mappers';
-import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, qualified } from './sql-columns';
+import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFromJson, qualified, turnFromJson } from './sql-columns';
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
-import { supersedeAnswersAfter } from './supersede-answers';
 
 type Tx = Prisma.TransactionClient;
 
@@ -15,18 +14,6 @@ type Tx = Prisma.TransactionClient;
 export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
   const row = await tx.thread.update({ where: { id: threadId }, data: { lastSeq: { increment: 1 }, lastActivityAt: new Date() }, select: { lastSeq: true } });
   return row.lastSeq;
-}
-
-/**
- * A message after a fresh context makes it final: its undo is forgotten, and the entries before the context start
- * (never sent again) are deleted, with the pins they held.
- */
-async function finalizeContextReset(tx: Tx, threadId: string): Promise<void> {
-  const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId }, select: { contextResetUndo: true, contextStartSeq: true } });
-  if (thread.contextResetUndo === null) return;
-  await tx.contextEntry.deleteMany({ where: { threadId, seq: { lt: thread.contextStartSeq } } });
-  await tx.message.updateMany({ where: { threadId, pinned: true, seq: { lt: thread.contextStartSeq } }, data: { pinned: false } });
-  await tx.thread.update({ where: { id: threadId }, data: { contextResetUndo: Prisma.DbNull } });
 }
 
 /**
@@ -51,14 +38,14 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
   const findByClientMessageId = async (threadId: string, clientMessageId: string) => {
-    const rows = await db.$queryRaw<(MessageRow & { turnRow: Record<string, unknown> | null })[]>`
+    const rows = await db.sql.rows<(MessageRow & { turnRow: Record<string, unknown> | null })>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
         (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
-      FROM messages m WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`;
+      FROM messages m WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
     const row = rows[0];
     if (!row?.turnId || !row.turnRow) return null;
     const { turnRow, ...message } = row;
-    return { message: toMessage(message), turn: toTurn(reviveTurnRow(turnRow)), duplicate: true };
+    return { message: toMessage(message), turn: toTurn(turnFromJson(turnRow)), duplicate: true };
   };
 
   return {
@@ -70,38 +57,16 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       const messageId = randomUUID();
       const turnId = randomUUID();
       try {
-        // Statement 1 takes the thread's row lock; statement 2 then counts with a snapshot taken after the lock,
-        // so concurrent sends see each other's turns and the bound is exact.
-        const [, rows] = await db.$transaction([
-          db.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
-          db.$queryRaw<(MessageRow & { queuedCount: number; turnCreatedAt: Date | null })[]>`
-            WITH queued AS (
-              SELECT count(*)::int AS n FROM turns WHERE thread_id = ${threadId}::uuid AND status IN ('queued', 'running')
-            ), message AS (
-              INSERT INTO messages (id, thread_id, role, content, status, tokens, encoding, client_message_id, turn_id)
-              SELECT ${messageId}::uuid, ${threadId}::uuid, 'user', ${content}::text, 'pending', ${tokens}::int, ${encoding}::text,
-                ${clientMessageId}::text, ${turnId}::uuid
-              FROM queued WHERE n <= ${maxQueued}::int
-              RETURNING ${MESSAGE_COLUMNS}
-            ), turn AS (
-              INSERT INTO turns (id, thread_id, kind, user_message_id)
-              SELECT ${turnId}::uuid, ${threadId}::uuid, 'message', id FROM message
-              RETURNING created_at
-            ), touched AS (
-              UPDATE threads SET last_activity_at = now(), updated_at = now() WHERE id = ${threadId}::uuid AND EXISTS (SELECT 1 FROM message)
-            )
-            SELECT queued.n AS "queuedCount", message.*, turn.created_at AS "turnCreatedAt"
-            FROM queued LEFT JOIN message ON true LEFT JOIN turn ON true`,
-        ]);
-        const row = rows[0];
-        if (!row || row.turnCreatedAt === null) {
-          const queued = row?.queuedCount ?? 0;
-          throw new AppError('BUSY', `This thread already has ${queued - 1} message(s) waiting; try again when the current answer is done.`);
+        const [result] = await db.sql.rows<{ accepted: { queued: number; message?: Record<string, unknown>; turnCreatedAt?: string } }>(Prisma.sql`
+          SELECT chat_accept_user_message(${threadId}::uuid, ${messageId}::uuid, ${turnId}::uuid, ${content}::text, ${tokens}::int,
+            ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
+        const accepted = result?.accepted;
+        if (!accepted?.message || !accepted.turnCreatedAt) {
+          throw new AppError('BUSY', `This thread already has ${(accepted?.queued ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
         }
-        const { queuedCount: _queued, turnCreatedAt, ...message } = row;
         return {
-          message: toMessage(message),
-          turn: toTurn({ id: turnId, threadId, kind: 'message', userMessageId: messageId, status: 'queued', error: null, createdAt: turnCreatedAt, startedAt: null, finishedAt: null }),
+          message: toMessage(messageFromJson(accepted.message)),
+          turn: toTurn({ id: turnId, threadId, kind: 'message', userMessageId: messageId, status: 'queued', error: null, createdAt: new Date(accepted.turnCreatedAt), startedAt: null, finishedAt: null }),
           duplicate: false,
         };
       } catch (error) {
@@ -114,69 +79,38 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async queueTurn({ threadId, kind, userMessageId, maxQueued }) {
-      // The same two statements as the accept: the row lock first, then count and insert under it.
-      const [, rows] = await db.$transaction([
-        db.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
-        db.$queryRaw<(TurnRow & { activeCount: number; sameMessage: boolean })[]>`
-          WITH active AS (
-            SELECT count(*)::int AS n, bool_or(user_message_id IS NOT DISTINCT FROM ${userMessageId}::uuid) AS same
-            FROM turns WHERE thread_id = ${threadId}::uuid AND status IN ('queued', 'running')
-          ), turn AS (
-            INSERT INTO turns (id, thread_id, kind, user_message_id)
-            SELECT ${randomUUID()}::uuid, ${threadId}::uuid, ${kind}, ${userMessageId}::uuid
-            FROM active WHERE active.n <= ${maxQueued}::int AND NOT coalesce(active.same, false)
-            RETURNING ${TURN_COLUMNS}
-          )
-          SELECT active.n AS "activeCount", coalesce(active.same, false) AS "sameMessage", turn.*
-          FROM active LEFT JOIN turn ON true`,
-      ]);
-      const row = rows[0];
-      if (row?.id) {
-        const { activeCount: _active, sameMessage: _same, ...turn } = row;
-        return toTurn(turn);
-      }
-      if (row?.sameMessage) throw new AppError('CONFLICT', 'This message is already being answered again.');
-      throw new AppError('BUSY', `This thread already has ${(row?.activeCount ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
+      const [result] = await db.sql.rows<{ queued: { active: number; same: boolean; turn: Record<string, unknown> | null } }>(Prisma.sql`
+        SELECT chat_queue_turn(${threadId}::uuid, ${randomUUID()}::uuid, ${kind}::text, ${userMessageId}::uuid, ${maxQueued}::int) AS queued`);
+      const queued = result?.queued;
+      if (queued?.turn) return toTurn(turnFromJson(queued.turn));
+      if (queued?.same) throw new AppError('CONFLICT', 'This message is already being answered again.');
+      throw new AppError('BUSY', `This thread already has ${(queued?.active ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
     },
 
     async findTurn(turnId) {
-      const rows = await db.$queryRaw<TurnRow[]>`SELECT ${TURN_COLUMNS} FROM turns WHERE id = ${turnId}::uuid`;
+      const rows = await db.sql.rows<TurnRow>(Prisma.sql`SELECT ${TURN_COLUMNS} FROM turns WHERE id = ${turnId}::uuid`);
       return rows[0] ? toTurn(rows[0]) : null;
     },
 
     async acquireLease({ threadId, owner, ttlMs }) {
-      const taken = await db.$executeRaw`
+      const taken = await db.sql.run(Prisma.sql`
         UPDATE threads SET lease_owner = ${owner}, lease_expires_at = now() + ${ttlMs} * interval '1 millisecond'
         FROM ${ASYNC_COMMIT}
-        WHERE id = ${threadId}::uuid AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`;
+        WHERE id = ${threadId}::uuid AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`);
       return taken === 1;
     },
 
     async releaseLease({ threadId, owner }) {
-      await db.$executeRaw`
-        UPDATE threads SET lease_owner = NULL, lease_expires_at = NULL FROM ${ASYNC_COMMIT} WHERE id = ${threadId}::uuid AND lease_owner = ${owner}`;
+      const [row] = await db.sql.rows<{ queued: boolean }>(Prisma.sql`SELECT chat_release_lease(${threadId}::uuid, ${owner}::text) AS queued`);
+      return row?.queued === true;
     },
 
     async startNextTurn({ threadId, owner }) {
-      const started = await db.$transaction(async (tx) => {
-        const held = await tx.thread.count({ where: { id: threadId, leaseOwner: owner } });
-        if (held === 0) return null;
-        const next = await tx.turn.findFirst({ where: { threadId, status: 'queued' }, orderBy: { createdAt: 'asc' } });
-        if (!next) return null;
-        let userMessage = next.userMessageId ? await tx.message.findUnique({ where: { id: next.userMessageId } }) : null;
-        if (userMessage && userMessage.seq === null) {
-          const seq = await nextSeq(tx, threadId);
-          userMessage = await tx.message.update({ where: { id: userMessage.id }, data: { seq, status: 'complete', completedAt: new Date() } });
-          await tx.contextEntry.create({
-            data: { threadId, seq, messageId: userMessage.id, role: 'user', content: userMessage.content, tokens: userMessage.tokens, encoding: userMessage.encoding ?? 'o200k_base' },
-          });
-          await finalizeContextReset(tx, threadId);
-        }
-        // The answers being replaced leave the window before the new one is generated: the model never sees both.
-        if (next.kind === 'regenerate' && userMessage?.seq != null) await supersedeAnswersAfter(tx, threadId, userMessage.seq);
-        const turn = await tx.turn.update({ where: { id: next.id }, data: { status: 'running', startedAt: new Date() } });
-        return { turn: toTurn(turn), userMessage: userMessage ? toMessage(userMessage) : null };
-      });
+      const [row] = await db.sql.rows<{ started: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null }>(Prisma.sql`
+        SELECT chat_start_next_turn(${threadId}::uuid, ${owner}::text) AS started`);
+      const started = row?.started
+        ? { turn: toTurn(turnFromJson(row.started.turn)), userMessage: row.started.userMessage ? toMessage(messageFromJson(row.started.userMessage)) : null }
+        : null;
       if (!started) return null;
       // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
       // which the one-statement read sees whole or not at all).
@@ -195,7 +129,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
 
     async appendTurnMessage({ threadId, turnId, role, content, status, toolCalls, toolCallId, toolRunId }) {
       // The thread row update hands out the seq and serializes appends per thread.
-      const rows = await db.$queryRaw<MessageRow[]>`
+      const rows = await db.sql.rows<MessageRow>(Prisma.sql`
         WITH bumped AS (
           UPDATE threads SET last_seq = last_seq + 1, last_activity_at = now(), updated_at = now()
           FROM ${ASYNC_COMMIT} WHERE id = ${threadId}::uuid RETURNING last_seq
@@ -204,19 +138,19 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         SELECT ${randomUUID()}::uuid, ${threadId}::uuid, last_seq, ${role}::text, ${content}::text, ${status}::text, ${turnId}::uuid,
           ${jsonParameter(toolCalls)}::jsonb, ${toolCallId ?? null}::text, ${toolRunId ?? null}::uuid
         FROM bumped
-        RETURNING ${MESSAGE_COLUMNS}`;
+        RETURNING ${MESSAGE_COLUMNS}`);
       if (!rows[0]) throw new AppError('NOT_FOUND', 'No such thread.');
       return toMessage(rows[0]);
     },
 
     async saveStreamingText(messageId, content) {
-      await db.$executeRaw`UPDATE messages SET content = ${content}, updated_at = now() WHERE id = ${messageId}::uuid AND status = 'streaming'`;
+      await db.sql.run(Prisma.sql`UPDATE messages SET content = ${content}, updated_at = now() WHERE id = ${messageId}::uuid AND status = 'streaming'`);
     },
 
     async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry, call }) {
       const prefix = call ? systemPrefixOf(call) : null;
       // The message's final state, its context entry and the model call that produced it: one statement.
-      const rows = await db.$queryRaw<MessageRow[]>`
+      const rows = await db.sql.rows<MessageRow>(Prisma.sql`
         WITH finished AS (
           UPDATE messages SET content = ${content}::text, status = ${status}::text, tokens = ${tokens}::int, encoding = ${encoding}::text,
             completed_at = now(), updated_at = now(),
@@ -236,31 +170,31 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         ), call AS (
           ${call ? insertCall(call, prefix?.hash ?? null) : Prisma.sql`SELECT 1`}
         )
-        SELECT * FROM finished`;
+        SELECT * FROM finished`);
       if (!rows[0]) throw new AppError('NOT_FOUND', 'No such message.');
       if (prefix) knownPrefixes.add(prefix.hash);
       return toMessage(rows[0]);
     },
 
     async finishTurn({ turnId, status, error }) {
-      const rows = await db.$queryRaw<TurnRow[]>`
+      const rows = await db.sql.rows<TurnRow>(Prisma.sql`
         UPDATE turns SET status = ${status}::text, finished_at = now(), error = coalesce(${jsonParameter(error)}::jsonb, error)
-        WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}`;
+        WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}`);
       if (!rows[0]) throw new AppError('NOT_FOUND', 'No such turn.');
       return toTurn(rows[0]);
     },
 
     async hasQueuedTurns(threadId) {
-      const rows = await db.$queryRaw<{ queued: boolean }[]>`
-        SELECT EXISTS (SELECT 1 FROM turns WHERE thread_id = ${threadId}::uuid AND status = 'queued') AS queued`;
+      const rows = await db.sql.rows<{ queued: boolean }>(Prisma.sql`
+        SELECT EXISTS (SELECT 1 FROM turns WHERE thread_id = ${threadId}::uuid AND status = 'queued') AS queued`);
       return rows[0]?.queued === true;
     },
 
     async threadsWithStrandedTurns(limit) {
-      const rows = await db.$queryRaw<{ id: string }[]>`
+      const rows = await db.sql.rows<{ id: string }>(Prisma.sql`
         SELECT DISTINCT t.id FROM threads t JOIN turns q ON q.thread_id = t.id
         WHERE q.status IN ('queued', 'running') AND (t.lease_owner IS NULL OR t.lease_expires_at < now())
-        LIMIT ${limit}`;
+        LIMIT ${limit}`);
       return rows.map((row) => row.id);
     },
 
@@ -289,9 +223,4 @@ function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql
       ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text, ${prefixHash}::text, ${manifest.windowSeqs}::int[],
       ${JSON.stringify(manifest.toolResults)}::jsonb, ${JSON.stringify(manifest.parts)}::jsonb
     FROM finished`;
-}
-
-function reviveTurnRow(json: Record<string, unknown>): TurnRow {
-  const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
-  return { ...(json as unknown as TurnRow), createdAt: date(json.createdAt) ?? new Date(0), startedAt: date(json.startedAt), finishedAt: date(json.finishedAt) };
 }

@@ -22,6 +22,8 @@ export interface TokenServiceOptions {
 }
 
 const DAY_SECONDS = 24 * 3600;
+/** Verified tokens remembered per process (a few MB at most). */
+const VERIFIED_TOKENS_KEPT = 10_000;
 const ALGORITHM = 'HS256';
 /** The claim carrying a guest session's first issue time (seconds), kept across refreshes. */
 export const FIRST_ISSUED_AT_CLAIM = 'orig_iat';
@@ -90,8 +92,18 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
     }
   }
 
+  // Tokens this process verified, until they expire: every request and socket carries one, and the HMAC check
+  // through WebCrypto was ~4% of the server's CPU per turn. A token's signature and claims cannot change; only
+  // time can end it, so a hit re-checks the expiry. Bounded: the oldest entries go first.
+  const verified = new Map<string, Principal>();
   async function verify(token: string): Promise<Principal> {
-    return toPrincipal(await verifiedPayload(token));
+    const known = verified.get(token);
+    if (known && Date.now() < known.expiresAt) return known;
+    const principal = toPrincipal(await verifiedPayload(token));
+    verified.delete(token);
+    if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
+    verified.set(token, principal);
+    return principal;
   }
 
   /**

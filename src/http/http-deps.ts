@@ -35,6 +35,8 @@ export interface HttpDeps {
   settings: ContextSettings;
   /** RATE_LIMIT_PER_MINUTE: model-spending requests (sends, retries, regenerations, rebuilding forgets) per user. */
   sendLimiter: RateLimiter;
+  /** SEARCH_PER_MINUTE: searches of the search routes per user (not a model spend: a budget of its own). */
+  searchLimiter: RateLimiter;
   /** Per client address (IPv6 by /64), shared by every process through Redis. */
   rateLimits: { guests: RateLimiter; adminSignIn: RateLimiter; authFailures: RateLimiter };
   /** CORS_CREDENTIALS. */

@@ -9,8 +9,8 @@ import { startTestApp, type TestApp } from '../support/test-app';
 
 const migrationsDir = path.resolve(import.meta.dirname, '../../prisma/migrations');
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-/** The statement a waiter reads its turn with: Postgres goes away right after the send was accepted. */
-const readsTurn = (sql: string) => /FROM turns WHERE id = /.test(sql);
+/** The runner taking the thread's lease: Postgres goes away right after the send was accepted. */
+const takesLease = (sql: string) => /SET lease_owner = \$1/.test(sql);
 
 function sseEvents(text: string): { event: string; data: Record<string, unknown> }[] {
   return text.split('\n\n').filter((block) => block.startsWith('event: ')).map((block) => {
@@ -45,7 +45,7 @@ describe('a turn whose wait fails reports the failure\'s own code (SSE like REST
 
   it('ends the event stream with UNAVAILABLE when Postgres goes away during the turn, not PROVIDER_TIMEOUT', async () => {
     const thread = await newThread();
-    proxy.cutAt(readsTurn);
+    proxy.cutAt(takesLease);
     const started = Date.now();
     const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'hello' }, headers: { Accept: 'text/event-stream' } });
     expect(response.status).toBe(200);
@@ -61,7 +61,7 @@ describe('a turn whose wait fails reports the failure\'s own code (SSE like REST
 
   it('answers the same failure over REST as 503 UNAVAILABLE', async () => {
     const thread = await newThread();
-    proxy.cutAt(readsTurn);
+    proxy.cutAt(takesLease);
     const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'hello' } });
     expect(proxy.cut).toBe(true);
     expect(response.status).toBe(503);

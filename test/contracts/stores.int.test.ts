@@ -4,12 +4,14 @@ import { createDatabase, type Database } from '../../src/db/prisma-client';
 import { applyMigrations } from '../../src/db/migrate';
 import { createSummaryRepository } from '../../src/db/summary-repository';
 import { createThreadRepository } from '../../src/db/thread-repository';
+import { createToolRunRepository } from '../../src/db/tool-run-repository';
 import { createTranscriptRepository } from '../../src/db/transcript-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
 import type { Stores } from '../fakes';
 import { createTestDatabase } from '../support/databases';
 import { describeSummaryStoreContract } from './summary-store.contract';
 import { describeThreadStoreContract } from './thread-store.contract';
+import { describeToolRunStoreContract } from './tool-run-store.contract';
 import { describeTranscriptStoreContract } from './transcript-store.contract';
 import { describeTurnStoreContract } from './turn-store.contract';
 
@@ -30,6 +32,7 @@ beforeAll(async () => {
     transcript: createTranscriptRepository(db),
     turns: createTurnRepository(db, { recallTokens: 0 }),
     summaries: createSummaryRepository(db),
+    toolRuns: createToolRunRepository(db),
   };
 });
 afterAll(async () => {
@@ -41,3 +44,4 @@ describeThreadStoreContract('Postgres repositories', () => stores);
 describeTranscriptStoreContract('Postgres repositories', () => stores);
 describeTurnStoreContract('Postgres repositories', () => stores);
 describeSummaryStoreContract('Postgres repositories', () => stores);
+describeToolRunStoreContract('Postgres repositories', () => stores);

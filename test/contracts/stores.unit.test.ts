@@ -1,6 +1,7 @@
 import { createMemoryStores } from '../fakes';
 import { describeSummaryStoreContract } from './summary-store.contract';
 import { describeThreadStoreContract } from './thread-store.contract';
+import { describeToolRunStoreContract } from './tool-run-store.contract';
 import { describeTranscriptStoreContract } from './transcript-store.contract';
 import { describeTurnStoreContract } from './turn-store.contract';
 
@@ -10,3 +11,4 @@ describeThreadStoreContract('in-memory fake', () => createMemoryStores());
 describeTranscriptStoreContract('in-memory fake', () => createMemoryStores());
 describeTurnStoreContract('in-memory fake', () => createMemoryStores());
 describeSummaryStoreContract('in-memory fake', () => createMemoryStores());
+describeToolRunStoreContract('in-memory fake', () => createMemoryStores());

@@ -75,6 +75,18 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect(await stores.turns.acquireLease({ threadId: randomUUID(), owner: 'a', ttlMs: 1000 })).toBe(false);
     });
 
+    it('says on release whether turns are queued: a send that arrived under the lease is not left to the sweeper', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'a', ttlMs: 30_000 })).toBe(true);
+      expect(await stores.turns.releaseLease({ threadId: thread.id, owner: 'a' })).toBe(false);
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'a', ttlMs: 30_000 })).toBe(true);
+      await send(stores, thread.id, 'arrived while the lease was held');
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'b', ttlMs: 30_000 })).toBe(false);
+      expect(await stores.turns.releaseLease({ threadId: thread.id, owner: 'a' })).toBe(true);
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'b', ttlMs: 30_000 })).toBe(true);
+    });
+
     it('starts turns oldest first, only under the lease; the pending message gets the next seq and joins the window', async () => {
       const stores = make();
       const thread = await newThread(stores);

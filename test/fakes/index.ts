@@ -3,6 +3,7 @@ export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySummaryStore } from './memory-summary-store';
 export { createMemoryThreadStore } from './memory-thread-store';
+export { createMemoryToolRunStore } from './memory-tool-run-store';
 export { createMemoryTranscriptStore } from './memory-transcript-store';
 export { createMemoryTurnStore, memoryContext } from './memory-turn-store';
 export { createMemoryStores, type Stores } from './memory-stores';

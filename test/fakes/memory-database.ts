@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContextEntry } from '../../src/core/context/types';
 import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
 import type { ModelCallRecord, SummaryRevisionRecord } from '../../src/core/ports';
+import type { ToolRun } from '../../src/core/tools/types';
 
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
 export interface ThreadRow extends Thread {
@@ -24,6 +25,12 @@ export interface RevisionRow extends SummaryRevisionRecord {
   threadId: string;
 }
 
+/** A tool run row: the domain run plus the follow-up turn that delivers it and its last poll. */
+export interface ToolRunRow extends ToolRun {
+  followUpTurnId: string | null;
+  polledAt: number | null;
+}
+
 /**
  * The tables the in-memory stores share, as Postgres holds them: one instance backs every fake store of a test, so
  * what one store writes the others read. Arrays keep insertion order (the order of `created_at` in Postgres).
@@ -35,12 +42,13 @@ export interface MemoryDatabase {
   entries: EntryRow[];
   turns: Turn[];
   revisions: RevisionRow[];
+  toolRuns: ToolRunRow[];
   /** Model calls: recorded ones and those stored with an answer (with the answer's message id). */
   calls: ModelCallRecord[];
 }
 
 export function createMemoryDatabase(): MemoryDatabase {
-  return { users: new Map(), threads: new Map(), messages: [], entries: [], turns: [], revisions: [], calls: [] };
+  return { users: new Map(), threads: new Map(), messages: [], entries: [], turns: [], revisions: [], toolRuns: [], calls: [] };
 }
 
 export const newId = (): string => randomUUID();

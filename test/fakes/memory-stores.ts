@@ -1,16 +1,18 @@
-import type { SummaryStore, ThreadStore, TranscriptStore, TurnStore } from '../../src/core/ports';
+import type { SummaryStore, ThreadStore, ToolRunStore, TranscriptStore, TurnStore } from '../../src/core/ports';
 import { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 import { createMemorySummaryStore } from './memory-summary-store';
 import { createMemoryThreadStore } from './memory-thread-store';
+import { createMemoryToolRunStore } from './memory-tool-run-store';
 import { createMemoryTranscriptStore } from './memory-transcript-store';
 import { createMemoryTurnStore } from './memory-turn-store';
 
-/** The stores the turn and the fold use, over one database (Postgres repositories or the in-memory fakes). */
+/** The stores the turn, the fold and the tools use, over one database (Postgres repositories or the in-memory fakes). */
 export interface Stores {
   threads: ThreadStore;
   transcript: TranscriptStore;
   turns: TurnStore;
   summaries: SummaryStore;
+  toolRuns: ToolRunStore;
 }
 
 /** Every in-memory store over one shared MemoryDatabase (`database`: its tables, for assertions). */
@@ -21,5 +23,6 @@ export function createMemoryStores(database: MemoryDatabase = createMemoryDataba
     transcript: createMemoryTranscriptStore(database),
     turns: createMemoryTurnStore(database),
     summaries: createMemorySummaryStore(database),
+    toolRuns: createMemoryToolRunStore(database),
   };
 }

@@ -48,12 +48,13 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
       return toThread(thread);
     },
     async deleteThread(threadId) {
-      // Messages, entries, summaries, turns and call records cascade.
+      // Messages, entries, summaries, tool runs, turns and call records cascade.
       database.threads.delete(threadId);
       database.messages = database.messages.filter((message) => message.threadId !== threadId);
       database.entries = database.entries.filter((entry) => entry.threadId !== threadId);
       database.turns = database.turns.filter((turn) => turn.threadId !== threadId);
       database.revisions = database.revisions.filter((revision) => revision.threadId !== threadId);
+      database.toolRuns = database.toolRuns.filter((run) => run.threadId !== threadId);
       database.calls = database.calls.filter((call) => call.threadId !== threadId);
     },
     async countMessages(threadId) {

@@ -88,6 +88,7 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
     async releaseLease({ threadId, owner }) {
       const thread = database.threads.get(threadId);
       if (thread?.lease?.owner === owner) thread.lease = null;
+      return database.turns.some((turn) => turn.threadId === threadId && turn.status === 'queued');
     },
 
     async startNextTurn({ threadId, owner }) {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EditMessageResponseDto, ForgetResponseDto, MessageDto, ThreadDto } from '../../src/shared/api';
-import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { useChatServer } from '../support/chat-server';
+import { replyWithText, type StubRequest } from '../support/openai-stub';
 import { openTab } from '../support/socket-client';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { memoryKit, query, waitForIdleSummaryQueue } from '../memory/memory-test-kit';
 import { seedLongThread } from './fork-test-kit';
@@ -11,35 +11,25 @@ import { seedLongThread } from './fork-test-kit';
 const textOf = (request: StubRequest) => JSON.stringify(request.body.messages);
 
 describe('a fork and its parent after the fork', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
-  let kit: ReturnType<typeof memoryKit>;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const kit = memoryKit(server);
 
   const settle = async (threadId: string, content: string) => {
     const result = await kit.send(threadId, content);
-    await waitForIdleSummaryQueue(app);
+    await waitForIdleSummaryQueue(server.app);
     return result;
   };
   /** The chat requests made while `run` ran (the other thread is idle meanwhile). */
   const chatsDuring = async (run: () => Promise<unknown>): Promise<StubRequest[]> => {
-    const from = stub.requests.length;
+    const from = server.stub.requests.length;
     await run();
-    return stub.requests.slice(from).filter((request) => request.kind === 'chat');
+    return server.stub.requests.slice(from).filter((request) => request.kind === 'chat');
   };
-  const revisionTexts = async (threadId: string) => (await query<{ text: string }>(app, 'SELECT text FROM summary_revisions WHERE thread_id = $1', [threadId])).map((row) => row.text);
-  const edit = (threadId: string, messageId: string, json: unknown) => app.api(`/api/threads/${threadId}/messages/${messageId}/edit`, { method: 'POST', token, json });
+  const revisionTexts = async (threadId: string) => (await query<{ text: string }>(server.app, 'SELECT text FROM summary_revisions WHERE thread_id = $1', [threadId])).map((row) => row.text);
+  const edit = (threadId: string, messageId: string, json: unknown) => server.app.api(`/api/threads/${threadId}/messages/${messageId}/edit`, { method: 'POST', token: server.token, json });
 
   it('never lets a code planted after the fork point reach the other side; one folded before it reaches both; each folds on its own', async () => {
     const parent = await kit.createThread('Vault');
@@ -50,7 +40,7 @@ describe('a fork and its parent after the fork', () => {
     const branch = await settle(parent.id, 'This is where we branch.');
     await settle(parent.id, 'After the branch, only here: CODE-999.');
 
-    const response = await app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: branch.messages.at(-1)?.id } });
+    const response = await server.app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token: server.token, json: { atMessageId: branch.messages.at(-1)?.id } });
     expect(response.status).toBe(201);
     const fork = (await response.json()) as ThreadDto;
     const forkRevision = (await kit.context(fork.id)).summary?.revision ?? 0;
@@ -79,7 +69,7 @@ describe('a fork and its parent after the fork', () => {
     expect(forkContext.summary?.text).toContain('CODE-777');
     expect((await revisionTexts(fork.id)).join('\n')).not.toContain('CODE-999');
     expect((await revisionTexts(parent.id)).join('\n')).not.toContain('CODE-777');
-    const summaries = stub.requests.filter((request) => request.kind === 'summary').map(textOf);
+    const summaries = server.stub.requests.filter((request) => request.kind === 'summary').map(textOf);
     expect(summaries.some((text) => text.includes('CODE-777') && text.includes('CODE-999'))).toBe(false);
     expect(summaries.some((text) => text.includes('CODE-777'))).toBe(true);
   });
@@ -88,27 +78,27 @@ describe('a fork and its parent after the fork', () => {
     const parent = await kit.createThread('Independent');
     const secret = await kit.send(parent.id, 'My passport number is CODE-4242.');
     const other = await kit.send(parent.id, 'Unrelated question.');
-    const response = await app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: other.messages.at(-1)?.id } });
+    const response = await server.app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token: server.token, json: { atMessageId: other.messages.at(-1)?.id } });
     const fork = (await response.json()) as ThreadDto;
     const forkMessages = await kit.transcript(fork.id);
     const copyOf = (original: MessageDto) => forkMessages.find((message) => message.seq === original.seq) as MessageDto;
 
     // A pin and a fresh context in the fork leave the parent as it was.
-    expect((await app.api(`/api/threads/${fork.id}/messages/${copyOf(other.userMessage).id}/pin`, { method: 'POST', token })).status).toBe(200);
-    expect((await app.api(`/api/threads/${fork.id}/context-reset`, { method: 'POST', token })).status).toBe(201);
+    expect((await server.app.api(`/api/threads/${fork.id}/messages/${copyOf(other.userMessage).id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${fork.id}/context-reset`, { method: 'POST', token: server.token })).status).toBe(201);
     const parentContext = await kit.context(parent.id);
     expect(parentContext.pinnedSeqs).toEqual([]);
     expect((await kit.detail(parent.id)).contextStartSeq).toBe(1);
     expect(parentContext.messages.some((message) => message.content.includes('CODE-4242'))).toBe(true);
 
     // A forget in the parent does not reach the fork's copy, and says so.
-    const forgotten = await app.api(`/api/threads/${parent.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token });
+    const forgotten = await server.app.api(`/api/threads/${parent.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token: server.token });
     expect(forgotten.status).toBe(200);
     const body = (await forgotten.json()) as ForgetResponseDto;
     expect(body.copies).toEqual(expect.arrayContaining([{ threadId: fork.id, title: 'Independent (branch)', messageId: copyOf(secret.userMessage).id, seq: secret.userMessage.seq }]));
     expect((await kit.transcript(fork.id)).find((message) => message.seq === secret.userMessage.seq)?.content).toContain('CODE-4242');
     // Forgetting it there too (the offer the web app makes): then no copy is left.
-    const there = await app.api(`/api/threads/${fork.id}/messages/${copyOf(secret.userMessage).id}`, { method: 'DELETE', token });
+    const there = await server.app.api(`/api/threads/${fork.id}/messages/${copyOf(secret.userMessage).id}`, { method: 'DELETE', token: server.token });
     expect(((await there.json()) as ForgetResponseDto).copies).toEqual([]);
     expect((await kit.transcript(fork.id)).find((message) => message.seq === secret.userMessage.seq)?.deleted).toBe(true);
   });
@@ -135,7 +125,7 @@ describe('a fork and its parent after the fork', () => {
     expect(textOf(chats[0] as StubRequest)).toContain('CODE-2');
     expect(textOf(chats[0] as StubRequest)).not.toContain('CODE-1');
     expect((await kit.transcript(parent.id)).map((message) => message.content)).toContain('Second question with a typo: CODE-1.');
-    const forks = (await (await app.api(`/api/threads/${parent.id}/forks`, { token })).json()) as { forks: unknown[] };
+    const forks = (await (await server.app.api(`/api/threads/${parent.id}/forks`, { token: server.token })).json()) as { forks: unknown[] };
     expect(forks.forks).toHaveLength(1);
 
     // Bad input loses nothing and forks nothing.
@@ -144,15 +134,15 @@ describe('a fork and its parent after the fork', () => {
     const answer = original.messages.at(-1) as MessageDto;
     const notUser = await edit(parent.id, answer.id, { content: 'x', clientMessageId: 'edit-3' });
     expect(notUser.status).toBe(404);
-    const stranger = await app.guest();
-    expect((await app.api(`/api/threads/${parent.id}/messages/${original.userMessage.id}/edit`, { method: 'POST', token: stranger.token, json: { content: 'x' } })).status).toBe(404);
-    expect(((await (await app.api(`/api/threads/${parent.id}/forks`, { token })).json()) as { forks: unknown[] }).forks).toHaveLength(1);
+    const stranger = await server.guest();
+    expect((await server.app.api(`/api/threads/${parent.id}/messages/${original.userMessage.id}/edit`, { method: 'POST', token: stranger.token, json: { content: 'x' } })).status).toBe(404);
+    expect(((await (await server.app.api(`/api/threads/${parent.id}/forks`, { token: server.token })).json()) as { forks: unknown[] }).forks).toHaveLength(1);
   });
 
   it('edits over the socket (message-edit), acked like message-send, the answer landing in the fork', async () => {
     const parent = await kit.createThread('Socket edits');
     const sent = await kit.send(parent.id, 'Socket question: CODE-5.');
-    const tab = await openTab(app, token);
+    const tab = await openTab(server.app, server.token);
     try {
       const { response } = await tab.request<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }>('message-edit', {
         threadId: parent.id, messageId: sent.userMessage.id, content: 'Socket question, edited: CODE-6.', clientMessageId: 'socket-edit-1',
@@ -171,7 +161,7 @@ describe('a fork and its parent after the fork', () => {
 
   it('answers an edit in a 500-message thread within the normal turn latency', async () => {
     const parent = await kit.createThread('Long edit');
-    await seedLongThread(app, parent.id, { messages: 500, window: 40 });
+    await seedLongThread(server.app, parent.id, { messages: 500, window: 40 });
     let started = performance.now();
     const plain = await kit.send(parent.id, 'A plain turn in the long thread.');
     const sendMs = performance.now() - started;
@@ -189,34 +179,27 @@ describe('a fork and its parent after the fork', () => {
 });
 
 describe('forks and the threads-per-user cap', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, MAX_THREADS_PER_USER: '3' } });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: { MAX_THREADS_PER_USER: '3' },
   });
 
   it('counts a fork (and an edit) as a thread: at the cap exactly one of two racing forks is written, then QUOTA_EXCEEDED', async () => {
-    const { token } = await app.guest();
-    const kit = memoryKit(app, token);
+    const { token } = await server.guest();
+    const kit = memoryKit(server.app, token);
     const parent = await kit.createThread('Capped');
     const sent = await kit.send(parent.id, 'Hello there.');
     await kit.createThread('Second');
     // Two forks race for the third and last slot: the owner's creation lock lets exactly one through.
-    const racing = await Promise.all([1, 2].map(() => app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: sent.userMessage.id } })));
+    const racing = await Promise.all([1, 2].map(() => server.app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token, json: { atMessageId: sent.userMessage.id } })));
     expect(racing.map((response) => response.status).sort()).toEqual([201, 409]);
     const refused = racing.find((response) => response.status === 409) as Response;
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('QUOTA_EXCEEDED');
-    const edit = await app.api(`/api/threads/${parent.id}/messages/${sent.userMessage.id}/edit`, { method: 'POST', token, json: { content: 'Hi.', clientMessageId: 'capped-edit' } });
+    const edit = await server.app.api(`/api/threads/${parent.id}/messages/${sent.userMessage.id}/edit`, { method: 'POST', token, json: { content: 'Hi.', clientMessageId: 'capped-edit' } });
     expect(edit.status).toBe(409);
     const body = (await edit.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('QUOTA_EXCEEDED');
     expect(body.error.message).toMatch(/MAX_THREADS_PER_USER = 3/);
-    expect((await query<{ n: number }>(app, 'SELECT count(*)::int AS n FROM threads WHERE owner_id = (SELECT owner_id FROM threads WHERE id = $1)', [parent.id]))[0]?.n).toBe(3);
+    expect((await query<{ n: number }>(server.app, 'SELECT count(*)::int AS n FROM threads WHERE owner_id = (SELECT owner_id FROM threads WHERE id = $1)', [parent.id]))[0]?.n).toBe(3);
   });
 });

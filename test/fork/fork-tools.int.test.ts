@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/core/tools';
 import type { ThreadDto, ToolRunDto } from '../../src/shared/api';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText, replyWithToolCalls, type StubRequest } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
 import { query } from '../memory/memory-test-kit';
 import { classifyRequest, responder, testTools, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
@@ -22,27 +22,24 @@ function chat(request: StubRequest) {
 }
 
 describe('async tool runs and forks', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let helpers: ThreadHelpers;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
-    const gated = defineTool({
-      name: 'gated_async', description: 'Finishes when the test lets it.', mode: 'async', schema: z.object({}),
-      async run() { await gate; return 'GATED-RESULT ID-5'; },
-    });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, TOOL_RESULT_INLINE_TOKENS: '60' }, tuning: { extraTools: [...testTools(), gated] } });
-    helpers = await threadHelpers(app);
+  const gated = defineTool({
+    name: 'gated_async', description: 'Finishes when the test lets it.', mode: 'async', schema: z.object({}),
+    async run() { await gate; return 'GATED-RESULT ID-5'; },
   });
-  afterAll(async () => {
-    release();
-    await app?.stop();
-    await stub?.close();
+  const server = useChatServer({
+    stub: { classifyRequest, responder: responder(chat) },
+    env: { TOOL_RESULT_INLINE_TOKENS: '60' },
+    app: { tuning: { extraTools: [...testTools(), gated] } },
+  });
+  // Registered after the fixture, so it runs before the fixture's afterAll (hooks stack): the gated run ends first.
+  afterAll(() => release());
+  let helpers: ThreadHelpers;
+  beforeAll(async () => {
+    helpers = await threadHelpers(server.app);
   });
 
   const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
-  const runOf = async (runId: string) => (await (await app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
+  const runOf = async (runId: string) => (await (await server.app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
 
   it('copies reported runs with their own records (handles work in the fork); a run pending at the fork reports to the parent only', async () => {
     const parent = await helpers.newThread();
@@ -59,12 +56,12 @@ describe('async tool runs and forks', () => {
     const gatedRun = runIdOf(gatedAnswer.messages.find((message) => message.role === 'tool')?.content);
     expect((await runOf(gatedRun)).status).toMatch(/queued|running/);
 
-    const response = await app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token: helpers.token, json: { atMessageId: gatedAnswer.messages.at(-1)?.id } });
+    const response = await server.app.api(`/api/threads/${parent.id}/fork`, { method: 'POST', token: helpers.token, json: { atMessageId: gatedAnswer.messages.at(-1)?.id } });
     expect(response.status).toBe(201);
     const fork = (await response.json()) as ThreadDto;
 
     // The reported run has its own record in the fork, tied to the fork's copies; the pending one stays the parent's.
-    const runs = await query<{ id: string; origin_run_id: string; status: string; message_in_fork: boolean; note_in_fork: boolean }>(app, `
+    const runs = await query<{ id: string; origin_run_id: string; status: string; message_in_fork: boolean; note_in_fork: boolean }>(server.app, `
       SELECT r.id, r.origin_run_id, r.status,
         EXISTS (SELECT 1 FROM messages m WHERE m.id = r.message_id AND m.thread_id = r.thread_id) AS message_in_fork,
         EXISTS (SELECT 1 FROM messages m WHERE m.tool_run_id = r.id AND m.thread_id = r.thread_id AND m.role = 'system') AS note_in_fork
@@ -84,6 +81,6 @@ describe('async tool runs and forks', () => {
     await waitFor(async () => (await helpers.messages(parent.id)).at(-1)?.content === 'Noted the tool result.', { timeoutMs: 30_000, what: 'the parent\'s follow-up' });
     const forkMessages = await helpers.messages(fork.id);
     expect(forkMessages.some((message) => message.content.includes('GATED-RESULT'))).toBe(false);
-    expect((await query<{ n: number }>(app, 'SELECT count(*)::int AS n FROM tool_runs WHERE thread_id = $1', [fork.id]))[0]?.n).toBe(1);
+    expect((await query<{ n: number }>(server.app, 'SELECT count(*)::int AS n FROM tool_runs WHERE thread_id = $1', [fork.id]))[0]?.n).toBe(1);
   });
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RECALL_HEADING } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { ThreadMemorySettingsDto } from '../../src/shared/api';
-import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { useChatServer } from '../support/chat-server';
+import type { StubRequest } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
 import { memoryKit, query } from '../memory/memory-test-kit';
 
 const PLANTED = 'PLANT-8812';
@@ -16,25 +16,15 @@ function recallSlot(request: StubRequest | undefined): string | null {
 }
 
 describe('auto-recall: older transcript messages matching the new one reach the model', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let kit: ReturnType<typeof memoryKit>;
-  let token: string;
-  const lastChat = () => stub.requests.filter((request) => request.kind === 'chat').at(-1);
-  const lastCall = async (threadId: string) => (await query<{ recalled: number[]; from: number | null }>(app,
+  // The summarizer keeps CODE-n identifiers only: the planted code is dropped by every fold.
+  const server = useChatServer({
+    stub: { classifyRequest, responder: summaryResponder() },
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
+  });
+  const kit = memoryKit(server);
+  const lastChat = () => server.stub.requests.filter((request) => request.kind === 'chat').at(-1);
+  const lastCall = async (threadId: string) => (await query<{ recalled: number[]; from: number | null }>(server.app,
     `SELECT recalled_seqs AS recalled, window_from_seq AS "from" FROM model_calls WHERE thread_id = $1 AND purpose = 'chat' ORDER BY created_at DESC LIMIT 1`, [threadId]))[0];
-
-  beforeAll(async () => {
-    // The summarizer keeps CODE-n identifiers only: the planted code is dropped by every fold.
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
-    ({ token } = await app.guest());
-    kit = memoryKit(app, token);
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
 
   it('a planted code that a fold dropped from the summary reaches the model again when the user asks about it', async () => {
     const thread = await kit.createThread();
@@ -71,7 +61,7 @@ describe('auto-recall: older transcript messages matching the new one reach the 
     await kit.waitForFoldThrough(thread.id, 2);
 
     const patch = async (recallTokens: number | null) => {
-      const response = await app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token, json: { recallTokens } });
+      const response = await server.app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token: server.token, json: { recallTokens } });
       expect(response.status).toBe(200);
       return (await response.json()) as ThreadMemorySettingsDto;
     };
@@ -90,7 +80,7 @@ describe('auto-recall: older transcript messages matching the new one reach the 
     expect(preview.recalledSeqs.length).toBeGreaterThan(0);
     expect(recallSlot(lastChat())).toContain(PLANTED);
 
-    const invalid = await app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token, json: { recallTokens: 10_000_000 } });
+    const invalid = await server.app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token: server.token, json: { recallTokens: 10_000_000 } });
     expect(invalid.status).toBe(400);
     expect(((await invalid.json()) as { error: { code: string } }).error.code).toBe('VALIDATION');
     expect((await patch(null)).recallTokens).toBeNull();

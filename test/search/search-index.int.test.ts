@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText, replyWithToolCalls, type StubRequest } from '../support/openai-stub';
+import type { TestApp } from '../support/test-app';
 import { reindexSearch } from '../../src/db/search-settings';
 import { query } from '../memory/memory-test-kit';
 import { classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
@@ -16,21 +17,14 @@ function chat(request: StubRequest) {
 }
 
 describe('the transcript search index and the search_transcript tool', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
+  const server = useChatServer({ stub: { classifyRequest, responder: responder(chat) } });
   let helpers: ThreadHelpers;
-  const search = () => app.application.deps.search;
+  const search = () => server.app.application.deps.search;
 
   beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-    helpers = await threadHelpers(app);
+    helpers = await threadHelpers(server.app);
   });
-  beforeEach(() => stub.reset());
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  beforeEach(() => server.stub.reset());
 
   it('indexes a message when it completes, with stemming, and never an unfinished one', async () => {
     const thread = await helpers.newThread();
@@ -40,15 +34,15 @@ describe('the transcript search index and the search_transcript tool', () => {
     expect(found[0]?.content).toContain('Lisbon');
 
     // A streaming message has no vector; completing it indexes it (the trigger of the search_index migration).
-    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, 3, 'assistant', 'the zeppelin is streaming', 'streaming')`, [thread.id]);
-    await query(app, 'UPDATE threads SET last_seq = 3 WHERE id = $1', [thread.id]);
-    const [streaming] = await query<{ indexed: boolean }>(app, 'SELECT search_vector IS NOT NULL AS indexed FROM messages WHERE thread_id = $1 AND seq = 3', [thread.id]);
+    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, 3, 'assistant', 'the zeppelin is streaming', 'streaming')`, [thread.id]);
+    await query(server.app, 'UPDATE threads SET last_seq = 3 WHERE id = $1', [thread.id]);
+    const [streaming] = await query<{ indexed: boolean }>(server.app, 'SELECT search_vector IS NOT NULL AS indexed FROM messages WHERE thread_id = $1 AND seq = 3', [thread.id]);
     expect(streaming?.indexed).toBe(false);
     expect(await search().searchForModel({ threadId: thread.id, query: 'zeppelin', limit: 5 })).toEqual([]);
-    await query(app, `UPDATE messages SET content = 'the zeppelin has landed', status = 'complete' WHERE thread_id = $1 AND seq = 3`, [thread.id]);
+    await query(server.app, `UPDATE messages SET content = 'the zeppelin has landed', status = 'complete' WHERE thread_id = $1 AND seq = 3`, [thread.id]);
     expect((await search().searchForModel({ threadId: thread.id, query: 'zeppelins', limit: 5 })).map((match) => match.seq)).toEqual([3]);
     // Errored and cancelled messages are never returned.
-    await query(app, `UPDATE messages SET status = 'error' WHERE thread_id = $1 AND seq = 3`, [thread.id]);
+    await query(server.app, `UPDATE messages SET status = 'error' WHERE thread_id = $1 AND seq = 3`, [thread.id]);
     expect(await search().searchForModel({ threadId: thread.id, query: 'zeppelin', limit: 5 })).toEqual([]);
   });
 
@@ -56,15 +50,15 @@ describe('the transcript search index and the search_transcript tool', () => {
     const thread = await helpers.newThread();
     const huge = `The import report of ORD-7731: ${'rows and rows of numbers 12345 '.repeat(70_000)} the end.`;
     expect(huge.length).toBeGreaterThan(2_000_000);
-    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status, tool_call_id) VALUES (gen_random_uuid(), $1, 1, 'tool', $2, 'complete', 'call-1')`, [thread.id, huge]);
-    await query(app, 'UPDATE threads SET last_seq = 1 WHERE id = $1', [thread.id]);
+    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status, tool_call_id) VALUES (gen_random_uuid(), $1, 1, 'tool', $2, 'complete', 'call-1')`, [thread.id, huge]);
+    await query(server.app, 'UPDATE threads SET last_seq = 1 WHERE id = $1', [thread.id]);
     const found = await search().searchForModel({ threadId: thread.id, query: 'import report ORD-7731', limit: 3 });
     expect(found.map((match) => [match.seq, match.role])).toEqual([[1, 'tool']]);
 
     const copy = await helpers.newThread();
-    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status, tool_call_id, search_vector)
+    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status, tool_call_id, search_vector)
       SELECT gen_random_uuid(), $2, seq, role, content, status, tool_call_id, search_vector FROM messages WHERE thread_id = $1`, [thread.id, copy.id]);
-    const [same] = await query<{ same: boolean }>(app, `SELECT (SELECT search_vector FROM messages WHERE thread_id = $1) = (SELECT search_vector FROM messages WHERE thread_id = $2) AS same`, [thread.id, copy.id]);
+    const [same] = await query<{ same: boolean }>(server.app, `SELECT (SELECT search_vector FROM messages WHERE thread_id = $1) = (SELECT search_vector FROM messages WHERE thread_id = $2) AS same`, [thread.id, copy.id]);
     expect(same?.same).toBe(true);
   });
 
@@ -82,7 +76,7 @@ describe('the transcript search index and the search_transcript tool', () => {
     expect(tool).not.toContain('9191');
     expect(result.messages[2]?.content).toContain('4455');
     // The result was bounded by TOOL_RESULT_INLINE_TOKENS, so it entered the context as it is.
-    const second = stub.requests.filter((request) => request.kind === 'chat').at(-1);
+    const second = server.stub.requests.filter((request) => request.kind === 'chat').at(-1);
     expect(textOf(second?.body.messages.at(-1))).toBe(tool);
   });
 
@@ -91,21 +85,21 @@ describe('the transcript search index and the search_transcript tool', () => {
     const forgotten = await helpers.send(thread.id, 'My locker code is LOCKER-5150.');
     await helpers.send(thread.id, 'My bike lock code is BIKE-2112.');
     expect((await search().searchForModel({ threadId: thread.id, query: 'LOCKER-5150', limit: 5 })).length).toBeGreaterThan(0);
-    expect((await app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, { method: 'DELETE', token: helpers.token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, { method: 'DELETE', token: helpers.token })).status).toBe(200);
     expect(await search().searchForModel({ threadId: thread.id, query: 'LOCKER-5150 locker', limit: 5 })).toEqual([]);
-    const [tombstone] = await query<{ indexed: boolean }>(app, 'SELECT search_vector IS NOT NULL AS indexed FROM messages WHERE id = $1', [forgotten.userMessage.id]);
+    const [tombstone] = await query<{ indexed: boolean }>(server.app, 'SELECT search_vector IS NOT NULL AS indexed FROM messages WHERE id = $1', [forgotten.userMessage.id]);
     expect(tombstone?.indexed).toBe(false);
 
     // Regenerate: the replaced answer is superseded and no longer found.
     const before = await helpers.messages(thread.id);
     const replaced = before.filter((message) => message.role === 'assistant').at(-1);
-    expect((await app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: helpers.token })).status).toBeLessThan(300);
-    await waitForSuperseded(app, replaced?.id ?? '');
+    expect((await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: helpers.token })).status).toBeLessThan(300);
+    await waitForSuperseded(server.app, replaced?.id ?? '');
     const bike = await search().searchForModel({ threadId: thread.id, query: 'bike lock', limit: 10 });
     expect(bike.map((match) => match.messageId)).not.toContain(replaced?.id);
 
     // A fresh context: earlier messages are not searchable for the model.
-    expect((await app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: helpers.token })).status).toBe(201);
+    expect((await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: helpers.token })).status).toBe(201);
     await helpers.send(thread.id, 'A new topic: gardening tomatoes.');
     expect(await search().searchForModel({ threadId: thread.id, query: 'bike lock BIKE-2112', limit: 5 })).toEqual([]);
     expect((await search().searchForModel({ threadId: thread.id, query: 'tomatoes', limit: 5 })).length).toBeGreaterThan(0);
@@ -126,9 +120,9 @@ describe('the transcript search index and the search_transcript tool', () => {
       'The cafe changed its menu.',
       'We saw a blue car speeding on the highway yesterday evening near us.', // 11: "blue car" as a phrase
     ];
-    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status)
+    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status)
       SELECT gen_random_uuid(), $1, n, CASE WHEN n % 2 = 1 THEN 'user' ELSE 'assistant' END, t, 'complete' FROM unnest($2::text[]) WITH ORDINALITY AS x(t, n)`, [thread.id, texts]);
-    await query(app, 'UPDATE threads SET last_seq = $2 WHERE id = $1', [thread.id, texts.length]);
+    await query(server.app, 'UPDATE threads SET last_seq = $2 WHERE id = $1', [thread.id, texts.length]);
     const seqs = async (text: string) => (await search().searchForModel({ threadId: thread.id, query: text, limit: 5 })).map((match) => match.seq);
     const classes = await seqs('which classes for the new hobby?');
     expect(classes.indexOf(2)).toBeGreaterThanOrEqual(0);
@@ -151,11 +145,11 @@ describe('the transcript search index and the search_transcript tool', () => {
     const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
     expect((await search().searchForModel({ threadId: thread.id, query: 'planted tulip', limit: 5 })).length).toBeGreaterThan(0);
     try {
-      expect(await reindexSearch(app.application.db, 'simple', log)).toBeGreaterThan(0);
+      expect(await reindexSearch(server.app.application.db, 'simple', log)).toBeGreaterThan(0);
       expect(await search().searchForModel({ threadId: thread.id, query: 'planted tulip', limit: 5 })).toEqual([]);
       expect((await search().searchForModel({ threadId: thread.id, query: 'planting tulips', limit: 5 })).length).toBeGreaterThan(0);
     } finally {
-      await reindexSearch(app.application.db, 'english', log);
+      await reindexSearch(server.app.application.db, 'english', log);
     }
     expect((await search().searchForModel({ threadId: thread.id, query: 'planted tulip', limit: 5 })).length).toBeGreaterThan(0);
   });

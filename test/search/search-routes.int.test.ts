@@ -1,38 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RegenerateResponseDto, SearchHitDto, SearchPageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { query } from '../memory/memory-test-kit';
-import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText } from '../support/openai-stub';
 import { classifyRequest, responder } from '../tools/tool-test-kit';
 
 /** The words of a hit's snippet that the server marked as matches. */
 const marked = (hit: SearchHitDto) => hit.highlights.map(({ start, end }) => hit.snippet.slice(start, end).toLowerCase());
 
 describe('GET /api/search and GET /api/threads/:id/search', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
   let replies = 0;
-
-  beforeAll(async () => {
-    // Each answer repeats the user's words under a new number, so a regenerated answer differs from the one it replaces.
-    stub = await startOpenAIStub({ classifyRequest, responder: responder((request) => replyWithText(`Reply ${++replies}: ${lastUserText(request.body)}`)) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  // Each answer repeats the user's words under a new number, so a regenerated answer differs from the one it replaces.
+  const server = useChatServer({ stub: { classifyRequest, responder: responder((request) => replyWithText(`Reply ${++replies}: ${lastUserText(request.body)}`)) } });
 
   async function user() {
-    const { token } = await app.guest();
-    const newThread = async (title: string) => (await (await app.api('/api/threads', { method: 'POST', token, json: { title } })).json()) as ThreadDto;
+    const { token } = await server.guest();
+    const newThread = async (title: string) => (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title } })).json()) as ThreadDto;
     const send = async (threadId: string, content: string) => {
-      const response = await app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } });
+      const response = await server.app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } });
       expect(response.status).toBe(201);
       return (await response.json()) as SendMessageResponseDto;
     };
     const search = async (path: string) => {
-      const response = await app.api(path, { token });
+      const response = await server.app.api(path, { token });
       expect(response.status, await response.clone().text()).toBe(200);
       return (await response.json()) as SearchPageDto;
     };
@@ -75,12 +65,12 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     // One thread: only its hits; another user's thread is not found, a bad id is a clear 400.
     const inGarden = await alice.search(`/api/threads/${garden.id}/search?q=lisbon`);
     expect(inGarden.hits.map((hit) => hit.threadId)).toEqual([garden.id, garden.id]);
-    const foreign = await app.api(`/api/threads/${bobs.id}/search?q=lisbon`, { token: alice.token });
+    const foreign = await server.app.api(`/api/threads/${bobs.id}/search?q=lisbon`, { token: alice.token });
     expect(foreign.status).toBe(404);
     expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
-    const malformed = await app.api('/api/threads/not-a-uuid/search?q=lisbon', { token: alice.token });
+    const malformed = await server.app.api('/api/threads/not-a-uuid/search?q=lisbon', { token: alice.token });
     expect(malformed.status).toBe(400);
-    expect((await app.api('/api/search?q=lisbon')).status).toBe(401);
+    expect((await server.app.api('/api/search?q=lisbon')).status).toBe(401);
   });
 
   it('never returns forgotten messages, superseded answers, or pending, streaming, errored or cancelled ones', async () => {
@@ -90,14 +80,14 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     await carol.send(thread.id, 'The bike lock code is BIKE-2112.');
     expect((await carol.search('/api/search?q=LOCKER-5150')).hits.length).toBeGreaterThan(0);
     // Forget the user message and its answer: the tombstones are not found.
-    expect((await app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, { method: 'DELETE', token: carol.token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, { method: 'DELETE', token: carol.token })).status).toBe(200);
     const [answer] = forgotten.messages;
-    if (answer) await app.api(`/api/threads/${thread.id}/messages/${answer.id}`, { method: 'DELETE', token: carol.token });
+    if (answer) await server.app.api(`/api/threads/${thread.id}/messages/${answer.id}`, { method: 'DELETE', token: carol.token });
     expect((await carol.search('/api/search?q=locker')).hits).toEqual([]);
     expect((await carol.search(`/api/threads/${thread.id}/search?q=gym`)).hits).toEqual([]);
 
     // Regenerate: the replaced answer is superseded and not found; its replacement is.
-    const regenerated = await app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: carol.token });
+    const regenerated = await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: carol.token });
     expect(regenerated.status).toBe(201);
     const { superseded, messages } = (await regenerated.json()) as RegenerateResponseDto;
     expect(superseded.length).toBe(1);
@@ -106,21 +96,21 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     expect(bikeHits).toContain(messages[0]?.id);
 
     // Messages that never completed are not found, whatever their text.
-    const [{ last_seq: lastSeq } = { last_seq: 0 }] = await query<{ last_seq: number }>(app, 'SELECT last_seq FROM threads WHERE id = $1', [thread.id]);
+    const [{ last_seq: lastSeq } = { last_seq: 0 }] = await query<{ last_seq: number }>(server.app, 'SELECT last_seq FROM threads WHERE id = $1', [thread.id]);
     let seq = lastSeq;
     for (const status of ['streaming', 'error', 'cancelled']) {
       seq += 1;
-      await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, $2, 'assistant', $3, $4)`, [thread.id, seq, `the zeppelin answer was ${status}`, status]);
+      await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, $2, 'assistant', $3, $4)`, [thread.id, seq, `the zeppelin answer was ${status}`, status]);
     }
-    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, NULL, 'user', 'a queued zeppelin question', 'pending')`, [thread.id]);
-    await query(app, 'UPDATE threads SET last_seq = $2 WHERE id = $1', [thread.id, seq]);
+    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, NULL, 'user', 'a queued zeppelin question', 'pending')`, [thread.id]);
+    await query(server.app, 'UPDATE threads SET last_seq = $2 WHERE id = $1', [thread.id, seq]);
     // Give even a complete-then-failed message a vector: the status alone must keep it out.
-    await query(app, `UPDATE messages SET search_vector = to_tsvector('english', content) WHERE thread_id = $1 AND content LIKE '%zeppelin%'`, [thread.id]);
+    await query(server.app, `UPDATE messages SET search_vector = to_tsvector('english', content) WHERE thread_id = $1 AND content LIKE '%zeppelin%'`, [thread.id]);
     expect((await carol.search('/api/search?q=zeppelin')).hits).toEqual([]);
     expect((await carol.search(`/api/threads/${thread.id}/search?q=zeppelin`)).hits).toEqual([]);
 
     // A fresh context hides older messages from the model, not from people.
-    expect((await app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: carol.token })).status).toBe(201);
+    expect((await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: carol.token })).status).toBe(201);
     expect((await carol.search('/api/search?q=BIKE-2112')).hits.length).toBeGreaterThan(0);
   });
 
@@ -129,10 +119,10 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     const thread = await dave.newThread('Many');
     await dave.send(thread.id, 'first mention of the harpsichord');
     // 24 more complete messages mentioning it (indexed on insert by the search trigger), the newest ranking first.
-    await query(app, `INSERT INTO messages (id, thread_id, seq, role, content, status, created_at)
+    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status, created_at)
       SELECT gen_random_uuid(), $1, 2 + n, CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END, 'harpsichord note number ' || n, 'complete', now() + n * interval '1 second'
       FROM generate_series(1, 24) AS n`, [thread.id]);
-    await query(app, 'UPDATE threads SET last_seq = 26 WHERE id = $1', [thread.id]);
+    await query(server.app, 'UPDATE threads SET last_seq = 26 WHERE id = $1', [thread.id]);
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -153,7 +143,7 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     expect(second.nextCursor).toBeNull();
 
     const refusal = async (path: string) => {
-      const response = await app.api(path, { token: dave.token });
+      const response = await server.app.api(path, { token: dave.token });
       const body = (await response.json()) as { error: { code: string; message: string } };
       return { status: response.status, code: body.error.code, message: body.error.message };
     };
@@ -168,9 +158,43 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     expect(await refusal(`/api/threads/${thread.id}/search?q=harpsichord&cursor=${first.nextCursor}`)).toMatchObject({ status: 400, code: 'VALIDATION' });
     // Query syntax people type never breaks the search (websearch parsing never fails); stop words alone find nothing.
     for (const odd of ['"unclosed', 'a & b | !c', 'or or -', '(harpsichord', 'harpsichord:*', "it's"]) {
-      const response = await app.api(`/api/search?q=${encodeURIComponent(odd)}`, { token: dave.token });
+      const response = await server.app.api(`/api/search?q=${encodeURIComponent(odd)}`, { token: dave.token });
       expect(response.status, odd).toBe(200);
     }
     expect((await dave.search('/api/search?q=the')).hits).toEqual([]);
+  });
+});
+
+describe('the search routes are rate limited per user (SEARCH_PER_MINUTE), apart from the send limit', () => {
+  const server = useChatServer({
+    stub: { classifyRequest, responder: responder((request) => replyWithText(`Noted: ${lastUserText(request.body)}`)) },
+    env: { SEARCH_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '2' },
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After past the limit over both routes, for that user only; sends keep their own budget', async () => {
+    const { token } = server;
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title: 'Plans' } })).json()) as ThreadDto;
+    expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'The budget is 4000 euros.' } })).status).toBe(201);
+
+    // A bad query is refused before it counts.
+    expect((await server.app.api('/api/search?q=', { token })).status).toBe(400);
+    const statuses: number[] = [];
+    for (const path of ['/api/search?q=budget', `/api/threads/${thread.id}/search?q=budget`, '/api/search?q=euros', `/api/threads/${thread.id}/search?q=budget`]) {
+      statuses.push((await server.app.api(path, { token })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await server.app.api('/api/search?q=budget', { token });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringMatching(/Too many searches/) } });
+
+    // Searching spent nothing of the send limit (2 a minute here: one was used above, one is left).
+    expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'And the dates?' } })).status).toBe(201);
+
+    // Another user has a budget of their own.
+    const other = await server.guest();
+    const page = await server.app.api('/api/search?q=budget', { token: other.token });
+    expect(page.status).toBe(200);
+    expect(((await page.json()) as SearchPageDto).hits).toEqual([]);
   });
 });

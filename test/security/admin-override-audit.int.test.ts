@@ -1,48 +1,38 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditPageDto } from '../../src/shared/admin-api';
 import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
-import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { replyWithText } from '../support/openai-stub';
 import { adminToken } from '../memory/memory-test-kit';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 describe('admin-role actions through user routes are audited', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ responder: () => replyWithText('noted') });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  const server = useChatServer({ stub: { responder: () => replyWithText('noted') } });
 
   async function auditOf(threadId: string): Promise<AuditPageDto['entries']> {
-    const response = await app.api(`/api/admin/audit?threadId=${threadId}&limit=100`, { token: ADMIN_TOKEN });
+    const response = await server.app.api(`/api/admin/audit?threadId=${threadId}&limit=100`, { token: ADMIN_TOKEN });
     expect(response.status).toBe(200);
     return ((await response.json()) as AuditPageDto).entries;
   }
 
   it("records export, pin, unpin, settings, reset, undo, forget and regenerate by an admin JWT on another user's thread", async () => {
-    const owner = await app.guest();
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: 'private' } })).json()) as ThreadDto;
+    const owner = await server.guest();
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: 'private' } })).json()) as ThreadDto;
     const sent = async (content: string) => {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content } });
+      const response = await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content } });
       expect(response.status).toBe(201);
       return (await response.json()) as SendMessageResponseDto;
     };
     const first = await sent('First message.');
     await sent('Second message.');
     // The owner's own actions are not admin actions: nothing is audited for them.
-    expect((await app.api(`/api/threads/${thread.id}/export?format=json`, { token: owner.token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/export?format=json`, { token: owner.token })).status).toBe(200);
     expect(await auditOf(thread.id)).toEqual([]);
 
-    const admin = await adminToken(app, 'admin-ops-7');
+    const admin = await adminToken(server.app, 'admin-ops-7');
     const call = async (method: string, path: string, json?: unknown) => {
-      const response = await app.api(`/api/threads/${thread.id}${path}`, { method, token: admin, ...(json !== undefined ? { json } : {}) });
+      const response = await server.app.api(`/api/threads/${thread.id}${path}`, { method, token: admin, ...(json !== undefined ? { json } : {}) });
       expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
       await response.arrayBuffer();
     };
@@ -68,13 +58,13 @@ describe('admin-role actions through user routes are audited', () => {
   });
 
   it('does not audit an admin acting on their own thread, nor a refused attempt', async () => {
-    const admin = await adminToken(app, 'admin-own-1');
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token: admin, json: {} })).json()) as ThreadDto;
-    expect((await app.api(`/api/threads/${thread.id}/export?format=json`, { token: admin })).status).toBe(200);
-    const other = await app.guest();
-    const otherThread = (await (await app.api('/api/threads', { method: 'POST', token: other.token, json: {} })).json()) as ThreadDto;
+    const admin = await adminToken(server.app, 'admin-own-1');
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: admin, json: {} })).json()) as ThreadDto;
+    expect((await server.app.api(`/api/threads/${thread.id}/export?format=json`, { token: admin })).status).toBe(200);
+    const other = await server.guest();
+    const otherThread = (await (await server.app.api('/api/threads', { method: 'POST', token: other.token, json: {} })).json()) as ThreadDto;
     // Nothing to regenerate: refused, so nothing happened and nothing is recorded.
-    expect((await app.api(`/api/threads/${otherThread.id}/regenerate`, { method: 'POST', token: admin })).status).toBe(409);
+    expect((await server.app.api(`/api/threads/${otherThread.id}/regenerate`, { method: 'POST', token: admin })).status).toBe(409);
     expect(await auditOf(thread.id)).toEqual([]);
     expect(await auditOf(otherThread.id)).toEqual([]);
   });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ContextPackDto, ToolRunDto } from '../../src/shared/api';
 import { RUN_DISCARDED_BY_FORGET } from '../../src/db/memory-repository';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubReply, type StubRequest } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText, replyWithToolCalls, type StubReply, type StubRequest } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
 import { classifyRequest, condenseReply, lastMessage, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
 
@@ -10,8 +10,6 @@ const SECRET = 'CODE-4242';
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
 
 describe('a forget vs the async tool runs that read the transcript before it', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
   let helpers: ThreadHelpers;
   /** While set, condense calls wait for it: a run that finished is held between its result and its report. */
   let condenseGate: Promise<void> | null = null;
@@ -26,34 +24,33 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     return replyWithText('noted');
   }
 
-  beforeAll(async () => {
-    stub = await startOpenAIStub({
+  const server = useChatServer({
+    stub: {
       classifyRequest,
       responder: async (request) => {
         if (request.kind !== 'condense') return chat(request);
         await condenseGate;
         return condenseReply(request);
       },
-    });
+    },
     // A small inline size: the analysis report is condensed by the summary model before it is stored.
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, TOOL_RESULT_INLINE_TOKENS: '60' }, tuning: { toolCancelPollMs: 100 } });
-    helpers = await threadHelpers(app);
+    env: { TOOL_RESULT_INLINE_TOKENS: '60' },
+    app: { tuning: { toolCancelPollMs: 100 } },
+  });
+  beforeAll(async () => {
+    helpers = await threadHelpers(server.app);
   });
   beforeEach(() => {
-    stub.reset();
+    server.stub.reset();
     condenseGate = null;
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
 
-  const getRun = async (runId: string) => (await (await app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
+  const getRun = async (runId: string) => (await (await server.app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
 
   async function expectNothingRemembers(threadId: string, runId: string, forgetMark: number): Promise<void> {
     // The run's report lands (as a cancelled run) and its follow-up turn ends.
     await waitFor(async () => (await helpers.messages(threadId)).some((message) => message.toolRunId === runId && message.status === 'complete'), { timeoutMs: 30_000, what: 'the run report' });
-    await waitFor(async () => (await app.application.db.turn.count({ where: { threadId, status: { in: ['queued', 'running'] } } })) === 0, { timeoutMs: 30_000, what: 'the follow-up turn' });
+    await waitFor(async () => (await server.app.application.db.turn.count({ where: { threadId, status: { in: ['queued', 'running'] } } })) === 0, { timeoutMs: 30_000, what: 'the follow-up turn' });
     const run = await getRun(runId);
     expect(run).toMatchObject({ status: 'cancelled', resultPreview: null, error: RUN_DISCARDED_BY_FORGET });
     const transcript = await helpers.messages(threadId);
@@ -61,12 +58,12 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     expect(note?.content).toContain(`analyze_thread (run ${runId}`);
     expect(note?.content).toContain(RUN_DISCARDED_BY_FORGET);
     expect(JSON.stringify(transcript)).not.toContain(SECRET);
-    const context = (await (await app.api(`/api/threads/${threadId}/context`, { token: helpers.token })).json()) as ContextPackDto;
+    const context = (await (await server.app.api(`/api/threads/${threadId}/context`, { token: helpers.token })).json()) as ContextPackDto;
     expect(JSON.stringify(context)).not.toContain(SECRET);
-    const stored = await app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } });
+    const stored = await server.app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } });
     expect(JSON.stringify(stored)).not.toContain(SECRET);
     // No model request after the forget carried it (the follow-up, a condense of the stale result).
-    expect(stub.requests.slice(forgetMark).filter((request) => JSON.stringify(request.body).includes(SECRET))).toEqual([]);
+    expect(server.stub.requests.slice(forgetMark).filter((request) => JSON.stringify(request.body).includes(SECRET))).toEqual([]);
   }
 
   it('cancels a run that is still working: it reports that it was discarded, never what it read', async () => {
@@ -76,8 +73,8 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     const runId = runIdOf(started.messages[1]?.content);
     // The run has read the transcript (the secret included) and is pausing before its next step.
     await waitFor(async () => (await getRun(runId)).progress >= 0.25, { timeoutMs: 15_000, what: 'the run to read the transcript' });
-    const mark = stub.requests.length;
-    const forget = await app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token: helpers.token });
+    const mark = server.stub.requests.length;
+    const forget = await server.app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token: helpers.token });
     expect(forget.status).toBe(200);
     await expectNothingRemembers(thread.id, runId, mark);
   });
@@ -90,10 +87,10 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     const started = await helpers.send(thread.id, 'analyze quickly');
     const runId = runIdOf(started.messages[1]?.content);
     // The tool has returned its report (which quotes the secret) and the worker is condensing it.
-    await waitFor(() => stub.requests.some((request) => request.kind === 'condense'), { timeoutMs: 15_000, what: 'the condense call' });
-    expect(JSON.stringify(stub.requests.find((request) => request.kind === 'condense')?.body)).toContain(SECRET);
-    const mark = stub.requests.length;
-    const forget = await app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token: helpers.token });
+    await waitFor(() => server.stub.requests.some((request) => request.kind === 'condense'), { timeoutMs: 15_000, what: 'the condense call' });
+    expect(JSON.stringify(server.stub.requests.find((request) => request.kind === 'condense')?.body)).toContain(SECRET);
+    const mark = server.stub.requests.length;
+    const forget = await server.app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}`, { method: 'DELETE', token: helpers.token });
     expect(forget.status).toBe(200);
     release();
     await expectNothingRemembers(thread.id, runId, mark);

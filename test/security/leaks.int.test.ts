@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AdminThreadDetailDto } from '../../src/shared/admin-api';
 import type { ThreadDetailDto, ThreadDto } from '../../src/shared/api';
+import { useChatServer } from '../support/chat-server';
 import { replyWithError, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { createTestDatabase } from '../support/databases';
-import { startTestApp, type TestApp } from '../support/test-app';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
 import { waitFor } from '../support/wait-for';
 
@@ -23,38 +23,29 @@ const MALFORMED_CURSORS = [
 ];
 
 describe('leaks and malformed input', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
   let failSummaries = false;
-
-  beforeAll(async () => {
-    const summaries = summaryResponder();
-    stub = await startOpenAIStub({
+  const summaries = summaryResponder();
+  const server = useChatServer({
+    stub: {
       classifyRequest,
       responder: (request) => (failSummaries && request.kind === 'summary' ? replyWithError(400, { message: PROVIDER_DETAIL }) : summaries(request)),
-    });
-    app = await startTestApp({
-      env: { OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test', SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', MODEL_MAX_RETRIES: '0' },
-    });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
+    },
+    env: { OPENAI_API_KEY: 'sk-test', SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', MODEL_MAX_RETRIES: '0' },
   });
 
   it('answers a malformed page cursor with 400 VALIDATION on every paged route, never 500', async () => {
-    const { token } = await app.guest();
+    const { token } = await server.guest();
     // A real page of threads first: the cursor the server hands out still works.
-    for (const title of ['one', 'two', 'three']) await app.api('/api/threads', { method: 'POST', token, json: { title } });
-    const first = (await (await app.api('/api/threads?limit=2', { token })).json()) as { threads: ThreadDto[]; nextCursor: string | null };
+    for (const title of ['one', 'two', 'three']) await server.app.api('/api/threads', { method: 'POST', token, json: { title } });
+    const first = (await (await server.app.api('/api/threads?limit=2', { token })).json()) as { threads: ThreadDto[]; nextCursor: string | null };
     expect(first.nextCursor).not.toBeNull();
-    const second = await app.api(`/api/threads?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`, { token });
+    const second = await server.app.api(`/api/threads?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`, { token });
     expect(second.status).toBe(200);
     expect(((await second.json()) as { threads: ThreadDto[] }).threads.map((thread) => thread.title)).toEqual(['one']);
 
     for (const cursor of MALFORMED_CURSORS) {
       for (const [path, bearer] of [['/api/threads', token], ['/api/admin/threads', ADMIN_TOKEN], ['/api/admin/audit', ADMIN_TOKEN]] as const) {
-        const response = await app.api(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: bearer });
+        const response = await server.app.api(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: bearer });
         expect({ path, cursor, status: response.status }).toEqual({ path, cursor, status: 400 });
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe('VALIDATION');
       }
@@ -62,16 +53,16 @@ describe('leaks and malformed input', () => {
   });
 
   it('shows users a generic coded notice of a failed fold, and admins the detail', async () => {
-    const { token } = await app.guest();
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    const { token } = await server.guest();
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     failSummaries = true;
     for (const content of ['first', 'second', 'third']) {
-      expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })).status).toBe(201);
+      expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })).status).toBe(201);
     }
     // Five attempts with exponential backoff (1 + 2 + 4 + 8 s) before the failure is recorded.
     let detail: ThreadDetailDto | null = null;
     await waitFor(async () => {
-      detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as ThreadDetailDto;
+      detail = (await (await server.app.api(`/api/threads/${thread.id}`, { token })).json()) as ThreadDetailDto;
       return detail.context.lastFoldError !== null;
     }, { timeoutMs: 90_000, intervalMs: 500, what: 'the fold to fail for good' });
     failSummaries = false;
@@ -81,9 +72,9 @@ describe('leaks and malformed input', () => {
     expect(shown.message).toMatch(/summary could not be updated/i);
     const raw = JSON.stringify(detail);
     for (const fragment of ['eu-west-7', 'sk-live', 'IBAN', 'DE89']) expect(raw).not.toContain(fragment);
-    expect(stub.requests.some((request) => request.kind === 'summary' && request.status === 400)).toBe(true);
+    expect(server.stub.requests.some((request) => request.kind === 'summary' && request.status === 400)).toBe(true);
 
-    const admin = (await (await app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN })).json()) as AdminThreadDetailDto;
+    const admin = (await (await server.app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN })).json()) as AdminThreadDetailDto;
     expect(admin.context.lastFoldError).toContain('eu-west-7');
   }, 120_000);
 });

@@ -37,7 +37,7 @@ export async function startTestApp(options: { env?: Record<string, string>; mode
   const env = loadEnv({
     NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', REDIS_PREFIX: prefix,
     DATABASE_URL: database.url, REDIS_URL: redisUrl, HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '10000',
-    ...options.env,
+    SEARCH_PER_MINUTE: '10000', ...options.env,
   });
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, pretty: false });
   const application = await createApplication({

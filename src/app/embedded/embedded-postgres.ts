@@ -5,10 +5,16 @@ import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { findFreePort, isProcessAlive, run, startService, stopProcess } from './process-tools';
+import { makeSocketDir } from './socket-dir';
 
-/** A running Postgres we started; `url` is a superuser URL to the `postgres` database. */
+/**
+ * A running Postgres we started. `url` is a superuser URL to the `postgres` database over loopback TCP (for people
+ * and tools: psql, a GUI); `socketUrl` is the same over a unix socket, which this application's own connections use:
+ * a loopback TCP write runs the TCP stack for both ends in the writing process, and a turn makes a dozen of them.
+ */
 export interface EmbeddedPostgres {
   url: string;
+  socketUrl: string;
   port: number;
   stop(): Promise<void>;
 }
@@ -180,19 +186,32 @@ export async function startEmbeddedPostgres(options: {
     await stopLeftover(dataDir);
   }
   const port = options.port ?? (await findFreePort());
-  const child: ChildProcess = await startService({
-    name: 'postgres',
-    command: binaries.postgres,
-    args: ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=200', '-c', 'fsync=on'],
-    spawnOptions: { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' } },
-    isReady: (output) => output.includes('database system is ready to accept connections'),
-  });
+  const socketDir = await makeSocketDir('chat-pg-', runAs.uid === undefined ? undefined : { uid: runAs.uid, gid: runAs.gid ?? runAs.uid });
+  let child: ChildProcess;
+  try {
+    child = await startService({
+      name: 'postgres',
+      command: binaries.postgres,
+      args: ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir.path}`,
+        '-c', 'unix_socket_permissions=0700', '-c', 'max_connections=200', '-c', 'fsync=on'],
+      spawnOptions: { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' } },
+      isReady: (output) => output.includes('database system is ready to accept connections'),
+    });
+  } catch (error) {
+    await socketDir.remove();
+    throw error;
+  }
   child.stderr?.on('data', (chunk: Buffer) => options.log?.(chunk.toString().trimEnd()));
+  const url = `postgresql://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   return {
     port,
-    url: `postgresql://${SUPERUSER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    url,
+    // node-postgres takes the socket's directory as `host` (the port names the socket file).
+    socketUrl: `${url}?host=${encodeURIComponent(socketDir.path)}`,
     // SIGINT is Postgres' "fast" shutdown: it rolls back open transactions and checkpoints cleanly.
-    stop: () => stopProcess(child, 'SIGINT', 30_000),
+    stop: async () => {
+      await stopProcess(child, 'SIGINT', 30_000);
+      await socketDir.remove();
+    },
   };
 }

@@ -3,9 +3,16 @@ import { mkdir } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { findFreePort, run, startService, stopProcess } from './process-tools';
+import { makeSocketDir } from './socket-dir';
 
+/**
+ * A running redis-server we started: `url` over loopback TCP (for redis-cli and other processes' tools),
+ * `socketPath` its unix socket, which this application's own connections use (ioredis takes the path as its URL;
+ * see EmbeddedPostgres for why).
+ */
 export interface EmbeddedRedis {
   url: string;
+  socketPath: string;
   port: number;
   stop(): Promise<void>;
 }
@@ -54,16 +61,28 @@ export async function startEmbeddedRedis(options: { dataDir: string; port?: numb
   const persistence = options.persist === false
     ? ['--save', '', '--appendonly', 'no']
     : ['--save', '60 1', '--appendonly', 'yes', '--appendfsync', 'everysec'];
-  const child = await startService({
-    name: 'redis-server',
-    command: binary,
-    args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dataDir, '--daemonize', 'no',
-      '--protected-mode', 'yes', '--maxmemory-policy', 'noeviction', ...persistence],
-    isReady: (output) => output.includes('Ready to accept connections'),
-  });
+  const socketDir = await makeSocketDir('chat-redis-');
+  const socketPath = path.join(socketDir.path, 'redis.sock');
+  let child: Awaited<ReturnType<typeof startService>>;
+  try {
+    child = await startService({
+      name: 'redis-server',
+      command: binary,
+      args: ['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', socketPath, '--unixsocketperm', '700',
+        '--dir', dataDir, '--daemonize', 'no', '--protected-mode', 'yes', '--maxmemory-policy', 'noeviction', ...persistence],
+      isReady: (output) => output.includes('Ready to accept connections'),
+    });
+  } catch (error) {
+    await socketDir.remove();
+    throw error;
+  }
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
-    stop: () => stopProcess(child, 'SIGTERM', 15_000),
+    socketPath,
+    stop: async () => {
+      await stopProcess(child, 'SIGTERM', 15_000);
+      await socketDir.remove();
+    },
   };
 }

@@ -54,13 +54,13 @@ export async function startEmbeddedServices(options: { dataDir: string; database
         log: (line) => log.debug({ service: 'postgres' }, line),
         announce: (line) => log.info({ service: 'postgres' }, line),
       });
-      databaseUrl = await ensureDatabase(postgres.url, APP_DATABASE);
+      databaseUrl = await ensureDatabase(postgres.socketUrl, APP_DATABASE);
       log.info({ port: postgres.port, dataDir: path.join(dataDir, 'postgres') }, 'embedded postgres started');
     }
     let redisUrl = options.redisUrl;
     if (!redisUrl) {
       redis = await startEmbeddedRedis({ dataDir: path.join(dataDir, 'redis'), log: (message) => log.info(message) });
-      redisUrl = redis.url;
+      redisUrl = redis.socketPath;
       log.info({ port: redis.port }, 'embedded redis started');
     }
     return { databaseUrl, redisUrl, stop };

@@ -1,115 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ContextEntry, PackMessage } from '../context';
-import type { ThreadContext, TranscriptMessage, Turn, TurnKind } from '../domain';
+import type { PackMessage } from '../context';
+import type { Turn } from '../domain';
 import { ModelCallError } from '../model-call-error';
-import type { ChatCallRecord, ChatModelPort, ChatResult, ModelCallRecord, TurnStore } from '../ports';
+import type { ChatModelPort, ChatResult, ModelCallRecord } from '../ports';
 import { silentLog, testSettings } from '../summary/test-fakes';
 import { createToolRegistry } from '../tools/tool-registry';
 import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
 import type { ThreadEvent } from '../../shared/events';
+import { createMemoryStores, memoryContext } from '../../../test/fakes';
 import { toolChainNotice, TurnRunner } from './turn-runner';
 
 // Issue 17 item 9: the turn runner on in-memory fakes (no Postgres, no Redis, no HTTP).
 
-const THREAD = 'thread-1';
-
-/** One thread's turn queue, transcript and window in memory: the TurnStore a turn sees. */
-function memoryTurnStore() {
-  const messages: TranscriptMessage[] = [];
-  const window: ContextEntry[] = [];
-  const turns: Turn[] = [];
-  const calls: ChatCallRecord[] = [];
-  let lastSeq = 0;
-  let lease: string | null = null;
-  let ids = 0;
-  const now = () => new Date(0);
-  const context = (): ThreadContext => ({
-    thread: {
-      id: THREAD, ownerId: 'user-1', title: 't', createdAt: now(), updatedAt: now(), lastActivityAt: now(), lastSeq,
-      summary: null, summaryEncoding: null, contextStartSeq: 1, memoryMode: 'summary', settings: {}, version: 0,
-      lastFoldAt: null, lastFoldError: null, forkedFrom: null,
-    },
-    window: [...window],
-    pinned: [],
-  });
-  const message = (fields: Partial<TranscriptMessage> & Pick<TranscriptMessage, 'role' | 'content' | 'status'>): TranscriptMessage => ({
-    id: `m${++ids}`, threadId: THREAD, seq: null, toolCalls: null, toolCallId: null, error: null, tokens: 0, clientMessageId: null,
-    turnId: null, toolRunId: null, pinned: false, superseded: false, deleted: false, createdAt: now(), updatedAt: now(), completedAt: null,
-    ...fields,
-  });
-  const turn = (kind: TurnKind, userMessageId: string | null): Turn => {
-    const queued: Turn = { id: `t${++ids}`, threadId: THREAD, kind, userMessageId, status: 'queued', error: null, createdAt: now(), startedAt: null, finishedAt: null };
-    turns.push(queued);
-    return queued;
-  };
-  const find = (messageId: string) => {
-    const found = messages.find((candidate) => candidate.id === messageId);
-    if (!found) throw new Error(`no message ${messageId}`);
-    return found;
-  };
-  const store: TurnStore = {
-    acceptUserMessage: async () => { throw new Error('not used'); },
-    queueTurn: async (input) => turn(input.kind, input.userMessageId),
-    findTurn: async (turnId) => turns.find((candidate) => candidate.id === turnId) ?? null,
-    async acquireLease({ owner }) {
-      if (lease !== null && lease !== owner) return false;
-      lease = owner;
-      return true;
-    },
-    async releaseLease({ owner }) {
-      if (lease === owner) lease = null;
-    },
-    async startNextTurn() {
-      const next = turns.find((candidate) => candidate.status === 'queued');
-      if (!next) return null;
-      next.status = 'running';
-      const user = next.userMessageId ? find(next.userMessageId) : null;
-      if (user && user.seq === null) {
-        user.seq = ++lastSeq;
-        user.status = 'complete';
-        window.push({ seq: user.seq, role: 'user', content: user.content, tokens: user.tokens });
-      }
-      return { turn: next, userMessage: user, context: context() };
-    },
-    loadContext: async () => context(),
-    saveTokenCounts: async () => undefined,
-    async appendTurnMessage(input) {
-      const appended = message({ role: input.role, content: input.content, status: input.status, seq: ++lastSeq, turnId: input.turnId, toolCallId: input.toolCallId ?? null });
-      messages.push(appended);
-      return { ...appended };
-    },
-    async saveStreamingText(messageId, content) {
-      find(messageId).content = content;
-    },
-    async finishMessage(input) {
-      const finished = find(input.messageId);
-      Object.assign(finished, { content: input.content, status: input.status, error: input.error ?? null, toolCalls: input.toolCalls ?? null, tokens: input.tokens });
-      if (input.entry && finished.seq !== null) window.push({ ...input.entry, seq: finished.seq });
-      if (input.call) calls.push(input.call);
-      return { ...finished };
-    },
-    async finishTurn(input) {
-      const ended = turns.find((candidate) => candidate.id === input.turnId);
-      if (!ended) throw new Error('no turn');
-      Object.assign(ended, { status: input.status, error: input.error ?? null });
-      return { ...ended };
-    },
-    hasQueuedTurns: async () => turns.some((candidate) => candidate.status === 'queued'),
-    threadsWithStrandedTurns: async () => [],
-    failInterruptedTurns: async () => undefined,
-  };
+/** One thread on the in-memory stores of test/fakes (held to Postgres by test/contracts): the TurnStore a turn sees. */
+async function memoryTurnStore() {
+  const stores = createMemoryStores();
+  await stores.threads.ensureUser('user-1', 'guest');
+  const { id: threadId } = await stores.threads.createThread({ ownerId: 'user-1', maxThreads: 10 });
+  const { database } = stores;
   return {
-    store, messages, window, turns, calls,
-    /** A user message waiting in the queue with its turn, as a send leaves it. */
-    send(content: string): Turn {
-      const user = message({ role: 'user', content, status: 'pending', tokens: 10 });
-      messages.push(user);
-      return turn('message', user.id);
+    threadId,
+    store: stores.turns,
+    get messages() {
+      return database.messages;
     },
-    followUp(): Turn {
-      return turn('follow-up', null);
+    get window() {
+      return memoryContext(database, threadId)?.window ?? [];
+    },
+    get turns() {
+      return database.turns;
+    },
+    get calls() {
+      return database.calls;
+    },
+    /** A user message waiting in the queue with its turn, as a send leaves it. */
+    async send(content: string): Promise<Turn> {
+      return (await stores.turns.acceptUserMessage({ threadId, content, tokens: 10, encoding: 'o200k_base', clientMessageId: null, maxQueued: 5 })).turn;
+    },
+    followUp(): Promise<Turn> {
+      return stores.turns.queueTurn({ threadId, kind: 'follow-up', userMessageId: null, maxQueued: 5 });
     },
   };
 }
@@ -142,8 +73,8 @@ const callTools = (...names: string[]): Step => async () => ({
   text: '', toolCalls: names.map((name, index) => ({ id: `call-${index}-${name}`, name, args: { text: name } })), usage: null,
 });
 
-function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
-  const memory = memoryTurnStore();
+async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
+  const memory = await memoryTurnStore();
   const { chat, seen } = scriptedChat(steps);
   const events: ThreadEvent[] = [];
   const recorded: ModelCallRecord[] = [];
@@ -190,13 +121,13 @@ function toolKit(options: { maxRounds?: number; followUps?: number; depth?: numb
   };
 }
 
-const assistantMessages = (memory: ReturnType<typeof memoryTurnStore>) => memory.messages.filter((message) => message.role === 'assistant');
+const assistantMessages = (memory: Awaited<ReturnType<typeof memoryTurnStore>>) => memory.messages.filter((message) => message.role === 'assistant');
 
 describe('TurnRunner on fakes', () => {
   it('streams the answer into one message, adds it to the window and records what the model was given', async () => {
-    const { memory, runner, events, seen } = setup([answer('Hello there.')]);
-    const turn = memory.send('hi');
-    await runner.kick(THREAD);
+    const { memory, runner, events, seen } = await setup([answer('Hello there.')]);
+    const turn = await memory.send('hi');
+    await runner.kick(memory.threadId);
     expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([['Hello there.', 'complete']]);
     expect(memory.window.map((entry) => [entry.role, entry.content])).toEqual([['user', 'hi'], ['assistant', 'Hello there.']]);
     expect(memory.turns[0]).toMatchObject({ id: turn.id, status: 'complete' });
@@ -206,10 +137,10 @@ describe('TurnRunner on fakes', () => {
   });
 
   it('runs queued turns one after another, in order', async () => {
-    const { memory, runner, seen } = setup([answer('one'), answer('two')]);
-    memory.send('first');
-    memory.send('second');
-    await runner.kick(THREAD);
+    const { memory, runner, seen } = await setup([answer('one'), answer('two')]);
+    await memory.send('first');
+    await memory.send('second');
+    await runner.kick(memory.threadId);
     expect(assistantMessages(memory).map((message) => message.content)).toEqual(['one', 'two']);
     // The second call saw the first exchange.
     expect(seen[1]?.messages.map((message) => message.content)).toEqual(expect.arrayContaining(['first', 'one', 'second']));
@@ -218,16 +149,16 @@ describe('TurnRunner on fakes', () => {
   it('keeps a cancelled answer\'s partial text, marked cancelled, in the window', async () => {
     let started!: () => void;
     const streaming = new Promise<void>((resolve) => { started = resolve; });
-    const { memory, runner } = setup([async ({ onDelta, signal }) => {
+    const { memory, runner } = await setup([async ({ onDelta, signal }) => {
       onDelta('Partial ');
       started();
       await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
       throw new Error('unreachable');
     }]);
-    memory.send('long story please');
-    const running = runner.kick(THREAD);
+    await memory.send('long story please');
+    const running = runner.kick(memory.threadId);
     await streaming;
-    expect(runner.cancel(THREAD)).toBe(true);
+    expect(runner.cancel(memory.threadId)).toBe(true);
     await running;
     expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([['Partial ', 'cancelled']]);
     expect(memory.turns[0]?.status).toBe('cancelled');
@@ -235,9 +166,9 @@ describe('TurnRunner on fakes', () => {
   });
 
   it('retries a retryable failure before the first token, recording the failed call', async () => {
-    const { memory, runner, recorded, seen } = setup([fail('server', true), answer('Recovered.')]);
-    memory.send('hello');
-    await runner.kick(THREAD);
+    const { memory, runner, recorded, seen } = await setup([fail('server', true), answer('Recovered.')]);
+    await memory.send('hello');
+    await runner.kick(memory.threadId);
     expect(seen).toHaveLength(2);
     expect(assistantMessages(memory).map((message) => message.content)).toEqual(['Recovered.']);
     expect(recorded.map((call) => call.error !== null)).toEqual([true]);
@@ -245,12 +176,12 @@ describe('TurnRunner on fakes', () => {
   });
 
   it('never retries after the first token: the answer ends in error and stays out of the window', async () => {
-    const { memory, runner, seen, events } = setup([async ({ onDelta }) => {
+    const { memory, runner, seen, events } = await setup([async ({ onDelta }) => {
       onDelta('Half an ans');
       throw new ModelCallError({ kind: 'network', message: 'connection reset', retryable: true });
     }]);
-    memory.send('hello');
-    await runner.kick(THREAD);
+    await memory.send('hello');
+    await runner.kick(memory.threadId);
     expect(seen).toHaveLength(1);
     expect(assistantMessages(memory).map((message) => message.status)).toEqual(['error']);
     expect(memory.window.map((entry) => entry.role)).toEqual(['user']);
@@ -259,24 +190,24 @@ describe('TurnRunner on fakes', () => {
   });
 
   it('folds once and retries on a context overflow, and gives up on a second one', async () => {
-    const once = setup([fail('context_overflow', false), answer('Fits now.')]);
-    once.memory.send('big');
-    await once.runner.kick(THREAD);
-    expect(once.foldNow).toEqual([THREAD]);
+    const once = await setup([fail('context_overflow', false), answer('Fits now.')]);
+    await once.memory.send('big');
+    await once.runner.kick(once.memory.threadId);
+    expect(once.foldNow).toEqual([once.memory.threadId]);
     expect(assistantMessages(once.memory).map((message) => message.content)).toEqual(['Fits now.']);
 
-    const twice = setup([fail('context_overflow', false), fail('context_overflow', false)]);
-    twice.memory.send('bigger');
-    await twice.runner.kick(THREAD);
-    expect(twice.foldNow).toEqual([THREAD]);
+    const twice = await setup([fail('context_overflow', false), fail('context_overflow', false)]);
+    await twice.memory.send('bigger');
+    await twice.runner.kick(twice.memory.threadId);
+    expect(twice.foldNow).toEqual([twice.memory.threadId]);
     expect(twice.memory.turns[0]?.status).toBe('error');
   });
 
   it('answers tool calls and calls the model again with their results, offering no tools after the last round', async () => {
     const tools = toolKit({ maxRounds: 1 });
-    const { memory, runner, seen } = setup([callTools('echo', 'echo'), answer('Both echoed.')], { tools });
-    memory.send('use the tool');
-    await runner.kick(THREAD);
+    const { memory, runner, seen } = await setup([callTools('echo', 'echo'), answer('Both echoed.')], { tools });
+    await memory.send('use the tool');
+    await runner.kick(memory.threadId);
     expect(tools.executed).toEqual(['echo', 'echo']);
     expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['echo: echo', 'echo: echo']);
     expect(seen[0]?.tools).toHaveLength(1);
@@ -287,9 +218,9 @@ describe('TurnRunner on fakes', () => {
 
   it('refuses a tool call the model makes when no tools were offered', async () => {
     const tools = toolKit({ maxRounds: 1 });
-    const { memory, runner } = setup([callTools('echo'), callTools('echo')], { tools });
-    memory.send('loop');
-    await runner.kick(THREAD);
+    const { memory, runner } = await setup([callTools('echo'), callTools('echo')], { tools });
+    await memory.send('loop');
+    await runner.kick(memory.threadId);
     expect(tools.executed).toEqual(['echo']);
     expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
       'echo: echo', expect.stringMatching(/^Not run: no tools are offered/),
@@ -299,17 +230,17 @@ describe('TurnRunner on fakes', () => {
 
   it('answers a follow-up past MAX_TOOL_FOLLOW_UPS without tools, after a notice both sides read', async () => {
     const tools = toolKit({ followUps: 2, depth: 3 });
-    const { memory, runner, seen } = setup([answer('Done with what I have.')], { tools });
-    memory.followUp();
-    await runner.kick(THREAD);
+    const { memory, runner, seen } = await setup([answer('Done with what I have.')], { tools });
+    await memory.followUp();
+    await runner.kick(memory.threadId);
     expect(seen[0]?.tools).toEqual([]);
     const notice = memory.messages.find((message) => message.role === 'system');
     expect(notice?.content).toBe(toolChainNotice(2));
     expect(seen[0]?.messages.map((message) => message.content)).toContain(toolChainNotice(2));
 
-    const within = setup([answer('More tools allowed.')], { tools: toolKit({ followUps: 2, depth: 2 }) });
-    within.memory.followUp();
-    await within.runner.kick(THREAD);
+    const within = await setup([answer('More tools allowed.')], { tools: toolKit({ followUps: 2, depth: 2 }) });
+    await within.memory.followUp();
+    await within.runner.kick(within.memory.threadId);
     expect(within.seen[0]?.tools).toHaveLength(1);
     expect(within.memory.messages.some((message) => message.role === 'system')).toBe(false);
   });

@@ -115,6 +115,7 @@ export class TurnRunner {
           if (!held) this.active.get(threadId)?.controller.abort(new Error('lost the thread lease'));
         }, (error: unknown) => this.options.log.warn({ err: error, threadId }, 'lease renewal failed'));
       }, Math.max(1000, Math.floor(leaseTtlMs / 3)));
+      let queuedAfter = false;
       try {
         for (;;) {
           const started = await turns.startNextTurn({ threadId, owner });
@@ -123,10 +124,10 @@ export class TurnRunner {
         }
       } finally {
         clearInterval(renew);
-        await turns.releaseLease({ threadId, owner });
+        queuedAfter = await turns.releaseLease({ threadId, owner });
       }
       // A send that arrived while we held the lease could not take it: look once more after releasing.
-      if (await turns.hasQueuedTurns(threadId)) this.rerun.add(threadId);
+      if (queuedAfter) this.rerun.add(threadId);
     } while (this.rerun.has(threadId));
   }
 
@@ -140,11 +141,11 @@ export class TurnRunner {
     const timeout = setTimeout(() => active.controller.abort(new TurnTimedOut('turn timed out')), this.options.turnTimeoutMs);
     const startedAt = Date.now();
     try {
-      await this.generate(turn, context, active);
+      const known = await this.generate(turn, context, active);
       await turns.finishTurn({ turnId: turn.id, status: 'complete' });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status: 'complete' });
       log.info({ threadId, turnId: turn.id, kind: turn.kind, ms: Date.now() - startedAt }, 'turn complete');
-      const after = await turns.loadContext(threadId);
+      const after = known ?? (await turns.loadContext(threadId));
       if (after) this.maybeEnqueueFold(after);
     } catch (error) {
       await this.endFailedTurn(turn, active, error);
@@ -154,8 +155,13 @@ export class TurnRunner {
     }
   }
 
-  /** Rounds of model answers and tool calls until the model answers without calling a tool. */
-  private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<void> {
+  /**
+   * Rounds of model answers and tool calls until the model answers without calling a tool. Returns the context
+   * after the answer when it is known without reading it (the last round's context and the answer's entry), else null.
+   * Known is an upper bound: a fold that committed meanwhile only took entries out, and the fold job re-checks its
+   * trigger on what is stored, so deciding on it never misses a fold and at worst queues one that finds nothing to do.
+   */
+  private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<ThreadContext | null> {
     const { tools } = this.options;
     const deps: StreamAnswerDeps = this.options;
     let context = initial;
@@ -168,14 +174,14 @@ export class TurnRunner {
     for (let round = 0; ; round += 1) {
       const offered = tools && !chainEnded && round < tools.maxRounds ? tools.registry.definitions() : [];
       const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
-      if (answer.toolCalls.length === 0) return;
+      if (answer.toolCalls.length === 0) return { ...context, window: [...context.window, answer.entry] };
       if (!tools) throw new Error('the model called a tool, but no tools are configured');
       await answerToolCalls({
         turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
         ownerId: context.thread.ownerId, offered: offered.length > 0,
       }, { ...this.options, tools });
       active.controller.signal.throwIfAborted();
-      if (offered.length === 0) return;
+      if (offered.length === 0) return null;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
   }

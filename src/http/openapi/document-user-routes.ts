@@ -105,18 +105,19 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
     + 'every word must match; `"a phrase"`, `-word` and `or` work. Best matches first, 20 a page (limit up to 50; pages end at the '
     + '1,000th hit). Only complete, live messages: never forgotten ones (tombstones), superseded answers, or messages pending, '
     + 'streaming, errored or cancelled; earlier messages before a fresh context are found (people read them). A query of stop '
-    + 'words only finds nothing.';
+    + 'words only finds nothing. Each user has SEARCH_PER_MINUTE searches a minute over both routes (RATE_LIMITED with '
+    + 'Retry-After past it; a budget of its own, not the send limit).';
   registry.registerPath({
     method: 'get', path: '/api/search', tags: ['search'], summary: 'Search the messages of all own threads', security: secured,
     description: searchDescription,
     request: { query: searchQuery },
-    responses: { 200: json(searchPageDto, 'A page of hits, best first'), ...errors('VALIDATION', 'UNAUTHORIZED') },
+    responses: { 200: json(searchPageDto, 'A page of hits, best first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/threads/{id}/search', tags: ['search'], summary: 'Search the messages of one own thread', security: secured,
     description: searchDescription,
     request: { params: threadIdParams, query: searchQuery },
-    responses: { 200: json(searchPageDto, 'A page of hits, best first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(searchPageDto, 'A page of hits, best first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED') },
   });
 
   registry.registerPath({

@@ -12,9 +12,15 @@ import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody, thre
 import { toAppError } from '../to-app-error';
 import { ownThread } from './thread-routes';
 
-/** Resolves when the turn has ended (or already had). */
-export function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEvent) => void): { done: Promise<void>; stop(): void } {
+const ENDED = new Set(['complete', 'error', 'cancelled']);
+
+/**
+ * Resolves when the turn has ended (or already had). `fresh`: the caller has just queued the turn and nothing has
+ * kicked a runner yet, so it cannot have ended before this subscription and its stored state is not read.
+ */
+export function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEvent) => void, options: { fresh?: boolean } = {}): { done: Promise<void>; stop(): void; readonly ended: boolean } {
   let stop = () => {};
+  let ended = false;
   const done = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.')), deps.limits.turnTimeoutMs + 15_000);
     const unsubscribe = deps.events.subscribe(turn.threadId, (event) => {
@@ -22,20 +28,20 @@ export function turnEnded(deps: HttpDeps, turn: Turn, onEvent?: (event: ThreadEv
       if (event.type === 'turn-end' && event.turnId === turn.id) finish();
     });
     function finish() {
+      ended = true;
       clearTimeout(timer);
       unsubscribe();
       resolve();
     }
     stop = () => { clearTimeout(timer); unsubscribe(); resolve(); };
     // The turn may have ended before we subscribed (a repeated clientMessageId).
+    if (options.fresh) return;
     deps.turns.findTurn(turn.id).then((current) => {
-      if (current && ['complete', 'error', 'cancelled'].includes(current.status)) finish();
+      if (current && ENDED.has(current.status)) finish();
     }, reject);
   });
-  return { done, stop: () => stop() };
+  return { done, stop: () => stop(), get ended() { return ended; } };
 }
-
-const ENDED = new Set(['complete', 'error', 'cancelled']);
 
 /**
  * Kicks this process' runner and waits for the turn's end. If the runner finished its queue without running our
@@ -44,7 +50,7 @@ const ENDED = new Set(['complete', 'error', 'cancelled']);
  */
 /** A JSON answer's wait: until the accepted turn ends, or the client goes away. */
 export async function waitForTurnEnd(deps: HttpDeps, accepted: { turn: Turn; duplicate: boolean }, request: Request, response: Response): Promise<void> {
-  const waiter = turnEnded(deps, accepted.turn);
+  const waiter = turnEnded(deps, accepted.turn, undefined, { fresh: !accepted.duplicate });
   request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
   try {
     await untilTurnEnds(deps, accepted, waiter);
@@ -53,9 +59,10 @@ export async function waitForTurnEnd(deps: HttpDeps, accepted: { turn: Turn; dup
   }
 }
 
-async function untilTurnEnds(deps: HttpDeps, accepted: { turn: Turn; duplicate: boolean }, waiter: { done: Promise<void> }): Promise<void> {
+async function untilTurnEnds(deps: HttpDeps, accepted: { turn: Turn; duplicate: boolean }, waiter: { done: Promise<void>; readonly ended: boolean }): Promise<void> {
   if (accepted.duplicate) return waiter.done;
   const drained = deps.runner.kick(accepted.turn.threadId).then(async () => {
+    if (waiter.ended) return;
     const turn = await deps.turns.findTurn(accepted.turn.id);
     if (turn && ENDED.has(turn.status)) return;
     await waiter.done;
@@ -108,7 +115,7 @@ export function messageRoutes(deps: HttpDeps): Router {
       response.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
       response.flushHeaders();
       writeSse(response, 'message-accepted', { message: toMessageDto(accepted.message), turnId: accepted.turn.id, duplicate: accepted.duplicate });
-      const waiter = turnEnded(deps, accepted.turn, (event) => writeSse(response, event.type, event));
+      const waiter = turnEnded(deps, accepted.turn, (event) => writeSse(response, event.type, event), { fresh: !accepted.duplicate });
       request.on('close', () => waiter.stop());
       try {
         await untilTurnEnds(deps, accepted, waiter);

@@ -35,8 +35,18 @@ export function decodeSearchCursor(cursor: string, query: string, threadId?: str
 export function searchRoutes(deps: HttpDeps): Router {
   const router = Router();
 
-  async function page(input: { ownerId: string; threadId?: string; request: { query: unknown } }): Promise<SearchPageDto> {
-    const { q, cursor, limit } = parseOrThrow(searchQuery, input.request.query, 'search');
+  /** A valid request, counted against the user's SEARCH_PER_MINUTE before it reads anything. */
+  async function admitted(userId: string, request: { query: unknown }) {
+    const parsed = parseOrThrow(searchQuery, request.query, 'search');
+    const decision = await deps.searchLimiter.hit(userId);
+    if (!decision.allowed) {
+      throw new AppError('RATE_LIMITED', `Too many searches; try again in ${decision.retryAfterSeconds} s.`, { details: { retryAfterSeconds: decision.retryAfterSeconds } });
+    }
+    return parsed;
+  }
+
+  async function page(input: { ownerId: string; threadId?: string; parsed: { q: string; cursor?: string | undefined; limit: number } }): Promise<SearchPageDto> {
+    const { q, cursor, limit } = input.parsed;
     const offset = cursor === undefined ? 0 : decodeSearchCursor(cursor, q, input.threadId);
     const { hits, hasMore } = await deps.search.searchForPeople({
       ownerId: input.ownerId, query: q, limit, offset, ...(input.threadId ? { threadId: input.threadId } : {}),
@@ -46,13 +56,16 @@ export function searchRoutes(deps: HttpDeps): Router {
   }
 
   router.get('/search', async (request, response) => {
-    response.json(await page({ ownerId: principalOf(response).userId, request }));
+    const userId = principalOf(response).userId;
+    const parsed = await admitted(userId, request);
+    response.json(await page({ ownerId: userId, parsed }));
   });
 
   router.get('/threads/:id/search', async (request, response) => {
     const userId = principalOf(response).userId;
+    const parsed = await admitted(userId, request);
     const thread = await ownThread(deps, request.params.id, userId);
-    response.json(await page({ ownerId: userId, threadId: thread.id, request }));
+    response.json(await page({ ownerId: userId, threadId: thread.id, parsed }));
   });
 
   return router;
