@@ -9,9 +9,11 @@ function setup(summarizer = codeSummarizer()) {
   const happened: string[] = [];
   const records: ModelCallRecord[] = [];
   const calls = { record: async (call: ModelCallRecord) => { records.push(call); happened.push(`record ${call.purpose}`); } };
-  const events = { ...thread.eventBus, publish: (event: Parameters<typeof thread.eventBus.publish>[0]) => { thread.eventBus.publish(event); happened.push(event.type); } };
+  const events = { ...thread.eventBus, subscribeAll: () => () => undefined, publish: (event: Parameters<typeof thread.eventBus.publish>[0]) => { thread.eventBus.publish(event); happened.push(event.type); } };
   const settings = testSettings();
-  const deps = { turns: thread.turns, summaries: thread.summaries, events, summarizer, calls, settings, log: silentLog };
+  // The fold only commits; the rest of the summary store is not its business.
+  const summaries = { ...thread.summaries, recordFoldError: async () => undefined, listRevisions: async () => [], threadsNeedingFold: async () => [] };
+  const deps = { turns: thread.turns, summaries, events, summarizer, calls, settings, log: silentLog };
   return { thread, deps, happened, records, settings };
 }
 
