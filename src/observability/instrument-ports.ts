@@ -87,10 +87,14 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
       updateLogContext({ turnId: undefined });
       return turn;
     },
+    // While closing, "nothing queued" ends the runner's drain loop instead of spinning on turns it may not start.
     async hasQueuedTurns(threadId) {
-      // While closing, "nothing queued" ends the runner's drain loop instead of spinning on turns it may not start.
       if (lifecycle.closing) return false;
       return store.hasQueuedTurns(threadId);
+    },
+    async releaseLease(input) {
+      const queued = await store.releaseLease(input);
+      return queued && !lifecycle.closing;
     },
   };
 }
