@@ -47,9 +47,13 @@ async function open(options: Start): Promise<void> {
   }
 }
 
-process.on('message', (message: Start | { type: 'collect' } | { type: 'exit' }) => {
+process.on('message', (message: Start | { type: 'collect' } | { type: 'clear' } | { type: 'exit' }) => {
   if (message.type === 'start') {
     open(message).then(() => process.send?.({ type: 'ready' }), (error: unknown) => process.send?.({ type: 'error', message: String(error) }));
+  } else if (message.type === 'clear') {
+    arrivals.clear();
+    delivered = 0;
+    process.send?.({ type: 'cleared' });
   } else if (message.type === 'collect') {
     process.send?.({ type: 'arrivals', delivered, arrivals: [...arrivals.values()] });
   } else {

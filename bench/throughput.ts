@@ -22,15 +22,18 @@ export interface MemoryResult {
   rssBeforeMb: number;
   /** After `seededMessages` were stored with SQL and another run of turns on those threads. */
   rssAfterSeedMb: number;
-  /** After one more run of turns (`storedMessages` messages through the app). */
+  /** After `memoryRuns` more runs of turns (`storedMessages` messages through the app). */
   rssAfterMb: number;
   storedMessages: number;
+  memoryRuns: number;
   seededMessages: number;
   /**
    * Growth of the heap in use after GC per message stored by the last run, once warm: what a per-message leak
    * would show. (RSS moves by ±100 MB between runs with the allocator's arenas, whatever is stored.)
    */
   kbPerMessage: number;
+  /** Each of those runs' own growth per message: how much the heap after GC moves between runs either way. */
+  kbPerMessageByRun: number[];
   /** V8 heap in use after a full GC at the same three points (what a leak would grow). */
   heapUsedMb: [number, number, number];
 }
@@ -81,7 +84,7 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
  * clients in a child process (all on the same machine), with the server's CPU per turn there and at one turn in flight. Then memory: this process' RSS before and after storing
  * more messages through turns and `seedMessages` more with SQL (resident memory must not depend on what is stored).
  */
-export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; oneInFlightSeconds: number; seedMessages: number }): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
+export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; oneInFlightSeconds: number; seedMessages: number; memoryRuns: number }): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
   const load = await startLoadGenerator();
   const app = await startApp(services, { env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } });
   try {
@@ -100,22 +103,40 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
     await load.run({ ...input, seconds: options.seconds });
     const rssAfterSeedMb = rssMb();
-    const last = await load.run({ ...input, seconds: options.seconds });
-    const rssAfterMb = rssMb();
-    const storedMessages = last.turns * 2;
+    // The heap in use after a full GC moves by a few MB between two runs, in either direction (measured: +2.9,
+    // -2.5, +0.1 MB over three runs of ~600 messages each), so one run's difference was mostly that noise (6.7 KB
+    // per message in one quick run, -3.9 in another). The figure is the least-squares slope over several runs.
+    const points: { messages: number; heapMb: number }[] = [{ messages: 0, heapMb: heapUsed.at(-1) ?? 0 }];
+    let rssAfterMb = rssAfterSeedMb;
+    for (let run = 0; run < options.memoryRuns; run += 1) {
+      const { turns } = await load.run({ ...input, seconds: options.seconds });
+      rssAfterMb = rssMb();
+      points.push({ messages: (points.at(-1)?.messages ?? 0) + turns * 2, heapMb: heapUsed.at(-1) ?? 0 });
+    }
+    const storedMessages = points.at(-1)?.messages ?? 0;
     return {
       throughput,
       oneInFlight,
       memory: {
-        rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages,
-        kbPerMessage: (((heapUsed.at(-1) ?? 0) - (heapUsed.at(-2) ?? 0)) * 1024) / storedMessages,
-        heapUsedMb: [heapUsed.at(-3) ?? 0, heapUsed.at(-2) ?? 0, heapUsed.at(-1) ?? 0],
+        rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages, memoryRuns: options.memoryRuns,
+        kbPerMessage: slope(points.map((point) => [point.messages, point.heapMb * 1024])),
+        kbPerMessageByRun: points.slice(1).map((point, index) => ((point.heapMb - points[index]!.heapMb) * 1024) / Math.max(1, point.messages - points[index]!.messages)),
+        heapUsedMb: [heapUsed.at(-2 - options.memoryRuns) ?? 0, points[0]!.heapMb, heapUsed.at(-1) ?? 0],
       },
     };
   } finally {
     await app.stop();
     load.stop();
   }
+}
+
+/** The least-squares slope of y over x. */
+function slope(points: [number, number][]): number {
+  const meanX = points.reduce((sum, [x]) => sum + x, 0) / points.length;
+  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
+  const covariance = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0);
+  const variance = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
+  return variance === 0 ? 0 : covariance / variance;
 }
 
 /** Older history for the busy threads: `count` messages spread over them, stored below their current seqs. */

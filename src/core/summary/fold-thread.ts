@@ -3,7 +3,7 @@ import { planFold } from '../context';
 import { shouldFold } from '../context';
 import { contextStateOf, estimateFactor, policiesFor, type ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
-import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor } from './summarize-entries';
+import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, writeCallRecords, type DeferredRecord } from './summarize-entries';
 import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
 import { assertUsableSummary } from './usable-summary';
 
@@ -30,7 +30,20 @@ const MAX_COMMIT_ATTEMPTS = 3;
  * summary, and commits with compare-and-set on the thread's version. Safe to run twice or concurrently:
  * a commit that lost the race re-plans from the new state, so no entry is folded twice or lost.
  */
-export async function foldThread(input: { threadId: string; author?: 'fold' | 'overflow-fallback'; force?: boolean; signal?: AbortSignal }, deps: FoldDeps): Promise<FoldOutcome> {
+export async function foldThread(input: FoldInput, deps: FoldDeps): Promise<FoldOutcome> {
+  // The summarizer calls are recorded once the fold is committed and announced (or has failed): the records'
+  // prompt counts and inserts are not what a tab waits for.
+  const deferredRecords: DeferredRecord[] = [];
+  try {
+    return await foldOnce(input, deps, deferredRecords);
+  } finally {
+    await writeCallRecords(deferredRecords);
+  }
+}
+
+type FoldInput = { threadId: string; author?: 'fold' | 'overflow-fallback'; force?: boolean; signal?: AbortSignal };
+
+async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: DeferredRecord[]): Promise<FoldOutcome> {
   const { settings } = deps;
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
     const context = await deps.turns.loadContext(input.threadId);
@@ -50,20 +63,22 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
     const fromSeq = state.summary ? state.summary.coveredThroughSeq + 1 : state.contextStartSeq;
     const template = summaryTemplateFor(context.thread.settings.summaryPrompt);
     const usage = { tokensIn: 0, tokensOut: 0 };
-    let text = await summarizeChunks({ threadId: input.threadId, previous: state.summary, folded, fromSeq, template, usage, signal: input.signal }, deps);
-    const retention = await ensureRetention({ threadId: input.threadId, text, folded, usage, signal: input.signal }, deps);
-    text = await ensureCap({ threadId: input.threadId, text: retention.text, usage, signal: input.signal }, deps);
+    const call = { threadId: input.threadId, usage, signal: input.signal, deferredRecords };
+    let text = await summarizeChunks({ ...call, previous: state.summary, folded, fromSeq, template }, deps);
+    const retention = await ensureRetention({ ...call, text, folded }, deps);
+    text = await ensureCap({ ...call, text: retention.text }, deps);
     text = filterCitations({ summary: text, fromSeq: state.contextStartSeq, throughSeq: last.seq });
     assertUsableSummary(text);
     // The figure stands for the text committed: the cap and the citation filter may have changed it since the check.
-    const kept = checkRetention({ folded, summary: text });
+    const kept = text === retention.text ? retention : checkRetention({ folded, summary: text });
+    const tokens = settings.counter.countText(text);
 
     const result = await deps.summaries.commit({
       threadId: input.threadId,
       expectedVersion: context.thread.version,
       author: input.author ?? 'fold',
       text,
-      tokens: settings.counter.countText(text),
+      tokens,
       encoding: settings.counter.encoding,
       fromSeq,
       throughSeq: last.seq,
@@ -79,7 +94,6 @@ export async function foldThread(input: { threadId: string; author?: 'fold' | 'o
       deps.log.info({ threadId: input.threadId, attempt }, 'fold lost a compare-and-set race; re-planning');
       continue;
     }
-    const tokens = settings.counter.countText(text);
     deps.events.publish({ type: 'summary-updated', threadId: input.threadId, revision: result.revision, coveredThroughSeq: last.seq, tokens });
     deps.log.info({ threadId: input.threadId, revision: result.revision, folded: folded.length, throughSeq: last.seq, ms: Date.now() - started }, 'fold committed');
     return { status: 'folded', revision: result.revision, foldedEntries: folded.length, throughSeq: last.seq };

@@ -23,6 +23,20 @@ export interface CallInput {
   threadId: string;
   usage: SummarizerUsage;
   signal?: AbortSignal;
+  /**
+   * Where the calls' records go when the caller writes them later (`writeCallRecords`), off its critical path:
+   * the estimate counts the whole prompt (a few ms for a long one) and the insert is a round trip. Without it each
+   * record is written right after its call.
+   */
+  deferredRecords?: DeferredRecord[];
+}
+
+/** A call record still to be counted and written; it logs its own failure and never rejects. */
+export type DeferredRecord = () => Promise<void>;
+
+/** Writes the deferred records (concurrently) and empties the list. */
+export async function writeCallRecords(records: DeferredRecord[]): Promise<void> {
+  await Promise.all(records.splice(0).map((write) => write()));
 }
 
 /** The thread's summary prompt template: its own system prompt when set, else the default. */
@@ -33,15 +47,19 @@ export function summaryTemplateFor(summaryPrompt: string | undefined): typeof DE
 /** One summarizer call, recorded with its usage. */
 async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary' }, deps: SummarizeDeps): Promise<string> {
   const started = Date.now();
-  const estimated = deps.settings.counter.countPack(input.messages);
   const result = await deps.summarizer.summarize({ messages: input.messages, ...(input.signal ? { signal: input.signal } : {}) });
-  input.usage.tokensIn += result.usage?.promptTokens ?? estimated;
+  const latencyMs = Date.now() - started;
+  let estimated: number | null = null;
+  const estimate = () => (estimated ??= deps.settings.counter.countPack(input.messages));
+  input.usage.tokensIn += result.usage?.promptTokens ?? estimate();
   input.usage.tokensOut += result.usage?.completionTokens ?? deps.settings.counter.countText(result.text);
-  await deps.calls.record({
+  const record: DeferredRecord = () => deps.calls.record({
     threadId: input.threadId, messageId: null, purpose: input.purpose, model: deps.summarizer.model,
-    estimatedPromptTokens: estimated, reportedPromptTokens: result.usage?.promptTokens ?? null,
-    reportedCompletionTokens: result.usage?.completionTokens ?? null, latencyMs: Date.now() - started,
+    estimatedPromptTokens: estimate(), reportedPromptTokens: result.usage?.promptTokens ?? null,
+    reportedCompletionTokens: result.usage?.completionTokens ?? null, latencyMs,
   }).catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the summarizer call'));
+  if (input.deferredRecords) input.deferredRecords.push(record);
+  else await record();
   assertUsableSummary(result.text);
   return result.text.trim();
 }
