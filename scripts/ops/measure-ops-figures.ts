@@ -34,8 +34,9 @@ async function main(): Promise<void> {
     NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'ops', HOST: '127.0.0.1',
     OPENAI_BASE_URL: stub.url, RATE_LIMIT_PER_MINUTE: '1000000', SUMMARY_TRIGGER: 'messages=12', SUMMARY_KEEP: 'messages=6', MAX_QUEUED_TURNS: '1000',
   });
+  // The app reaches them over their unix sockets, as npm start does with its embedded services.
   const application = await createApplication({
-    env, databaseUrl: postgres.url, redisUrl: redis.url, authSecret: randomBytes(32).toString('hex'), adminToken: randomBytes(16).toString('hex'),
+    env, databaseUrl: postgres.socketUrl, redisUrl: redis.socketPath, authSecret: randomBytes(32).toString('hex'), adminToken: randomBytes(16).toString('hex'),
     log: createLogger({ level: 'silent', pretty: false }), mode: 'all', tuning: { defaultMetrics: false, sweepIntervalMs: 3_600_000 },
   });
   const port = await application.listen(0, '127.0.0.1');
