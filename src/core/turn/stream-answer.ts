@@ -1,4 +1,4 @@
-import { buildContextPack, shortenOldToolArguments, type ContextEntry, type ContextPack, type ToolCall } from '../context';
+import { buildContextPack, shortenOldToolArguments, type ContextPack, type ToolCall } from '../context';
 import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
@@ -34,8 +34,6 @@ export interface StreamedAnswer {
   toolCalls: ToolCall[];
   /** Call id -> why its arguments could not be read. */
   invalid: Map<string, string>;
-  /** The answer's context entry as stored (it joined the window). */
-  entry: ContextEntry;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
@@ -108,16 +106,15 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
       const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: settings.systemPrefix });
-      const entry: Omit<ContextEntry, 'seq'> = { role: 'assistant', content: stream.text, tokens: entryTokens, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        entry,
+        entry: { role: 'assistant', content: stream.text, tokens: entryTokens, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
         call,
       });
       stream.completed = true;
       events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
-      return { message: finished, toolCalls, invalid, entry: { ...entry, seq: finished.seq ?? 0, tokenEncoding: settings.counter.encoding } };
+      return { message: finished, toolCalls, invalid };
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
       if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;

@@ -141,11 +141,11 @@ export class TurnRunner {
     const timeout = setTimeout(() => active.controller.abort(new TurnTimedOut('turn timed out')), this.options.turnTimeoutMs);
     const startedAt = Date.now();
     try {
-      const known = await this.generate(turn, context, active);
+      await this.generate(turn, context, active);
       await turns.finishTurn({ turnId: turn.id, status: 'complete' });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status: 'complete' });
       log.info({ threadId, turnId: turn.id, kind: turn.kind, ms: Date.now() - startedAt }, 'turn complete');
-      const after = known ?? (await turns.loadContext(threadId));
+      const after = await turns.loadContext(threadId);
       if (after) this.maybeEnqueueFold(after);
     } catch (error) {
       await this.endFailedTurn(turn, active, error);
@@ -155,13 +155,8 @@ export class TurnRunner {
     }
   }
 
-  /**
-   * Rounds of model answers and tool calls until the model answers without calling a tool. Returns the context
-   * after the answer when it is known without reading it (the last round's context and the answer's entry), else null.
-   * Known is an upper bound: a fold that committed meanwhile only took entries out, and the fold job re-checks its
-   * trigger on what is stored, so deciding on it never misses a fold and at worst queues one that finds nothing to do.
-   */
-  private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<ThreadContext | null> {
+  /** Rounds of model answers and tool calls until the model answers without calling a tool. */
+  private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<void> {
     const { tools } = this.options;
     const deps: StreamAnswerDeps = this.options;
     let context = initial;
@@ -174,14 +169,14 @@ export class TurnRunner {
     for (let round = 0; ; round += 1) {
       const offered = tools && !chainEnded && round < tools.maxRounds ? tools.registry.definitions() : [];
       const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
-      if (answer.toolCalls.length === 0) return { ...context, window: [...context.window, answer.entry] };
+      if (answer.toolCalls.length === 0) return;
       if (!tools) throw new Error('the model called a tool, but no tools are configured');
       await answerToolCalls({
         turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
         ownerId: context.thread.ownerId, offered: offered.length > 0,
       }, { ...this.options, tools });
       active.controller.signal.throwIfAborted();
-      if (offered.length === 0) return null;
+      if (offered.length === 0) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
   }
