@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   await applyMigrations({ databaseUrl: postgres.url, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
   const env = loadEnv({
     NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'ops', HOST: '127.0.0.1',
-    OPENAI_BASE_URL: stub.url, RATE_LIMIT_PER_MINUTE: '1000000', SUMMARY_TRIGGER: 'messages=12', SUMMARY_KEEP: 'messages=6', MAX_QUEUED_TURNS: '1000',
+    OPENAI_BASE_URL: stub.url, RATE_LIMIT_PER_MINUTE: '1000000', MAX_SOCKETS_PER_USER: '100000', SOCKET_EVENTS_PER_MINUTE: '100000000', MAX_THREADS_PER_USER: '1000000', SUMMARY_TRIGGER: 'messages=12', SUMMARY_KEEP: 'messages=6', MAX_QUEUED_TURNS: '1000',
   });
   // The app reaches them over their unix sockets, as npm start does with its embedded services.
   const application = await createApplication({
