@@ -1,6 +1,6 @@
 import type { ContextEntry, RecalledMessage } from '../core/context/types';
 import type { ThreadContext } from '../core/domain';
-import type { Message as MessageRow, Thread as ThreadRow } from './generated/client';
+import type { Thread as ThreadRow } from './generated/client';
 import type { Database } from './prisma-client';
 import { toThread } from './mappers';
 import { Prisma } from './generated/client';
@@ -98,13 +98,4 @@ export async function loadThreadContext(db: Database, threadId: string, options:
     pinned: all.filter((entry) => entry.pinned),
     ...(recalled ? { recalled: recalled.map((json) => ({ seq: json.seq, role: json.role, content: json.content, createdAt: new Date(json.createdAt) })) } : {}),
   };
-}
-
-const MESSAGE_DATES = ['deletedAt', 'createdAt', 'updatedAt', 'completedAt'] as const;
-
-/** A message row that went through `row_to_json` (camelCase aliases): its timestamps back to Dates. */
-export function reviveMessageRow(json: Record<string, unknown>): MessageRow {
-  const row = { ...json } as Record<string, unknown>;
-  for (const key of MESSAGE_DATES) row[key] = typeof json[key] === 'string' ? new Date(json[key]) : null;
-  return row as unknown as MessageRow;
 }

@@ -17,16 +17,18 @@ export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
 }
 
 /**
- * The turn's hot path in raw SQL: each port call is one statement (one round trip, one commit), except the
- * accept, which locks the thread row first so the queue bound holds under concurrent sends (two statements in
- * one batch transaction). Prisma's interactive transactions cost several round trips and ~1.7 ms each here.
+ * The turn's hot path in raw SQL on the driver's pool (`db.sql`): each port call is one statement (one round trip,
+ * one commit). The accept, a retry's queueing, the turn's start and the lease release are PL/pgSQL functions
+ * (migrations turn_path_functions, release_lease_function): the accept and the queueing lock the thread row, then
+ * count, so the queue bound holds under concurrent sends. Prisma's interactive transactions cost several round
+ * trips and ~1.7 ms each here.
  *
  * Durability: a commit that waits for the WAL flush costs 1-3 ms here, so a turn waits for it only where a user
  * would notice a loss: the accepted user message, the finished answer and the turn's end. The lease, the turn's
  * start and the streaming placeholder commit without waiting (ASYNC_COMMIT); a Postgres crash can only lose
  * the latest of them, which leaves the turn queued or interrupted: states the runner and the sweeper recover from.
  * `recallTokens` is RECALL_TOKENS: whether the context reads of model calls also find auto-recall candidates.
- * The turn's start stays one Prisma transaction: it also finalizes a fresh context and supersedes regenerated answers.
+ * The turn's start also finalizes a fresh context and supersedes regenerated answers (chat_start_next_turn).
  */
 export function createTurnRepository(db: Database, options: { recallTokens?: number } = {}): TurnStore {
   const recallTokens = options.recallTokens ?? 1;
