@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { foldFigures, runOurConversation, type ConversationRun } from './conversation';
-import { measureFanOut } from './fan-out';
+import { fanOutFigures, measureFanOut } from './fan-out';
 import { measureFloor } from './floor';
 import { measureHistoryLength } from './history-length';
 import { machine, renderLines, renderTable, verdict, writeResults, type Figure } from './support/report';
@@ -111,12 +111,7 @@ async function main(): Promise<void> {
     log('fan-out: 1,000 sockets on one thread');
     const fanOut = await measureFanOut(services, { tabs: scale(1000, 200), chunks: 40 });
     raw.fanOut = fanOut;
-    figures.push(
-      { section: CPU_SECTION, name: 'server CPU per delivered socket event', value: round(fanOut.cpuMicrosPerEvent, 1), unit: 'µs', target: { op: '<=', value: 10 }, note: `${fanOut.delivered} events, ${fanOut.tabs} tabs` },
-      { section: '6 fan-out', name: `${fanOut.tabs} sockets: a delta reaching all tabs, first to last tab p50 / p99 (${fanOut.deltas} deltas)`, value: `${Math.round(fanOut.spreadMs.p50)} / ${Math.round(fanOut.spreadMs.p99)}`, unit: 'ms' },
-      { section: '6 fan-out', name: 'delivered events', value: fanOut.delivered },
-      { section: '7 memory', name: `server RSS after the ${fanOut.tabs}-socket run`, value: Math.round(fanOut.rssAfterMb), unit: 'MB' },
-    );
+    figures.push(...fanOutFigures(fanOut, CPU_SECTION));
     log('turn overhead, 1 in flight');
     const one = await measureTurnOverhead(services, { inFlight: 1, turnsPerLane: scale(400, 100), threadsPerLane: 10, warmupPerLane: 40 });
     log('turn overhead, 16 in flight');
