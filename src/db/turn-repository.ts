@@ -4,6 +4,7 @@ import type { ChatCallRecord, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
 import { loadThreadContext } from './load-thread-context';
+import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
 import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFromJson, qualified, turnFromJson } from './sql-columns';
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
@@ -15,6 +16,9 @@ export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
   const row = await tx.thread.update({ where: { id: threadId }, data: { lastSeq: { increment: 1 }, lastActivityAt: new Date() }, select: { lastSeq: true } });
   return row.lastSeq;
 }
+
+/** System-prefix hashes remembered as stored (see `knownPrefixes`). */
+const KNOWN_PREFIXES_MAX = 64;
 
 /**
  * The turn's hot path in raw SQL on the driver's pool (`db.sql`): each port call is one statement (one round trip,
@@ -32,8 +36,9 @@ export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
  */
 export function createTurnRepository(db: Database, options: { recallTokens?: number } = {}): TurnStore {
   const recallTokens = options.recallTokens ?? 1;
-  // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing).
-  const knownPrefixes = new Set<string>();
+  // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing). One per
+  // configured system prompt in practice; bounded all the same.
+  const knownPrefixes = createRememberedKeys(KNOWN_PREFIXES_MAX);
   const systemPrefixOf = (call: ChatCallRecord) => {
     const { text, tokens } = call.manifest.systemPrefix;
     const hash = createHash('sha256').update(text).digest('hex');
