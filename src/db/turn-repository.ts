@@ -3,7 +3,9 @@ import { AppError } from '../core/errors';
 import type { ChatCallRecord, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
-import { loadThreadContext } from './load-thread-context';
+import { loadThreadContext, threadContextFromRow, threadContextSelect, type ThreadContextRow } from './load-thread-context';
+import { prepared } from './prepared-statement';
+import { UUID } from './keyset-cursor';
 import { toMessage, toTurn } from './mappers';
 import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFromJson, qualified, turnFromJson } from './sql-columns';
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
@@ -39,11 +41,12 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     const hash = createHash('sha256').update(text).digest('hex');
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
-  const findByClientMessageId = async (threadId: string, clientMessageId: string) => {
+  const findByClientMessageId = async (threadId: string, ownerId: string | null, clientMessageId: string) => {
     const rows = await db.sql.rows<(MessageRow & { turnRow: Record<string, unknown> | null })>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
         (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
-      FROM messages m WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
+      FROM messages m JOIN threads t ON t.id = m.thread_id AND (${ownerId}::text IS NULL OR t.owner_id = ${ownerId}::text)
+      WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
     const row = rows[0];
     if (!row?.turnId || !row.turnRow) return null;
     const { turnRow, ...message } = row;
@@ -51,19 +54,22 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
   };
 
   return {
-    async acceptUserMessage({ threadId, content, tokens, encoding, clientMessageId, maxQueued }) {
+    async acceptUserMessage({ threadId, ownerId, content, tokens, encoding, clientMessageId, maxQueued }) {
+      // A malformed id is simply not found (the cast would fail the statement).
+      if (!UUID.test(threadId)) throw new AppError('NOT_FOUND', 'No such thread.');
       if (clientMessageId) {
-        const seen = await findByClientMessageId(threadId, clientMessageId);
+        const seen = await findByClientMessageId(threadId, ownerId, clientMessageId);
         if (seen) return seen;
       }
       const messageId = randomUUID();
       const turnId = randomUUID();
       try {
-        const [result] = await db.sql.rows<{ accepted: { queued: number; message?: Record<string, unknown>; turnCreatedAt?: string } }>(Prisma.sql`
-          SELECT chat_accept_user_message(${threadId}::uuid, ${messageId}::uuid, ${turnId}::uuid, ${content}::text, ${tokens}::int,
-            ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
+        const [result] = await db.sql.rows<{ accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string } }>(Prisma.sql`
+          SELECT chat_accept_user_message(${threadId}::uuid, ${ownerId}::text, ${messageId}::uuid, ${turnId}::uuid, ${content}::text,
+            ${tokens}::int, ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
         const accepted = result?.accepted;
-        if (!accepted?.message || !accepted.turnCreatedAt) {
+        if (!accepted || accepted.missing) throw new AppError('NOT_FOUND', 'No such thread.');
+        if (!accepted.message || !accepted.turnCreatedAt) {
           throw new AppError('BUSY', `This thread already has ${(accepted?.queued ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
         }
         return {
@@ -73,7 +79,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         };
       } catch (error) {
         if (clientMessageId && isUniqueViolation(error)) {
-          const raced = await findByClientMessageId(threadId, clientMessageId);
+          const raced = await findByClientMessageId(threadId, ownerId, clientMessageId);
           if (raced) return raced;
         }
         throw error;
@@ -107,17 +113,20 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       return row?.queued === true;
     },
 
-    async startNextTurn({ threadId, owner }) {
-      const [row] = await db.sql.rows<{ started: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null }>(Prisma.sql`
-        SELECT chat_start_next_turn(${threadId}::uuid, ${owner}::text) AS started`);
-      const started = row?.started
-        ? { turn: toTurn(turnFromJson(row.started.turn)), userMessage: row.started.userMessage ? toMessage(messageFromJson(row.started.userMessage)) : null }
-        : null;
-      if (!started) return null;
+    async nextTurn({ threadId, owner, ttlMs }) {
+      const [row] = await db.sql.rows<{ next: { lease: boolean; started?: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null } }>(Prisma.sql`
+        SELECT chat_next_turn(${threadId}::uuid, ${owner}::text, ${ttlMs}::int) AS next`);
+      const next = row?.next;
+      if (!next?.lease) return { outcome: 'leased-elsewhere' };
+      if (!next.started) return { outcome: 'idle' };
+      const turn = toTurn(turnFromJson(next.started.turn));
+      const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
       // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
       // which the one-statement read sees whole or not at all).
       const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
-      return context ? { ...started, context } : null;
+      // The thread was deleted under the running turn: nothing to answer.
+      if (!context) return { outcome: 'idle' };
+      return { outcome: 'started', turn, userMessage, context };
     },
 
     loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens }),
@@ -184,6 +193,20 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}`);
       if (!rows[0]) throw new AppError('NOT_FOUND', 'No such turn.');
       return toTurn(rows[0]);
+    },
+
+    async completeTurn({ turnId, threadId }) {
+      // The read sees the answer's commit (an earlier statement), not this statement's own update of `turns`, which it
+      // does not read. LEFT JOIN: the turn's row comes back even when the thread is gone.
+      const [row] = await db.sql.rows<Partial<ThreadContextRow> & { finishedTurn: Record<string, unknown> | null }>(prepared('complete_turn', Prisma.sql`
+        WITH finished AS (
+          UPDATE turns SET status = 'complete', finished_at = now() WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}
+        )
+        SELECT (SELECT row_to_json(f) FROM finished f) AS "finishedTurn", ctx.*
+        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined)}) ctx ON true`));
+      if (!row?.finishedTurn) throw new AppError('NOT_FOUND', 'No such turn.');
+      const { finishedTurn, ...context } = row;
+      return { turn: toTurn(turnFromJson(finishedTurn)), context: context.id ? threadContextFromRow(context as ThreadContextRow) : null };
     },
 
     async hasQueuedTurns(threadId) {

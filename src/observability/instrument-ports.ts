@@ -72,20 +72,30 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
       if (input.call) observeModelCall(metrics, input.call);
       return message;
     },
-    async startNextTurn(input) {
-      if (lifecycle.closing) return null;
-      const started = await store.startNextTurn(input);
-      if (started) {
-        timer.turnStarted(started.turn.id);
-        updateLogContext({ turnId: started.turn.id });
+    async nextTurn(input) {
+      if (lifecycle.closing) {
+        // Queued turns stay queued for the next process: the lease (if ours) is let go at once.
+        await store.releaseLease(input);
+        return { outcome: 'idle' };
       }
-      return started;
+      const next = await store.nextTurn(input);
+      if (next.outcome === 'started') {
+        timer.turnStarted(next.turn.id);
+        updateLogContext({ turnId: next.turn.id });
+      }
+      return next;
     },
     async finishTurn(input) {
       const turn = await store.finishTurn(input);
       timer.turnEnded(input.turnId, input.status);
       updateLogContext({ turnId: undefined });
       return turn;
+    },
+    async completeTurn(input) {
+      const completed = await store.completeTurn(input);
+      timer.turnEnded(input.turnId, 'complete');
+      updateLogContext({ turnId: undefined });
+      return completed;
     },
     // While closing, "nothing queued" ends the runner's drain loop instead of spinning on turns it may not start.
     async hasQueuedTurns(threadId) {

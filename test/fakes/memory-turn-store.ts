@@ -39,7 +39,9 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
   const leaseLive = (thread: ThreadRow) => thread.lease !== null && thread.lease.expiresAt >= Date.now();
 
   return {
-    async acceptUserMessage({ threadId, content, tokens, encoding, clientMessageId, maxQueued }): Promise<AcceptedMessage> {
+    async acceptUserMessage({ threadId, ownerId, content, tokens, encoding, clientMessageId, maxQueued }): Promise<AcceptedMessage> {
+      const owned = database.threads.get(threadId);
+      if (!owned || (ownerId !== null && owned.ownerId !== ownerId)) throw new AppError('NOT_FOUND', 'No such thread.');
       if (clientMessageId) {
         const seen = database.messages.find((message) => message.threadId === threadId && message.clientMessageId === clientMessageId);
         const turn = seen?.turnId ? byId(database.turns, seen.turnId) : undefined;
@@ -91,11 +93,15 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       return database.turns.some((turn) => turn.threadId === threadId && turn.status === 'queued');
     },
 
-    async startNextTurn({ threadId, owner }) {
+    async nextTurn({ threadId, owner, ttlMs }) {
       const thread = database.threads.get(threadId);
-      if (!thread || thread.lease?.owner !== owner) return null;
+      if (!thread || (leaseLive(thread) && thread.lease?.owner !== owner)) return { outcome: 'leased-elsewhere' };
+      thread.lease = { owner, expiresAt: Date.now() + ttlMs };
       const next = database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued');
-      if (!next) return null;
+      if (!next) {
+        thread.lease = null;
+        return { outcome: 'idle' };
+      }
       const user = next.userMessageId ? byId(database.messages, next.userMessageId) ?? null : null;
       if (user && user.seq === null) {
         const now = new Date();
@@ -110,7 +116,7 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       if (next.kind === 'regenerate' && user?.seq != null) supersedeAnswersAfter(database, threadId, user.seq);
       Object.assign(next, { status: 'running', startedAt: new Date() });
       const context = memoryContext(database, threadId);
-      return context ? { turn: copy(next), userMessage: user ? toMessage(user) : null, context } : null;
+      return context ? { outcome: 'started', turn: copy(next), userMessage: user ? toMessage(user) : null, context } : { outcome: 'idle' };
     },
 
     async loadContext(threadId) {
@@ -168,6 +174,13 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       if (!turn) throw new AppError('NOT_FOUND', 'No such turn.');
       Object.assign(turn, { status, finishedAt: new Date(), error: error ? copy(error) : turn.error });
       return copy(turn);
+    },
+
+    async completeTurn({ turnId, threadId }) {
+      const turn = byId(database.turns, turnId);
+      if (!turn) throw new AppError('NOT_FOUND', 'No such turn.');
+      Object.assign(turn, { status: 'complete', finishedAt: new Date() });
+      return { turn: copy(turn), context: memoryContext(database, threadId) };
     },
 
     async hasQueuedTurns(threadId) {
