@@ -31,7 +31,8 @@ export function withFreshTokenCounts(turns: TurnStore, counter: TokenCounter, lo
     },
     async completeTurn(input) {
       const completed = await turns.completeTurn(input);
-      return completed.context ? refresh({ ...completed, context: completed.context }) : completed;
+      const next = completed.next.outcome === 'started' ? refresh(completed.next) : completed.next;
+      return completed.context ? { ...refresh({ ...completed, context: completed.context }), next } : { ...completed, next };
     },
   };
 }

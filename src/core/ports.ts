@@ -103,10 +103,12 @@ export interface TurnStore {
   finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'>; call?: ChatCallRecord }): Promise<TranscriptMessage>;
   finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
   /**
-   * Ends a turn that completed and reads the thread's context after it (no auto-recall: the fold decision's read),
-   * in one statement. `context` is null when the thread is gone.
+   * Ends a turn that completed (waiting for the WAL flush, as finishTurn) and takes the runner's next step (nextTurn)
+   * in the same transaction: one round trip between two turns. `context` is the thread's context right after the
+   * turn, before any next turn's start (no auto-recall: the fold decision's read); null when the thread is gone.
+   * With `startNext` false (a process that is closing) the step starts nothing and only releases the lease.
    */
-  completeTurn(input: { turnId: string; threadId: string }): Promise<{ turn: Turn; context: ThreadContext | null }>;
+  completeTurn(input: { turnId: string; threadId: string; owner: string; ttlMs: number; startNext?: boolean }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
   /** Threads with queued turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;

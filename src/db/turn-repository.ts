@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
-import type { ChatCallRecord, TurnStore } from '../core/ports';
+import type { ChatCallRecord, NextTurn, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
 import { loadThreadContext, threadContextFromRow, threadContextSelect, type ThreadContextRow } from './load-thread-context';
@@ -11,6 +11,12 @@ import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFrom
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
 
 type Tx = Prisma.TransactionClient;
+
+/** The runner's step as the turn functions return it (chat_lease_next_turn). */
+interface NextTurnJson {
+  lease: boolean;
+  started?: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null;
+}
 
 /** Hands out the thread's next seq; the row lock it takes serializes appends per thread. */
 export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
@@ -51,6 +57,20 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     if (!row?.turnId || !row.turnRow) return null;
     const { turnRow, ...message } = row;
     return { message: toMessage(message), turn: toTurn(turnFromJson(turnRow)), duplicate: true };
+  };
+
+  /** The store's NextTurn of a step's JSON; a started turn's first context (with auto-recall) is read after it. */
+  const nextTurnOf = async (next: NextTurnJson | undefined, threadId: string): Promise<NextTurn> => {
+    if (!next?.lease) return { outcome: 'leased-elsewhere' };
+    if (!next.started) return { outcome: 'idle' };
+    const turn = toTurn(turnFromJson(next.started.turn));
+    const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
+    // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
+    // which the one-statement read sees whole or not at all).
+    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
+    // The thread was deleted under the started turn: nothing to answer.
+    if (!context) return { outcome: 'idle' };
+    return { outcome: 'started', turn, userMessage, context };
   };
 
   return {
@@ -114,19 +134,8 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async nextTurn({ threadId, owner, ttlMs }) {
-      const [row] = await db.sql.rows<{ next: { lease: boolean; started?: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null } }>(Prisma.sql`
-        SELECT chat_next_turn(${threadId}::uuid, ${owner}::text, ${ttlMs}::int) AS next`);
-      const next = row?.next;
-      if (!next?.lease) return { outcome: 'leased-elsewhere' };
-      if (!next.started) return { outcome: 'idle' };
-      const turn = toTurn(turnFromJson(next.started.turn));
-      const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
-      // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
-      // which the one-statement read sees whole or not at all).
-      const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
-      // The thread was deleted under the running turn: nothing to answer.
-      if (!context) return { outcome: 'idle' };
-      return { outcome: 'started', turn, userMessage, context };
+      const [row] = await db.sql.rows<{ next: NextTurnJson }>(Prisma.sql`SELECT chat_next_turn(${threadId}::uuid, ${owner}::text, ${ttlMs}::int) AS next`);
+      return nextTurnOf(row?.next, threadId);
     },
 
     loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens }),
@@ -195,18 +204,20 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       return toTurn(rows[0]);
     },
 
-    async completeTurn({ turnId, threadId }) {
-      // The read sees the answer's commit (an earlier statement), not this statement's own update of `turns`, which it
-      // does not read. LEFT JOIN: the turn's row comes back even when the thread is gone.
-      const [row] = await db.sql.rows<Partial<ThreadContextRow> & { finishedTurn: Record<string, unknown> | null }>(prepared('complete_turn', Prisma.sql`
-        WITH finished AS (
-          UPDATE turns SET status = 'complete', finished_at = now() WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}
-        )
-        SELECT (SELECT row_to_json(f) FROM finished f) AS "finishedTurn", ctx.*
+    async completeTurn({ turnId, threadId, owner, ttlMs, startNext = true }) {
+      // The context read uses the statement's snapshot: it sees the answer's commit (an earlier statement), not what
+      // the function changes (the turn, the next turn's start). LEFT JOIN: the step's result comes back even when the
+      // thread is gone.
+      const [row] = await db.sql.rows<Partial<ThreadContextRow> & { done: { turn: Record<string, unknown>; next: NextTurnJson } | null }>(prepared('complete_turn', Prisma.sql`
+        SELECT chat_complete_turn(${turnId}::uuid, ${threadId}::uuid, ${owner}::text, ${ttlMs}::int, ${startNext}::boolean) AS done, ctx.*
         FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined)}) ctx ON true`));
-      if (!row?.finishedTurn) throw new AppError('NOT_FOUND', 'No such turn.');
-      const { finishedTurn, ...context } = row;
-      return { turn: toTurn(turnFromJson(finishedTurn)), context: context.id ? threadContextFromRow(context as ThreadContextRow) : null };
+      if (!row?.done) throw new AppError('NOT_FOUND', 'No such turn.');
+      const { done, ...context } = row;
+      return {
+        turn: toTurn(turnFromJson(done.turn)),
+        context: context.id ? threadContextFromRow(context as ThreadContextRow) : null,
+        next: await nextTurnOf(done.next, threadId),
+      };
     },
 
     async hasQueuedTurns(threadId) {

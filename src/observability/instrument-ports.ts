@@ -1,4 +1,4 @@
-import type { ChatModelPort, ChatResult, LogPort, ModelCallRecord, ModelCallStore, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
+import type { ChatModelPort, ChatResult, LogPort, ModelCallRecord, ModelCallStore, NextTurn, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
 import { runWithLogContext, updateLogContext } from './log-context';
 import type { Metrics } from './metrics';
 import type { TurnTimer } from './turn-timer';
@@ -65,6 +65,13 @@ export interface Lifecycle {
  */
 export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTimer; lifecycle: Lifecycle; metrics: Metrics }): TurnStore {
   const { timer, lifecycle, metrics } = options;
+  const started = (next: NextTurn): NextTurn => {
+    if (next.outcome === 'started') {
+      timer.turnStarted(next.turn.id);
+      updateLogContext({ turnId: next.turn.id });
+    }
+    return next;
+  };
   return {
     ...store,
     async finishMessage(input) {
@@ -78,12 +85,7 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
         await store.releaseLease(input);
         return { outcome: 'idle' };
       }
-      const next = await store.nextTurn(input);
-      if (next.outcome === 'started') {
-        timer.turnStarted(next.turn.id);
-        updateLogContext({ turnId: next.turn.id });
-      }
-      return next;
+      return started(await store.nextTurn(input));
     },
     async finishTurn(input) {
       const turn = await store.finishTurn(input);
@@ -92,10 +94,10 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
       return turn;
     },
     async completeTurn(input) {
-      const completed = await store.completeTurn(input);
+      const completed = await store.completeTurn({ ...input, startNext: input.startNext !== false && !lifecycle.closing });
       timer.turnEnded(input.turnId, 'complete');
       updateLogContext({ turnId: undefined });
-      return completed;
+      return { ...completed, next: started(completed.next) };
     },
     // While closing, "nothing queued" ends the runner's drain loop instead of spinning on turns it may not start.
     async hasQueuedTurns(threadId) {

@@ -24,7 +24,7 @@ export async function send(stores: Stores, threadId: string, content: string, op
 
 /**
  * One whole exchange as the turn runner does it: the lease and the turn's start (the user message gets its seq), an
- * answer streamed then finished into the window, the turn's end, the next step (nothing queued: the lease released).
+ * answer streamed then finished into the window, the turn's end with the next step (nothing queued: the lease released).
  * Returns the user message and the answer.
  */
 export async function exchange(stores: Stores, threadId: string, content: string, answer = `answer to ${content}`): Promise<{ user: TranscriptMessage; answer: TranscriptMessage; turn: Turn }> {
@@ -37,8 +37,8 @@ export async function exchange(stores: Stores, threadId: string, content: string
     messageId: streaming.id, content: answer, status: 'complete', tokens: answer.length, encoding: ENCODING,
     entry: { role: 'assistant', content: answer, tokens: answer.length },
   });
-  const { turn } = await stores.turns.completeTurn({ turnId: started.turn.id, threadId });
-  expect(await stores.turns.nextTurn({ threadId, owner, ttlMs: 30_000 })).toEqual({ outcome: 'idle' });
+  const { turn, next } = await stores.turns.completeTurn({ turnId: started.turn.id, threadId, owner, ttlMs: 30_000 });
+  expect(next).toEqual({ outcome: 'idle' });
   return { user: started.userMessage, answer: finished, turn };
 }
 

@@ -129,20 +129,35 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect(await stores.turns.nextTurn({ threadId: randomUUID(), owner: 'p', ttlMs: 30_000 })).toEqual({ outcome: 'leased-elsewhere' });
     });
 
-    it('completes a turn and reads the context after it in one step; an unknown turn is NOT_FOUND', async () => {
+    it('completes a turn with the step to the next: the next turn started under the lease, the context as the turn left it', async () => {
       const stores = make();
       const thread = await newThread(stores);
       await send(stores, thread.id, 'question');
       const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+      const waiting = await send(stores, thread.id, 'sent during the answer');
       const streaming = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
       await stores.turns.finishMessage({ messageId: streaming.id, content: 'the answer', status: 'complete', tokens: 10, encoding: ENCODING, entry: { role: 'assistant', content: 'the answer', tokens: 10 } });
-      const completed = await stores.turns.completeTurn({ turnId: started.turn.id, threadId: thread.id });
+      const completed = await stores.turns.completeTurn({ turnId: started.turn.id, threadId: thread.id, owner: 'p', ttlMs: 30_000 });
       expect(completed.turn).toMatchObject({ id: started.turn.id, status: 'complete', error: null });
       expect(completed.turn.finishedAt).toBeInstanceOf(Date);
+      expect(await stores.turns.findTurn(started.turn.id)).toEqual(completed.turn);
+      // The context as this turn left it (the fold decision's), without the next turn's message...
       expect(completed.context?.window.map((entry) => [entry.seq, entry.role, entry.content, entry.tokens])).toEqual([[1, 'user', 'question', 8], [2, 'assistant', 'the answer', 10]]);
       expect(completed.context?.thread).toMatchObject({ id: thread.id, lastSeq: 2 });
-      expect(await stores.turns.findTurn(started.turn.id)).toEqual(completed.turn);
-      expect(await codeOf(stores.turns.completeTurn({ turnId: randomUUID(), threadId: thread.id }))).toBe('NOT_FOUND');
+      // ...and the next turn started in the same step, its message at the next seq, its context with it.
+      const next = startedOf(completed.next);
+      expect(next.turn).toMatchObject({ id: waiting.turn.id, status: 'running' });
+      expect(next.userMessage).toMatchObject({ id: waiting.message.id, seq: 3 });
+      expect(next.context.window.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(false);
+
+      // A closing process starts nothing: the queued turn stays queued and the lease is free for another process.
+      const last = await send(stores, thread.id, 'left for another process');
+      const closing = await stores.turns.completeTurn({ turnId: next.turn.id, threadId: thread.id, owner: 'p', ttlMs: 30_000, startNext: false });
+      expect(closing.next).toEqual({ outcome: 'idle' });
+      expect((await stores.turns.findTurn(last.turn.id))?.status).toBe('queued');
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
+      expect(await codeOf(stores.turns.completeTurn({ turnId: randomUUID(), threadId: thread.id, owner: 'p', ttlMs: 30_000 }))).toBe('NOT_FOUND');
     });
 
     it('accepts only on the owner\'s thread: another user\'s or an unknown thread is NOT_FOUND, stores nothing, finds no resend', async () => {

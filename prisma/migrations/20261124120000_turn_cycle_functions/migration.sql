@@ -1,5 +1,5 @@
--- Fewer round trips per turn (issue 16): the send's ownership check joins the accept, and the runner's lease joins the
--- turn's start.
+-- Fewer round trips per turn (issue 16): the send's ownership check joins the accept, the runner's lease joins the
+-- turn's start, and a turn's end joins the step to the next turn (or the lease's release).
 
 -- The accept with the thread's ownership checked under the same row lock (p_owner_id NULL skips the check). Returns
 -- {"missing": true} when the thread is not p_owner_id's (or does not exist), else as before: {"queued": n} when
@@ -30,28 +30,58 @@ BEGIN
   RETURN json_build_object('queued', queued, 'message', to_json(message), 'turnCreatedAt', turn_created);
 END $$;
 
--- The runner's step between turns, in one round trip: takes or renews p_owner's lease of the thread (compare-and-set:
--- free, already p_owner's, or expired) and starts the oldest queued turn under it (chat_start_next_turn). When nothing
--- is queued it releases the lease in the same transaction. The thread row stays locked from the lease's update to the
--- commit, and an accept locks that row before it queues: a send either committed before this call (its turn is seen
--- and started here) or commits after it (it finds the lease free, and its own kick runs the turn). Returns
--- {"lease": false} when another owner holds a live lease, {"lease": true, "started": null} when the queue was empty
--- (the lease released), {"lease": true, "started": {"turn": ..., "userMessage": ...}} otherwise. Commits without
--- waiting for the WAL flush, like the steps it joins.
-CREATE FUNCTION chat_next_turn(p_thread_id uuid, p_owner text, p_ttl_ms int) RETURNS json
+-- The runner's step between turns (internal; see chat_next_turn and chat_complete_turn): takes or renews p_owner's lease
+-- of the thread (compare-and-set: free, already p_owner's, or expired) and, with p_start, starts the oldest queued turn
+-- under it (chat_start_next_turn). When nothing was started it releases the lease in the same transaction. The thread
+-- row stays locked from the lease's update to the commit, and an accept locks that row before it queues: a send either
+-- committed before this step (its turn is seen and started here) or commits after it (it finds the lease free, and its
+-- own kick runs the turn). Returns {"lease": false} when another owner holds a live lease, else {"lease": true,
+-- "started": null} (the lease released) or {"lease": true, "started": {"turn": ..., "userMessage": ...}}.
+CREATE FUNCTION chat_lease_next_turn(p_thread_id uuid, p_owner text, p_ttl_ms int, p_start boolean) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
   started json;
 BEGIN
-  PERFORM set_config('synchronous_commit', 'off', true);
   UPDATE threads SET lease_owner = p_owner, lease_expires_at = now() + p_ttl_ms * interval '1 millisecond'
   WHERE id = p_thread_id AND (lease_owner IS NULL OR lease_owner = p_owner OR lease_expires_at < now());
   IF NOT FOUND THEN
     RETURN json_build_object('lease', false);
   END IF;
-  started := chat_start_next_turn(p_thread_id, p_owner);
+  IF p_start THEN
+    started := chat_start_next_turn(p_thread_id, p_owner);
+  END IF;
   IF started IS NULL THEN
     UPDATE threads SET lease_owner = NULL, lease_expires_at = NULL WHERE id = p_thread_id AND lease_owner = p_owner;
   END IF;
   RETURN json_build_object('lease', true, 'started', started);
+END $$;
+
+-- The runner's step before a thread's first turn: the lease and the turn's start in one round trip
+-- (chat_lease_next_turn). Commits without waiting for the WAL flush, like the steps it joins: a crash can only lose
+-- the start, which leaves the turn queued.
+CREATE FUNCTION chat_next_turn(p_thread_id uuid, p_owner text, p_ttl_ms int) RETURNS json
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  RETURN chat_lease_next_turn(p_thread_id, p_owner, p_ttl_ms, true);
+END $$;
+
+-- Ends a turn that completed and takes the runner's next step (chat_lease_next_turn: the next queued turn started, or
+-- the lease released), in one transaction. The turn's end waits for the WAL flush: the setting the start of a next
+-- turn turns off is put back before the commit. Returns {"turn": <row>, "next": <the step>}, or NULL for an unknown
+-- turn (nothing changed).
+CREATE FUNCTION chat_complete_turn(p_turn_id uuid, p_thread_id uuid, p_owner text, p_ttl_ms int, p_start boolean) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  sync text := current_setting('synchronous_commit');
+  turn turns;
+  next json;
+BEGIN
+  UPDATE turns SET status = 'complete', finished_at = now() WHERE id = p_turn_id RETURNING * INTO turn;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  next := chat_lease_next_turn(p_thread_id, p_owner, p_ttl_ms, p_start);
+  PERFORM set_config('synchronous_commit', sync, true);
+  RETURN json_build_object('turn', to_json(turn), 'next', next);
 END $$;

@@ -127,10 +127,7 @@ export class TurnRunner {
     }, Math.max(1000, Math.floor(leaseTtlMs / 3)));
     let next: NextTurn = first;
     try {
-      while (next.outcome === 'started') {
-        await this.runTurn(next);
-        next = await turns.nextTurn({ threadId, owner, ttlMs: leaseTtlMs });
-      }
+      while (next.outcome === 'started') next = await this.runTurn(next);
     } finally {
       clearInterval(renew);
       // Left by a failure with the lease still ours: release it, and look again when a send queued meanwhile.
@@ -138,28 +135,34 @@ export class TurnRunner {
     }
   }
 
-  private async runTurn(started: { turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext }): Promise<void> {
+  /** Runs one started turn to its end; returns the step after it (the next turn started, or the lease released). */
+  private async runTurn(started: { turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext }): Promise<NextTurn> {
     const { turn, userMessage, context } = started;
-    const { events, turns, log } = this.options;
+    const { events, turns, log, owner, leaseTtlMs } = this.options;
     const threadId = turn.threadId;
     if (userMessage) events.publish({ type: 'message-created', threadId, message: toMessageDto(userMessage) });
     const active: ActiveTurn = { turnId: turn.id, controller: new AbortController(), stream: null };
     this.active.set(threadId, active);
     const timeout = setTimeout(() => active.controller.abort(new TurnTimedOut('turn timed out')), this.options.turnTimeoutMs);
     const startedAt = Date.now();
+    let completed: Awaited<ReturnType<TurnStore['completeTurn']>> | null = null;
     try {
       await this.generate(turn, context, active);
-      // The turn's end and the context after it (for the fold decision): one statement.
-      const { context: after } = await turns.completeTurn({ turnId: turn.id, threadId });
+      // The turn's end, the step to the next turn and the context after this one (the fold decision's): one round trip.
+      completed = await turns.completeTurn({ turnId: turn.id, threadId, owner, ttlMs: leaseTtlMs });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status: 'complete' });
       log.info({ threadId, turnId: turn.id, kind: turn.kind, ms: Date.now() - startedAt }, 'turn complete');
-      if (after) this.maybeEnqueueFold(after);
+      if (completed.context) this.maybeEnqueueFold(completed.context);
     } catch (error) {
-      await this.endFailedTurn(turn, active, error);
+      // Once the turn is complete its step was taken too (a next turn may be running under our lease): a failure
+      // after that (a listener of turn-end) is only logged.
+      if (completed) log.error({ err: error, threadId, turnId: turn.id }, 'after the turn completed');
+      else await this.endFailedTurn(turn, active, error);
     } finally {
       clearTimeout(timeout);
       this.active.delete(threadId);
     }
+    return completed ? completed.next : turns.nextTurn({ threadId, owner, ttlMs: leaseTtlMs });
   }
 
   /** Rounds of model answers and tool calls until the model answers without calling a tool. */
