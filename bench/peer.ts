@@ -53,7 +53,7 @@ export async function runPeerConversation(options: { turns: number; summaryDelay
       fullHistory += counter.countMessage({ role: 'assistant', content: messages.at(-1)?.text ?? '' });
     }
     const summaries = stub.requests.filter((request) => request.kind === 'summary');
-    return { turns, foldLatencyMs: [], summaryCalls: summaries.length, summaryPromptTokens: summaries.map((request) => request.promptTokens) };
+    return { turns, foldLatencyMs: [], foldCpuMs: [], summaryCalls: summaries.length, summaryPromptTokens: summaries.map((request) => request.promptTokens) };
   } finally {
     await stub.close();
   }

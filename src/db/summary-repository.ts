@@ -1,4 +1,5 @@
 import type { SummaryRevisionRecord, SummaryStore } from '../core/ports';
+import { Prisma } from './generated/client';
 import { toRevisionRecord } from './mappers';
 import type { Database } from './prisma-client';
 
@@ -10,8 +11,9 @@ export function createSummaryRepository(db: Database): SummaryStore {
     async commit(commit) {
       // Where the revision's lineage starts (context_start_seq): a forget of any seq from there through throughSeq taints it.
       // One statement: compare-and-set on the thread's version (a concurrent fold or context change wins and this
-      // one re-plans), the revision record, and the folded entries leaving the window.
-      const rows = await db.$queryRaw<{ revision: number }[]>`
+      // one re-plans), the revision record, and the folded entries leaving the window. Through the driver's pool
+      // (db.sql), not Prisma's query runtime; a plain commit, so it waits for the WAL flush like every summary commit.
+      const rows = await db.sql.rows<{ revision: number }>(Prisma.sql`
         WITH updated AS (
           UPDATE threads SET summary_text = ${commit.text}, summary_tokens = ${commit.tokens}::int, summary_encoding = ${commit.encoding},
             summary_covered_through_seq = ${commit.throughSeq}::int, summary_revision = summary_revision + 1, version = version + 1,
@@ -31,7 +33,7 @@ export function createSummaryRepository(db: Database): SummaryStore {
           WHERE thread_id = ${commit.threadId}::uuid AND seq = ANY(${commit.foldedSeqs}::int[]) AND pinned = false
             AND EXISTS (SELECT 1 FROM updated)
         )
-        SELECT summary_revision AS revision FROM updated`;
+        SELECT summary_revision AS revision FROM updated`);
       const row = rows[0];
       return row ? { committed: true as const, revision: row.revision } : { committed: false as const };
     },

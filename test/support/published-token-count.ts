@@ -21,13 +21,44 @@ interface Tool {
   function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: unknown; description?: string; enum?: unknown[] }> } };
 }
 
-const encoders: Record<string, Tiktoken> = {};
+interface Encoding {
+  encoder: Tiktoken;
+  /** The encoding's pre-tokenizer: tiktoken encodes each piece it matches on its own. */
+  pattern: RegExp;
+  /** Token count of each piece seen, so a prompt's count costs a lookup per piece once its words are known. */
+  pieces: Map<string, number>;
+}
 
-function encoderFor(model: string): Tiktoken {
+const encodings: Record<string, Encoding> = {};
+/** Pieces remembered per encoding; the cache starts over beyond it (a bound on the memory, not a tuning knob). */
+const MAX_PIECES = 200_000;
+
+function encodingFor(model: string): Encoding {
   // The cookbook: gpt-4o and later use o200k_base; gpt-4 and gpt-3.5-turbo cl100k_base.
-  const ranks = /^(gpt-4|gpt-3\.5)(?!o|\.[15])/.test(model) ? 'cl100k' : 'o200k';
-  encoders[ranks] ??= new Tiktoken(ranks === 'cl100k' ? cl100kBase : o200kBase);
-  return encoders[ranks];
+  const ranks = /^(gpt-4|gpt-3\.5)(?!o|\.[15])/.test(model) ? cl100kBase : o200kBase;
+  const name = ranks === cl100kBase ? 'cl100k' : 'o200k';
+  encodings[name] ??= { encoder: new Tiktoken(ranks), pattern: new RegExp(ranks.pat_str, 'ug'), pieces: new Map() };
+  return encodings[name];
+}
+
+/**
+ * `encode(text).length` with no special tokens allowed or refused, as a sum over the pre-tokenizer's pieces (exactly
+ * what js-tiktoken's encode does then: each piece is byte-pair encoded on its own), remembering each piece's count:
+ * a model stub counting every prompt of a long benchmark was spending most of its time re-encoding the same words.
+ */
+function countTokens(model: string, text: string): number {
+  const { encoder, pattern, pieces } = encodingFor(model);
+  if (pieces.size > MAX_PIECES) pieces.clear();
+  let tokens = 0;
+  for (const [piece] of text.matchAll(pattern)) {
+    let count = pieces.get(piece);
+    if (count === undefined) {
+      count = encoder.encode(piece, [], []).length;
+      pieces.set(piece, count);
+    }
+    tokens += count;
+  }
+  return tokens;
 }
 
 function textOf(content: Message['content']): string {
@@ -40,7 +71,7 @@ function textOf(content: Message['content']): string {
  * name, 3 for the reply priming. Tool calls of assistant messages (not in the cookbook): their name and arguments.
  */
 function countMessages(model: string, messages: readonly Message[]): number {
-  const encode = (text: string) => encoderFor(model).encode(text, [], []).length;
+  const encode = (text: string) => countTokens(model, text);
   let tokens = 3;
   for (const message of messages) {
     tokens += 3 + encode(message.role) + encode(textOf(message.content));
@@ -54,7 +85,7 @@ function countMessages(model: string, messages: readonly Message[]): number {
 /** `num_tokens_for_tools` with the cookbook's constants for the gpt-4o family. */
 function countTools(model: string, tools: readonly Tool[]): number {
   if (tools.length === 0) return 0;
-  const encode = (text: string) => encoderFor(model).encode(text, [], []).length;
+  const encode = (text: string) => countTokens(model, text);
   let tokens = 0;
   for (const { function: fn } of tools) {
     tokens += 7 + encode(`${fn.name}:${(fn.description ?? '').replace(/\.$/, '')}`);
