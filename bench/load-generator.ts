@@ -4,7 +4,7 @@
  * parent -> { type: 'load', baseUrl, token, threadIds, seconds }; child -> { type: 'stub', url }, { type: 'result', ... }.
  */
 import { replyWithText, startOpenAIStub } from '../test/support/openai-stub';
-import { sendStreaming } from './support/sse-client';
+import { closeConnections, sendStreaming } from './support/sse-client';
 
 interface LoadRequest {
   type: 'load';
@@ -51,5 +51,12 @@ process.on('message', (message: LoadRequest | { type: 'exit' }) => {
     void stub.close().then(() => process.exit(0));
     return;
   }
-  void busy(message).then((result) => process.send?.(result));
+  void busy(message).then((result) => {
+    // Nothing of the run stays open between the server and this process: the parent measures the server's heap
+    // after a run, and open keep-alive connections (ours, and the server's to the stub) would be counted in it.
+    closeConnections();
+    stub.closeIdleConnections();
+    stub.reset();
+    process.send?.(result);
+  });
 });

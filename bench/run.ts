@@ -7,12 +7,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import { foldFigures, runOurConversation, type ConversationRun } from './conversation';
-import { measureFanOut } from './fan-out';
+import { fanOutFigures, measureFanOut } from './fan-out';
 import { measureFloor } from './floor';
 import { measureHistoryLength } from './history-length';
 import { machine, renderLines, renderTable, verdict, writeResults, type Figure } from './support/report';
 import { startServices } from './support/stack';
 import { distribution, mean, round } from './support/stats';
+import { memoryFigures } from './memory-figures';
 import { measureThroughputAndMemory } from './throughput';
 import { measureTurnOverhead, overheadFigures } from './turn-overhead';
 
@@ -20,6 +21,8 @@ const quick = process.env.BENCH_QUICK === '1';
 const scale = (full: number, short: number) => (quick ? short : full);
 const CONVERSATION_TURNS = scale(500, 120);
 const SLOW_SUMMARY_MS = 2000;
+/** The heap-growth points: runs of this many seconds (bench/memory.ts runs this part alone). */
+const MEMORY_RUNS = { memoryRuns: 6, memorySeconds: scale(10, 5) };
 /** Sorted first: the server's CPU per turn and per delivered event. */
 const CPU_SECTION = '0 server CPU';
 
@@ -91,7 +94,7 @@ async function main(): Promise<void> {
 
     // First, while this process holds nothing else: its RSS is then the server's.
     log('throughput: 200 busy threads; memory');
-    const { throughput, oneInFlight, memory } = await measureThroughputAndMemory(services, { threads: 200, seconds: scale(20, 8), oneInFlightSeconds: scale(15, 6), seedMessages: 100_000, memoryRuns: 3 });
+    const { throughput, oneInFlight, memory } = await measureThroughputAndMemory(services, { threads: 200, seconds: scale(20, 8), oneInFlightSeconds: scale(15, 6), seedMessages: 100_000, ...MEMORY_RUNS });
     raw.throughput = throughput;
     raw.oneInFlight = oneInFlight;
     raw.memory = memory;
@@ -103,18 +106,12 @@ async function main(): Promise<void> {
       { section: '6 throughput', name: `sustained turns/s, 200 threads busy (${throughput.turns} turns, ${throughput.failures} failed)`, value: round(throughput.turnsPerSecond, 1), unit: 'turns/s', target: { op: '>=', value: 200 } },
       { section: '6 throughput', name: 'turn latency under that load p50 / p99', value: `${round(throughput.latency.p50)} / ${round(throughput.latency.p99)}`, unit: 'ms' },
       { section: '7 memory', name: `server RSS: after the run / after ${memory.seededMessages} more stored + a run / after ${memory.storedMessages} more through turns`, value: `${Math.round(memory.rssBeforeMb)} / ${Math.round(memory.rssAfterSeedMb)} / ${Math.round(memory.rssAfterMb)}`, unit: 'MB' },
-      { section: '7 memory', name: 'V8 heap in use after GC at the same three points', value: memory.heapUsedMb.map((value) => Math.round(value)).join(' / '), unit: 'MB' },
-      { section: '7 memory', name: `heap growth per message through turns, once warm (after GC; slope over ${memory.memoryRuns} runs)`, value: round(memory.kbPerMessage, 3), unit: 'KB', target: { op: '<=', value: 0.1 }, note: `single runs ${memory.kbPerMessageByRun.map((value) => round(value, 2)).join(' / ')} KB` },
+      ...memoryFigures(memory),
     );
     log('fan-out: 1,000 sockets on one thread');
     const fanOut = await measureFanOut(services, { tabs: scale(1000, 200), chunks: 40 });
     raw.fanOut = fanOut;
-    figures.push(
-      { section: CPU_SECTION, name: 'server CPU per delivered socket event', value: round(fanOut.cpuMicrosPerEvent, 1), unit: 'µs', target: { op: '<=', value: 10 }, note: `${fanOut.delivered} events, ${fanOut.tabs} tabs` },
-      { section: '6 fan-out', name: `${fanOut.tabs} sockets: a delta reaching all tabs, first to last tab p50 / p99 (${fanOut.deltas} deltas)`, value: `${Math.round(fanOut.spreadMs.p50)} / ${Math.round(fanOut.spreadMs.p99)}`, unit: 'ms' },
-      { section: '6 fan-out', name: 'delivered events', value: fanOut.delivered },
-      { section: '7 memory', name: `server RSS after the ${fanOut.tabs}-socket run`, value: Math.round(fanOut.rssAfterMb), unit: 'MB' },
-    );
+    figures.push(...fanOutFigures(fanOut, CPU_SECTION));
     log('turn overhead, 1 in flight');
     const one = await measureTurnOverhead(services, { inFlight: 1, turnsPerLane: scale(400, 100), threadsPerLane: 10, warmupPerLane: 40 });
     log('turn overhead, 16 in flight');

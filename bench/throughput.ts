@@ -1,9 +1,12 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import v8 from 'node:v8';
 import pg from 'pg';
+import { TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize } from '../src/core/context';
 import type { LoadResult } from './load-generator';
 import { requestJson } from './support/sse-client';
-import { startApp, type Services } from './support/stack';
+import { startApp, type BenchApp, type Services } from './support/stack';
 import { distribution, type Distribution } from './support/stats';
 
 export interface ThroughputResult {
@@ -28,24 +31,77 @@ export interface MemoryResult {
   memoryRuns: number;
   seededMessages: number;
   /**
-   * Growth of the heap in use after GC per message stored by the last run, once warm: what a per-message leak
-   * would show. (RSS moves by ±100 MB between runs with the allocator's arenas, whatever is stored.)
+   * Growth of the V8 heap in use outside compiled code per message stored through turns, once warm: the
+   * least-squares slope over the settled points taken after each of `memoryRuns` runs (what a per-message leak
+   * would show). Compiled code (V8's code and bytecode with their metadata) is left out because V8 keeps
+   * optimizing, deoptimizing and flushing it for thousands of turns (0.4–0.9 MB between two points 2,700 messages
+   * apart in heap snapshots here), whatever is stored; it is printed beside (`codeMb`, `kbPerMessageWithCode`).
+   * RSS moves by ±100 MB between runs with the allocator's arenas, whatever is stored: printed, not judged.
    */
   kbPerMessage: number;
-  /** Each of those runs' own growth per message: how much the heap after GC moves between runs either way. */
+  /** Twice the slope's standard error: how far the points scatter around the line, in the same unit. */
+  kbPerMessageSpread: number;
+  /** The same slope over the whole heap in use, compiled code included. */
+  kbPerMessageWithCode: number;
+  /** Each run's own growth per message (outside compiled code), between consecutive points. */
   kbPerMessageByRun: number[];
-  /** V8 heap in use after a full GC at the same three points (what a leak would grow). */
+  /** The settled points: messages stored through turns since the first, heap in use and compiled code in it (MB). */
+  points: { messages: number; heapMb: number; codeMb: number }[];
+  /** V8 heap in use at the settled points: after the throughput run, at the first memory point, at the last. */
   heapUsedMb: [number, number, number];
+  /** Compiled code and bytecode with their metadata at the first and the last memory point (part of the heap). */
+  codeMb: [number, number];
+  /** The shared token-count cache at the first memory point, against its bound: full means warm. */
+  tokenCache: { entries: number; maxEntries: number; chars: number; maxChars: number };
+  /** Warm-up runs added before the first memory point to fill that cache. */
+  extraWarmupRuns: number;
 }
 
-const heapUsed: number[] = [];
+interface HeapPoint {
+  heapMb: number;
+  codeMb: number;
+  rssMb: number;
+}
 
-/** RSS after a full GC (with --expose-gc); records the heap in use at the same moment. */
-function rssMb(): number {
-  (globalThis as { gc?: () => void }).gc?.();
+const gc = (globalThis as { gc?: () => void }).gc;
+/** Runs added before the first memory point at most, while the token-count cache is not full yet. */
+const MAX_EXTRA_WARMUP_RUNS = 3;
+
+/**
+ * The server's memory once it has nothing in flight: no turn running, no fold or tool job queued or active, no
+ * HTTP connection open (the load generator closes its own and the stub's idle keep-alive connections after each
+ * run), twice in a row 100 ms apart. Then a full GC several times with macrotasks in between (finalizers, weak
+ * callbacks and promise jobs that only run after a GC can free more at the next one), the same number each time.
+ * Measured: read right after a run ends, the heap held up to 95 turns still finishing in the server and the last
+ * request of each keep-alive connection, 3-5 MB that the next point may or may not carry.
+ */
+async function settledMemory(app: BenchApp): Promise<HeapPoint> {
+  const { runner, queues, server } = app.application;
+  const busy = async (): Promise<boolean> => {
+    const connections = await new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+    const jobs = (await queues.counts()).reduce((sum, queue) => sum + queue.waiting + queue.active, 0);
+    return runner.activeCount > 0 || connections > 0 || jobs > 0;
+  };
+  const deadline = Date.now() + 30_000;
+  let quiet = 0;
+  while (quiet < 2 && Date.now() < deadline) {
+    quiet = (await busy()) ? 0 : quiet + 1;
+    await sleep(100);
+  }
+  if (quiet < 2) throw new Error('the server did not settle within 30 s of a run');
+  if (!gc) throw new Error('the memory figures need node --expose-gc');
+  for (let round = 0; round < 4; round += 1) {
+    gc();
+    await sleep(10);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  gc();
   const usage = process.memoryUsage();
-  heapUsed.push(usage.heapUsed / 2 ** 20);
-  return usage.rss / 2 ** 20;
+  // Compiled code and bytecode with their metadata (deoptimization data, relocation info, feedback, source
+  // positions): much of it lives in old space, not in V8's code space.
+  const code = v8.getHeapCodeStatistics();
+  const compiled = code.code_and_metadata_size + code.bytecode_and_metadata_size;
+  return { heapMb: usage.heapUsed / 2 ** 20, codeMb: compiled / 2 ** 20, rssMb: usage.rss / 2 ** 20 };
 }
 
 interface LoadGenerator {
@@ -81,10 +137,12 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
 
 /**
  * Sustained turns per second with `threads` threads busy at once: the whole app in this process, the stub and the
- * clients in a child process (all on the same machine), with the server's CPU per turn there and at one turn in flight. Then memory: this process' RSS before and after storing
- * more messages through turns and `seedMessages` more with SQL (resident memory must not depend on what is stored).
+ * clients in a child process (all on the same machine), with the server's CPU per turn there and at one turn in flight.
+ * Then memory: RSS and the settled heap after the throughput run and after `seedMessages` more stored with SQL (resident
+ * memory must not depend on what is stored); then, once the token-count cache is full, a settled heap point after each
+ * of `memoryRuns` runs of `memorySeconds`, and the heap's growth per message as the slope through them.
  */
-export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; oneInFlightSeconds: number; seedMessages: number; memoryRuns: number }): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
+export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; oneInFlightSeconds: number; seedMessages: number; memoryRuns: number; memorySeconds: number }): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
   const load = await startLoadGenerator();
   const app = await startApp(services, { env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } });
   try {
@@ -99,29 +157,45 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     // One turn at a time (one thread): the server's CPU per turn without the concurrency.
     const oneInFlight = await load.run({ ...input, threadIds: threadIds.slice(0, 1), seconds: options.oneInFlightSeconds });
     const throughput = await load.run({ ...input, seconds: options.seconds });
-    const rssBeforeMb = rssMb();
+    const before = await settledMemory(app);
     await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
     await load.run({ ...input, seconds: options.seconds });
-    const rssAfterSeedMb = rssMb();
-    // The heap in use after a full GC moves by a few MB between two runs, in either direction (measured: +2.9,
-    // -2.5, +0.1 MB over three runs of ~600 messages each), so one run's difference was mostly that noise (6.7 KB
-    // per message in one quick run, -3.9 in another). The figure is the least-squares slope over several runs.
-    const points: { messages: number; heapMb: number }[] = [{ messages: 0, heapMb: heapUsed.at(-1) ?? 0 }];
-    let rssAfterMb = rssAfterSeedMb;
-    for (let run = 0; run < options.memoryRuns; run += 1) {
-      const { turns } = await load.run({ ...input, seconds: options.seconds });
-      rssAfterMb = rssMb();
-      points.push({ messages: (points.at(-1)?.messages ?? 0) + turns * 2, heapMb: heapUsed.at(-1) ?? 0 });
+    const afterSeed = await settledMemory(app);
+    // Warm means the bounded caches are full: the token-count cache takes one new text per turn here (each user
+    // message differs), so until it holds its 4,096 texts every turn adds an entry (~150 B) that a leak check
+    // must not count. Earlier runs fill it on a quiet machine; on a slow one a few more runs do, or the figure's
+    // note says how full it was.
+    let extraWarmupRuns = 0;
+    const cacheFull = () => tokenCountCacheSize().entries >= TOKEN_COUNT_CACHE_BOUNDS.maxEntries || tokenCountCacheSize().chars >= TOKEN_COUNT_CACHE_BOUNDS.maxChars * 0.95;
+    while (!cacheFull() && extraWarmupRuns < MAX_EXTRA_WARMUP_RUNS) {
+      await load.run({ ...input, seconds: options.memorySeconds });
+      extraWarmupRuns += 1;
     }
-    const storedMessages = points.at(-1)?.messages ?? 0;
+    const tokenCache = { ...tokenCountCacheSize(), maxEntries: TOKEN_COUNT_CACHE_BOUNDS.maxEntries, maxChars: TOKEN_COUNT_CACHE_BOUNDS.maxChars };
+    const first = await settledMemory(app);
+    // One point after each run, the slope through all of them: a single run's difference is at the mercy of what
+    // the point before it held.
+    const points: { messages: number; memory: HeapPoint }[] = [{ messages: 0, memory: first }];
+    for (let run = 0; run < options.memoryRuns; run += 1) {
+      const { turns } = await load.run({ ...input, seconds: options.memorySeconds });
+      points.push({ messages: (points.at(-1)?.messages ?? 0) + turns * 2, memory: await settledMemory(app) });
+    }
+    const last = points.at(-1)!.memory;
+    const outsideCode = (memory: HeapPoint) => memory.heapMb - memory.codeMb;
+    const fit = slope(points.map((point) => [point.messages, outsideCode(point.memory) * 1024]));
     return {
       throughput,
       oneInFlight,
       memory: {
-        rssBeforeMb, rssAfterSeedMb, rssAfterMb, storedMessages, seededMessages: options.seedMessages, memoryRuns: options.memoryRuns,
-        kbPerMessage: slope(points.map((point) => [point.messages, point.heapMb * 1024])),
-        kbPerMessageByRun: points.slice(1).map((point, index) => ((point.heapMb - points[index]!.heapMb) * 1024) / Math.max(1, point.messages - points[index]!.messages)),
-        heapUsedMb: [heapUsed.at(-2 - options.memoryRuns) ?? 0, points[0]!.heapMb, heapUsed.at(-1) ?? 0],
+        rssBeforeMb: before.rssMb, rssAfterSeedMb: afterSeed.rssMb, rssAfterMb: last.rssMb, storedMessages: points.at(-1)?.messages ?? 0,
+        seededMessages: options.seedMessages, memoryRuns: options.memoryRuns,
+        kbPerMessage: fit.slope, kbPerMessageSpread: 2 * fit.standardError,
+        kbPerMessageWithCode: slope(points.map((point) => [point.messages, point.memory.heapMb * 1024])).slope,
+        kbPerMessageByRun: points.slice(1).map((point, index) => ((outsideCode(point.memory) - outsideCode(points[index]!.memory)) * 1024) / Math.max(1, point.messages - points[index]!.messages)),
+        points: points.map((point) => ({ messages: point.messages, heapMb: point.memory.heapMb, codeMb: point.memory.codeMb })),
+        heapUsedMb: [before.heapMb, first.heapMb, last.heapMb],
+        codeMb: [first.codeMb, last.codeMb],
+        tokenCache, extraWarmupRuns,
       },
     };
   } finally {
@@ -130,13 +204,17 @@ export async function measureThroughputAndMemory(services: Services, options: { 
   }
 }
 
-/** The least-squares slope of y over x. */
-function slope(points: [number, number][]): number {
+/** The least-squares slope of y over x, with its standard error (0 for fewer than three points). */
+function slope(points: [number, number][]): { slope: number; standardError: number } {
   const meanX = points.reduce((sum, [x]) => sum + x, 0) / points.length;
   const meanY = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
   const covariance = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0);
   const variance = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
-  return variance === 0 ? 0 : covariance / variance;
+  if (variance === 0) return { slope: 0, standardError: 0 };
+  const fitted = covariance / variance;
+  const residuals = points.reduce((sum, [x, y]) => sum + (y - meanY - fitted * (x - meanX)) ** 2, 0);
+  const standardError = points.length > 2 ? Math.sqrt(residuals / (points.length - 2) / variance) : 0;
+  return { slope: fitted, standardError };
 }
 
 /** Older history for the busy threads: `count` messages spread over them, stored below their current seqs. */

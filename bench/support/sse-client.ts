@@ -15,6 +15,11 @@ export interface StreamedTurn {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
+/** Closes this process' keep-alive connections (none may be in use): the server then holds no connection state. */
+export function closeConnections(): void {
+  agent.destroy();
+}
+
 /** A small JSON client over node:http with a keep-alive agent (less client overhead than fetch). */
 export function requestJson<T>(options: { baseUrl: string; method: string; path: string; token?: string; body?: unknown }): Promise<{ status: number; body: T }> {
   return new Promise((resolve, reject) => {

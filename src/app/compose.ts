@@ -350,10 +350,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: {
     ...deps, cancelToolRun: cancelRun, closing: () => lifecycle.closing,
     limits: { ...deps.limits, socketEventsPerMinute: env.SOCKET_EVENTS_PER_MINUTE, maxSocketsPerUser: env.MAX_SOCKETS_PER_USER },
-  }, redis: redisRealtime });
+  }, redis: redisRealtime, coalesceMs: env.SOCKET_DELTA_COALESCE_MS });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
-  const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }) : null;
+  const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }).stop : null;
   if (io) {
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;

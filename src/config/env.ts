@@ -112,6 +112,11 @@ const schema = z.object({
   MAX_THREADS_PER_USER: integer(1000, 1),
   /** Client events (any kind) one socket may send per minute; past it they are answered RATE_LIMITED, unrun. */
   SOCKET_EVENTS_PER_MINUTE: integer(120, 1),
+  /**
+   * How long a streaming message's deltas may wait to share one socket frame (the first goes out at once; every
+   * other event of the thread waits for them). 0 sends one frame per delta.
+   */
+  SOCKET_DELTA_COALESCE_MS: integer(50, 0),
   /** Open socket connections per user, per server process; one more is refused at connect. */
   MAX_SOCKETS_PER_USER: integer(10, 1),
   TOOL_TIMEOUT_MS: integer(300_000, 100),

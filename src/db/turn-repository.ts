@@ -6,6 +6,7 @@ import { isUniqueViolation } from './prisma-client';
 import { loadThreadContext, threadContextFromRow, threadContextSelect, type ThreadContextRow } from './load-thread-context';
 import { prepared } from './prepared-statement';
 import { UUID } from './keyset-cursor';
+import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
 import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFromJson, qualified, turnFromJson } from './sql-columns';
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
@@ -24,6 +25,9 @@ export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
   return row.lastSeq;
 }
 
+/** System-prefix hashes remembered as stored (see `knownPrefixes`). */
+const KNOWN_PREFIXES_MAX = 64;
+
 /**
  * The turn's hot path in raw SQL on the driver's pool (`db.sql`): each port call is one statement (one round trip,
  * one commit). The accept, a retry's queueing, the turn's start and the lease release are PL/pgSQL functions
@@ -40,8 +44,9 @@ export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
  */
 export function createTurnRepository(db: Database, options: { recallTokens?: number } = {}): TurnStore {
   const recallTokens = options.recallTokens ?? 1;
-  // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing).
-  const knownPrefixes = new Set<string>();
+  // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing). One per
+  // configured system prompt in practice; bounded all the same.
+  const knownPrefixes = createRememberedKeys(KNOWN_PREFIXES_MAX);
   const systemPrefixOf = (call: ChatCallRecord) => {
     const { text, tokens } = call.manifest.systemPrefix;
     const hash = createHash('sha256').update(text).digest('hex');

@@ -33,15 +33,17 @@ export interface SocketServerOptions {
   deps: SocketDeps;
   /** Several server processes: rooms and emits through Redis. Without it, this process only. */
   redis?: { url: string; prefix: string };
+  /** How long a streaming message's deltas may wait to share a frame (forwardThreadEvents); default 50 ms. */
+  coalesceMs?: number;
 }
 
 type Handler<S extends z.ZodType> = (context: HandlerContext<z.infer<S>>) => Promise<object | AtAck<object>>;
 
-function registerHandlers(socket: TypedSocket, deps: SocketDeps, events: RateLimiter): void {
+function registerHandlers(socket: TypedSocket, deps: SocketDeps, events: RateLimiter, flushEvents: (threadId: string) => void): void {
   const on = <S extends z.ZodType>(event: string, schema: S, run: Handler<S>) => {
     (socket.on as (event: string, listener: (...args: unknown[]) => void) => void)(event, acknowledged({ event, socket, schema, log: deps.log, run, limiter: events }));
   };
-  on('thread-join', threadJoinPayload, (context) => threadJoin(deps, context));
+  on('thread-join', threadJoinPayload, (context) => threadJoin({ ...deps, flushEvents }, context));
   on('thread-leave', threadLeavePayload, (context) => threadLeave(context));
   // New work is refused once the process is shutting down, like REST's 503: an accept committed while the socket
   // closes would lose its ack; refused, the client resends it (same clientMessageId) to the next process.
@@ -73,12 +75,12 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
   io.use(connectionsPerUser(deps.limits.maxSocketsPerUser));
   // Every client event counts, per socket (a socket lives in one process, so memory is the right place).
   const eventLimiter = createMemoryRateLimiter({ limit: deps.limits.socketEventsPerMinute });
+  const forwarding = forwardThreadEvents({ events: deps.events, emitter: io, log: deps.log, ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}) });
   io.on('connection', (socket) => {
     expireWithToken(socket, deps.log);
-    registerHandlers(socket, deps, eventLimiter);
+    registerHandlers(socket, deps, eventLimiter, forwarding.flush);
     socket.on('error', (error) => deps.log.debug({ err: error, userId: socket.data.userId }, 'socket error'));
   });
-  const stopForwarding = forwardThreadEvents({ events: deps.events, emitter: io, log: deps.log });
   let closed: Promise<void> | null = null;
   return {
     io,
@@ -87,7 +89,7 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
     },
     close() {
       closed ??= (async () => {
-        stopForwarding();
+        forwarding.stop();
         // Also closes the HTTP server when it is still listening; the caller may already have.
         await io.close();
         redis?.close();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
 import { applyMessageDelta } from '../../src/shared/apply-message-delta';
 import type { ThreadJoinResult } from '../../src/shared/socket-events';
@@ -73,7 +73,8 @@ describe('socket.io streaming', () => {
       expect((starts[0]!.message as MessageDto).id).toBe(answer.id);
       // Ordered: each delta starts exactly where the previous one ended, none repeated.
       const deltas = eventsOf(view, 'message-delta').filter((event) => event.messageId === answer.id);
-      expect(deltas.length).toBeGreaterThan(5);
+      // Several frames (a fast stream's deltas share frames: the next test counts them).
+      expect(deltas.length).toBeGreaterThan(1);
       let length = 0;
       for (const delta of deltas) {
         expect(delta.offset).toBe(length);
@@ -86,6 +87,38 @@ describe('socket.io streaming', () => {
       expect(types.indexOf('message-start')).toBeLessThan(types.indexOf('message-delta'));
       expect(types.lastIndexOf('message-delta')).toBeLessThan(types.indexOf('message-end'));
     }
+  });
+
+  it('sends a fast stream in fewer frames than deltas and a slow one a frame per delta, the same text to WebSocket, polling and upgrading tabs', async () => {
+    const tabs = [await tab(), await server.openTab(undefined, { transports: ['polling'] }), await server.openTab(undefined, { transports: ['polling', 'websocket'] })];
+    const frames: Record<string, number> = {};
+    // Closed at the end: the user may keep MAX_SOCKETS_PER_USER sockets, and the other tests open theirs.
+    onTestFinished(() => { for (const view of tabs) view.close(); });
+    for (const question of ['fast answer please', 'slow answer please']) {
+      const thread = await newThread();
+      for (const view of tabs) await join(view, thread.id);
+      const sent = await send(tabs[0]!, thread.id, question);
+      for (const view of tabs) await turnEnded(view, sent.turnId);
+      const full = answerFor(question);
+      const [first, ...others] = tabs.map((view) => {
+        const answer = eventsOf(view, 'message-end').map((event) => event.message as MessageDto).find((message) => message.threadId === thread.id)!;
+        expect(answer.content).toBe(full);
+        expect(reassemble(view, answer.id)).toBe(full);
+        const types = view.events.filter((event) => event.payload.threadId === thread.id).map((event) => event.type);
+        expect(types.indexOf('message-start')).toBeLessThan(types.indexOf('message-delta'));
+        expect(types.lastIndexOf('message-delta')).toBeLessThan(types.indexOf('message-end'));
+        expect(types.indexOf('message-end')).toBeLessThan(types.indexOf('turn-end'));
+        return eventsOf(view, 'message-delta').filter((event) => event.messageId === answer.id);
+      });
+      // Every tab, whatever its transport, gets the same frames.
+      for (const deltas of others) expect(deltas).toEqual(first);
+      frames[question] = first!.length;
+    }
+    const chunks = answerFor('slow answer please').match(/\S+\s*|\s+/g)!.length;
+    // 3 ms apart, the deltas share frames (SOCKET_DELTA_COALESCE_MS, 50 ms); 80 ms apart, each goes out as it
+    // comes (at least half of them, allowing for a loaded machine bunching a few).
+    expect(frames['fast answer please']).toBeLessThan(chunks / 2);
+    expect(frames['slow answer please']).toBeGreaterThanOrEqual(chunks / 2);
   });
 
   it('catches a reconnecting tab up with afterSeq: exactly the messages it missed', async () => {

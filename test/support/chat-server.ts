@@ -24,7 +24,7 @@ export interface ChatServer {
   /** Another guest (a stranger, a second user). */
   guest(): Promise<{ userId: string; token: string }>;
   /** A socket.io tab on the app (the guest's token by default), closed after the file's tests. */
-  openTab(token?: string): Promise<Tab>;
+  openTab(token?: string, options?: Parameters<typeof openTab>[2]): Promise<Tab>;
 }
 
 /**
@@ -68,8 +68,8 @@ export function useChatServer(options: ChatServerOptions = {}): ChatServer {
       return get().guest.userId;
     },
     guest: () => get().app.guest(),
-    async openTab(token) {
-      const tab = await openTab(get().app, token ?? get().guest.token);
+    async openTab(token, options) {
+      const tab = await openTab(get().app, token ?? get().guest.token, options);
       tabs.push(tab);
       return tab;
     },

@@ -71,6 +71,8 @@ export interface OpenAIStub {
   setMaxContextTokens(tokens: number): void;
   /** Clears the recorded requests and restores the start options. */
   reset(): void;
+  /** Closes the keep-alive connections no request is using (a benchmark settling the server between runs). */
+  closeIdleConnections(): void;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export async function startOpenAIStub(options: OpenAIStubOptions = {}): Promise<
       state.responder = startResponder;
       state.maxContextTokens = startMaxContextTokens;
     },
+    closeIdleConnections: () => server.closeIdleConnections(),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));

@@ -18,9 +18,12 @@ export interface Tab {
   close(): void;
 }
 
-/** A browser tab: a real socket.io-client over WebSocket, connected and authenticated, recording every event. */
-export async function openTab(app: Pick<TestApp, 'baseUrl'>, token: string): Promise<Tab> {
-  const socket: ClientSocket = connect(app.baseUrl, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
+/**
+ * A browser tab: a real socket.io-client, connected and authenticated, recording every event. Over WebSocket by
+ * default; `transports: ['polling']` stays on HTTP long-polling, `['polling', 'websocket']` starts there and upgrades.
+ */
+export async function openTab(app: Pick<TestApp, 'baseUrl'>, token: string, options: { transports?: Array<'websocket' | 'polling'> } = {}): Promise<Tab> {
+  const socket: ClientSocket = connect(app.baseUrl, { auth: { token }, transports: options.transports ?? ['websocket'], reconnection: false, forceNew: true });
   const events: RecordedEvent[] = [];
   socket.onAny((type: string, payload: Record<string, unknown>) => events.push({ type, payload }));
   await new Promise<void>((resolve, reject) => {

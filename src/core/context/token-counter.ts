@@ -91,7 +91,16 @@ function withoutFinalPeriod(text: string): string {
  * schemas; the role names; the omitted-messages note), so each is encoded once. Bounded: 4,096 texts, 2 million
  * characters in all (about 4 MB), texts over 32,768 characters never remembered.
  */
-const textTokens = createTextTokenCache({ maxEntries: 4096, maxChars: 2_000_000, maxTextChars: 32_768 });
+export const TOKEN_COUNT_CACHE_BOUNDS = { maxEntries: 4096, maxChars: 2_000_000, maxTextChars: 32_768 } as const;
+const textTokens = createTextTokenCache(TOKEN_COUNT_CACHE_BOUNDS);
+
+/**
+ * Texts and characters the shared token-count cache holds now, against {@link TOKEN_COUNT_CACHE_BOUNDS}
+ * (diagnostics: the benchmark's heap-growth figure is measured once this cache is full).
+ */
+export function tokenCountCacheSize(): { entries: number; chars: number } {
+  return textTokens.size();
+}
 
 /** A token counter for one encoding. The encoder is built lazily and shared by all counters of that encoding. */
 export function createTokenCounter(encoding: EncodingName): TokenCounter {

@@ -32,25 +32,29 @@ async function catchUp(deps: SocketDeps, threadId: string, afterSeq: number) {
 /**
  * `thread-join`: joins the thread's room, then reads the transcript (in that order, so no event falls between
  * the read and the join) and answers with the thread and its messages. A message still streaming carries its
- * text so far, read at the moment of the ack: every delta the client gets after the ack starts at or after it.
+ * text so far, read at the moment of the ack: every delta the client gets after the ack starts at or after it
+ * (`flushEvents` first sends the deltas still being coalesced, so none of them reaches the tab after the ack).
  */
-export async function threadJoin(deps: SocketDeps, { socket, userId, payload }: HandlerContext<z.infer<typeof threadJoinPayload>>): Promise<AtAck<ThreadJoinResult>> {
+export async function threadJoin(deps: SocketDeps & { flushEvents?: (threadId: string) => void }, { socket, userId, payload }: HandlerContext<z.infer<typeof threadJoinPayload>>): Promise<AtAck<ThreadJoinResult>> {
   const thread = await deps.threads.findThread(payload.threadId, userId);
   if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
   await socket.join(roomOf(thread.id));
   const page = payload.afterSeq !== undefined
     ? await catchUp(deps, thread.id, payload.afterSeq)
     : await deps.transcript.listMessages({ threadId: thread.id, limit: NEWEST_PAGE });
-  return new AtAck(() => ({
-    thread: toThreadDto(thread),
-    messages: page.messages.map((message) => {
-      const dto = toMessageDto(message);
-      if (message.status !== 'streaming') return dto;
-      // The turn runs in this process: its text is newer than the row (saved about once a second).
-      const partial = deps.runner.partialText(message.id);
-      return partial === null ? dto : { ...dto, content: partial };
-    }),
-    hasMoreBefore: page.hasMoreBefore,
-    ...(payload.afterSeq !== undefined ? { hasMoreAfter: page.hasMoreAfter } : {}),
-  }));
+  return new AtAck(() => {
+    deps.flushEvents?.(thread.id);
+    return {
+      thread: toThreadDto(thread),
+      messages: page.messages.map((message) => {
+        const dto = toMessageDto(message);
+        if (message.status !== 'streaming') return dto;
+        // The turn runs in this process: its text is newer than the row (saved about once a second).
+        const partial = deps.runner.partialText(message.id);
+        return partial === null ? dto : { ...dto, content: partial };
+      }),
+      hasMoreBefore: page.hasMoreBefore,
+      ...(payload.afterSeq !== undefined ? { hasMoreAfter: page.hasMoreAfter } : {}),
+    };
+  });
 }
