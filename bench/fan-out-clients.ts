@@ -1,12 +1,12 @@
 /**
- * The fan-out benchmark's clients and model stub, in their own process (so the parent's CPU time is the server's
- * alone): `tabs` real socket.io-client connections of one user joined to one thread, recording when each
- * `message-delta` frame arrives and rebuilding each message's text from the frames with the client's offset rule.
- * The stub streams `chunks` deltas 20 ms apart; its URL is the first message to the parent.
+ * The fan-out benchmark's clients, in their own process (so the parent's CPU time is the server's alone): `tabs`
+ * real socket.io-client connections of one user joined to one thread, recording when each `message-delta` frame
+ * arrives and rebuilding each message's text from the frames with the client's offset rule, to compare with the
+ * answer of `chunks` deltas that bench/fan-out-stub.ts streams.
  */
 import { io as connect, type Socket } from 'socket.io-client';
 import { applyMessageDelta } from '../src/shared/apply-message-delta';
-import { replyWithText, startOpenAIStub } from '../test/support/openai-stub';
+import { fanOutChunks } from './support/fan-out-answer';
 
 interface Start {
   type: 'start';
@@ -16,12 +16,8 @@ interface Start {
   tabs: number;
 }
 
-const chunkCount = Number(process.argv[2] ?? 40);
-const chunks = Array.from({ length: chunkCount }, (_, index) => `part ${index} `);
 /** The answer's whole text: what every tab must have rebuilt from its frames. */
-const answer = chunks.join('');
-const stub = await startOpenAIStub({ responder: () => replyWithText('', { chunks, chunkDelayMs: 20, omitUsage: true }), countPromptTokens: false });
-process.send?.({ type: 'stub', url: stub.url });
+const answer = fanOutChunks(Number(process.argv[2] ?? 40)).join('');
 
 const now = () => performance.timeOrigin + performance.now();
 const sockets: Socket[] = [];
@@ -77,6 +73,6 @@ process.on('message', (message: Start | { type: 'collect' } | { type: 'clear' } 
     process.send?.({ type: 'arrivals', frames, gaps, completeTabs: completeTabs(), arrivals: [...arrivals.values()] });
   } else {
     for (const socket of sockets) socket.disconnect();
-    void stub.close().then(() => process.exit(0));
+    process.exit(0);
   }
 });

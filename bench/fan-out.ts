@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { requestJson } from './support/sse-client';
 import { startApp, type Services } from './support/stack';
@@ -32,23 +32,27 @@ export interface FanOutResult {
 }
 
 /**
- * 1,000 connected tabs of one thread (clients and the model stub in a child process, the whole app in this one): one
+ * 1,000 connected tabs of one thread (the clients in a child process, the model stub in another, the whole app in this one): one
  * streamed answer of `chunks` deltas, each delivered to every tab, after one such answer that is not counted (it warms
  * the send path). Reports how long a frame takes to reach all tabs, how many frames carried the answer, whether every
  * tab rebuilt the whole text from them, and this process' CPU time (the server's alone) per delivered delta.
  */
 export async function measureFanOut(services: Services, options: { tabs: number; chunks: number; env?: Record<string, string> }): Promise<FanOutResult> {
-  const clients = fork(path.join(import.meta.dirname, 'fan-out-clients.ts'), [String(options.chunks)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const next = <T>(type: string) => new Promise<T>((resolve, reject) => {
+  const child = (file: string) => fork(path.join(import.meta.dirname, file), [String(options.chunks)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const stub = child('fan-out-stub.ts');
+  const clients = child('fan-out-clients.ts');
+  const exit = () => { for (const each of [stub, clients]) each.send({ type: 'exit' }); };
+  const nextFrom = (from: ChildProcess) => <T>(type: string) => new Promise<T>((resolve, reject) => {
     const onMessage = (message: { type: string; message?: string }) => {
-      if (message.type === type) { clients.off('message', onMessage); resolve(message as T); }
-      if (message.type === 'error') { clients.off('message', onMessage); reject(new Error(message.message)); }
+      if (message.type === type) { from.off('message', onMessage); resolve(message as T); }
+      if (message.type === 'error') { from.off('message', onMessage); reject(new Error(message.message)); }
     };
-    clients.on('message', onMessage);
+    from.on('message', onMessage);
   });
-  const stubUrl = (await next<{ url: string }>('stub')).url;
+  const next = nextFrom(clients);
+  const stubUrl = (await nextFrom(stub)<{ url: string }>('stub')).url;
   const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini', ...options.env } }).catch((error: unknown) => {
-    clients.send({ type: 'exit' });
+    exit();
     throw error;
   });
   try {
@@ -90,7 +94,7 @@ export async function measureFanOut(services: Services, options: { tabs: number;
       rssAfterMb: process.memoryUsage().rss / 2 ** 20,
     };
   } finally {
-    clients.send({ type: 'exit' });
+    exit();
     await app.stop();
   }
 }

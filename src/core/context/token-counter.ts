@@ -102,10 +102,42 @@ export function tokenCountCacheSize(): { entries: number; chars: number } {
   return textTokens.size();
 }
 
+/**
+ * Token counts of the pieces the encodings' pre-tokenizers split text into (words with their leading space,
+ * punctuation runs, 1–3 digit groups, ...), per encoding. tiktoken byte-pair encodes each piece on its own, so a
+ * text's count is the sum of its pieces' counts, and a new text is mostly made of pieces seen before. Bounded: pieces
+ * of at most 64 characters, 100,000 per encoding (then it starts over), a few MB.
+ */
+const MAX_PIECE_CHARS = 64;
+const MAX_PIECES = 100_000;
+const pieceTokens = new Map<EncodingName, { pattern: RegExp; counts: Map<string, number> }>();
+
+/** `encode(text, [], []).length` (no special tokens allowed or refused), as the sum of its remembered pieces' counts. */
+function encodedLength(encoding: EncodingName, text: string): number {
+  let pieces = pieceTokens.get(encoding);
+  if (!pieces) {
+    pieces = { pattern: new RegExp(RANKS[encoding].pat_str, 'ug'), counts: new Map() };
+    pieceTokens.set(encoding, pieces);
+  }
+  const { pattern, counts } = pieces;
+  if (counts.size > MAX_PIECES) counts.clear();
+  const encoder = encoderFor(encoding);
+  let tokens = 0;
+  for (const [piece] of text.matchAll(pattern)) {
+    let count = counts.get(piece);
+    if (count === undefined) {
+      count = encoder.encode(piece, [], []).length;
+      if (piece.length <= MAX_PIECE_CHARS) counts.set(piece, count);
+    }
+    tokens += count;
+  }
+  return tokens;
+}
+
 /** A token counter for one encoding. The encoder is built lazily and shared by all counters of that encoding. */
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
   // Disallow no special tokens: user text containing `<|endoftext|>` is plain text to the API too.
-  const encodeLength = (text: string): number => encoderFor(encoding).encode(text, [], []).length;
+  const encodeLength = (text: string): number => encodedLength(encoding, text);
   const countText = (text: string): number => (text === '' ? 0 : textTokens.count(encoding, text, encodeLength));
 
   const countMessage = (message: CountableMessage): number => {
