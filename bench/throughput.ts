@@ -68,19 +68,22 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const MAX_EXTRA_WARMUP_RUNS = 3;
 
 /**
- * The server's memory once it has nothing in flight: no turn running, no fold or tool job queued or active, no
+ * The server's memory once it has nothing in flight: no thread's queue draining (a turn running or its lease being
+ * released: the runner's activeCount drops before the release's round trip), no fold or tool job queued or active, no
  * HTTP connection open (the load generator closes its own and the stub's idle keep-alive connections after each
  * run), twice in a row 100 ms apart. Then a full GC several times with macrotasks in between (finalizers, weak
  * callbacks and promise jobs that only run after a GC can free more at the next one), the same number each time.
  * Measured: read right after a run ends, the heap held up to 95 turns still finishing in the server and the last
- * request of each keep-alive connection, 3-5 MB that the next point may or may not carry.
+ * request of each keep-alive connection, 3-5 MB that the next point may or may not carry; read once activeCount
+ * was 0 and no connection was open, still 156 drains releasing their leases and the SSE routes waiting on them
+ * (+3.7 MB that was gone a second later).
  */
 async function settledMemory(app: BenchApp): Promise<HeapPoint> {
   const { runner, queues, server } = app.application;
   const busy = async (): Promise<boolean> => {
     const connections = await new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
     const jobs = (await queues.counts()).reduce((sum, queue) => sum + queue.waiting + queue.active, 0);
-    return runner.activeCount > 0 || connections > 0 || jobs > 0;
+    return runner.drainingCount > 0 || connections > 0 || jobs > 0;
   };
   const deadline = Date.now() + 30_000;
   let quiet = 0;

@@ -95,6 +95,11 @@ export class TurnRunner {
     return this.active.size;
   }
 
+  /** Threads whose queue this process is draining: a turn running, or the lease being taken or released around it. */
+  get drainingCount(): number {
+    return this.draining.size;
+  }
+
   /** Shutdown: waits for running turns up to `graceMs`, then cancels them (partial answers stored as `cancelled`). */
   async drainAll(graceMs: number): Promise<void> {
     const all = Promise.allSettled([...this.draining.values()]);
