@@ -25,9 +25,14 @@ export function withFreshTokenCounts(turns: TurnStore, counter: TokenCounter, lo
       const context = await turns.loadContext(threadId, options);
       return context ? refresh({ context }).context : null;
     },
-    async startNextTurn(input) {
-      const started = await turns.startNextTurn(input);
-      return started ? refresh(started) : null;
+    async nextTurn(input) {
+      const next = await turns.nextTurn(input);
+      return next.outcome === 'started' ? refresh(next) : next;
+    },
+    async completeTurn(input) {
+      const completed = await turns.completeTurn(input);
+      const next = completed.next.outcome === 'started' ? refresh(completed.next) : completed.next;
+      return completed.context ? { ...refresh({ ...completed, context: completed.context }), next } : { ...completed, next };
     },
   };
 }

@@ -48,10 +48,20 @@ export interface AcceptedMessage {
   duplicate: boolean;
 }
 
+/** What the runner's step between turns found (TurnStore.nextTurn). */
+export type NextTurn =
+  | { outcome: 'leased-elsewhere' }
+  | { outcome: 'idle' }
+  | { outcome: 'started'; turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext };
+
 /** The turn queue, the per-thread lease and the transcript writes of a turn. */
 export interface TurnStore {
-  /** Stores the user message as pending and queues its turn, in one transaction. Throws BUSY past `maxQueued`. */
-  acceptUserMessage(input: { threadId: string; content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number }): Promise<AcceptedMessage>;
+  /**
+   * Stores the user message as pending and queues its turn, in one transaction. Throws NOT_FOUND when the thread
+   * is not `ownerId`'s (null: any owner; a repeated clientMessageId is only found on the owner's thread), BUSY past
+   * `maxQueued`.
+   */
+  acceptUserMessage(input: { threadId: string; ownerId: string | null; content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number }): Promise<AcceptedMessage>;
   /**
    * Queues a turn with no new user message (a retry) under the thread's lock: BUSY when `maxQueued` turns already
    * wait besides the running one, CONFLICT when a turn for the same user message is already queued or running.
@@ -66,10 +76,13 @@ export interface TurnStore {
    */
   releaseLease(input: { threadId: string; owner: string }): Promise<boolean>;
   /**
-   * Under the lease: starts the oldest queued turn. Its pending user message gets the next seq and joins
-   * the window, in one transaction. Returns null when the queue is empty.
+   * The runner's step between turns: takes or renews the thread's lease for `owner` (as acquireLease) and under it
+   * starts the oldest queued turn: its pending user message gets the next seq and joins the window, in one
+   * transaction; the context of the turn's first model call (with auto-recall) comes with it. When nothing is queued
+   * the lease is released in that same transaction (`idle`): a send that commits after it finds the lease free, so
+   * its own kick runs its turn. `leased-elsewhere` when another owner holds a live lease.
    */
-  startNextTurn(input: { threadId: string; owner: string }): Promise<{ turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext } | null>;
+  nextTurn(input: { threadId: string; owner: string; ttlMs: number }): Promise<NextTurn>;
   /**
    * The thread and its context in one statement. With `recall`, the same statement also finds the auto-recall
    * candidates (ThreadContext.recalled): messages older than the window, from the context start on, not pinned, that
@@ -89,6 +102,13 @@ export interface TurnStore {
    */
   finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'>; call?: ChatCallRecord }): Promise<TranscriptMessage>;
   finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
+  /**
+   * Ends a turn that completed (waiting for the WAL flush, as finishTurn) and takes the runner's next step (nextTurn)
+   * in the same transaction: one round trip between two turns. `context` is the thread's context right after the
+   * turn, before any next turn's start (no auto-recall: the fold decision's read); null when the thread is gone.
+   * With `startNext` false (a process that is closing) the step starts nothing and only releases the lease.
+   */
+  completeTurn(input: { turnId: string; threadId: string; owner: string; ttlMs: number; startNext?: boolean }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
   /** Threads with queued turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;

@@ -69,16 +69,16 @@ function toEntryFromJson(json: EntryJson): ContextEntry {
   return entry;
 }
 
+/** The context read's row: the thread's columns, its entries and the auto-recall candidates. */
+export type ThreadContextRow = ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null };
+
 /**
- * The thread and its context (pinned entries and the window) in one statement, so one
- * consistent snapshot: a fold committing meanwhile is seen whole or not at all. Its cost does not depend on the
- * transcript's length, only on the window's; with `recall`, the auto-recall candidates come in the same statement
- * (an index search: no extra round trip on the turn's path). `recallTokens` is the deployment's default slot.
+ * The context read as a SELECT of one row (none when the thread is gone), for loadThreadContext and for statements
+ * that end with it (completeTurn). `recallTokens` is the deployment's default recall slot; undefined: no recall.
  */
-export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number } = {}): Promise<ThreadContext | null> {
-  const recall = options.recall ? recallSql(options.recallTokens ?? 1) : Prisma.sql`NULL::json`;
-  // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
-  const rows = await db.sql.rows<ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null }>(prepared('thread_context', Prisma.sql`
+export function threadContextSelect(threadId: string, recallTokens: number | undefined): Prisma.Sql {
+  const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
+  return Prisma.sql`
     SELECT ${THREAD_COLUMNS}, ${recall} AS recalled,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
@@ -87,9 +87,11 @@ export async function loadThreadContext(db: Database, threadId: string, options:
         -- one unpinned after the summary passed it, which stays there until the next fold takes it.
         WHERE e.thread_id = t.id AND e.seq >= t.context_start_seq
       ) AS entries
-    FROM threads t WHERE t.id = ${threadId}::uuid`));
-  const row = rows[0];
-  if (!row) return null;
+    FROM threads t WHERE t.id = ${threadId}::uuid`;
+}
+
+/** The ThreadContext of a context read's row. */
+export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
   const { entries, recalled, ...threadRow } = row;
   const all = entries.map(toEntryFromJson);
   return {
@@ -98,4 +100,16 @@ export async function loadThreadContext(db: Database, threadId: string, options:
     pinned: all.filter((entry) => entry.pinned),
     ...(recalled ? { recalled: recalled.map((json) => ({ seq: json.seq, role: json.role, content: json.content, createdAt: new Date(json.createdAt) })) } : {}),
   };
+}
+
+/**
+ * The thread and its context (pinned entries and the window) in one statement, so one
+ * consistent snapshot: a fold committing meanwhile is seen whole or not at all. Its cost does not depend on the
+ * transcript's length, only on the window's; with `recall`, the auto-recall candidates come in the same statement
+ * (an index search: no extra round trip on the turn's path). `recallTokens` is the deployment's default slot.
+ */
+export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number } = {}): Promise<ThreadContext | null> {
+  // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
+  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(threadId, options.recall ? options.recallTokens ?? 1 : undefined)));
+  return rows[0] ? threadContextFromRow(rows[0]) : null;
 }

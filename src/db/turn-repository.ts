@@ -1,15 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
-import type { ChatCallRecord, TurnStore } from '../core/ports';
+import type { ChatCallRecord, NextTurn, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
-import { loadThreadContext } from './load-thread-context';
+import { loadThreadContext, threadContextFromRow, threadContextSelect, type ThreadContextRow } from './load-thread-context';
+import { prepared } from './prepared-statement';
+import { UUID } from './keyset-cursor';
 import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
 import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFromJson, qualified, turnFromJson } from './sql-columns';
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
 
 type Tx = Prisma.TransactionClient;
+
+/** The runner's step as the turn functions return it (chat_lease_next_turn). */
+interface NextTurnJson {
+  lease: boolean;
+  started?: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null;
+}
 
 /** Hands out the thread's next seq; the row lock it takes serializes appends per thread. */
 export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
@@ -44,31 +52,49 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     const hash = createHash('sha256').update(text).digest('hex');
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
-  const findByClientMessageId = async (threadId: string, clientMessageId: string) => {
+  const findByClientMessageId = async (threadId: string, ownerId: string | null, clientMessageId: string) => {
     const rows = await db.sql.rows<(MessageRow & { turnRow: Record<string, unknown> | null })>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
         (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
-      FROM messages m WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
+      FROM messages m JOIN threads t ON t.id = m.thread_id AND (${ownerId}::text IS NULL OR t.owner_id = ${ownerId}::text)
+      WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
     const row = rows[0];
     if (!row?.turnId || !row.turnRow) return null;
     const { turnRow, ...message } = row;
     return { message: toMessage(message), turn: toTurn(turnFromJson(turnRow)), duplicate: true };
   };
 
+  /** The store's NextTurn of a step's JSON; a started turn's first context (with auto-recall) is read after it. */
+  const nextTurnOf = async (next: NextTurnJson | undefined, threadId: string): Promise<NextTurn> => {
+    if (!next?.lease) return { outcome: 'leased-elsewhere' };
+    if (!next.started) return { outcome: 'idle' };
+    const turn = toTurn(turnFromJson(next.started.turn));
+    const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
+    // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
+    // which the one-statement read sees whole or not at all).
+    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
+    // The thread was deleted under the started turn: nothing to answer.
+    if (!context) return { outcome: 'idle' };
+    return { outcome: 'started', turn, userMessage, context };
+  };
+
   return {
-    async acceptUserMessage({ threadId, content, tokens, encoding, clientMessageId, maxQueued }) {
+    async acceptUserMessage({ threadId, ownerId, content, tokens, encoding, clientMessageId, maxQueued }) {
+      // A malformed id is simply not found (the cast would fail the statement).
+      if (!UUID.test(threadId)) throw new AppError('NOT_FOUND', 'No such thread.');
       if (clientMessageId) {
-        const seen = await findByClientMessageId(threadId, clientMessageId);
+        const seen = await findByClientMessageId(threadId, ownerId, clientMessageId);
         if (seen) return seen;
       }
       const messageId = randomUUID();
       const turnId = randomUUID();
       try {
-        const [result] = await db.sql.rows<{ accepted: { queued: number; message?: Record<string, unknown>; turnCreatedAt?: string } }>(Prisma.sql`
-          SELECT chat_accept_user_message(${threadId}::uuid, ${messageId}::uuid, ${turnId}::uuid, ${content}::text, ${tokens}::int,
-            ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
+        const [result] = await db.sql.rows<{ accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string } }>(Prisma.sql`
+          SELECT chat_accept_user_message(${threadId}::uuid, ${ownerId}::text, ${messageId}::uuid, ${turnId}::uuid, ${content}::text,
+            ${tokens}::int, ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
         const accepted = result?.accepted;
-        if (!accepted?.message || !accepted.turnCreatedAt) {
+        if (!accepted || accepted.missing) throw new AppError('NOT_FOUND', 'No such thread.');
+        if (!accepted.message || !accepted.turnCreatedAt) {
           throw new AppError('BUSY', `This thread already has ${(accepted?.queued ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
         }
         return {
@@ -78,7 +104,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         };
       } catch (error) {
         if (clientMessageId && isUniqueViolation(error)) {
-          const raced = await findByClientMessageId(threadId, clientMessageId);
+          const raced = await findByClientMessageId(threadId, ownerId, clientMessageId);
           if (raced) return raced;
         }
         throw error;
@@ -112,17 +138,9 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       return row?.queued === true;
     },
 
-    async startNextTurn({ threadId, owner }) {
-      const [row] = await db.sql.rows<{ started: { turn: Record<string, unknown>; userMessage: Record<string, unknown> | null } | null }>(Prisma.sql`
-        SELECT chat_start_next_turn(${threadId}::uuid, ${owner}::text) AS started`);
-      const started = row?.started
-        ? { turn: toTurn(turnFromJson(row.started.turn)), userMessage: row.started.userMessage ? toMessage(messageFromJson(row.started.userMessage)) : null }
-        : null;
-      if (!started) return null;
-      // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
-      // which the one-statement read sees whole or not at all).
-      const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
-      return context ? { ...started, context } : null;
+    async nextTurn({ threadId, owner, ttlMs }) {
+      const [row] = await db.sql.rows<{ next: NextTurnJson }>(Prisma.sql`SELECT chat_next_turn(${threadId}::uuid, ${owner}::text, ${ttlMs}::int) AS next`);
+      return nextTurnOf(row?.next, threadId);
     },
 
     loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens }),
@@ -189,6 +207,22 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         WHERE id = ${turnId}::uuid RETURNING ${TURN_COLUMNS}`);
       if (!rows[0]) throw new AppError('NOT_FOUND', 'No such turn.');
       return toTurn(rows[0]);
+    },
+
+    async completeTurn({ turnId, threadId, owner, ttlMs, startNext = true }) {
+      // The context read uses the statement's snapshot: it sees the answer's commit (an earlier statement), not what
+      // the function changes (the turn, the next turn's start). LEFT JOIN: the step's result comes back even when the
+      // thread is gone.
+      const [row] = await db.sql.rows<Partial<ThreadContextRow> & { done: { turn: Record<string, unknown>; next: NextTurnJson } | null }>(prepared('complete_turn', Prisma.sql`
+        SELECT chat_complete_turn(${turnId}::uuid, ${threadId}::uuid, ${owner}::text, ${ttlMs}::int, ${startNext}::boolean) AS done, ctx.*
+        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined)}) ctx ON true`));
+      if (!row?.done) throw new AppError('NOT_FOUND', 'No such turn.');
+      const { done, ...context } = row;
+      return {
+        turn: toTurn(turnFromJson(done.turn)),
+        context: context.id ? threadContextFromRow(context as ThreadContextRow) : null,
+        next: await nextTurnOf(done.next, threadId),
+      };
     },
 
     async hasQueuedTurns(threadId) {

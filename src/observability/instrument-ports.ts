@@ -1,4 +1,4 @@
-import type { ChatModelPort, ChatResult, LogPort, ModelCallRecord, ModelCallStore, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
+import type { ChatModelPort, ChatResult, LogPort, ModelCallRecord, ModelCallStore, NextTurn, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
 import { runWithLogContext, updateLogContext } from './log-context';
 import type { Metrics } from './metrics';
 import type { TurnTimer } from './turn-timer';
@@ -65,6 +65,13 @@ export interface Lifecycle {
  */
 export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTimer; lifecycle: Lifecycle; metrics: Metrics }): TurnStore {
   const { timer, lifecycle, metrics } = options;
+  const started = (next: NextTurn): NextTurn => {
+    if (next.outcome === 'started') {
+      timer.turnStarted(next.turn.id);
+      updateLogContext({ turnId: next.turn.id });
+    }
+    return next;
+  };
   return {
     ...store,
     async finishMessage(input) {
@@ -72,20 +79,25 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
       if (input.call) observeModelCall(metrics, input.call);
       return message;
     },
-    async startNextTurn(input) {
-      if (lifecycle.closing) return null;
-      const started = await store.startNextTurn(input);
-      if (started) {
-        timer.turnStarted(started.turn.id);
-        updateLogContext({ turnId: started.turn.id });
+    async nextTurn(input) {
+      if (lifecycle.closing) {
+        // Queued turns stay queued for the next process: the lease (if ours) is let go at once.
+        await store.releaseLease(input);
+        return { outcome: 'idle' };
       }
-      return started;
+      return started(await store.nextTurn(input));
     },
     async finishTurn(input) {
       const turn = await store.finishTurn(input);
       timer.turnEnded(input.turnId, input.status);
       updateLogContext({ turnId: undefined });
       return turn;
+    },
+    async completeTurn(input) {
+      const completed = await store.completeTurn({ ...input, startNext: input.startNext !== false && !lifecycle.closing });
+      timer.turnEnded(input.turnId, 'complete');
+      updateLogContext({ turnId: undefined });
+      return { ...completed, next: started(completed.next) };
     },
     // While closing, "nothing queued" ends the runner's drain loop instead of spinning on turns it may not start.
     async hasQueuedTurns(threadId) {

@@ -9,8 +9,8 @@ import { startTestApp, type TestApp } from '../support/test-app';
 
 const migrationsDir = path.resolve(import.meta.dirname, '../../prisma/migrations');
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-/** The runner taking the thread's lease: Postgres goes away right after the send was accepted. */
-const takesLease = (sql: string) => /SET lease_owner = \$1/.test(sql);
+/** The runner taking the thread's lease (and its turn): Postgres goes away right after the send was accepted. */
+const takesLease = (sql: string) => /chat_next_turn\(/.test(sql);
 
 function sseEvents(text: string): { event: string; data: Record<string, unknown> }[] {
   return text.split('\n\n').filter((block) => block.startsWith('event: ')).map((block) => {

@@ -16,29 +16,29 @@ export async function newThread(stores: Stores, options: { ownerId?: string; tit
 }
 
 /** A user message accepted into the thread's queue (pending, no seq yet) with its turn. */
-export async function send(stores: Stores, threadId: string, content: string, options: { clientMessageId?: string; maxQueued?: number } = {}) {
+export async function send(stores: Stores, threadId: string, content: string, options: { clientMessageId?: string; maxQueued?: number; ownerId?: string } = {}) {
   return stores.turns.acceptUserMessage({
-    threadId, content, tokens: content.length, encoding: ENCODING, clientMessageId: options.clientMessageId ?? null, maxQueued: options.maxQueued ?? 5,
+    threadId, ownerId: options.ownerId ?? null, content, tokens: content.length, encoding: ENCODING, clientMessageId: options.clientMessageId ?? null, maxQueued: options.maxQueued ?? 5,
   });
 }
 
 /**
- * One whole exchange as the turn runner does it: the lease, the turn's start (the user message gets its seq), an
- * answer streamed then finished into the window, the turn's end. Returns the user message and the answer.
+ * One whole exchange as the turn runner does it: the lease and the turn's start (the user message gets its seq), an
+ * answer streamed then finished into the window, the turn's end with the next step (nothing queued: the lease released).
+ * Returns the user message and the answer.
  */
 export async function exchange(stores: Stores, threadId: string, content: string, answer = `answer to ${content}`): Promise<{ user: TranscriptMessage; answer: TranscriptMessage; turn: Turn }> {
   const owner = `process-${randomUUID()}`;
   await send(stores, threadId, content);
-  expect(await stores.turns.acquireLease({ threadId, owner, ttlMs: 30_000 })).toBe(true);
-  const started = await stores.turns.startNextTurn({ threadId, owner });
-  if (!started?.userMessage) throw new Error('no turn started');
+  const started = await stores.turns.nextTurn({ threadId, owner, ttlMs: 30_000 });
+  if (started.outcome !== 'started' || !started.userMessage) throw new Error('no turn started');
   const streaming = await stores.turns.appendTurnMessage({ threadId, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
   const finished = await stores.turns.finishMessage({
     messageId: streaming.id, content: answer, status: 'complete', tokens: answer.length, encoding: ENCODING,
     entry: { role: 'assistant', content: answer, tokens: answer.length },
   });
-  const turn = await stores.turns.finishTurn({ turnId: started.turn.id, status: 'complete' });
-  await stores.turns.releaseLease({ threadId, owner });
+  const { turn, next } = await stores.turns.completeTurn({ turnId: started.turn.id, threadId, owner, ttlMs: 30_000 });
+  expect(next).toEqual({ outcome: 'idle' });
   return { user: started.userMessage, answer: finished, turn };
 }
 

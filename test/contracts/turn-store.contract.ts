@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { NextTurn } from '../../src/core/ports';
 import { ENCODING, codeOf, exchange, newThread, pause, send, type MakeStores } from './store-fixtures';
+
+/** The started turn of a nextTurn, or a failed expectation. */
+function startedOf(next: NextTurn): NextTurn & { outcome: 'started' } {
+  expect(next.outcome).toBe('started');
+  return next as NextTurn & { outcome: 'started' };
+}
 
 /**
  * The TurnStore contract: what the turn runner, the sweeper and the send routes rely on. Both the Postgres
@@ -92,26 +99,80 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       const thread = await newThread(stores);
       const first = await send(stores, thread.id, 'first');
       const second = await send(stores, thread.id, 'second');
-      expect(await stores.turns.startNextTurn({ threadId: thread.id, owner: 'nobody' })).toBeNull();
-      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'p', ttlMs: 30_000 })).toBe(true);
-      expect(await stores.turns.startNextTurn({ threadId: thread.id, owner: 'other' })).toBeNull();
+      const next = (owner: string) => stores.turns.nextTurn({ threadId: thread.id, owner, ttlMs: 30_000 });
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
+      expect(await next('p')).toEqual({ outcome: 'leased-elsewhere' });
+      expect((await stores.turns.findTurn(first.turn.id))?.status).toBe('queued');
+      await stores.turns.releaseLease({ threadId: thread.id, owner: 'other' });
 
-      const started = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
-      expect(started?.turn).toMatchObject({ id: first.turn.id, status: 'running' });
-      expect(started?.turn.startedAt).toBeInstanceOf(Date);
-      expect(started?.userMessage).toMatchObject({ id: first.message.id, seq: 1, status: 'complete' });
-      expect(started?.context.thread.lastSeq).toBe(1);
-      expect(started?.context.window).toEqual([{ seq: 1, role: 'user', content: 'first', tokens: 5, tokenEncoding: ENCODING }]);
+      const started = startedOf(await next('p'));
+      expect(started.turn).toMatchObject({ id: first.turn.id, status: 'running' });
+      expect(started.turn.startedAt).toBeInstanceOf(Date);
+      expect(started.userMessage).toMatchObject({ id: first.message.id, seq: 1, status: 'complete' });
+      expect(started.context.thread.lastSeq).toBe(1);
+      expect(started.context.window).toEqual([{ seq: 1, role: 'user', content: 'first', tokens: 5, tokenEncoding: ENCODING }]);
+      // The lease is p's now.
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(false);
       // An answer appended meanwhile takes seq 2: the second message gets 3 when its turn starts, not when it was sent.
       const answer = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: first.turn.id, role: 'assistant', content: '', status: 'streaming' });
       expect(answer.seq).toBe(2);
       await stores.turns.finishTurn({ turnId: first.turn.id, status: 'complete' });
-      const next = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
-      expect(next?.turn.id).toBe(second.turn.id);
-      expect(next?.userMessage).toMatchObject({ id: second.message.id, seq: 3 });
-      expect(next?.context.window.map((entry) => entry.seq)).toEqual([1, 3]);
+      const again = startedOf(await next('p'));
+      expect(again.turn.id).toBe(second.turn.id);
+      expect(again.userMessage).toMatchObject({ id: second.message.id, seq: 3 });
+      expect(again.context.window.map((entry) => entry.seq)).toEqual([1, 3]);
       expect(await stores.turns.hasQueuedTurns(thread.id)).toBe(false);
-      expect(await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' })).toBeNull();
+      await stores.turns.finishTurn({ turnId: second.turn.id, status: 'complete' });
+      // Nothing queued: the step releases the lease, so another process' runner takes the next send at once.
+      expect(await next('p')).toEqual({ outcome: 'idle' });
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
+      expect(await stores.turns.nextTurn({ threadId: randomUUID(), owner: 'p', ttlMs: 30_000 })).toEqual({ outcome: 'leased-elsewhere' });
+    });
+
+    it('completes a turn with the step to the next: the next turn started under the lease, the context as the turn left it', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await send(stores, thread.id, 'question');
+      const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+      const waiting = await send(stores, thread.id, 'sent during the answer');
+      const streaming = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
+      await stores.turns.finishMessage({ messageId: streaming.id, content: 'the answer', status: 'complete', tokens: 10, encoding: ENCODING, entry: { role: 'assistant', content: 'the answer', tokens: 10 } });
+      const completed = await stores.turns.completeTurn({ turnId: started.turn.id, threadId: thread.id, owner: 'p', ttlMs: 30_000 });
+      expect(completed.turn).toMatchObject({ id: started.turn.id, status: 'complete', error: null });
+      expect(completed.turn.finishedAt).toBeInstanceOf(Date);
+      expect(await stores.turns.findTurn(started.turn.id)).toEqual(completed.turn);
+      // The context as this turn left it (the fold decision's), without the next turn's message...
+      expect(completed.context?.window.map((entry) => [entry.seq, entry.role, entry.content, entry.tokens])).toEqual([[1, 'user', 'question', 8], [2, 'assistant', 'the answer', 10]]);
+      expect(completed.context?.thread).toMatchObject({ id: thread.id, lastSeq: 2 });
+      // ...and the next turn started in the same step, its message at the next seq, its context with it.
+      const next = startedOf(completed.next);
+      expect(next.turn).toMatchObject({ id: waiting.turn.id, status: 'running' });
+      expect(next.userMessage).toMatchObject({ id: waiting.message.id, seq: 3 });
+      expect(next.context.window.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(false);
+
+      // A closing process starts nothing: the queued turn stays queued and the lease is free for another process.
+      const last = await send(stores, thread.id, 'left for another process');
+      const closing = await stores.turns.completeTurn({ turnId: next.turn.id, threadId: thread.id, owner: 'p', ttlMs: 30_000, startNext: false });
+      expect(closing.next).toEqual({ outcome: 'idle' });
+      expect((await stores.turns.findTurn(last.turn.id))?.status).toBe('queued');
+      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
+      expect(await codeOf(stores.turns.completeTurn({ turnId: randomUUID(), threadId: thread.id, owner: 'p', ttlMs: 30_000 }))).toBe('NOT_FOUND');
+    });
+
+    it('accepts only on the owner\'s thread: another user\'s or an unknown thread is NOT_FOUND, stores nothing, finds no resend', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const owner = thread.ownerId;
+      const mine = await send(stores, thread.id, 'mine', { ownerId: owner, clientMessageId: 'c-1' });
+      expect(mine.duplicate).toBe(false);
+      expect(await codeOf(send(stores, thread.id, 'not yours', { ownerId: 'someone-else' }))).toBe('NOT_FOUND');
+      // A resend's id is no way into another user's thread either.
+      expect(await codeOf(send(stores, thread.id, 'mine', { ownerId: 'someone-else', clientMessageId: 'c-1' }))).toBe('NOT_FOUND');
+      expect(await codeOf(send(stores, randomUUID(), 'nowhere', { ownerId: owner }))).toBe('NOT_FOUND');
+      expect(await codeOf(send(stores, 'not-a-uuid', 'nowhere', { ownerId: owner }))).toBe('NOT_FOUND');
+      expect(await stores.threads.countMessages(thread.id)).toBe(1);
+      expect((await send(stores, thread.id, 'mine', { ownerId: owner, clientMessageId: 'c-1' })).message.id).toBe(mine.message.id);
     });
 
     it('finishes a message: the answer joins the window with its entry, a failed one stays out, streaming text stops changing', async () => {
@@ -125,15 +186,14 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect((await stores.transcript.findMessage(thread.id, answer.id))?.content).toBe('the answer');
 
       await send(stores, thread.id, 'again');
-      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'p', ttlMs: 30_000 })).toBe(true);
-      const started = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
-      const failed = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started!.turn.id, role: 'assistant', content: '', status: 'streaming' });
+      const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+      const failed = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
       await stores.turns.saveStreamingText(failed.id, 'Half an');
       expect((await stores.transcript.findMessage(thread.id, failed.id))?.content).toBe('Half an');
       const error = { code: 'PROVIDER_ERROR', message: 'the provider failed' };
       const ended = await stores.turns.finishMessage({ messageId: failed.id, content: 'Half an', status: 'error', error, tokens: 2, encoding: ENCODING });
       expect(ended).toMatchObject({ status: 'error', error, content: 'Half an' });
-      expect(await stores.turns.finishTurn({ turnId: started!.turn.id, status: 'error', error })).toMatchObject({ status: 'error', error });
+      expect(await stores.turns.finishTurn({ turnId: started.turn.id, status: 'error', error })).toMatchObject({ status: 'error', error });
       const context = await stores.turns.loadContext(thread.id);
       expect(context?.window.map((entry) => [entry.seq, entry.role, entry.content])).toEqual([[1, 'user', 'question'], [2, 'assistant', 'the answer'], [3, 'user', 'again']]);
       expect((await stores.transcript.listTurnMessages(turn.id)).map((message) => message.id)).toEqual([answer.id]);
@@ -145,10 +205,9 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       const thread = await newThread(stores);
       const { user, answer } = await exchange(stores, thread.id, 'question');
       await stores.turns.queueTurn({ threadId: thread.id, kind: 'regenerate', userMessageId: user.id, maxQueued: 5 });
-      expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'p', ttlMs: 30_000 })).toBe(true);
-      const started = await stores.turns.startNextTurn({ threadId: thread.id, owner: 'p' });
-      expect(started?.userMessage?.id).toBe(user.id);
-      expect(started?.context.window.map((entry) => entry.seq)).toEqual([1]);
+      const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+      expect(started.userMessage?.id).toBe(user.id);
+      expect(started.context.window.map((entry) => entry.seq)).toEqual([1]);
       expect((await stores.transcript.findMessage(thread.id, answer.id))?.superseded).toBe(true);
     });
 
@@ -164,13 +223,12 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect(found).not.toContain(leased.id);
 
       // A process died mid-answer: its lease expires, the sweeper fails the running turn and the streaming answer.
-      expect(await stores.turns.acquireLease({ threadId: stranded.id, owner: 'dying', ttlMs: 1 })).toBe(true);
-      const started = await stores.turns.startNextTurn({ threadId: stranded.id, owner: 'dying' });
-      const streaming = await stores.turns.appendTurnMessage({ threadId: stranded.id, turnId: started!.turn.id, role: 'assistant', content: 'Par', status: 'streaming' });
+      const started = startedOf(await stores.turns.nextTurn({ threadId: stranded.id, owner: 'dying', ttlMs: 1 }));
+      const streaming = await stores.turns.appendTurnMessage({ threadId: stranded.id, turnId: started.turn.id, role: 'assistant', content: 'Par', status: 'streaming' });
       await pause(50);
       expect(await stores.turns.threadsWithStrandedTurns(10_000)).toContain(stranded.id);
       await stores.turns.failInterruptedTurns(stranded.id);
-      const turn = await stores.turns.findTurn(started!.turn.id);
+      const turn = await stores.turns.findTurn(started.turn.id);
       expect(turn).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
       expect(turn?.finishedAt).toBeInstanceOf(Date);
       expect(await stores.transcript.findMessage(stranded.id, streaming.id)).toMatchObject({ status: 'error', content: 'Par', error: { code: 'INTERNAL' } });

@@ -1,6 +1,6 @@
 import { AppError } from '../../src/core/errors';
 import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
-import type { AcceptedMessage, TurnStore } from '../../src/core/ports';
+import type { AcceptedMessage, NextTurn, TurnStore } from '../../src/core/ports';
 import { byId, copy, newId, nextSeq, toEntry, toMessage, toThread, type MemoryDatabase, type MessageRow, type ThreadRow } from './memory-database';
 
 const ACTIVE = new Set<Turn['status']>(['queued', 'running']);
@@ -38,8 +38,37 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
   };
   const leaseLive = (thread: ThreadRow) => thread.lease !== null && thread.lease.expiresAt >= Date.now();
 
+/** The runner's step: the lease (compare-and-set), then the oldest queued turn started, or the lease released. */
+  const step = (threadId: string, owner: string, ttlMs: number, start: boolean): NextTurn => {
+    const thread = database.threads.get(threadId);
+    if (!thread || (leaseLive(thread) && thread.lease?.owner !== owner)) return { outcome: 'leased-elsewhere' };
+    thread.lease = { owner, expiresAt: Date.now() + ttlMs };
+    const next = start ? database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued') : undefined;
+    if (!next) {
+      thread.lease = null;
+      return { outcome: 'idle' };
+    }
+    const user = next.userMessageId ? byId(database.messages, next.userMessageId) ?? null : null;
+    if (user && user.seq === null) {
+      const now = new Date();
+      const seq = nextSeq(thread);
+      Object.assign(user, { seq, status: 'complete', completedAt: now, updatedAt: now });
+      database.entries.push({
+        threadId, seq, messageId: user.id, role: 'user', content: user.content, tokens: user.tokens,
+        encoding: user.encoding ?? 'o200k_base', pinned: false,
+      });
+    }
+    // The answers being replaced leave the window before the new one is generated.
+    if (next.kind === 'regenerate' && user?.seq != null) supersedeAnswersAfter(database, threadId, user.seq);
+    Object.assign(next, { status: 'running', startedAt: new Date() });
+    const context = memoryContext(database, threadId);
+    return context ? { outcome: 'started', turn: copy(next), userMessage: user ? toMessage(user) : null, context } : { outcome: 'idle' };
+  };
+
   return {
-    async acceptUserMessage({ threadId, content, tokens, encoding, clientMessageId, maxQueued }): Promise<AcceptedMessage> {
+    async acceptUserMessage({ threadId, ownerId, content, tokens, encoding, clientMessageId, maxQueued }): Promise<AcceptedMessage> {
+      const owned = database.threads.get(threadId);
+      if (!owned || (ownerId !== null && owned.ownerId !== ownerId)) throw new AppError('NOT_FOUND', 'No such thread.');
       if (clientMessageId) {
         const seen = database.messages.find((message) => message.threadId === threadId && message.clientMessageId === clientMessageId);
         const turn = seen?.turnId ? byId(database.turns, seen.turnId) : undefined;
@@ -91,26 +120,8 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       return database.turns.some((turn) => turn.threadId === threadId && turn.status === 'queued');
     },
 
-    async startNextTurn({ threadId, owner }) {
-      const thread = database.threads.get(threadId);
-      if (!thread || thread.lease?.owner !== owner) return null;
-      const next = database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued');
-      if (!next) return null;
-      const user = next.userMessageId ? byId(database.messages, next.userMessageId) ?? null : null;
-      if (user && user.seq === null) {
-        const now = new Date();
-        const seq = nextSeq(thread);
-        Object.assign(user, { seq, status: 'complete', completedAt: now, updatedAt: now });
-        database.entries.push({
-          threadId, seq, messageId: user.id, role: 'user', content: user.content, tokens: user.tokens,
-          encoding: user.encoding ?? 'o200k_base', pinned: false,
-        });
-      }
-      // The answers being replaced leave the window before the new one is generated.
-      if (next.kind === 'regenerate' && user?.seq != null) supersedeAnswersAfter(database, threadId, user.seq);
-      Object.assign(next, { status: 'running', startedAt: new Date() });
-      const context = memoryContext(database, threadId);
-      return context ? { turn: copy(next), userMessage: user ? toMessage(user) : null, context } : null;
+    async nextTurn({ threadId, owner, ttlMs }) {
+      return step(threadId, owner, ttlMs, true);
     },
 
     async loadContext(threadId) {
@@ -168,6 +179,15 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       if (!turn) throw new AppError('NOT_FOUND', 'No such turn.');
       Object.assign(turn, { status, finishedAt: new Date(), error: error ? copy(error) : turn.error });
       return copy(turn);
+    },
+
+    async completeTurn({ turnId, threadId, owner, ttlMs, startNext = true }) {
+      const turn = byId(database.turns, turnId);
+      if (!turn) throw new AppError('NOT_FOUND', 'No such turn.');
+      Object.assign(turn, { status: 'complete', finishedAt: new Date() });
+      // The context as it was before the step: the fold decision's read.
+      const context = memoryContext(database, threadId);
+      return { turn: copy(turn), context, next: step(threadId, owner, ttlMs, startNext) };
     },
 
     async hasQueuedTurns(threadId) {

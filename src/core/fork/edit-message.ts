@@ -29,13 +29,13 @@ export async function editMessage(input: { userId: string; threadId: string; mes
   const repeated = earlier ? await deps.threads.findThread(earlier, input.userId) : null;
   if (repeated) {
     const prepared = await prepareUserMessage(input, deps);
-    return { thread: repeated, accepted: await deps.turns.acceptUserMessage({ threadId: repeated.id, ...prepared, maxQueued: deps.maxQueuedTurns }) };
+    return { thread: repeated, accepted: await deps.turns.acceptUserMessage({ threadId: repeated.id, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns }) };
   }
   // A fork the user has no room for is refused before the send spends from the rate limit.
   await deps.guards.beforeNewThread(input.userId);
   const prepared = await prepareUserMessage(input, deps);
   const thread = await writeFork({ parent, throughSeq: message.seq - 1 }, deps);
-  const accepted = await deps.turns.acceptUserMessage({ threadId: thread.id, ...prepared, maxQueued: deps.maxQueuedTurns });
+  const accepted = await deps.turns.acceptUserMessage({ threadId: thread.id, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns });
   deps.log.info({ threadId: parent.id, forkId: thread.id, editedSeq: message.seq }, 'message edited in a fork');
   return { thread, accepted };
 }

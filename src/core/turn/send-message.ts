@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
-import type { AcceptedMessage, ThreadStore, TurnStore } from '../ports';
+import type { AcceptedMessage, TurnStore } from '../ports';
 import { spendOrRefuse } from './spend-or-refuse';
 
 export interface SendMessageInput {
@@ -12,7 +12,6 @@ export interface SendMessageInput {
 }
 
 export interface SendMessageDeps {
-  threads: ThreadStore;
   turns: TurnStore;
   settings: ContextSettings;
   /** Sends per user per minute, shared by REST and sockets. */
@@ -24,17 +23,16 @@ export interface SendMessageDeps {
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /**
- * The one send use case of REST and sockets: the thread must be the user's (NOT_FOUND otherwise), the user within
- * the rate limit (RATE_LIMITED), the message valid. Then it stores the message, queueing its turn. Nothing is
- * stored when a check fails.
+ * The one send use case of REST and sockets: the user within the rate limit (RATE_LIMITED), the message valid, the
+ * thread the user's (NOT_FOUND otherwise, checked by the accept itself). Then it stores the message, queueing its
+ * turn. Nothing is stored when a check fails.
  * A repeated clientMessageId returns the original message and its turn instead of a second turn.
  * The caller kicks the turn runner.
  */
 export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
-  const thread = await deps.threads.findThread(input.threadId, input.userId);
-  if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
   const prepared = await prepareUserMessage(input, deps);
-  return deps.turns.acceptUserMessage({ threadId: thread.id, ...prepared, maxQueued: deps.maxQueuedTurns });
+  // The ownership check is part of the accept (one round trip): NOT_FOUND for a thread that is not the user's.
+  return deps.turns.acceptUserMessage({ threadId: input.threadId, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns });
 }
 
 /** A user message that passed the send checks, counted, ready to be stored. */

@@ -37,7 +37,7 @@ async function memoryTurnStore() {
     },
     /** A user message waiting in the queue with its turn, as a send leaves it. */
     async send(content: string): Promise<Turn> {
-      return (await stores.turns.acceptUserMessage({ threadId, content, tokens: 10, encoding: 'o200k_base', clientMessageId: null, maxQueued: 5 })).turn;
+      return (await stores.turns.acceptUserMessage({ threadId, ownerId: null, content, tokens: 10, encoding: 'o200k_base', clientMessageId: null, maxQueued: 5 })).turn;
     },
     followUp(): Promise<Turn> {
       return stores.turns.queueTurn({ threadId, kind: 'follow-up', userMessageId: null, maxQueued: 5 });

@@ -1,7 +1,7 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
+import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
@@ -114,50 +114,60 @@ export class TurnRunner {
     const { turns, owner, leaseTtlMs } = this.options;
     do {
       this.rerun.delete(threadId);
-      if (!(await turns.acquireLease({ threadId, owner, ttlMs: leaseTtlMs }))) return;
-      const renew = setInterval(() => {
-        turns.acquireLease({ threadId, owner, ttlMs: leaseTtlMs }).then((held) => {
-          if (!held) this.active.get(threadId)?.controller.abort(new Error('lost the thread lease'));
-        }, (error: unknown) => this.options.log.warn({ err: error, threadId }, 'lease renewal failed'));
-      }, Math.max(1000, Math.floor(leaseTtlMs / 3)));
-      let queuedAfter = false;
-      try {
-        for (;;) {
-          const started = await turns.startNextTurn({ threadId, owner });
-          if (!started) break;
-          await this.runTurn(started);
-        }
-      } finally {
-        clearInterval(renew);
-        queuedAfter = await turns.releaseLease({ threadId, owner });
-      }
-      // A send that arrived while we held the lease could not take it: look once more after releasing.
-      if (queuedAfter) this.rerun.add(threadId);
+      // Takes the lease and starts the oldest queued turn in one round trip; with nothing queued the lease is
+      // released in it too (a send committing after that finds the lease free and kicks its own runner).
+      const first = await turns.nextTurn({ threadId, owner, ttlMs: leaseTtlMs });
+      if (first.outcome === 'leased-elsewhere') return;
+      if (first.outcome === 'started') await this.runUnderLease(threadId, first);
     } while (this.rerun.has(threadId));
   }
 
-  private async runTurn(started: { turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext }): Promise<void> {
+  /** Runs turns while the queue has some, renewing the lease meanwhile; the last step releases it. */
+  private async runUnderLease(threadId: string, first: NextTurn & { outcome: 'started' }): Promise<void> {
+    const { turns, owner, leaseTtlMs } = this.options;
+    const renew = setInterval(() => {
+      turns.acquireLease({ threadId, owner, ttlMs: leaseTtlMs }).then((held) => {
+        if (!held) this.active.get(threadId)?.controller.abort(new Error('lost the thread lease'));
+      }, (error: unknown) => this.options.log.warn({ err: error, threadId }, 'lease renewal failed'));
+    }, Math.max(1000, Math.floor(leaseTtlMs / 3)));
+    let next: NextTurn = first;
+    try {
+      while (next.outcome === 'started') next = await this.runTurn(next);
+    } finally {
+      clearInterval(renew);
+      // Left by a failure with the lease still ours: release it, and look again when a send queued meanwhile.
+      if (next.outcome === 'started' && (await turns.releaseLease({ threadId, owner }))) this.rerun.add(threadId);
+    }
+  }
+
+  /** Runs one started turn to its end; returns the step after it (the next turn started, or the lease released). */
+  private async runTurn(started: { turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext }): Promise<NextTurn> {
     const { turn, userMessage, context } = started;
-    const { events, turns, log } = this.options;
+    const { events, turns, log, owner, leaseTtlMs } = this.options;
     const threadId = turn.threadId;
     if (userMessage) events.publish({ type: 'message-created', threadId, message: toMessageDto(userMessage) });
     const active: ActiveTurn = { turnId: turn.id, controller: new AbortController(), stream: null };
     this.active.set(threadId, active);
     const timeout = setTimeout(() => active.controller.abort(new TurnTimedOut('turn timed out')), this.options.turnTimeoutMs);
     const startedAt = Date.now();
+    let completed: Awaited<ReturnType<TurnStore['completeTurn']>> | null = null;
     try {
       await this.generate(turn, context, active);
-      await turns.finishTurn({ turnId: turn.id, status: 'complete' });
+      // The turn's end, the step to the next turn and the context after this one (the fold decision's): one round trip.
+      completed = await turns.completeTurn({ turnId: turn.id, threadId, owner, ttlMs: leaseTtlMs });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status: 'complete' });
       log.info({ threadId, turnId: turn.id, kind: turn.kind, ms: Date.now() - startedAt }, 'turn complete');
-      const after = await turns.loadContext(threadId);
-      if (after) this.maybeEnqueueFold(after);
+      if (completed.context) this.maybeEnqueueFold(completed.context);
     } catch (error) {
-      await this.endFailedTurn(turn, active, error);
+      // Once the turn is complete its step was taken too (a next turn may be running under our lease): a failure
+      // after that (a listener of turn-end) is only logged.
+      if (completed) log.error({ err: error, threadId, turnId: turn.id }, 'after the turn completed');
+      else await this.endFailedTurn(turn, active, error);
     } finally {
       clearTimeout(timeout);
       this.active.delete(threadId);
     }
+    return completed ? completed.next : turns.nextTurn({ threadId, owner, ttlMs: leaseTtlMs });
   }
 
   /** Rounds of model answers and tool calls until the model answers without calling a tool. */

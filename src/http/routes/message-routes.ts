@@ -103,12 +103,12 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.post('/threads/:id/messages', async (request, response) => {
     const principal = principalOf(response);
-    // sendMessage checks the thread is the caller's (one lookup); only the id's shape is checked here.
+    // The accept checks the thread is the caller's (in the same round trip); only the id's shape is checked here.
     const thread = parseOrThrow(threadIdParams, { id: request.params.id }, 'thread id');
     const body = parseOrThrow(sendMessageBody, request.body, 'message');
     const accepted = await sendMessage(
       { userId: principal.userId, threadId: thread.id, content: body.content, clientMessageId: body.clientMessageId },
-      { threads: deps.threads, turns: deps.turns, settings: deps.settings, sendLimiter: deps.sendLimiter, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
+      { turns: deps.turns, settings: deps.settings, sendLimiter: deps.sendLimiter, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
     );
     const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');
     if (wantsStream) {
