@@ -30,10 +30,12 @@ const KNOWN_PREFIXES_MAX = 64;
 
 /**
  * The turn's hot path in raw SQL on the driver's pool (`db.sql`): each port call is one statement (one round trip,
- * one commit). The accept, a retry's queueing, the turn's start and the lease release are PL/pgSQL functions
- * (migrations turn_path_functions, release_lease_function): the accept and the queueing lock the thread row, then
- * count, so the queue bound holds under concurrent sends. Prisma's interactive transactions cost several round
- * trips and ~1.7 ms each here.
+ * one commit). The accept (with the thread's ownership), a retry's queueing, the runner's step (the lease with the
+ * turn's start, or the lease's release when nothing is queued), the turn's end with the next step, and the lease's
+ * release after a failure are PL/pgSQL functions (migrations turn_path_functions, release_lease_function,
+ * turn_cycle_functions): the accept and the queueing lock the thread row, then count, so the queue bound holds under
+ * concurrent sends. A turn is six statements: accept, step, context read, streaming placeholder, answer, end.
+ * Prisma's interactive transactions cost several round trips and ~1.7 ms each here.
  *
  * Durability: a commit that waits for the WAL flush costs 1-3 ms here, so a turn waits for it only where a user
  * would notice a loss: the accepted user message, the finished answer and the turn's end. The lease, the turn's
