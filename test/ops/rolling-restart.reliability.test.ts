@@ -80,8 +80,12 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     try {
-      // SIGTERM while answers stream and others wait in the threads' queues.
-      await waitFor(async () => (await db.query("SELECT 1 FROM messages WHERE status = 'streaming'")).rowCount! >= 2, { timeoutMs: 20_000, what: 'answers streaming' });
+      // SIGTERM while answers stream and others wait in the threads' queues (both waited for: a turn starts within
+      // milliseconds of its send, so two answers can stream before a second send per thread was accepted).
+      const acceptedSoFar = () => clients.reduce((sum, client) => sum + client.accepted.length, 0);
+      await waitFor(async () => (await db.query("SELECT 1 FROM messages WHERE status = 'streaming'")).rowCount! >= 2
+        && (await db.query("SELECT 1 FROM turns WHERE status = 'queued'")).rowCount! >= 1 && acceptedSoFar() >= 6,
+      { timeoutMs: 20_000, what: 'answers streaming and turns queued behind them' });
       first.child.kill('SIGTERM');
       expect(await first.exited, first.output().slice(-3000)).toBe(0);
       sending = false;
