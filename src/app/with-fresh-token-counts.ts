@@ -31,8 +31,11 @@ export function withFreshTokenCounts(turns: TurnStore, counter: TokenCounter, lo
     },
     async completeTurn(input) {
       const completed = await turns.completeTurn(input);
-      const next = completed.next.outcome === 'started' ? refresh(completed.next) : completed.next;
-      return completed.context ? { ...refresh({ ...completed, context: completed.context }), next } : { ...completed, next };
+      return {
+        ...completed,
+        context: completed.context ? refresh({ context: completed.context }).context : null,
+        next: completed.next.outcome === 'started' ? refresh(completed.next) : completed.next,
+      };
     },
   };
 }
