@@ -22,6 +22,7 @@ import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createForkRepository } from '../db/fork-repository';
+import { createFacadeConversationRepository } from '../db/facade-conversation-repository';
 import { createMemoryRepository } from '../db/memory-repository';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
@@ -330,6 +331,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
+    },
+    facade: {
+      conversations: createFacadeConversationRepository(db),
+      serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
+      threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
+      closing: () => lifecycle.closing,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),

@@ -34,6 +34,8 @@ export interface ThreadSettings {
   summaryPrompt?: string;
   /** Tokens of the auto-recall slot (overrides RECALL_TOKENS; 0 turns recall off for the thread). */
   recallTokens?: number;
+  /** The system message of an OpenAI client (the /v1 route), placed after our system prefix. */
+  clientInstructions?: string;
 }
 
 export interface Thread {

@@ -12,6 +12,7 @@ import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from './auth';
 import type { HealthProbes } from './health-routes';
+import type { FacadeHttpDeps } from './openai-facade/facade-deps';
 
 /** What the HTTP adapter is given by the composition root. */
 /** What the runners' callback routes need (null when no external tools are configured). */
@@ -63,4 +64,6 @@ export interface HttpDeps {
   memory: MemoryDeps & { exportReader: ExportReader };
   /** Forks and edits (which fork). */
   fork: EditDeps;
+  /** The OpenAI-compatible routes (/v1); absent: not mounted. */
+  facade?: FacadeHttpDeps;
 }
