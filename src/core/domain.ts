@@ -34,8 +34,14 @@ export interface ThreadSettings {
   summaryPrompt?: string;
   /** Tokens of the auto-recall slot (overrides RECALL_TOKENS; 0 turns recall off for the thread). */
   recallTokens?: number;
-  /** The system message of an OpenAI client (the /v1 route), placed after our system prefix. */
-  clientInstructions?: string;
+  /** Set by the OpenAI-compatible route (/v1): what its client sends with every request (see src/core/facade). */
+  openaiClient?: OpenAIClientSettings;
+}
+
+/** An OpenAI client's system message (placed after our system prefix) and its own tools (offered with ours). */
+export interface OpenAIClientSettings {
+  instructions: string | null;
+  tools: { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
 }
 
 export interface Thread {

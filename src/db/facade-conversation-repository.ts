@@ -20,17 +20,12 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
         ON CONFLICT (user_id, client_key, thread_id) DO NOTHING`;
     },
 
-    async setClientInstructions({ threadId, text }) {
-      // Only a change bumps the version (a fold planned under the old prefix re-plans); the same text is a no-op.
-      if (text === null) {
-        await db.$executeRaw`
-          UPDATE threads SET settings = settings - 'clientInstructions', version = version + 1, updated_at = now()
-          WHERE id = ${threadId}::uuid AND settings ? 'clientInstructions'`;
-        return;
-      }
+    async setClientSettings({ threadId, settings }) {
+      // Only a change bumps the version (a fold planned under the old prefix re-plans); the same settings are a no-op.
+      const value = JSON.stringify(settings);
       await db.$executeRaw`
-        UPDATE threads SET settings = jsonb_set(settings, '{clientInstructions}', to_jsonb(${text}::text)), version = version + 1, updated_at = now()
-        WHERE id = ${threadId}::uuid AND settings->>'clientInstructions' IS DISTINCT FROM ${text}::text`;
+        UPDATE threads SET settings = jsonb_set(settings, '{openaiClient}', ${value}::jsonb), version = version + 1, updated_at = now()
+        WHERE id = ${threadId}::uuid AND settings->'openaiClient' IS DISTINCT FROM ${value}::jsonb`;
     },
 
     async usageOfTurn(turnId) {

@@ -1,3 +1,5 @@
+import type { OpenAIClientSettings } from '../domain';
+
 /** What the OpenAI-compatible route needs from the store besides the thread, turn and memory ports. */
 export interface FacadeConversationStore {
   /** The threads a client's conversation key reached for this user (the first one and the forks made for it), newest first. */
@@ -5,10 +7,10 @@ export interface FacadeConversationStore {
   /** Records that the conversation key reached this thread (idempotent). */
   link(input: { userId: string; clientKey: string; threadId: string }): Promise<void>;
   /**
-   * Sets the thread's client instructions (the client's system message, `settings.clientInstructions`; null removes
-   * them), bumping the thread's version only when they change.
+   * Sets what the OpenAI client sends with every request (`settings.openaiClient`: its system message and tools),
+   * bumping the thread's version only when it changes.
    */
-  setClientInstructions(input: { threadId: string; text: string | null }): Promise<void>;
+  setClientSettings(input: { threadId: string; settings: OpenAIClientSettings }): Promise<void>;
   /**
    * What the upstream model reported for the calls that produced the turn's messages, summed (tool rounds and an
    * overflow retry included); zeros when it reported nothing.

@@ -134,7 +134,7 @@ describe('reconcileHistory', () => {
 
     it('the results of the calls are stored before the turn goes on', () => {
       expect(reconcileHistory([...asked, tool('w1', 'rain'), tool('w2', 'sun')], called)).toEqual({
-        kind: 'tool-results', results: [{ toolCallId: 'w1', content: 'rain' }, { toolCallId: 'w2', content: 'sun' }], then: null, matched: 2,
+        kind: 'tool-results', assistantMessageId: 'm2', results: [{ toolCallId: 'w1', content: 'rain' }, { toolCallId: 'w2', content: 'sun' }], then: null, matched: 2,
       });
       expect(reconcileHistory([...asked, tool('w1', 'rain'), tool('w2', 'sun'), user('thanks, and Paris?')], called)).toMatchObject({ kind: 'tool-results', then: 'thanks, and Paris?' });
     });

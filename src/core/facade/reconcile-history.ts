@@ -14,7 +14,7 @@ import type { ClientMessage, StoredItem } from './client-view';
  */
 export type ReconcilePlan =
   | { kind: 'send'; content: string }
-  | { kind: 'tool-results'; results: { toolCallId: string; content: string }[]; then: string | null }
+  | { kind: 'tool-results'; assistantMessageId: string; results: { toolCallId: string; content: string }[]; then: string | null }
   | { kind: 'regenerate'; userMessageId: string; forkThroughSeq: number | null }
   | { kind: 'edit'; userMessageId: string; content: string }
   | { kind: 'busy' }
@@ -94,7 +94,7 @@ function planAfterThread(extras: readonly ClientMessage[], last: StoredItem | un
   if (unknown !== undefined) return { kind: 'refuse', reason: `The tool message for ${unknown} answers no open tool call.` };
   const missing = pending.find((id) => !answered.includes(id));
   if (missing !== undefined) return { kind: 'refuse', reason: `The tool call ${missing} has no tool message.` };
-  return { kind: 'tool-results', results, then };
+  return { kind: 'tool-results', assistantMessageId: (last as StoredItem).messageId, results, then };
 }
 
 /** The client tool calls of the last answer still waiting for results. */

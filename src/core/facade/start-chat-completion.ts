@@ -1,8 +1,10 @@
-import type { Thread, Turn } from '../domain';
+import type { OpenAIClientSettings, Thread, Turn } from '../domain';
+import { toMessageDto } from '../dto';
 import { AppError } from '../errors';
 import { editMessage, type EditDeps } from '../fork';
 import { writeFork } from '../fork/fork-thread';
 import { regenerateAnswer, type MemoryDeps } from '../memory';
+import type { TranscriptStore, TurnStore } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { clientViewOf, type ClientMessage } from './client-view';
@@ -24,8 +26,8 @@ export interface ChatCompletionRequest {
   conversation: { key: string; explicit: boolean };
   /** The history without system messages, oldest first. */
   messages: ClientMessage[];
-  /** The client's system messages, joined: the thread's client instructions (null: none). */
-  instructions: string | null;
+  /** The client's system messages (joined) and tools: kept as the thread's `openaiClient` settings. */
+  client: OpenAIClientSettings;
 }
 
 export interface ChatCompletionDeps {
@@ -37,6 +39,9 @@ export interface ChatCompletionDeps {
   fork: EditDeps;
   /** Names of our tools (their calls and results are never part of what a client saw). */
   serverToolNames: () => ReadonlySet<string>;
+  /** Storing a client's tool results and queueing the turn that goes on after them. */
+  turns: Pick<TurnStore, 'appendTurnMessage' | 'finishMessage' | 'queueTurn'>;
+  transcript: Pick<TranscriptStore, 'findMessage'>;
 }
 
 /** The turn a request queued (the caller kicks the runner and waits for it). */
@@ -64,7 +69,7 @@ export async function startChatCompletion(request: ChatCompletionRequest, deps: 
   if (!chosen) return startNewThread(request, deps);
   const started = await carryOut(chosen, request, deps);
   if (started.forked) await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: started.thread.id });
-  await deps.conversations.setClientInstructions({ threadId: started.thread.id, text: request.instructions });
+  await deps.conversations.setClientSettings({ threadId: started.thread.id, settings: request.client });
   return started;
 }
 
@@ -94,7 +99,7 @@ async function startNewThread(request: ChatCompletionRequest, deps: ChatCompleti
   const thread = await deps.threads.createThread({ ownerId: request.userId, title: titleOf(plan.content), maxThreads: fork.maxThreadsPerUser });
   await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: thread.id });
   const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
-  await deps.conversations.setClientInstructions({ threadId: thread.id, text: request.instructions });
+  await deps.conversations.setClientSettings({ threadId: thread.id, settings: request.client });
   return { thread, turn: accepted.turn, forked: false };
 }
 
@@ -130,7 +135,7 @@ async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps:
       return { thread: edited.thread, turn: edited.accepted.turn, forked: true };
     }
     case 'tool-results':
-      throw new AppError('VALIDATION', 'Tool messages are not accepted on this route yet.', { details: { field: 'messages' } });
+      return continueAfterToolResults({ thread, userId: request.userId, assistantMessageId: plan.assistantMessageId, results: plan.results, then: plan.then }, deps);
     default:
       throw refusal(plan);
   }
@@ -147,4 +152,39 @@ async function regenerateOnFork(input: { parent: Thread; throughSeq: number; use
   const { turn } = await memory.memory.queueRegenerate({ threadId: thread.id, userMessageId: userMessage.id });
   fork.log.info({ threadId: input.parent.id, forkId: thread.id, throughSeq: input.throughSeq }, 'regeneration on a fork (OpenAI route)');
   return { thread, turn, forked: true };
+}
+
+/**
+ * The client ran the tools the last answer called: their results join the thread as tool messages (in the answer's
+ * turn, with their context entries), then the conversation goes on: with the client's new user message when it sent
+ * one, else as a follow-up turn that answers from the results. The checks (rate limit, sizes) come before any write.
+ */
+async function continueAfterToolResults(
+  input: { thread: Thread; userId: string; assistantMessageId: string; results: { toolCallId: string; content: string }[]; then: string | null },
+  deps: ChatCompletionDeps,
+): Promise<StartedCompletion> {
+  const { fork, turns } = deps;
+  const { thread } = input;
+  const prepared = input.then !== null ? await prepareUserMessage({ userId: input.userId, content: input.then }, fork) : null;
+  if (!prepared) await spendOrRefuse(fork.sendLimiter, input.userId);
+  const oversized = input.results.find((result) => result.content.length > fork.maxMessageChars);
+  if (oversized) throw new AppError('TOO_LARGE', `The result of tool call ${oversized.toolCallId} has ${oversized.content.length} characters; the limit is ${fork.maxMessageChars}.`, { details: { field: 'messages' } });
+  const assistant = await deps.transcript.findMessage(thread.id, input.assistantMessageId);
+  if (!assistant?.turnId) throw new AppError('CONFLICT', 'The answer that called these tools is gone.');
+  const { counter } = fork.settings;
+  for (const result of input.results) {
+    const started = await turns.appendTurnMessage({ threadId: thread.id, turnId: assistant.turnId, role: 'tool', content: '', status: 'streaming', toolCallId: result.toolCallId });
+    const tokens = counter.countMessage({ role: 'tool', content: result.content });
+    const finished = await turns.finishMessage({
+      messageId: started.id, content: result.content, status: 'complete', tokens, encoding: counter.encoding,
+      entry: { role: 'tool', content: result.content, tokens, toolCallId: result.toolCallId },
+    });
+    deps.memory.events.publish({ type: 'message-end', threadId: thread.id, message: toMessageDto(finished) });
+  }
+  if (prepared) {
+    const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: input.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+    return { thread, turn: accepted.turn, forked: false };
+  }
+  const turn = await turns.queueTurn({ threadId: thread.id, kind: 'follow-up', userMessageId: null, maxQueued: fork.maxQueuedTurns });
+  return { thread, turn, forked: false };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { OpenAIClientSettings } from '../../core/domain';
 import type { ClientMessage, ClientToolCall } from '../../core/facade/client-view';
 import { MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/facade/client-instructions';
 import { AppError } from '../../core/errors';
@@ -99,4 +100,12 @@ export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMes
   const joined = instructions.filter((text) => text.trim() !== '').join('\n\n');
   if (joined.length > MAX_CLIENT_INSTRUCTIONS_CHARS) throw new AppError('TOO_LARGE', `The system messages have ${joined.length} characters; the limit is ${MAX_CLIENT_INSTRUCTIONS_CHARS}.`, { details: { field: 'messages' } });
   return { messages, instructions: joined === '' ? null : joined };
+}
+
+/** The client's tools as the model is offered them (a tool without parameters takes none). */
+export function clientToolsOf(body: ChatCompletionBody): OpenAIClientSettings['tools'] {
+  return (body.tools ?? []).map((tool) => ({
+    type: 'function' as const,
+    function: { name: tool.function.name, description: tool.function.description ?? '', parameters: tool.function.parameters ?? { type: 'object', properties: {} } },
+  }));
 }

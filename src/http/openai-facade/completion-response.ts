@@ -41,15 +41,25 @@ async function runAndWait(deps: HttpDeps, turn: Turn, response: Response, onEven
   }
 }
 
-/** The turn's answer as the client sees it, or why there is none. */
-async function outcomeOf(deps: HttpDeps, turnId: string): Promise<{ content: string }> {
+/** A client tool call as OpenAI answers it. */
+interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** The turn's answer as the client sees it (its text, and the client tools it called), or why there is none. */
+async function outcomeOf(deps: HttpDeps, facade: FacadeHttpDeps, turnId: string): Promise<{ content: string; toolCalls: OpenAIToolCall[] }> {
   const [turn, messages] = await Promise.all([deps.turns.findTurn(turnId), deps.transcript.listTurnMessages(turnId)]);
   if (!turn) throw new AppError('NOT_FOUND', 'The conversation is gone (was the thread deleted?).');
   if (turn.status === 'error') throw new AppError(turn.error?.code === undefined ? 'PROVIDER_ERROR' : (turn.error.code as never), turn.error?.message ?? 'The answer failed.');
   if (turn.status === 'cancelled') throw new AppError('UNAVAILABLE', 'The answer was stopped (the server is restarting); send the request again.', { details: { retryAfterSeconds: 2 } });
   if (turn.status !== 'complete') throw new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.');
   const parts = messages.filter((message) => message.role === 'assistant' && !message.superseded && (message.status === 'complete' || message.status === 'cancelled'));
-  return { content: joinAnswerParts(parts.map((message) => message.content)) };
+  const ours = facade.serverToolNames();
+  const toolCalls = (parts.at(-1)?.toolCalls ?? []).filter((call) => !ours.has(call.name))
+    .map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+  return { content: joinAnswerParts(parts.map((message) => message.content)), toolCalls };
 }
 
 async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUsage> {
@@ -62,10 +72,11 @@ const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 /** A non-streamed answer: one `chat.completion` object once the turn has ended (errors through the /v1 handler). */
 export async function answerAsJson(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, _request: Request, response: Response): Promise<void> {
   await runAndWait(deps, target.turn, response);
-  const { content } = await outcomeOf(deps, target.turn.id);
+  const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
+  const message = { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
   response.json({
     id: completionId(target.turn), object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: target.model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop', logprobs: null }],
     usage: await usageOf(facade, target.turn.id),
   });
 }
@@ -100,8 +111,9 @@ export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, tar
   };
   try {
     await runAndWait(deps, target.turn, response, onEvent);
-    await outcomeOf(deps, target.turn.id);
-    write(chunk({}, 'stop'));
+    const { toolCalls } = await outcomeOf(deps, facade, target.turn.id);
+    if (toolCalls.length > 0) write(chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) }));
+    write(chunk({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'));
     if (options.includeUsage) write({ id, object: 'chat.completion.chunk', created, model: target.model, choices: [], usage: await usageOf(facade, target.turn.id) });
     response.write('data: [DONE]\n\n');
   } catch (error) {

@@ -3,7 +3,7 @@ import express, { Router, type Request } from 'express';
 import { AppError } from '../../core/errors';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
-import { clientHistoryOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
+import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { facadePrincipal } from './facade-principal';
@@ -41,6 +41,9 @@ function checkModel(model: string, facade: FacadeHttpDeps): void {
 /** A client tool may not take the name of one of ours (the model could not tell them apart). */
 function checkClientTools(body: ChatCompletionBody, facade: FacadeHttpDeps): void {
   const ours = facade.serverToolNames();
+  const names = (body.tools ?? []).map((tool) => tool.function.name);
+  const repeated = names.findIndex((name, index) => names.indexOf(name) !== index);
+  if (repeated >= 0) throw new AppError('VALIDATION', `tools.${repeated}.function.name: "${names[repeated]}" is offered twice.`, { details: { field: `tools.${repeated}.function.name` } });
   const clash = (body.tools ?? []).findIndex((tool) => ours.has(tool.function.name));
   if (clash < 0) return;
   const name = body.tools?.[clash]?.function.name ?? '';
@@ -81,12 +84,14 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     const body = parseChatCompletionBody(request.body);
     checkModel(body.model, facade);
     checkClientTools(body, facade);
-    const history = clientHistoryOf(body);
-    const firstUser = history.messages.find((each) => each.role === 'user')?.content ?? '';
+    const { messages, instructions } = clientHistoryOf(body);
+    const firstUser = messages.find((each) => each.role === 'user')?.content ?? '';
     const started = await startChatCompletion({
-      userId: principal.userId, conversation: conversationOf(request, facade.threadHeaders, firstUser), ...history,
+      userId: principal.userId, conversation: conversationOf(request, facade.threadHeaders, firstUser), messages,
+      client: { instructions, tools: clientToolsOf(body) },
     }, {
       conversations: facade.conversations, threads: deps.threads, memory: deps.memory, fork: deps.fork, serverToolNames: facade.serverToolNames,
+      turns: deps.turns, transcript: deps.transcript,
     });
     response.setHeader(THREAD_ID_HEADER, started.thread.id);
     const answer = { model: body.model, turn: started.turn, threadId: started.thread.id };
