@@ -53,6 +53,8 @@ describe('the OpenAI-compatible front door with the official SDK', () => {
     const final = await streamTurn(client, history, 'Which code did I give you at the start?', headers);
     expect(final.answer).toContain('CODE-4711');
     const packs = chatRequests(server);
+    // No upstream request was rejected (the stub refuses what OpenAI refuses, an overlong prompt included).
+    expect(server.stub.requests.filter((request) => request.rejection !== undefined || (request.status ?? 200) >= 400)).toEqual([]);
     // The client sent up to 62 messages; the model got bounded packs, later ones with the summary.
     expect(Math.max(...packs.map((request) => request.body.messages.length))).toBeLessThanOrEqual(16);
     expect(requestText(packs.at(-1)!)).toContain('Identifiers: CODE-4711');
