@@ -26,7 +26,8 @@ const ENDED = new Set(['complete', 'error', 'cancelled']);
 
 /** Kicks this process' runner and waits for the turn's end (as the REST send does), listening meanwhile. */
 async function runAndWait(deps: HttpDeps, turn: Turn, response: Response, onEvent?: (event: ThreadEvent) => void): Promise<void> {
-  const waiter = turnEnded(deps, turn, onEvent, { fresh: true });
+  // Not `fresh`: the sweeper of any process may have run the turn while the request stored the client's settings.
+  const waiter = turnEnded(deps, turn, onEvent);
   response.on('close', () => waiter.stop());
   try {
     const drained = deps.runner.kick(turn.threadId).then(async () => {
