@@ -37,6 +37,50 @@ describe('MCP_SERVERS and EXTERNAL_TOOLS', () => {
     expect(() => loadEnv({ MCP_SERVERS: '{not json' })).toThrow(/^MCP_SERVERS: not valid JSON/);
   });
 
+  describe('the shapes people write', () => {
+    const stdio = { name: 'everything', transport: 'stdio', command: 'node', args: ['server.js', 'stdio'], env: {}, deny: ['get-env'], mode: 'inline', tools: {}, allow: undefined, timeoutMs: undefined };
+    const http = { name: 'remote', transport: 'http', url: 'https://mcp.example.com/mcp', headers: {}, deny: [], mode: 'inline', tools: {}, allow: undefined, timeoutMs: undefined };
+
+    it("reads Claude Desktop's and Cursor's {\"mcpServers\": {...}} like the plain map", () => {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-config-')), 'claude_desktop_config.json');
+      writeFileSync(file, JSON.stringify({ mcpServers: { everything, remote: { url: 'https://mcp.example.com/mcp' } } }));
+      expect(loadEnv({ MCP_SERVERS: file }).toolSources.mcpServers).toEqual([stdio, http]);
+    });
+
+    it("reads VS Code's {\"servers\": {...}} with stdio and http types", () => {
+      const config = { servers: { everything: { type: 'stdio', ...everything }, remote: { type: 'http', url: 'https://mcp.example.com/mcp' } } };
+      expect(loadEnv({ MCP_SERVERS: JSON.stringify(config) }).toolSources.mcpServers).toEqual([stdio, http]);
+    });
+
+    it('refuses a transport type it does not speak, naming the server and the type', () => {
+      const config = { servers: { legacy: { type: 'sse', url: 'https://mcp.example.com/sse' } } };
+      expect(() => loadEnv({ MCP_SERVERS: JSON.stringify(config) })).toThrow('MCP_SERVERS: legacy.type: "sse" is not supported (stdio or http, which is Streamable HTTP)');
+      expect(() => loadEnv({ MCP_SERVERS: JSON.stringify({ mcpServers: { s: { type: 'stdio', url: 'https://x.example/mcp' } } }) })).toThrow(/^MCP_SERVERS: s\.command/);
+    });
+
+    it('validates wrapped servers like plain ones', () => {
+      expect(() => loadEnv({ MCP_SERVERS: '{"mcpServers": {"bad name!": {"command": "x"}}}' })).toThrow(/^MCP_SERVERS: bad name!/);
+      expect(() => loadEnv({ MCP_SERVERS: '{"mcpServers": {"s": {"command": "x", "mode": "sometimes"}}}' })).toThrow(/^MCP_SERVERS: s.mode/);
+      expect(() => loadEnv({ MCP_SERVERS: '{"servers": {"s": {"args": []}}}' })).toThrow('MCP_SERVERS: s: needs a command (stdio) or a url (Streamable HTTP)');
+      expect(() => loadEnv({ MCP_SERVERS: '{"servers": {"s": {"url": "https://x.example/mcp", "headers": {"A": "${MISSING_VAR}"}}}}' })).toThrow('MCP_SERVERS: s.headers.A names the environment variable MISSING_VAR, which is not set');
+    });
+
+    it('keeps servers named "servers" or "mcpServers" possible in the plain map', () => {
+      expect(loadEnv({ MCP_SERVERS: JSON.stringify({ servers: everything }) }).toolSources.mcpServers).toEqual([{ ...stdio, name: 'servers' }]);
+      const two = loadEnv({ MCP_SERVERS: JSON.stringify({ mcpServers: everything, remote: { url: 'https://mcp.example.com/mcp' } }) }).toolSources.mcpServers;
+      expect(two.map((server) => server.name)).toEqual(['mcpServers', 'remote']);
+    });
+
+    it("refuses a wrapper beside other keys (VS Code's inputs) instead of reading them as servers", () => {
+      const config = { inputs: [{ id: 'token', type: 'promptString' }], servers: { everything } };
+      expect(() => loadEnv({ MCP_SERVERS: JSON.stringify(config) })).toThrow(/^MCP_SERVERS: "servers" must be the only top-level key \(also found: inputs\)/);
+    });
+
+    it('reads an empty wrapper as no servers', () => {
+      expect(loadEnv({ MCP_SERVERS: '{"mcpServers": {}}' }).toolSources.mcpServers).toEqual([]);
+    });
+  });
+
   it('requires the webhook secret and the public base URL with external tools', () => {
     const tools = JSON.stringify([{ name: 'render', description: 'Renders a video.', mode: 'external', url: 'https://runner.example/run' }]);
     expect(() => loadEnv({ EXTERNAL_TOOLS: tools })).toThrow(/^TOOL_WEBHOOK_SECRET: required/);
