@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { echoResponder, replyWithError, replyWithText } from '../support/openai-stub';
+import { expectNoAxeViolations } from './support/axe';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot } from './support/session';
 
@@ -57,6 +58,7 @@ test.describe('chat', () => {
     await expect(answer.locator('img, script')).toHaveCount(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await screenshot(page, testInfo, 'chat-answered');
+    await expectNoAxeViolations(page, { what: 'the chat with an answer' });
   });
 
   test('Stop cancels a running answer and keeps the partial text', async ({ page }) => {
@@ -82,6 +84,7 @@ test.describe('chat', () => {
     const failed = page.getByRole('article', { name: 'Assistant message' }).last();
     await expect(failed.getByRole('alert')).toBeVisible();
     await screenshot(page, testInfo, 'chat-error');
+    await expectNoAxeViolations(page, { what: 'the chat with a failed answer' });
 
     app.stub!.setResponder(echoResponder);
     await failed.getByRole('button', { name: 'Retry' }).click();

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { MessageContextDto, SendMessageResponseDto, ThreadDetailDto } from '../../src/shared/api';
+import { expectNoAxeViolations } from './support/axe';
 import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
@@ -40,6 +41,7 @@ test.describe('what the model saw', () => {
     await expect(dialog).toContainText('Which codes do you know?');
     await expect(dialog.getByRole('table', { name: 'Tokens per part' })).toContainText('Summary');
     await screenshot(page, testInfo, 'what-the-model-saw');
+    await expectNoAxeViolations(page, { what: 'the "what the model saw" dialog over the chat' });
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect(dialog).toHaveCount(0);
 
@@ -54,5 +56,6 @@ test.describe('what the model saw', () => {
     await expect(adminDialog.getByTestId('seen-summary-revision')).toContainText(`Summary revision ${seen.summary?.revision}`);
     await expect(adminDialog.getByTestId('seen-window-seqs')).toHaveText(windowText);
     await screenshot(page, testInfo, 'what-the-model-saw-admin');
+    await expectNoAxeViolations(page, { what: 'the "what the model saw" dialog in the admin console' });
   });
 });

@@ -108,13 +108,13 @@ function MessageControls(props: BubbleProps & { onStartEdit?: (() => void) | und
   // Every stored answer has its model call's manifest (only completed answers come from a finished call).
   const answered = message.role === 'assistant' && message.status === 'complete';
   return (
+    <>
     <div className="message-controls">
       {answered ? (
         <button type="button" className="control" aria-label={`What the model saw for answer #${message.seq}`} title="What the model was given for this answer" onClick={() => setSeeing(true)}>
           What the model saw
         </button>
       ) : null}
-      {seeing ? <WhatTheModelSaw label={`answer #${message.seq}`} load={load} onClose={() => setSeeing(false)} /> : null}
       <button
         type="button" className="control" aria-pressed={message.pinned}
         aria-label={message.pinned ? `Unpin ${label} #${message.seq}` : `Pin ${label} #${message.seq}`}
@@ -126,12 +126,15 @@ function MessageControls(props: BubbleProps & { onStartEdit?: (() => void) | und
         <button type="button" className="control" aria-label={`Edit message #${message.seq}`} title="Edit and send again in a new branch" onClick={props.onStartEdit}>Edit</button>
       ) : null}
       {props.onBranch ? (
-        <button type="button" className="control" aria-label={`Branch from #${message.seq}`} title="A new conversation with everything up to here" onClick={() => props.onBranch?.(message)}>Branch from here</button>
+        <button type="button" className="control" aria-label={`Branch from here at #${message.seq}`} title="A new conversation with everything up to here" onClick={() => props.onBranch?.(message)}>Branch from here</button>
       ) : null}
       {deleting ? <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} /> : (
         <button type="button" className="control" aria-label={`Delete ${label} #${message.seq}`} aria-expanded={false} onClick={() => setDeleting(true)}>Delete</button>
       )}
     </div>
+    {/* Outside the controls: their faded opacity must not reach the dialog's text (colour contrast). */}
+    {seeing ? <WhatTheModelSaw label={`answer #${message.seq}`} load={load} onClose={() => setSeeing(false)} /> : null}
+    </>
   );
 }
 
