@@ -290,6 +290,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
+  const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
   const forks = createForkRepository(db);
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
@@ -328,6 +329,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     fork: {
       threads, transcript, memory, forks, turns, settings, sendLimiter, log,
       maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+      forkLimiter, maxForkMessages: env.FORK_MAX_MESSAGES,
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },

@@ -110,6 +110,13 @@ const schema = z.object({
   MAX_ASYNC_RUNS_PER_USER: integer(10, 1),
   /** Threads one user may keep (forks count); past it, creating one answers QUOTA_EXCEEDED. */
   MAX_THREADS_PER_USER: integer(1000, 1),
+  /** Forks (POST /api/threads/:id/fork) per user per minute, across processes; past it RATE_LIMITED with Retry-After. */
+  FORKS_PER_MINUTE: integer(10, 1),
+  /**
+   * Most transcript messages one fork or edit copies (the fork point's seq): a branch later in a longer thread answers
+   * TOO_LARGE, so looping forks of a huge thread cannot write millions of rows.
+   */
+  FORK_MAX_MESSAGES: integer(10_000, 1),
   /** Client events (any kind) one socket may send per minute; past it they are answered RATE_LIMITED, unrun. */
   SOCKET_EVENTS_PER_MINUTE: integer(120, 1),
   /**
