@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { productionProblem } from './production-checks';
+import { productionProblem, webhookSecretProblem } from './production-checks';
 import { parseToolSources, type ToolSources } from './tool-sources';
 
 /**
@@ -207,7 +207,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
   if (toolSources.externalTools.length > 0) {
-    if (!env.TOOL_WEBHOOK_SECRET) throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares tools');
+    if (!env.TOOL_WEBHOOK_SECRET && toolSources.externalTools.some((tool) => !tool.secret)) {
+      throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares a tool without its own secret');
+    }
+    if (env.NODE_ENV === 'production') {
+      for (const [index, tool] of toolSources.externalTools.entries()) {
+        const problem = tool.secret === undefined ? null : webhookSecretProblem(`EXTERNAL_TOOLS: ${index}.secret`, tool.secret, env);
+        if (problem) throw new ConfigError(problem);
+      }
+    }
     if (!env.PUBLIC_BASE_URL) throw new ConfigError('PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners\' callbackUrl)');
   }
   return { ...env, toolSources };

@@ -58,20 +58,27 @@ export function productionProblem(env: ProductionSecrets): string | null {
 }
 
 /**
+ * Why a runner's signing secret (`name`: TOOL_WEBHOOK_SECRET or a runner's own `secret`) is refused in production:
+ * a placeholder, not random, or equal to AUTH_SECRET, ADMIN_TOKEN or METRICS_TOKEN. Null when it is fine.
+ */
+export function webhookSecretProblem(name: string, secret: string, env: ProductionSecrets): string | null {
+  if (isPlaceholderSecret(secret) || new Set(secret).size < PRODUCTION_SECRET_MIN_DISTINCT) {
+    return `${name}: a placeholder or non-random value is refused when NODE_ENV=production; generate one, e.g. \`openssl rand -base64 48\``;
+  }
+  if (secret === env.AUTH_SECRET || secret === env.ADMIN_TOKEN || secret === env.METRICS_TOKEN) {
+    return `${name}: must differ from AUTH_SECRET, ADMIN_TOKEN and METRICS_TOKEN when NODE_ENV=production (a runner must not be able to sign user or admin tokens)`;
+  }
+  return null;
+}
+
+/**
  * The external-runner settings production refuses: a TOOL_WEBHOOK_SECRET that is a placeholder, not random, or the
  * same as another secret (equal to AUTH_SECRET, every runner could mint admin tokens), and a PUBLIC_BASE_URL that
  * is not https (the runners' callbacks carry results and signatures).
  */
 function toolCallbackProblem(env: ProductionSecrets): string | null {
-  const secret = env.TOOL_WEBHOOK_SECRET;
-  if (secret !== undefined) {
-    if (isPlaceholderSecret(secret) || new Set(secret).size < PRODUCTION_SECRET_MIN_DISTINCT) {
-      return 'TOOL_WEBHOOK_SECRET: a placeholder or non-random value is refused when NODE_ENV=production; generate one, e.g. `openssl rand -base64 48`';
-    }
-    if (secret === env.AUTH_SECRET || secret === env.ADMIN_TOKEN || secret === env.METRICS_TOKEN) {
-      return 'TOOL_WEBHOOK_SECRET: must differ from AUTH_SECRET, ADMIN_TOKEN and METRICS_TOKEN when NODE_ENV=production (a runner must not be able to sign user or admin tokens)';
-    }
-  }
+  const problem = env.TOOL_WEBHOOK_SECRET === undefined ? null : webhookSecretProblem('TOOL_WEBHOOK_SECRET', env.TOOL_WEBHOOK_SECRET, env);
+  if (problem) return problem;
   if (env.PUBLIC_BASE_URL !== undefined && !/^https:\/\//i.test(env.PUBLIC_BASE_URL)) {
     return 'PUBLIC_BASE_URL: must be an https URL when NODE_ENV=production (runners post results and signatures to it)';
   }
