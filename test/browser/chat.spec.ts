@@ -59,6 +59,25 @@ test.describe('chat', () => {
     await screenshot(page, testInfo, 'chat-answered');
   });
 
+  test('a first visit signs in one guest, whose socket joins the thread it created (a production build)', async ({ page, request }) => {
+    const guestSignIns: string[] = [];
+    page.on('request', (sent) => {
+      if (sent.method() === 'POST' && new URL(sent.url()).pathname === '/api/auth/guest') guestSignIns.push(sent.url());
+    });
+    await page.goto(app.baseUrl);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Hello there');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    // The answer arrives over the socket, so it joined the new thread as the guest that created it.
+    await expect(page.getByRole('article', { name: 'Assistant message' }).last()).toContainText('Hello there');
+    await expect(page.getByText('No such thread.')).toHaveCount(0);
+    expect(guestSignIns).toHaveLength(1);
+    // The bundle served is React's production build: a development one (vite under NODE_ENV=development) runs
+    // every mount effect twice under StrictMode, which signed in two guests on a first visit.
+    const scripts = await page.evaluate(() => [...document.querySelectorAll('script[src]')].map((script) => (script as HTMLScriptElement).src));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) expect((await (await request.get(src)).text()).includes('not wrapped in act('), `${src} is a development build`).toBe(false);
+  });
+
   test('Stop cancels a running answer and keeps the partial text', async ({ page }) => {
     const words = Array.from({ length: 80 }, (_, index) => `word${index}`).join(' ');
     app.stub!.setResponder(() => replyWithText(words, { chunkDelayMs: 150 }));
