@@ -15,9 +15,14 @@ import type { HealthProbes } from './health-routes';
 /** What the HTTP adapter is given by the composition root. */
 /** What the runners' callback routes need (null when no external tools are configured). */
 export interface ToolCallbackDeps {
-  secret: string;
+  /** The signing secret of the runner of tool `name` (its own `secret`, else TOOL_WEBHOOK_SECRET); null: no runner. */
+  secretFor(name: string): string | null;
+  /** PUBLIC_BASE_URL's path without a trailing slash ('' at the root): runners sign the path they post to. */
+  basePath: string;
   /** Remembers a signature for the tolerance window; false when it was already seen (a replay). */
   remember(signature: string): Promise<boolean>;
+  /** Forgets a remembered signature (its report was refused: the runner may send it again). */
+  forget(signature: string): Promise<void>;
   deps: AsyncToolDeps;
 }
 

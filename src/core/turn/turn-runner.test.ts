@@ -106,7 +106,7 @@ function toolKit(options: { maxRounds?: number; followUps?: number; depth?: numb
     registry: createToolRegistry([echo]),
     runs: {
       createRun: unused, findRun: unused, startRun: unused, saveProgress: unused, isCancelRequested: unused, requestCancel: unused,
-      finishRun: unused, reportRun: unused, markSubmitted: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
+      finishRun: unused, reportRun: unused, markSubmitted: unused, markHanded: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
       followUpNoteSeqs: async () => [],
       activeRunCounts: async () => ({ thread: 0, user: 0 }),
       followUpDepth: async () => options.depth ?? 1,
