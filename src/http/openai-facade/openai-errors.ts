@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import type { Logger } from '../../app/logger';
+import type { LogPort } from '../../core/ports';
 import type { AppError } from '../../core/errors';
 import type { ErrorCode } from '../../shared/errors';
 import { toAppError } from '../to-app-error';
@@ -53,7 +53,7 @@ export function sendOpenAIError(response: Response, appError: AppError): void {
 }
 
 /** The /v1 routes' error handler: every failure in OpenAI's shape (the rest of the API keeps ours). */
-export function openAIErrorHandler(log: Logger): ErrorRequestHandler {
+export function openAIErrorHandler(log: LogPort): ErrorRequestHandler {
   return (error: unknown, _request, response, next) => {
     if (response.headersSent) {
       next(error);
