@@ -2,7 +2,7 @@ import type { OpenAIClientSettings, Thread, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import { AppError } from '../errors';
 import { editMessage, type EditDeps } from '../fork';
-import { writeFork } from '../fork/fork-thread';
+import { assertForkSize, writeFork } from '../fork/fork-thread';
 import { regenerateAnswer, type MemoryDeps } from '../memory';
 import type { TranscriptStore, TurnStore } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
@@ -131,6 +131,8 @@ async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps:
       return regenerateOnFork({ parent: thread, throughSeq: plan.forkThroughSeq, userId: request.userId }, deps);
     }
     case 'edit': {
+      // A branch the route makes counts as one (FORKS_PER_MINUTE) besides the send it carries.
+      await spendOrRefuse(fork.forkLimiter, request.userId, 'branches');
       const edited = await editMessage({ userId: request.userId, threadId: thread.id, messageId: plan.userMessageId, content: plan.content }, fork);
       return { thread: edited.thread, turn: edited.accepted.turn, forked: true };
     }
@@ -144,7 +146,9 @@ async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps:
 /** A regeneration of an earlier user message: a fork through it, answered again there (the original keeps its answer). */
 async function regenerateOnFork(input: { parent: Thread; throughSeq: number; userId: string }, deps: ChatCompletionDeps): Promise<StartedCompletion> {
   const { fork, memory } = deps;
+  assertForkSize(input.throughSeq, fork.maxForkMessages);
   await fork.guards.beforeNewThread(input.userId);
+  await spendOrRefuse(fork.forkLimiter, input.userId, 'branches');
   await spendOrRefuse(fork.sendLimiter, input.userId);
   const thread = await writeFork({ parent: input.parent, throughSeq: input.throughSeq }, fork);
   const userMessage = await memory.memory.lastUserMessage(thread.id);
