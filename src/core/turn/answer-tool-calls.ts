@@ -118,7 +118,7 @@ async function answerOne(input: { turn: Turn; call: ToolCall; message: Transcrip
     return { transcript: startedText(created.run), context: startedText(created.run), run: created };
   }
   const outcome = await executeTool({
-    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs,
+    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs, log: deps.log,
     context: {
       threadId: turn.threadId, runId: null, reportProgress: async () => undefined, services: tools.services,
       counter: settings.counter, inlineTokens: tools.condense.inlineTokens, now: () => new Date(),

@@ -9,6 +9,7 @@ import { memoryActorOf } from './memory-routes';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { ownThread } from './thread-routes';
+import { auditAdminOverride } from './audit-admin-override';
 
 /** What the next model call of a thread would get, entry by entry. */
 export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>, threadId: string): Promise<ContextPackDto> {
@@ -47,6 +48,8 @@ export function contextRoutes(deps: HttpDeps): Router {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await threadForActor(deps, id, memoryActorOf(response));
     const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId);
+    // An admin reading another user's prompt: audited like the admin console's read.
+    await auditAdminOverride(deps, response, { threadId: thread.id, ownerId: thread.ownerId, action: 'message-context.viewed', details: { messageId } });
     response.json(body);
   });
   router.get('/threads/:id/context', async (request, response) => {
