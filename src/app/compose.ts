@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { trustProxySetting, type Env } from '../config/env';
-import { formatCondition, formatTriggerPolicy } from '../core/context';
+import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
@@ -126,6 +126,13 @@ function tokenEstimateOf(correction: EstimateCorrection | undefined, maxFactor: 
   return { model: correction?.model ?? '', factor: correction?.factor ?? 1, maxFactor, observedRatio: correction?.observedRatio ?? null, samples: correction?.samples ?? 0 };
 }
 
+/** The summarizer's output cap (`summarizerOutputTokens`), for the summary model's profile. */
+function summarizerCap(env: Env, settings: ReturnType<typeof contextSettingsFromEnv>): { summaryMaxOutputTokens: number; summaryReasoning: boolean } {
+  const reasoning = env.SUMMARY_MODEL ? getModelProfile(env.SUMMARY_MODEL).reasoning : settings.profile.reasoning;
+  const cap = summarizerOutputTokens({ summaryMaxTokens: settings.summaryMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens, reasoning });
+  return { summaryMaxOutputTokens: cap, summaryReasoning: reasoning };
+}
+
 /** The composition root: the one place where adapters are wired to the core. */
 export async function createApplication(options: ApplicationOptions): Promise<Application> {
   const { env, log, mode, tuning = {} } = options;
@@ -156,6 +163,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     // Answers stop by tokens at the reserve the pack leaves free (reasoning models: reasoning included).
     chatMaxOutputTokens: settings.profile.reservedOutputTokens,
     chatReasoning: settings.profile.reasoning,
+    // Summaries and condensed tool results stop by tokens too (a runaway summarizer otherwise runs to the timeout).
+    ...summarizerCap(env, settings),
     timeoutMs: env.TURN_TIMEOUT_MS,
   });
   // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
@@ -382,7 +391,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stopped = true;
       // From here new requests get 503, kicks start nothing and queued turns stay queued for the next process.
       lifecycle.closing = true;
-      sweeper.stop();
+      // A sweep in flight still uses the queues and the database: both close only after it (bounded below).
+      const sweeping = sweeper.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Running turns and jobs get the same grace period, side by side.
@@ -407,6 +417,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       await metricsServer?.close();
       await mcp?.close();
       stopTiming();
+      await closeWithin('sweeper', sweeping);
       await closeWithin('summary queue', folds.close());
       await closeWithin('tools queue', toolQueue.close());
       producerConnection.disconnect();

@@ -71,7 +71,9 @@ export function createMessageContextReader(db: Database): MessageContextReader {
           (r.redacted_at IS NOT NULL) AS summary_redacted
         FROM model_calls c
         LEFT JOIN system_prefixes p ON p.hash = c.system_prefix_hash
-        LEFT JOIN summary_revisions r ON r.thread_id = c.thread_id AND r.revision = c.summary_revision
+        -- The revision of the requested thread: a fork has its own copies (a forget there redacts them), so an answer
+        -- copied from the parent shows the fork's copy, never the parent's text.
+        LEFT JOIN summary_revisions r ON r.thread_id = ${threadId}::uuid AND r.revision = c.summary_revision
         -- An answer copied into a fork was produced in the thread it was first written in: its call is found by the
         -- original's id (its seqs are the same in the fork, whose own messages are read below).
         WHERE c.message_id = (SELECT coalesce(m.origin_message_id, m.id) FROM messages m WHERE m.id = ${messageId}::uuid AND m.thread_id = ${threadId}::uuid)

@@ -11,6 +11,7 @@ import { memoryActorOf } from './memory-routes';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { ownThread } from './thread-routes';
+import { auditAdminOverride } from './audit-admin-override';
 
 /**
  * The pack's entries as DTOs, the leading system message split in two: the configured system prompt (its text only
@@ -75,6 +76,8 @@ export function contextRoutes(deps: HttpDeps): Router {
     const thread = await threadForActor(deps, id, actor);
     // The system prompt's text is the operator's: admins see it, owners its hash and size.
     const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: actor.admin });
+    // An admin reading another user's prompt: audited like the admin console's read.
+    await auditAdminOverride(deps, response, { threadId: thread.id, ownerId: thread.ownerId, action: 'message-context.viewed', details: { messageId } });
     response.json(body);
   });
   router.get('/threads/:id/context', async (request, response) => {
