@@ -27,6 +27,8 @@ export interface ContextSettings {
   counter: TokenCounter;
   /** RECALL_TOKENS: the auto-recall slot of every pack (default derived from the budget; 0 turns it off). */
   recallTokens: number;
+  /** USER_MEMORY_TOKENS: cap of the user's saved memories in every pack (default a tenth of the budget, at most 1,000). */
+  userMemoryTokens: number;
   /**
    * The chat model's correction of our prompt estimate from reported usage (>= 1): the budget guard and the trigger
    * apply it. Absent: estimates are taken as they are.

@@ -1,4 +1,4 @@
-import type { ContextEntry, MemoryMode, RecalledMessage, Role, SummaryState, ToolCall } from './context/types';
+import type { ContextEntry, MemoryMode, RecalledMessage, Role, SavedMemoryItem, SummaryState, ToolCall } from './context/types';
 
 /** Lifecycle of a transcript message: its text changes only while `streaming`. */
 export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
@@ -80,4 +80,6 @@ export interface ThreadContext {
   pinned: ContextEntry[];
   /** Auto-recall candidates, best first, when the context was read for a model call (see TurnStore.loadContext). */
   recalled?: RecalledMessage[];
+  /** The owner's saved memories (newest first, within USER_MEMORY_TOKENS), read with the context of a model call. */
+  savedMemories?: SavedMemoryItem[];
 }

@@ -1,3 +1,4 @@
+import type { ErasureStore } from '../core/erasure';
 import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { EditDeps } from '../core/fork';
@@ -11,6 +12,8 @@ export interface SocketDeps {
   log: Logger;
   tokens: TokenService;
   threads: ThreadStore;
+  /** Tombstones of erased users: their old tokens are refused at connect. */
+  erasures?: Pick<ErasureStore, 'erasureOf'>;
   transcript: TranscriptStore;
   turns: TurnStore;
   runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;

@@ -283,6 +283,8 @@ export interface SeenToolResultDto {
 /** Estimated prompt tokens of each part of the call (they add up to `estimatedPromptTokens`). */
 export interface SeenTokenPartsDto {
   systemPrefix: number;
+  /** The user's saved memories (absent in calls recorded before them, or when there were none). */
+  savedMemories?: number;
   summary: number;
   pinned: number;
   window: number;
@@ -314,6 +316,8 @@ export interface MessageContextDto {
   pinnedSeqs: number[];
   /** Older transcript messages auto-recall put in the pack. */
   recalledSeqs: number[];
+  /** The user's saved memories the pack carried, as they stand now (`text` null once deleted). */
+  savedMemories: { id: string; text: string | null }[];
   messages: SeenMessageDto[];
   toolResults: SeenToolResultDto[];
   parts: SeenTokenPartsDto | null;
@@ -364,4 +368,21 @@ export interface SearchPageDto {
   hits: SearchHitDto[];
   /** Pass as `cursor` (with the same `q`) for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+/** One of the user's saved memories (issue 27): a short text the model gets in every thread of the user. */
+export interface SavedMemoryDto {
+  id: string;
+  text: string;
+  /** The message that asked the model to remember it; null for one added by hand (or once its chat is deleted). */
+  source: { threadId: string; seq: number } | null;
+  /** Whether the packs carry it: false for the older items left out over USER_MEMORY_TOKENS. */
+  inContext: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `GET /api/memory`: the user's saved memories, newest first. */
+export interface SavedMemoryListDto {
+  items: SavedMemoryDto[];
 }

@@ -48,6 +48,15 @@ export interface RecalledMessage {
   createdAt: Date;
 }
 
+/** One of the user's saved memories as the pack takes it (issue 27). */
+export interface SavedMemoryItem {
+  id: string;
+  text: string;
+  /** Tokens of its line (`savedMemoryLine`), counted when written. */
+  tokens: number;
+  createdAt: Date;
+}
+
 /**
  * A thread's context state. Invariant: every entry with seq >= contextStartSeq is exactly one of
  * covered by the summary, pinned, or in the window (in window-only mode: dropped instead of summarized).

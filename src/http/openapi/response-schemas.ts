@@ -230,6 +230,7 @@ export const messageContextDto = z.strictObject({
   windowSeqs: z.array(count),
   pinnedSeqs: z.array(count),
   recalledSeqs: z.array(count),
+  savedMemories: z.array(z.strictObject({ id: uuid, text: z.string().nullable() })).describe('The user\'s saved memories the pack carried, as they stand now (text null once deleted)'),
   messages: z.array(z.strictObject({
     seq: count, role, place: z.enum(['window', 'pinned', 'recalled']), messageId: uuid.nullable(), forgotten: z.boolean(), content: z.string().nullable(),
   })),
@@ -237,7 +238,7 @@ export const messageContextDto = z.strictObject({
     seq: count, role: seenRole, toolCallId: z.string().nullable(), content: z.string().nullable(), tokens: count, forgotten: z.boolean(),
   })),
   parts: z.strictObject({
-    systemPrefix: count, summary: count, pinned: count, window: count, recall: count.optional(), notes: count, priming: count, toolSchemas: count,
+    systemPrefix: count, savedMemories: count.optional(), summary: count, pinned: count, window: count, recall: count.optional(), notes: count, priming: count, toolSchemas: count,
   }).nullable(),
 }).meta({ id: 'MessageContext' });
 
