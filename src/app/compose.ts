@@ -356,6 +356,19 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },
     savedMemories,
+    erasures,
+    eraseUser: async (input) => {
+      const outcome = await eraseUser(input, {
+        store: erasures, log,
+        cancelTurns: (threadId) => runner.cancel(threadId),
+        disconnect: async (userId) => { sockets?.disconnectUser(userId); },
+        forgetEphemeral: async (userId) => {
+          await producerConnection.del(...['send', 'search', 'memory-write'].map((name) => `${env.REDIS_PREFIX}:rate:${name}:${userId}`));
+        },
+      });
+      forgetKnownUser(input.userId);
+      return outcome;
+    },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),

@@ -104,6 +104,11 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
     expect(threadIds.length).toBe(2);
     expect([...before].some((id) => threadIds.includes(id))).toBe(false);
     expect(await redisKeysOf(userId)).not.toEqual([]);
+    // The check sees the user's rows while they exist (so it can fail).
+    const present = (await leftovers(userId, threadIds)).map((line) => line.split(':')[0]);
+    for (const table of ['users.id', 'threads.owner_id', 'messages.thread_id', 'context_entries.thread_id', 'summary_revisions.thread_id', 'model_calls.thread_id', 'turns.thread_id', 'saved_memories.user_id', 'threads.forked_from_thread_id']) {
+      expect(present).toContain(table);
+    }
     const tab = await server.openTab(token);
     const disconnected = new Promise<void>((resolve) => tab.socket.once('disconnect', () => resolve()));
 

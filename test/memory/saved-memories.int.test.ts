@@ -117,7 +117,12 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
   it('over USER_MEMORY_TOKENS the newest win: older items are listed with inContext false and stay out of the pack', async () => {
     const { token } = await server.guest();
     const kit = memoryKit(server.app, token);
-    const texts = ['Oldest fact: the cat is called Miso and she is nine years old.', 'Middle fact: the car is a green 2011 hatchback bought in May.', 'Newest fact: the favourite tea is a smoky lapsang souchong.'];
+    // About 40, 15 and 30 tokens under a cap of 60: the newest two fit, the oldest does not.
+    const texts = [
+      'Oldest fact: the cat is called Miso, she is nine years old, sleeps on the blue armchair by the window and refuses every brand of dry food except one from Lyon.',
+      'Middle fact: the car is a green hatchback.',
+      'Newest fact: the favourite tea is a smoky lapsang souchong, brewed for exactly three minutes in the morning.',
+    ];
     for (const text of texts) expect((await call(token, '/api/memory', { method: 'POST', json: { text } })).status).toBe(201);
     const items = await list(token);
     expect(items.map((entry) => entry.text)).toEqual([...texts].reverse());
@@ -134,7 +139,7 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
     const kit = memoryKit(server.app, token);
     const thread = await kit.createThread('passport');
     const sent = await kit.send(thread.id, 'Remember: The passport number is C4R55T901.');
-    const asked = sent.messages.find((message) => message.role === 'user') as MessageDto;
+    const asked = sent.userMessage;
     const items = await list(token);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ text: 'The passport number is C4R55T901.', source: { threadId: thread.id, seq: asked.seq } });

@@ -2,7 +2,8 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { SavedMemoryDto, SavedMemoryListDto } from '../../shared/api';
 import { savedMemoryBody } from '../request-schemas';
-import { BEARER, errors, json } from './openapi-helpers';
+import { ADMIN_SESSION, ADMIN_TOKEN, BEARER, errors, json } from './openapi-helpers';
+import { adminUserParams } from '../admin/admin-user-routes';
 
 const secured: Record<string, string[]>[] = [{ [BEARER]: [] }];
 
@@ -52,5 +53,29 @@ export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
     summary: 'Delete a saved memory', description: `${about} Another user's item is a 404.`,
     request: { params: itemParams },
     responses: { 204: { description: 'Deleted' }, ...errors('UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED') },
+  });
+}
+
+const erases = 'Everything of the user is erased: threads and forks, messages and their search index, summaries and their revisions, window and pins, model-call records and manifests, tool runs (running ones cancelled), saved memories, rate-limit keys; queued jobs about their threads end as no-ops; their sockets are disconnected. A tombstone (user id, when) stays: tokens issued before the erasure are refused (401) from then on; a guest never comes back, a host-minted user id only as a new, empty user with a token issued after the erasure.';
+
+/** The caller's account (erase, export) and the admins' erasure of a user (issue 27). */
+export function documentAccountRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'delete', path: '/api/me', tags: ['account'], security: secured,
+    summary: "Erase the caller's account and everything in it", description: erases,
+    responses: { 204: { description: 'Erased' }, ...errors('UNAUTHORIZED') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/me/export', tags: ['account'], security: secured,
+    summary: "Export everything of the caller as NDJSON",
+    description: 'One JSON object per line, each with a `type`: `thread` lines are the thread export of GET /api/threads/{id}/export (format `chat-thread-export`: thread, summaryRevisions, messages) on one line with `type` added, one per thread (forks included); then one `saved-memory` line per saved memory (the SavedMemory object); then `{"type":"end","threads":n,"savedMemories":m}`. Streamed: a body without its `end` line was cut.',
+    responses: { 200: { description: 'The export', content: { 'application/x-ndjson': { schema: z.string() } } }, ...errors('UNAUTHORIZED') },
+  });
+  registry.registerPath({
+    method: 'delete', path: '/api/admin/users/{userId}', tags: ['admin'], security: [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }],
+    summary: 'Erase a user (as DELETE /api/me); audited',
+    description: `${erases} The audit trail records who erased whom and when (action \`user.erased\`), no content; the user's older audit rows keep who and when only. A user id with no row is tombstoned all the same.`,
+    request: { params: adminUserParams },
+    responses: { 204: { description: 'Erased' }, ...errors('VALIDATION', 'UNAUTHORIZED', 'FORBIDDEN') },
   });
 }
