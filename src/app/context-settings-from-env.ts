@@ -89,5 +89,6 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
     counter: createTokenCounter(profile.encoding),
     recallTokens: env.RECALL_TOKENS ?? defaultRecallTokens(budget),
     userMemoryTokens: env.USER_MEMORY_TOKENS ?? defaultUserMemoryTokens(budget),
+    recallScope: env.RECALL_SCOPE,
   };
 }

@@ -146,6 +146,8 @@ export interface ChatCallManifest {
   parts: PackTokenParts & { toolSchemas: number };
   /** The user's saved memories the pack carried. */
   savedMemoryIds?: string[];
+  /** Messages of the user's other threads auto-recall put in the pack. */
+  recalledElsewhere?: { threadId: string; seq: number }[];
 }
 
 /** A chat call that produced an answer: stored with the answer, in the same statement (TurnStore.finishMessage). */

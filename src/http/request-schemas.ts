@@ -26,6 +26,7 @@ export const threadSettingsBody = z.object({
   memory: z.enum(['summary', 'window-only']).optional(),
   summaryPrompt: z.string().max(8000).nullable().optional(),
   recallTokens: z.number().int().min(0).nullable().optional(),
+  recallScope: z.enum(['thread', 'user']).nullable().optional(),
 }).strict();
 export const forgetMessageQuery = z.object({
   only: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),

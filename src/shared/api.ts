@@ -92,8 +92,10 @@ export interface ThreadMemorySettingsDto {
   summaryPrompt: string | null;
   /** Tokens of the thread's auto-recall slot (0: off); null: the deployment's RECALL_TOKENS. */
   recallTokens: number | null;
+  /** Where auto-recall and search_transcript look: this chat, or all of the user's chats; null: RECALL_SCOPE. */
+  recallScope: 'thread' | 'user' | null;
   /** The deployment's policies, used where the thread has none. */
-  defaults: { trigger: string; keep: string; recallTokens: number };
+  defaults: { trigger: string; keep: string; recallTokens: number; recallScope: 'thread' | 'user' };
   pinnedTokens: number;
   pinnedMaxTokens: number;
   thread: ThreadDto;
@@ -175,6 +177,8 @@ export interface ContextPackDto {
   pinnedSeqs: number[];
   /** Older transcript messages the auto-recall slot shows (best matches of the latest user message). */
   recalledSeqs: number[];
+  /** Messages of the user's other chats the auto-recall slot shows (the memory panel's "From other chats"). */
+  recalledElsewhere: RecalledElsewhereDto[];
 }
 
 export interface ServerInfoDto {
@@ -316,6 +320,8 @@ export interface MessageContextDto {
   pinnedSeqs: number[];
   /** Older transcript messages auto-recall put in the pack. */
   recalledSeqs: number[];
+  /** Messages of the user's other chats auto-recall put in the pack (cross-thread recall). */
+  recalledElsewhere: RecalledElsewhereDto[];
   /** The user's saved memories the pack carried, as they stand now (`text` null once deleted). */
   savedMemories: { id: string; text: string | null }[];
   messages: SeenMessageDto[];
@@ -385,4 +391,12 @@ export interface SavedMemoryDto {
 /** `GET /api/memory`: the user's saved memories, newest first. */
 export interface SavedMemoryListDto {
   items: SavedMemoryDto[];
+}
+
+/** A message of another of the user's chats that auto-recall put in a pack; cited `[chat:<threadId>#<seq>]`. */
+export interface RecalledElsewhereDto {
+  threadId: string;
+  seq: number;
+  /** The chat's title now (null once it is deleted). */
+  title: string | null;
 }

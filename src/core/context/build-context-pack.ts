@@ -1,4 +1,4 @@
-import { buildRecallSlot } from './build-recall-slot';
+import { buildRecallSlot, type RecalledElsewhere } from './build-recall-slot';
 import { groupExchangeBlocks } from './group-exchange-blocks';
 import { upperBoundMessageTokens, upperBoundTextTokens, type MessageMeasure } from './measure-message';
 import { renderEntries } from './render-entries';
@@ -72,6 +72,8 @@ export interface ContextPackManifest {
   recalledSeqs: number[];
   /** The user's saved memories the leading message carried. */
   savedMemoryIds: string[];
+  /** Messages of the user's other threads the auto-recall slot showed (cross-thread recall). */
+  recalledElsewhere: RecalledElsewhere[];
   /** Every window seq the pack carried (a window has gaps once messages are forgotten or superseded). */
   windowSeqs: number[];
   /** Tool results of the window and the pinned entries, as they entered the pack. */
@@ -219,6 +221,7 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       windowThroughSeq: kept.at(-1)?.seq ?? null,
       pinnedSeqs: pinned.map((entry) => entry.seq),
       recalledSeqs: assembly.recall && slot ? slot.seqs : [],
+      recalledElsewhere: assembly.recall && slot ? slot.elsewhere : [],
       savedMemoryIds: memories.map((item) => item.id),
       windowSeqs: kept.map((entry) => entry.seq),
       toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),

@@ -12,6 +12,7 @@ export function testSettings(): ContextSettings {
     summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, pinnedMaxTokens: 1000, toolResultInlineTokens: 800, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
     recallTokens: 0,
     userMemoryTokens: 0,
+    recallScope: 'thread',
   };
 }
 

@@ -60,6 +60,7 @@ export function chatCallRecord(input: ChatCallInput & { messageId: string; syste
       toolResults: manifest.toolResults,
       parts: { ...manifest.parts, toolSchemas: input.toolSchemaTokens },
       savedMemoryIds: manifest.savedMemoryIds,
+      recalledElsewhere: manifest.recalledElsewhere,
     },
   };
 }

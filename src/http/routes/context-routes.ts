@@ -18,6 +18,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions?.() ?? []);
   const summary = context.thread.summary;
+  const titles = new Map((context.recalledElsewhere ?? []).flatMap((message) => (message.thread ? [[message.thread.id, message.thread.title] as const] : [])));
   return {
     messages: pack.messages.map((message) => ({
       role: message.role, content: message.content, tokens: message.tokens,
@@ -37,6 +38,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
     },
     pinnedSeqs: context.pinned.map((entry) => entry.seq),
     recalledSeqs: pack.manifest.recalledSeqs,
+    recalledElsewhere: pack.manifest.recalledElsewhere.map((ref) => ({ ...ref, title: titles.get(ref.threadId) ?? null })),
   };
 }
 
