@@ -214,8 +214,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     store: createSavedMemoryRepository(db), counter: settings.counter, maxItems: env.MAX_MEMORY_ITEMS, capTokens: settings.userMemoryTokens,
     writeLimiter: createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name: 'memory-write', limit: env.MEMORY_WRITES_PER_MINUTE, log }),
   };
+  const baseToolServices = createToolServices(db);
   const toolServices: ToolServices = {
-    ...createToolServices(db),
+    ...baseToolServices,
+    search: { ...baseToolServices.search, searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }) },
     saveMemory: async (input) => {
       const outcome = await saveMemoryFromThread(input, savedMemories);
       return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;

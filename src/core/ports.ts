@@ -40,7 +40,7 @@ export interface TranscriptStore {
   listSummarizableEntries(input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<ContextEntry[]>;
 }
 
-export type { MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
+export type { ElsewhereMatch, MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
 
 export interface AcceptedMessage {
   message: TranscriptMessage;

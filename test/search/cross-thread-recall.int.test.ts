@@ -3,7 +3,7 @@ import { RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from '../../src/core/context
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { ContextPackDto, MessageContextDto, ThreadDto, ThreadMemorySettingsDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
-import type { StubRequest } from '../support/openai-stub';
+import { echoResponder, lastUserText, replyWithText, replyWithToolCalls, type StubRequest, type StubResponder } from '../support/openai-stub';
 import { memoryKit, query } from '../memory/memory-test-kit';
 
 const PASSPORT = 'C4R55T901';
@@ -19,8 +19,16 @@ function everything(request: StubRequest | undefined): string {
   return (request?.body.messages ?? []).map((message) => wireContentText(message.content)).join('\n');
 }
 
+/** "Search: <words>" makes the model call search_transcript; its result gets a short reply. */
+const responder: StubResponder = (request) => {
+  if (request.body.messages.at(-1)?.role === 'tool') return replyWithText('Found it.');
+  const asked = /^Search: (.+)$/.exec(lastUserText(request.body));
+  if (asked) return replyWithToolCalls([{ name: 'search_transcript', arguments: { query: asked[1] } }]);
+  return echoResponder(request);
+};
+
 describe('cross-thread recall: what was said in one chat reaches the model in the next chat of the same user', () => {
-  const server = useChatServer();
+  const server = useChatServer({ stub: { responder } });
   const kit = memoryKit(server);
   const lastChat = () => server.stub.requests.filter((request) => request.kind === 'chat').at(-1);
 
@@ -81,5 +89,22 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
     const later = await kit.createThread('After the forget');
     await kit.send(later.id, 'What is my passport number?');
     expect(everything(lastChat())).not.toContain(PASSPORT);
+  });
+
+  it('search_transcript searches the other chats too (cited by chat), unless the chat\'s scope is its own', async () => {
+    const { token } = await server.guest();
+    const own = memoryKit(server.app, token);
+    const first = await own.createThread('Garden');
+    await own.send(first.id, 'The greenhouse key is hidden under the blue pot GREEN-5521.');
+    const second = await own.createThread('Later');
+    const searched = await own.send(second.id, 'Search: greenhouse key');
+    const result = searched.messages.find((message) => message.role === 'tool');
+    expect(result?.content).toContain(`[chat:${first.id}#1] chat "Garden" · user`);
+    expect(result?.content).toContain('GREEN-5521');
+
+    const scoped = await own.createThread('Scoped');
+    expect((await server.app.api(`/api/threads/${scoped.id}/settings`, { method: 'PATCH', token, json: { recallScope: 'thread' } })).status).toBe(200);
+    const alone = await own.send(scoped.id, 'Search: greenhouse key');
+    expect(alone.messages.find((message) => message.role === 'tool')?.content).not.toContain('GREEN-5521');
   });
 });
