@@ -50,6 +50,7 @@ export async function contextPreview(
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions?.() ?? []);
   const summary = context.thread.summary;
+  const titles = new Map((context.recalledElsewhere ?? []).flatMap((message) => (message.thread ? [[message.thread.id, message.thread.title] as const] : [])));
   return {
     messages: packEntries(pack, settings.systemPrefix, options.systemPromptText),
     tokens: pack.tokens,
@@ -64,6 +65,7 @@ export async function contextPreview(
     },
     pinnedSeqs: context.pinned.map((entry) => entry.seq),
     recalledSeqs: pack.manifest.recalledSeqs,
+    recalledElsewhere: pack.manifest.recalledElsewhere.map((ref) => ({ ...ref, title: titles.get(ref.threadId) ?? null })),
   };
 }
 
