@@ -22,6 +22,7 @@ import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createForkRepository } from '../db/fork-repository';
+import { createFacadeConversationRepository } from '../db/facade-conversation-repository';
 import { createMemoryRepository } from '../db/memory-repository';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
@@ -384,6 +385,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       });
       forgetKnownUser(input.userId);
       return outcome;
+    },
+    facade: {
+      conversations: createFacadeConversationRepository(db),
+      serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
+      threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
+      closing: () => lifecycle.closing,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
