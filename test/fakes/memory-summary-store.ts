@@ -21,11 +21,11 @@ export function createMemorySummaryStore(database: MemoryDatabase): SummaryStore
       const revision = (thread.summary?.revision ?? 0) + 1;
       const now = new Date();
       Object.assign(thread, {
-        summary: { text: commit.text, tokens: commit.tokens, coveredThroughSeq: commit.throughSeq, revision },
+        summary: { text: commit.text, tokens: commit.tokens, coveredThroughSeq: commit.throughSeq, revision, segmentEnds: commit.segmentEnds },
         summaryEncoding: commit.encoding, version: thread.version + 1, lastFoldAt: now, lastFoldError: null, updatedAt: now,
       });
       database.revisions.push({
-        threadId: commit.threadId, revision, author: commit.author, authorId: commit.authorId ?? null, text: commit.text, tokens: commit.tokens,
+        threadId: commit.threadId, revision, author: commit.author, authorId: commit.authorId ?? null, text: commit.text, segmentEnds: commit.segmentEnds, tokens: commit.tokens,
         fromSeq: commit.fromSeq, throughSeq: commit.throughSeq, model: commit.model, tokensIn: commit.tokensIn, tokensOut: commit.tokensOut,
         durationMs: commit.durationMs, identifiersKept: commit.identifiersKept, identifiersTotal: commit.identifiersTotal, redacted: false, createdAt: now,
       });
