@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { MessageContextDto, SendMessageResponseDto, ThreadDetailDto } from '../../src/shared/api';
+import { expectNoAxeViolations } from './support/axe';
 import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
@@ -46,6 +47,7 @@ test.describe('what the model saw', () => {
     await expect(dialog.getByTestId('seen-system-prompt-hidden')).toHaveText(`System prompt (hidden): ${seen.systemPrefix?.tokens} tokens, hash ${seen.systemPrefix?.hash.slice(0, 12)}…`);
     await expect(dialog).not.toContainText('desk 7');
     await screenshot(page, testInfo, 'what-the-model-saw');
+    await expectNoAxeViolations(page, { what: 'the "what the model saw" dialog over the chat' });
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect(dialog).toHaveCount(0);
 
@@ -62,5 +64,6 @@ test.describe('what the model saw', () => {
     await expect(adminDialog).toContainText(SYSTEM_PROMPT);
     await expect(adminDialog.getByTestId('seen-system-prompt-hidden')).toHaveCount(0);
     await screenshot(page, testInfo, 'what-the-model-saw-admin');
+    await expectNoAxeViolations(page, { what: 'the "what the model saw" dialog in the admin console' });
   });
 });

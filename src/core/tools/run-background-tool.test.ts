@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../../test/fakes';
 import { exchange, newThread } from '../../../test/contracts/store-fixtures';
 import type { ToolRunStore } from '../ports';
-import { silentLog } from '../summary/test-fakes';
+import { silentLog } from '../../../test/fakes/summary-use-case-fakes';
 import type { ToolOutcome } from './execute-tool';
 import { runBackgroundTool } from './run-background-tool';
 import type { BackgroundContext, BackgroundWork, ToolRun } from './types';

@@ -4,7 +4,7 @@ import type { PackMessage } from '../context';
 import type { Turn } from '../domain';
 import { ModelCallError } from '../model-call-error';
 import type { ChatModelPort, ChatResult, ModelCallRecord } from '../ports';
-import { silentLog, testSettings } from '../summary/test-fakes';
+import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
 import { createToolRegistry } from '../tools/tool-registry';
 import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
