@@ -16,6 +16,7 @@ import { createTestDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
+import { describeMemoryStoreContract } from './memory-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import type { PortStores } from './port-fixtures';
 
@@ -43,6 +44,7 @@ beforeAll(async () => {
   database = await createTestDatabase('port-contracts');
   await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
   db = createDatabase({ url: database.url, poolSize: 4 });
+  const memory = createMemoryRepository(db);
   stores = {
     threads: createThreadRepository(db),
     transcript: createTranscriptRepository(db),
@@ -52,7 +54,8 @@ beforeAll(async () => {
     audit: createAuditRepository(db),
     calls: createModelCallRepository(db),
     storedCalls,
-    exportReader: createMemoryRepository(db),
+    exportReader: memory,
+    memory,
     admin: createAdminThreadRepository(db),
   };
 });
@@ -65,3 +68,4 @@ describeAuditStoreContract('Postgres repositories', () => stores);
 describeModelCallStoreContract('Postgres repositories', () => stores);
 describeExportReaderContract('Postgres repositories', () => stores);
 describeAdminThreadStoreContract('Postgres repositories', () => stores);
+describeMemoryStoreContract('Postgres repositories', () => stores);
