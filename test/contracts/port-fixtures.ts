@@ -1,6 +1,6 @@
-import type { AdminThreadStore, AuditStore, ExportReader, MemoryStore, ModelCallRecord, ModelCallStore } from '../../src/core/ports';
+import type { AdminThreadStore, AuditStore, ExportReader, ForkStore, MemoryStore, ModelCallRecord, ModelCallStore } from '../../src/core/ports';
 import {
-  createMemoryAdminThreadStore, createMemoryAuditStore, createMemoryDatabase, createMemoryExportReader, createMemoryMemoryStore, createMemoryModelCallStore,
+  createMemoryAdminThreadStore, createMemoryAuditStore, createMemoryDatabase, createMemoryExportReader, createMemoryForkStore, createMemoryMemoryStore, createMemoryModelCallStore,
   createMemoryStores,
   type Stores,
 } from '../fakes';
@@ -14,6 +14,7 @@ export interface PortStores extends Stores {
   exportReader: ExportReader;
   admin: AdminThreadStore;
   memory: MemoryStore;
+  forks: ForkStore;
 }
 
 export type MakePortStores = () => PortStores;
@@ -29,5 +30,6 @@ export function createMemoryPortStores(): PortStores {
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
     memory: createMemoryMemoryStore(database),
+    forks: createMemoryForkStore(database),
   };
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ModelCallRecord } from '../../src/core/ports';
 import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
 import { createAuditRepository } from '../../src/db/audit-repository';
+import { createForkRepository } from '../../src/db/fork-repository';
 import { applyMigrations } from '../../src/db/migrate';
 import { createMemoryRepository } from '../../src/db/memory-repository';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
@@ -16,6 +17,7 @@ import { createTestDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
+import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryStoreContract } from './memory-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import type { PortStores } from './port-fixtures';
@@ -56,6 +58,7 @@ beforeAll(async () => {
     storedCalls,
     exportReader: memory,
     memory,
+    forks: createForkRepository(db),
     admin: createAdminThreadRepository(db),
   };
 });
@@ -69,3 +72,4 @@ describeModelCallStoreContract('Postgres repositories', () => stores);
 describeExportReaderContract('Postgres repositories', () => stores);
 describeAdminThreadStoreContract('Postgres repositories', () => stores);
 describeMemoryStoreContract('Postgres repositories', () => stores);
+describeForkStoreContract('Postgres repositories', () => stores);

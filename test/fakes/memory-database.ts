@@ -23,6 +23,8 @@ export interface ContextResetUndo {
 /** A transcript row: the domain message plus what the store keeps beside it. */
 export interface MessageRow extends TranscriptMessage {
   encoding: string | null;
+  /** A fork's copy: the id of the message first written (the original has none). */
+  originMessageId?: string | null;
 }
 
 /** A context entry row (the window and the pins of a thread). */
