@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolRunDto } from '../../src/shared/api';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText, replyWithToolCalls, type StubRequest } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
 import { classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
 
@@ -30,8 +30,6 @@ function chat(request: StubRequest) {
 }
 
 describe('external runners: signed run requests and callbacks', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
   let helpers: ThreadHelpers;
   let runner: Server;
   let runnerUrl: string;
@@ -52,33 +50,33 @@ describe('external runners: signed run requests and callbacks', () => {
     await new Promise<void>((resolve) => runner.listen(0, '127.0.0.1', () => resolve()));
     const address = runner.address();
     runnerUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
-    app = await startTestApp({
-      env: {
-        OPENAI_BASE_URL: stub.url,
-        TOOL_WEBHOOK_SECRET: SECRET,
-        PUBLIC_BASE_URL: 'https://chat.example.com/',
-        EXTERNAL_TOOLS: JSON.stringify([
-          { name: 'render_video', description: 'Renders a video scene.', mode: 'external', url: `${runnerUrl}/run`, parameters: { type: 'object', properties: { scene: { type: 'string' }, seconds: { type: 'number' } }, required: ['scene'] } },
-          { name: 'quick_render', description: 'Renders fast or not at all.', mode: 'external', url: `${runnerUrl}/quick`, timeoutMs: 1500 },
-        ]),
-      },
-    });
-    helpers = await threadHelpers(app);
   });
-  beforeEach(() => stub.reset());
+  // After the runner's hook (hooks run in the order they are registered): the app's configuration names its URL.
+  const server = useChatServer({
+    stub: { classifyRequest, responder: responder(chat) },
+    env: () => ({
+      TOOL_WEBHOOK_SECRET: SECRET,
+      PUBLIC_BASE_URL: 'https://chat.example.com/',
+      EXTERNAL_TOOLS: JSON.stringify([
+        { name: 'render_video', description: 'Renders a video scene.', mode: 'external', url: `${runnerUrl}/run`, parameters: { type: 'object', properties: { scene: { type: 'string' }, seconds: { type: 'number' } }, required: ['scene'] } },
+        { name: 'quick_render', description: 'Renders fast or not at all.', mode: 'external', url: `${runnerUrl}/quick`, timeoutMs: 1500 },
+      ]),
+    }),
+  });
+  beforeAll(async () => {
+    helpers = await threadHelpers(server.app);
+  });
+  beforeEach(() => server.stub.reset());
   afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
     await new Promise<void>((resolve) => runner?.close(() => resolve()));
   });
 
   const callback = (runId: string, kind: 'progress' | 'result', payload: unknown, headers?: Record<string, string>) => {
     const body = JSON.stringify(payload);
-    return app.api(`/api/tool-runs/${runId}/${kind}`, { method: 'POST', body, headers: headers ?? sign(body) });
+    return server.app.api(`/api/tool-runs/${runId}/${kind}`, { method: 'POST', body, headers: headers ?? sign(body) });
   };
-  const getRun = async (runId: string) => (await (await app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
-  const reportedNote = (runId: string) => stub.requests.filter(isFollowUp).flatMap(notesOf).find((note) => note.includes(`(run ${runId},`));
+  const getRun = async (runId: string) => (await (await server.app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
+  const reportedNote = (runId: string) => server.stub.requests.filter(isFollowUp).flatMap(notesOf).find((note) => note.includes(`(run ${runId},`));
 
   it('POSTs the signed run request, takes signed progress and result callbacks, and delivers the result in a follow-up', async () => {
     const thread = await helpers.newThread();
@@ -89,7 +87,7 @@ describe('external runners: signed run requests and callbacks', () => {
     const request = received.find((candidate) => candidate.payload.runId === runId)!;
     expect(request).toMatchObject({ path: '/run', validSignature: true });
     expect(request.payload).toEqual({ runId, tool: 'render_video', args: { scene: 'sunset', seconds: 12 }, threadId: thread.id, callbackUrl: `https://chat.example.com/api/tool-runs/${runId}` });
-    await waitFor(async () => (await app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } })).taskId === runId, { timeoutMs: 10_000, what: 'the run handed over' });
+    await waitFor(async () => (await server.app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } })).taskId === runId, { timeoutMs: 10_000, what: 'the run handed over' });
 
     expect((await callback(runId, 'progress', { progress: 0.4, note: 'frames 1-40' })).status).toBe(202);
     expect(events.some((event) => event.type === 'tool-progress' && event.runId === runId && event.progress === 0.4 && event.note === 'frames 1-40')).toBe(true);
@@ -106,14 +104,14 @@ describe('external runners: signed run requests and callbacks', () => {
     await waitFor(() => reportedNote(runId) !== undefined, { timeoutMs: 20_000, what: 'the follow-up' });
     expect(reportedNote(runId)).toContain('Rendered sunset.mp4 (12 s, 1080p), ORD-5');
     expect(await getRun(runId)).toMatchObject({ status: 'succeeded' });
-    expect(await app.application.db.turn.count({ where: { threadId: thread.id, kind: 'follow-up' } })).toBe(1);
+    expect(await server.app.application.db.turn.count({ where: { threadId: thread.id, kind: 'follow-up' } })).toBe(1);
   });
 
   it('refuses forged, stale and replayed callbacks', async () => {
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'render');
     const runId = runIdOf(result.messages[1]?.content);
-    await waitFor(async () => (await app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } })).taskId === runId, { timeoutMs: 15_000, what: 'the run handed over' });
+    await waitFor(async () => (await server.app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } })).taskId === runId, { timeoutMs: 15_000, what: 'the run handed over' });
     const payload = { status: 'succeeded', result: 'forged result' };
     const body = JSON.stringify(payload);
     const forged = await callback(runId, 'result', payload, sign(body, Date.now(), 'some-other-secret-0123456789-0123456789'));
@@ -122,12 +120,12 @@ describe('external runners: signed run requests and callbacks', () => {
     // The signature of one body does not cover another.
     expect((await callback(runId, 'result', { status: 'succeeded', result: 'tampered' }, sign(body))).status).toBe(401);
     expect((await callback(runId, 'result', payload, sign(body, Date.now() - 10 * 60_000))).status).toBe(401);
-    expect((await app.api(`/api/tool-runs/${runId}/result`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect((await server.app.api(`/api/tool-runs/${runId}/result`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })).status).toBe(401);
 
     const progressBody = JSON.stringify({ progress: 0.5 });
     const headers = sign(progressBody);
-    expect((await app.api(`/api/tool-runs/${runId}/progress`, { method: 'POST', body: progressBody, headers })).status).toBe(202);
-    const replayed = await app.api(`/api/tool-runs/${runId}/progress`, { method: 'POST', body: progressBody, headers });
+    expect((await server.app.api(`/api/tool-runs/${runId}/progress`, { method: 'POST', body: progressBody, headers })).status).toBe(202);
+    const replayed = await server.app.api(`/api/tool-runs/${runId}/progress`, { method: 'POST', body: progressBody, headers });
     expect(replayed.status).toBe(401);
     expect(((await replayed.json()) as { error: { message: string } }).error.message).toMatch(/replay/);
     expect(await getRun(runId)).toMatchObject({ status: 'running', resultPreview: null });
@@ -137,8 +135,8 @@ describe('external runners: signed run requests and callbacks', () => {
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'render');
     const runId = runIdOf(result.messages[1]?.content);
-    await waitFor(async () => (await app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } })).taskId === runId, { timeoutMs: 15_000, what: 'the run handed over' });
-    expect((await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token })).status).toBe(202);
+    await waitFor(async () => (await server.app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } })).taskId === runId, { timeoutMs: 15_000, what: 'the run handed over' });
+    expect((await server.app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token })).status).toBe(202);
     await waitFor(() => received.some((request) => request.path === '/run/cancel' && request.payload.runId === runId), { timeoutMs: 15_000, what: 'the cancel at the runner' });
     expect(received.find((request) => request.path === '/run/cancel' && request.payload.runId === runId)?.validSignature).toBe(true);
     await waitFor(async () => (await getRun(runId)).status === 'cancelled', { timeoutMs: 10_000, what: 'the run cancelled' });
