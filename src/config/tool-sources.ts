@@ -69,6 +69,12 @@ const externalTool = z.strictObject({
   url: z.url(),
   cancelUrl: z.url().optional(),
   timeoutMs: z.number().int().min(100).optional(),
+  /**
+   * This runner's own HMAC secret (>= 32 characters; `${NAME}` names an environment variable): its run requests are
+   * signed and its callbacks checked with it, so one runner cannot report into another's runs. Default
+   * TOOL_WEBHOOK_SECRET (shared by the runners that set none).
+   */
+  secret: z.string().min(1).optional(),
 });
 
 export type McpToolOptions = z.infer<typeof toolOptions>;
@@ -187,7 +193,13 @@ export function parseToolSources(input: { mcpServers?: string; externalTools?: s
   if (input.externalTools) {
     const parsed = z.array(externalTool).safeParse(readJson('EXTERNAL_TOOLS', input.externalTools));
     if (!parsed.success) throw new Error(describe('EXTERNAL_TOOLS', parsed.error));
-    externalTools = parsed.data;
+    externalTools = parsed.data.map((tool, index) => {
+      if (tool.secret === undefined) return tool;
+      const secret = substitute('EXTERNAL_TOOLS', `${index}.secret`, tool.secret, input.source, secrets);
+      if (secret.length < 32) throw new Error(`EXTERNAL_TOOLS: ${index}.secret: must be at least 32 characters`);
+      secrets.push(secret);
+      return { ...tool, secret };
+    });
   }
   return { mcpServers, externalTools, secrets };
 }

@@ -11,6 +11,8 @@ export function testSettings(): ContextSettings {
     profile, budget: budgetOf(profile), trigger: { conditions: [{ kind: 'messages', value: 4 }] }, keep: { kind: 'messages', value: 2 },
     summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, pinnedMaxTokens: 1000, toolResultInlineTokens: 800, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
     recallTokens: 0,
+    userMemoryTokens: 0,
+    recallScope: 'thread',
   };
 }
 
