@@ -93,6 +93,16 @@ const schema = z.object({
   PINNED_MAX_TOKENS: optionalInteger(0),
   /** Tokens of the auto-recall slot of every pack; default derived from the window (see context-settings-from-env); 0 turns it off. */
   RECALL_TOKENS: optionalInteger(0),
+  /** Tokens of the user's saved memories in every pack; default a tenth of the budget, at most 1,000 (0: none). */
+  USER_MEMORY_TOKENS: optionalInteger(0),
+  /** Saved memories one user may keep; past it, adding one answers QUOTA_EXCEEDED. */
+  MAX_MEMORY_ITEMS: integer(200, 1),
+  /** Saved memory writes (POST/PATCH/DELETE /api/memory, the save_memory tool) per user per minute, across processes. */
+  MEMORY_WRITES_PER_MINUTE: integer(30, 1),
+  /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
+  RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
+  /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
+  RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */
   SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple').default('english'),
 

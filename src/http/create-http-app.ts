@@ -17,6 +17,8 @@ import { exportRoutes } from './routes/export-routes';
 import { forkRoutes } from './routes/fork-routes';
 import { searchRoutes } from './routes/search-routes';
 import { memoryRoutes } from './routes/memory-routes';
+import { savedMemoryRoutes } from './routes/saved-memory-routes';
+import { accountRoutes } from './routes/account-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
 import { toolRunRoutes } from './routes/tool-run-routes';
@@ -62,7 +64,7 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
     runInLogContext(response.locals.logContext as LogContext, next);
   });
   app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), toolRunRoutes(deps), memoryRoutes(deps), exportRoutes(deps), searchRoutes(deps));
-  app.use('/api', forkRoutes(deps));
+  app.use('/api', forkRoutes(deps), savedMemoryRoutes(deps), accountRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);
   app.use(notFoundHandler);

@@ -2,6 +2,8 @@ import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';
+import type { SavedMemoryDeps } from '../core/saved-memories';
+import type { ErasureStore } from '../core/erasure';
 import type { ExportReader, LogPort, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { AsyncToolDeps } from '../core/tools/run-async-tool';
@@ -68,6 +70,12 @@ export interface HttpDeps {
   memory: MemoryDeps & { exportReader: ExportReader };
   /** Forks and edits (which fork). */
   fork: EditDeps;
+  /** The user's saved memories (GET/POST/PATCH/DELETE /api/memory). */
+  savedMemories: SavedMemoryDeps;
+  /** Tombstones of erased users (their older tokens are refused). */
+  erasures: Pick<ErasureStore, 'erasureOf'>;
+  /** Erases a user whole (DELETE /api/me, DELETE /api/admin/users/:userId). */
+  eraseUser(input: { userId: string; kind: 'guest' | 'external' }): Promise<{ existed: boolean; threads: number }>;
   /** The OpenAI-compatible routes (/v1); absent: not mounted. */
   facade?: FacadeHttpDeps;
 }

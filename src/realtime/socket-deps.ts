@@ -1,3 +1,4 @@
+import type { ErasureStore } from '../core/erasure';
 import type { ContextSettings } from '../core/context-settings';
 import type { EditDeps } from '../core/fork';
 import type { RateLimiter } from '../core/limits/rate-limiter';
@@ -10,6 +11,8 @@ export interface SocketDeps {
   log: LogPort;
   tokens: TokenService;
   threads: ThreadStore;
+  /** Tombstones of erased users: their old tokens are refused at connect. */
+  erasures?: Pick<ErasureStore, 'erasureOf'>;
   transcript: TranscriptStore;
   turns: TurnStore;
   runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;

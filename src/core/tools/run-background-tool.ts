@@ -1,6 +1,6 @@
 import { toMessageDto } from '../dto';
 import type { LogPort, ThreadEventBus, ToolRunStore } from '../ports';
-import type { ToolOutcome } from './execute-tool';
+import { publicToolError, type ToolOutcome } from './execute-tool';
 import type { BackgroundContext, BackgroundWork, ToolRun } from './types';
 
 /** What background runs need (a subset of AsyncToolDeps, plus the way back to completing a run). */
@@ -117,7 +117,7 @@ async function submit(found: ToolRun, work: BackgroundWork, deps: SubmitDeps) {
   try {
     ({ taskId } = await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS))));
   } catch (error) {
-    return deps.finish(run, failure('failed', `${run.name} could not be started: ${error instanceof Error ? error.message : String(error)}`));
+    return deps.finish(run, failure('failed', `${run.name} could not be started: ${publicToolError({ toolName: run.name, error, log: deps.log, runId: run.id })}`));
   }
   await deps.runs.markSubmitted({ runId: run.id, taskId, timeoutMs: deps.timeoutFor(run) });
   deps.log.info({ runId: run.id, taskId }, 'background work submitted');

@@ -17,7 +17,15 @@ export interface ToolServices {
   /** The thread's transcript in ascending seq, a page at a time (messages with seq > afterSeq). */
   listTranscript(input: { threadId: string; afterSeq: number; limit: number }): Promise<TranscriptMessage[]>;
   /** Full-text search of the thread's transcript as the model may see it (from its context start on). */
-  search: Pick<TranscriptSearch, 'searchForModel' | 'messagesAt'>;
+  search: Pick<TranscriptSearch, 'searchForModel' | 'messagesAt'> & {
+    /** The owner's other threads, per the thread's recall scope (absent where not wired: this thread only). */
+    searchElsewhere?(input: { threadId: string; query: string; limit: number }): ReturnType<TranscriptSearch['searchElsewhere']>;
+  };
+  /**
+   * Saves one of the thread owner's saved memories, its source the thread's newest user message (save_memory).
+   * Absent where saved memories are not wired (a refusal is told to the model).
+   */
+  saveMemory?(input: { threadId: string; text: string }): Promise<{ saved: { id: string; text: string } } | { refused: string }>;
 }
 
 /** Everything a tool gets besides its arguments. */
@@ -34,6 +42,11 @@ export interface ToolContext {
   /** TOOL_RESULT_INLINE_TOKENS: results above it are condensed before they enter the context. */
   inlineTokens: number;
   now(): Date;
+  /**
+   * A short note people see in the transcript after the tool's answer (a system message the model is not sent again),
+   * e.g. "Saved to your memories: …". Inline calls only; absent elsewhere.
+   */
+  announce?(text: string): void;
 }
 
 /** Where a tool comes from (shown to admins; MCP and external tools are configured, not compiled in). */

@@ -205,7 +205,7 @@ export class TurnRunner {
         if (!tools) throw new Error('the model called a tool, but no tools are configured');
         await answerToolCalls({
           turn, calls: serverCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
-          ownerId: context.thread.ownerId, offered: offered.length > 0,
+          ownerId: context.thread.ownerId, offered: offered.map((definition) => definition.function.name),
         }, { ...this.options, tools });
         active.controller.signal.throwIfAborted();
       }

@@ -61,6 +61,7 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await anyThread(deps, id);
     const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true });
+    await admin.audit.record({ actor: adminOf(response).actor, action: 'message-context.viewed', threadId: thread.id, details: { messageId, ownerId: thread.ownerId } });
     response.json(body);
   });
 
@@ -76,7 +77,10 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
 
   router.get('/admin/threads/:id', async (request, response) => {
     const thread = await anyThread(deps, request.params.id);
-    response.json(await threadDetail(deps, thread.id));
+    const detail = await threadDetail(deps, thread.id);
+    // The detail carries the thread's settings and what its next model call would get: a read worth auditing.
+    await admin.audit.record({ actor: adminOf(response).actor, action: 'thread.viewed', threadId: thread.id, details: { ownerId: thread.ownerId } });
+    response.json(detail);
   });
 
   router.get('/admin/threads/:id/summaries', async (request, response) => {

@@ -11,6 +11,7 @@ import { memoryActorOf } from './memory-routes';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { ownThread } from './thread-routes';
+import { auditAdminOverride } from './audit-admin-override';
 
 /**
  * The pack's entries as DTOs, the leading system message split in two: the configured system prompt (its text only
@@ -49,6 +50,7 @@ export async function contextPreview(
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions?.() ?? []);
   const summary = context.thread.summary;
+  const titles = new Map((context.recalledElsewhere ?? []).flatMap((message) => (message.thread ? [[message.thread.id, message.thread.title] as const] : [])));
   return {
     messages: packEntries(pack, settings.systemPrefix, options.systemPromptText),
     tokens: pack.tokens,
@@ -63,6 +65,7 @@ export async function contextPreview(
     },
     pinnedSeqs: context.pinned.map((entry) => entry.seq),
     recalledSeqs: pack.manifest.recalledSeqs,
+    recalledElsewhere: pack.manifest.recalledElsewhere.map((ref) => ({ ...ref, title: titles.get(ref.threadId) ?? null })),
   };
 }
 
@@ -75,6 +78,8 @@ export function contextRoutes(deps: HttpDeps): Router {
     const thread = await threadForActor(deps, id, actor);
     // The system prompt's text is the operator's: admins see it, owners its hash and size.
     const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: actor.admin });
+    // An admin reading another user's prompt: audited like the admin console's read.
+    await auditAdminOverride(deps, response, { threadId: thread.id, ownerId: thread.ownerId, action: 'message-context.viewed', details: { messageId } });
     response.json(body);
   });
   router.get('/threads/:id/context', async (request, response) => {
