@@ -20,6 +20,10 @@ export interface FacadePrincipal {
   viaServiceKey: boolean;
 }
 
+/** Service keys' users already stored by this process (the first request of one creates its row). */
+const knownServiceUsers = new Set<string>();
+const KNOWN_USERS_KEPT = 100_000;
+
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** The service key a token is, compared in constant time (null: not a service key). */
@@ -60,6 +64,10 @@ export async function facadePrincipal(request: Request, deps: { tokens: TokenSer
   const endUser = endUserOf(request, bodyUser);
   if (!END_USER.test(endUser)) throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', { details: { field: 'user' } });
   const userId = serviceUserId(key, endUser);
-  await deps.threads.ensureUser(userId, 'external');
+  if (!knownServiceUsers.has(userId)) {
+    await deps.threads.ensureUser(userId, 'external');
+    if (knownServiceUsers.size >= KNOWN_USERS_KEPT) knownServiceUsers.clear();
+    knownServiceUsers.add(userId);
+  }
   return { userId, viaServiceKey: true };
 }
