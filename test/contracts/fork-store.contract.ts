@@ -5,7 +5,7 @@ import type { MakePortStores, PortStores } from './port-fixtures';
 import { ENCODING, exchange, newThread, send } from './store-fixtures';
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text: `Summary through #${throughSeq}.`, tokens: 6, encoding: ENCODING, fromSeq: 1, throughSeq,
+  threadId, expectedVersion, author: 'fold', text: `Summary through #${throughSeq}.`, segmentEnds: [`Summary through #${throughSeq}.`.length], tokens: 6, encoding: ENCODING, fromSeq: 1, throughSeq,
   foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1), model: 'summarizer', tokensIn: 40, tokensOut: 6, durationMs: 10,
   identifiersKept: 0, identifiersTotal: 0,
 });
