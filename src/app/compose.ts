@@ -17,7 +17,7 @@ import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
-import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
+import { externalTools, runnerSecretOf, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
@@ -197,7 +197,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const mcp = env.toolSources.mcpServers.length > 0
     ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
     : null;
-  if (env.toolSources.externalTools.length > 0 && env.TOOL_WEBHOOK_SECRET && env.PUBLIC_BASE_URL) {
+  if (env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL) {
     registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
   }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
@@ -290,6 +290,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
+  const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
+  const signatureKey = (signature: string) => `${env.REDIS_PREFIX}:tool-signature:${signature}`;
   const forks = createForkRepository(db);
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
@@ -313,11 +315,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
-    toolCallbacks: env.TOOL_WEBHOOK_SECRET ? {
-      secret: env.TOOL_WEBHOOK_SECRET,
+    toolCallbacks: env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL ? {
+      secretFor: (name) => runnerSecretOf(env.toolSources.externalTools, env.TOOL_WEBHOOK_SECRET, name),
+      basePath: new URL(env.PUBLIC_BASE_URL).pathname.replace(/\/+$/, ''),
       deps: asyncToolDeps,
       // Shared by every serve process: a signature is accepted once while its timestamp is valid.
-      remember: async (signature) => (await producerConnection.set(`${env.REDIS_PREFIX}:tool-signature:${signature}`, '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+      remember: async (signature) => (await producerConnection.set(signatureKey(signature), '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+      forget: async (signature) => { await producerConnection.del(signatureKey(signature)); },
     } : null,
     toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
@@ -328,6 +332,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     fork: {
       threads, transcript, memory, forks, turns, settings, sendLimiter, log,
       maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+      forkLimiter, maxForkMessages: env.FORK_MAX_MESSAGES,
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },

@@ -4,8 +4,11 @@ import type { Database } from './prisma-client';
 
 /** Read model of "what the model saw" for one reply: its call's manifest joined with what the store keeps now. */
 export interface MessageContextReader {
-  /** The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer). */
-  forMessage(threadId: string, messageId: string): Promise<MessageContextDto>;
+  /**
+   * The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer).
+   * The system prompt's text is only in the answer with `systemPromptText` (admins); otherwise its hash and tokens.
+   */
+  forMessage(threadId: string, messageId: string, options: { systemPromptText: boolean }): Promise<MessageContextDto>;
 }
 
 interface CallRow {
@@ -59,7 +62,7 @@ function partsOf(value: unknown): SeenTokenPartsDto | null {
 
 export function createMessageContextReader(db: Database): MessageContextReader {
   return {
-    async forMessage(threadId, messageId) {
+    async forMessage(threadId, messageId, options) {
       const rows = await db.$queryRaw<CallRow[]>`
         SELECT c.model, c.created_at, c.estimated_prompt_tokens, c.reported_prompt_tokens, c.reported_completion_tokens,
           c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.window_seqs, c.tool_results, c.token_parts,
@@ -104,7 +107,9 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         reportedCompletionTokens: call.reported_completion_tokens,
         overflowRetry: call.overflow_retry,
         omitted: call.omitted,
-        systemPrefix: call.prefix_hash !== null ? { hash: call.prefix_hash, text: call.prefix_text ?? '', tokens: call.prefix_tokens ?? 0 } : null,
+        systemPrefix: call.prefix_hash !== null ? {
+          hash: call.prefix_hash, text: options.systemPromptText ? (call.prefix_text ?? '') : null, tokens: call.prefix_tokens ?? 0,
+        } : null,
         summary: revision > 0 && call.summary_tokens !== null ? {
           revision, text: call.summary_redacted ? null : call.summary_text, tokens: call.summary_tokens,
           fromSeq: call.summary_from_seq ?? 0, throughSeq: call.summary_through_seq ?? 0, redacted: call.summary_redacted === true,
