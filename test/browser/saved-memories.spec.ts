@@ -1,0 +1,79 @@
+import { expect, test } from '@playwright/test';
+import type { SavedMemoryListDto } from '../../src/shared/api';
+import { echoResponder, lastUserText, replyWithText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
+import { summaryResponder } from '../support/summary-stub';
+import { startBrowserApp, type BrowserApp } from './support/browser-app';
+import { screenshot, useGuest } from './support/session';
+
+/** "Remember: <fact>" makes the model call save_memory with the fact. */
+const chat: StubResponder = (request) => {
+  if (request.body.messages.at(-1)?.role === 'tool') return replyWithText('Noted, I will remember that.');
+  const asked = /^Remember: (.+)$/.exec(lastUserText(request.body));
+  return asked ? replyWithToolCalls([{ name: 'save_memory', arguments: { text: asked[1] } }]) : echoResponder(request);
+};
+
+test.describe('saved memories', () => {
+  let app: BrowserApp;
+  test.beforeAll(async () => {
+    app = await startBrowserApp({ responder: summaryResponder({ chat }) });
+  });
+  test.afterAll(async () => {
+    await app?.stop();
+  });
+
+  test('lists what the model saved with its source (opening the chat at that message); add, edit and delete items', async ({ page }, testInfo) => {
+    const guest = await app.guest();
+    const passport = await app.createThread(guest.token, 'Passport');
+    await app.chat(guest.token, passport.id, ['Remember: The passport number is C4R55T901.']);
+    const groceries = await app.createThread(guest.token, 'Groceries');
+    await app.chat(guest.token, groceries.id, ['Buy oranges and bread.']);
+    await useGuest(page, guest);
+    await page.goto(app.baseUrl);
+    await expect(page.getByRole('heading', { level: 1, name: 'Groceries' })).toBeVisible();
+
+    await page.getByRole('button', { name: 'Saved memories' }).click();
+    await expect(page).toHaveURL(`${app.baseUrl}/memories`);
+    const view = page.getByRole('region', { name: 'Saved memories' });
+    const list = view.getByRole('list', { name: 'Saved memories' });
+    const saved = list.getByRole('listitem', { name: 'The passport number is C4R55T901.' });
+    await expect(saved).toBeVisible();
+    await expect(saved.getByRole('link', { name: 'From “Passport”, message #1' })).toBeVisible();
+
+    // Add: the new item is listed first, and the server has it.
+    await view.getByRole('textbox', { name: 'New saved memory' }).fill('I am vegetarian.');
+    await view.getByRole('button', { name: 'Add' }).click();
+    const added = list.getByRole('listitem', { name: 'I am vegetarian.' });
+    await expect(added).toBeVisible();
+    await expect(list.getByRole('listitem').first()).toHaveAccessibleName('I am vegetarian.');
+    await expect(added.getByText('Added by you')).toBeVisible();
+    await screenshot(page, testInfo, 'saved-memories');
+
+    // Edit.
+    await added.getByRole('button', { name: 'Edit “I am vegetarian.”' }).click();
+    await list.getByRole('textbox', { name: 'Edit saved memory' }).fill('I am vegan.');
+    await list.getByRole('button', { name: 'Save' }).click();
+    const edited = list.getByRole('listitem', { name: 'I am vegan.' });
+    await expect(edited).toBeVisible();
+    await expect(list.getByRole('listitem', { name: 'I am vegetarian.' })).toHaveCount(0);
+
+    // An empty text cannot be added.
+    await view.getByRole('textbox', { name: 'New saved memory' }).fill('   ');
+    await expect(view.getByRole('button', { name: 'Add' })).toBeDisabled();
+
+    // Delete.
+    await edited.getByRole('button', { name: 'Delete “I am vegan.”' }).click();
+    await expect(list.getByRole('listitem', { name: 'I am vegan.' })).toHaveCount(0);
+    const items = await app.api<SavedMemoryListDto>('/api/memory', { token: guest.token });
+    expect(items.items.map((item) => item.text)).toEqual(['The passport number is C4R55T901.']);
+
+    // The source opens its chat at that message, where the transcript notes the save.
+    await saved.getByRole('link', { name: 'From “Passport”, message #1' }).click();
+    await expect(page).toHaveURL(`${app.baseUrl}/threads/${passport.id}`);
+    await expect(page.getByRole('heading', { level: 1, name: 'Passport' })).toBeVisible();
+    const conversation = page.getByRole('log', { name: 'Conversation' });
+    const source = conversation.locator('[data-seq="1"]');
+    await expect(source).toContainText('Remember: The passport number is C4R55T901.');
+    await expect(source).toHaveClass(/search-hit/);
+    await expect(conversation.getByText('Saved to your memories: "The passport number is C4R55T901."')).toBeVisible();
+  });
+});
