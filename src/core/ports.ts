@@ -417,6 +417,8 @@ export interface ToolRunStore {
   followUpDepth(turnId: string): Promise<number>;
   /** Background work was submitted: stores its task id and the deadline (now + `timeoutMs`, Postgres' clock). */
   markSubmitted(input: { runId: string; taskId: string; timeoutMs: number }): Promise<boolean>;
+  /** The other side acknowledged the run request of a preset task id (stores `handedAt` once). */
+  markHanded(runId: string): Promise<void>;
   /**
    * Claims the next poll of a submitted run: false when it is not running or another job polled it less than
    * `minIntervalMs` ago (two poll chains collapse into one). `overdue`: its deadline has passed.

@@ -4,8 +4,11 @@ import type { Database } from './prisma-client';
 
 /** Read model of "what the model saw" for one reply: its call's manifest joined with what the store keeps now. */
 export interface MessageContextReader {
-  /** The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer). */
-  forMessage(threadId: string, messageId: string): Promise<MessageContextDto>;
+  /**
+   * The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer).
+   * The system prompt's text is only in the answer with `systemPromptText` (admins); otherwise its hash and tokens.
+   */
+  forMessage(threadId: string, messageId: string, options: { systemPromptText: boolean }): Promise<MessageContextDto>;
 }
 
 interface CallRow {
@@ -61,7 +64,7 @@ function partsOf(value: unknown): SeenTokenPartsDto | null {
 
 export function createMessageContextReader(db: Database): MessageContextReader {
   return {
-    async forMessage(threadId, messageId) {
+    async forMessage(threadId, messageId, options) {
       const rows = await db.$queryRaw<CallRow[]>`
         SELECT c.model, c.created_at, c.estimated_prompt_tokens, c.reported_prompt_tokens, c.reported_completion_tokens,
           c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.saved_memory_ids::text[] AS saved_memory_ids, c.recalled_elsewhere, c.window_seqs, c.tool_results, c.token_parts,
@@ -70,7 +73,9 @@ export function createMessageContextReader(db: Database): MessageContextReader {
           (r.redacted_at IS NOT NULL) AS summary_redacted
         FROM model_calls c
         LEFT JOIN system_prefixes p ON p.hash = c.system_prefix_hash
-        LEFT JOIN summary_revisions r ON r.thread_id = c.thread_id AND r.revision = c.summary_revision
+        -- The revision of the requested thread: a fork has its own copies (a forget there redacts them), so an answer
+        -- copied from the parent shows the fork's copy, never the parent's text.
+        LEFT JOIN summary_revisions r ON r.thread_id = ${threadId}::uuid AND r.revision = c.summary_revision
         -- An answer copied into a fork was produced in the thread it was first written in: its call is found by the
         -- original's id (its seqs are the same in the fork, whose own messages are read below).
         WHERE c.message_id = (SELECT coalesce(m.origin_message_id, m.id) FROM messages m WHERE m.id = ${messageId}::uuid AND m.thread_id = ${threadId}::uuid)
@@ -114,7 +119,9 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         reportedCompletionTokens: call.reported_completion_tokens,
         overflowRetry: call.overflow_retry,
         omitted: call.omitted,
-        systemPrefix: call.prefix_hash !== null ? { hash: call.prefix_hash, text: call.prefix_text ?? '', tokens: call.prefix_tokens ?? 0 } : null,
+        systemPrefix: call.prefix_hash !== null ? {
+          hash: call.prefix_hash, text: options.systemPromptText ? (call.prefix_text ?? '') : null, tokens: call.prefix_tokens ?? 0,
+        } : null,
         summary: revision > 0 && call.summary_tokens !== null ? {
           revision, text: call.summary_redacted ? null : call.summary_text, tokens: call.summary_tokens,
           fromSeq: call.summary_from_seq ?? 0, throughSeq: call.summary_through_seq ?? 0, redacted: call.summary_redacted === true,

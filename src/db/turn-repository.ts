@@ -151,9 +151,13 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens, recallScope, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
+      // The thread row first, then its entries: the order of every other writer (memory-repository's lockThread,
+      // folds, appends), so a recount after an encoding change cannot deadlock with a forget or a pin.
       await db.$transaction([
+        summaryTokens !== null
+          ? db.thread.updateMany({ where: { id: threadId }, data: { summaryTokens, summaryEncoding: encoding } })
+          : db.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
         ...entries.map((entry) => db.contextEntry.updateMany({ where: { threadId, seq: entry.seq }, data: { tokens: entry.tokens, encoding } })),
-        ...(summaryTokens !== null ? [db.thread.updateMany({ where: { id: threadId }, data: { summaryTokens, summaryEncoding: encoding } })] : []),
       ]);
     },
 

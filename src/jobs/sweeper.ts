@@ -42,7 +42,8 @@ async function enqueueWithdrawnRebuilds(rebuilds: NonNullable<Parameters<typeof 
 export interface Sweeper {
   sweep(): Promise<{ foldsEnqueued: number; threadsResumed: number; toolRunsEnqueued: number }>;
   start(): void;
-  stop(): void;
+  /** Stops the timer and resolves once a sweep in flight has finished (so the database can close after it). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -140,8 +141,10 @@ export function createSweeper(options: {
       timer = setInterval(tick, options.intervalMs ?? 60_000);
       timer.unref();
     },
-    stop() {
+    async stop() {
       if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
     },
   };
 }

@@ -160,7 +160,13 @@ export interface SendMessageResponseDto {
 
 export interface PackEntryDto {
   role: RoleDto;
+  /** The entry's text; empty for the system prompt when `systemPrompt.hidden` (only admins get its text). */
   content: string;
+  /**
+   * Set on the entry that is the configured system prompt (SYSTEM_PROMPT), split from the summary it is sent with:
+   * its sha256 `hash`, and `hidden` when the caller is not an admin (then `content` is empty).
+   */
+  systemPrompt?: { hash: string; hidden: boolean };
   toolCalls?: ToolCallDto[];
   toolCallId?: string;
   seq?: number;
@@ -313,7 +319,11 @@ export interface MessageContextDto {
   overflowRetry: boolean;
   /** Window entries the budget guard left out. */
   omitted: number;
-  systemPrefix: { hash: string; text: string; tokens: number } | null;
+  /**
+   * The system prompt (SYSTEM_PROMPT) the call began with: its sha256 and token count for everyone, its `text` only
+   * for admins (null for thread owners: operators keep confidential instructions there).
+   */
+  systemPrefix: { hash: string; text: string | null; tokens: number } | null;
   /** The summary revision the model got (its text is null once redacted by a forget). */
   summary: { revision: number; text: string | null; tokens: number; fromSeq: number; throughSeq: number; redacted: boolean } | null;
   windowSeqs: number[];

@@ -77,6 +77,14 @@ export interface BackgroundContext {
 export interface BackgroundWork {
   /** Starts the work; resolves with the id the other side knows it by (stored on the run). */
   submit(args: Record<string, unknown>, context: BackgroundContext): Promise<{ taskId: string }>;
+  /**
+   * Set when the id is chosen here, before the other side hears of the work (external runners: the run id, which is
+   * the request's idempotency key). The id and the deadline are then stored BEFORE `submit`: a report that arrives
+   * before `submit` returned finds its run handed over, and a worker that died before the other side answered
+   * submits again with the same key (the other side treats a repeated key as the same work) instead of starting
+   * a second run.
+   */
+  presetTaskId?(runId: string): string;
   /** How the work is going (MCP tasks/get, tasks/result); absent when results come back by callback. */
   poll?(taskId: string, context: BackgroundContext): Promise<BackgroundStatus>;
   /** Asks the other side to stop (MCP tasks/cancel, or a POST to the runner); errors are logged, not fatal. */
@@ -146,4 +154,9 @@ export interface ToolRun {
   deadlineAt: Date | null;
   /** Background work: when the cancel was sent to the other side. */
   remoteCancelledAt: Date | null;
+  /**
+   * Background work with a preset task id: when the other side acknowledged the run request. Null while it has not
+   * (a retry submits again, with the same idempotency key).
+   */
+  handedAt: Date | null;
 }

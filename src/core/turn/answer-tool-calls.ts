@@ -40,8 +40,11 @@ export async function answerToolCalls(
     turn: Turn; calls: ToolCall[]; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal;
     /** The thread's owner, whose async runs are capped across threads. */
     ownerId: string;
-    /** Whether tools were offered with this answer: a model that calls one anyway is told no. */
-    offered: boolean;
+    /**
+     * The names of the tools offered with this answer: a model that calls another one anyway (none offered, or one
+     * left out by TOOL_SCHEMA_MAX_TOKENS) is told no.
+     */
+    offered: readonly string[];
   },
   deps: AnswerToolCallsDeps,
 ): Promise<void> {
@@ -80,16 +83,20 @@ async function announce(input: { turn: Turn; note: string }, deps: AnswerToolCal
 
 /**
  * The calls this answer may not run, with what the model and the user are told: past MAX_TOOL_CALLS_PER_MESSAGE,
- * any call when no tools were offered, and async calls past the running-runs caps of the thread and the user
+ * any call when no tools were offered, a registered tool that was not offered with this answer, and async calls past the running-runs caps of the thread and the user
  * (slots go to the calls in the order the model made them).
  */
-async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: string; offered: boolean }, deps: AnswerToolCallsDeps): Promise<Map<string, string>> {
+async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: string; offered: readonly string[] }, deps: AnswerToolCallsDeps): Promise<Map<string, string>> {
   const { limits } = deps.tools;
   const refused = new Map<string, string>();
   const asyncCalls: ToolCall[] = [];
+  const offered = new Set(input.offered);
   input.calls.forEach((call, index) => {
-    if (!input.offered) {
+    if (offered.size === 0) {
       refused.set(call.id, 'Not run: no tools are offered for this answer (the tool limit of this request is reached). Answer the user with the results you already have.');
+    } else if (!offered.has(call.name) && deps.tools.registry.get(call.name) !== undefined) {
+      // Registered but not offered (past TOOL_SCHEMA_MAX_TOKENS): the model guessed its name; it does not run.
+      refused.set(call.id, `Not run: ${call.name} is not one of the tools offered with this answer. Use only the tools you were given.`);
     } else if (index >= limits.callsPerMessage) {
       refused.set(call.id, `Not run: one answer may make at most ${limits.callsPerMessage} tool calls (MAX_TOOL_CALLS_PER_MESSAGE). Answer with the results you have, or call it in your next answer.`);
     } else if (deps.tools.registry.get(call.name)?.mode === 'async') {
@@ -129,7 +136,7 @@ async function answerOne(input: { turn: Turn; call: ToolCall; message: Transcrip
     return { transcript: startedText(created.run), context: startedText(created.run), run: created };
   }
   const outcome = await executeTool({
-    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs,
+    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs, log: deps.log,
     context: {
       threadId: turn.threadId, runId: null, reportProgress: async () => undefined, services: tools.services,
       counter: settings.counter, inlineTokens: tools.condense.inlineTokens, now: () => new Date(),

@@ -72,6 +72,8 @@ export const contextPackDto = z.strictObject({
   messages: z.array(z.strictObject({
     role, content: z.string(), toolCalls: z.array(toolCallDto).optional(), toolCallId: z.string().optional(),
     seq: z.number().int().optional(), tokens: z.number().int(),
+    systemPrompt: z.strictObject({ hash: z.string(), hidden: z.boolean() }).optional()
+      .describe('The configured system prompt, split from the summary it is sent with; its content is empty (hidden) unless the caller is an admin'),
   })),
   tokens: z.number().int(),
   budget: z.number().int(),
@@ -228,7 +230,9 @@ export const messageContextDto = z.strictObject({
   reportedCompletionTokens: count.nullable(),
   overflowRetry: z.boolean(),
   omitted: count,
-  systemPrefix: z.strictObject({ hash: z.string(), text: z.string(), tokens: count }).nullable(),
+  systemPrefix: z.strictObject({
+    hash: z.string(), text: z.string().nullable().describe('The system prompt\'s text: admins only (null for a thread owner)'), tokens: count,
+  }).nullable(),
   summary: z.strictObject({ revision: count, text: z.string().nullable(), tokens: count, fromSeq: count, throughSeq: count, redacted: z.boolean() }).nullable(),
   windowSeqs: z.array(count),
   pinnedSeqs: z.array(count),

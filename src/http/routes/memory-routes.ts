@@ -70,7 +70,9 @@ export function memoryRoutes(deps: HttpDeps): Router {
 
   router.get('/threads/:id/settings', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    response.json(settingsDto(await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+    const view = await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, ownerId: view.thread.ownerId, action: 'thread.settings-viewed' });
+    response.json(settingsDto(view));
   });
 
   router.patch('/threads/:id/settings', async (request, response) => {
