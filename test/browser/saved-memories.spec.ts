@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import type { SavedMemoryListDto } from '../../src/shared/api';
+import type { SavedMemoryListDto, SendMessageResponseDto } from '../../src/shared/api';
 import { echoResponder, lastUserText, replyWithText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
 import { summaryResponder } from '../support/summary-stub';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
@@ -75,5 +75,31 @@ test.describe('saved memories', () => {
     await expect(source).toContainText('Remember: The passport number is C4R55T901.');
     await expect(source).toHaveClass(/search-hit/);
     await expect(conversation.getByText('Saved to your memories: "The passport number is C4R55T901."')).toBeVisible();
+  });
+
+  test('the memory panel lists what comes from other chats (linked), and "What the model saw" shows the saved memories', async ({ page }) => {
+    const guest = await app.guest();
+    const papers = await app.createThread(guest.token, 'Travel papers');
+    await app.chat(guest.token, papers.id, ['My passport number is C4R55T901.']);
+    await app.api('/api/memory', { method: 'POST', token: guest.token, json: { text: 'I am vegetarian.' } });
+    const later = await app.createThread(guest.token, 'A new day');
+    const asked = await app.api<SendMessageResponseDto>(`/api/threads/${later.id}/messages`, { method: 'POST', token: guest.token, json: { content: 'What is my passport number?' } });
+    const answer = asked.messages.at(-1)!;
+
+    await useGuest(page, guest);
+    await page.goto(`${app.baseUrl}/threads/${later.id}`);
+    await expect(page.getByRole('status', { name: /Connection: Connected/ })).toBeVisible();
+    await page.getByRole('button', { name: `What the model saw for answer #${answer.seq}` }).click();
+    const dialog = page.getByRole('dialog', { name: `What the model saw for answer #${answer.seq}` });
+    await expect(dialog.getByTestId('seen-saved-memories')).toHaveText('I am vegetarian.');
+    await expect(dialog.getByTestId('seen-recalled-elsewhere')).toContainText('From other chats: Travel papers #1');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    await page.getByRole('button', { name: 'Memory', exact: true }).click();
+    const line = page.getByTestId('recalled-elsewhere');
+    await expect(line).toContainText('From other chats: Travel papers #1');
+    await line.getByRole('link', { name: 'Open Travel papers at message #1' }).click();
+    await expect(page).toHaveURL(`${app.baseUrl}/threads/${papers.id}`);
+    await expect(page.getByRole('log', { name: 'Conversation' }).locator('[data-seq="1"]')).toHaveClass(/search-hit/);
   });
 });
