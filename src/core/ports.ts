@@ -217,8 +217,12 @@ export interface ChatResult {
 
 export interface ChatModelPort {
   readonly model: string;
-  /** `tools` are offered to the model (OpenAI function format); absent or empty offers none. */
-  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[] }): Promise<ChatResult>;
+  /**
+   * `tools` are offered to the model (OpenAI function format); absent or empty offers none. `toolChoice: 'none'`
+   * keeps them in the request (the prompt's prefix stays the same) but tells the model not to call one.
+   * `cacheKey` is sent as `prompt_cache_key` when the adapter is configured to (PROMPT_CACHE_KEY).
+   */
+  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[]; toolChoice?: 'auto' | 'none'; cacheKey?: string }): Promise<ChatResult>;
 }
 
 export interface SummarizerPort {

@@ -24,13 +24,19 @@ function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResul
   };
 }
 
-/** The core's chat port over a LangChain chat model (ChatOpenAI or the offline model). */
-export function createChatPort(model: BaseChatModel, modelName: string): ChatModelPort {
+/**
+ * The core's chat port over a LangChain chat model (ChatOpenAI or the offline model). `promptCacheKey`: whether a
+ * call's `cacheKey` is sent as `prompt_cache_key` (PROMPT_CACHE_KEY; default false).
+ */
+export function createChatPort(model: BaseChatModel, modelName: string, options: { promptCacheKey?: boolean } = {}): ChatModelPort {
   return {
     model: modelName,
-    async stream({ messages, signal, onDelta, tools }) {
+    async stream({ messages, signal, onDelta, tools, toolChoice, cacheKey }) {
       try {
-        return toChatResult(await streamChat({ model, messages, signal, onDelta, callTags: ['chat'], ...(tools && tools.length > 0 ? { tools } : {}) }));
+        return toChatResult(await streamChat({
+          model, messages, signal, onDelta, callTags: ['chat'], ...(tools && tools.length > 0 ? { tools } : {}),
+          ...(toolChoice ? { toolChoice } : {}), ...(cacheKey && options.promptCacheKey ? { promptCacheKey: cacheKey } : {}),
+        }));
       } catch (error) {
         throw toCoreError(error);
       }

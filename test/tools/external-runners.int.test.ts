@@ -5,12 +5,12 @@ import type { ToolRunDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { classifyRequest, lastMessage, responder, threadHelpers, isServerNote, serverNotesOf, type ThreadHelpers } from './tool-test-kit';
 
 const SECRET = 'runner-secret-0123456789abcdef-0123456789';
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
-const isFollowUp = (request: StubRequest) => request.kind === 'chat' && lastMessage(request)?.role === 'system';
-const notesOf = (request: StubRequest) => request.body.messages.filter((message, index) => index > 0 && message.role === 'system').map(textOf);
+const isFollowUp = (request: StubRequest) => request.kind === 'chat' && isServerNote(lastMessage(request));
+const notesOf = serverNotesOf;
 
 /** Signs as a runner would, independently of the server's code: HMAC-SHA256 of `<timestamp>.<body>`. */
 function sign(body: string, timestamp = Date.now(), secret = SECRET) {
@@ -21,7 +21,7 @@ interface RunnerRequest { path: string; body: string; payload: Record<string, un
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The render has ended.');
+  if (isServerNote(last)) return replyWithText('The render has ended.');
   if (last?.role === 'tool') return replyWithText('Rendering in the background.');
   const user = lastUserText(request.body);
   if (user === 'render') return replyWithToolCalls([{ name: 'render_video', arguments: { scene: 'sunset', seconds: 12 } }]);

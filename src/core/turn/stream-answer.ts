@@ -1,4 +1,4 @@
-import { buildContextPack, shortenOldToolArguments, type ContextPack, type ToolCall } from '../context';
+import { buildContextPack, shortenToolArguments, type ContextPack, type ToolCall } from '../context';
 import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
@@ -41,36 +41,30 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
   signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
 });
 
+/** The per-call note of a follow-up whose results landed before replies that were composed without them. */
+export function lateResultsNote(seqs: readonly number[]): string {
+  const list = seqs.map((seq) => `#${seq}`).join(', ');
+  return `Tool results arrived in the conversation above (message ${list}) after the replies that follow them were written: answer with them now.`;
+}
+
 /**
- * The pack of one chat call: old long tool arguments shortened, and the budget reduced by the tool schemas
- * offered with it (they count as prompt tokens too).
+ * The pack of one chat call: long tool arguments shortened, and the budget reduced by the tool schemas offered with
+ * it (they count as prompt tokens too). A follow-up's results stay where they are in the window (moving them would
+ * re-render the window and break the provider's prompt cache); when replies follow one of them, a per-call note at
+ * the end points the model at them.
  */
 export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = [], options: { recall?: boolean } = {}): { pack: ContextPack; toolSchemaTokens: number } {
   const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
-  const state = shortenOldToolArguments(contextStateOf(context), settings.counter);
-  // A follow-up delivers its results last, even when one landed before a reply that was composed without it.
-  const moved = state.window.filter((entry) => lastSeqs.includes(entry.seq));
-  const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
+  const state = shortenToolArguments(contextStateOf(context), settings.counter);
+  const results = new Set(lastSeqs);
+  const lastOther = state.window.reduce((max, entry) => (results.has(entry.seq) ? max : Math.max(max, entry.seq)), -1);
+  const late = state.window.filter((entry) => results.has(entry.seq) && entry.seq < lastOther).map((entry) => entry.seq);
   const pack = buildContextPack({
-    systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    systemPrefix: settings.systemPrefix, state, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
-    ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
+    ...(late.length > 0 ? { notes: [lateResultsNote(late)] } : {}),
   });
-  if (moved.length === 0) return { pack, toolSchemaTokens };
-  // The results delivered last are part of what the model saw: their seqs and text go into the manifest too.
-  const manifest = pack.manifest;
-  const delivered = moved.map((entry) => ({ seq: entry.seq, role: entry.role === 'tool' ? 'tool' as const : 'system' as const, toolCallId: entry.toolCallId ?? null, content: entry.content, tokens: entry.tokens }));
-  return {
-    pack: {
-      ...pack,
-      manifest: {
-        ...manifest,
-        windowSeqs: [...manifest.windowSeqs, ...moved.map((entry) => entry.seq)].sort((a, b) => a - b),
-        toolResults: [...manifest.toolResults, ...delivered].sort((a, b) => a.seq - b.seq),
-      },
-    },
-    toolSchemaTokens,
-  };
+  return { pack, toolSchemaTokens };
 }
 
 /**
@@ -78,7 +72,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
  * the window. Retryable provider errors before the first token are retried with backoff; a context overflow
  * folds the thread synchronously once and retries.
  */
-export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
+export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; toolChoice?: 'none'; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
   const { turn, active } = input;
   const { settings, chat, turns, events } = deps;
   const threadId = turn.threadId;
@@ -93,7 +87,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
     try {
       const result = await chat.stream({
         messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta),
-        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+        ...(input.tools.length > 0 ? { tools: input.tools } : {}), ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       });
       // The provider's count of this very prompt teaches the model's estimate correction.
       if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens);

@@ -3,6 +3,7 @@ import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
+import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
 import { streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
@@ -35,6 +36,9 @@ export interface TurnRunnerOptions {
 
 class TurnCancelled extends Error {}
 
+/** Threads whose offered tool list a runner keeps (see offeredTools). */
+const MAX_KEPT_TOOL_LISTS = 10_000;
+
 /** What the model and the user read when a chain of tool follow-ups reaches MAX_TOOL_FOLLOW_UPS. */
 export function toolChainNotice(followUps: number): string {
   return `Tool limit reached: the tools' results have asked for more tools ${followUps} times in a row since the user's last message `
@@ -51,12 +55,14 @@ type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptio
  *
  * A turn is a loop of rounds: the model answers (streamed into an assistant message); when it called tools,
  * every call is answered (inline tools run, async ones start a run and answer with its handle) and the model
- * is called again, up to the tool kit's `maxRounds`; the call after the last round offers no tools.
+ * is called again, up to the tool kit's `maxRounds`; the call after the last round sends the same tools with
+ * `tool_choice: none`.
  */
 export class TurnRunner {
   private readonly draining = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private readonly active = new Map<string, ActiveTurn>();
+  private readonly offeredByThread = new Map<string, { epoch: string; tools: OpenAIFunctionTool[] }>();
   private readonly options: Options;
 
   constructor(options: TurnRunnerOptions) {
@@ -181,19 +187,45 @@ export class TurnRunner {
     // the notice that says so is in the transcript (the user reads it) and in the window (the model does).
     const chainEnded = turn.kind === 'follow-up' && tools !== undefined && (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
     if (chainEnded) context = await this.appendNotice(turn, toolChainNotice(tools.limits.followUps)) ?? context;
+    const offered = tools ? this.offeredTools(context, tools) : [];
     for (let round = 0; ; round += 1) {
-      const offered = tools && !chainEnded && round < tools.maxRounds ? tools.registry.definitions() : [];
-      const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
+      // A round that must not call tools still sends the same schemas (a changed tool list is a prompt-cache miss
+      // from its first token on) and says `tool_choice: none`.
+      const allowCalls = offered.length > 0 && !chainEnded && tools !== undefined && round < tools.maxRounds;
+      const answer = await streamAnswer({
+        turn, context, active, tools: offered, ...(offered.length > 0 && !allowCalls ? { toolChoice: 'none' as const } : {}), ...(round === 0 ? { lastSeqs } : {}),
+      }, deps);
       if (answer.toolCalls.length === 0) return;
       if (!tools) throw new Error('the model called a tool, but no tools are configured');
       await answerToolCalls({
         turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
-        ownerId: context.thread.ownerId, offered: offered.length > 0,
+        ownerId: context.thread.ownerId, offered: allowCalls,
       }, { ...this.options, tools });
       active.controller.signal.throwIfAborted();
-      if (offered.length === 0) return;
+      if (!allowCalls) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
+  }
+
+  /**
+   * The tool list offered on a thread: the registry's, kept per thread until its next fold (or context reset), so an
+   * MCP list change does not change the prompt's prefix in the middle of a cached stretch. A tool gone meanwhile
+   * answers the model with an error when called.
+   */
+  private offeredTools(context: ThreadContext, tools: ToolKit): OpenAIFunctionTool[] {
+    const threadId = context.thread.id;
+    const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}`;
+    const kept = this.offeredByThread.get(threadId);
+    if (kept && kept.epoch === epoch) return kept.tools;
+    const current = tools.registry.definitions();
+    this.offeredByThread.delete(threadId);
+    this.offeredByThread.set(threadId, { epoch, tools: current });
+    // Oldest threads first out (insertion order): a bounded map.
+    if (this.offeredByThread.size > MAX_KEPT_TOOL_LISTS) {
+      const oldest = this.offeredByThread.keys().next().value;
+      if (oldest !== undefined) this.offeredByThread.delete(oldest);
+    }
+    return current;
   }
 
   /** A complete system message of the turn, in the transcript and the window; returns the context re-read after it. */
