@@ -6,6 +6,7 @@ import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { AssistantStream } from './assistant-stream';
+import type { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { chatCallRecord, recordChatCall } from './record-chat-call';
 
 export interface StreamAnswerDeps {
@@ -19,6 +20,8 @@ export interface StreamAnswerDeps {
   maxRetries: number;
   retryBaseMs: number;
   streamSaveMs: number;
+  /** Where each call's prompt first differs from the thread's previous call's (recorded with the call). */
+  prompts?: PromptPrefixTracker;
 }
 
 /** The state of a running turn the runner shares with this step (cancel, partial text). */
@@ -83,10 +86,11 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
   for (let attempt = 0; ; attempt += 1) {
     // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
     const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, { recall: !overflowRetried });
+    const promptDivergence = deps.prompts?.observe({ threadId, messages: pack.messages, tools: input.tools, toolSchemaTokens }) ?? null;
     const startedAt = Date.now();
     try {
       const result = await chat.stream({
-        messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta),
+        messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta), cacheKey: threadId,
         ...(input.tools.length > 0 ? { tools: input.tools } : {}), ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       });
       // The provider's count of this very prompt teaches the model's estimate correction.
@@ -99,7 +103,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: settings.systemPrefix });
+      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: settings.systemPrefix, promptDivergence });
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
@@ -112,7 +116,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
       if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;
-      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, error: reason }, deps);
+      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, promptDivergence, error: reason }, deps);
       if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
         overflowRetried = true;
         deps.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');

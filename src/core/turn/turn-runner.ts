@@ -6,6 +6,7 @@ import type { ToolKit } from '../tools/tool-kit';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
+import { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
 
 export interface TurnRunnerOptions {
@@ -63,6 +64,7 @@ export class TurnRunner {
   private readonly rerun = new Set<string>();
   private readonly active = new Map<string, ActiveTurn>();
   private readonly offeredByThread = new Map<string, { epoch: string; tools: OpenAIFunctionTool[] }>();
+  private readonly prompts = new PromptPrefixTracker();
   private readonly options: Options;
 
   constructor(options: TurnRunnerOptions) {
@@ -179,7 +181,7 @@ export class TurnRunner {
   /** Rounds of model answers and tool calls until the model answers without calling a tool. */
   private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<void> {
     const { tools } = this.options;
-    const deps: StreamAnswerDeps = this.options;
+    const deps: StreamAnswerDeps = { ...this.options, prompts: this.prompts };
     let context = initial;
     // A follow-up's first call gets its results last; later rounds see them where they are.
     const lastSeqs = turn.kind === 'follow-up' && tools ? await tools.runs.followUpNoteSeqs(turn.id) : [];
