@@ -57,6 +57,8 @@ function recalledMessages(messages: readonly BaseMessage[]): QuotableMessage[] {
     if (line === RECALL_END) break;
     const header = RECALLED_LINE.exec(line);
     if (header) found.push({ seq: Number(header[1]), role: header[2]!, text: header[3] ?? '', source: 'recalled' });
+    // The user's other chats (cross-thread recall) follow under their own heading: not this conversation's seqs.
+    else if (line.startsWith('## ') || line.startsWith('[chat:')) break;
     else if (found.length > 0) found[found.length - 1]!.text += `\n${line.replace(/^ {2}/, '')}`;
   }
   return found;

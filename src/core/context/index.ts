@@ -1,8 +1,10 @@
 export type {
-  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, Result, Role, SummaryState, ToolCall,
+  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, Result, Role, SavedMemoryItem, SummaryState, ToolCall,
 } from './types';
-export { buildRecallSlot, defaultRecallTokens, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
-export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, defaultReservedOutputTokens, getModelProfile, UNKNOWN_MODEL_PROFILE } from './model-profile';
+export { buildRecallSlot, chatCitation, defaultRecallTokens, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
+export type { RecalledElsewhere } from './build-recall-slot';
+export { defaultUserMemoryTokens, SAVED_MEMORIES_HEADING, savedMemoriesInContext, savedMemoriesSection, savedMemoryLine } from './saved-memories-section';
+export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, defaultReservedOutputTokens, getModelProfile, summarizerOutputTokens, UNKNOWN_MODEL_PROFILE } from './model-profile';
 export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model-profile';
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
@@ -30,7 +32,7 @@ export { applyFold } from './apply-fold';
 export type { ApplyFoldOptions } from './apply-fold';
 export { buildSummarizerInputs } from './build-summarizer-inputs';
 export type { BuildSummarizerInputsOptions, SummarizerChunk } from './build-summarizer-inputs';
-export { DEFAULT_SUMMARY_PROMPT, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
+export { DEFAULT_SEGMENT_PROMPT, DEFAULT_SUMMARY_PROMPT, EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
 export type { RenderSummaryPromptOptions, SummarizerMessage, SummaryPromptTemplate } from './summary-prompt';
 export { checkRetention, extractIdentifiers } from './extract-identifiers';
 export type { RetentionReport } from './extract-identifiers';
@@ -42,7 +44,7 @@ export type { MessageMeasure } from './measure-message';
 export { MISSING_RESULT_TEXT, renderEntries, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';
 export { renderStrict, STRICT_OPENING_USER_TEXT } from './render-strict';
 export {
-  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryHeading,
+  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryCoverage, summaryHeading,
 } from './build-context-pack';
 export type { BuildContextPackOptions, ContextPack, ContextPackManifest, PackTokenParts, PackToolResult } from './build-context-pack';
 export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';

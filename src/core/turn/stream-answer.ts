@@ -5,6 +5,7 @@ import { toMessageDto } from '../dto';
 import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import { systemPrefixFor } from '../facade/client-instructions';
 import { AssistantStream } from './assistant-stream';
 import type { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { chatCallRecord, recordChatCall } from './record-chat-call';
@@ -63,8 +64,9 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
   const lastOther = state.window.reduce((max, entry) => (results.has(entry.seq) ? max : Math.max(max, entry.seq)), -1);
   const late = state.window.filter((entry) => results.has(entry.seq) && entry.seq < lastOther).map((entry) => entry.seq);
   const pack = buildContextPack({
-    systemPrefix: settings.systemPrefix, state, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), state, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
+    ...(context.savedMemories ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } } : {}),
     ...(late.length > 0 ? { notes: [lateResultsNote(late)] } : {}),
   });
   return { pack, toolSchemaTokens };
@@ -103,7 +105,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: settings.systemPrefix, promptDivergence });
+      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), promptDivergence });
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),

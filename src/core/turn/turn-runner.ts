@@ -1,9 +1,10 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
-import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
+import type { Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
 import { PromptPrefixTracker } from './prompt-prefix-tracker';
@@ -46,6 +47,15 @@ export function toolChainNotice(followUps: number): string {
     + '(MAX_TOOL_FOLLOW_UPS), so this answer is written without calling tools. It uses the results so far; send a new message to continue.';
 }
 class TurnTimedOut extends Error {}
+
+/** Rounds of an OpenAI client's tools per turn when the deployment has no tool kit (else MAX_TOOL_ROUNDS). */
+const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
+
+/** Our tools offered in the thread: async ones not to an OpenAI client (it has no channel for their follow-up). */
+function serverToolsFor(thread: Thread, tools: ToolKit): OpenAIFunctionTool[] {
+  const definitions = tools.registry.definitions();
+  return drivenByOpenAIClient(thread) ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async') : definitions;
+}
 
 type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
 
@@ -189,21 +199,30 @@ export class TurnRunner {
     // the notice that says so is in the transcript (the user reads it) and in the window (the model does).
     const chainEnded = turn.kind === 'follow-up' && tools !== undefined && (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
     if (chainEnded) context = await this.appendNotice(turn, toolChainNotice(tools.limits.followUps)) ?? context;
-    const offered = tools ? this.offeredTools(context, tools) : [];
+    // An OpenAI client's own tools (the /v1 route) are offered with ours; the client runs them (see src/core/facade).
+    const clientTools = clientToolsOf(context.thread);
+    const clientNames = new Set(clientTools.map((tool) => tool.function.name));
+    // Ours are kept per thread until its next fold (see offeredTools); a client's are its request's.
+    const offered = [...(tools ? this.offeredTools(context, tools) : []), ...clientTools];
     for (let round = 0; ; round += 1) {
       // A round that must not call tools still sends the same schemas (a changed tool list is a prompt-cache miss
       // from its first token on) and says `tool_choice: none`.
-      const allowCalls = offered.length > 0 && !chainEnded && tools !== undefined && round < tools.maxRounds;
+      const allowCalls = offered.length > 0 && !chainEnded && round < (tools?.maxRounds ?? DEFAULT_CLIENT_TOOL_ROUNDS);
       const answer = await streamAnswer({
         turn, context, active, tools: offered, ...(offered.length > 0 && !allowCalls ? { toolChoice: 'none' as const } : {}), ...(round === 0 ? { lastSeqs } : {}),
       }, deps);
       if (answer.toolCalls.length === 0) return;
-      if (!tools) throw new Error('the model called a tool, but no tools are configured');
-      await answerToolCalls({
-        turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
-        ownerId: context.thread.ownerId, offered: allowCalls,
-      }, { ...this.options, tools });
-      active.controller.signal.throwIfAborted();
+      const serverCalls = answer.toolCalls.filter((call) => !clientNames.has(call.name));
+      if (serverCalls.length > 0) {
+        if (!tools) throw new Error('the model called a tool, but no tools are configured');
+        await answerToolCalls({
+          turn, calls: serverCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
+          ownerId: context.thread.ownerId, offered: allowCalls ? offered.map((definition) => definition.function.name) : [],
+        }, { ...this.options, tools });
+        active.controller.signal.throwIfAborted();
+      }
+      // A client tool's call ends the answer: the client runs it and sends the result with its next request.
+      if (serverCalls.length < answer.toolCalls.length) return;
       if (!allowCalls) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
@@ -219,7 +238,7 @@ export class TurnRunner {
     const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}`;
     const kept = this.offeredByThread.get(threadId);
     if (kept && kept.epoch === epoch) return kept.tools;
-    const current = tools.registry.definitions();
+    const current = serverToolsFor(context.thread, tools);
     this.offeredByThread.delete(threadId);
     this.offeredByThread.set(threadId, { epoch, tools: current });
     // Oldest threads first out (insertion order): a bounded map.

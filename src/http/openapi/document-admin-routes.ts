@@ -15,6 +15,7 @@ const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSI
 export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/admin/session', tags: ['admin'], summary: 'Open an admin session (sets the httpOnly admin_session cookie)',
+    description: 'The session lasts 8 hours, never past the `exp` of the admin JWT that opened it (`expiresAt` says when it ends).',
     request: { body: { content: { 'application/json': { schema: adminSessionBody } } } },
     responses: { 201: json(adminSessionDto, 'The session'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
@@ -78,7 +79,7 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     responses: { 200: json(queueListDto, 'Counts'), ...errors('UNAUTHORIZED', 'RATE_LIMITED', 'UNAVAILABLE') },
   });
   registry.registerPath({
-    method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: 'The audit trail of admin writes, newest first', security: admin,
+    method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: "The audit trail of admin writes and of admins' reads of users' settings and contexts, newest first", security: admin,
     request: { query: auditQuery },
     responses: { 200: json(auditPageDto, 'A page of audit entries'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });

@@ -1,9 +1,9 @@
-// In-memory fakes for the summary use cases' unit tests (not exported from any index).
-import { budgetOf, createTokenCounter, getModelProfile, type ContextEntry } from '../context';
-import type { ContextSettings } from '../context-settings';
-import type { ThreadContext } from '../domain';
-import type { ChatResult, SummaryCommit, SummarizerPort } from '../ports';
-import type { ThreadEvent } from '../../shared/events';
+// In-memory fakes for the summary use cases' unit tests (src/core/summary/*.test.ts, the turn runner's).
+import { budgetOf, createTokenCounter, getModelProfile, type ContextEntry } from '../../src/core/context';
+import type { ContextSettings } from '../../src/core/context-settings';
+import type { ThreadContext } from '../../src/core/domain';
+import type { ChatResult, SummaryCommit, SummarizerPort } from '../../src/core/ports';
+import type { ThreadEvent } from '../../src/shared/events';
 
 export function testSettings(): ContextSettings {
   const profile = getModelProfile('gpt-4o-mini');
@@ -11,14 +11,16 @@ export function testSettings(): ContextSettings {
     profile, budget: budgetOf(profile), trigger: { conditions: [{ kind: 'messages', value: 4 }] }, keep: { kind: 'messages', value: 2 },
     summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, pinnedMaxTokens: 1000, toolResultInlineTokens: 800, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
     recallTokens: 0,
+    userMemoryTokens: 0,
+    recallScope: 'thread',
   };
 }
 
 export const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** One thread in memory: the transcript as entries, the summary state, the window and a CAS version. */
-export function memoryThread(options: { transcript: ContextEntry[]; coveredThroughSeq: number; summaryText: string; revision: number }) {
-  const state = { ...options, version: 7, contextStartSeq: 1 };
+export function memoryThread(options: { transcript: ContextEntry[]; coveredThroughSeq: number; summaryText: string; revision: number; summaryPrompt?: string }) {
+  const state = { ...options, version: 7, contextStartSeq: 1, segmentEnds: [] as number[] };
   const commits: SummaryCommit[] = [];
   const events: ThreadEvent[] = [];
   /** Runs once before the next commit is checked (simulates a concurrent fold). */
@@ -26,9 +28,11 @@ export function memoryThread(options: { transcript: ContextEntry[]; coveredThrou
   const context = (): ThreadContext => ({
     thread: {
       id: 'thread-1', ownerId: 'user-1', title: 't', createdAt: new Date(0), updatedAt: new Date(0), lastActivityAt: new Date(0),
-      lastSeq: state.transcript.length, contextStartSeq: state.contextStartSeq, memoryMode: 'summary', settings: {}, version: state.version,
+      lastSeq: state.transcript.length, contextStartSeq: state.contextStartSeq, memoryMode: 'summary', settings: state.summaryPrompt ? { summaryPrompt: state.summaryPrompt } : {}, version: state.version,
       lastFoldAt: null, lastFoldError: null, summaryEncoding: null, forkedFrom: null,
-      summary: state.revision > 0 ? { text: state.summaryText, tokens: 10, coveredThroughSeq: state.coveredThroughSeq, revision: state.revision } : null,
+      summary: state.revision > 0
+        ? { text: state.summaryText, tokens: 10, coveredThroughSeq: state.coveredThroughSeq, revision: state.revision, segmentEnds: state.segmentEnds }
+        : null,
     },
     window: state.transcript.filter((entry) => entry.seq > state.coveredThroughSeq),
     pinned: [],
@@ -53,6 +57,7 @@ export function memoryThread(options: { transcript: ContextEntry[]; coveredThrou
         state.version += 1;
         state.revision += 1;
         state.summaryText = commit.text;
+        state.segmentEnds = commit.segmentEnds;
         state.coveredThroughSeq = commit.throughSeq;
         return { committed: true as const, revision: state.revision };
       },
