@@ -51,7 +51,7 @@ import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
-import { createChatPort, createSummarizerPort } from '../llm/model-ports';
+import { createChatPort, createSummarizerPort, sendsPromptCacheKey } from '../llm/model-ports';
 import { createLocalEventBus } from '../realtime/local-event-bus';
 import { createSocketServer, type SocketServer } from '../realtime/create-socket-server';
 import { forwardThreadEvents } from '../realtime/forward-thread-events';
@@ -177,7 +177,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   settings.correction = createEstimateCorrection({ model: models.label.model, maxFactor: ESTIMATE_MAX_FACTOR });
   const callHistory = createModelCallHistory(db);
   for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported);
-  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
+  const promptCacheKey = sendsPromptCacheKey(env.PROMPT_CACHE_KEY, { provider: models.label.provider, baseUrl: env.OPENAI_BASE_URL });
+  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model, { promptCacheKey }), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
   else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');

@@ -84,6 +84,8 @@ const schema = z.object({
   CONTEXT_MAX_INPUT_TOKENS: optionalInteger(256),
   RESERVED_OUTPUT_TOKENS: optionalInteger(16),
   CHAT_TEMPLATE_COMPAT: z.enum(['openai', 'strict']).default('openai'),
+  // Send prompt_cache_key (a hash of the thread id) with chat calls: auto = only to OpenAI's own API.
+  PROMPT_CACHE_KEY: z.enum(['auto', 'on', 'off']).default('auto'),
 
   // Unset context variables are derived from the model's window (src/core/context/derive-context-defaults.ts).
   SUMMARY_TRIGGER: optionalString,

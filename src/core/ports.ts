@@ -134,6 +134,18 @@ export interface ModelCallRecord {
   omitted?: number;
   overflowRetry?: boolean;
   error?: string | null;
+  /** Prompt tokens the provider reported as read from its prompt cache; null when not reported. */
+  reportedCachedTokens?: number | null;
+  /** Chat calls: where the prompt first differed from the thread's previous call's (null: no previous call known). */
+  promptDivergence?: PromptDivergence | null;
+}
+
+/** Where a chat call's prompt first differed from the previous call's in the same thread (what broke the cache). */
+export interface PromptDivergence {
+  /** Index of the first pack message that differs; -1 when the tool schemas (sent before the messages) differ; the pack's length when the previous prompt is a prefix of this one. */
+  messageIndex: number;
+  /** Estimated prompt tokens before it (tool schemas included), the most a provider's prompt cache could reuse. */
+  tokensBefore: number;
 }
 
 /** What a chat call was given besides the summary revision and seq ranges of `ModelCallRecord`. */
@@ -221,13 +233,18 @@ export interface ChatResult {
   toolCalls: ToolCall[];
   /** Calls whose arguments were not a JSON object; they are answered with an error like the others. */
   invalidToolCalls?: { id: string; name: string; rawArguments: string; error: string }[];
-  usage: { promptTokens: number; completionTokens: number } | null;
+  /** `cachedTokens`: prompt tokens the provider read from its prompt cache; null when it did not say. */
+  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
 }
 
 export interface ChatModelPort {
   readonly model: string;
-  /** `tools` are offered to the model (OpenAI function format); absent or empty offers none. */
-  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[] }): Promise<ChatResult>;
+  /**
+   * `tools` are offered to the model (OpenAI function format); absent or empty offers none. `toolChoice: 'none'`
+   * keeps them in the request (the prompt's prefix stays the same) but tells the model not to call one.
+   * `cacheKey` is sent as `prompt_cache_key` when the adapter is configured to (PROMPT_CACHE_KEY).
+   */
+  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[]; toolChoice?: 'auto' | 'none'; cacheKey?: string }): Promise<ChatResult>;
 }
 
 export interface SummarizerPort {

@@ -12,6 +12,8 @@ import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
+import { SERVER_NOTE_OPEN } from '../../src/core/context';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
@@ -24,7 +26,8 @@ const FOLLOW_UP_REPLY = 'The background analysis is done.';
  */
 function chat(request: StubRequest) {
   const last = request.body.messages.at(-1);
-  if (last?.role === 'system') return replyWithText(FOLLOW_UP_REPLY);
+  // A follow-up ends with the server's note (user-level text under SERVER_NOTE_OPEN).
+  if (last?.role === 'user' && wireContentText(last.content).startsWith(SERVER_NOTE_OPEN)) return replyWithText(FOLLOW_UP_REPLY);
   if (last?.role === 'tool') return replyWithText('It is running in the background.');
   const user = lastUserText(request.body);
   if (user === 'analyze in the background') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 100 } }]);

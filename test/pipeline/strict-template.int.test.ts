@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { RECALL_HEADING, SERVER_NOTE_OPEN } from '../../src/core/context';
 import { defineTool } from '../../src/core/tools';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { memoryKit } from '../memory/memory-test-kit';
@@ -16,7 +17,7 @@ const turnsOf = (request: StubRequest) => request.body.messages.map((message) =>
 function chat(request: StubRequest) {
   const last = turnsOf(request).at(-1)?.text ?? '';
   if (last.startsWith('[Tool result')) return replyWithText(`the tool said: ${last.split('\n')[1] ?? ''}`);
-  if (last.startsWith('[Server note] Result of late_report')) return replyWithText('the background report is in');
+  if (last.startsWith(SERVER_NOTE_OPEN) && last.includes('Result of late_report')) return replyWithText('the background report is in');
   const user = lastUserText(request.body);
   if (user === 'echo please') return replyWithToolCalls([{ name: 'quick_echo', arguments: { text: 'ID-42' } }]);
   if (user === 'report in the background please') return replyWithToolCalls([{ name: 'late_report', arguments: {} }]);
@@ -63,7 +64,10 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     // The pinned message (its answer not pinned) merges with the window's first user turn: one user turn.
     expect(last[1]?.role).toBe('user');
     expect(last[1]?.text.startsWith('Keep this: the gate code is 4471-B.\n\n')).toBe(true);
-    expect(last.at(-1)).toEqual({ role: 'user', text: 'What is the gate code?' });
+    // The per-call parts (here the recall slot) join the newest user turn, after the user's own text.
+    expect(last.at(-1)?.role).toBe('user');
+    expect(last.at(-1)?.text.startsWith('What is the gate code?\n\n')).toBe(true);
+    expect(last.at(-1)?.text).toContain(RECALL_HEADING);
     assertRequestsValid(server.stub, budget);
   });
 
@@ -91,6 +95,8 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     const followUp = turnsOf(chats().at(-1)!);
     expect(followUp.at(-1)?.role).toBe('user');
     expect(followUp.at(-1)?.text).toContain('report: ID-77 shipped');
+    // The async result is user-level text, labelled as the server's and delimited.
+    expect(followUp.at(-1)?.text.startsWith(SERVER_NOTE_OPEN)).toBe(true);
     assertRequestsValid(server.stub, budget);
   });
 });

@@ -6,7 +6,7 @@ import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type 
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, textOf, threadHelpers, isServerNote, serverNoteText, type ThreadHelpers } from './tool-test-kit';
 
 const EVERYTHING = path.resolve(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -23,12 +23,12 @@ function everythingServers(extra: Record<string, unknown> = {}): string {
 }
 
 const offeredNames = (request: StubRequest) => (request.body.tools ?? []).map((tool) => tool.function.name);
-const isFollowUp = (request: StubRequest) => request.kind === 'chat' && lastMessage(request)?.role === 'system';
+const isFollowUp = (request: StubRequest) => request.kind === 'chat' && isServerNote(lastMessage(request));
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The long operation has finished.');
+  if (isServerNote(last)) return replyWithText('The long operation has finished.');
   if (last?.role === 'tool') return replyWithText(`Tool said: ${textOf(last)}`);
   const user = lastUserText(request.body);
   if (user === 'echo') return replyWithToolCalls([{ name: 'everything__echo', arguments: { message: 'hello from the model' } }]);
@@ -134,7 +134,7 @@ describe('MCP tools (server-everything over stdio, the SDK test server over Stre
     const progress = events.filter((event) => event.type === 'tool-progress' && event.runId === runId);
     expect(progress.map((event) => event.type === 'tool-progress' && event.progress)).toEqual(expect.arrayContaining([0.25, 0.5, 0.75]));
     const followUp = stub.requests.find(isFollowUp)!;
-    expect(textOf(lastMessage(followUp))).toContain(`Result of everything__trigger-long-running-operation (run ${runId}`);
+    expect(serverNoteText(lastMessage(followUp))).toContain(`Result of everything__trigger-long-running-operation (run ${runId}`);
   });
 
   it('refreshes the list on a tools-changed notification', async () => {

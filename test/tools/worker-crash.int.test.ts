@@ -7,14 +7,14 @@ import type { ToolRunDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, isServerNote, type ThreadHelpers } from './tool-test-kit';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The analysis is back.');
+  if (isServerNote(last)) return replyWithText('The analysis is back.');
   if (last?.role === 'tool') return replyWithText('Analysis started.');
   if (lastUserText(request.body) === 'analyze slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 1200 } }]);
   return replyWithText('ok');
@@ -106,7 +106,7 @@ describe('a tools worker killed during a run', () => {
     const notes = await app.application.db.contextEntry.findMany({ where: { threadId: thread.id, role: 'system' } });
     expect(notes).toHaveLength(1);
     expect(await app.application.db.turn.count({ where: { threadId: thread.id, kind: 'follow-up' } })).toBe(1);
-    const followUps = stub.requests.filter((request) => request.kind === 'chat' && lastMessage(request)?.role === 'system');
+    const followUps = stub.requests.filter((request) => request.kind === 'chat' && isServerNote(lastMessage(request)));
     expect(followUps).toHaveLength(1);
     const transcript = await helpers.messages(thread.id);
     expect(transcript.at(-1)?.content).toBe('The analysis is back.');

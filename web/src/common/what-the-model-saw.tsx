@@ -18,10 +18,21 @@ function Figures({ seen }: { seen: MessageContextDto }) {
     <p className="figures">
       Model {seen.model} · our estimate {formatTokens(seen.estimatedPromptTokens)} prompt tokens · provider reported{' '}
       {seen.reportedPromptTokens !== null ? formatTokens(seen.reportedPromptTokens) : 'nothing'}
+      {seen.reportedCachedTokens !== null ? ` · ${formatTokens(seen.reportedCachedTokens)} read from the provider's prompt cache` : ''}
       {seen.omitted > 0 ? ` · ${seen.omitted} older window entries left out` : ''}
       {seen.overflowRetry ? ' · sent again after the provider reported an overflow' : ''}
     </p>
   );
+}
+
+/** Where this call's prompt first differed from the previous call's in the thread: what a prompt cache could not reuse. */
+function Divergence({ seen }: { seen: MessageContextDto }) {
+  const divergence = seen.promptDivergence;
+  if (!divergence) return null;
+  const where = divergence.messageIndex < 0
+    ? 'in the tool definitions (sent before every message)'
+    : `at message ${divergence.messageIndex + 1} of the prompt, after ${formatTokens(divergence.tokensBefore)} tokens`;
+  return <p className="figures" data-testid="seen-prompt-divergence">First difference from the previous call's prompt: {where}</p>;
 }
 
 /** The system prompt: its text for admins; for a thread owner (text null) only its size and hash. */
@@ -38,6 +49,7 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
   return (
     <div className="seen-context">
       <Figures seen={seen} />
+      <Divergence seen={seen} />
       {seen.parts ? (
         <table className="data" aria-label="Tokens per part">
           <tbody>
