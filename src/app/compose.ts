@@ -180,7 +180,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
-  const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'summary queue error') });
+  const idleFold = { quietMs: env.PROMPT_CACHE_TTL * 1000, minTokens: env.IDLE_FOLD_MIN_TOKENS ?? 2 * settings.summaryMaxTokens };
+  const folds = createFoldProducer({
+    connection: producerConnection, prefix: env.REDIS_PREFIX, idleFoldDelayMs: idleFold.quietMs,
+    onError: (error) => log.debug({ err: error }, 'summary queue error'),
+  });
   metrics.sources.queues.push({ name: SUMMARY_QUEUE, getJobCounts: (...states) => folds.queue.getJobCounts(...(states as Parameters<typeof folds.queue.getJobCounts>)) });
 
   const queues = createQueueRegistry();
@@ -218,7 +222,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, idleFolds: folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -256,7 +260,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
-      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads },
+      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads, idleFold },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });

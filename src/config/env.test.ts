@@ -70,3 +70,13 @@ describe('loadEnv in development', () => {
     expect(() => loadEnv({ GUEST_TOKEN_TTL: '0s' })).toThrow(/^GUEST_TOKEN_TTL: expected a duration/);
   });
 });
+
+describe('PROMPT_CACHE_TTL and IDLE_FOLD_MIN_TOKENS', () => {
+  it('default to five minutes and a derived minimum, and take durations', () => {
+    expect(loadEnv(production).PROMPT_CACHE_TTL).toBe(300);
+    expect(loadEnv(production).IDLE_FOLD_MIN_TOKENS).toBeUndefined();
+    expect(loadEnv({ ...production, PROMPT_CACHE_TTL: '1h', IDLE_FOLD_MIN_TOKENS: '3000' })).toMatchObject({ PROMPT_CACHE_TTL: 3600, IDLE_FOLD_MIN_TOKENS: 3000 });
+    expect(refusal({ PROMPT_CACHE_TTL: 'soon' })).toMatch(/^PROMPT_CACHE_TTL: expected a duration/);
+    expect(refusal({ IDLE_FOLD_MIN_TOKENS: '0' })).toMatch(/^IDLE_FOLD_MIN_TOKENS/);
+  });
+});

@@ -93,6 +93,13 @@ const schema = z.object({
   PINNED_MAX_TOKENS: optionalInteger(0),
   /** Tokens of the auto-recall slot of every pack; default derived from the window (see context-settings-from-env); 0 turns it off. */
   RECALL_TOKENS: optionalInteger(0),
+  /**
+   * How long the provider keeps a prompt prefix cached, in seconds (`5m`, `1h`, `300`): a thread quiet for longer is
+   * folded in the background (its cache is cold, so the fold invalidates nothing). Default 5 minutes.
+   */
+  PROMPT_CACHE_TTL: duration('5m'),
+  /** The least an idle fold folds (tokens beyond the keep policy); default twice SUMMARY_MAX_TOKENS. */
+  IDLE_FOLD_MIN_TOKENS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */
   SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple').default('english'),
 

@@ -1,7 +1,7 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
+import type { ChatModelPort, FoldQueue, IdleFoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
@@ -13,6 +13,8 @@ export interface TurnRunnerOptions {
   events: ThreadEventBus;
   chat: ChatModelPort;
   folds: FoldQueue;
+  /** Where each completed turn pushes back the thread's idle fold (PROMPT_CACHE_TTL later); without it, none. */
+  idleFolds?: IdleFoldQueue;
   /** Folds the thread synchronously (the summary job's code), used once when the provider reports an overflow. */
   foldNow: (threadId: string) => Promise<void>;
   settings: ContextSettings;
@@ -42,7 +44,7 @@ export function toolChainNotice(followUps: number): string {
 }
 class TurnTimedOut extends Error {}
 
-type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
+type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds'>> & Pick<TurnRunnerOptions, 'tools' | 'idleFolds'>;
 
 /**
  * Runs a thread's queued turns, one at a time, under the thread's lease in Postgres (so it also holds across
@@ -250,10 +252,15 @@ export class TurnRunner {
   }
 
   private maybeEnqueueFold(context: ThreadContext): void {
-    const { settings, folds, log } = this.options;
+    const { settings, folds, idleFolds, log } = this.options;
+    const threadId = context.thread.id;
+    // Every turn pushes back the thread's idle fold: it runs once the thread has been quiet as long as the cache lives.
+    if (idleFolds && context.thread.memoryMode === 'summary') {
+      idleFolds.scheduleIdleFold(threadId).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not schedule the idle fold'));
+    }
+    // While the thread is active, only the trigger folds.
     const decision = foldDecisionFor(context, settings);
     if (!decision.fold) return;
-    const threadId = context.thread.id;
     // Never awaited by the turn: with Redis down the enqueue fails fast and the sweeper catches up later.
     folds.enqueueFold(threadId, decision.reasons.join('; ')).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not enqueue fold; the sweeper will retry'));
   }
