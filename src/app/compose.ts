@@ -4,11 +4,11 @@ import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { trustProxySetting, type Env } from '../config/env';
-import { formatCondition, formatTriggerPolicy } from '../core/context';
+import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
 import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
@@ -17,12 +17,18 @@ import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
-import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
+import { externalTools, runnerSecretOf, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createForkRepository } from '../db/fork-repository';
+import { createFacadeConversationRepository } from '../db/facade-conversation-repository';
 import { createMemoryRepository } from '../db/memory-repository';
+import { createSavedMemoryRepository } from '../db/saved-memory-repository';
+import { createErasureRepository } from '../db/erasure-repository';
+import { eraseUser } from '../core/erasure';
+import { forgetKnownUser } from '../http/authenticate';
+import { saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
@@ -126,6 +132,13 @@ function tokenEstimateOf(correction: EstimateCorrection | undefined, maxFactor: 
   return { model: correction?.model ?? '', factor: correction?.factor ?? 1, maxFactor, observedRatio: correction?.observedRatio ?? null, samples: correction?.samples ?? 0 };
 }
 
+/** The summarizer's output cap (`summarizerOutputTokens`), for the summary model's profile. */
+function summarizerCap(env: Env, settings: ReturnType<typeof contextSettingsFromEnv>): { summaryMaxOutputTokens: number; summaryReasoning: boolean } {
+  const reasoning = env.SUMMARY_MODEL ? getModelProfile(env.SUMMARY_MODEL).reasoning : settings.profile.reasoning;
+  const cap = summarizerOutputTokens({ summaryMaxTokens: settings.summaryMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens, reasoning });
+  return { summaryMaxOutputTokens: cap, summaryReasoning: reasoning };
+}
+
 /** The composition root: the one place where adapters are wired to the core. */
 export async function createApplication(options: ApplicationOptions): Promise<Application> {
   const { env, log, mode, tuning = {} } = options;
@@ -137,7 +150,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
   const search = createSearchRepository(db);
-  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens }), settings.counter, log);
+  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope: settings.recallScope }), settings.counter, log);
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
@@ -156,6 +169,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     // Answers stop by tokens at the reserve the pack leaves free (reasoning models: reasoning included).
     chatMaxOutputTokens: settings.profile.reservedOutputTokens,
     chatReasoning: settings.profile.reasoning,
+    // Summaries and condensed tool results stop by tokens too (a runaway summarizer otherwise runs to the timeout).
+    ...summarizerCap(env, settings),
     timeoutMs: env.TURN_TIMEOUT_MS,
   });
   // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
@@ -201,14 +216,27 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const mcp = env.toolSources.mcpServers.length > 0
     ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
     : null;
-  if (env.toolSources.externalTools.length > 0 && env.TOOL_WEBHOOK_SECRET && env.PUBLIC_BASE_URL) {
+  if (env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL) {
     registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
   }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
     log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
   }
   const toolRuns = createToolRunRepository(db);
-  const toolServices = createToolServices(db);
+  const erasures = createErasureRepository(db);
+  const savedMemories: SavedMemoryDeps = {
+    store: createSavedMemoryRepository(db), counter: settings.counter, maxItems: env.MAX_MEMORY_ITEMS, capTokens: settings.userMemoryTokens,
+    writeLimiter: createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name: 'memory-write', limit: env.MEMORY_WRITES_PER_MINUTE, log }),
+  };
+  const baseToolServices = createToolServices(db);
+  const toolServices: ToolServices = {
+    ...baseToolServices,
+    search: { ...baseToolServices.search, searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }) },
+    saveMemory: async (input) => {
+      const outcome = await saveMemoryFromThread(input, savedMemories);
+      return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;
+    },
+  };
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
   queues.register(toolQueue.queue);
   const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
@@ -279,6 +307,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
+    retention: {
+      retentionDays: env.RETENTION_DAYS, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+      deleteIdleThreads: (before, limit) => erasures.deleteIdleThreads(before, limit),
+      guestsCreatedBefore: (before, limit) => erasures.guestsCreatedBefore(before, limit),
+      eraseGuest: (userId) => deps.eraseUser({ userId, kind: 'guest' }),
+    },
   });
 
   // Per-user and per-address limits live in Redis, so every process counts against one budget.
@@ -294,7 +328,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
+  const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
+  const signatureKey = (signature: string) => `${env.REDIS_PREFIX}:tool-signature:${signature}`;
   const forks = createForkRepository(db);
+  // Bound once the socket server exists (it is built from these deps).
+  let sockets: SocketServer | null = null;
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
     rateLimits,
@@ -317,11 +355,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
-    toolCallbacks: env.TOOL_WEBHOOK_SECRET ? {
-      secret: env.TOOL_WEBHOOK_SECRET,
+    toolCallbacks: env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL ? {
+      secretFor: (name) => runnerSecretOf(env.toolSources.externalTools, env.TOOL_WEBHOOK_SECRET, name),
+      basePath: new URL(env.PUBLIC_BASE_URL).pathname.replace(/\/+$/, ''),
       deps: asyncToolDeps,
       // Shared by every serve process: a signature is accepted once while its timestamp is valid.
-      remember: async (signature) => (await producerConnection.set(`${env.REDIS_PREFIX}:tool-signature:${signature}`, '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+      remember: async (signature) => (await producerConnection.set(signatureKey(signature), '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+      forget: async (signature) => { await producerConnection.del(signatureKey(signature)); },
     } : null,
     toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
@@ -332,8 +372,30 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     fork: {
       threads, transcript, memory, forks, turns, settings, sendLimiter, log,
       maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+      forkLimiter, maxForkMessages: env.FORK_MAX_MESSAGES,
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
+    },
+    savedMemories,
+    erasures,
+    eraseUser: async (input) => {
+      const outcome = await eraseUser(input, {
+        store: erasures, log,
+        cancelTurns: (threadId) => runner.cancel(threadId),
+        disconnect: async (userId) => { sockets?.disconnectUser(userId); },
+        forgetEphemeral: async (userId) => {
+          await producerConnection.del(...['send', 'search', 'memory-write'].map((name) => `${env.REDIS_PREFIX}:rate:${name}:${userId}`));
+        },
+      });
+      forgetKnownUser(input.userId);
+      return outcome;
+    },
+    facade: {
+      conversations: createFacadeConversationRepository(db),
+      serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
+      threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
+      closing: () => lifecycle.closing,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
@@ -358,6 +420,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }).stop : null;
+  sockets = io;
   if (io) {
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;
@@ -381,7 +444,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       stopped = true;
       // From here new requests get 503, kicks start nothing and queued turns stay queued for the next process.
       lifecycle.closing = true;
-      sweeper.stop();
+      // A sweep in flight still uses the queues and the database: both close only after it (bounded below).
+      const sweeping = sweeper.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Running turns and jobs get the same grace period, side by side.
@@ -406,6 +470,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       await metricsServer?.close();
       await mcp?.close();
       stopTiming();
+      await closeWithin('sweeper', sweeping);
       await closeWithin('summary queue', folds.close());
       await closeWithin('tools queue', toolQueue.close());
       producerConnection.disconnect();

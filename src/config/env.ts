@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { productionProblem } from './production-checks';
+import { productionProblem, webhookSecretProblem } from './production-checks';
 import { parseToolSources, type ToolSources } from './tool-sources';
 
 /**
@@ -100,6 +100,16 @@ const schema = z.object({
   PROMPT_CACHE_TTL: duration('5m'),
   /** The least an idle fold folds (tokens beyond the keep policy); default twice SUMMARY_MAX_TOKENS. */
   IDLE_FOLD_MIN_TOKENS: optionalInteger(1),
+  /** Tokens of the user's saved memories in every pack; default a tenth of the budget, at most 1,000 (0: none). */
+  USER_MEMORY_TOKENS: optionalInteger(0),
+  /** Saved memories one user may keep; past it, adding one answers QUOTA_EXCEEDED. */
+  MAX_MEMORY_ITEMS: integer(200, 1),
+  /** Saved memory writes (POST/PATCH/DELETE /api/memory, the save_memory tool) per user per minute, across processes. */
+  MEMORY_WRITES_PER_MINUTE: integer(30, 1),
+  /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
+  RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
+  /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
+  RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */
   SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple').default('english'),
 
@@ -117,6 +127,13 @@ const schema = z.object({
   MAX_ASYNC_RUNS_PER_USER: integer(10, 1),
   /** Threads one user may keep (forks count); past it, creating one answers QUOTA_EXCEEDED. */
   MAX_THREADS_PER_USER: integer(1000, 1),
+  /** Forks (POST /api/threads/:id/fork) per user per minute, across processes; past it RATE_LIMITED with Retry-After. */
+  FORKS_PER_MINUTE: integer(10, 1),
+  /**
+   * Most transcript messages one fork or edit copies (the fork point's seq): a branch later in a longer thread answers
+   * TOO_LARGE, so looping forks of a huge thread cannot write millions of rows.
+   */
+  FORK_MAX_MESSAGES: integer(10_000, 1),
   /** Client events (any kind) one socket may send per minute; past it they are answered RATE_LIMITED, unrun. */
   SOCKET_EVENTS_PER_MINUTE: integer(120, 1),
   /**
@@ -162,6 +179,29 @@ const schema = z.object({
   TOOL_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** The server's public base URL: external runners' callbackUrl is built from it (workers have no HTTP port). */
   PUBLIC_BASE_URL: z.url().optional(),
+
+  /** Service keys of the OpenAI-compatible route (/v1), comma-separated, each at least 32 characters; unset: user tokens only. */
+  OPENAI_FACADE_KEYS: z.string().trim().optional().transform((value, context) => {
+    const keys = (value ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+    if (keys.some((key) => key.length < 32)) {
+      context.addIssue({ code: 'custom', message: 'each key must be at least 32 characters' });
+      return z.NEVER;
+    }
+    return keys;
+  }),
+  /** More model names /v1/models lists and /v1/chat/completions accepts besides CHAT_MODEL, comma-separated. */
+  FACADE_MODEL_ALIASES: z.string().trim().default('').transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean)),
+  /** Request headers naming a client's conversation on /v1/chat/completions, first found wins (case-insensitive). */
+  FACADE_THREAD_HEADERS: z.string().trim().default('X-Thread-Id,X-OpenWebUI-Chat-Id').transform((value, context) => {
+    const names = value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    if (names.length === 0 || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
+      context.addIssue({ code: 'custom', message: 'expected comma-separated header names' });
+      return z.NEVER;
+    }
+    return names;
+  }),
+  /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
+  FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
 });
 
 export type Env = z.infer<typeof schema> & {
@@ -207,7 +247,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
   if (toolSources.externalTools.length > 0) {
-    if (!env.TOOL_WEBHOOK_SECRET) throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares tools');
+    if (!env.TOOL_WEBHOOK_SECRET && toolSources.externalTools.some((tool) => !tool.secret)) {
+      throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares a tool without its own secret');
+    }
+    if (env.NODE_ENV === 'production') {
+      for (const [index, tool] of toolSources.externalTools.entries()) {
+        const problem = tool.secret === undefined ? null : webhookSecretProblem(`EXTERNAL_TOOLS: ${index}.secret`, tool.secret, env);
+        if (problem) throw new ConfigError(problem);
+      }
+    }
     if (!env.PUBLIC_BASE_URL) throw new ConfigError('PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners\' callbackUrl)');
   }
   return { ...env, toolSources };

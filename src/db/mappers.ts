@@ -117,6 +117,7 @@ export function toToolRun(row: ToolRunRow): ToolRun {
     taskId: row.taskId,
     deadlineAt: row.deadlineAt,
     remoteCancelledAt: row.remoteCancelledAt,
+    handedAt: row.handedAt,
   };
 }
 

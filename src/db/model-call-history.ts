@@ -1,5 +1,6 @@
 import type { ModelCallListDto, ModelCallPointDto } from '../shared/api';
 import type { Database } from './prisma-client';
+import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
 
 /** Read model of a thread's model calls for the admin tokens chart. */
 export interface ModelCallHistory {
@@ -26,13 +27,7 @@ interface CallRow {
 
 /** Cursor over (created_at desc, id desc), opaque to clients. */
 function encodeCursor(row: { created_at: Date; id: string }): string {
-  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: Date; id: string } | null {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const date = new Date(at ?? '');
-  return id && /^[0-9a-f-]{36}$/i.test(id) && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
+  return encodeKeysetCursor({ at: row.created_at, id: row.id });
 }
 
 function toPoint(row: CallRow): ModelCallPointDto {
@@ -71,7 +66,8 @@ export function createModelCallHistory(db: Database): ModelCallHistory {
     },
 
     async listForThread({ threadId, before, limit }) {
-      const cursor = before ? decodeCursor(before) : null;
+      // A cursor this server did not hand out is a 400 (its id reaches a ::uuid cast below).
+      const cursor = before ? decodeKeysetCursor(before) : null;
       const rows = await db.$queryRaw<CallRow[]>`
         WITH timeline AS (
           SELECT coalesce(m.completed_at, m.created_at) AS at, 0 AS kind, m.tokens, m.seq, NULL::uuid AS call_id

@@ -41,6 +41,26 @@ function windowCommand(redis: Redis): WindowCommand {
   return command;
 }
 
+/**
+ * One promise a connection for its next `ready`: every hit while Redis is being (re)connected waits on the same
+ * one, so an outage adds one `ready` listener, not one a request (which were never removed).
+ */
+const nextReady = new WeakMap<Redis, Promise<void>>();
+
+function whenReady(redis: Redis): Promise<void> {
+  let ready = nextReady.get(redis);
+  if (ready === undefined) {
+    ready = new Promise<void>((resolve) => {
+      redis.once('ready', () => {
+        nextReady.delete(redis);
+        resolve();
+      });
+    });
+    nextReady.set(redis, ready);
+  }
+  return ready;
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -79,7 +99,7 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Rate
   async function connected(): Promise<void> {
     const { redis } = options;
     if (!['wait', 'connecting', 'connect'].includes(redis.status)) return;
-    await withTimeout(new Promise<void>((resolve) => redis.once('ready', () => resolve())), timeoutMs * 4).catch(() => undefined);
+    await withTimeout(whenReady(redis), timeoutMs * 4).catch(() => undefined);
   }
 
   async function decide(key: string, count: boolean): Promise<RateDecision> {

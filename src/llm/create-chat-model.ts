@@ -26,6 +26,10 @@ export interface ChatModelsConfig {
   chatMaxOutputTokens?: number;
   /** The chat model is a reasoning model (o-series, gpt-5): its cap is `max_completion_tokens`. */
   chatReasoning?: boolean;
+  /** Output cap of summarizer calls (folds and condensing), sent like the chat cap. Default: none. */
+  summaryMaxOutputTokens?: number;
+  /** The summary model is a reasoning model. Default: it rejects `temperature` (`modelAcceptsTemperature`). */
+  summaryReasoning?: boolean;
   /** Options of the offline models (e.g. `chunkDelayMs` for a visible stream). */
   offline?: Pick<OfflineChatModelOptions, 'chunkDelayMs' | 'maxSummaryTokens'>;
 }
@@ -117,7 +121,11 @@ export function createChatModels(config: ChatModelsConfig): ChatModels {
       config, model: chatModel, reasoning: config.chatReasoning ?? !modelAcceptsTemperature(chatModel),
       ...(config.chatMaxOutputTokens !== undefined ? { maxOutputTokens: config.chatMaxOutputTokens } : {}),
     }),
-    summarizer: createOpenAIModel({ config, model: summaryModel, ...(acceptsTemperature(config, summaryModel) && { temperature: 0 }) }),
+    summarizer: createOpenAIModel({
+      config, model: summaryModel, reasoning: config.summaryReasoning ?? !modelAcceptsTemperature(summaryModel),
+      ...(acceptsTemperature(config, summaryModel) && { temperature: 0 }),
+      ...(config.summaryMaxOutputTokens !== undefined ? { maxOutputTokens: config.summaryMaxOutputTokens } : {}),
+    }),
     label: { provider: 'openai-compatible', model: chatModel, summaryModel, baseUrl: config.baseUrl || OPENAI_BASE_URL },
   };
 }

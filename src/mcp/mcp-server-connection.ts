@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/tool-sources';
 import type { LogPort } from '../core/ports';
+import { ToolError } from '../core/tools/tool-error';
 
 export type { ListedTool };
 
@@ -24,7 +25,7 @@ export interface McpServerStatus {
 }
 
 /** Raised by a tool whose server is down: the model reads the message. */
-export class McpServerUnavailableError extends Error {
+export class McpServerUnavailableError extends ToolError {
   override name = 'McpServerUnavailableError';
 }
 
@@ -85,7 +86,7 @@ export class McpServerConnection {
   client(): Client {
     if (this.current && this.state === 'ready') return this.current;
     const when = this.nextAttemptAt ? ` (next attempt in ${Math.max(0, Math.ceil((this.nextAttemptAt.getTime() - Date.now()) / 1000))} s)` : '';
-    throw new McpServerUnavailableError(`the MCP server ${this.config.name} is not available right now: ${this.state === 'stopped' ? 'it was stopped' : `it is restarting${when}`}${this.lastError ? `; last error: ${this.lastError}` : ''}. Try again later.`);
+    throw new McpServerUnavailableError(`the MCP server ${this.config.name} is not available right now: ${this.state === 'stopped' ? 'it was stopped' : `it is restarting${when}`}. Try again later.`);
   }
 
   /** A call failed at the transport (connection refused, stream broken): reconnect. */

@@ -2,6 +2,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { BackgroundStatus, BackgroundWork, Tool, ToolContext } from '../core/tools/types';
+import { ToolError } from '../core/tools/tool-error';
 import { mcpResultText, type McpCallResult } from './mcp-result-text';
 import type { ListedTool, McpServerConnection } from './mcp-server-connection';
 import { mcpToolName } from './mcp-tool-name';
@@ -25,7 +26,7 @@ function isTransportFailure(error: unknown): boolean {
 function resultOrError(result: McpCallResult): string {
   const { text, isError } = mcpResultText(result);
   // The model reads an isError result as the call's error, not as a crash of ours.
-  if (isError) throw new Error(text);
+  if (isError) throw new ToolError(text);
   return text;
 }
 

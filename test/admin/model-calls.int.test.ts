@@ -91,6 +91,21 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
     expect((await app.api(`${path}?limit=0`, { token: ADMIN_TOKEN })).status).toBe(400);
   });
 
+  it('answers a malformed cursor 400, not 500: a 36-character id that is not a uuid, and garbage', async () => {
+    const { token } = await app.guest();
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    const cursors = [
+      Buffer.from(`${new Date().toISOString()}|${'-'.repeat(36)}`).toString('base64url'),
+      Buffer.from(`${new Date().toISOString()}|zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz`).toString('base64url'),
+      'not-a-cursor',
+    ];
+    for (const cursor of cursors) {
+      const response = await app.api(`/api/admin/threads/${thread.id}/model-calls?before=${cursor}`, { token: ADMIN_TOKEN });
+      expect(response.status, cursor).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: 'VALIDATION' } });
+    }
+  });
+
   it('shows the newest calls of a thread with more calls than one page, not the oldest', async () => {
     unreported = new Set();
     const { token } = await app.guest();

@@ -6,7 +6,7 @@ import { filterCitations, type ContextEntry } from '../../src/core/context';
 import { appendSegments } from '../../src/core/summary/append-segments';
 import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, type SummarizeDeps } from '../../src/core/summary/summarize-entries';
 import type { SegmentedSummary } from '../../src/core/summary/summary-segments';
-import { silentLog, testSettings } from '../../src/core/summary/test-fakes';
+import { silentLog, testSettings } from '../fakes/summary-use-case-fakes';
 import { createSummarizerPort } from '../../src/llm/model-ports';
 import { OfflineChatModel } from '../../src/llm/offline-chat-model';
 

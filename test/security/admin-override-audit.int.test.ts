@@ -57,6 +57,36 @@ describe('admin-role actions through user routes are audited', () => {
     expect(entries.find((entry) => entry.action === 'message.forgotten')?.details).toMatchObject({ messageId: first.userMessage.id });
   });
 
+  it("records an admin reading another user's settings and what the model saw, through user and admin routes", async () => {
+    const owner = await server.guest();
+    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: owner.token, json: {} })).json()) as ThreadDto;
+    const sent = (await (await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content: 'Hello.' } })).json()) as SendMessageResponseDto;
+    const answer = sent.messages.find((message) => message.role === 'assistant');
+    expect(answer).toBeDefined();
+    const read = async (path: string, token: string) => {
+      const response = await server.app.api(path, { token });
+      expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+      await response.arrayBuffer();
+    };
+    // The owner reading their own: not audited.
+    await read(`/api/threads/${thread.id}/settings`, owner.token);
+    await read(`/api/threads/${thread.id}/messages/${answer?.id}/context`, owner.token);
+    expect(await auditOf(thread.id)).toEqual([]);
+
+    const admin = await adminToken(server.app, 'admin-reader-3');
+    await read(`/api/threads/${thread.id}/settings`, admin);
+    await read(`/api/threads/${thread.id}/messages/${answer?.id}/context`, admin);
+    await read(`/api/admin/threads/${thread.id}/messages/${answer?.id}/context`, ADMIN_TOKEN);
+    await read(`/api/admin/threads/${thread.id}`, ADMIN_TOKEN);
+
+    const entries = (await auditOf(thread.id)).reverse();
+    expect(entries.map((entry) => [entry.actor === 'admin-reader-3' ? 'jwt' : 'console', entry.action])).toEqual([
+      ['jwt', 'thread.settings-viewed'], ['jwt', 'message-context.viewed'], ['console', 'message-context.viewed'], ['console', 'thread.viewed'],
+    ]);
+    for (const entry of entries) expect(entry.details).toMatchObject({ ownerId: owner.userId });
+    expect(entries[1]?.details).toMatchObject({ messageId: answer?.id, via: 'user-route' });
+  });
+
   it('does not audit an admin acting on their own thread, nor a refused attempt', async () => {
     const admin = await adminToken(server.app, 'admin-own-1');
     const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: admin, json: {} })).json()) as ThreadDto;

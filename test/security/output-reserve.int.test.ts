@@ -3,6 +3,7 @@ import type { ServerInfoDto, ThreadDto } from '../../src/shared/api';
 import { startOpenAIStub, type OpenAIStub, type StubRequestBody } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { startTestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 /** One chat turn through a server configured with `env`: the chat request the endpoint received, and /api/info. */
 async function chatRequestOf(stub: OpenAIStub, env: Record<string, string>): Promise<{ body: StubRequestBody & Record<string, unknown>; info: ServerInfoDto }> {
@@ -48,4 +49,26 @@ describe('output cap of chat calls', () => {
       expect(info.budget).toBe((model === 'gpt-5-mini' ? 272_000 : 200_000) - 25_000);
     }
   }, 180_000);
+
+  it('sends summarizer calls an output cap: twice the longer of SUMMARY_MAX_TOKENS and TOOL_RESULT_INLINE_TOKENS', async () => {
+    stub.reset();
+    const app = await startTestApp({
+      env: {
+        OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test', CHAT_MODEL: 'gpt-4o-mini', SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2',
+        SUMMARY_MAX_TOKENS: '300', TOOL_RESULT_INLINE_TOKENS: '200',
+      },
+    });
+    try {
+      const { token } = await app.guest();
+      const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+      for (const content of ['CODE-1 first.', 'CODE-2 second.', 'CODE-3 third.']) {
+        expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })).status).toBe(201);
+      }
+      await waitFor(() => stub.requests.some((request) => request.kind === 'summary'), { timeoutMs: 30_000, what: 'a summarizer call' });
+      const summary = stub.requests.find((request) => request.kind === 'summary')?.body as Record<string, unknown>;
+      expect(summary.max_tokens).toBe(600);
+    } finally {
+      await app.stop();
+    }
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../src/core/tools';
+import { defineTool, ToolError, type Tool } from '../../src/core/tools';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import type { ThreadEvent } from '../../src/shared/events';
 import { wireContentText, type WireChatMessage } from '../../src/llm/count-chat-tokens';
@@ -54,7 +54,7 @@ export function testTools(probe: { inlineCalls: { name: string; start: number; e
         return `echo: ${text}`;
       },
     }),
-    defineTool({ name: 'explode', description: 'Always fails.', mode: 'inline', schema: z.object({}), run: async () => { throw new Error('the flux capacitor is offline'); } }),
+    defineTool({ name: 'explode', description: 'Always fails.', mode: 'inline', schema: z.object({}), run: async () => { throw new Error('connect ECONNREFUSED 10.0.0.7:5432 (flux capacitor database)'); } }),
     defineTool({
       name: 'stuck', description: 'Never finishes in time.', mode: 'inline', timeoutMs: 300, schema: z.object({}),
       async run(_args, { signal }) { await wait(60_000, signal); return 'never'; },
@@ -73,7 +73,7 @@ export function testTools(probe: { inlineCalls: { name: string; start: number; e
     }),
     defineTool({
       name: 'broken_async', description: 'Fails in the background.', mode: 'async', schema: z.object({}),
-      async run() { throw new Error('the archive is corrupt (ID-77)'); },
+      async run() { throw new ToolError('the archive is corrupt (ID-77)'); },
     }),
   ];
 }

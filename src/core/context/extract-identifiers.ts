@@ -1,22 +1,33 @@
 import type { ContextEntry } from './types';
 
 // Cheap patterns, most specific first; a later pattern never re-reports text an earlier one took.
+// Each runs in linear time: a pattern whose start could fall anywhere inside a run of the characters it scans
+// (`a-a-a-…`, `1,1,1,…`) only starts at the first such character of the run (a short lookbehind), so a failing
+// run is scanned once, not once per position (which was quadratic: seconds on 64K characters).
 const PATTERNS: RegExp[] = [
   /\bhttps?:\/\/[^\s<>"'`)\]]+[^\s<>"'`)\].,;:!?]/g, // URLs
-  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, // e-mail addresses
+  /\b(?<!\w[.+-]*)[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, // e-mail addresses
   /(?:~|\.{1,2})?(?:\/[\w.@-]+){2,}\/?|\b[A-Za-z]:\\[\w\\.-]+/g, // file paths (POSIX with 2+ parts, Windows)
-  /\b[\w-]+\.(?:ts|tsx|js|json|md|py|go|rs|java|yml|yaml|toml|csv|txt|pdf|png|sql|sh)\b/g, // file names
+  /\b(?<!\w-*)[\w-]+\.(?:ts|tsx|js|json|md|py|go|rs|java|yml|yaml|toml|csv|txt|pdf|png|sql|sh)\b/g, // file names
   /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, // UUIDs
   /#\d+\b/g, // issue / order numbers like #123
-  /\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+\b/g, // codes like INV-2024-001
+  /\b[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+\b/g, // codes like INV-2024-001 (must mix letters and digits: see below)
   /\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,}\b/g, // ids mixing letters and digits like a1b2c3d
   /[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?\b/gi, // money
-  /\b\d[\d,]*(?:\.\d+)?\s?(?:%|[kKMGT]?B\b|ms\b|s\b|min\b|h\b|days?\b|weeks?\b|months?\b|years?\b|k?m\b|cm\b|mm\b|kg\b|g\b|lbs?\b|°[CF]|tokens?\b|USD\b|EUR\b)/g, // numbers with units
+  /\b(?<![\d,])\d[\d,]*(?:\.\d+)?\s?(?:%|[kKMGT]?B\b|ms\b|s\b|min\b|h\b|days?\b|weeks?\b|months?\b|years?\b|k?m\b|cm\b|mm\b|kg\b|g\b|lbs?\b|°[CF]|tokens?\b|USD\b|EUR\b)/g, // numbers with units
   /\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b/g, // dates
   /\b\d{3,}(?:[.,]\d+)?\b/g, // long plain numbers
   /\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g, // multi-word proper names like Ada Lovelace
-  /(?<=[a-z,;:]\s+)[A-Z][a-z]{2,}\b/g, // a capitalised word inside a sentence
+  /[A-Z](?<=[a-z,;:]\s+[A-Z])[a-z]{2,}\b/g, // a capitalised word inside a sentence (lookbehind only at capitals)
 ];
+
+/** The codes pattern: kept only when the code mixes letters and digits (checked on the match, not by lookahead). */
+const CODES = PATTERNS[6];
+const HAS_DIGIT = /\d/;
+const HAS_LETTER = /[A-Za-z]/;
+
+/** Text beyond this many characters is not scanned: identifiers are a quality signal, not worth unbounded work. */
+export const MAX_IDENTIFIER_SCAN_CHARS = 200_000;
 
 /**
  * Identifiers worth keeping through a summary: URLs, e-mails, file paths and names, UUIDs, codes and ids, money,
@@ -36,17 +47,21 @@ function withoutSentenceStarter(value: string): { value: string; skipped: number
   return { value: remaining, skipped: value.length - remaining.length };
 }
 
-export function extractIdentifiers(text: string): string[] {
+export function extractIdentifiers(input: string): string[] {
+  const text = input.length > MAX_IDENTIFIER_SCAN_CHARS ? input.slice(0, MAX_IDENTIFIER_SCAN_CHARS) : input;
   const found: { index: number; value: string }[] = [];
-  const taken: [number, number][] = [];
-  const overlaps = (start: number, end: number): boolean => taken.some(([from, to]) => start < to && end > from);
+  // One flag a character: checking a match against what earlier patterns took costs its length, not the number
+  // of matches so far (a text of 10,000 `#1`s made the old interval list quadratic too).
+  const taken = new Uint8Array(text.length);
+  const overlaps = (start: number, end: number): boolean => taken.subarray(start, end).includes(1);
   for (const pattern of PATTERNS) {
     for (const match of text.matchAll(pattern)) {
+      if (pattern === CODES && !(HAS_DIGIT.test(match[0]) && HAS_LETTER.test(match[0]))) continue;
       const { value: trimmed, skipped } = withoutSentenceStarter(match[0].trim());
       const start = match.index + skipped;
       const end = match.index + match[0].length;
       if (trimmed === '' || overlaps(start, end)) continue;
-      taken.push([start, end]);
+      taken.fill(1, start, end);
       found.push({ index: start, value: trimmed });
     }
   }

@@ -34,6 +34,17 @@ export const DEFAULT_RESERVED_OUTPUT_CAP = 4096;
  */
 export const REASONING_RESERVED_OUTPUT_CAP = 25_000;
 
+/**
+ * The output cap of summarizer calls (folds, their retries and condensing, tool-result condensing): twice the longer
+ * of the summary cap and the inline tool-result size, so an over-long summary can still be condensed by the next step
+ * while a runaway one stops by tokens; a reasoning summary model gets REASONING_RESERVED_OUTPUT_CAP more for its
+ * hidden reasoning.
+ */
+export function summarizerOutputTokens(options: { summaryMaxTokens: number; toolResultInlineTokens: number; reasoning: boolean }): number {
+  const answer = 2 * Math.max(options.summaryMaxTokens, options.toolResultInlineTokens);
+  return answer + (options.reasoning ? REASONING_RESERVED_OUTPUT_CAP : 0);
+}
+
 /** The model's window: what every derived default is a function of. */
 export interface ContextWindow {
   /** `CONTEXT_MAX_INPUT_TOKENS`, or the model profile's. */

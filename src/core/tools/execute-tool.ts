@@ -1,4 +1,6 @@
 import type { ToolCall } from '../context';
+import type { LogPort } from '../ports';
+import { ToolError } from './tool-error';
 import type { ToolRegistry } from './tool-registry';
 import type { Tool, ToolContext } from './types';
 
@@ -12,6 +14,15 @@ export class ToolTimeoutError extends Error {
 }
 export class ToolCancelledError extends Error {
   override name = 'ToolCancelledError';
+}
+
+/** The text shown for an exception: its message when it is a ToolError, else a generic line (the message is logged). */
+export function publicToolError(input: { toolName: string; error: unknown; log: LogPort; runId?: string | null }): string {
+  if (input.error instanceof ToolError) return input.error.message;
+  // Only correlates the user's line with the log's: no secret, so no crypto needed (src/core does no I/O).
+  const reference = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  input.log.warn({ err: input.error, tool: input.toolName, runId: input.runId ?? null, reference }, 'tool failed with an internal error');
+  return `an internal error (reference ${reference}; the details are in the server log)`;
 }
 
 function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
@@ -40,6 +51,8 @@ export async function executeTool(input: {
   context: Omit<ToolContext, 'signal'>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Where an internal error's message goes (the outcome carries a generic line). */
+  log: LogPort;
 }): Promise<ToolOutcome> {
   const tool = input.registry.get(input.call.name);
   if (!tool) {
@@ -67,7 +80,7 @@ export async function executeTool(input: {
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
     if (reason instanceof ToolTimeoutError) return failure('timed_out', reason.message);
     if (controller.signal.aborted) return failure('cancelled', reason instanceof Error ? reason.message : 'The tool run was cancelled.');
-    return failure('failed', `${tool.name} failed: ${reason instanceof Error ? reason.message : String(reason)}`);
+    return failure('failed', `${tool.name} failed: ${publicToolError({ toolName: tool.name, error: reason, log: input.log, runId: input.context.runId })}`);
   } finally {
     clearTimeout(timer);
     input.signal?.removeEventListener('abort', onOuterAbort);

@@ -113,6 +113,7 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
       call: { name: run.name, args: run.args },
       timeoutMs: tool?.timeoutMs ?? deps.timeoutMs,
       signal: controller.signal,
+      log: deps.log,
       context: {
         threadId: run.threadId, runId: run.id, services: deps.services, counter: deps.counter, inlineTokens: deps.condense.inlineTokens,
         now: () => new Date(),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createTokenCounter } from '../context';
 import { calculatorTool } from './built-in/calculator';
 import { readToolResultTool } from './built-in/read-tool-result';
+import { silentLog } from '../../../test/fakes/summary-use-case-fakes';
 import { executeTool } from './execute-tool';
 import { createToolRegistry } from './tool-registry';
 import { defineTool, type ToolContext } from './types';
@@ -85,7 +86,7 @@ describe('createToolRegistry', () => {
 describe('executeTool', () => {
   const registry = createToolRegistry([calculatorTool, sleepy, stubborn, broken, readToolResultTool]);
   const run = (name: string, args: Record<string, unknown>, timeoutMs = 1000, signal?: AbortSignal) =>
-    executeTool({ registry, call: { name, args }, context, timeoutMs, ...(signal ? { signal } : {}) });
+    executeTool({ registry, call: { name, args }, context, timeoutMs, log: silentLog, ...(signal ? { signal } : {}) });
 
   it('runs a tool', async () => {
     expect(await run('calculator', { expression: '6 * 7' })).toEqual({ status: 'succeeded', text: '6 * 7 = 42' });
@@ -97,7 +98,10 @@ describe('executeTool', () => {
     expect(invalid.text).toMatch(/^Error: Invalid arguments for calculator: expression:/);
     expect((await run('nope', {})).text).toContain('There is no tool named nope. Available tools: calculator');
     expect((await run('calculator', { expression: '1/0' })).text).toBe('Error: calculator failed: Division by zero');
-    expect((await run('broken', {})).text).toBe('Error: broken failed: disk on fire');
+    const internal = await run('broken', {});
+    // An internal exception: a generic line with a reference, never its message.
+    expect(internal.text).toMatch(/^Error: broken failed: an internal error \(reference [0-9a-f]{8}; the details are in the server log\)$/);
+    expect(internal.status === 'failed' && internal.error).not.toContain('disk on fire');
   });
 
   it('stops a tool at its time limit, even one that ignores its signal', async () => {

@@ -40,13 +40,17 @@ export async function answerToolCalls(
     turn: Turn; calls: ToolCall[]; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal;
     /** The thread's owner, whose async runs are capped across threads. */
     ownerId: string;
-    /** Whether tools were offered with this answer: a model that calls one anyway is told no. */
-    offered: boolean;
+    /**
+     * The names of the tools offered with this answer: a model that calls another one anyway (none offered, or one
+     * left out by TOOL_SCHEMA_MAX_TOKENS) is told no.
+     */
+    offered: readonly string[];
   },
   deps: AnswerToolCallsDeps,
 ): Promise<void> {
   const { turn } = input;
   const refused = await refusedCalls(input, deps);
+  const notes: string[] = [];
   const messages: TranscriptMessage[] = [];
   for (const call of input.calls) {
     messages.push(await deps.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'tool', content: '', status: 'streaming', toolCallId: call.id }));
@@ -55,7 +59,7 @@ export async function answerToolCalls(
     const message = messages[index];
     if (!message) throw new Error('tool message missing');
     const refusal = refused.get(call.id);
-    const answering = refusal !== undefined ? Promise.resolve({ transcript: refusal, context: refusal }) : answerOne({ ...input, call, message }, deps);
+    const answering = refusal !== undefined ? Promise.resolve({ transcript: refusal, context: refusal }) : answerOne({ ...input, call, message, notes }, deps);
     const answer = await answering.catch((error: unknown): Answer => {
       deps.log.warn({ err: error, threadId: turn.threadId, tool: call.name }, 'answering a tool call failed');
       const text = `Error: ${call.name} could not be run (${error instanceof Error ? error.message : String(error)}).`;
@@ -64,21 +68,35 @@ export async function answerToolCalls(
     await finishToolMessage({ message, answer, call }, deps);
     return answer;
   }));
+  for (const note of notes) await announce({ turn, note }, deps);
   for (const { run } of answers) if (run) await startRun(run, deps);
+}
+
+/** A tool's note for people (e.g. a saved memory): a system message of the transcript with no context entry. */
+async function announce(input: { turn: Turn; note: string }, deps: AnswerToolCallsDeps): Promise<void> {
+  const { turn, note } = input;
+  const message = await deps.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'system', content: '', status: 'streaming' });
+  const finished = await deps.turns.finishMessage({ messageId: message.id, content: note, status: 'complete', tokens: 0, encoding: deps.settings.counter.encoding });
+  deps.events.publish({ type: 'message-start', threadId: turn.threadId, message: toMessageDto(message) });
+  deps.events.publish({ type: 'message-end', threadId: turn.threadId, message: toMessageDto(finished) });
 }
 
 /**
  * The calls this answer may not run, with what the model and the user are told: past MAX_TOOL_CALLS_PER_MESSAGE,
- * any call when no tools were offered, and async calls past the running-runs caps of the thread and the user
+ * any call when no tools were offered, a registered tool that was not offered with this answer, and async calls past the running-runs caps of the thread and the user
  * (slots go to the calls in the order the model made them).
  */
-async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: string; offered: boolean }, deps: AnswerToolCallsDeps): Promise<Map<string, string>> {
+async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: string; offered: readonly string[] }, deps: AnswerToolCallsDeps): Promise<Map<string, string>> {
   const { limits } = deps.tools;
   const refused = new Map<string, string>();
   const asyncCalls: ToolCall[] = [];
+  const offered = new Set(input.offered);
   input.calls.forEach((call, index) => {
-    if (!input.offered) {
+    if (offered.size === 0) {
       refused.set(call.id, 'Not run: no tools are offered for this answer (the tool limit of this request is reached). Answer the user with the results you already have.');
+    } else if (!offered.has(call.name) && deps.tools.registry.get(call.name) !== undefined) {
+      // Registered but not offered (past TOOL_SCHEMA_MAX_TOKENS): the model guessed its name; it does not run.
+      refused.set(call.id, `Not run: ${call.name} is not one of the tools offered with this answer. Use only the tools you were given.`);
     } else if (index >= limits.callsPerMessage) {
       refused.set(call.id, `Not run: one answer may make at most ${limits.callsPerMessage} tool calls (MAX_TOOL_CALLS_PER_MESSAGE). Answer with the results you have, or call it in your next answer.`);
     } else if (deps.tools.registry.get(call.name)?.mode === 'async') {
@@ -99,7 +117,7 @@ async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: str
   return refused;
 }
 
-async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal }, deps: AnswerToolCallsDeps): Promise<Answer> {
+async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal; notes: string[] }, deps: AnswerToolCallsDeps): Promise<Answer> {
   const { call, turn } = input;
   const { tools, settings } = deps;
   const invalid = input.invalid.get(call.id);
@@ -118,10 +136,11 @@ async function answerOne(input: { turn: Turn; call: ToolCall; message: Transcrip
     return { transcript: startedText(created.run), context: startedText(created.run), run: created };
   }
   const outcome = await executeTool({
-    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs,
+    registry: tools.registry, call, signal: input.signal, timeoutMs: tool?.timeoutMs ?? tools.inlineTimeoutMs, log: deps.log,
     context: {
       threadId: turn.threadId, runId: null, reportProgress: async () => undefined, services: tools.services,
       counter: settings.counter, inlineTokens: tools.condense.inlineTokens, now: () => new Date(),
+      announce: (text) => { input.notes.push(text); },
     },
   });
   const transcript = truncateResult(outcome.text, tools.maxResultChars);

@@ -4,7 +4,7 @@ import type { PackMessage } from '../context';
 import type { Turn } from '../domain';
 import { ModelCallError } from '../model-call-error';
 import type { ChatModelPort, ChatResult, ModelCallRecord } from '../ports';
-import { silentLog, testSettings } from '../summary/test-fakes';
+import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
 import { createToolRegistry } from '../tools/tool-registry';
 import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
@@ -91,7 +91,7 @@ async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
   return { memory, runner, seen, events, recorded, folds, foldNow };
 }
 
-function toolKit(options: { maxRounds?: number; followUps?: number; depth?: number } = {}): ToolKit & { executed: string[] } {
+function toolKit(options: { maxRounds?: number; followUps?: number; depth?: number; hidden?: boolean } = {}): ToolKit & { executed: string[] } {
   const executed: string[] = [];
   const echo = defineTool({
     name: 'echo', description: 'Echoes.', mode: 'inline', schema: z.object({ text: z.string() }),
@@ -101,12 +101,23 @@ function toolKit(options: { maxRounds?: number; followUps?: number; depth?: numb
     },
   });
   const unused = async () => { throw new Error('not used'); };
+  // A configured tool whose schema is past the cap (TOOL_SCHEMA_MAX_TOKENS): registered, never offered.
+  const registry = createToolRegistry([echo], options.hidden ? { maxTokens: 5, count: () => 10 } : undefined);
+  if (options.hidden) {
+    registry.setGroup('mcp', [defineTool({
+      name: 'hidden', description: 'Not offered.', mode: 'inline', schema: z.object({ text: z.string() }),
+      async run({ text }) {
+        executed.push(`hidden ${text}`);
+        return `hidden: ${text}`;
+      },
+    })]);
+  }
   return {
     executed,
-    registry: createToolRegistry([echo]),
+    registry,
     runs: {
       createRun: unused, findRun: unused, startRun: unused, saveProgress: unused, isCancelRequested: unused, requestCancel: unused,
-      finishRun: unused, reportRun: unused, markSubmitted: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
+      finishRun: unused, reportRun: unused, markSubmitted: unused, markHanded: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
       followUpNoteSeqs: async () => [],
       activeRunCounts: async () => ({ thread: 0, user: 0 }),
       followUpDepth: async () => options.depth ?? 1,
@@ -224,6 +235,19 @@ describe('TurnRunner on fakes', () => {
     expect(tools.executed).toEqual(['echo']);
     expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
       'echo: echo', expect.stringMatching(/^Not run: no tools are offered/),
+    ]);
+    expect(memory.turns[0]?.status).toBe('complete');
+  });
+
+  it('refuses a registered tool that was not offered with the answer (past TOOL_SCHEMA_MAX_TOKENS), running the offered one', async () => {
+    const tools = toolKit({ hidden: true });
+    const { memory, runner, seen } = await setup([callTools('hidden', 'echo'), answer('Done.')], { tools });
+    await memory.send('use the hidden tool');
+    await runner.kick(memory.threadId);
+    expect((seen[0]?.tools as { function: { name: string } }[] | undefined)?.map((tool) => tool.function.name)).toEqual(['echo']);
+    expect(tools.executed).toEqual(['echo']);
+    expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      'Not run: hidden is not one of the tools offered with this answer. Use only the tools you were given.', 'echo: echo',
     ]);
     expect(memory.turns[0]?.status).toBe('complete');
   });

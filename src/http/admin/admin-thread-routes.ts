@@ -25,7 +25,7 @@ async function anyThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown) {
 
 async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThreadDetailDto> {
   const [context, transcript, revisions, pack, forks] = await Promise.all([
-    deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId),
+    deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId, { systemPromptText: true }),
     deps.fork.forks.listForks(threadId),
   ]);
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
@@ -60,7 +60,8 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
   router.get('/admin/threads/:id/messages/:messageId/context', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await anyThread(deps, id);
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId);
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true });
+    await admin.audit.record({ actor: adminOf(response).actor, action: 'message-context.viewed', threadId: thread.id, details: { messageId, ownerId: thread.ownerId } });
     response.json(body);
   });
 
@@ -76,7 +77,10 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
 
   router.get('/admin/threads/:id', async (request, response) => {
     const thread = await anyThread(deps, request.params.id);
-    response.json(await threadDetail(deps, thread.id));
+    const detail = await threadDetail(deps, thread.id);
+    // The detail carries the thread's settings and what its next model call would get: a read worth auditing.
+    await admin.audit.record({ actor: adminOf(response).actor, action: 'thread.viewed', threadId: thread.id, details: { ownerId: thread.ownerId } });
+    response.json(detail);
   });
 
   router.get('/admin/threads/:id/summaries', async (request, response) => {

@@ -78,7 +78,7 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     responses: { 200: json(queueListDto, 'Counts'), ...errors('UNAUTHORIZED', 'RATE_LIMITED', 'UNAVAILABLE') },
   });
   registry.registerPath({
-    method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: 'The audit trail of admin writes, newest first', security: admin,
+    method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: "The audit trail of admin writes and of admins' reads of users' settings and contexts, newest first", security: admin,
     request: { query: auditQuery },
     responses: { 200: json(auditPageDto, 'A page of audit entries'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });

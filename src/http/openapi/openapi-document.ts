@@ -1,8 +1,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
+import { documentFacadeRoutes } from './document-facade-routes';
 import { documentForkRoutes } from './document-fork-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
+import { documentAccountRoutes, documentSavedMemoryRoutes } from './document-saved-memory-routes';
 import { documentUserRoutes } from './document-user-routes';
 import { documentToolRoutes } from './document-tool-routes';
 import { json, registerSecuritySchemes } from './openapi-helpers';
@@ -21,10 +23,13 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   });
   documentUserRoutes(registry);
   documentMemoryRoutes(registry);
+  documentSavedMemoryRoutes(registry);
+  documentAccountRoutes(registry);
   documentForkRoutes(registry);
   documentToolRoutes(registry);
   documentAdminRoutes(registry);
   documentMetricsRoute(registry);
+  documentFacadeRoutes(registry);
 }
 
 let cached: OpenApiDocument | null = null;

@@ -31,7 +31,7 @@ function resetDto(outcome: ContextResetOutcome): ContextResetResponseDto {
 }
 
 /** Strips absent keys, so a patch never carries `undefined` (exactOptionalPropertyTypes). */
-export function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined; recallTokens?: number | null | undefined }): ThreadSettingsPatch {
+export function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined; recallTokens?: number | null | undefined; recallScope?: 'thread' | 'user' | null | undefined }): ThreadSettingsPatch {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as ThreadSettingsPatch;
 }
 
@@ -70,7 +70,9 @@ export function memoryRoutes(deps: HttpDeps): Router {
 
   router.get('/threads/:id/settings', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    response.json(settingsDto(await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory)));
+    const view = await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+    await auditAdminOverride(deps, response, { threadId: id, ownerId: view.thread.ownerId, action: 'thread.settings-viewed' });
+    response.json(settingsDto(view));
   });
 
   router.patch('/threads/:id/settings', async (request, response) => {

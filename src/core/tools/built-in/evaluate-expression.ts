@@ -3,6 +3,7 @@
  * numbers, + - * / % ^ (right-associative power), parentheses, unary signs, the constants pi and e, and the
  * functions below. Anything else is an error naming the position.
  */
+import { ToolError } from '../tool-error';
 
 const FUNCTIONS: Record<string, { arity: [number, number]; apply: (...values: number[]) => number }> = {
   sqrt: { arity: [1, 1], apply: Math.sqrt },
@@ -26,7 +27,7 @@ const MAX_DEPTH = 100;
 
 type Token = { kind: 'number'; value: number; at: number } | { kind: 'name'; value: string; at: number } | { kind: 'op'; value: string; at: number };
 
-export class ExpressionError extends Error {
+export class ExpressionError extends ToolError {
   override name = 'ExpressionError';
 }
 

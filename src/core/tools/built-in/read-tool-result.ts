@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ToolError } from '../tool-error';
 import { defineTool } from '../types';
 
 /** Tokens kept free for the header and the continuation line of a slice. */
@@ -21,7 +22,7 @@ export const readToolResultTool = defineTool({
   timeoutMs: 5000,
   async run({ handle, offset, length }, context) {
     const stored = await context.services.readStoredResult({ threadId: context.threadId, handle });
-    if (!stored) throw new Error(`No stored tool result with handle ${handle} in this conversation`);
+    if (!stored) throw new ToolError(`No stored tool result with handle ${handle} in this conversation`);
     const total = stored.text.length;
     if (offset >= total) return `The result of ${stored.name} (${handle}) has ${total} characters; offset ${offset} is past its end.`;
     const room = Math.max(50, context.inlineTokens - FRAME_TOKENS);
