@@ -94,3 +94,17 @@ describe('PROMPT_CACHE_TTL and IDLE_FOLD_MIN_TOKENS', () => {
     expect(refusal({ IDLE_FOLD_MIN_TOKENS: '0' })).toMatch(/^IDLE_FOLD_MIN_TOKENS/);
   });
 });
+
+describe('MODEL_PRICES', () => {
+  it('reads prices per million tokens by model, the cached price defaulting to the input price; none by default', () => {
+    expect(loadEnv(production).MODEL_PRICES).toEqual({});
+    const env = loadEnv({ ...production, MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6},"local":{"input":0,"output":0}}' });
+    expect(env.MODEL_PRICES).toEqual({ 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 }, local: { input: 0, cachedInput: 0, output: 0 } });
+  });
+
+  it('refuses what is not JSON, a negative price or an unknown field, naming the variable', () => {
+    expect(refusal({ MODEL_PRICES: 'gpt-4o: cheap' })).toMatch(/^MODEL_PRICES: expected JSON/);
+    expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":-1,"output":1}}' })).toMatch(/^MODEL_PRICES: gpt-4o\.input: /);
+    expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":1,"output":1,"cached":0.5}}' })).toMatch(/^MODEL_PRICES: gpt-4o/);
+  });
+});
