@@ -46,7 +46,7 @@ import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
-import { createSharedRateLimiter } from '../jobs/redis-rate-limiter';
+import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
@@ -385,7 +385,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         cancelTurns: (threadId) => runner.cancel(threadId),
         disconnect: async (userId) => { sockets?.disconnectUser(userId); },
         forgetEphemeral: async (userId) => {
-          await producerConnection.del(...['send', 'search', 'memory-write'].map((name) => `${env.REDIS_PREFIX}:rate:${name}:${userId}`));
+          await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
       });
       forgetKnownUser(input.userId);

@@ -9,7 +9,7 @@ export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
-  createTokenCounter, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
+  createTokenCounter, encoderFor, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
 } from './token-counter';
 export type { CountableMessage, FunctionSchema, TokenCounter, ToolDefinition, ToolParameterSchema } from './token-counter';
 export {

@@ -29,6 +29,7 @@ const costReportDto = z.strictObject({
 export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/admin/session', tags: ['admin'], summary: 'Open an admin session (sets the httpOnly admin_session cookie)',
+    description: 'The session lasts 8 hours, never past the `exp` of the admin JWT that opened it (`expiresAt` says when it ends).',
     request: { body: { content: { 'application/json': { schema: adminSessionBody } } } },
     responses: { 201: json(adminSessionDto, 'The session'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
