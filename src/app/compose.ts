@@ -48,6 +48,7 @@ import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
+import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
@@ -196,7 +197,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
-  const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'summary queue error') });
+  const idleFold = { quietMs: env.PROMPT_CACHE_TTL * 1000, minTokens: env.IDLE_FOLD_MIN_TOKENS ?? 2 * settings.summaryMaxTokens };
+  const folds = createFoldProducer({
+    connection: producerConnection, prefix: env.REDIS_PREFIX, idleFoldDelayMs: idleFold.quietMs,
+    onError: (error) => log.debug({ err: error }, 'summary queue error'),
+  });
   metrics.sources.queues.push({ name: SUMMARY_QUEUE, getJobCounts: (...states) => folds.queue.getJobCounts(...(states as Parameters<typeof folds.queue.getJobCounts>)) });
 
   const queues = createQueueRegistry();
@@ -247,7 +252,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, idleFolds: folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -285,7 +290,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
-      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads },
+      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads, idleFold },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
@@ -398,6 +403,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
       jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: callHistory,
+      costs: { report: createCostReport(db), prices: env.MODEL_PRICES },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
     },

@@ -377,6 +377,15 @@ export interface ExportReader {
   revisionsAfter(input: { threadId: string; afterRevision: number; limit: number }): Promise<SummaryRevisionRecord[]>;
 }
 
+/** The fold of a thread once it has been idle longer than the provider's prompt cache lives (summary queue). */
+export interface IdleFoldQueue {
+  /**
+   * Schedules the thread's idle fold PROMPT_CACHE_TTL from now, pushing back the one already scheduled: one job per
+   * thread. Fails fast when Redis is down.
+   */
+  scheduleIdleFold(threadId: string): Promise<void>;
+}
+
 /** Background rebuilds of a summary withdrawn by a forget (summary queue). */
 export interface ForgetRebuildQueue {
   /** One job per withdrawal (`version` is the thread's version after it), so a running rebuild never swallows it. */

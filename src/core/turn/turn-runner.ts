@@ -1,7 +1,7 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
 import type { Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
+import type { ChatModelPort, FoldQueue, IdleFoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructions';
@@ -16,6 +16,8 @@ export interface TurnRunnerOptions {
   events: ThreadEventBus;
   chat: ChatModelPort;
   folds: FoldQueue;
+  /** Where each completed turn pushes back the thread's idle fold (PROMPT_CACHE_TTL later); without it, none. */
+  idleFolds?: IdleFoldQueue;
   /** Folds the thread synchronously (the summary job's code), used once when the provider reports an overflow. */
   foldNow: (threadId: string) => Promise<void>;
   settings: ContextSettings;
@@ -57,7 +59,7 @@ function serverToolsFor(thread: Thread, tools: ToolKit): OpenAIFunctionTool[] {
   return drivenByOpenAIClient(thread) ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async') : definitions;
 }
 
-type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
+type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds'>> & Pick<TurnRunnerOptions, 'tools' | 'idleFolds'>;
 
 /**
  * Runs a thread's queued turns, one at a time, under the thread's lease in Postgres (so it also holds across
@@ -303,10 +305,15 @@ export class TurnRunner {
   }
 
   private maybeEnqueueFold(context: ThreadContext): void {
-    const { settings, folds, log } = this.options;
+    const { settings, folds, idleFolds, log } = this.options;
+    const threadId = context.thread.id;
+    // Every turn pushes back the thread's idle fold: it runs once the thread has been quiet as long as the cache lives.
+    if (idleFolds && context.thread.memoryMode === 'summary') {
+      idleFolds.scheduleIdleFold(threadId).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not schedule the idle fold'));
+    }
+    // While the thread is active, only the trigger folds.
     const decision = foldDecisionFor(context, settings);
     if (!decision.fold) return;
-    const threadId = context.thread.id;
     // Never awaited by the turn: with Redis down the enqueue fails fast and the sweeper catches up later.
     folds.enqueueFold(threadId, decision.reasons.join('; ')).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not enqueue fold; the sweeper will retry'));
   }
