@@ -170,7 +170,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
   settings.correction = createEstimateCorrection({ model: models.label.model, maxFactor: ESTIMATE_MAX_FACTOR });
   const callHistory = createModelCallHistory(db);
-  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported);
+  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported, call.ownerId ?? '');
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
