@@ -4,6 +4,7 @@ import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMe
 import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
+import type { AsyncRunCaps } from './tools/async-run-cap';
 
 /**
  * What the core needs from the world. Adapters implement these (db/, jobs/, llm/, realtime/);
@@ -381,8 +382,12 @@ export interface LogPort {
 
 /** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
 export interface ToolRunStore {
-  /** Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. */
-  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
+  /**
+   * Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. With `caps`,
+   * the running runs of the thread and of its owner are counted under a lock on the owner first (turns of one user
+   * in several threads, in any process, take turns): throws AsyncRunCapReached at a cap, writing nothing.
+   */
+  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number; caps?: AsyncRunCaps }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
   /** The run, when it exists and its thread belongs to `ownerId` (any owner when null). */
   findRun(runId: string, ownerId: string | null): Promise<ToolRun | null>;
   /** `queued`/`running` -> `running` (attempts + 1); null when the run has already finished. */
