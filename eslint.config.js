@@ -31,6 +31,17 @@ export default tseslint.config(
     },
   },
   {
+    // The import graph runs one way: app/ (the composition root) imports every floor, no floor imports app/.
+    // src/core has its own rule above (which forbids app/ too): a later block's options would replace it.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/app/**', 'src/core/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(\\.\\./)+app(/|$)', message: 'Only src/app (the composition root) imports src/app: take what you need as a port (core/ports.ts: LogPort for the logger).' }],
+      }],
+    },
+  },
+  {
     // The browser app imports only src/shared from the server (types and pure helpers shared with it).
     files: ['web/**/*.{ts,tsx}'],
     rules: {

@@ -30,7 +30,17 @@ export function webBuildIsStale(): boolean {
 export async function buildWebIfStale(options: { force?: boolean } = {}): Promise<boolean> {
   if (!options.force && !webBuildIsStale()) return false;
   const { build } = await import('vite');
-  await build({ configFile: path.join(ROOT, 'vite.config.ts'), root: path.join(ROOT, 'web'), logLevel: 'warn' });
+  // Always a production bundle (express serves it as is). Vite builds React's development runtime when NODE_ENV
+  // says `development`, as `npm start` may run (the foundation test does), and that build reached the browser
+  // tests: its StrictMode runs every mount effect twice, so a first visit signed in two guests.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: path.join(ROOT, 'vite.config.ts'), root: path.join(ROOT, 'web'), mode: 'production', logLevel: 'warn' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   return true;
 }
 

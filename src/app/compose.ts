@@ -8,7 +8,7 @@ import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutput
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit } from '../core/tools';
+import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
 import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
@@ -17,12 +17,17 @@ import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
-import { externalTools, SIGNATURE_TOLERANCE_MS } from '../external';
+import { externalTools, runnerSecretOf, SIGNATURE_TOLERANCE_MS } from '../external';
 import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createForkRepository } from '../db/fork-repository';
 import { createMemoryRepository } from '../db/memory-repository';
+import { createSavedMemoryRepository } from '../db/saved-memory-repository';
+import { createErasureRepository } from '../db/erasure-repository';
+import { eraseUser } from '../core/erasure';
+import { forgetKnownUser } from '../http/authenticate';
+import { saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
@@ -144,7 +149,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
   const search = createSearchRepository(db);
-  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens }), settings.counter, log);
+  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope: settings.recallScope }), settings.counter, log);
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
@@ -206,14 +211,27 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const mcp = env.toolSources.mcpServers.length > 0
     ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
     : null;
-  if (env.toolSources.externalTools.length > 0 && env.TOOL_WEBHOOK_SECRET && env.PUBLIC_BASE_URL) {
+  if (env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL) {
     registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
   }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
     log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
   }
   const toolRuns = createToolRunRepository(db);
-  const toolServices = createToolServices(db);
+  const erasures = createErasureRepository(db);
+  const savedMemories: SavedMemoryDeps = {
+    store: createSavedMemoryRepository(db), counter: settings.counter, maxItems: env.MAX_MEMORY_ITEMS, capTokens: settings.userMemoryTokens,
+    writeLimiter: createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name: 'memory-write', limit: env.MEMORY_WRITES_PER_MINUTE, log }),
+  };
+  const baseToolServices = createToolServices(db);
+  const toolServices: ToolServices = {
+    ...baseToolServices,
+    search: { ...baseToolServices.search, searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }) },
+    saveMemory: async (input) => {
+      const outcome = await saveMemoryFromThread(input, savedMemories);
+      return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;
+    },
+  };
   const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
   queues.register(toolQueue.queue);
   const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
@@ -284,6 +302,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
+    retention: {
+      retentionDays: env.RETENTION_DAYS, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+      deleteIdleThreads: (before, limit) => erasures.deleteIdleThreads(before, limit),
+      guestsCreatedBefore: (before, limit) => erasures.guestsCreatedBefore(before, limit),
+      eraseGuest: (userId) => deps.eraseUser({ userId, kind: 'guest' }),
+    },
   });
 
   // Per-user and per-address limits live in Redis, so every process counts against one budget.
@@ -299,7 +323,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
+  const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
+  const signatureKey = (signature: string) => `${env.REDIS_PREFIX}:tool-signature:${signature}`;
   const forks = createForkRepository(db);
+  // Bound once the socket server exists (it is built from these deps).
+  let sockets: SocketServer | null = null;
   const deps: HttpDeps = {
     log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
     rateLimits,
@@ -322,11 +350,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
-    toolCallbacks: env.TOOL_WEBHOOK_SECRET ? {
-      secret: env.TOOL_WEBHOOK_SECRET,
+    toolCallbacks: env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL ? {
+      secretFor: (name) => runnerSecretOf(env.toolSources.externalTools, env.TOOL_WEBHOOK_SECRET, name),
+      basePath: new URL(env.PUBLIC_BASE_URL).pathname.replace(/\/+$/, ''),
       deps: asyncToolDeps,
       // Shared by every serve process: a signature is accepted once while its timestamp is valid.
-      remember: async (signature) => (await producerConnection.set(`${env.REDIS_PREFIX}:tool-signature:${signature}`, '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+      remember: async (signature) => (await producerConnection.set(signatureKey(signature), '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
+      forget: async (signature) => { await producerConnection.del(signatureKey(signature)); },
     } : null,
     toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
@@ -337,8 +367,23 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     fork: {
       threads, transcript, memory, forks, turns, settings, sendLimiter, log,
       maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+      forkLimiter, maxForkMessages: env.FORK_MAX_MESSAGES,
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
+    },
+    savedMemories,
+    erasures,
+    eraseUser: async (input) => {
+      const outcome = await eraseUser(input, {
+        store: erasures, log,
+        cancelTurns: (threadId) => runner.cancel(threadId),
+        disconnect: async (userId) => { sockets?.disconnectUser(userId); },
+        forgetEphemeral: async (userId) => {
+          await producerConnection.del(...['send', 'search', 'memory-write'].map((name) => `${env.REDIS_PREFIX}:rate:${name}:${userId}`));
+        },
+      });
+      forgetKnownUser(input.userId);
+      return outcome;
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
@@ -363,6 +408,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }).stop : null;
+  sockets = io;
   if (io) {
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
-  budgetOf, createTokenCounter, defaultRecallTokens, defaultReservedOutputTokens, deriveContextDefaults, getModelProfile, parseKeepPolicy, parseTriggerPolicy,
+  budgetOf, createTokenCounter, defaultRecallTokens, defaultUserMemoryTokens, defaultReservedOutputTokens, deriveContextDefaults, getModelProfile, parseKeepPolicy, parseTriggerPolicy,
   validatePolicies, type ModelProfile, type Result,
 } from '../core/context';
 import type { ContextSettings } from '../core/context-settings';
@@ -88,5 +88,7 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
     compat: env.CHAT_TEMPLATE_COMPAT,
     counter: createTokenCounter(profile.encoding),
     recallTokens: env.RECALL_TOKENS ?? defaultRecallTokens(budget),
+    userMemoryTokens: env.USER_MEMORY_TOKENS ?? defaultUserMemoryTokens(budget),
+    recallScope: env.RECALL_SCOPE,
   };
 }

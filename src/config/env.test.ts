@@ -48,6 +48,20 @@ describe('loadEnv in production', () => {
     expect(refusal({ ADMIN_TOKEN: production.AUTH_SECRET })).toMatch(/^AUTH_SECRET: must differ/);
   });
 
+  it('refuses a TOOL_WEBHOOK_SECRET that is a placeholder, not random, or another secret, and a plain-http PUBLIC_BASE_URL', () => {
+    const secret = 'Rt5Gy8Hu1Ji4Ko7Lp0Az3Sx6Dc9Fv2Bg5Nh8Mj1';
+    expect(loadEnv({ ...production, TOOL_WEBHOOK_SECRET: secret, PUBLIC_BASE_URL: 'https://chat.example.com' }).TOOL_WEBHOOK_SECRET).toBe(secret);
+    expect(refusal({ TOOL_WEBHOOK_SECRET: 'change-me-webhook-secret-of-32-characters' })).toMatch(/^TOOL_WEBHOOK_SECRET: a placeholder or non-random value is refused/);
+    expect(refusal({ TOOL_WEBHOOK_SECRET: 'abababababababababababababababab12' })).toMatch(/^TOOL_WEBHOOK_SECRET: a placeholder or non-random value/);
+    // Equal to AUTH_SECRET, a runner could sign any user's (or an admin's) token.
+    for (const name of ['AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const) {
+      expect(refusal({ TOOL_WEBHOOK_SECRET: production[name] })).toMatch(/^TOOL_WEBHOOK_SECRET: must differ from AUTH_SECRET, ADMIN_TOKEN and METRICS_TOKEN/);
+    }
+    expect(refusal({ TOOL_WEBHOOK_SECRET: secret, PUBLIC_BASE_URL: 'http://chat.example.com' })).toBe('PUBLIC_BASE_URL: must be an https URL when NODE_ENV=production (runners post results and signatures to it)');
+    // Development keeps accepting plain http (a runner on localhost).
+    expect(loadEnv({ TOOL_WEBHOOK_SECRET: 'w'.repeat(32), PUBLIC_BASE_URL: 'http://localhost:3000' }).PUBLIC_BASE_URL).toBe('http://localhost:3000');
+  });
+
   it('refuses the offline model unless OFFLINE_MODEL=allow', () => {
     const line = 'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model';
     expect(refusal({ OPENAI_API_KEY: undefined })).toBe(line);

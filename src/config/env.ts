@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { productionProblem } from './production-checks';
+import { productionProblem, webhookSecretProblem } from './production-checks';
 import { parseToolSources, type ToolSources } from './tool-sources';
 
 /**
@@ -93,6 +93,16 @@ const schema = z.object({
   PINNED_MAX_TOKENS: optionalInteger(0),
   /** Tokens of the auto-recall slot of every pack; default derived from the window (see context-settings-from-env); 0 turns it off. */
   RECALL_TOKENS: optionalInteger(0),
+  /** Tokens of the user's saved memories in every pack; default a tenth of the budget, at most 1,000 (0: none). */
+  USER_MEMORY_TOKENS: optionalInteger(0),
+  /** Saved memories one user may keep; past it, adding one answers QUOTA_EXCEEDED. */
+  MAX_MEMORY_ITEMS: integer(200, 1),
+  /** Saved memory writes (POST/PATCH/DELETE /api/memory, the save_memory tool) per user per minute, across processes. */
+  MEMORY_WRITES_PER_MINUTE: integer(30, 1),
+  /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
+  RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
+  /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
+  RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */
   SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple').default('english'),
 
@@ -110,6 +120,13 @@ const schema = z.object({
   MAX_ASYNC_RUNS_PER_USER: integer(10, 1),
   /** Threads one user may keep (forks count); past it, creating one answers QUOTA_EXCEEDED. */
   MAX_THREADS_PER_USER: integer(1000, 1),
+  /** Forks (POST /api/threads/:id/fork) per user per minute, across processes; past it RATE_LIMITED with Retry-After. */
+  FORKS_PER_MINUTE: integer(10, 1),
+  /**
+   * Most transcript messages one fork or edit copies (the fork point's seq): a branch later in a longer thread answers
+   * TOO_LARGE, so looping forks of a huge thread cannot write millions of rows.
+   */
+  FORK_MAX_MESSAGES: integer(10_000, 1),
   /** Client events (any kind) one socket may send per minute; past it they are answered RATE_LIMITED, unrun. */
   SOCKET_EVENTS_PER_MINUTE: integer(120, 1),
   /**
@@ -200,7 +217,15 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
   if (toolSources.externalTools.length > 0) {
-    if (!env.TOOL_WEBHOOK_SECRET) throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares tools');
+    if (!env.TOOL_WEBHOOK_SECRET && toolSources.externalTools.some((tool) => !tool.secret)) {
+      throw new ConfigError('TOOL_WEBHOOK_SECRET: required when EXTERNAL_TOOLS declares a tool without its own secret');
+    }
+    if (env.NODE_ENV === 'production') {
+      for (const [index, tool] of toolSources.externalTools.entries()) {
+        const problem = tool.secret === undefined ? null : webhookSecretProblem(`EXTERNAL_TOOLS: ${index}.secret`, tool.secret, env);
+        if (problem) throw new ConfigError(problem);
+      }
+    }
     if (!env.PUBLIC_BASE_URL) throw new ConfigError('PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners\' callbackUrl)');
   }
   return { ...env, toolSources };

@@ -5,6 +5,12 @@ import { z } from 'zod';
  * The tools that come from outside: MCP servers (`MCP_SERVERS`) and external runners (`EXTERNAL_TOOLS`).
  * Each variable is inline JSON or the path of a JSON file. `${NAME}` inside a header value or a stdio `env`
  * value is replaced by the environment variable NAME; such values are secrets (scrubbed from every log line).
+ *
+ * `MCP_SERVERS` takes the file people already have: Claude Desktop's and Cursor's `{"mcpServers": {...}}`, VS Code's
+ * `{"servers": {...}}` (entries with `"type": "stdio" | "http"`), or the plain map of server names to servers.
+ * A top-level object whose only key is `mcpServers` or `servers` and whose value is a map of server objects is the
+ * wrapper; anything else is the plain map (so a server named `servers`, whose value has a `command` or a `url`, stays
+ * possible there).
  */
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
@@ -28,7 +34,11 @@ const common = {
   tools: z.record(z.string(), toolOptions).default({}),
 };
 
+/** The transports we speak; an entry may name its own (VS Code, Claude Code) and must then agree with its fields. */
+const SUPPORTED_TYPES = ['stdio', 'http'] as const;
+
 const stdioServer = z.strictObject({
+  type: z.literal('stdio').optional(),
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
@@ -37,6 +47,7 @@ const stdioServer = z.strictObject({
 });
 
 const httpServer = z.strictObject({
+  type: z.literal('http').optional(),
   url: z.url(),
   headers: z.record(z.string(), z.string()).default({}),
   ...common,
@@ -54,6 +65,12 @@ const externalTool = z.strictObject({
   url: z.url(),
   cancelUrl: z.url().optional(),
   timeoutMs: z.number().int().min(100).optional(),
+  /**
+   * This runner's own HMAC secret (>= 32 characters; `${NAME}` names an environment variable): its run requests are
+   * signed and its callbacks checked with it, so one runner cannot report into another's runs. Default
+   * TOOL_WEBHOOK_SECRET (shared by the runners that set none).
+   */
+  secret: z.string().min(1).optional(),
 });
 
 export type McpToolOptions = z.infer<typeof toolOptions>;
@@ -99,10 +116,41 @@ function describe(variable: string, error: z.ZodError, prefix: string[] = []): s
   return `${variable}: ${issue ? `${[...prefix, ...issue.path.map(String)].join('.') || '(top)'}: ${issue.message}` : 'invalid'}`;
 }
 
-/** A server is stdio when it has a `command`, Streamable HTTP when it has a `url`. */
+const WRAPPER_KEYS = ['mcpServers', 'servers'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A map whose every value is an object (a server's own fields include strings: `command`, `url`). */
+function isMapOfServers(value: unknown): boolean {
+  return isPlainObject(value) && Object.values(value).every(isPlainObject);
+}
+
+/** The servers map inside Claude Desktop's / Cursor's `mcpServers` or VS Code's `servers` wrapper, or the plain map. */
+function unwrapServers(config: unknown): unknown {
+  if (!isPlainObject(config)) return config;
+  const keys = Object.keys(config);
+  const wrapper = WRAPPER_KEYS.find((key) => key in config && isMapOfServers(config[key]));
+  if (wrapper === undefined) return config;
+  if (keys.length === 1) return config[wrapper];
+  // A wrapper beside other keys (VS Code's `inputs`, say) is neither shape: say so rather than read `inputs` as a server.
+  const others = keys.filter((key) => key !== wrapper);
+  throw new Error(`MCP_SERVERS: "${wrapper}" must be the only top-level key (also found: ${others.join(', ')}); \${NAME} references replace VS Code's inputs`);
+}
+
+/**
+ * A server is stdio when it has a `command` (or says `"type": "stdio"`), Streamable HTTP when it has a `url` (or says
+ * `"type": "http"`); another `type` (`sse`, say) is refused by name.
+ */
 function parseServer(name: string, raw: Record<string, unknown>): z.infer<typeof stdioServer> | z.infer<typeof httpServer> {
-  if (!('command' in raw) && !('url' in raw)) throw new Error(`MCP_SERVERS: ${name}: needs a command (stdio) or a url (Streamable HTTP)`);
-  const parsed = 'command' in raw ? stdioServer.safeParse(raw) : httpServer.safeParse(raw);
+  const type = raw.type;
+  if (type !== undefined && !SUPPORTED_TYPES.includes(type as (typeof SUPPORTED_TYPES)[number])) {
+    throw new Error(`MCP_SERVERS: ${name}.type: ${JSON.stringify(type)} is not supported (stdio or http, which is Streamable HTTP)`);
+  }
+  if (type === undefined && !('command' in raw) && !('url' in raw)) throw new Error(`MCP_SERVERS: ${name}: needs a command (stdio) or a url (Streamable HTTP)`);
+  const stdio = type === 'stdio' || (type === undefined && 'command' in raw);
+  const parsed = stdio ? stdioServer.safeParse(raw) : httpServer.safeParse(raw);
   if (!parsed.success) throw new Error(describe('MCP_SERVERS', parsed.error, [name]));
   return parsed.data;
 }
@@ -121,7 +169,7 @@ export function parseToolSources(input: { mcpServers?: string; externalTools?: s
   const secrets: string[] = [];
   const mcpServers: McpServerConfig[] = [];
   if (input.mcpServers) {
-    const parsed = serversSchema.safeParse(readJson('MCP_SERVERS', input.mcpServers));
+    const parsed = serversSchema.safeParse(unwrapServers(readJson('MCP_SERVERS', input.mcpServers)));
     if (!parsed.success) throw new Error(describe('MCP_SERVERS', parsed.error));
     for (const [name, raw] of Object.entries(parsed.data)) {
       const server = parseServer(name, raw);
@@ -139,7 +187,13 @@ export function parseToolSources(input: { mcpServers?: string; externalTools?: s
   if (input.externalTools) {
     const parsed = z.array(externalTool).safeParse(readJson('EXTERNAL_TOOLS', input.externalTools));
     if (!parsed.success) throw new Error(describe('EXTERNAL_TOOLS', parsed.error));
-    externalTools = parsed.data;
+    externalTools = parsed.data.map((tool, index) => {
+      if (tool.secret === undefined) return tool;
+      const secret = substitute('EXTERNAL_TOOLS', `${index}.secret`, tool.secret, input.source, secrets);
+      if (secret.length < 32) throw new Error(`EXTERNAL_TOOLS: ${index}.secret: must be at least 32 characters`);
+      secrets.push(secret);
+      return { ...tool, secret };
+    });
   }
   return { mcpServers, externalTools, secrets };
 }

@@ -4,8 +4,8 @@ import { parseKeepPolicy } from './context';
 import { parseTriggerPolicy } from './context';
 import type { TokenCounter } from './context';
 import type { ContextState } from './context';
-import type { ThreadContext } from './domain';
-import { correctedBudget, shouldFold, upperBoundTextTokens, type EstimateCorrection, type FoldDecision } from './context';
+import type { RecallScope, ThreadContext } from './domain';
+import { correctedBudget, mergeRecallCandidates, shouldFold, upperBoundTextTokens, type EstimateCorrection, type FoldDecision } from './context';
 import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './memory/summary-withdrawn';
 
 /** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
@@ -27,6 +27,10 @@ export interface ContextSettings {
   counter: TokenCounter;
   /** RECALL_TOKENS: the auto-recall slot of every pack (default derived from the budget; 0 turns it off). */
   recallTokens: number;
+  /** RECALL_SCOPE: where auto-recall and search_transcript look by default (`user`: all of the owner's threads). */
+  recallScope: RecallScope;
+  /** USER_MEMORY_TOKENS: cap of the user's saved memories in every pack (default a tenth of the budget, at most 1,000). */
+  userMemoryTokens: number;
   /**
    * The chat model's correction of our prompt estimate from reported usage (>= 1): the budget guard and the trigger
    * apply it. Absent: estimates are taken as they are.
@@ -63,7 +67,7 @@ export function contextStateOf(context: ThreadContext): ContextState {
     pinned: context.pinned,
     contextStartSeq: context.thread.contextStartSeq,
     memoryMode: context.thread.memoryMode,
-    ...(context.recalled ? { recalled: context.recalled } : {}),
+    ...(context.recalled || context.recalledElsewhere ? { recalled: mergeRecallCandidates(context.recalled ?? [], context.recalledElsewhere ?? []) } : {}),
   };
 }
 

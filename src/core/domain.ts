@@ -1,4 +1,4 @@
-import type { ContextEntry, MemoryMode, RecalledMessage, Role, SummaryState, ToolCall } from './context/types';
+import type { ContextEntry, MemoryMode, RecalledMessage, Role, SavedMemoryItem, SummaryState, ToolCall } from './context/types';
 
 /** Lifecycle of a transcript message: its text changes only while `streaming`. */
 export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
@@ -34,7 +34,12 @@ export interface ThreadSettings {
   summaryPrompt?: string;
   /** Tokens of the auto-recall slot (overrides RECALL_TOKENS; 0 turns recall off for the thread). */
   recallTokens?: number;
+  /** Where auto-recall and search_transcript look: this thread, or all of the owner's threads (overrides RECALL_SCOPE). */
+  recallScope?: RecallScope;
 }
+
+/** Where auto-recall and search_transcript look (issue 27). */
+export type RecallScope = 'thread' | 'user';
 
 export interface Thread {
   id: string;
@@ -80,4 +85,8 @@ export interface ThreadContext {
   pinned: ContextEntry[];
   /** Auto-recall candidates, best first, when the context was read for a model call (see TurnStore.loadContext). */
   recalled?: RecalledMessage[];
+  /** Cross-thread recall candidates (the owner's other threads, never this thread's fork family), best first. */
+  recalledElsewhere?: RecalledMessage[];
+  /** The owner's saved memories (newest first, within USER_MEMORY_TOKENS), read with the context of a model call. */
+  savedMemories?: SavedMemoryItem[];
 }

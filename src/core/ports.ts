@@ -5,6 +5,7 @@ import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
 import type { AsyncRunCaps } from './tools/async-run-cap';
+import type { SavedMemory, SavedMemorySource } from './saved-memories/saved-memory';
 
 /**
  * What the core needs from the world. Adapters implement these (db/, jobs/, llm/, realtime/);
@@ -40,7 +41,7 @@ export interface TranscriptStore {
   listSummarizableEntries(input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<ContextEntry[]>;
 }
 
-export type { MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
+export type { ElsewhereMatch, MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
 
 export interface AcceptedMessage {
   message: TranscriptMessage;
@@ -144,6 +145,10 @@ export interface ChatCallManifest {
   /** Tool results as they entered the pack (condensed text included: a fold deletes the window entries). */
   toolResults: PackToolResult[];
   parts: PackTokenParts & { toolSchemas: number };
+  /** The user's saved memories the pack carried. */
+  savedMemoryIds?: string[];
+  /** Messages of the user's other threads auto-recall put in the pack. */
+  recalledElsewhere?: { threadId: string; seq: number }[];
 }
 
 /** A chat call that produced an answer: stored with the answer, in the same statement (TurnStore.finishMessage). */
@@ -417,6 +422,8 @@ export interface ToolRunStore {
   followUpDepth(turnId: string): Promise<number>;
   /** Background work was submitted: stores its task id and the deadline (now + `timeoutMs`, Postgres' clock). */
   markSubmitted(input: { runId: string; taskId: string; timeoutMs: number }): Promise<boolean>;
+  /** The other side acknowledged the run request of a preset task id (stores `handedAt` once). */
+  markHanded(runId: string): Promise<void>;
   /**
    * Claims the next poll of a submitted run: false when it is not running or another job polled it less than
    * `minIntervalMs` ago (two poll chains collapse into one). `overdue`: its deadline has passed.
@@ -473,4 +480,21 @@ export interface ForkStore {
   findForkByClientMessageId(input: { parentId: string; clientMessageId: string }): Promise<string | null>;
   /** Copies of these messages that are not forgotten, in the owner's other threads (a fork and its parent share them). */
   listCopies(input: { messageIds: string[]; ownerId: string }): Promise<MessageCopy[]>;
+}
+
+/**
+ * A user's saved memories (issue 27). Every read and write is scoped to `userId`: another user's item is not found.
+ * Forgetting a message deletes the items whose source it is (MemoryStore.forget).
+ */
+export interface SavedMemoryStore {
+  /** Newest first. */
+  list(userId: string): Promise<SavedMemory[]>;
+  /** Adds an item unless the user already has `maxItems` (then null; exact under concurrent writes). */
+  create(input: { userId: string; text: string; tokens: number; source: SavedMemorySource | null; maxItems: number }): Promise<SavedMemory | null>;
+  /** Null when the user has no such item. */
+  update(input: { userId: string; id: string; text: string; tokens: number }): Promise<SavedMemory | null>;
+  /** False when the user has no such item. */
+  remove(input: { userId: string; id: string }): Promise<boolean>;
+  /** The owner of a thread and its newest user message with a seq (the source of an item the model saves). */
+  sourceOfThread(threadId: string): Promise<{ userId: string; source: SavedMemorySource | null } | null>;
 }

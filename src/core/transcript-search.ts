@@ -10,6 +10,12 @@ export interface TranscriptMatch {
   score: number;
 }
 
+/** A match in another thread of the same user (cross-thread search), with the thread it is in. */
+export interface ElsewhereMatch extends TranscriptMatch {
+  threadId: string;
+  threadTitle: string;
+}
+
 /** A search hit for people: the message, its thread and a snippet with the matched words marked. */
 export interface MessageSearchHit {
   threadId: string;
@@ -35,6 +41,12 @@ export interface TranscriptSearch {
    * `beforeSeq` when given), best first.
    */
   searchForModel(input: { threadId: string; query: string; limit: number; beforeSeq?: number }): Promise<TranscriptMatch[]>;
+  /**
+   * The model's search of the owner's other threads (issue 27), best first on a score over the user's corpus: never
+   * another user's, a deleted thread, a forgotten message or the thread's own fork family; fork copies once. Empty
+   * when the thread's recall scope (its setting, else `defaultScope`) is `thread`.
+   */
+  searchElsewhere(input: { threadId: string; query: string; limit: number; defaultScope: 'thread' | 'user' }): Promise<ElsewhereMatch[]>;
   /** Messages of the given seqs (neighbouring turns shown with a match), ascending; unsearchable ones left out. */
   messagesAt(input: { threadId: string; seqs: number[] }): Promise<TranscriptMatch[]>;
   /** People's search across the owner's threads (or one of them), best first, a page at a time. */

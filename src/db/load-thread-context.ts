@@ -1,15 +1,17 @@
-import type { ContextEntry, RecalledMessage } from '../core/context/types';
+import type { ContextEntry, RecalledMessage, SavedMemoryItem } from '../core/context/types';
 import type { ThreadContext } from '../core/domain';
 import type { Thread as ThreadRow } from './generated/client';
 import type { Database } from './prisma-client';
 import { toThread } from './mappers';
 import { Prisma } from './generated/client';
 import { prepared } from './prepared-statement';
-import { rankedSeqsSql } from './search-sql';
+import { elsewhereRankedSql, rankedSeqsSql } from './search-sql';
 import { THREAD_COLUMNS } from './sql-columns';
 
 /** Auto-recall candidates read per call (the pack keeps those that fit its slot). */
 export const RECALL_CANDIDATES = 12;
+/** Cross-thread candidates read per call (the user's other threads), merged with this thread's on their score. */
+export const RECALL_ELSEWHERE_CANDIDATES = 6;
 /** Characters of a candidate read (the pack cuts longer ones further). */
 const RECALL_CANDIDATE_MAX_CHARS = 1500;
 /** Characters of the answer the user message replies to that join the recall query. */
@@ -20,6 +22,17 @@ interface RecalledJson {
   role: RecalledMessage['role'];
   content: string;
   createdAt: string;
+  score?: number;
+  threadId?: string;
+  title?: string;
+}
+
+function toRecalled(json: RecalledJson): RecalledMessage {
+  return {
+    seq: json.seq, role: json.role, content: json.content, createdAt: new Date(json.createdAt),
+    ...(json.score !== undefined ? { score: Number(json.score) } : {}),
+    ...(json.threadId !== undefined ? { thread: { id: json.threadId, title: json.title ?? '' } } : {}),
+  };
 }
 
 /**
@@ -44,8 +57,25 @@ function recallSql(defaultTokens: number): Prisma.Sql {
   });
   return Prisma.sql`CASE WHEN coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0 THEN (
       SELECT coalesce(json_agg(json_build_object('seq', m.seq, 'role', m.role, 'content', left(m.content, ${RECALL_CANDIDATE_MAX_CHARS}::int),
-          'createdAt', m.created_at) ORDER BY r.score DESC, r.seq DESC), '[]'::json)
+          'createdAt', m.created_at, 'score', r.score) ORDER BY r.score DESC, r.seq DESC), '[]'::json)
       FROM (${ranked}) r JOIN messages m ON m.thread_id = t.id AND m.seq = r.seq
+    ) END`;
+}
+
+/**
+ * Cross-thread recall of thread `t` (a subquery of the context read): the best matches of its newest user entry in
+ * the owner's other threads (elsewhereRankedSql), when the thread's recall slot is above 0 and its recall scope
+ * (its setting, else `defaultScope`) is `user`.
+ */
+function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'user'): Prisma.Sql {
+  const windowEntries = Prisma.sql`context_entries w WHERE w.thread_id = t.id AND NOT w.pinned AND w.seq >= t.context_start_seq`;
+  const query = Prisma.sql`coalesce((SELECT w.content FROM ${windowEntries} AND w.role = 'user' ORDER BY w.seq DESC LIMIT 1), '')`;
+  const ranked = elsewhereRankedSql({ threadId: Prisma.sql`t.id`, query, limit: Prisma.sql`${RECALL_ELSEWHERE_CANDIDATES}::int` });
+  return Prisma.sql`CASE WHEN coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0
+      AND coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user' THEN (
+      SELECT coalesce(json_agg(json_build_object('seq', r.seq, 'role', r.role, 'content', left(r.content, ${RECALL_CANDIDATE_MAX_CHARS}::int),
+          'createdAt', r.created_at, 'score', r.score, 'threadId', r.thread_id, 'title', r.title) ORDER BY r.score DESC), '[]'::json)
+      FROM (${ranked}) r
     ) END`;
 }
 
@@ -69,17 +99,40 @@ function toEntryFromJson(json: EntryJson): ContextEntry {
   return entry;
 }
 
-/** The context read's row: the thread's columns, its entries and the auto-recall candidates. */
-export type ThreadContextRow = ThreadRow & { entries: EntryJson[]; recalled: RecalledJson[] | null };
+/**
+ * The owner's saved memories of thread `t` that fit `capTokens`, newest first (the rule of savedMemoriesInContext:
+ * the newest while their running total fits). A subquery of the context read of a model call.
+ */
+function savedMemoriesSql(capTokens: number): Prisma.Sql {
+  return Prisma.sql`(SELECT coalesce(json_agg(json_build_object('id', s.id, 'text', s.text, 'tokens', s.tokens, 'createdAt', s.created_at)
+        ORDER BY s.created_at DESC, s.id DESC), '[]'::json)
+      FROM (SELECT m.*, sum(m.tokens) OVER (ORDER BY m.created_at DESC, m.id DESC) AS running
+        FROM saved_memories m WHERE m.user_id = t.owner_id AND ${capTokens}::int > 0) s
+      WHERE s.running <= ${capTokens}::int)`;
+}
+
+interface SavedMemoryJson {
+  id: string;
+  text: string;
+  tokens: number;
+  createdAt: string;
+}
+
+/** The context read's row: the thread's columns, its entries, the auto-recall candidates and the saved memories. */
+export type ThreadContextRow = ThreadRow & {
+  entries: EntryJson[]; recalled: RecalledJson[] | null; recalled_elsewhere?: RecalledJson[] | null; saved_memories?: SavedMemoryJson[] | null;
+};
 
 /**
  * The context read as a SELECT of one row (none when the thread is gone), for loadThreadContext and for statements
  * that end with it (completeTurn). `recallTokens` is the deployment's default recall slot; undefined: no recall.
  */
-export function threadContextSelect(threadId: string, recallTokens: number | undefined): Prisma.Sql {
+export function threadContextSelect(threadId: string, recallTokens: number | undefined, savedMemoryTokens?: number, recallScope: 'thread' | 'user' = 'thread'): Prisma.Sql {
   const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
+  const elsewhere = recallTokens !== undefined ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`;
+  const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
   return Prisma.sql`
-    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled,
+    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
         FROM context_entries e
@@ -92,13 +145,16 @@ export function threadContextSelect(threadId: string, recallTokens: number | und
 
 /** The ThreadContext of a context read's row. */
 export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
-  const { entries, recalled, ...threadRow } = row;
+  const { entries, recalled, recalled_elsewhere: elsewhere, saved_memories: saved, ...threadRow } = row;
   const all = entries.map(toEntryFromJson);
+  const savedMemories: SavedMemoryItem[] | null = saved ? saved.map((json) => ({ id: json.id, text: json.text, tokens: json.tokens, createdAt: new Date(json.createdAt) })) : null;
   return {
     thread: toThread(threadRow),
     window: all.filter((entry) => !entry.pinned),
     pinned: all.filter((entry) => entry.pinned),
-    ...(recalled ? { recalled: recalled.map((json) => ({ seq: json.seq, role: json.role, content: json.content, createdAt: new Date(json.createdAt) })) } : {}),
+    ...(recalled ? { recalled: recalled.map(toRecalled) } : {}),
+    ...(elsewhere ? { recalledElsewhere: elsewhere.map(toRecalled) } : {}),
+    ...(savedMemories ? { savedMemories } : {}),
   };
 }
 
@@ -106,10 +162,12 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
  * The thread and its context (pinned entries and the window) in one statement, so one
  * consistent snapshot: a fold committing meanwhile is seen whole or not at all. Its cost does not depend on the
  * transcript's length, only on the window's; with `recall`, the auto-recall candidates come in the same statement
- * (an index search: no extra round trip on the turn's path). `recallTokens` is the deployment's default slot.
+ * (an index search: no extra round trip on the turn's path), and so do the owner's saved memories within
+ * `userMemoryTokens`. `recallTokens` is the deployment's default slot.
  */
-export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number } = {}): Promise<ThreadContext | null> {
+export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user' } = {}): Promise<ThreadContext | null> {
   // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
-  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(threadId, options.recall ? options.recallTokens ?? 1 : undefined)));
+  const savedMemoryTokens = options.recall ? options.userMemoryTokens : undefined;
+  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(threadId, options.recall ? options.recallTokens ?? 1 : undefined, savedMemoryTokens, options.recallScope)));
   return rows[0] ? threadContextFromRow(rows[0]) : null;
 }

@@ -114,6 +114,7 @@ export function toToolRun(row: ToolRunRow): ToolRun {
     taskId: row.taskId,
     deadlineAt: row.deadlineAt,
     remoteCancelledAt: row.remoteCancelledAt,
+    handedAt: row.handedAt,
   };
 }
 

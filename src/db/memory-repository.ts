@@ -200,6 +200,8 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
           data: { result: null, condensed: null, args: {}, progressNote: null },
         });
         await discardUnreportedRuns(tx, threadId, now);
+        // The saved memories a forgotten message asked for go with it (issue 27).
+        if (ids.length > 0) await tx.$executeRaw`DELETE FROM saved_memories WHERE source_message_id = ANY(${ids}::uuid[])`;
         // The condensed tool results kept with model call manifests: their text goes too (the seq stays, marked forgotten).
         if (seqs.length > 0) {
           await tx.$executeRaw`

@@ -4,8 +4,11 @@ import type { Database } from './prisma-client';
 
 /** Read model of "what the model saw" for one reply: its call's manifest joined with what the store keeps now. */
 export interface MessageContextReader {
-  /** The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer). */
-  forMessage(threadId: string, messageId: string): Promise<MessageContextDto>;
+  /**
+   * The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer).
+   * The system prompt's text is only in the answer with `systemPromptText` (admins); otherwise its hash and tokens.
+   */
+  forMessage(threadId: string, messageId: string, options: { systemPromptText: boolean }): Promise<MessageContextDto>;
 }
 
 interface CallRow {
@@ -19,6 +22,8 @@ interface CallRow {
   summary_revision: number | null;
   pinned_seqs: number[];
   recalled_seqs: number[];
+  saved_memory_ids: string[];
+  recalled_elsewhere: { threadId: string; seq: number }[] | null;
   window_seqs: number[];
   tool_results: unknown;
   token_parts: unknown;
@@ -59,10 +64,10 @@ function partsOf(value: unknown): SeenTokenPartsDto | null {
 
 export function createMessageContextReader(db: Database): MessageContextReader {
   return {
-    async forMessage(threadId, messageId) {
+    async forMessage(threadId, messageId, options) {
       const rows = await db.$queryRaw<CallRow[]>`
         SELECT c.model, c.created_at, c.estimated_prompt_tokens, c.reported_prompt_tokens, c.reported_completion_tokens,
-          c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.window_seqs, c.tool_results, c.token_parts,
+          c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.saved_memory_ids::text[] AS saved_memory_ids, c.recalled_elsewhere, c.window_seqs, c.tool_results, c.token_parts,
           p.hash AS prefix_hash, p.text AS prefix_text, p.tokens AS prefix_tokens,
           r.text AS summary_text, r.tokens AS summary_tokens, r.from_seq AS summary_from_seq, r.through_seq AS summary_through_seq,
           (r.redacted_at IS NOT NULL) AS summary_redacted
@@ -85,6 +90,14 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         SELECT id, seq, role, content, (deleted_at IS NOT NULL) AS forgotten
         FROM messages WHERE thread_id = ${threadId}::uuid AND seq = ANY(${seqs}::int[])`;
       const bySeq = new Map(messages.map((message) => [message.seq, message]));
+      // Saved memories the pack carried, as they stand now (deleted since: no text).
+      const saved = call.saved_memory_ids.length === 0 ? [] : await db.$queryRaw<{ id: string; text: string }[]>`
+        SELECT id::text, text FROM saved_memories WHERE id = ANY(${call.saved_memory_ids}::uuid[])`;
+      const savedText = new Map(saved.map((item) => [item.id, item.text]));
+      const elsewhere = call.recalled_elsewhere ?? [];
+      const titles = elsewhere.length === 0 ? [] : await db.$queryRaw<{ id: string; title: string }[]>`
+        SELECT id::text, title FROM threads WHERE id = ANY(${[...new Set(elsewhere.map((ref) => ref.threadId))]}::uuid[])`;
+      const titleOf = new Map(titles.map((row) => [row.id, row.title]));
       // A seq with no message left, or a forgotten one, shows as forgotten: nothing of its content is served.
       const forgotten = (seq: number) => bySeq.get(seq)?.forgotten ?? true;
       const seen = (seq: number, place: SeenMessageDto['place']): SeenMessageDto => {
@@ -106,7 +119,9 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         reportedCompletionTokens: call.reported_completion_tokens,
         overflowRetry: call.overflow_retry,
         omitted: call.omitted,
-        systemPrefix: call.prefix_hash !== null ? { hash: call.prefix_hash, text: call.prefix_text ?? '', tokens: call.prefix_tokens ?? 0 } : null,
+        systemPrefix: call.prefix_hash !== null ? {
+          hash: call.prefix_hash, text: options.systemPromptText ? (call.prefix_text ?? '') : null, tokens: call.prefix_tokens ?? 0,
+        } : null,
         summary: revision > 0 && call.summary_tokens !== null ? {
           revision, text: call.summary_redacted ? null : call.summary_text, tokens: call.summary_tokens,
           fromSeq: call.summary_from_seq ?? 0, throughSeq: call.summary_through_seq ?? 0, redacted: call.summary_redacted === true,
@@ -114,6 +129,8 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         windowSeqs: call.window_seqs,
         pinnedSeqs: call.pinned_seqs,
         recalledSeqs: call.recalled_seqs,
+        recalledElsewhere: elsewhere.map((ref) => ({ threadId: ref.threadId, seq: ref.seq, title: titleOf.get(ref.threadId) ?? null })),
+        savedMemories: call.saved_memory_ids.map((id) => ({ id, text: savedText.get(id) ?? null })),
         messages: [
           ...call.pinned_seqs.map((seq) => seen(seq, 'pinned')), ...call.recalled_seqs.map((seq) => seen(seq, 'recalled')),
           ...call.window_seqs.map((seq) => seen(seq, 'window')),

@@ -1,8 +1,8 @@
-import type { MessageSearchHit, TranscriptMatch, TranscriptSearch } from '../core/ports';
+import type { ElsewhereMatch, MessageSearchHit, TranscriptMatch, TranscriptSearch } from '../core/ports';
 import type { Database } from './prisma-client';
 import { Prisma } from './generated/client';
 import { prepared } from './prepared-statement';
-import { QUERY_MAX_CHARS, rankedSeqsSql, SEARCH_CONFIG } from './search-sql';
+import { elsewhereRankedSql, QUERY_MAX_CHARS, rankedSeqsSql, SEARCH_CONFIG } from './search-sql';
 
 /** Snippet markers ts_headline puts around matched words (control characters no message text carries). */
 const START = '\u0001';
@@ -63,6 +63,17 @@ export function createSearchRepository(db: Database): TranscriptSearch {
     async searchForModel(input) {
       const rows = await db.sql.rows<MatchRow>(modelSearchSql(input));
       return rows.map(toMatch);
+    },
+
+    async searchElsewhere({ threadId, query, limit, defaultScope }) {
+      const ranked = elsewhereRankedSql({ threadId: Prisma.sql`${threadId}::uuid`, query: Prisma.sql`${query}::text`, limit: Prisma.sql`${limit}::int` });
+      const rows = await db.sql.rows<MatchRow & { threadId: string; threadTitle: string }>(prepared('search_elsewhere', Prisma.sql`
+        SELECT r.id AS "messageId", r.thread_id AS "threadId", r.title AS "threadTitle", r.seq, r.role,
+          left(r.content, ${MATCH_MAX_CHARS}::int) AS content, r.created_at AS "createdAt", r.score
+        FROM (${ranked}) r
+        WHERE coalesce((SELECT settings->>'recallScope' FROM threads WHERE id = ${threadId}::uuid), ${defaultScope}::text) = 'user'
+        ORDER BY r.score DESC`));
+      return rows.map((row): ElsewhereMatch => ({ ...toMatch(row), threadId: row.threadId, threadTitle: row.threadTitle }));
     },
 
     async messagesAt({ threadId, seqs }) {

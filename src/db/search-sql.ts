@@ -155,3 +155,75 @@ export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning 
     SELECT seq, score FROM smoothed WHERE seq <> ALL (coalesce(${exclude}, '{}'::int[]))
     ORDER BY score DESC, seq DESC LIMIT ${options.limit}`;
 }
+
+/** Messages a search across a user's other threads reads at most per thread (the newest matches). */
+export const ELSEWHERE_PER_THREAD = 200;
+
+export interface ElsewhereRankedOptions {
+  /** SQL of the asking thread's id: its owner's other threads are searched, never its own fork family. */
+  threadId: Prisma.Sql;
+  /** SQL of the query text. */
+  query: Prisma.Sql;
+  limit: Prisma.Sql;
+}
+
+/**
+ * A query (usable as a subquery) of the best matches in the other threads of the asking thread's owner, best first:
+ * `id`, `thread_id`, `title`, `seq`, `role`, `content`, `created_at`, `score` (cross-thread recall, issue 27).
+ *
+ * - Never another user's thread, never a deleted thread (its rows are gone), never a forgotten message, nor a fork's
+ *   copy of a message forgotten where it was first written.
+ * - Never the asking thread's fork family: the threads it descends from and everything forked from them (its parent,
+ *   its forks and their forks, its siblings): forks share their prefix, and what was said after a fork stays on its side.
+ * - A message copied by forks counts once (`origin_message_id`): the original stands for it (else the oldest copy).
+ * - One score over the user's corpus: Okapi BM25 (the same k1, b as the thread's ranking) whose document
+ *   frequencies are counted over the matches in all the searched threads and whose corpus size is their messages, so
+ *   scores of different threads compare. It has no neighbour or proximity bonus, which the asking thread's own
+ *   ranking adds: on a tie of evidence, this thread's messages rank first.
+ * - Each thread is read through messages_thread_search_idx (thread and terms), its newest ELSEWHERE_PER_THREAD matches.
+ */
+export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: RankingTuning = RANKING): Prisma.Sql {
+  const { k1, b } = tuning;
+  return Prisma.sql`
+    WITH RECURSIVE up AS (
+      SELECT x.id, x.forked_from_thread_id FROM threads x WHERE x.id = ${options.threadId}
+      UNION SELECT p.id, p.forked_from_thread_id FROM threads p JOIN up ON p.id = up.forked_from_thread_id
+    ), family AS (
+      SELECT id FROM up
+      UNION SELECT c.id FROM threads c JOIN family f ON c.forked_from_thread_id = f.id
+    ), corpus AS (
+      SELECT o.id, o.title, o.last_seq FROM threads o
+      WHERE o.owner_id = (SELECT owner_id FROM threads WHERE id = ${options.threadId}) AND o.id NOT IN (SELECT id FROM family)
+    ), qv AS (
+      SELECT to_tsvector(${SEARCH_CONFIG}, left(${options.query}, ${QUERY_MAX_CHARS}::int)) AS v
+    ), terms AS (
+      SELECT DISTINCT u.lexeme, quote_literal(u.lexeme)::tsquery AS tq FROM qv, unnest(qv.v) u WHERE strpos(u.lexeme, chr(92)) = 0
+    ), tsq AS (
+      SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM terms
+    ), cand AS (
+      SELECT m.* FROM corpus c CROSS JOIN LATERAL (
+        SELECT m.id, m.thread_id, m.seq, m.role, m.content, m.created_at, m.search_vector AS v, coalesce(m.origin_message_id, m.id) AS origin
+        FROM messages m
+        WHERE m.thread_id = c.id AND m.search_vector @@ (SELECT q FROM tsq)
+          AND m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL AND m.seq IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM messages o WHERE o.id = m.origin_message_id AND o.deleted_at IS NOT NULL)
+        ORDER BY m.seq DESC LIMIT ${ELSEWHERE_PER_THREAD}::int
+      ) m
+    ), uniq AS (
+      -- The original where it is searched, else the oldest copy.
+      SELECT DISTINCT ON (origin) * FROM cand ORDER BY origin, (id = origin) DESC, created_at, thread_id
+    ), matches AS (
+      SELECT c.id, u.lexeme, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
+      FROM uniq c, unnest(ts_filter(setweight(c.v, 'A', (SELECT array_agg(lexeme) FROM terms)), '{a}')) u
+    ), stats AS (
+      SELECT greatest((SELECT sum(last_seq) FROM corpus), 1)::float8 AS n, greatest((SELECT avg(length(v)) FROM uniq), 1)::float8 AS avgdl
+    ), df AS (
+      SELECT lexeme, count(*)::float8 AS d FROM matches GROUP BY lexeme
+    ), scored AS (
+      SELECT m.id, sum(ln(1 + (stats.n - df.d + 0.5) / (df.d + 0.5)) * m.tf * ${float(k1 + 1)} / (m.tf + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * m.len / stats.avgdl))) AS score
+      FROM matches m JOIN df USING (lexeme), stats GROUP BY m.id
+    )
+    SELECT u.id, u.thread_id, c.title, u.seq, u.role, u.content, u.created_at, s.score
+    FROM scored s JOIN uniq u ON u.id = s.id JOIN corpus c ON c.id = u.thread_id
+    ORDER BY s.score DESC, u.created_at DESC LIMIT ${options.limit}`;
+}

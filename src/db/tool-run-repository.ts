@@ -155,6 +155,10 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return updated > 0;
     },
 
+    async markHanded(runId) {
+      await db.toolRun.updateMany({ where: { id: runId, handedAt: null }, data: { handedAt: new Date() } });
+    },
+
     async claimPoll({ runId, minIntervalMs }) {
       const rows = await db.$queryRaw<{ overdue: boolean }[]>`
         UPDATE tool_runs SET polled_at = now()

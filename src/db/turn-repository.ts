@@ -41,11 +41,14 @@ const KNOWN_PREFIXES_MAX = 64;
  * would notice a loss: the accepted user message, the finished answer and the turn's end. The lease, the turn's
  * start and the streaming placeholder commit without waiting (ASYNC_COMMIT); a Postgres crash can only lose
  * the latest of them, which leaves the turn queued or interrupted: states the runner and the sweeper recover from.
- * `recallTokens` is RECALL_TOKENS: whether the context reads of model calls also find auto-recall candidates.
+ * `recallTokens` is RECALL_TOKENS: whether the context reads of model calls also find auto-recall candidates;
+ * `userMemoryTokens` (USER_MEMORY_TOKENS) bounds the owner's saved memories those reads bring.
  * The turn's start also finalizes a fresh context and supersedes regenerated answers (chat_start_next_turn).
  */
-export function createTurnRepository(db: Database, options: { recallTokens?: number } = {}): TurnStore {
+export function createTurnRepository(db: Database, options: { recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user' } = {}): TurnStore {
   const recallTokens = options.recallTokens ?? 1;
+  const userMemoryTokens = options.userMemoryTokens;
+  const recallScope = options.recallScope ?? 'thread';
   // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing). One per
   // configured system prompt in practice; bounded all the same.
   const knownPrefixes = createRememberedKeys(KNOWN_PREFIXES_MAX);
@@ -74,7 +77,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
     // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
     // which the one-statement read sees whole or not at all).
-    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens });
+    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens, recallScope, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) });
     // The thread was deleted under the started turn: nothing to answer.
     if (!context) return { outcome: 'idle' };
     return { outcome: 'started', turn, userMessage, context };
@@ -145,7 +148,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       return nextTurnOf(row?.next, threadId);
     },
 
-    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens }),
+    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens, recallScope, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       // The thread row first, then its entries: the order of every other writer (memory-repository's lockThread,
@@ -262,12 +265,13 @@ function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql
   return Prisma.sql`
     INSERT INTO model_calls (id, thread_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
       reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, recalled_seqs, omitted,
-      overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts)
+      overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts, saved_memory_ids, recalled_elsewhere)
     SELECT gen_random_uuid(), ${call.threadId}::uuid, finished.id, ${call.purpose}, ${call.model},
       ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
       ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
       ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.recalledSeqs ?? []}::int[], ${call.omitted ?? 0}::int,
       ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text, ${prefixHash}::text, ${manifest.windowSeqs}::int[],
-      ${JSON.stringify(manifest.toolResults)}::jsonb, ${JSON.stringify(manifest.parts)}::jsonb
+      ${JSON.stringify(manifest.toolResults)}::jsonb, ${JSON.stringify(manifest.parts)}::jsonb, ${manifest.savedMemoryIds ?? []}::uuid[],
+      ${manifest.recalledElsewhere && manifest.recalledElsewhere.length > 0 ? JSON.stringify(manifest.recalledElsewhere) : null}::jsonb
     FROM finished`;
 }

@@ -8,6 +8,8 @@ export interface Principal {
   kind: 'guest' | 'external';
   /** When the token stops being accepted (ms since the epoch): a socket is disconnected then. */
   expiresAt: number;
+  /** The token's `iat` (ms since the epoch; 0 when absent): tokens issued before an erasure are refused. */
+  issuedAt?: number;
 }
 
 export interface TokenServiceOptions {
@@ -76,6 +78,7 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
       role: payload.role === 'admin' ? 'admin' : 'user',
       kind: payload.kind === 'guest' ? 'guest' : 'external',
       expiresAt: (payload.exp ?? 0) * 1000,
+      issuedAt: (payload.iat ?? 0) * 1000,
     };
   }
 

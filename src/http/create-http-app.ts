@@ -15,10 +15,12 @@ import { exportRoutes } from './routes/export-routes';
 import { forkRoutes } from './routes/fork-routes';
 import { searchRoutes } from './routes/search-routes';
 import { memoryRoutes } from './routes/memory-routes';
+import { savedMemoryRoutes } from './routes/saved-memory-routes';
+import { accountRoutes } from './routes/account-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
 import { toolRunRoutes } from './routes/tool-run-routes';
-import { toolCallbackRoutes } from './routes/tool-callback-routes';
+import { TOOL_CALLBACK_PATHS, toolCallbackBodyParser, toolCallbackRoutes } from './routes/tool-callback-routes';
 
 /** The express app: security headers, CORS to configured origins, JSON bodies sized to the largest valid message. */
 export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) => void; beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
@@ -39,6 +41,8 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
   app.use(helmet());
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, credentials: deps.corsCredentials }));
   app.use(healthRoutes(deps.probes));
+  // Runners' results may be TOOL_RESULT_MAX_CHARS long: their callbacks get a parser of their own, first.
+  if (deps.toolCallbacks) app.use(TOOL_CALLBACK_PATHS, ...toolCallbackBodyParser(deps.toolCallbacks.deps.maxResultChars));
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
   app.use('/api', express.json({
     limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true,
@@ -56,7 +60,7 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
     runInLogContext(response.locals.logContext as LogContext, next);
   });
   app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), toolRunRoutes(deps), memoryRoutes(deps), exportRoutes(deps), searchRoutes(deps));
-  app.use('/api', forkRoutes(deps));
+  app.use('/api', forkRoutes(deps), savedMemoryRoutes(deps), accountRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);
   app.use(notFoundHandler);

@@ -2,10 +2,10 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ERROR_STATUS, type ErrorBody } from '../shared/errors';
 import { AppError } from '../core/errors';
 import { toAppError } from './to-app-error';
-import type { Logger } from '../app/logger';
+import type { LogPort } from '../core/ports';
 
 /** Maps any error to `{ error: { code, message } }` with the code's status. Unknown errors become INTERNAL, logged with their stack. */
-export function errorMiddleware(log: Logger): ErrorRequestHandler {
+export function errorMiddleware(log: LogPort): ErrorRequestHandler {
   return (error: unknown, _request, response, _next) => {
     const appError = toAppError(error);
     if (appError.code === 'UNAVAILABLE') log.warn({ err: appError.cause, requestId: response.locals.requestId }, 'database unavailable');

@@ -1,9 +1,10 @@
-import type { Logger } from '../app/logger';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';
-import type { ExportReader, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
+import type { SavedMemoryDeps } from '../core/saved-memories';
+import type { ErasureStore } from '../core/erasure';
+import type { ExportReader, LogPort, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { AsyncToolDeps } from '../core/tools/run-async-tool';
 import type { TurnRunner } from '../core/turn/turn-runner';
@@ -16,14 +17,19 @@ import type { HealthProbes } from './health-routes';
 /** What the HTTP adapter is given by the composition root. */
 /** What the runners' callback routes need (null when no external tools are configured). */
 export interface ToolCallbackDeps {
-  secret: string;
+  /** The signing secret of the runner of tool `name` (its own `secret`, else TOOL_WEBHOOK_SECRET); null: no runner. */
+  secretFor(name: string): string | null;
+  /** PUBLIC_BASE_URL's path without a trailing slash ('' at the root): runners sign the path they post to. */
+  basePath: string;
   /** Remembers a signature for the tolerance window; false when it was already seen (a replay). */
   remember(signature: string): Promise<boolean>;
+  /** Forgets a remembered signature (its report was refused: the runner may send it again). */
+  forget(signature: string): Promise<void>;
   deps: AsyncToolDeps;
 }
 
 export interface HttpDeps {
-  log: Logger;
+  log: LogPort;
   tokens: TokenService;
   threads: ThreadStore;
   transcript: TranscriptStore;
@@ -63,4 +69,10 @@ export interface HttpDeps {
   memory: MemoryDeps & { exportReader: ExportReader };
   /** Forks and edits (which fork). */
   fork: EditDeps;
+  /** The user's saved memories (GET/POST/PATCH/DELETE /api/memory). */
+  savedMemories: SavedMemoryDeps;
+  /** Tombstones of erased users (their older tokens are refused). */
+  erasures: Pick<ErasureStore, 'erasureOf'>;
+  /** Erases a user whole (DELETE /api/me, DELETE /api/admin/users/:userId). */
+  eraseUser(input: { userId: string; kind: 'guest' | 'external' }): Promise<{ existed: boolean; threads: number }>;
 }

@@ -26,6 +26,7 @@ export const threadSettingsBody = z.object({
   memory: z.enum(['summary', 'window-only']).optional(),
   summaryPrompt: z.string().max(8000).nullable().optional(),
   recallTokens: z.number().int().min(0).nullable().optional(),
+  recallScope: z.enum(['thread', 'user']).nullable().optional(),
 }).strict();
 export const forgetMessageQuery = z.object({
   only: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),
@@ -38,6 +39,8 @@ export const searchQuery = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(20),
 });
 export const toolRunParams = z.object({ id: z.string().uuid() });
+/** POST /api/memory and PATCH /api/memory/:id (1 to 1,000 characters once trimmed; checked by the use case). */
+export const savedMemoryBody = z.object({ text: z.string({ error: 'text is required: the text to remember' }) }).strict();
 
 /** Parses or throws VALIDATION naming the first problem. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLog } from '../core/summary/test-fakes';
+import { silentLog } from '../../test/fakes/summary-use-case-fakes';
 import { createSharedRateLimiter } from './redis-rate-limiter';
 
 /** A TCP server that accepts connections and never answers: Redis hanging, the client stuck before `ready`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FoldQueue, SummaryStore, TurnStore } from '../core/ports';
-import { silentLog, testSettings } from '../core/summary/test-fakes';
+import { silentLog, testSettings } from '../../test/fakes/summary-use-case-fakes';
 import { createSweeper } from './sweeper';
 
 describe('sweeper.stop', () => {

@@ -62,6 +62,18 @@ export function createSweeper(options: {
   resumeTurns?: (threadId: string) => void;
   /** The tool-run outbox: runs left `queued` (an enqueue that failed) and finished runs never reported. */
   toolRuns?: { runs: ToolRunStore; queue: ToolQueue; olderThanMs: number };
+  /**
+   * Retention (issue 27): threads idle longer than `retentionDays` are deleted (unset: kept forever), and guests are
+   * erased once older than `guestMaxAgeSeconds` plus `retentionDays` (a week when unset).
+   */
+  retention?: {
+    retentionDays: number | undefined;
+    guestMaxAgeSeconds: number;
+    deleteIdleThreads(before: Date, limit: number): Promise<number>;
+    guestsCreatedBefore(before: Date, limit: number): Promise<string[]>;
+    eraseGuest(userId: string): Promise<unknown>;
+    now?: () => Date;
+  };
   intervalMs?: number;
 }): Sweeper {
   let timer: NodeJS.Timeout | undefined;
@@ -88,8 +100,20 @@ export function createSweeper(options: {
       }
     }
     const toolRunsEnqueued = await enqueueToolRuns();
+    await applyRetention();
     if (foldsEnqueued + threadsResumed + rebuildsEnqueued + toolRunsEnqueued > 0) options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued, toolRunsEnqueued }, 'sweeper caught up');
     return { foldsEnqueued, threadsResumed, toolRunsEnqueued };
+  }
+  async function applyRetention(): Promise<void> {
+    const retention = options.retention;
+    if (!retention) return;
+    const now = (retention.now ?? (() => new Date()))().getTime();
+    const day = 86_400_000;
+    const threadsDeleted = retention.retentionDays === undefined ? 0 : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
+    const guestGraceMs = (retention.retentionDays ?? 7) * day;
+    const guests = await retention.guestsCreatedBefore(new Date(now - retention.guestMaxAgeSeconds * 1000 - guestGraceMs), 100);
+    for (const userId of guests) await retention.eraseGuest(userId);
+    if (threadsDeleted + guests.length > 0) options.log.info({ threadsDeleted, guestsErased: guests.length }, 'retention applied');
   }
   async function enqueueToolRuns(): Promise<number> {
     if (!options.toolRuns) return 0;

@@ -54,6 +54,8 @@ function recalledMessages(messages: readonly BaseMessage[]): QuotableMessage[] {
   for (const line of slot.text.split('\n').slice(1)) {
     const header = RECALLED_LINE.exec(line);
     if (header) found.push({ seq: Number(header[1]), role: header[2]!, text: header[3] ?? '', source: 'recalled' });
+    // The user's other chats (cross-thread recall) follow under their own heading: not this conversation's seqs.
+    else if (line.startsWith('## ') || line.startsWith('[chat:')) break;
     else if (found.length > 0) found[found.length - 1]!.text += `\n${line}`;
   }
   return found;

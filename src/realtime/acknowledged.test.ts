@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { Logger } from '../app/logger';
+import type { LogPort } from '../core/ports';
 import { AppError } from '../core/errors';
 import { acknowledged, AtAck, type HandlerContext } from './acknowledged';
 import type { TypedSocket } from './socket-types';
@@ -10,7 +10,7 @@ const schema = z.object({ value: z.number() }).strict();
 
 function setup(run: (context: HandlerContext<z.infer<typeof schema>>) => Promise<object | AtAck<object>>) {
   const log = { error: vi.fn(), warn: vi.fn(), debug: vi.fn(), info: vi.fn() };
-  const handler = acknowledged({ event: 'test-event', socket, schema, log: log as unknown as Logger, run });
+  const handler = acknowledged({ event: 'test-event', socket, schema, log: log as unknown as LogPort, run });
   const call = (...args: unknown[]) => new Promise<unknown>((resolve) => handler(...args, resolve));
   return { log, handler, call };
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Logger } from '../app/logger';
+import type { LogPort } from '../core/ports';
 import { AppError, isAppError } from '../core/errors';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ErrorBody } from '../shared/errors';
@@ -21,7 +21,7 @@ export interface HandlerContext<P> {
 }
 
 /** The error of a failed ack: AppErrors keep their code and safe message; anything else is INTERNAL, logged, not shown. */
-export function toAckError(error: unknown, log: Logger, context: { event: string; userId: string }): ErrorBody & Record<string, unknown> {
+export function toAckError(error: unknown, log: LogPort, context: { event: string; userId: string }): ErrorBody & Record<string, unknown> {
   if (isAppError(error)) return { ...error.details, code: error.code, message: error.message };
   // The same mapping as REST: an unreachable database is a retryable UNAVAILABLE, not an INTERNAL.
   const mapped = toAppError(error);
@@ -49,7 +49,7 @@ export function acknowledged<S extends z.ZodType, R extends object>(options: {
   event: string;
   socket: TypedSocket;
   schema: S;
-  log: Logger;
+  log: LogPort;
   run: (context: HandlerContext<z.infer<S>>) => Promise<R | AtAck<R>>;
   /** SOCKET_EVENTS_PER_MINUTE, keyed by socket id: past it the event is answered RATE_LIMITED and not run. */
   limiter?: RateLimiter;

@@ -26,6 +26,8 @@ export interface SocketServer {
   readonly connectedSockets: number;
   /** Disconnects every socket, stops forwarding events and closes the Redis connections. */
   close(): Promise<void>;
+  /** Disconnects every socket of a user, in every server process (the per-user room). */
+  disconnectUser(userId: string): void;
 }
 
 export interface SocketServerOptions {
@@ -57,6 +59,11 @@ function registerHandlers(socket: TypedSocket, deps: SocketDeps, events: RateLim
   on('tool-cancel', toolCancelPayload, (context) => toolCancel(deps, context));
 }
 
+/** The room every socket of a user joins. */
+export function userRoom(userId: string): string {
+  return `user:${userId}`;
+}
+
 /**
  * The socket.io server on the app's HTTP server (path `/socket.io`): JWT auth at connect, one handler per
  * client event, a room per thread, and this process' thread events forwarded to the rooms.
@@ -77,6 +84,8 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
   const eventLimiter = createMemoryRateLimiter({ limit: deps.limits.socketEventsPerMinute });
   const forwarding = forwardThreadEvents({ events: deps.events, emitter: io, log: deps.log, ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}) });
   io.on('connection', (socket) => {
+    // The per-user room: an erasure disconnects every socket of the user, in every process, with one call.
+    void socket.join(userRoom(socket.data.userId));
     expireWithToken(socket, deps.log);
     registerHandlers(socket, deps, eventLimiter, forwarding.flush);
     socket.on('error', (error) => deps.log.debug({ err: error, userId: socket.data.userId }, 'socket error'));
@@ -86,6 +95,9 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
     io,
     get connectedSockets() {
       return io.of('/').sockets.size;
+    },
+    disconnectUser(userId) {
+      io.in(userRoom(userId)).disconnectSockets(true);
     },
     close() {
       closed ??= (async () => {

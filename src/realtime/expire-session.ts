@@ -1,4 +1,4 @@
-import type { Logger } from '../app/logger';
+import type { LogPort } from '../core/ports';
 import type { SessionExpiredPayload } from '../shared/socket-events';
 import type { TypedSocket } from './socket-types';
 
@@ -9,7 +9,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * A socket lives no longer than its token: when `socket.data.expiresAt` passes, the socket gets `session-expired`
  * (coded UNAUTHORIZED) and is disconnected. An event arriving after expiry (a timer late under load) is not served.
  */
-export function expireWithToken(socket: TypedSocket, log: Pick<Logger, 'debug'>): void {
+export function expireWithToken(socket: TypedSocket, log: Pick<LogPort, 'debug'>): void {
   let timer: NodeJS.Timeout | undefined;
   let expired = false;
   const expire = () => {

@@ -1,16 +1,18 @@
-import type { Logger } from '../app/logger';
+import type { ErasureStore } from '../core/erasure';
 import type { ContextSettings } from '../core/context-settings';
 import type { EditDeps } from '../core/fork';
 import type { RateLimiter } from '../core/limits/rate-limiter';
-import type { ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
+import type { LogPort, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { TokenService } from '../http/auth';
 
 /** What the socket adapter is given by the composition root (the same use cases and stores REST uses). */
 export interface SocketDeps {
-  log: Logger;
+  log: LogPort;
   tokens: TokenService;
   threads: ThreadStore;
+  /** Tombstones of erased users: their old tokens are refused at connect. */
+  erasures?: Pick<ErasureStore, 'erasureOf'>;
   transcript: TranscriptStore;
   turns: TurnStore;
   runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;

@@ -92,8 +92,10 @@ export interface ThreadMemorySettingsDto {
   summaryPrompt: string | null;
   /** Tokens of the thread's auto-recall slot (0: off); null: the deployment's RECALL_TOKENS. */
   recallTokens: number | null;
+  /** Where auto-recall and search_transcript look: this chat, or all of the user's chats; null: RECALL_SCOPE. */
+  recallScope: 'thread' | 'user' | null;
   /** The deployment's policies, used where the thread has none. */
-  defaults: { trigger: string; keep: string; recallTokens: number };
+  defaults: { trigger: string; keep: string; recallTokens: number; recallScope: 'thread' | 'user' };
   pinnedTokens: number;
   pinnedMaxTokens: number;
   thread: ThreadDto;
@@ -158,7 +160,13 @@ export interface SendMessageResponseDto {
 
 export interface PackEntryDto {
   role: RoleDto;
+  /** The entry's text; empty for the system prompt when `systemPrompt.hidden` (only admins get its text). */
   content: string;
+  /**
+   * Set on the entry that is the configured system prompt (SYSTEM_PROMPT), split from the summary it is sent with:
+   * its sha256 `hash`, and `hidden` when the caller is not an admin (then `content` is empty).
+   */
+  systemPrompt?: { hash: string; hidden: boolean };
   toolCalls?: ToolCallDto[];
   toolCallId?: string;
   seq?: number;
@@ -175,6 +183,8 @@ export interface ContextPackDto {
   pinnedSeqs: number[];
   /** Older transcript messages the auto-recall slot shows (best matches of the latest user message). */
   recalledSeqs: number[];
+  /** Messages of the user's other chats the auto-recall slot shows (the memory panel's "From other chats"). */
+  recalledElsewhere: RecalledElsewhereDto[];
 }
 
 export interface ServerInfoDto {
@@ -283,6 +293,8 @@ export interface SeenToolResultDto {
 /** Estimated prompt tokens of each part of the call (they add up to `estimatedPromptTokens`). */
 export interface SeenTokenPartsDto {
   systemPrefix: number;
+  /** The user's saved memories (absent in calls recorded before them, or when there were none). */
+  savedMemories?: number;
   summary: number;
   pinned: number;
   window: number;
@@ -307,13 +319,21 @@ export interface MessageContextDto {
   overflowRetry: boolean;
   /** Window entries the budget guard left out. */
   omitted: number;
-  systemPrefix: { hash: string; text: string; tokens: number } | null;
+  /**
+   * The system prompt (SYSTEM_PROMPT) the call began with: its sha256 and token count for everyone, its `text` only
+   * for admins (null for thread owners: operators keep confidential instructions there).
+   */
+  systemPrefix: { hash: string; text: string | null; tokens: number } | null;
   /** The summary revision the model got (its text is null once redacted by a forget). */
   summary: { revision: number; text: string | null; tokens: number; fromSeq: number; throughSeq: number; redacted: boolean } | null;
   windowSeqs: number[];
   pinnedSeqs: number[];
   /** Older transcript messages auto-recall put in the pack. */
   recalledSeqs: number[];
+  /** Messages of the user's other chats auto-recall put in the pack (cross-thread recall). */
+  recalledElsewhere: RecalledElsewhereDto[];
+  /** The user's saved memories the pack carried, as they stand now (`text` null once deleted). */
+  savedMemories: { id: string; text: string | null }[];
   messages: SeenMessageDto[];
   toolResults: SeenToolResultDto[];
   parts: SeenTokenPartsDto | null;
@@ -364,4 +384,29 @@ export interface SearchPageDto {
   hits: SearchHitDto[];
   /** Pass as `cursor` (with the same `q`) for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+/** One of the user's saved memories (issue 27): a short text the model gets in every thread of the user. */
+export interface SavedMemoryDto {
+  id: string;
+  text: string;
+  /** The message that asked the model to remember it; null for one added by hand (or once its chat is deleted). */
+  source: { threadId: string; seq: number } | null;
+  /** Whether the packs carry it: false for the older items left out over USER_MEMORY_TOKENS. */
+  inContext: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `GET /api/memory`: the user's saved memories, newest first. */
+export interface SavedMemoryListDto {
+  items: SavedMemoryDto[];
+}
+
+/** A message of another of the user's chats that auto-recall put in a pack; cited `[chat:<threadId>#<seq>]`. */
+export interface RecalledElsewhereDto {
+  threadId: string;
+  seq: number;
+  /** The chat's title now (null once it is deleted). */
+  title: string | null;
 }

@@ -21,7 +21,10 @@ export interface ThreadJoinResult {
   /** Ascending seq; a message still streaming comes with its text so far. */
   messages: MessageDto[];
   hasMoreBefore: boolean;
-  /** With afterSeq only: true when the catch-up was cut at its cap (2,000 messages); page the rest over REST. */
+  /**
+   * With afterSeq only: true when the catch-up was cut at its cap (2,000 messages or about 1 MB of text); join again
+   * with `afterSeq` = the last seq of these messages for the rest.
+   */
   hasMoreAfter?: boolean;
 }
 

@@ -1,9 +1,9 @@
-import { analyzeThreadTool, calculatorTool, currentTimeTool, readToolResultTool, searchTranscriptTool, type Tool } from '../core/tools';
+import { analyzeThreadTool, calculatorTool, currentTimeTool, readToolResultTool, saveMemoryTool, searchTranscriptTool, type Tool } from '../core/tools';
 
 /**
  * The one place a deployment registers its tools: add yours to this list (see src/core/tools/types.ts for the
  * shape, and the built-ins for examples). Every tool here is offered to the model on every chat call.
  */
 export function deploymentTools(): Tool[] {
-  return [calculatorTool, currentTimeTool, readToolResultTool, analyzeThreadTool, searchTranscriptTool];
+  return [calculatorTool, currentTimeTool, readToolResultTool, analyzeThreadTool, searchTranscriptTool, saveMemoryTool];
 }

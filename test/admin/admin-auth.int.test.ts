@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../src/http/auth';
 import type { AuditPageDto } from '../../src/shared/admin-api';
@@ -105,6 +106,27 @@ describe('admin authentication', () => {
     const audit = (await (await app.api('/api/admin/audit', { token: ADMIN_TOKEN })).json()) as AuditPageDto;
     const actions = audit.entries.filter((entry) => entry.actor === 'alice-admin').map((entry) => entry.action);
     expect(actions).toEqual(['admin.session-ended', 'admin.session-started']);
+  });
+
+  it('never lets a session outlive the admin JWT that opened it (a short-lived JWT opens a short session)', async () => {
+    const shortJwt = await createTokenService(app.authSecret).sign({ userId: 'bob-admin', role: 'admin', kind: 'external' }, 2);
+    const tokenExpiry = decodeJwt(shortJwt).exp! * 1000;
+    const opened = await app.api('/api/admin/session', { method: 'POST', json: { token: shortJwt } });
+    expect(opened.status).toBe(201);
+    const { expiresAt } = (await opened.json()) as { expiresAt: string };
+    expect(Date.parse(expiresAt)).toBeLessThanOrEqual(tokenExpiry);
+    const setCookie = sessionCookie(opened);
+    const cookieExpiry = Date.parse(/Expires=([^;]+)/i.exec(setCookie)?.[1] ?? '');
+    expect(cookieExpiry).toBeLessThanOrEqual(tokenExpiry);
+    const cookie = { Cookie: setCookie.split(';')[0] ?? '' };
+    expect((await app.api('/api/admin/threads', { headers: cookie })).status).toBe(200);
+    // Past the JWT's exp, the session (replayed by a client that ignores the cookie's Expires) is refused too.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, tokenExpiry - Date.now()) + 1100));
+    expect((await app.api('/api/admin/threads', { headers: cookie })).status).toBe(401);
+    // A long-lived JWT still gets the full session TTL (8 h), not more.
+    const long = (await (await app.api('/api/admin/session', { method: 'POST', json: { token: adminJwt } })).json()) as { expiresAt: string };
+    expect(Date.parse(long.expiresAt) - Date.now()).toBeGreaterThan(7.9 * 3600_000);
+    expect(Date.parse(long.expiresAt) - Date.now()).toBeLessThanOrEqual(8 * 3600_000);
   });
 
   it('opens a session from the bootstrap token, audited as admin-token', async () => {

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { expectNoAxeViolations } from './support/axe';
 import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot } from './support/session';
 
@@ -43,6 +44,7 @@ test.describe('admin console', () => {
     await expect(table.getByRole('link', { name: 'Unrelated chat' })).toHaveCount(0);
     await page.getByLabel('Sort by').selectOption('summary');
     await screenshot(page, testInfo, 'admin-threads');
+    await expectNoAxeViolations(page, { what: 'the admin console thread list' });
     await table.getByRole('link', { name: 'Quarterly planning' }).click();
 
     await expect(page).toHaveURL(new RegExp(`/admin/threads/${thread.id}$`));
@@ -53,6 +55,7 @@ test.describe('admin console', () => {
     await expect(page.getByRole('img', { name: /Tokens per model call: \d+ calls/ })).toBeVisible();
     await expect(page.getByText(/chat calls · last call: \d+ context tokens \(reported by the provider\) vs \d+ transcript tokens/)).toBeVisible();
     await screenshot(page, testInfo, 'admin-thread');
+    await expectNoAxeViolations(page, { what: 'the admin console thread view' });
 
     await page.getByRole('button', { name: 'Edit summary' }).click();
     await page.getByRole('textbox', { name: 'Summary text' }).fill('The user plans the quarter. Key code: CODE-201. Corrected by an admin.');
@@ -62,6 +65,7 @@ test.describe('admin console', () => {
     await expect(page.getByRole('region', { name: 'Current summary' })).toContainText('Corrected by an admin.');
     await expect(timeline.getByLabel(/Changes in revision \d+: 1 lines added/).first()).toBeVisible();
     await screenshot(page, testInfo, 'admin-edited');
+    await expectNoAxeViolations(page, { what: 'the admin console after a summary edit' });
     await page.setViewportSize({ width: 375, height: 800 });
     await screenshot(page, testInfo, 'admin-thread-375');
   });

@@ -59,7 +59,7 @@ test.describe('edit and branch', () => {
 
   test('branches from an answer into a new thread that holds the conversation up to it', async ({ page }) => {
     const { conversation } = await openThread(page, ['First question.', 'Second question.']);
-    await conversation.getByRole('button', { name: 'Branch from #2' }).click();
+    await conversation.getByRole('button', { name: 'Branch from here at #2' }).click();
     await expect(page.getByRole('note')).toContainText('Branched from Trip plans at message #2');
     await expect(conversation.getByText('First question.', { exact: true })).toBeVisible();
     await expect(conversation.getByText('Second question.', { exact: true })).toHaveCount(0);
@@ -71,7 +71,7 @@ test.describe('edit and branch', () => {
 
   test('deleting a message a branch also holds says so, and deletes it there too on request', async ({ page }) => {
     const { conversation } = await openThread(page, ['My card ends in CODE-77.', 'Another question.']);
-    await conversation.getByRole('button', { name: 'Branch from #2' }).click();
+    await conversation.getByRole('button', { name: 'Branch from here at #2' }).click();
     await expect(page.getByRole('note')).toContainText('Branched from Trip plans at message #2');
     await page.getByRole('note').getByRole('link', { name: 'Trip plans' }).click();
     await expect(conversation.getByText('Another question.', { exact: true })).toBeVisible();

@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { MessageDto, ThreadMemorySettingsDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, type StubResponder } from '../support/openai-stub';
+import { expectNoAxeViolations } from './support/axe';
 import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
@@ -64,6 +65,7 @@ test.describe('memory controls', () => {
     await expect(page.getByRole('alert').filter({ hasText: /tokens allowed for pinned messages are in use\. Unpin something first\./ })).toBeVisible();
     await expect(conversation.locator('[data-seq="3"]').getByLabel('pinned', { exact: true })).toHaveCount(0);
     await screenshot(page, testInfo, 'pin-cap-1440');
+    await expectNoAxeViolations(page, { what: 'the memory panel with a pinned message' });
 
     // Unpin from the panel.
     await pinnedList.getByRole('button', { name: 'Unpin #1' }).click();
@@ -199,10 +201,11 @@ test.describe('memory controls', () => {
     await expect(conversation.locator('[data-seq="1"]')).toHaveCount(0);
 
     const panel = await openMemory(page);
-    const citation = panel.locator('.summary-text').getByRole('link', { name: 'Show messages #1 to #2' });
+    const citation = panel.locator('.summary-text').getByRole('link', { name: '#1–2: show messages #1 to #2' });
     await expect(citation).toBeVisible({ timeout: 30_000 });
     await expect(citation).toHaveText('#1–2');
-    await expect(panel.locator('.summary-text').getByRole('link', { name: 'Show message #3' })).toBeVisible();
+    await expect(panel.locator('.summary-text').getByRole('link', { name: '#3: show message #3' })).toBeVisible();
+    await expectNoAxeViolations(page, { what: 'the memory panel with summary citations' });
     await citation.click();
     const cited = conversation.locator('[data-seq="1"]');
     await expect(cited).toBeInViewport();
@@ -217,7 +220,7 @@ test.describe('memory controls', () => {
     const narrow = page.getByRole('complementary', { name: 'Memory' });
     await expect(narrow).toBeVisible();
     await screenshot(page, testInfo, 'memory-panel-375');
-    await narrow.locator('.summary-text').getByRole('link', { name: 'Show message #3' }).click();
+    await narrow.locator('.summary-text').getByRole('link', { name: '#3: show message #3' }).click();
     await expect(narrow).toHaveCount(0);
     await expect(conversation.locator('[data-seq="3"]')).toBeInViewport();
     await screenshot(page, testInfo, 'citation-375');

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { expectNoAxeViolations } from './support/axe';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot } from './support/session';
 
@@ -38,6 +39,7 @@ test.describe('memory panel', () => {
     await expect(page.getByRole('separator', { name: "The model's window starts here" })).toBeVisible();
     await expect(page.getByRole('article', { name: 'You message' })).toHaveCount(5);
     await screenshot(page, testInfo, 'memory-panel-1440');
+    await expectNoAxeViolations(page, { what: 'the chat with the memory panel open' });
     await page.setViewportSize({ width: 375, height: 760 });
     await screenshot(page, testInfo, 'memory-panel-375');
     await page.getByRole('button', { name: 'Close memory panel' }).click();

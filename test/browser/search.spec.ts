@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { ContextPackDto, MessageContextDto, SendMessageResponseDto, ThreadDetailDto } from '../../src/shared/api';
+import { expectNoAxeViolations } from './support/axe';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
@@ -45,6 +46,7 @@ test.describe('search', () => {
     await expect(hit).toContainText('Cacilhas leaves at 07:40');
     await expect(hit.locator('mark')).toHaveText(['ferry', 'Cacilhas']);
     await screenshot(page, testInfo, 'search-results');
+    await expectNoAxeViolations(page, { what: 'the search results' });
 
     const olderPages: string[] = [];
     page.on('request', (request) => { if (/\/api\/threads\/[\w-]+\/messages\?before=/.test(request.url())) olderPages.push(request.url()); });
@@ -63,6 +65,7 @@ test.describe('search', () => {
     // The 130 messages between were loaded in one request, not page by page.
     expect(olderPages).toHaveLength(1);
     await screenshot(page, testInfo, 'search-hit-opened');
+    await expectNoAxeViolations(page, { what: 'a thread opened at a search hit' });
 
     // Choosing a thread from the list drops the mark.
     await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /^Groceries/ }).click();
@@ -94,8 +97,9 @@ test.describe('search', () => {
     const panel = page.getByRole('complementary', { name: 'Memory' });
     await expect(panel.getByTestId('recalled')).toHaveText(`Recalled: ${seen.recalledSeqs.map((seq) => `#${seq}`).join(', ')}`);
     await screenshot(page, testInfo, 'memory-panel-recalled');
+    await expectNoAxeViolations(page, { what: 'the memory panel with recalled messages' });
     // Like a citation: the link shows the recalled message in the transcript.
-    await panel.getByRole('link', { name: 'Show recalled message #1' }).click();
+    await panel.getByRole('link', { name: '#1: show the recalled message' }).click();
     const first = page.getByRole('log', { name: 'Conversation' }).locator('[data-seq="1"]');
     await expect(first).toBeFocused();
     await expect(first).toBeInViewport();

@@ -1,12 +1,16 @@
 import { expect, test } from '@playwright/test';
 import type { MessageContextDto, SendMessageResponseDto, ThreadDetailDto } from '../../src/shared/api';
+import { expectNoAxeViolations } from './support/axe';
 import { ADMIN_TOKEN, startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
+
+/** The operator's instructions: shown to admins only. */
+const SYSTEM_PROMPT = 'Confidential routing rule: escalate refunds to desk 7.';
 
 test.describe('what the model saw', () => {
   let app: BrowserApp;
   test.beforeAll(async () => {
-    app = await startBrowserApp({ env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+    app = await startBrowserApp({ env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SYSTEM_PROMPT } });
   });
   test.afterAll(async () => {
     await app?.stop();
@@ -39,7 +43,11 @@ test.describe('what the model saw', () => {
     await expect(dialog.getByTestId('seen-window-seqs')).toHaveText(windowText);
     await expect(dialog).toContainText('Which codes do you know?');
     await expect(dialog.getByRole('table', { name: 'Tokens per part' })).toContainText('Summary');
+    // The owner sees the system prompt's size and hash, never its text.
+    await expect(dialog.getByTestId('seen-system-prompt-hidden')).toHaveText(`System prompt (hidden): ${seen.systemPrefix?.tokens} tokens, hash ${seen.systemPrefix?.hash.slice(0, 12)}…`);
+    await expect(dialog).not.toContainText('desk 7');
     await screenshot(page, testInfo, 'what-the-model-saw');
+    await expectNoAxeViolations(page, { what: 'the "what the model saw" dialog over the chat' });
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect(dialog).toHaveCount(0);
 
@@ -53,6 +61,9 @@ test.describe('what the model saw', () => {
     const adminDialog = page.getByRole('dialog', { name: /What the model saw for the call of/ });
     await expect(adminDialog.getByTestId('seen-summary-revision')).toContainText(`Summary revision ${seen.summary?.revision}`);
     await expect(adminDialog.getByTestId('seen-window-seqs')).toHaveText(windowText);
+    await expect(adminDialog).toContainText(SYSTEM_PROMPT);
+    await expect(adminDialog.getByTestId('seen-system-prompt-hidden')).toHaveCount(0);
     await screenshot(page, testInfo, 'what-the-model-saw-admin');
+    await expectNoAxeViolations(page, { what: 'the "what the model saw" dialog in the admin console' });
   });
 });

@@ -114,6 +114,14 @@ export function describeToolRunStoreContract(name: string, make: MakeStores): vo
       await stores.toolRuns.startRun(run.id);
       expect(await stores.toolRuns.markSubmitted({ runId: run.id, taskId: 'task-1', timeoutMs: 60_000 })).toBe(true);
       expect(await stores.toolRuns.markSubmitted({ runId: run.id, taskId: 'task-2', timeoutMs: 60_000 })).toBe(false);
+      // Stored before the other side hears of it: not handed until it answered, then once.
+      expect((await stores.toolRuns.findRun(run.id, null))?.handedAt).toBeNull();
+      await stores.toolRuns.markHanded(run.id);
+      const handedAt = (await stores.toolRuns.findRun(run.id, null))?.handedAt;
+      expect(handedAt).toBeInstanceOf(Date);
+      await pause(5);
+      await stores.toolRuns.markHanded(run.id);
+      expect((await stores.toolRuns.findRun(run.id, null))?.handedAt).toEqual(handedAt);
       expect(await stores.toolRuns.claimPoll({ runId: run.id, minIntervalMs: 60_000 })).toEqual({ claimed: false, overdue: false });
       expect(await stores.toolRuns.claimPoll({ runId: run.id, minIntervalMs: 0 })).toEqual({ claimed: true, overdue: false });
 

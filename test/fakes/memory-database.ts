@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextEntry } from '../../src/core/context/types';
 import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
-import type { ModelCallRecord, SummaryRevisionRecord } from '../../src/core/ports';
+import type { AuditEntry, ModelCallRecord, SummaryRevisionRecord } from '../../src/core/ports';
 import type { ToolRun } from '../../src/core/tools/types';
 
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
@@ -45,10 +45,12 @@ export interface MemoryDatabase {
   toolRuns: ToolRunRow[];
   /** Model calls: recorded ones and those stored with an answer (with the answer's message id). */
   calls: ModelCallRecord[];
+  /** The admin audit trail (not tied to a thread's lifetime: a deleted thread's entries stay). */
+  audit: AuditEntry[];
 }
 
 export function createMemoryDatabase(): MemoryDatabase {
-  return { users: new Map(), threads: new Map(), messages: [], entries: [], turns: [], revisions: [], toolRuns: [], calls: [] };
+  return { users: new Map(), threads: new Map(), messages: [], entries: [], turns: [], revisions: [], toolRuns: [], calls: [], audit: [] };
 }
 
 export const newId = (): string => randomUUID();

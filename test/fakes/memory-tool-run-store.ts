@@ -31,7 +31,7 @@ export function createMemoryToolRunStore(database: MemoryDatabase): ToolRunStore
       const run: ToolRunRow = {
         id, threadId, messageId, toolCallId, name, args: copy(args), status: 'queued', progress: 0, progressNote: null, result: null,
         resultTokens: null, condensed: null, error: null, startedAtSeq, cancelRequested: false, attempts: 0, reportedAt: null, createdAt: created,
-        startedAt: null, finishedAt: null, taskId: null, deadlineAt: null, remoteCancelledAt: null, followUpTurnId: null, polledAt: null,
+        startedAt: null, finishedAt: null, taskId: null, deadlineAt: null, remoteCancelledAt: null, handedAt: null, followUpTurnId: null, polledAt: null,
       };
       database.toolRuns.push(run);
       // No seq yet: it gets the thread's next seq when the result lands.
@@ -138,6 +138,11 @@ export function createMemoryToolRunStore(database: MemoryDatabase): ToolRunStore
       if (!run || run.taskId !== null) return false;
       Object.assign(run, { taskId, deadlineAt: new Date(Date.now() + timeoutMs), polledAt: Date.now() });
       return true;
+    },
+
+    async markHanded(runId) {
+      const run = runOf(runId);
+      if (run && run.handedAt === null) run.handedAt = now();
     },
 
     async claimPoll({ runId, minIntervalMs }) {

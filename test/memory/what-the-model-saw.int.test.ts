@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RECALL_HEADING } from '../../src/core/context';
+import { RECALL_HEADING, REPLY_PRIMING_TOKENS } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
-import type { MessageContextDto, MessageDto } from '../../src/shared/api';
+import type { AdminThreadDetailDto } from '../../src/shared/admin-api';
+import type { ContextPackDto, MessageContextDto, MessageDto } from '../../src/shared/api';
 import { replyWithText } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { useChatServer } from '../support/chat-server';
@@ -47,7 +48,10 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     expect(leading.startsWith(SYSTEM_PROMPT)).toBe(true);
     expect(leading).toContain(view.summary!.text!);
     expect(view.summary!.text).toContain('CODE-701');
-    expect(view.systemPrefix).toEqual({ hash: expect.stringMatching(/^[0-9a-f]{64}$/), text: SYSTEM_PROMPT, tokens: expect.any(Number) });
+    // The owner gets the system prompt's hash and size, never its text (the operator's instructions).
+    expect(view.systemPrefix).toEqual({ hash: expect.stringMatching(/^[0-9a-f]{64}$/), text: null, tokens: expect.any(Number) });
+    expect(view.systemPrefix!.tokens).toBeGreaterThan(0);
+    expect(JSON.stringify(view)).not.toContain(SYSTEM_PROMPT);
 
     // The window seqs are exactly the transcript messages the request carried after the pinned one.
     const transcript = await kit.transcript(thread.id);
@@ -80,11 +84,40 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
       AND NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.message_id = m.id AND c.system_prefix_hash IS NOT NULL)`, [thread.id]);
     expect(withoutManifest[0]?.n).toBe(0);
 
-    // An admin sees the same through the admin API (the console) and through an admin JWT.
+    // An admin sees the same plus the system prompt's text, through the admin API (the console) and an admin JWT.
+    const asAdmin = { ...view, systemPrefix: { ...view.systemPrefix!, text: SYSTEM_PROMPT } };
     const admin = await server.app.api(`/api/admin/threads/${thread.id}/messages/${answer.id}/context`, { token: 'test-admin-token-0123456789' });
     expect(admin.status).toBe(200);
-    expect(await admin.json()).toEqual(view);
-    expect((await seenBy(thread.id, answer.id, await adminToken(server.app))).status).toBe(200);
+    expect(await admin.json()).toEqual(asAdmin);
+    const byAdminJwt = await seenBy(thread.id, answer.id, await adminToken(server.app));
+    expect(byAdminJwt.status).toBe(200);
+    expect(await byAdminJwt.json()).toEqual(asAdmin);
+  });
+
+  it('previews the next call to the owner with the system prompt hidden (hash and tokens) and the summary split from it; admins get its text', async () => {
+    const thread = await kit.createThread();
+    for (let turn = 1; turn <= 6; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${300 + turn} is noted.`);
+    await kit.waitForFoldThrough(thread.id, 6);
+    const response = await server.app.api(`/api/threads/${thread.id}/context`, { token: server.token });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    expect(text).not.toContain(SYSTEM_PROMPT);
+    const pack = JSON.parse(text) as ContextPackDto;
+    const [prompt, summary] = pack.messages;
+    expect(prompt).toEqual({ role: 'system', content: '', tokens: expect.any(Number), systemPrompt: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), hidden: true } });
+    expect(prompt!.tokens).toBeGreaterThan(0);
+    // The owner's summary is still shown, in an entry of its own.
+    expect(summary?.role).toBe('system');
+    expect(summary?.content).toContain(pack.summary!.text);
+    expect(summary?.content).toMatch(/^## Summary of the conversation so far/);
+    expect(summary?.systemPrompt).toBeUndefined();
+    const admin = await server.app.api(`/api/admin/threads/${thread.id}`, { token: 'test-admin-token-0123456789' });
+    const adminPack = ((await admin.json()) as AdminThreadDetailDto).pack;
+    expect(adminPack.messages[0]).toEqual({ ...prompt, content: SYSTEM_PROMPT, systemPrompt: { hash: prompt!.systemPrompt!.hash, hidden: false } });
+    expect(adminPack.messages.slice(1)).toEqual(pack.messages.slice(1));
+    expect(adminPack.tokens).toBe(pack.tokens);
+    // The split keeps the figures: the entries still add up to what the call costs.
+    expect(pack.messages.reduce((sum, entry) => sum + entry.tokens, 0) + REPLY_PRIMING_TOKENS).toBe(pack.tokens);
   });
 
   it('shows a message forgotten since as forgotten, without its content, and answers 404 where no call produced the message', async () => {

@@ -62,8 +62,11 @@ describe('the transcript search index and the search_transcript tool', () => {
     expect(same?.same).toBe(true);
   });
 
-  it('the model finds what the conversation said through search_transcript, only in its own thread', async () => {
+  it('the model finds what the conversation said through search_transcript, only in its own thread when its recall scope is the thread', async () => {
     const thread = await helpers.newThread();
+    // The default scope (RECALL_SCOPE=user) also searches the user's other chats: test/search/cross-thread-recall.
+    const scoped = await server.app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token: helpers.token, json: { recallScope: 'thread' } });
+    expect(scoped.status).toBe(200);
     const other = await helpers.newThread();
     await helpers.send(other.id, 'My gate code for the warehouse is 9191.');
     await helpers.send(thread.id, 'The warehouse alarm code is 4455, write it down.');

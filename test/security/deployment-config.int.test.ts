@@ -79,6 +79,15 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('keeps guest sessions off unless .env turns them on (no anonymous model access on a public deployment)', () => {
+    const tokens = { AUTH_SECRET: secret(), ADMIN_TOKEN: secret(), METRICS_TOKEN: secret() };
+    const uses = composeVariables().filter((variable) => variable.name === 'ALLOW_GUESTS');
+    expect(uses.map((use) => use.argument)).toEqual(['false']);
+    expect(composeConfig(tokens).services.serve?.environment?.ALLOW_GUESTS).toBe('false');
+    expect(composeConfig({ ...tokens, ALLOW_GUESTS: '' }).services.serve?.environment?.ALLOW_GUESTS).toBe('false');
+    expect(composeConfig({ ...tokens, ALLOW_GUESTS: 'true' }).services.serve?.environment?.ALLOW_GUESTS).toBe('true');
+  });
+
   it('with its secrets set, starts the serve service in production; /metrics takes the metrics token, not the admin token', async () => {
     const tokens = { AUTH_SECRET: secret(), ADMIN_TOKEN: secret(), METRICS_TOKEN: secret() };
     const environment = composeConfig({ ...tokens, OFFLINE_MODEL: 'allow' }).services.serve?.environment ?? {};
@@ -95,6 +104,8 @@ describe('docker-compose.yml', () => {
     const metrics = (token: string) => fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
     expect((await metrics(tokens.METRICS_TOKEN)).status).toBe(200);
     expect((await metrics(tokens.ADMIN_TOKEN)).status).toBe(401);
+    // Guests are off by default: nobody gets a session (and model access) without a sign-in.
+    expect((await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).status).toBe(403);
     // METRICS_HOST=0.0.0.0: the scraper reaches it over the network.
     const external = externalAddress();
     if (external) expect(await reachable(external, metricsPort)).toBe(true);

@@ -1,11 +1,12 @@
-import { buildRecallSlot } from './build-recall-slot';
+import { buildRecallSlot, type RecalledElsewhere } from './build-recall-slot';
 import { groupExchangeBlocks } from './group-exchange-blocks';
 import { upperBoundMessageTokens, upperBoundTextTokens, type MessageMeasure } from './measure-message';
 import { renderEntries } from './render-entries';
 import { renderStrict } from './render-strict';
+import { savedMemoriesInContext, savedMemoriesSection } from './saved-memories-section';
 import { REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, type TokenCounter } from './token-counter';
 import type { ChatTemplateCompat } from './validate-pack-ordering';
-import type { ContextEntry, ContextState, PackMessage, SummaryState } from './types';
+import type { ContextEntry, ContextState, PackMessage, SavedMemoryItem, SummaryState } from './types';
 
 /** The note a pack carries when the budget guard left out its oldest window entries. */
 export const OMITTED_NOTE_SUMMARY = 'Earlier messages of this conversation are being summarized and are not shown here.';
@@ -28,6 +29,11 @@ export interface BuildContextPackOptions {
   notes?: readonly string[];
   /** Tokens of the auto-recall slot (RECALL_TOKENS or the thread's setting); 0 or absent: no slot. */
   recallTokens?: number;
+  /**
+   * The user's saved memories (newest first) and their cap (USER_MEMORY_TOKENS): the newest that fit go into the
+   * leading system message after the system prefix, before the summary. Absent: none.
+   */
+  savedMemories?: { items: readonly SavedMemoryItem[]; tokens: number };
 }
 
 /** A tool result as it entered the pack: the (possibly condensed) text the model got, not the transcript's. */
@@ -48,6 +54,8 @@ export interface PackTokenParts {
   window: number;
   /** The auto-recall slot. */
   recall: number;
+  /** The saved memories section of the leading message (absent in calls recorded before it existed). */
+  savedMemories?: number;
   /** Server notes and the omitted-messages note. */
   notes: number;
   /** The reply priming every call pays. */
@@ -62,6 +70,10 @@ export interface ContextPackManifest {
   pinnedSeqs: number[];
   /** Transcript messages the auto-recall slot showed. */
   recalledSeqs: number[];
+  /** The user's saved memories the leading message carried. */
+  savedMemoryIds: string[];
+  /** Messages of the user's other threads the auto-recall slot showed (cross-thread recall). */
+  recalledElsewhere: RecalledElsewhere[];
   /** Every window seq the pack carried (a window has gaps once messages are forgotten or superseded). */
   windowSeqs: number[];
   /** Tool results of the window and the pinned entries, as they entered the pack. */
@@ -92,17 +104,27 @@ export function summaryHeading(summary: SummaryState): string {
   return `## Summary of the conversation so far (through message #${summary.coveredThroughSeq})`;
 }
 
-function leadingMessage(options: BuildContextPackOptions, measure: MessageMeasure): PackMessage {
+/** The saved memories that fit their cap (newest first in, the pack shows them oldest first). */
+function chosenSavedMemories(options: BuildContextPackOptions): SavedMemoryItem[] {
+  const given = options.savedMemories;
+  if (!given || given.tokens <= 0 || given.items.length === 0) return [];
+  const ids = savedMemoriesInContext(given.items, given.tokens);
+  return given.items.filter((item) => ids.has(item.id));
+}
+
+function leadingMessage(options: BuildContextPackOptions, memories: readonly SavedMemoryItem[], measure: MessageMeasure): PackMessage {
   const summary = options.state.summary;
   const heading = summary && summary.text !== '' ? `\n\n${summaryHeading(summary)}\n` : '';
-  const content = options.systemPrefix + (summary && heading !== '' ? heading + summary.text : '');
+  const memorySection = savedMemoriesSection(memories);
+  const content = options.systemPrefix + memorySection + (summary && heading !== '' ? heading + summary.text : '');
   if (options.counter) return { role: 'system', content, tokens: measure({ role: 'system', content }) };
   if (options.systemPrefixTokens === undefined) {
     throw new TypeError('buildContextPack needs a counter or systemPrefixTokens');
   }
   // Stored counts plus a bound for the heading; +2 for tokens merging across the joins.
   const sectionTokens = summary && heading !== '' ? upperBoundTextTokens(heading) + summary.tokens + 2 : 0;
-  return { role: 'system', content, tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens };
+  const memoryTokens = memorySection !== '' ? upperBoundTextTokens(memorySection.slice(0, memorySection.indexOf('\n- '))) + memories.reduce((sum, item) => sum + item.tokens + 1, 0) + 2 : 0;
+  return { role: 'system', content, tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens + memoryTokens };
 }
 
 function sumTokens(messages: readonly PackMessage[]): number {
@@ -160,8 +182,9 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const slot = buildRecallSlot({
     recalled: state.recalled ?? [], excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)), tokens: options.recallTokens ?? 0, measure,
   });
+  const memories = chosenSavedMemories(options);
   const assembly: Assembly = {
-    head: [leadingMessage(options, measure), ...renderEntries(pinned, measure)],
+    head: [leadingMessage(options, memories, measure), ...renderEntries(pinned, measure)],
     recall: slot?.message ?? null,
     blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: renderEntries(entries, measure) })),
     tail: (options.notes ?? []).map((content) => systemNote(content, measure)),
@@ -198,9 +221,11 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       windowThroughSeq: kept.at(-1)?.seq ?? null,
       pinnedSeqs: pinned.map((entry) => entry.seq),
       recalledSeqs: assembly.recall && slot ? slot.seqs : [],
+      recalledElsewhere: assembly.recall && slot ? slot.elsewhere : [],
+      savedMemoryIds: memories.map((item) => item.id),
       windowSeqs: kept.map((entry) => entry.seq),
       toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),
-      parts: tokenParts({ options, assembly, start, measure, total: tokens }),
+      parts: tokenParts({ options, assembly, start, measure, total: tokens, memories }),
     },
   };
 }
@@ -214,7 +239,7 @@ function toPackToolResult(entry: ContextEntry): PackToolResult {
 }
 
 /** The parts of the openai rendering; a strict rendering merges messages, so its difference goes to the window. */
-function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembly; start: number; measure: MessageMeasure; total: number }): PackTokenParts {
+function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembly; start: number; measure: MessageMeasure; total: number; memories: readonly SavedMemoryItem[] }): PackTokenParts {
   const { options, assembly, start, measure } = input;
   const [leading, ...pinned] = assembly.head;
   const leadingTokens = leading?.tokens ?? 0;
@@ -222,9 +247,12 @@ function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembl
     ? measure({ role: 'system', content: options.systemPrefix })
     : TOKENS_PER_MESSAGE + 1 + (options.systemPrefixTokens ?? 0);
   const systemPrefix = Math.min(prefixTokens, leadingTokens);
+  const memorySection = savedMemoriesSection(input.memories);
+  const savedMemories = memorySection === '' ? 0
+    : Math.min(leadingTokens - systemPrefix, options.counter ? measure({ role: 'system', content: options.systemPrefix + memorySection }) - prefixTokens : input.memories.reduce((sum, item) => sum + item.tokens + 1, 0));
   const notes = sumTokens(assembly.tail) + (start > 0 ? assembly.omittedNote.tokens : 0);
   const pinnedTokens = sumTokens(pinned);
   const recall = assembly.recall?.tokens ?? 0;
   const fixed = leadingTokens + pinnedTokens + recall + notes + REPLY_PRIMING_TOKENS;
-  return { systemPrefix, summary: leadingTokens - systemPrefix, pinned: pinnedTokens, window: Math.max(0, input.total - fixed), recall, notes, priming: REPLY_PRIMING_TOKENS };
+  return { systemPrefix, ...(savedMemories > 0 ? { savedMemories } : {}), summary: leadingTokens - systemPrefix - savedMemories, pinned: pinnedTokens, window: Math.max(0, input.total - fixed), recall, notes, priming: REPLY_PRIMING_TOKENS };
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildContextPack } from './build-context-pack';
-import { RECALL_HEADING } from './build-recall-slot';
+import { chatCitation, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from './build-recall-slot';
 import { createTokenCounter } from './token-counter';
 import { state, user, reply } from './test-fixtures';
 import type { ContextEntry, RecalledMessage } from './types';
@@ -63,5 +63,33 @@ describe('auto-recall in the context pack', () => {
     expect(tight.omitted).toBe(0);
     expect(tight.manifest.recalledSeqs).toEqual([]);
     expect(tight.messages.map((message) => message.seq).filter(Boolean)).toEqual([21, 22, 23]);
+  });
+});
+
+describe('cross-thread recall in the slot', () => {
+  beforeAll(() => { counter.countText('warm up'); }, 60_000);
+  const elsewhere = (seq: number, content: string, score: number): RecalledMessage => ({
+    seq, role: 'user', content, createdAt: at, score, thread: { id: '11111111-2222-3333-4444-555555555555', title: 'Travel papers' },
+  });
+
+  it('merges this thread\'s and the other threads\' candidates on their score, this thread first on a tie', () => {
+    const own = [{ ...recalled(3, 'own three'), score: 2 }, { ...recalled(5, 'own five'), score: 1 }];
+    const others = [elsewhere(9, 'other nine', 3), elsewhere(4, 'other four', 1)];
+    expect(mergeRecallCandidates(own, others).map((message) => `${message.thread ? 'o' : 't'}${message.seq}`)).toEqual(['o9', 't3', 't5', 'o4']);
+    expect(mergeRecallCandidates(own, [])).toEqual(own);
+  });
+
+  it('shows other chats\' messages under their own heading with the chat\'s title, date and citation, and records them apart', () => {
+    const window = [user(21), reply(22), user(23)].map(counted);
+    const pack = buildContextPack({
+      systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 500,
+      // The same seq as a window entry is no reason to leave out another chat's message.
+      state: { ...state(window), recalled: [elsewhere(21, 'My passport number is C4R55T901.', 5), recalled(3, 'I prefer the window seat.')] },
+    });
+    const slot = pack.messages.find((message) => message.content.startsWith(RECALL_HEADING))?.content ?? '';
+    expect(slot).toContain(`${RECALL_ELSEWHERE_HEADING}\n${chatCitation('11111111-2222-3333-4444-555555555555', 21)} · chat "Travel papers" · user · 2026-03-04 My passport number is C4R55T901.`);
+    expect(slot.indexOf('[#3 ·')).toBeLessThan(slot.indexOf(RECALL_ELSEWHERE_HEADING));
+    expect(pack.manifest.recalledSeqs).toEqual([3]);
+    expect(pack.manifest.recalledElsewhere).toEqual([{ threadId: '11111111-2222-3333-4444-555555555555', seq: 21 }]);
   });
 });

@@ -3,6 +3,8 @@ import type { PackMessage, RecalledMessage } from './types';
 
 /** The heading of the auto-recall slot. */
 export const RECALL_HEADING = '## Recalled from earlier in this conversation (older messages that match the latest one; cite them as [#seq])';
+/** The sub-heading of the messages recalled from the user's other chats (cross-thread recall). */
+export const RECALL_ELSEWHERE_HEADING = '## From the user\'s other chats (cite them as [chat:<id>#seq]; each line names its chat and date)';
 /** A recalled message longer than this (characters) is cut: the slot shows several messages rather than one long one. */
 export const RECALLED_MESSAGE_MAX_CHARS = 1200;
 
@@ -11,34 +13,68 @@ export function defaultRecallTokens(budget: number): number {
   return Math.min(1500, Math.floor(budget / 10));
 }
 
+/** How a message of another chat is cited: `[chat:<threadId>#<seq>]` (the web app links it to that chat). */
+export function chatCitation(threadId: string, seq: number): string {
+  return `[chat:${threadId}#${seq}]`;
+}
+
 function recalledLine(message: RecalledMessage): string {
   const text = message.content.length > RECALLED_MESSAGE_MAX_CHARS ? `${message.content.slice(0, RECALLED_MESSAGE_MAX_CHARS).trimEnd()} […]` : message.content;
-  return `[#${message.seq} · ${message.role} · ${message.createdAt.toISOString().slice(0, 10)}] ${text}`;
+  const date = message.createdAt.toISOString().slice(0, 10);
+  if (message.thread) return `${chatCitation(message.thread.id, message.seq)} · chat "${message.thread.title}" · ${message.role} · ${date} ${text}`;
+  return `[#${message.seq} · ${message.role} · ${date}] ${text}`;
+}
+
+const keyOf = (message: RecalledMessage): string => (message.thread ? `${message.thread.id}#${message.seq}` : `#${message.seq}`);
+
+/**
+ * This thread's candidates and the user's other threads' in one list, best first on their common score (this
+ * thread's first on a tie). Without scores (older reads), this thread's come first in their order.
+ */
+export function mergeRecallCandidates(own: readonly RecalledMessage[], elsewhere: readonly RecalledMessage[]): RecalledMessage[] {
+  if (elsewhere.length === 0) return [...own];
+  const ranked = [...own.map((message, index) => ({ message, index, own: 0 })), ...elsewhere.map((message, index) => ({ message, index, own: 1 }))];
+  ranked.sort((a, b) => (b.message.score ?? 0) - (a.message.score ?? 0) || a.own - b.own || a.index - b.index);
+  return ranked.map((entry) => entry.message);
+}
+
+/** A recalled message of another thread, as the manifest records it. */
+export interface RecalledElsewhere {
+  threadId: string;
+  seq: number;
 }
 
 /**
  * The auto-recall slot: the best-ranked recalled messages (given best first) that fit in `tokens`, never one of
  * `excludeSeqs` (window and pinned entries, already in the pack), shown in transcript order under RECALL_HEADING as
- * one system message. Null when nothing fits or `tokens` is 0.
+ * one system message; messages of the user's other chats follow under RECALL_ELSEWHERE_HEADING, each with its chat's
+ * title and date and its own citation form. Null when nothing fits or `tokens` is 0.
  */
-export function buildRecallSlot(input: { recalled: readonly RecalledMessage[]; excludeSeqs: ReadonlySet<number>; tokens: number; measure: MessageMeasure }): { message: PackMessage; seqs: number[] } | null {
+export function buildRecallSlot(input: { recalled: readonly RecalledMessage[]; excludeSeqs: ReadonlySet<number>; tokens: number; measure: MessageMeasure }): { message: PackMessage; seqs: number[]; elsewhere: RecalledElsewhere[] } | null {
   const { tokens, measure } = input;
   if (tokens <= 0) return null;
   const render = (messages: RecalledMessage[]): PackMessage => {
-    const ordered = [...messages].sort((a, b) => a.seq - b.seq);
-    const content = [RECALL_HEADING, ...ordered.map(recalledLine)].join('\n');
+    const own = messages.filter((message) => !message.thread).sort((a, b) => a.seq - b.seq);
+    const others = messages.filter((message) => message.thread)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.thread?.id ?? '').localeCompare(b.thread?.id ?? '') || a.seq - b.seq);
+    const lines = [RECALL_HEADING, ...own.map(recalledLine), ...(others.length > 0 ? [RECALL_ELSEWHERE_HEADING, ...others.map(recalledLine)] : [])];
+    const content = lines.join('\n');
     return { role: 'system', content, tokens: measure({ role: 'system', content }) };
   };
   // Each line is measured once on its own (+2 for the newline and a token merging across it), so choosing costs
   // one tokenization per candidate; the slot is measured exactly at the end.
   const empty = measure({ role: 'system', content: '' });
   let estimate = measure({ role: 'system', content: RECALL_HEADING });
+  const elsewhereHeading = measure({ role: 'system', content: RECALL_ELSEWHERE_HEADING }) - empty + 2;
   const chosen: RecalledMessage[] = [];
+  const keys = new Set<string>();
   for (const candidate of input.recalled) {
-    if (input.excludeSeqs.has(candidate.seq) || chosen.some((message) => message.seq === candidate.seq)) continue;
-    const lineTokens = measure({ role: 'system', content: recalledLine(candidate) }) - empty + 2;
+    if ((!candidate.thread && input.excludeSeqs.has(candidate.seq)) || keys.has(keyOf(candidate))) continue;
+    const heading = candidate.thread && !chosen.some((message) => message.thread) ? elsewhereHeading : 0;
+    const lineTokens = measure({ role: 'system', content: recalledLine(candidate) }) - empty + 2 + heading;
     if (estimate + lineTokens > tokens) continue;
     chosen.push(candidate);
+    keys.add(keyOf(candidate));
     estimate += lineTokens;
   }
   let slot: PackMessage | null = chosen.length > 0 ? render(chosen) : null;
@@ -46,5 +82,10 @@ export function buildRecallSlot(input: { recalled: readonly RecalledMessage[]; e
     chosen.pop();
     slot = chosen.length > 0 ? render(chosen) : null;
   }
-  return slot ? { message: slot, seqs: chosen.map((message) => message.seq).sort((a, b) => a - b) } : null;
+  if (!slot) return null;
+  return {
+    message: slot,
+    seqs: chosen.filter((message) => !message.thread).map((message) => message.seq).sort((a, b) => a - b),
+    elsewhere: chosen.flatMap((message) => (message.thread ? [{ threadId: message.thread.id, seq: message.seq }] : [])),
+  };
 }

@@ -1,7 +1,9 @@
 export type {
-  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, Result, Role, SummaryState, ToolCall,
+  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, Result, Role, SavedMemoryItem, SummaryState, ToolCall,
 } from './types';
-export { buildRecallSlot, defaultRecallTokens, RECALL_HEADING } from './build-recall-slot';
+export { buildRecallSlot, chatCitation, defaultRecallTokens, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from './build-recall-slot';
+export type { RecalledElsewhere } from './build-recall-slot';
+export { defaultUserMemoryTokens, SAVED_MEMORIES_HEADING, savedMemoriesInContext, savedMemoriesSection, savedMemoryLine } from './saved-memories-section';
 export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, defaultReservedOutputTokens, getModelProfile, summarizerOutputTokens, UNKNOWN_MODEL_PROFILE } from './model-profile';
 export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model-profile';
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';

@@ -46,6 +46,19 @@ export interface RecalledMessage {
   role: Role;
   content: string;
   createdAt: Date;
+  /** Another thread of the same user the message is from (cross-thread recall, issue 27); absent: this thread. */
+  thread?: { id: string; title: string };
+  /** The ranking's score (higher is better), comparable between this thread's candidates and the others'. */
+  score?: number;
+}
+
+/** One of the user's saved memories as the pack takes it (issue 27). */
+export interface SavedMemoryItem {
+  id: string;
+  text: string;
+  /** Tokens of its line (`savedMemoryLine`), counted when written. */
+  tokens: number;
+  createdAt: Date;
 }
 
 /**

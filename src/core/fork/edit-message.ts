@@ -3,7 +3,7 @@ import { AppError } from '../errors';
 import type { AcceptedMessage } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import type { EditDeps } from './fork-deps';
-import { writeFork } from './fork-thread';
+import { assertForkSize, writeFork } from './fork-thread';
 
 export interface EditOutcome {
   /** The fork that holds the edited message (the parent keeps the original). */
@@ -31,7 +31,8 @@ export async function editMessage(input: { userId: string; threadId: string; mes
     const prepared = await prepareUserMessage(input, deps);
     return { thread: repeated, accepted: await deps.turns.acceptUserMessage({ threadId: repeated.id, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns }) };
   }
-  // A fork the user has no room for is refused before the send spends from the rate limit.
+  // A fork the user has no room for, or too large to copy, is refused before the send spends from the rate limit.
+  assertForkSize(message.seq - 1, deps.maxForkMessages);
   await deps.guards.beforeNewThread(input.userId);
   const prepared = await prepareUserMessage(input, deps);
   const thread = await writeFork({ parent, throughSeq: message.seq - 1 }, deps);

@@ -20,6 +20,10 @@ export interface ForkDeps {
   guards: ForkGuards;
   /** MAX_THREADS_PER_USER: a fork counts as a thread of its owner. */
   maxThreadsPerUser: number;
+  /** FORKS_PER_MINUTE: forks per user per minute (an edit spends the send limit instead). */
+  forkLimiter: RateLimiter;
+  /** FORK_MAX_MESSAGES: the furthest fork point (seq) a fork or an edit may copy through. Default 10,000. */
+  maxForkMessages: number;
   log: LogPort;
 }
 

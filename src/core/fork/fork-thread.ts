@@ -1,6 +1,7 @@
 import type { Thread } from '../domain';
 import { threadQuotaExceeded } from '../limits/thread-quota';
 import { AppError } from '../errors';
+import { spendOrRefuse } from '../turn/spend-or-refuse';
 import type { ForkDeps } from './fork-deps';
 import { forkPointOf } from './fork-point';
 
@@ -16,6 +17,15 @@ export function forkTitle(parentTitle: string): string {
 /** The refusal when a turn at or before the fork point is still queued or running (nothing was written). */
 export const FORK_BUSY = 'An answer at or before this point is still being written; branch once it is done.';
 
+/**
+ * Refuses (TOO_LARGE) a fork that would copy more than FORK_MAX_MESSAGES transcript messages: each fork copies its
+ * messages, turns, runs and revisions, so the copy of one is bounded.
+ */
+export function assertForkSize(throughSeq: number, maxForkMessages: number): void {
+  if (throughSeq <= maxForkMessages) return;
+  throw new AppError('TOO_LARGE', `A branch here would copy ${throughSeq} messages, more than one branch may copy (FORK_MAX_MESSAGES = ${maxForkMessages}); branch at an earlier message or start a new thread.`);
+}
+
 /** Writes the fork of `parent` through `throughSeq`, or throws why not (BUSY, QUOTA_EXCEEDED). */
 export async function writeFork(input: { parent: Thread; throughSeq: number }, deps: Pick<ForkDeps, 'forks' | 'maxThreadsPerUser'>): Promise<Thread> {
   const { parent, throughSeq } = input;
@@ -30,7 +40,9 @@ export async function writeFork(input: { parent: Thread; throughSeq: number }, d
 /**
  * Forks the user's thread at one of its messages (POST /api/threads/:id/fork): a new thread of the same owner whose
  * transcript, summary, window, pins and settings are the parent's as they stood at that message (see
- * ForkStore.forkThread). From then on the two are independent. NOT_FOUND for another user's thread or message.
+ * ForkStore.forkThread). From then on the two are independent. NOT_FOUND for another user's thread or message;
+ * TOO_LARGE past FORK_MAX_MESSAGES; RATE_LIMITED past FORKS_PER_MINUTE (spent once the fork point is known to be
+ * valid).
  */
 export async function forkThread(input: { userId: string; threadId: string; atMessageId: string }, deps: ForkDeps): Promise<Thread> {
   const parent = await deps.threads.findThread(input.threadId, input.userId);
@@ -38,6 +50,8 @@ export async function forkThread(input: { userId: string; threadId: string; atMe
   const message = await deps.transcript.findMessage(parent.id, input.atMessageId);
   if (!message) throw new AppError('NOT_FOUND', 'No such message in this thread.');
   const throughSeq = await forkPointOf(message, deps.memory);
+  assertForkSize(throughSeq, deps.maxForkMessages);
+  await spendOrRefuse(deps.forkLimiter, input.userId, 'branches');
   await deps.guards.beforeNewThread(input.userId);
   const fork = await writeFork({ parent, throughSeq }, deps);
   deps.log.info({ threadId: parent.id, forkId: fork.id, throughSeq }, 'thread forked');

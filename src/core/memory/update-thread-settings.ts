@@ -1,7 +1,7 @@
 import { formatCondition, formatTriggerPolicy, parseKeepPolicy, parseTriggerPolicy, validatePolicies } from '../context';
 import { foldDecisionFor } from '../context-settings';
 import type { MemoryMode } from '../context';
-import type { Thread, ThreadSettings } from '../domain';
+import type { RecallScope, Thread, ThreadSettings } from '../domain';
 import { toThreadDto } from '../dto';
 import { AppError } from '../errors';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
@@ -16,6 +16,8 @@ export interface ThreadSettingsPatch {
   summaryPrompt?: string | null;
   /** Tokens of the thread's auto-recall slot (0: off); null: RECALL_TOKENS. */
   recallTokens?: number | null;
+  /** Where recall looks: this thread or all of the user's; null: RECALL_SCOPE. */
+  recallScope?: RecallScope | null;
 }
 
 export interface ThreadSettingsView {
@@ -24,7 +26,8 @@ export interface ThreadSettingsView {
   memory: MemoryMode;
   summaryPrompt: string | null;
   recallTokens: number | null;
-  defaults: { trigger: string; keep: string; recallTokens: number };
+  recallScope: RecallScope | null;
+  defaults: { trigger: string; keep: string; recallTokens: number; recallScope: RecallScope };
   pinnedTokens: number;
   pinnedMaxTokens: number;
   thread: Thread;
@@ -78,6 +81,8 @@ function nextSettings(current: ThreadSettings, patch: ThreadSettingsPatch, actor
   apply('summaryPrompt', patch.summaryPrompt);
   if (patch.recallTokens === null) delete next.recallTokens;
   else if (patch.recallTokens !== undefined) next.recallTokens = patch.recallTokens;
+  if (patch.recallScope === null) delete next.recallScope;
+  else if (patch.recallScope !== undefined) next.recallScope = patch.recallScope;
   return next;
 }
 
@@ -88,7 +93,11 @@ export async function threadSettingsView(thread: Thread, deps: MemoryDeps): Prom
     memory: thread.memoryMode,
     summaryPrompt: thread.settings.summaryPrompt ?? null,
     recallTokens: thread.settings.recallTokens ?? null,
-    defaults: { trigger: formatTriggerPolicy(deps.settings.trigger), keep: formatCondition(deps.settings.keep), recallTokens: deps.settings.recallTokens },
+    recallScope: thread.settings.recallScope ?? null,
+    defaults: {
+      trigger: formatTriggerPolicy(deps.settings.trigger), keep: formatCondition(deps.settings.keep), recallTokens: deps.settings.recallTokens,
+      recallScope: deps.settings.recallScope,
+    },
     pinnedTokens: await deps.memory.pinnedTokens(thread.id),
     pinnedMaxTokens: deps.pinnedMaxTokens,
     thread,

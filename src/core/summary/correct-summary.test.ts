@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { correctSummary } from './correct-summary';
-import { memoryThread, testSettings, transcriptOf } from './test-fakes';
+import { memoryThread, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
 
 function setup(revision = 3) {
   const thread = memoryThread({ transcript: transcriptOf(10), coveredThroughSeq: 6, summaryText: 'Summary by the fold.', revision });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelCallRecord } from '../ports';
 import { foldThread } from './fold-thread';
-import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from './test-fakes';
+import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
 
 function setup(summarizer = codeSummarizer()) {
   const thread = memoryThread({ transcript: transcriptOf(10), coveredThroughSeq: 0, summaryText: '', revision: 0 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rebuildSummary } from './rebuild-summary';
-import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from './test-fakes';
+import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
 
 function setup(options: { coveredThroughSeq: number; revision: number; transcript?: number }) {
   const thread = memoryThread({ transcript: transcriptOf(options.transcript ?? 10), coveredThroughSeq: options.coveredThroughSeq, summaryText: 'Old summary with CODE-999.', revision: options.revision });

@@ -57,16 +57,19 @@ export async function cancelRemote(run: ToolRun, work: BackgroundWork, deps: Pic
 /**
  * One job of background work (an MCP task over Streamable HTTP, an external runner). Not submitted yet: submits it,
  * stores the task id and the deadline (Postgres' clock), schedules a poll and ends, so no worker slot is held while
- * it works. Submitted: claims this poll in Postgres (a duplicate chain ends here), cancels it when asked, times it
+ * it works. Work with a preset task id (external runners) stores both before the request and is handed over once
+ * the other side answered; stored but never answered, the request is sent again with the same idempotency key. Submitted: claims this poll in Postgres (a duplicate chain ends here), cancels it when asked, times it
  * out past the deadline, otherwise asks how it goes and finishes it or schedules the next poll. A worker that dies
  * is followed by the next poll job on any worker, which resumes by task id: the tool is never called twice.
  */
-export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, deps: BackgroundDeps & { timeoutFor(run: ToolRun): number; finish: Finish; start(runId: string): Promise<ToolRun | null> }): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
+export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, deps: SubmitDeps): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
   if (!found.taskId) return submit(found, work, deps);
   if (found.cancelRequested) {
     await cancelRemote(found, work, deps);
     return deps.finish(found, failure('cancelled', 'The user cancelled the run.'));
   }
+  // Stored, but the other side never answered (the worker died around the request): send it again, same key.
+  if (work.presetTaskId && !found.handedAt) return handOver(found, work, deps);
   const claim = await deps.runs.claimPoll({ runId: found.id, minIntervalMs: Math.floor(work.pollIntervalMs / 2) });
   if (!claim.claimed) return 'polled';
   if (claim.overdue) {
@@ -96,11 +99,20 @@ async function next(run: ToolRun, work: BackgroundWork, deps: BackgroundDeps): P
   return 'polled';
 }
 
-async function submit(found: ToolRun, work: BackgroundWork, deps: BackgroundDeps & { timeoutFor(run: ToolRun): number; finish: Finish; start(runId: string): Promise<ToolRun | null> }) {
+type SubmitDeps = BackgroundDeps & { timeoutFor(run: ToolRun): number; finish: Finish; start(runId: string): Promise<ToolRun | null> };
+
+async function submit(found: ToolRun, work: BackgroundWork, deps: SubmitDeps) {
   if (found.cancelRequested) return deps.finish(found, failure('cancelled', 'The user cancelled the run before it started.'));
   const run = await deps.start(found.id);
   if (!run) return 'already-reported' as const;
   deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
+  if (work.presetTaskId) {
+    // The task id (the idempotency key) and the deadline first: a report that beats the request's answer finds its
+    // run handed over, and a retry after a crash sends the same key again.
+    const taskId = work.presetTaskId(run.id);
+    if (!(await deps.runs.markSubmitted({ runId: run.id, taskId, timeoutMs: deps.timeoutFor(run) }))) return 'polled' as const;
+    return handOver({ ...run, taskId }, work, deps);
+  }
   let taskId: string;
   try {
     ({ taskId } = await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS))));
@@ -111,4 +123,17 @@ async function submit(found: ToolRun, work: BackgroundWork, deps: BackgroundDeps
   deps.log.info({ runId: run.id, taskId }, 'background work submitted');
   await next(run, work, deps);
   return 'submitted' as const;
+}
+
+/** Sends the run request of a stored preset task id (again, after a crash: the same key); acknowledged, it is handed. */
+async function handOver(run: ToolRun, work: BackgroundWork, deps: SubmitDeps): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
+  try {
+    await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS)));
+  } catch (error) {
+    return deps.finish(run, failure('failed', `${run.name} could not be started: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  await deps.runs.markHanded(run.id);
+  deps.log.info({ runId: run.id, taskId: run.taskId }, 'background work handed over');
+  await next(run, work, deps);
+  return 'submitted';
 }

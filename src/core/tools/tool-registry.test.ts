@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createTokenCounter } from '../context';
 import { calculatorTool } from './built-in/calculator';
 import { readToolResultTool } from './built-in/read-tool-result';
-import { silentLog } from '../summary/test-fakes';
+import { silentLog } from '../../../test/fakes/summary-use-case-fakes';
 import { executeTool } from './execute-tool';
 import { createToolRegistry } from './tool-registry';
 import { defineTool, type ToolContext } from './types';

@@ -17,7 +17,15 @@ export interface ToolServices {
   /** The thread's transcript in ascending seq, a page at a time (messages with seq > afterSeq). */
   listTranscript(input: { threadId: string; afterSeq: number; limit: number }): Promise<TranscriptMessage[]>;
   /** Full-text search of the thread's transcript as the model may see it (from its context start on). */
-  search: Pick<TranscriptSearch, 'searchForModel' | 'messagesAt'>;
+  search: Pick<TranscriptSearch, 'searchForModel' | 'messagesAt'> & {
+    /** The owner's other threads, per the thread's recall scope (absent where not wired: this thread only). */
+    searchElsewhere?(input: { threadId: string; query: string; limit: number }): ReturnType<TranscriptSearch['searchElsewhere']>;
+  };
+  /**
+   * Saves one of the thread owner's saved memories, its source the thread's newest user message (save_memory).
+   * Absent where saved memories are not wired (a refusal is told to the model).
+   */
+  saveMemory?(input: { threadId: string; text: string }): Promise<{ saved: { id: string; text: string } } | { refused: string }>;
 }
 
 /** Everything a tool gets besides its arguments. */
@@ -34,6 +42,11 @@ export interface ToolContext {
   /** TOOL_RESULT_INLINE_TOKENS: results above it are condensed before they enter the context. */
   inlineTokens: number;
   now(): Date;
+  /**
+   * A short note people see in the transcript after the tool's answer (a system message the model is not sent again),
+   * e.g. "Saved to your memories: …". Inline calls only; absent elsewhere.
+   */
+  announce?(text: string): void;
 }
 
 /** Where a tool comes from (shown to admins; MCP and external tools are configured, not compiled in). */
@@ -64,6 +77,14 @@ export interface BackgroundContext {
 export interface BackgroundWork {
   /** Starts the work; resolves with the id the other side knows it by (stored on the run). */
   submit(args: Record<string, unknown>, context: BackgroundContext): Promise<{ taskId: string }>;
+  /**
+   * Set when the id is chosen here, before the other side hears of the work (external runners: the run id, which is
+   * the request's idempotency key). The id and the deadline are then stored BEFORE `submit`: a report that arrives
+   * before `submit` returned finds its run handed over, and a worker that died before the other side answered
+   * submits again with the same key (the other side treats a repeated key as the same work) instead of starting
+   * a second run.
+   */
+  presetTaskId?(runId: string): string;
   /** How the work is going (MCP tasks/get, tasks/result); absent when results come back by callback. */
   poll?(taskId: string, context: BackgroundContext): Promise<BackgroundStatus>;
   /** Asks the other side to stop (MCP tasks/cancel, or a POST to the runner); errors are logged, not fatal. */
@@ -133,4 +154,9 @@ export interface ToolRun {
   deadlineAt: Date | null;
   /** Background work: when the cancel was sent to the other side. */
   remoteCancelledAt: Date | null;
+  /**
+   * Background work with a preset task id: when the other side acknowledged the run request. Null while it has not
+   * (a retry submits again, with the same idempotency key).
+   */
+  handedAt: Date | null;
 }

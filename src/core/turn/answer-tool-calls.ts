@@ -51,6 +51,7 @@ export async function answerToolCalls(
 ): Promise<void> {
   const { turn } = input;
   const refused = await refusedCalls(input, deps);
+  const notes: string[] = [];
   const messages: TranscriptMessage[] = [];
   for (const call of input.calls) {
     messages.push(await deps.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'tool', content: '', status: 'streaming', toolCallId: call.id }));
@@ -59,7 +60,7 @@ export async function answerToolCalls(
     const message = messages[index];
     if (!message) throw new Error('tool message missing');
     const refusal = refused.get(call.id);
-    const answering = refusal !== undefined ? Promise.resolve({ transcript: refusal, context: refusal }) : answerOne({ ...input, call, message }, deps);
+    const answering = refusal !== undefined ? Promise.resolve({ transcript: refusal, context: refusal }) : answerOne({ ...input, call, message, notes }, deps);
     const answer = await answering.catch((error: unknown): Answer => {
       deps.log.warn({ err: error, threadId: turn.threadId, tool: call.name }, 'answering a tool call failed');
       const text = `Error: ${call.name} could not be run (${error instanceof Error ? error.message : String(error)}).`;
@@ -68,7 +69,17 @@ export async function answerToolCalls(
     await finishToolMessage({ message, answer, call }, deps);
     return answer;
   }));
+  for (const note of notes) await announce({ turn, note }, deps);
   for (const { run } of answers) if (run) await startRun(run, deps);
+}
+
+/** A tool's note for people (e.g. a saved memory): a system message of the transcript with no context entry. */
+async function announce(input: { turn: Turn; note: string }, deps: AnswerToolCallsDeps): Promise<void> {
+  const { turn, note } = input;
+  const message = await deps.turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'system', content: '', status: 'streaming' });
+  const finished = await deps.turns.finishMessage({ messageId: message.id, content: note, status: 'complete', tokens: 0, encoding: deps.settings.counter.encoding });
+  deps.events.publish({ type: 'message-start', threadId: turn.threadId, message: toMessageDto(message) });
+  deps.events.publish({ type: 'message-end', threadId: turn.threadId, message: toMessageDto(finished) });
 }
 
 /**
@@ -112,7 +123,7 @@ function capRefusal(which: 'thread' | 'user', limits: AnswerToolCallsDeps['tools
   return `Not run: ${why}. Tell the user to wait for them to finish, then ask again.`;
 }
 
-async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal; ownerId: string }, deps: AnswerToolCallsDeps): Promise<Answer> {
+async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal; ownerId: string; notes: string[] }, deps: AnswerToolCallsDeps): Promise<Answer> {
   const { call, turn } = input;
   const { tools, settings } = deps;
   const invalid = input.invalid.get(call.id);
@@ -145,6 +156,7 @@ async function answerOne(input: { turn: Turn; call: ToolCall; message: Transcrip
     context: {
       threadId: turn.threadId, runId: null, reportProgress: async () => undefined, services: tools.services,
       counter: settings.counter, inlineTokens: tools.condense.inlineTokens, now: () => new Date(),
+      announce: (text) => { input.notes.push(text); },
     },
   });
   const transcript = truncateResult(outcome.text, tools.maxResultChars);

@@ -59,6 +59,8 @@ export function chatCallRecord(input: ChatCallInput & { messageId: string; syste
       windowSeqs: manifest.windowSeqs,
       toolResults: manifest.toolResults,
       parts: { ...manifest.parts, toolSchemas: input.toolSchemaTokens },
+      savedMemoryIds: manifest.savedMemoryIds,
+      recalledElsewhere: manifest.recalledElsewhere,
     },
   };
 }

@@ -54,6 +54,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
   const pack = buildContextPack({
     systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
+    ...(context.savedMemories ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } } : {}),
     ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
   });
   if (moved.length === 0) return { pack, toolSchemaTokens };

@@ -4,7 +4,7 @@ import type { PackMessage } from '../context';
 import type { Turn } from '../domain';
 import { ModelCallError } from '../model-call-error';
 import type { ChatModelPort, ChatResult, ModelCallRecord } from '../ports';
-import { silentLog, testSettings } from '../summary/test-fakes';
+import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
 import { createToolRegistry } from '../tools/tool-registry';
 import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
@@ -117,7 +117,7 @@ function toolKit(options: { maxRounds?: number; followUps?: number; depth?: numb
     registry,
     runs: {
       createRun: unused, findRun: unused, startRun: unused, saveProgress: unused, isCancelRequested: unused, requestCancel: unused,
-      finishRun: unused, reportRun: unused, markSubmitted: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
+      finishRun: unused, reportRun: unused, markSubmitted: unused, markHanded: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
       followUpNoteSeqs: async () => [],
       activeRunCounts: async () => ({ thread: 0, user: 0 }),
       followUpDepth: async () => options.depth ?? 1,

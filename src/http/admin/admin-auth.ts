@@ -11,6 +11,11 @@ import { withFailureLimit } from '../failed-auth-limit';
 export interface AdminPrincipal {
   actor: string;
   via: 'admin-token' | 'jwt' | 'session';
+  /**
+   * When the credential stops being valid (ms since the epoch): an admin JWT's `exp`. Absent for ADMIN_TOKEN (it is
+   * valid until rotated). A session opened from a JWT never outlives it: the JWT is the only source of the role.
+   */
+  expiresAt?: number;
 }
 
 export const ADMIN_TOKEN_ACTOR = 'admin-token';
@@ -60,7 +65,7 @@ export function createAdminAuth(options: {
     if (sameSecret(token, options.adminToken)) return { actor: ADMIN_TOKEN_ACTOR, via: 'admin-token' };
     const principal = await options.tokens.verify(token).catch(() => null);
     if (principal?.role !== 'admin') throw unauthorized();
-    return { actor: principal.userId, via: 'jwt' };
+    return { actor: principal.userId, via: 'jwt', expiresAt: principal.expiresAt };
   }
 
   /** verifyCredential under the failed-credential limit of the request's client address. */
@@ -68,8 +73,13 @@ export function createAdminAuth(options: {
     return withFailureLimit(options.failures, clientKeyOf(request), () => verifyCredential(token));
   }
 
+  /**
+   * Signs a session cookie value lasting the session TTL, capped at the credential's own expiry: a 5-minute admin
+   * JWT opens at most a 5-minute session.
+   */
   async function issueSession(principal: AdminPrincipal): Promise<{ value: string; expiresAt: Date }> {
-    const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+    const sessionEnd = Date.now() + ttlSeconds * 1000;
+    const expiresAt = new Date(principal.expiresAt === undefined ? sessionEnd : Math.min(sessionEnd, principal.expiresAt));
     const value = await new SignJWT(principal.actor === ADMIN_TOKEN_ACTOR ? { tkh: tokenFingerprint } : {})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(principal.actor)

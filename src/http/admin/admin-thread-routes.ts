@@ -25,7 +25,7 @@ async function anyThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown) {
 
 async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThreadDetailDto> {
   const [context, transcript, revisions, pack, forks] = await Promise.all([
-    deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId),
+    deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId, { systemPromptText: true }),
     deps.fork.forks.listForks(threadId),
   ]);
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
@@ -60,7 +60,7 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
   router.get('/admin/threads/:id/messages/:messageId/context', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await anyThread(deps, id);
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId);
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true });
     await admin.audit.record({ actor: adminOf(response).actor, action: 'message-context.viewed', threadId: thread.id, details: { messageId, ownerId: thread.ownerId } });
     response.json(body);
   });

@@ -33,9 +33,10 @@ export function documentForkRoutes(registry: OpenAPIRegistry): void {
       + 'was not redacted (or none); its window the parent\'s messages after that revision through the fork point, with their stored '
       + 'token counts; its pins the parent\'s pins at or before it; its settings the parent\'s. A message of a tool exchange forks at '
       + 'the end of the exchange. Afterwards the two threads are independent. CONFLICT for a message still waiting for its turn, BUSY '
-      + 'while an answer at or before the fork point is still being written.',
+      + 'while an answer at or before the fork point is still being written. Each user may fork FORKS_PER_MINUTE times a minute '
+      + '(RATE_LIMITED with Retry-After past it, counted across processes); a fork point past FORK_MAX_MESSAGES answers TOO_LARGE.',
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: forkThreadBody } } } },
-    responses: { 201: json(threadDto, 'The fork'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'BUSY', 'CONFLICT', 'RATE_LIMITED') },
+    responses: { 201: json(threadDto, 'The fork'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'BUSY', 'CONFLICT', 'TOO_LARGE', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/threads/{id}/forks', tags: ['threads'], security: secured,
@@ -47,7 +48,8 @@ export function documentForkRoutes(registry: OpenAPIRegistry): void {
     method: 'post', path: '/api/threads/{id}/messages/{messageId}/edit', tags: ['messages'], security: secured,
     summary: 'Edit a sent user message: fork just before it and send the new text there',
     description: 'The original thread is left as it is. The fork is answered like a send (same rate limit, checks and queue bound); '
-      + 'the response comes when its turn has ended. A repeated `clientMessageId` answers with the first edit\'s fork and turn (200).',
+      + 'the response comes when its turn has ended. A repeated `clientMessageId` answers with the first edit\'s fork and turn (200). '
+      + 'An edit that would fork past FORK_MAX_MESSAGES answers TOO_LARGE.',
     request: { params: messageIdParams, body: { content: { 'application/json': { schema: editMessageBody } } } },
     responses: {
       201: json(editMessageResponseDto, 'The fork and the turn\'s outcome'), 200: json(editMessageResponseDto, 'A repeated clientMessageId'),

@@ -8,7 +8,8 @@ const signed: Record<string, string[]>[] = [{ [RUNNER_SIGNATURE]: [] }];
 const callbackAnswer = z.object({ ok: z.literal(true), duplicate: z.boolean(), status: z.string() });
 const signatureHeaders = z.object({
   'x-tool-timestamp': z.string().describe('Unix milliseconds; within 5 minutes of the server\'s clock'),
-  'x-tool-signature': z.string().describe('`sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` with TOOL_WEBHOOK_SECRET'),
+  'x-tool-signature': z.string().describe('Runner protocol v2: `v2=` + hex HMAC-SHA256 of `v2\\n<timestamp>\\n<METHOD>\\n<path>\\n<runId>\\n<raw body>` '
+    + 'with the secret of the run\'s runner (its `secret` in EXTERNAL_TOOLS, else TOOL_WEBHOOK_SECRET); a v1 `sha256=` signature is refused (401)'),
 });
 
 const tokenEstimateDto = z.object({
@@ -47,13 +48,15 @@ export function documentToolRoutes(registry: OpenAPIRegistry): void {
   });
   registry.registerPath({
     method: 'post', path: '/api/tool-runs/{id}/progress', tags: ['tools'], security: signed,
-    summary: 'An external runner reports progress (signed with TOOL_WEBHOOK_SECRET; a replayed request is refused)',
+    summary: 'An external runner reports progress (signed with its runner\'s secret; a replayed request is refused)',
     request: { params: toolRunParams, headers: signatureHeaders, body: { content: { 'application/json': { schema: runnerProgressBody } } } },
     responses: { 202: json(callbackAnswer, 'Saved and streamed to the thread'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
   });
   registry.registerPath({
     method: 'post', path: '/api/tool-runs/{id}/result', tags: ['tools'], security: signed,
     summary: 'An external runner reports its result (signed; repeated results are ignored; 409 after a timeout or cancel)',
+    description: 'The body may hold a result of TOOL_RESULT_MAX_CHARS characters (this route has its own body limit); a longer `result` is VALIDATION. '
+      + 'A signature counts as used only once its report is accepted: a refused report may be sent again as it was.',
     request: { params: toolRunParams, headers: signatureHeaders, body: { content: { 'application/json': { schema: runnerResultBody } } } },
     responses: { 200: json(callbackAnswer, 'Accepted (`duplicate: true` when it was already received)'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT') },
   });

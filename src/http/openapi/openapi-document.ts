@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
 import { documentForkRoutes } from './document-fork-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
+import { documentAccountRoutes, documentSavedMemoryRoutes } from './document-saved-memory-routes';
 import { documentUserRoutes } from './document-user-routes';
 import { documentToolRoutes } from './document-tool-routes';
 import { json, registerSecuritySchemes } from './openapi-helpers';
@@ -21,6 +22,8 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   });
   documentUserRoutes(registry);
   documentMemoryRoutes(registry);
+  documentSavedMemoryRoutes(registry);
+  documentAccountRoutes(registry);
   documentForkRoutes(registry);
   documentToolRoutes(registry);
   documentAdminRoutes(registry);

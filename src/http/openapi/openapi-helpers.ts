@@ -35,7 +35,8 @@ export function registerSecuritySchemes(registry: OpenAPIRegistry): void {
   });
   registry.registerComponent('securitySchemes', RUNNER_SIGNATURE, {
     type: 'apiKey', in: 'header', name: 'x-tool-signature',
-    description: 'External runners: `sha256=` + hex HMAC-SHA256 of `<x-tool-timestamp>.<raw body>` with TOOL_WEBHOOK_SECRET.',
+    description: 'External runners (protocol v2): `v2=` + hex HMAC-SHA256 of `v2\\n<x-tool-timestamp>\\n<METHOD>\\n<path>\\n<runId>\\n<raw body>` '
+      + 'with the secret of the run\'s runner (its EXTERNAL_TOOLS `secret`, else TOOL_WEBHOOK_SECRET).',
   });
   registry.registerComponent('securitySchemes', ADMIN_SESSION, {
     type: 'apiKey', in: 'cookie', name: 'admin_session', description: 'Set by POST /api/admin/session.',

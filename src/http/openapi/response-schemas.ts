@@ -19,6 +19,7 @@ import { ERROR_STATUS, type ErrorBody } from '../../shared/errors';
 
 const isoDate = z.iso.datetime({ offset: true });
 const uuid = z.string().uuid();
+const recalledElsewhereDto = z.strictObject({ threadId: uuid, seq: z.number().int(), title: z.string().nullable() }).meta({ id: 'RecalledElsewhere' });
 const errorCode = z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]);
 
 // Inlined, not a component: zod-to-openapi drops the null of a nullable reference.
@@ -71,6 +72,8 @@ export const contextPackDto = z.strictObject({
   messages: z.array(z.strictObject({
     role, content: z.string(), toolCalls: z.array(toolCallDto).optional(), toolCallId: z.string().optional(),
     seq: z.number().int().optional(), tokens: z.number().int(),
+    systemPrompt: z.strictObject({ hash: z.string(), hidden: z.boolean() }).optional()
+      .describe('The configured system prompt, split from the summary it is sent with; its content is empty (hidden) unless the caller is an admin'),
   })),
   tokens: z.number().int(),
   budget: z.number().int(),
@@ -79,6 +82,7 @@ export const contextPackDto = z.strictObject({
   window: z.strictObject({ fromSeq: z.number().int().nullable(), throughSeq: z.number().int().nullable(), entries: z.number().int(), tokens: z.number().int() }),
   pinnedSeqs: z.array(z.number().int()),
   recalledSeqs: z.array(z.number().int()).describe('Older transcript messages the auto-recall slot shows'),
+  recalledElsewhere: z.array(recalledElsewhereDto).describe('Messages of the user\'s other chats the auto-recall slot shows (cross-thread recall; cited [chat:<threadId>#seq])'),
 }).meta({ id: 'ContextPack' });
 
 export const serverInfoDto = z.strictObject({
@@ -133,7 +137,7 @@ export const adminThreadDetailDto = z.strictObject({
     summaryText: z.string(), summaryTokens: count, revision: count, coveredThroughSeq: count, contextStartSeq: count,
     memoryMode: z.enum(['summary', 'window-only']), version: count, windowEntries: count, windowTokens: count, pinnedEntries: count,
     foldPending: z.boolean(), foldReasons: z.array(z.string()), lastFoldAt: isoDate.nullable(), lastFoldError: z.string().nullable(),
-    settings: z.strictObject({ trigger: z.string().optional(), keep: z.string().optional(), summaryPrompt: z.string().optional(), recallTokens: count.optional() }),
+    settings: z.strictObject({ trigger: z.string().optional(), keep: z.string().optional(), summaryPrompt: z.string().optional(), recallTokens: count.optional(), recallScope: z.enum(['thread', 'user']).optional() }),
   }),
   pack: contextPackDto,
   transcript: z.strictObject({ messages: count, tokens: count, characters: count, lastSeq: count }),
@@ -163,7 +167,8 @@ export const threadMemorySettingsDto = z.strictObject({
   memory: memoryMode,
   summaryPrompt: z.string().nullable().describe('Set by admins only; null: the default prompt.'),
   recallTokens: count.nullable().describe('Tokens of the thread\'s auto-recall slot (0: off); null: the deployment default (RECALL_TOKENS).'),
-  defaults: z.strictObject({ trigger: z.string(), keep: z.string(), recallTokens: count }).describe('The deployment\'s policies, used where the thread has none.'),
+  recallScope: z.enum(['thread', 'user']).nullable().describe('Where auto-recall and search_transcript look: this chat only, or all of the user\'s chats (never the chat\'s own forks and parent); null: the deployment default (RECALL_SCOPE).'),
+  defaults: z.strictObject({ trigger: z.string(), keep: z.string(), recallTokens: count, recallScope: z.enum(['thread', 'user']) }).describe('The deployment\'s policies, used where the thread has none.'),
   pinnedTokens: count,
   pinnedMaxTokens: count,
   thread: threadDto,
@@ -225,11 +230,15 @@ export const messageContextDto = z.strictObject({
   reportedCompletionTokens: count.nullable(),
   overflowRetry: z.boolean(),
   omitted: count,
-  systemPrefix: z.strictObject({ hash: z.string(), text: z.string(), tokens: count }).nullable(),
+  systemPrefix: z.strictObject({
+    hash: z.string(), text: z.string().nullable().describe('The system prompt\'s text: admins only (null for a thread owner)'), tokens: count,
+  }).nullable(),
   summary: z.strictObject({ revision: count, text: z.string().nullable(), tokens: count, fromSeq: count, throughSeq: count, redacted: z.boolean() }).nullable(),
   windowSeqs: z.array(count),
   pinnedSeqs: z.array(count),
   recalledSeqs: z.array(count),
+  recalledElsewhere: z.array(recalledElsewhereDto),
+  savedMemories: z.array(z.strictObject({ id: uuid, text: z.string().nullable() })).describe('The user\'s saved memories the pack carried, as they stand now (text null once deleted)'),
   messages: z.array(z.strictObject({
     seq: count, role, place: z.enum(['window', 'pinned', 'recalled']), messageId: uuid.nullable(), forgotten: z.boolean(), content: z.string().nullable(),
   })),
@@ -237,7 +246,7 @@ export const messageContextDto = z.strictObject({
     seq: count, role: seenRole, toolCallId: z.string().nullable(), content: z.string().nullable(), tokens: count, forgotten: z.boolean(),
   })),
   parts: z.strictObject({
-    systemPrefix: count, summary: count, pinned: count, window: count, recall: count.optional(), notes: count, priming: count, toolSchemas: count,
+    systemPrefix: count, savedMemories: count.optional(), summary: count, pinned: count, window: count, recall: count.optional(), notes: count, priming: count, toolSchemas: count,
   }).nullable(),
 }).meta({ id: 'MessageContext' });
 

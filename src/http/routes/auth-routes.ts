@@ -24,6 +24,8 @@ export function authRoutes(deps: HttpDeps): Router {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required.');
     const session: GuestSessionDto = await deps.tokens.refresh(token);
+    // An erased guest never comes back (issue 27).
+    if (await deps.erasures.erasureOf(session.userId)) throw new AppError('UNAUTHORIZED', 'This account was erased; start a new session.');
     await deps.threads.ensureUser(session.userId, 'guest');
     response.json(session);
   });

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { packBudget } from '../../core/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { threadForActor } from '../../core/memory/thread-for-actor';
-import type { ContextPackDto, MessageContextDto } from '../../shared/api';
+import type { ContextPack } from '../../core/context/build-context-pack';
+import type { ContextPackDto, MessageContextDto, PackEntryDto } from '../../shared/api';
 import { messageIdParams, parseOrThrow } from '../request-schemas';
 import { memoryActorOf } from './memory-routes';
 import { principalOf } from '../authenticate';
@@ -11,21 +13,46 @@ import type { HttpDeps } from '../http-deps';
 import { ownThread } from './thread-routes';
 import { auditAdminOverride } from './audit-admin-override';
 
-/** What the next model call of a thread would get, entry by entry. */
-export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>, threadId: string): Promise<ContextPackDto> {
+/**
+ * The pack's entries as DTOs, the leading system message split in two: the configured system prompt (its text only
+ * with `systemPromptText`, for admins; its hash and tokens for everyone) and what follows it (the summary), so an
+ * owner still sees their summary without the operator's instructions.
+ */
+function packEntries(pack: ContextPack, systemPrefix: string, systemPromptText: boolean): PackEntryDto[] {
+  const entries: PackEntryDto[] = pack.messages.map((message) => ({
+    role: message.role, content: message.content, tokens: message.tokens,
+    ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+    ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+    ...(message.seq !== undefined ? { seq: message.seq } : {}),
+  }));
+  const [leading, ...rest] = entries;
+  if (!leading || leading.role !== 'system' || leading.seq !== undefined || !leading.content.startsWith(systemPrefix)) return entries;
+  const promptTokens = Math.min(pack.manifest.parts.systemPrefix, leading.tokens);
+  const prompt: PackEntryDto = {
+    role: 'system', content: systemPromptText ? systemPrefix : '', tokens: promptTokens,
+    systemPrompt: { hash: createHash('sha256').update(systemPrefix).digest('hex'), hidden: !systemPromptText },
+  };
+  const remainder = leading.content.slice(systemPrefix.length).replace(/^\s+/, '');
+  const after: PackEntryDto[] = remainder === '' ? [] : [{ role: 'system', content: remainder, tokens: leading.tokens - promptTokens }];
+  return [prompt, ...after, ...rest];
+}
+
+/**
+ * What the next model call of a thread would get, entry by entry. The system prompt's text is there only with
+ * `systemPromptText` (admins); thread owners get its hash and token count.
+ */
+export async function contextPreview(
+  deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>, threadId: string, options: { systemPromptText: boolean },
+): Promise<ContextPackDto> {
   const context = await deps.turns.loadContext(threadId, { recall: true });
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions?.() ?? []);
   const summary = context.thread.summary;
+  const titles = new Map((context.recalledElsewhere ?? []).flatMap((message) => (message.thread ? [[message.thread.id, message.thread.title] as const] : [])));
   return {
-    messages: pack.messages.map((message) => ({
-      role: message.role, content: message.content, tokens: message.tokens,
-      ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
-      ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
-      ...(message.seq !== undefined ? { seq: message.seq } : {}),
-    })),
+    messages: packEntries(pack, settings.systemPrefix, options.systemPromptText),
     tokens: pack.tokens,
     budget: packBudget(settings) - toolSchemaTokens,
     omitted: pack.omitted,
@@ -38,6 +65,7 @@ export async function contextPreview(deps: Pick<HttpDeps, 'turns' | 'settings'> 
     },
     pinnedSeqs: context.pinned.map((entry) => entry.seq),
     recalledSeqs: pack.manifest.recalledSeqs,
+    recalledElsewhere: pack.manifest.recalledElsewhere.map((ref) => ({ ...ref, title: titles.get(ref.threadId) ?? null })),
   };
 }
 
@@ -46,15 +74,18 @@ export function contextRoutes(deps: HttpDeps): Router {
   // What the model was given for one answer: the owner's, or any thread's for an admin.
   router.get('/threads/:id/messages/:messageId/context', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    const thread = await threadForActor(deps, id, memoryActorOf(response));
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId);
+    const actor = memoryActorOf(response);
+    const thread = await threadForActor(deps, id, actor);
+    // The system prompt's text is the operator's: admins see it, owners its hash and size.
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: actor.admin });
     // An admin reading another user's prompt: audited like the admin console's read.
     await auditAdminOverride(deps, response, { threadId: thread.id, ownerId: thread.ownerId, action: 'message-context.viewed', details: { messageId } });
     response.json(body);
   });
   router.get('/threads/:id/context', async (request, response) => {
-    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
-    response.json(await contextPreview(deps, thread.id));
+    const principal = principalOf(response);
+    const thread = await ownThread(deps, request.params.id, principal.userId);
+    response.json(await contextPreview(deps, thread.id, { systemPromptText: principal.role === 'admin' }));
   });
   return router;
 }

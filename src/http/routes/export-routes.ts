@@ -19,7 +19,7 @@ function drainedOrClosed(response: Response): Promise<void> {
 }
 
 /** Writes a chunk; waits for `drain` when the socket's buffer is full (false when the client went away). */
-async function writeChunk(response: Response, chunk: string): Promise<boolean> {
+export async function writeChunk(response: Response, chunk: string): Promise<boolean> {
   if (response.destroyed) return false;
   if (response.write(chunk)) return true;
   await drainedOrClosed(response);

@@ -31,7 +31,7 @@ function resetDto(outcome: ContextResetOutcome): ContextResetResponseDto {
 }
 
 /** Strips absent keys, so a patch never carries `undefined` (exactOptionalPropertyTypes). */
-export function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined; recallTokens?: number | null | undefined }): ThreadSettingsPatch {
+export function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined; recallTokens?: number | null | undefined; recallScope?: 'thread' | 'user' | null | undefined }): ThreadSettingsPatch {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as ThreadSettingsPatch;
 }
 

@@ -41,8 +41,11 @@ export function threadRoutes(deps: HttpDeps): Router {
   });
 
   router.get('/threads/:id', async (request, response) => {
-    const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
-    const [messageCount, context] = await Promise.all([deps.threads.countMessages(thread.id), deps.turns.loadContext(thread.id)]);
+    const owned = await ownThread(deps, request.params.id, principalOf(response).userId);
+    const [messageCount, context] = await Promise.all([deps.threads.countMessages(owned.id), deps.turns.loadContext(owned.id)]);
+    // The summary and the window from one snapshot (the context read): a fold committing after the ownership check
+    // would otherwise show its shorter window with the previous summary (no summary, no fold pending).
+    const thread = context?.thread ?? owned;
     const windowTokens = context?.window.reduce((sum, entry) => sum + entry.tokens, 0) ?? 0;
     const foldPending = context ? foldDecisionFor(context, deps.settings).fold : false;
     const detail: ThreadDetailDto = {

@@ -10,21 +10,43 @@ import type { z } from 'zod';
 
 /** Newest page size without afterSeq (the REST default). */
 const NEWEST_PAGE = 50;
-const CATCH_UP_PAGE = 200;
-/** A catch-up longer than this answers `hasMoreAfter: true`; the client pages the rest over REST. */
-const CATCH_UP_MAX = 2000;
+/** Messages read per query of a catch-up (small: a tool message may be megabytes). */
+const CATCH_UP_PAGE = 50;
+/** A catch-up longer than this answers `hasMoreAfter: true`; the client asks again after the last seq. */
+export const CATCH_UP_MAX = 2000;
+/**
+ * Characters of message text (content and tool-call arguments) one catch-up ack carries at most; past it the ack
+ * is cut (`hasMoreAfter: true`) and the client asks again after its last seq. One message larger than this still
+ * goes alone, so every ack makes progress.
+ */
+export const CATCH_UP_MAX_CHARS = 1_000_000;
 
+function sizeOf(message: TranscriptMessage): number {
+  return message.content.length + (message.toolCalls ? JSON.stringify(message.toolCalls).length : 0);
+}
+
+/**
+ * The messages after `afterSeq`, up to CATCH_UP_MAX messages and CATCH_UP_MAX_CHARS characters. The cut falls after a
+ * stored message (one with a seq), so asking again after the last seq continues exactly there.
+ */
 async function catchUp(deps: SocketDeps, threadId: string, afterSeq: number) {
   const messages: TranscriptMessage[] = [];
+  let chars = 0;
   let after = afterSeq;
   let hasMoreBefore: boolean | null = null;
   for (;;) {
     const page = await deps.transcript.listMessages({ threadId, after, limit: CATCH_UP_PAGE });
     hasMoreBefore ??= page.hasMoreBefore;
-    messages.push(...page.messages);
+    for (const [index, message] of page.messages.entries()) {
+      const size = sizeOf(message);
+      const more = index < page.messages.length - 1 || page.hasMoreAfter;
+      if (messages.length > 0 && message.seq !== null && chars + size > CATCH_UP_MAX_CHARS) return { messages, hasMoreBefore, hasMoreAfter: true };
+      messages.push(message);
+      chars += size;
+      if (messages.length >= CATCH_UP_MAX && message.seq !== null && more) return { messages, hasMoreBefore, hasMoreAfter: true };
+    }
     const lastSeq = page.messages.findLast((message) => message.seq !== null)?.seq ?? null;
     if (!page.hasMoreAfter || lastSeq === null) return { messages, hasMoreBefore, hasMoreAfter: false };
-    if (messages.length >= CATCH_UP_MAX) return { messages, hasMoreBefore, hasMoreAfter: true };
     after = lastSeq;
   }
 }

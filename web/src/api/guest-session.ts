@@ -40,11 +40,7 @@ export async function renewGuestSession(current: Session): Promise<Session> {
   return store(await requestJson<GuestSessionDto>('/api/auth/guest', { method: 'POST' }));
 }
 
-/**
- * The guest session of this browser: the stored token is refreshed so a returning guest keeps their threads; a
- * refused one is replaced by a new guest. Offline, the stored token is kept.
- */
-export async function ensureGuestSession(): Promise<Session> {
+async function startGuestSession(): Promise<Session> {
   const stored = readStored();
   if (!stored) return store(await requestJson<GuestSessionDto>('/api/auth/guest', { method: 'POST' }));
   try {
@@ -52,6 +48,24 @@ export async function ensureGuestSession(): Promise<Session> {
   } catch {
     return stored;
   }
+}
+
+/** The session being started, shared by every caller until it settles. */
+let starting: Promise<Session> | null = null;
+
+/**
+ * The guest session of this browser: the stored token is refreshed so a returning guest keeps their threads; a
+ * refused one is replaced by a new guest. Offline, the stored token is kept.
+ *
+ * Calls made while one is under way share it: on a first visit two calls (React's StrictMode runs a mount effect
+ * twice) would otherwise sign in two guests, and the page would create its first thread as one and join it over a
+ * socket authenticated as the other ("No such thread.", the message stuck at "sending…").
+ */
+export function ensureGuestSession(): Promise<Session> {
+  starting ??= startGuestSession().finally(() => {
+    starting = null;
+  });
+  return starting;
 }
 
 /** Longest delay setTimeout takes (about 24.8 days). */

@@ -89,7 +89,7 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
               const message = entry.seq !== undefined ? props.messageAt(entry.seq) : undefined;
               return (
                 <li key={`p${entry.seq}-${entry.role}`}>
-                  <a className="seq" href={`#seq-${entry.seq}`} aria-label={`Show pinned message #${entry.seq}`} onClick={(event) => { event.preventDefault(); props.onShow({ from: entry.seq!, through: entry.seq! }); }}>#{entry.seq}</a>
+                  <a className="seq" href={`#seq-${entry.seq}`} aria-label={`#${entry.seq}: show the pinned message`} onClick={(event) => { event.preventDefault(); props.onShow({ from: entry.seq!, through: entry.seq! }); }}>#{entry.seq}</a>
                   <span className="entry-text">{snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span>
                   {message?.pinned && message.role !== 'tool' ? <button type="button" className="link" aria-label={`Unpin #${entry.seq}`} onClick={() => props.onUnpin(message)}>Unpin</button> : null}
                 </li>
@@ -122,7 +122,7 @@ function RecalledLine(props: { recalled: NonNullable<MemoryData['recalled']>; on
       Recalled: {seqs.length === 0 ? <span className="muted">nothing for answer #{answerSeq}</span> : seqs.map((seq, index) => (
         <span key={seq}>
           {index > 0 ? ', ' : ''}
-          <a className="citation" href={`#seq-${seq}`} aria-label={`Show recalled message #${seq}`}
+          <a className="citation" href={`#seq-${seq}`} aria-label={`#${seq}: show the recalled message`}
             onClick={(event) => { event.preventDefault(); props.onShow({ from: seq, through: seq }); }}
           >#{seq}</a>
         </span>

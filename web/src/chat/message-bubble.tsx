@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import type { ForkSummaryDto, MessageContextDto, MessageDto, ToolRunDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { WhatTheModelSaw } from '../common/what-the-model-saw';
+import { ActionIcon, type ActionIconName } from './action-icon';
 import { ToolCard, toolCardId } from './tool-card';
 
 export interface BubbleProps {
@@ -96,7 +97,26 @@ function ForkLinks(props: { forks: ForkSummaryDto[]; onOpen(threadId: string): v
   );
 }
 
-/** Pin, Delete and (on the last answer) Regenerate: a finished, stored, live message's controls. */
+/**
+ * One icon button of the message actions. Its tooltip (shown on hover and keyboard focus, from `data-tooltip`) is the
+ * visible label; its accessible name starts with that label and says which message (WCAG 2.5.3, label in name).
+ */
+function ActionButton(props: { icon: ActionIconName; tooltip: string; name: string; onClick(): void; pressed?: boolean; disabled?: boolean; expanded?: boolean }) {
+  return (
+    <button
+      type="button" className="action" aria-label={props.name} data-tooltip={props.tooltip} onClick={props.onClick} disabled={props.disabled}
+      {...(props.pressed !== undefined ? { 'aria-pressed': props.pressed } : {})} {...(props.expanded !== undefined ? { 'aria-expanded': props.expanded } : {})}
+    >
+      <ActionIcon name={props.icon} />
+    </button>
+  );
+}
+
+/**
+ * What the model saw, Pin, Regenerate (the last answer), Edit (a user message), Branch from here and Delete: a finished,
+ * stored, live message's actions, as a compact icon toolbar that shows on hover and keyboard focus (always on touch
+ * screens and while a delete choice is open, see styles.css). Every button stays in the tab order.
+ */
 function MessageControls(props: BubbleProps & { onStartEdit?: (() => void) | undefined }) {
   const { message } = props;
   const [deleting, setDeleting] = useState(false);
@@ -105,33 +125,26 @@ function MessageControls(props: BubbleProps & { onStartEdit?: (() => void) | und
   const load = useCallback(() => loadSeen(message.id), [loadSeen, message.id]);
   if (message.seq === null || !FINAL.has(message.status) || message.superseded) return null;
   const label = message.role === 'user' ? 'message' : 'answer';
+  const which = `${label} #${message.seq}`;
   // Every stored answer has its model call's manifest (only completed answers come from a finished call).
   const answered = message.role === 'assistant' && message.status === 'complete';
   return (
-    <div className="message-controls">
-      {answered ? (
-        <button type="button" className="control" aria-label={`What the model saw for answer #${message.seq}`} title="What the model was given for this answer" onClick={() => setSeeing(true)}>
-          What the model saw
-        </button>
-      ) : null}
+    <>
+      <div className={`message-actions${deleting ? ' open' : ''}`} role="group" aria-label={`Actions on ${which}`}>
+        {answered ? <ActionButton icon="seen" tooltip="What the model saw" name={`What the model saw for ${which}`} onClick={() => setSeeing(true)} /> : null}
+        <ActionButton
+          icon="pin" tooltip={message.pinned ? 'Unpin' : 'Pin'} name={`${message.pinned ? 'Unpin' : 'Pin'} ${which}`} pressed={message.pinned}
+          onClick={() => props.onPin(message, !message.pinned)}
+        />
+        {props.onRegenerate ? <ActionButton icon="regenerate" tooltip="Regenerate" name={`Regenerate ${which}`} disabled={props.answering} onClick={props.onRegenerate} /> : null}
+        {props.onStartEdit && message.role === 'user' ? <ActionButton icon="edit" tooltip="Edit" name={`Edit ${which}`} onClick={props.onStartEdit} /> : null}
+        {props.onBranch ? <ActionButton icon="branch" tooltip="Branch from here" name={`Branch from here at #${message.seq}`} onClick={() => props.onBranch?.(message)} /> : null}
+        {deleting ? <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} /> : (
+          <ActionButton icon="delete" tooltip="Delete" name={`Delete ${which}`} expanded={false} onClick={() => setDeleting(true)} />
+        )}
+      </div>
       {seeing ? <WhatTheModelSaw label={`answer #${message.seq}`} load={load} onClose={() => setSeeing(false)} /> : null}
-      <button
-        type="button" className="control" aria-pressed={message.pinned}
-        aria-label={message.pinned ? `Unpin ${label} #${message.seq}` : `Pin ${label} #${message.seq}`}
-        title={message.pinned ? 'Unpin: the model may fold it into the summary again' : 'Pin: the model always sees it'}
-        onClick={() => props.onPin(message, !message.pinned)}
-      >{message.pinned ? 'Unpin' : 'Pin'}</button>
-      {props.onRegenerate ? <button type="button" className="control" disabled={props.answering} onClick={props.onRegenerate}>Regenerate</button> : null}
-      {props.onStartEdit && message.role === 'user' ? (
-        <button type="button" className="control" aria-label={`Edit message #${message.seq}`} title="Edit and send again in a new branch" onClick={props.onStartEdit}>Edit</button>
-      ) : null}
-      {props.onBranch ? (
-        <button type="button" className="control" aria-label={`Branch from #${message.seq}`} title="A new conversation with everything up to here" onClick={() => props.onBranch?.(message)}>Branch from here</button>
-      ) : null}
-      {deleting ? <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} /> : (
-        <button type="button" className="control" aria-label={`Delete ${label} #${message.seq}`} aria-expanded={false} onClick={() => setDeleting(true)}>Delete</button>
-      )}
-    </div>
+    </>
   );
 }
 

@@ -37,6 +37,11 @@ export interface ThreadActions {
   loadThrough(seq: number): Promise<void>;
 }
 
+/** `thread-join` with its ack: the newest page, or (with `afterSeq`) the messages after it, cut at the server's cap. */
+function emitJoin(socket: ChatSocket, threadId: string, afterSeq: number | undefined) {
+  return socket.timeout(ACK_TIMEOUT_MS).emitWithAck('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) });
+}
+
 /** Called with every thread event (e.g. to refresh the memory panel or the thread list). */
 export type ThreadEventListener = (event: 'message' | 'summary-updated' | 'turn-end' | 'thread-updated') => void;
 
@@ -110,29 +115,36 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     }
   }, [sendOne]);
 
-  /** A catch-up cut at the server's cap: page the rest over REST. */
+  /**
+   * A catch-up cut at the server's cap (messages or bytes): ask again after the last seq received, one bounded ack at a
+   * time, until the server says there is no more.
+   */
   const catchUpRest = useCallback(async (id: string, fromSeq: number) => {
     let after = fromSeq;
-    for (;;) {
+    while (socket?.connected) {
+      let ack: Awaited<ReturnType<typeof emitJoin>>;
       try {
-        const page = await requestJson<MessagePageDto>(`/api/threads/${id}/messages?after=${after}&limit=200`, { token: tokenRef.current });
-        update((current) => mergeMessages(current, page.messages));
-        const last = page.messages.filter((message) => message.seq !== null).at(-1)?.seq;
-        if (!page.hasMoreAfter || last === undefined || last === null) return;
-        after = last;
-      } catch (error) {
-        update((current) => ({ ...current, notice: ApiError.from(error) }));
+        ack = await emitJoin(socket, id, after);
+      } catch {
+        return; // No ack in time: the next reconnect catches up again.
+      }
+      if (!ack.ok) {
+        update((current) => ({ ...current, notice: ack.error }));
         return;
       }
+      update((current) => mergeMessages(current, ack.messages));
+      const last = ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq;
+      if (!ack.hasMoreAfter || last === undefined || last === null || last <= after) return;
+      after = last;
     }
-  }, [update]);
+  }, [socket, update]);
 
   // Join (or re-join with catch-up) whenever the socket (re)connects.
   useEffect(() => {
     if (!socket || status !== 'connected' || !threadId) return undefined;
     let cancelled = false;
     const afterSeq = stateRef.current?.threadId === threadId ? catchUpAfterSeq(stateRef.current) : undefined;
-    socket.timeout(ACK_TIMEOUT_MS).emitWithAck('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) }).then((ack) => {
+    emitJoin(socket, threadId, afterSeq).then((ack) => {
       if (cancelled) return;
       if (!ack.ok) {
         update((current) => ({ ...current, notice: ack.error }));

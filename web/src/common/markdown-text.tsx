@@ -19,7 +19,10 @@ export function MarkdownText({ text, onCite }: { text: string; onCite?: (range: 
     a: ({ href, children }) => {
       const range = citedRange(href);
       if (!range) return <a href={href} target="_blank" rel="noopener noreferrer nofollow">{children}</a>;
-      const label = range.from === range.through ? `Show message #${range.from}` : `Show messages #${range.from} to #${range.through}`;
+      // The name starts with what the link shows (`#12`, `#40–44`, as linkCitations writes it): WCAG 2.5.3, label in name.
+      const label = range.from === range.through
+        ? `#${range.from}: show message #${range.from}`
+        : `#${range.from}–${range.through}: show messages #${range.from} to #${range.through}`;
       return <a href={href} className="citation" aria-label={label} onClick={(event) => { event.preventDefault(); onCite(range); }}>{children}</a>;
     },
   } : null), [onCite]);

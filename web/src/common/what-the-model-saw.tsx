@@ -23,6 +23,15 @@ function Figures({ seen }: { seen: MessageContextDto }) {
   );
 }
 
+/** The system prompt: its text for admins; for a thread owner (text null) only its size and hash. */
+function SystemPrompt({ prefix }: { prefix: MessageContextDto['systemPrefix'] }) {
+  if (!prefix) return <p className="muted">Not recorded.</p>;
+  if (prefix.text === null) {
+    return <p className="muted" data-testid="seen-system-prompt-hidden">System prompt (hidden): {formatTokens(prefix.tokens)} tokens, hash {prefix.hash.slice(0, 12)}…</p>;
+  }
+  return <pre className="plain" title={`sha256 ${prefix.hash}`}>{prefix.text}</pre>;
+}
+
 /** The body of the view: what one model call was given, part by part. */
 export function SeenContext({ seen }: { seen: MessageContextDto }) {
   return (
@@ -36,7 +45,7 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
         </table>
       ) : null}
       <h3>System prompt</h3>
-      {seen.systemPrefix ? <pre className="plain" title={`sha256 ${seen.systemPrefix.hash}`}>{seen.systemPrefix.text}</pre> : <p className="muted">Not recorded.</p>}
+      <SystemPrompt prefix={seen.systemPrefix} />
       <h3>Summary</h3>
       {seen.summary ? (
         <>

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../../context';
-import type { TranscriptMatch } from '../../transcript-search';
+import type { ElsewhereMatch, TranscriptMatch } from '../../transcript-search';
+import { chatCitation } from '../../context/build-recall-slot';
 import { cutToTokens } from '../condense-tool-result';
 import { defineTool } from '../types';
 
@@ -32,6 +33,18 @@ export function renderMatches(input: { query: string; matches: TranscriptMatch[]
   return lines.join('\n');
 }
 
+/** Matches of the user's other chats, after this conversation's: each with its chat, cited [chat:<id>#seq]. */
+export function renderElsewhere(input: { matches: ElsewhereMatch[]; tokens: number; counter: TokenCounter }): string {
+  if (input.matches.length === 0) return '';
+  const share = Math.max(30, Math.floor((input.tokens - HEADER_TOKENS) / input.matches.length));
+  const lines = [`${input.matches.length} message(s) of the user's other chats, best first (cite them as [chat:<id>#seq]):`];
+  for (const match of input.matches) {
+    const text = cutToTokens(match.content, Math.max(20, share - 30), input.counter);
+    lines.push(`${chatCitation(match.threadId, match.seq)} chat "${match.threadTitle}" · ${match.role} · ${match.createdAt.toISOString().slice(0, 16).replace('T', ' ')}: ${text}`);
+  }
+  return lines.join('\n');
+}
+
 /**
  * Searches the whole transcript of the conversation (what the summary left out included), from the thread's
  * context start on, never other threads. Best matches first, each with its seq, role and time; a short match comes
@@ -39,7 +52,7 @@ export function renderMatches(input: { query: string; matches: TranscriptMatch[]
  */
 export const searchTranscriptTool = defineTool({
   name: 'search_transcript',
-  description: 'Searches everything said earlier in this conversation (also what the summary left out) and returns the best matching messages with their numbers [#seq], roles and times. Use it when asked about something said before that is not in your context.',
+  description: 'Searches everything said earlier in this conversation (also what the summary left out) and, unless this chat\'s recall scope is set to this chat only, the user\'s other chats; returns the best matching messages with their numbers ([#seq] here, [chat:<id>#seq] in another chat), roles and times. Use it when asked about something said before that is not in your context.',
   schema: z.object({
     query: z.string().trim().min(1).max(500).describe('Words to look for, e.g. "budget trip Lisbon"'),
     limit: z.number().int().min(1).max(20).default(5).describe('How many matches to return (default 5)'),
@@ -55,6 +68,11 @@ export const searchTranscriptTool = defineTool({
     const wanted = matches.filter((match) => match.content.length < SHORT_MATCH_CHARS && !found.has(match.seq - 1)).map((match) => match.seq - 1);
     const before = await search.messagesAt({ threadId: context.threadId, seqs: wanted });
     const neighbours = new Map(before.map((message) => [message.seq + 1, message]));
-    return renderMatches({ query, matches, neighbours, tokens: context.inlineTokens, counter: context.counter });
+    // Before a beforeSeq (a look back in this conversation), the other chats are not asked.
+    const elsewhere = beforeSeq === undefined && search.searchElsewhere ? await search.searchElsewhere({ threadId: context.threadId, query, limit: Math.min(limit, 5) }) : [];
+    const ownTokens = elsewhere.length > 0 ? Math.floor(context.inlineTokens * 0.6) : context.inlineTokens;
+    const own = renderMatches({ query, matches, neighbours, tokens: ownTokens, counter: context.counter });
+    const others = renderElsewhere({ matches: elsewhere, tokens: context.inlineTokens - ownTokens, counter: context.counter });
+    return others === '' ? own : `${own}\n${others}`;
   },
 });

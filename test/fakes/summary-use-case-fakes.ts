@@ -1,9 +1,9 @@
-// In-memory fakes for the summary use cases' unit tests (not exported from any index).
-import { budgetOf, createTokenCounter, getModelProfile, type ContextEntry } from '../context';
-import type { ContextSettings } from '../context-settings';
-import type { ThreadContext } from '../domain';
-import type { ChatResult, SummaryCommit, SummarizerPort } from '../ports';
-import type { ThreadEvent } from '../../shared/events';
+// In-memory fakes for the summary use cases' unit tests (src/core/summary/*.test.ts, the turn runner's).
+import { budgetOf, createTokenCounter, getModelProfile, type ContextEntry } from '../../src/core/context';
+import type { ContextSettings } from '../../src/core/context-settings';
+import type { ThreadContext } from '../../src/core/domain';
+import type { ChatResult, SummaryCommit, SummarizerPort } from '../../src/core/ports';
+import type { ThreadEvent } from '../../src/shared/events';
 
 export function testSettings(): ContextSettings {
   const profile = getModelProfile('gpt-4o-mini');
@@ -11,6 +11,8 @@ export function testSettings(): ContextSettings {
     profile, budget: budgetOf(profile), trigger: { conditions: [{ kind: 'messages', value: 4 }] }, keep: { kind: 'messages', value: 2 },
     summaryMaxTokens: 300, summarizerInputMaxTokens: 2000, pinnedMaxTokens: 1000, toolResultInlineTokens: 800, systemPrefix: 'system', compat: 'openai', counter: createTokenCounter(profile.encoding),
     recallTokens: 0,
+    userMemoryTokens: 0,
+    recallScope: 'thread',
   };
 }
 

@@ -1,0 +1,57 @@
+import type { LogPort } from '../ports';
+
+/** A user's erasure as the store records it: tokens issued before `erasedAt` are refused; a guest never comes back. */
+export interface ErasureRecord {
+  erasedAt: Date;
+  kind: 'guest' | 'external';
+}
+
+/** The writes and reads of erasure (issue 27); implemented by src/db/erasure-repository.ts. */
+export interface ErasureStore {
+  /** The user's tombstone, if erased. */
+  erasureOf(userId: string): Promise<ErasureRecord | null>;
+  /** The user's thread ids (forks included). */
+  threadIdsOf(userId: string): Promise<string[]>;
+  /**
+   * Erases everything of the user in one transaction: running tool runs flagged cancelled first, then the user row
+   * and by cascade the threads and forks, messages (and their search index), window and pins, summaries and their
+   * revisions, turns, tool runs, model-call records and manifests, saved memories; the admin audit rows about the
+   * user's threads lose their details (who and when stay); the tombstone is written. `existed` false when the user
+   * had no row (a tombstone is written all the same).
+   */
+  erase(input: { userId: string; kind: 'guest' | 'external' }): Promise<{ existed: boolean; threads: number }>;
+}
+
+export interface EraseUserDeps {
+  store: ErasureStore;
+  /** Stops the turns running in this process for a thread (the others find the thread gone and stop). */
+  cancelTurns(threadId: string): void;
+  /** Disconnects the user's sockets in every process (the per-user room). */
+  disconnect(userId: string): Promise<void>;
+  /** Deletes the user's rate-limit keys and other per-user Redis state. */
+  forgetEphemeral(userId: string): Promise<void>;
+  log: LogPort;
+}
+
+/**
+ * Erases a user (DELETE /api/me, DELETE /api/admin/users/:userId, the retention sweep): their turns are stopped,
+ * everything they own is deleted in one transaction with a tombstone, their sockets are disconnected and their
+ * Redis state (rate limits) removed. Idempotent: erasing an erased user only refreshes nothing but the tombstone.
+ * Queued jobs about their threads end as no-ops (every processor finds its thread gone).
+ */
+export async function eraseUser(input: { userId: string; kind: 'guest' | 'external' }, deps: EraseUserDeps): Promise<{ existed: boolean; threads: number }> {
+  const threadIds = await deps.store.threadIdsOf(input.userId);
+  for (const threadId of threadIds) deps.cancelTurns(threadId);
+  const outcome = await deps.store.erase(input);
+  await deps.disconnect(input.userId).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not disconnect an erased user\'s sockets'));
+  await deps.forgetEphemeral(input.userId).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not delete an erased user\'s Redis keys'));
+  deps.log.info({ userId: input.userId, threads: outcome.threads, existed: outcome.existed }, 'user erased');
+  return outcome;
+}
+
+/** Whether a token issued at `issuedAtMs` (its `iat`) of a user of `kind` is refused after `erasure`. */
+export function refusedAfterErasure(erasure: ErasureRecord | null, token: { issuedAtMs: number; kind: 'guest' | 'external' }): boolean {
+  if (!erasure) return false;
+  // A guest never comes back; a host-minted user only with a token issued after the erasure (iat has seconds).
+  return token.kind === 'guest' || erasure.kind === 'guest' || token.issuedAtMs <= erasure.erasedAt.getTime();
+}

@@ -1,0 +1,2 @@
+export { eraseUser, refusedAfterErasure } from './erase-user';
+export type { EraseUserDeps, ErasureRecord, ErasureStore } from './erase-user';

@@ -1,0 +1,57 @@
+import type { ErasureStore } from '../core/erasure';
+import type { Database } from './prisma-client';
+
+/** Erasure of a user (issue 27): the tombstone table erased_users and one transaction deleting everything else. */
+export function createErasureRepository(db: Database): ErasureStore & {
+  /** Guests whose account is older than `before` (the retention sweep). */
+  guestsCreatedBefore(before: Date, limit: number): Promise<string[]>;
+  /** Deletes threads idle since `before` (RETENTION_DAYS); returns how many. */
+  deleteIdleThreads(before: Date, limit: number): Promise<number>;
+} {
+  return {
+    async erasureOf(userId) {
+      const rows = await db.$queryRaw<{ erasedAt: Date; kind: string }[]>`
+        SELECT erased_at AS "erasedAt", kind FROM erased_users WHERE user_id = ${userId}`;
+      const row = rows[0];
+      return row ? { erasedAt: row.erasedAt, kind: row.kind === 'guest' ? 'guest' : 'external' } : null;
+    },
+
+    async threadIdsOf(userId) {
+      const rows = await db.$queryRaw<{ id: string }[]>`SELECT id::text FROM threads WHERE owner_id = ${userId}`;
+      return rows.map((row) => row.id);
+    },
+
+    async erase({ userId, kind }) {
+      return db.$transaction(async (tx) => {
+        const users = await tx.$queryRaw<{ kind: string }[]>`SELECT kind FROM users WHERE id = ${userId} FOR UPDATE`;
+        const erasedKind = users[0]?.kind === 'guest' ? 'guest' : users[0] ? 'external' : kind;
+        const threads = await tx.$queryRaw<{ id: string }[]>`SELECT id::text FROM threads WHERE owner_id = ${userId} FOR UPDATE`;
+        const ids = threads.map((row) => row.id);
+        // Running runs see their cancel flag (and then their row gone): their workers stop.
+        await tx.$executeRaw`UPDATE tool_runs SET cancel_requested = true WHERE thread_id = ANY(${ids}::uuid[]) AND status IN ('queued', 'running')`;
+        // Audit rows keep who acted and when, never content.
+        await tx.$executeRaw`UPDATE audit_log SET details = '{}'::jsonb WHERE thread_id = ANY(${ids}::uuid[]) OR details->>'ownerId' = ${userId} OR details->>'userId' = ${userId}`;
+        // Calls recorded without a thread of theirs are not theirs; the rest cascade with the threads.
+        await tx.$executeRaw`DELETE FROM model_calls WHERE thread_id = ANY(${ids}::uuid[])`;
+        const deleted = await tx.$executeRaw`DELETE FROM users WHERE id = ${userId}`;
+        await tx.$executeRaw`
+          INSERT INTO erased_users (user_id, kind, erased_at) VALUES (${userId}, ${erasedKind}, clock_timestamp())
+          ON CONFLICT (user_id) DO UPDATE SET erased_at = excluded.erased_at, kind = CASE WHEN erased_users.kind = 'guest' THEN 'guest' ELSE excluded.kind END`;
+        return { existed: deleted > 0, threads: ids.length };
+      }, { timeout: 60_000 });
+    },
+
+    async guestsCreatedBefore(before, limit) {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        SELECT id FROM users WHERE kind = 'guest' AND created_at < ${before} ORDER BY created_at LIMIT ${limit}::int`;
+      return rows.map((row) => row.id);
+    },
+
+    async deleteIdleThreads(before, limit) {
+      return db.$executeRaw`
+        DELETE FROM threads WHERE id IN (
+          SELECT id FROM threads WHERE last_activity_at < ${before} AND (lease_owner IS NULL OR lease_expires_at < now())
+          ORDER BY last_activity_at LIMIT ${limit}::int)`;
+    },
+  };
+}

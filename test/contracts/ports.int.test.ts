@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { ModelCallRecord } from '../../src/core/ports';
+import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
+import { createAuditRepository } from '../../src/db/audit-repository';
+import { applyMigrations } from '../../src/db/migrate';
+import { createMemoryRepository } from '../../src/db/memory-repository';
+import { createModelCallRepository } from '../../src/db/model-call-repository';
+import { createDatabase, type Database } from '../../src/db/prisma-client';
+import { createSummaryRepository } from '../../src/db/summary-repository';
+import { createThreadRepository } from '../../src/db/thread-repository';
+import { createToolRunRepository } from '../../src/db/tool-run-repository';
+import { createTranscriptRepository } from '../../src/db/transcript-repository';
+import { createTurnRepository } from '../../src/db/turn-repository';
+import { createTestDatabase } from '../support/databases';
+import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
+import { describeAuditStoreContract } from './audit-store.contract';
+import { describeExportReaderContract } from './export-reader.contract';
+import { describeModelCallStoreContract } from './model-call-store.contract';
+import type { PortStores } from './port-fixtures';
+
+// The contracts of the admin, export and call-record ports on the Postgres repositories (the event bus has no I/O:
+// ports.unit.test.ts runs its contract on the process's bus). One migrated database for the file; cases work on
+// their own users and threads (random ids).
+const migrationsDir = path.resolve(import.meta.dirname, '../../prisma/migrations');
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+let database: { url: string; drop(): Promise<void> };
+let db: Database;
+let stores: PortStores;
+
+/** A stored call as the port's record: the columns the port writes, oldest first. */
+async function storedCalls(threadId: string): Promise<ModelCallRecord[]> {
+  const rows = await db.modelCall.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' } });
+  return rows.map((row) => ({
+    threadId: row.threadId, messageId: row.messageId, purpose: row.purpose as ModelCallRecord['purpose'], model: row.model,
+    estimatedPromptTokens: row.estimatedPromptTokens, reportedPromptTokens: row.reportedPromptTokens, reportedCompletionTokens: row.reportedCompletionTokens,
+    latencyMs: row.latencyMs, summaryRevision: row.summaryRevision, windowFromSeq: row.windowFromSeq, windowThroughSeq: row.windowThroughSeq,
+    pinnedSeqs: row.pinnedSeqs, recalledSeqs: row.recalledSeqs, omitted: row.omitted, overflowRetry: row.overflowRetry, error: row.error,
+  }));
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('port-contracts');
+  await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
+  db = createDatabase({ url: database.url, poolSize: 4 });
+  stores = {
+    threads: createThreadRepository(db),
+    transcript: createTranscriptRepository(db),
+    turns: createTurnRepository(db, { recallTokens: 0 }),
+    summaries: createSummaryRepository(db),
+    toolRuns: createToolRunRepository(db),
+    audit: createAuditRepository(db),
+    calls: createModelCallRepository(db),
+    storedCalls,
+    exportReader: createMemoryRepository(db),
+    admin: createAdminThreadRepository(db),
+  };
+});
+afterAll(async () => {
+  await db?.$disconnect();
+  await database?.drop();
+});
+
+describeAuditStoreContract('Postgres repositories', () => stores);
+describeModelCallStoreContract('Postgres repositories', () => stores);
+describeExportReaderContract('Postgres repositories', () => stores);
+describeAdminThreadStoreContract('Postgres repositories', () => stores);

@@ -1,0 +1,19 @@
+import { createLocalEventBus } from '../../src/realtime/local-event-bus';
+import { createMemoryEventBus } from '../fakes';
+import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
+import { describeAuditStoreContract } from './audit-store.contract';
+import { describeEventBusContract } from './event-bus.contract';
+import { describeExportReaderContract } from './export-reader.contract';
+import { describeModelCallStoreContract } from './model-call-store.contract';
+import { createMemoryPortStores } from './port-fixtures';
+
+// The contracts of the admin, export, call-record and event ports on the in-memory fakes (each case on a fresh
+// in-memory database). The same suites run on the Postgres repositories in ports.int.test.ts.
+describeAuditStoreContract('in-memory fake', createMemoryPortStores);
+describeModelCallStoreContract('in-memory fake', createMemoryPortStores);
+describeExportReaderContract('in-memory fake', createMemoryPortStores);
+describeAdminThreadStoreContract('in-memory fake', createMemoryPortStores);
+describeEventBusContract('in-memory fake', createMemoryEventBus);
+// The process's own bus has no I/O (sockets in other processes are reached through socket.io's Redis adapter,
+// covered by test/realtime): its contract runs here, beside the fake's.
+describeEventBusContract('local bus (src/realtime/local-event-bus.ts)', createLocalEventBus);
