@@ -474,6 +474,16 @@ export interface ForkStore {
    * thread-creation lock).
    */
   forkThread(input: { parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number }): Promise<{ thread: Thread } | { refused: 'busy' | 'quota'; owned: number }>;
+  /**
+   * An edit: the fork (as `forkThread`) and the edited text accepted as its first turn (as
+   * `TurnStore.acceptUserMessage`), in one transaction: a refused accept leaves no fork. With a `clientMessageId`,
+   * edits of one parent with that id take turns (a lock on both), and a later one finds the first's fork
+   * (`existing`) instead of making another.
+   */
+  forkWithMessage(input: {
+    parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number;
+    message: { content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number };
+  }): Promise<{ thread: Thread; accepted: AcceptedMessage } | { existing: string } | { refused: 'busy' | 'quota'; owned: number }>;
   /** The forks of a thread, by fork point then age. */
   listForks(threadId: string): Promise<ForkRecord[]>;
   /** The fork of `parentId` holding a user message sent with `clientMessageId` (a repeated edit), if any. */
