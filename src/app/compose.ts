@@ -22,6 +22,7 @@ import { createAdminThreadRepository } from '../db/admin-thread-repository';
 import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createForkRepository } from '../db/fork-repository';
+import { createFacadeConversationRepository } from '../db/facade-conversation-repository';
 import { createMemoryRepository } from '../db/memory-repository';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
@@ -45,7 +46,7 @@ import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
-import { createSharedRateLimiter } from '../jobs/redis-rate-limiter';
+import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
@@ -390,11 +391,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         cancelTurns: (threadId) => runner.cancel(threadId),
         disconnect: async (userId) => { sockets?.disconnectUser(userId); },
         forgetEphemeral: async (userId) => {
-          await producerConnection.del(...['send', 'search', 'memory-write'].map((name) => `${env.REDIS_PREFIX}:rate:${name}:${userId}`));
+          await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
       });
       forgetKnownUser(input.userId);
       return outcome;
+    },
+    facade: {
+      conversations: createFacadeConversationRepository(db),
+      serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
+      threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
+      closing: () => lifecycle.closing,
     },
     admin: {
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),

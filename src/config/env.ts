@@ -172,6 +172,29 @@ const schema = z.object({
   TOOL_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** The server's public base URL: external runners' callbackUrl is built from it (workers have no HTTP port). */
   PUBLIC_BASE_URL: z.url().optional(),
+
+  /** Service keys of the OpenAI-compatible route (/v1), comma-separated, each at least 32 characters; unset: user tokens only. */
+  OPENAI_FACADE_KEYS: z.string().trim().optional().transform((value, context) => {
+    const keys = (value ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+    if (keys.some((key) => key.length < 32)) {
+      context.addIssue({ code: 'custom', message: 'each key must be at least 32 characters' });
+      return z.NEVER;
+    }
+    return keys;
+  }),
+  /** More model names /v1/models lists and /v1/chat/completions accepts besides CHAT_MODEL, comma-separated. */
+  FACADE_MODEL_ALIASES: z.string().trim().default('').transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean)),
+  /** Request headers naming a client's conversation on /v1/chat/completions, first found wins (case-insensitive). */
+  FACADE_THREAD_HEADERS: z.string().trim().default('X-Thread-Id,X-OpenWebUI-Chat-Id').transform((value, context) => {
+    const names = value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    if (names.length === 0 || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
+      context.addIssue({ code: 'custom', message: 'expected comma-separated header names' });
+      return z.NEVER;
+    }
+    return names;
+  }),
+  /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
+  FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
 });
 
 export type Env = z.infer<typeof schema> & {

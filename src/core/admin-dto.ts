@@ -1,6 +1,7 @@
 import type { AdminThreadDto, AuditEntryDto, SummaryRevisionDto, SummaryRevisionInfoDto } from '../shared/admin-api';
 import type { AdminThreadRow, AuditEntry, SummaryRevisionRecord } from './ports';
 import { diffStats, lineDiff } from './summary/line-diff';
+import { segmentedSummary } from './summary/summary-segments';
 
 /** Admin domain rows -> admin DTOs. */
 export function toAdminThreadDto(row: AdminThreadRow): AdminThreadDto {
@@ -27,6 +28,7 @@ export function toRevisionInfoDto(record: SummaryRevisionRecord): SummaryRevisio
     fromSeq: record.fromSeq, throughSeq: record.throughSeq, model: record.model,
     tokensIn: record.tokensIn, tokensOut: record.tokensOut, durationMs: record.durationMs,
     identifiersKept: record.identifiersKept, identifiersTotal: record.identifiersTotal,
+    segments: segmentedSummary(record.text, record.segmentEnds).segmentEnds.length,
     redacted: record.redacted, createdAt: record.createdAt.toISOString(),
   };
 }

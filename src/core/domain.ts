@@ -36,6 +36,14 @@ export interface ThreadSettings {
   recallTokens?: number;
   /** Where auto-recall and search_transcript look: this thread, or all of the owner's threads (overrides RECALL_SCOPE). */
   recallScope?: RecallScope;
+  /** Set by the OpenAI-compatible route (/v1): what its client sends with every request (see src/core/facade). */
+  openaiClient?: OpenAIClientSettings;
+}
+
+/** An OpenAI client's system message (placed after our system prefix) and its own tools (offered with ours). */
+export interface OpenAIClientSettings {
+  instructions: string | null;
+  tools: { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
 }
 
 /** Where auto-recall and search_transcript look (issue 27). */

@@ -168,6 +168,8 @@ export interface SummaryCommit {
   author: 'fold' | 'overflow-fallback' | 'rebuild' | 'admin';
   authorId?: string | null;
   text: string;
+  /** Where each segment of `text` ends (core/summary/summary-segments); `[text.length]` for one segment. */
+  segmentEnds: number[];
   tokens: number;
   encoding: string;
   fromSeq: number;
@@ -187,6 +189,8 @@ export interface SummaryRevisionRecord {
   author: SummaryCommit['author'];
   authorId: string | null;
   text: string;
+  /** The text's segment ends; empty on revisions stored before segments (one segment). */
+  segmentEnds: number[];
   tokens: number;
   fromSeq: number;
   throughSeq: number;

@@ -68,9 +68,9 @@ function forkStatement(input: { forkId: string; parentId: string; throughSeq: nu
       WHERE r.thread_id = p.id AND r.through_seq <= ${throughSeq}::int AND r.redacted_at IS NULL AND r.context_start_seq = start.seq
       ORDER BY r.revision DESC LIMIT 1
     ), fork AS (
-      INSERT INTO threads (id, owner_id, title, last_seq, summary_text, summary_tokens, summary_encoding, summary_covered_through_seq,
-        summary_revision, context_start_seq, memory_mode, settings, version, forked_from_thread_id, forked_from_seq)
-      SELECT ${forkId}::uuid, p.owner_id, ${title}::text, ${throughSeq}::int, coalesce(c.text, ''), coalesce(c.tokens, 0),
+      INSERT INTO threads (id, owner_id, title, last_seq, summary_text, summary_segment_ends, summary_tokens, summary_encoding,
+        summary_covered_through_seq, summary_revision, context_start_seq, memory_mode, settings, version, forked_from_thread_id, forked_from_seq)
+      SELECT ${forkId}::uuid, p.owner_id, ${title}::text, ${throughSeq}::int, coalesce(c.text, ''), coalesce(c.segment_ends, '{}'), coalesce(c.tokens, 0),
         CASE WHEN c.revision IS NOT NULL THEN p.summary_encoding END, coalesce(c.through_seq, start.seq - 1), coalesce(c.revision, 0),
         start.seq, p.memory_mode, p.settings, 0, p.id, ${throughSeq}::int
       FROM parent p CROSS JOIN start LEFT JOIN chosen c ON true
@@ -109,9 +109,9 @@ function forkStatement(input: { forkId: string; parentId: string; throughSeq: nu
     ), copied_entries AS (
       ${ENTRIES}
     ), copied_revisions AS (
-      INSERT INTO summary_revisions (id, thread_id, revision, author, author_id, text, tokens, from_seq, through_seq, context_start_seq, model,
-        tokens_in, tokens_out, duration_ms, identifiers_kept, identifiers_total, redacted_at, created_at)
-      SELECT gen_random_uuid(), f.id, r.revision, r.author, r.author_id, r.text, r.tokens, r.from_seq, r.through_seq, r.context_start_seq,
+      INSERT INTO summary_revisions (id, thread_id, revision, author, author_id, text, segment_ends, tokens, from_seq, through_seq,
+        context_start_seq, model, tokens_in, tokens_out, duration_ms, identifiers_kept, identifiers_total, redacted_at, created_at)
+      SELECT gen_random_uuid(), f.id, r.revision, r.author, r.author_id, r.text, r.segment_ends, r.tokens, r.from_seq, r.through_seq, r.context_start_seq,
         r.model, r.tokens_in, r.tokens_out, r.duration_ms, r.identifiers_kept, r.identifiers_total, r.redacted_at, r.created_at
       FROM summary_revisions r JOIN fork f ON r.thread_id = f.forked_from_thread_id
       WHERE r.revision <= f.summary_revision AND r.through_seq <= f.forked_from_seq
@@ -120,7 +120,7 @@ function forkStatement(input: { forkId: string; parentId: string; throughSeq: nu
       id, owner_id AS "ownerId", title, created_at AS "createdAt", updated_at AS "updatedAt", last_activity_at AS "lastActivityAt",
       last_seq AS "lastSeq", summary_text AS "summaryText", summary_tokens AS "summaryTokens", summary_encoding AS "summaryEncoding",
       summary_covered_through_seq AS "summaryCoveredThroughSeq", summary_revision AS "summaryRevision",
-      context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version, last_fold_at AS "lastFoldAt",
+      summary_segment_ends AS "summarySegmentEnds", context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version, last_fold_at AS "lastFoldAt",
       last_fold_error AS "lastFoldError", lease_owner AS "leaseOwner", lease_expires_at AS "leaseExpiresAt",
       forked_from_thread_id AS "forkedFromThreadId", forked_from_seq AS "forkedFromSeq"
     FROM (SELECT 1) one LEFT JOIN fork ON true`;

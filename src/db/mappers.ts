@@ -27,7 +27,10 @@ export function toThread(row: ThreadRow): Thread {
     lastActivityAt: row.lastActivityAt,
     lastSeq: row.lastSeq,
     summary: row.summaryRevision > 0 || row.summaryText
-      ? { text: row.summaryText, tokens: row.summaryTokens, coveredThroughSeq: row.summaryCoveredThroughSeq, revision: row.summaryRevision }
+      ? {
+        text: row.summaryText, tokens: row.summaryTokens, coveredThroughSeq: row.summaryCoveredThroughSeq, revision: row.summaryRevision,
+        segmentEnds: row.summarySegmentEnds ?? [],
+      }
       : null,
     summaryEncoding: row.summaryEncoding,
     contextStartSeq: row.contextStartSeq,
@@ -125,6 +128,7 @@ export function toRevisionRecord(row: SummaryRevisionRow): SummaryRevisionRecord
     author: row.author as SummaryRevisionRecord['author'],
     authorId: row.authorId,
     text: row.redactedAt ? '' : row.text,
+    segmentEnds: row.redactedAt ? [] : row.segmentEnds,
     tokens: row.tokens,
     fromSeq: row.fromSeq,
     throughSeq: row.throughSeq,

@@ -155,7 +155,7 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         const row = await tx.thread.update({
           where: { id: threadId },
           data: {
-            contextStartSeq: thread.lastSeq + 1, summaryText: '', summaryTokens: 0, summaryCoveredThroughSeq: thread.lastSeq,
+            contextStartSeq: thread.lastSeq + 1, summaryText: '', summarySegmentEnds: [], summaryTokens: 0, summaryCoveredThroughSeq: thread.lastSeq,
             contextResetUndo: undo as unknown as Prisma.InputJsonValue, ...bumpVersion,
           },
         });
@@ -177,7 +177,8 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
           where: { id: threadId },
           data: {
             contextStartSeq: undo.contextStartSeq, summaryCoveredThroughSeq: undo.coveredThroughSeq,
-            summaryText: usable?.text ?? '', summaryTokens: usable?.tokens ?? 0, summaryEncoding: undo.summaryEncoding,
+            summaryText: usable?.text ?? '', summarySegmentEnds: usable?.segmentEnds ?? [], summaryTokens: usable?.tokens ?? 0,
+            summaryEncoding: undo.summaryEncoding,
             contextResetUndo: Prisma.DbNull, ...bumpVersion,
           },
         });
@@ -215,13 +216,13 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         // Summaries are progressive: a revision may hold every message from its lineage's context start on.
         const redacted = seqs.length === 0 ? { count: 0 } : await tx.summaryRevision.updateMany({
           where: { threadId, redactedAt: null, OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })) },
-          data: { text: '', redactedAt: now },
+          data: { text: '', segmentEnds: [], redactedAt: now },
         });
         const covered = thread.summaryRevision > 0
           && seqs.some((seq) => seq >= thread.contextStartSeq && seq <= thread.summaryCoveredThroughSeq);
         const updated = await tx.thread.update({
           where: { id: threadId },
-          data: { ...(covered ? { summaryText: '', summaryTokens: 0 } : {}), ...bumpVersion },
+          data: { ...(covered ? { summaryText: '', summarySegmentEnds: [], summaryTokens: 0 } : {}), ...bumpVersion },
         });
         return { messages: await messagesByIds(tx, ids), thread: toThread(updated), redactedRevisions: redacted.count };
       });

@@ -16,7 +16,7 @@ export const TURN_COLUMNS = Prisma.raw(`id, thread_id AS "threadId", kind, user_
 export const THREAD_COLUMNS = Prisma.raw(`id, owner_id AS "ownerId", title, created_at AS "createdAt", updated_at AS "updatedAt",
   last_activity_at AS "lastActivityAt", last_seq AS "lastSeq", summary_text AS "summaryText", summary_tokens AS "summaryTokens",
   summary_encoding AS "summaryEncoding", summary_covered_through_seq AS "summaryCoveredThroughSeq",
-  summary_revision AS "summaryRevision", context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version,
+  summary_revision AS "summaryRevision", summary_segment_ends AS "summarySegmentEnds", context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version,
   last_fold_at AS "lastFoldAt", last_fold_error AS "lastFoldError", lease_owner AS "leaseOwner",
   lease_expires_at AS "leaseExpiresAt", forked_from_thread_id AS "forkedFromThreadId", forked_from_seq AS "forkedFromSeq"`);
 

@@ -15,16 +15,16 @@ export function createSummaryRepository(db: Database): SummaryStore {
       // (db.sql), not Prisma's query runtime; a plain commit, so it waits for the WAL flush like every summary commit.
       const rows = await db.sql.rows<{ revision: number }>(Prisma.sql`
         WITH updated AS (
-          UPDATE threads SET summary_text = ${commit.text}, summary_tokens = ${commit.tokens}::int, summary_encoding = ${commit.encoding},
+          UPDATE threads SET summary_text = ${commit.text}, summary_segment_ends = ${commit.segmentEnds}::int[], summary_tokens = ${commit.tokens}::int, summary_encoding = ${commit.encoding},
             summary_covered_through_seq = ${commit.throughSeq}::int, summary_revision = summary_revision + 1, version = version + 1,
             last_fold_at = now(), last_fold_error = NULL, updated_at = now()
           WHERE id = ${commit.threadId}::uuid AND version = ${commit.expectedVersion}::int
           RETURNING summary_revision, context_start_seq
         ), revision AS (
-          INSERT INTO summary_revisions (id, thread_id, revision, author, author_id, text, tokens, from_seq, through_seq, context_start_seq, model,
+          INSERT INTO summary_revisions (id, thread_id, revision, author, author_id, text, segment_ends, tokens, from_seq, through_seq, context_start_seq, model,
             tokens_in, tokens_out, duration_ms, identifiers_kept, identifiers_total)
           SELECT gen_random_uuid(), ${commit.threadId}::uuid, summary_revision, ${commit.author}, ${commit.authorId ?? null}::text,
-            ${commit.text}, ${commit.tokens}::int, ${commit.fromSeq}::int, ${commit.throughSeq}::int, context_start_seq, ${commit.model}::text,
+            ${commit.text}, ${commit.segmentEnds}::int[], ${commit.tokens}::int, ${commit.fromSeq}::int, ${commit.throughSeq}::int, context_start_seq, ${commit.model}::text,
             ${commit.tokensIn}::int, ${commit.tokensOut}::int, ${commit.durationMs}::int, ${commit.identifiersKept}::int,
             ${commit.identifiersTotal}::int
           FROM updated

@@ -7,6 +7,8 @@ import { runInLogContext, type LogContext } from '../observability/log-context';
 import { authenticate, principalOf } from './authenticate';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
+import { facadeRoutes } from './openai-facade/facade-routes';
+import { openAIErrorHandler } from './openai-facade/openai-errors';
 import { openApiRoutes } from './openapi/openapi-routes';
 import type { HttpDeps } from './http-deps';
 import { authRoutes } from './routes/auth-routes';
@@ -55,6 +57,8 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
   // Runners' callbacks carry a signature instead of a bearer token.
   app.use('/api', authRoutes(deps), openApiRoutes(), toolCallbackRoutes(deps));
   mountAdmin(app, deps);
+  // The OpenAI-compatible front door: its own body limit, auth and error shape (also for what failed before it).
+  if (deps.facade) app.use('/v1', facadeRoutes(deps, deps.facade), openAIErrorHandler(deps.log));
   app.use('/api', authenticate(deps), (_request, response, next) => {
     (response.locals.logContext as LogContext).userId = principalOf(response).userId;
     runInLogContext(response.locals.logContext as LogContext, next);

@@ -13,6 +13,7 @@ import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from './auth';
 import type { HealthProbes } from './health-routes';
+import type { FacadeHttpDeps } from './openai-facade/facade-deps';
 
 /** What the HTTP adapter is given by the composition root. */
 /** What the runners' callback routes need (null when no external tools are configured). */
@@ -80,4 +81,6 @@ export interface HttpDeps {
   erasures: Pick<ErasureStore, 'erasureOf'>;
   /** Erases a user whole (DELETE /api/me, DELETE /api/admin/users/:userId). */
   eraseUser(input: { userId: string; kind: 'guest' | 'external' }): Promise<{ existed: boolean; threads: number }>;
+  /** The OpenAI-compatible routes (/v1); absent: not mounted. */
+  facade?: FacadeHttpDeps;
 }

@@ -7,7 +7,8 @@
  *   quotes the best matching recalled or window message with its seq instead (offline-recall-answer.ts). With a bound `calculator` tool it
  *   calls it for "calculate <expression>", and reports a tool result it is given.
  * - `mode: 'summarizer'` returns an extractive summary of everything after the leading system
- *   message (the instructions): previous summary plus folded entries, keeping the sentences with
+ *   message (the instructions): the folded entries (plus the previous summary, except a segment
+ *   prompt's read-only earlier summary, which a new segment never repeats), keeping the sentences with
  *   names, numbers and identifiers, within a token cap (the smaller of `maxSummaryTokens` and a
  *   cap the prompt states, e.g. "at most 1200 tokens").
  *
@@ -30,6 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { countChatPromptTokens, countTextTokens, type WireChatMessage, type OpenAIToolDefinition } from './count-chat-tokens.js';
 import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.js';
 import { bestRecalledAnswer } from './offline-recall-answer.js';
+import { EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING } from '../core/context/summary-prompt.js';
 
 export type OfflineChatModelMode = 'chat' | 'summarizer';
 
@@ -150,7 +152,8 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     const cap = Math.min(this.maxSummaryTokens, Number.isFinite(statedCap) && statedCap > 0 ? statedCap : Infinity);
     const labelled = material.length > 1;
     const text = material
-      .map((message) => (labelled ? labelLines(roleName(message), message.text) : message.text))
+      .map((message) => withoutEarlierSummary(message.text))
+      .map((text, index) => (labelled ? labelLines(roleName(material[index]!), text) : text))
       .join('\n')
       .split('\n')
       .filter((line) => !CAP_IN_PROMPT.test(line))
@@ -159,6 +162,13 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     if (sentences.length === 0) return `${SUMMARY_HEADER}\n- (nothing to summarize)`;
     return `${SUMMARY_HEADER}\n${sentences.map((sentence) => `- ${sentence}`).join('\n')}`;
   }
+}
+
+/** A segment prompt's earlier summary is read-only context: the new segment never repeats it. */
+function withoutEarlierSummary(text: string): string {
+  const start = text.indexOf(EARLIER_SUMMARY_OPENING);
+  const end = start < 0 ? -1 : text.indexOf(EARLIER_SUMMARY_CLOSING, start);
+  return end < 0 ? text : text.slice(0, start) + text.slice(end + EARLIER_SUMMARY_CLOSING.length);
 }
 
 function roleName(message: BaseMessage): string {

@@ -45,6 +45,8 @@ export interface SummaryRevisionInfoDto {
   durationMs: number | null;
   identifiersKept: number | null;
   identifiersTotal: number | null;
+  /** How many segments the text has: a fold appends one; a consolidation, rebuild or admin edit leaves one. */
+  segments: number;
   redacted: boolean;
   createdAt: string;
 }

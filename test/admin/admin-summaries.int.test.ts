@@ -75,10 +75,11 @@ describe('summary revisions through the admin API', () => {
       expect(revision.identifiersKept).toBeGreaterThan(0);
       expect(revision.identifiersTotal).toBeGreaterThanOrEqual(revision.identifiersKept ?? 0);
     }
-    // The first revision is all additions; later ones replace the line that changed.
+    // The first revision is all additions; later ones append a segment: the earlier text stays, nothing is removed.
     expect(list[0]?.diff.every((line) => line.op === 'add')).toBe(true);
-    expect(list[1]?.diffStats).toEqual({ added: 1, removed: 1 });
-    expect(list[1]?.diff.find((line) => line.op === 'remove')?.text).toBe(list[0]?.text);
+    expect(list[1]?.diffStats).toEqual({ added: 2, removed: 0 });
+    expect(list[1]?.text.startsWith(`${list[0]?.text}\n\n`)).toBe(true);
+    expect(list.map((revision) => revision.segments)).toEqual([1, 2, 3, 4]);
 
     const current = await detail();
     expect(current.transcript.messages).toBe(10);

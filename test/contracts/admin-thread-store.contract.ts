@@ -7,7 +7,7 @@ import { codeOf, ENCODING, exchange, newThread, pause } from './store-fixtures';
 const POLICY: FoldLagPolicy = { minWindowTokens: 1_000_000, minWindowMessages: 6, keep: { kind: 'messages', value: 2 } };
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number, text: string): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text, tokens: text.length, encoding: ENCODING, fromSeq: 1, throughSeq,
+  threadId, expectedVersion, author: 'fold', text, segmentEnds: [text.length], tokens: text.length, encoding: ENCODING, fromSeq: 1, throughSeq,
   foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1), model: 'summarizer', tokensIn: 40, tokensOut: 5, durationMs: 10,
   identifiersKept: 0, identifiersTotal: 0,
 });

@@ -4,7 +4,7 @@ import type { MakePortStores } from './port-fixtures';
 import { ENCODING, exchange, newThread, send } from './store-fixtures';
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text: `Summary through ${throughSeq}.`, tokens: 5, encoding: ENCODING, fromSeq: 1, throughSeq,
+  threadId, expectedVersion, author: 'fold', text: `Summary through ${throughSeq}.`, segmentEnds: [`Summary through ${throughSeq}.`.length], tokens: 5, encoding: ENCODING, fromSeq: 1, throughSeq,
   foldedSeqs: [throughSeq - 1, throughSeq], model: 'summarizer', tokensIn: 40, tokensOut: 5, durationMs: 10, identifiersKept: 0, identifiersTotal: 0,
 });
 

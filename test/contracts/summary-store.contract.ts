@@ -3,7 +3,7 @@ import type { SummaryCommit } from '../../src/core/ports';
 import { ENCODING, exchange, newThread, type MakeStores } from './store-fixtures';
 
 const commitOf = (threadId: string, expectedVersion: number, fields: Partial<SummaryCommit> = {}): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text: 'The user asked two questions.', tokens: 7, encoding: ENCODING, fromSeq: 1, throughSeq: 2,
+  threadId, expectedVersion, author: 'fold', text: 'The user asked two questions.', segmentEnds: [29], tokens: 7, encoding: ENCODING, fromSeq: 1, throughSeq: 2,
   foldedSeqs: [1, 2], model: 'summarizer', tokensIn: 40, tokensOut: 7, durationMs: 120, identifiersKept: 1, identifiersTotal: 2, ...fields,
 });
 
@@ -27,8 +27,10 @@ export function describeSummaryStoreContract(name: string, make: MakeStores): vo
       const revisions = await stores.summaries.listRevisions(thread.id);
       expect(revisions).toEqual([expect.objectContaining({
         revision: 1, author: 'fold', authorId: null, text: 'The user asked two questions.', tokens: 7, fromSeq: 1, throughSeq: 2, model: 'summarizer',
-        tokensIn: 40, tokensOut: 7, durationMs: 120, identifiersKept: 1, identifiersTotal: 2, redacted: false,
+        tokensIn: 40, tokensOut: 7, durationMs: 120, identifiersKept: 1, identifiersTotal: 2, redacted: false, segmentEnds: [29],
       })]);
+      // The thread's summary keeps the segment ends the next fold appends after.
+      expect(context?.thread.summary?.segmentEnds).toEqual([29]);
     });
 
     it('refuses a commit planned against an older version and changes nothing; of two folds planned together one wins', async () => {

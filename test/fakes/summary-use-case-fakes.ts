@@ -19,8 +19,8 @@ export function testSettings(): ContextSettings {
 export const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** One thread in memory: the transcript as entries, the summary state, the window and a CAS version. */
-export function memoryThread(options: { transcript: ContextEntry[]; coveredThroughSeq: number; summaryText: string; revision: number }) {
-  const state = { ...options, version: 7, contextStartSeq: 1 };
+export function memoryThread(options: { transcript: ContextEntry[]; coveredThroughSeq: number; summaryText: string; revision: number; summaryPrompt?: string }) {
+  const state = { ...options, version: 7, contextStartSeq: 1, segmentEnds: [] as number[] };
   const commits: SummaryCommit[] = [];
   const events: ThreadEvent[] = [];
   /** Runs once before the next commit is checked (simulates a concurrent fold). */
@@ -28,9 +28,11 @@ export function memoryThread(options: { transcript: ContextEntry[]; coveredThrou
   const context = (): ThreadContext => ({
     thread: {
       id: 'thread-1', ownerId: 'user-1', title: 't', createdAt: new Date(0), updatedAt: new Date(0), lastActivityAt: new Date(0),
-      lastSeq: state.transcript.length, contextStartSeq: state.contextStartSeq, memoryMode: 'summary', settings: {}, version: state.version,
+      lastSeq: state.transcript.length, contextStartSeq: state.contextStartSeq, memoryMode: 'summary', settings: state.summaryPrompt ? { summaryPrompt: state.summaryPrompt } : {}, version: state.version,
       lastFoldAt: null, lastFoldError: null, summaryEncoding: null, forkedFrom: null,
-      summary: state.revision > 0 ? { text: state.summaryText, tokens: 10, coveredThroughSeq: state.coveredThroughSeq, revision: state.revision } : null,
+      summary: state.revision > 0
+        ? { text: state.summaryText, tokens: 10, coveredThroughSeq: state.coveredThroughSeq, revision: state.revision, segmentEnds: state.segmentEnds }
+        : null,
     },
     window: state.transcript.filter((entry) => entry.seq > state.coveredThroughSeq),
     pinned: [],
@@ -55,6 +57,7 @@ export function memoryThread(options: { transcript: ContextEntry[]; coveredThrou
         state.version += 1;
         state.revision += 1;
         state.summaryText = commit.text;
+        state.segmentEnds = commit.segmentEnds;
         state.coveredThroughSeq = commit.throughSeq;
         return { committed: true as const, revision: state.revision };
       },

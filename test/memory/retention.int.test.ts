@@ -11,7 +11,8 @@ type Mode = 'restores-when-asked' | 'never-keeps' | 'cap-drops-them';
 
 const lastText = (request: StubRequest) => wireContentText(request.body.messages.at(-1)?.content ?? '');
 const isReask = (request: StubRequest) => lastText(request).startsWith('This summary leaves out identifiers');
-const isCondense = (request: StubRequest) => lastText(request).startsWith('Condense this summary');
+// A summary over the cap is consolidated (the segments rewritten into one).
+const isCondense = (request: StubRequest) => lastText(request).startsWith('Consolidate this summary');
 
 describe('the retention figure of a fold, measured on the text committed, through the re-ask path', () => {
   let mode: Mode = 'restores-when-asked';

@@ -269,4 +269,25 @@ describe('external runners: signed run requests and callbacks', () => {
     expect((await app.application.db.toolRun.findUniqueOrThrow({ where: { id: movedRun } })).error).toMatch(/answered a redirect \(307\)/);
     expect(received.some((request) => request.path === '/elsewhere')).toBe(false);
   });
+  it('sends the run request again with the same idempotency key when a worker died before the runner\'s answer was stored, and reports once', async () => {
+    const thread = await helpers.newThread();
+    const result = await helpers.send(thread.id, 'render');
+    const runId = runIdOf(result.messages[1]?.content);
+    await handedOver(runId);
+    // What a worker dying after the request (or between storing the key and sending it) leaves: the key and the
+    // deadline stored, the answer not; the sweeper finds it once its last poll is stale.
+    await app.application.db.$executeRaw`UPDATE tool_runs SET handed_at = NULL, polled_at = now() - interval '1 hour' WHERE id = ${runId}::uuid`;
+    await waitFor(() => received.filter((request) => request.path === '/run' && request.payload.runId === runId).length === 2, { timeoutMs: 20_000, what: 'the run request sent again' });
+    const [first, again] = received.filter((request) => request.path === '/run' && request.payload.runId === runId);
+    expect(again).toMatchObject({ validSignature: true, idempotencyKey: first!.idempotencyKey });
+    expect(again!.payload).toEqual(first!.payload);
+    await handedOver(runId);
+    const stored = await app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(stored).toMatchObject({ status: 'running', attempts: 1, taskId: runId });
+
+    expect((await callback(runId, 'result', { status: 'succeeded', result: 'Rendered once, ORD-2' })).status).toBe(200);
+    await waitFor(() => reportedNote(runId) !== undefined, { timeoutMs: 20_000, what: 'the follow-up' });
+    expect(await app.application.db.turn.count({ where: { threadId: thread.id, kind: 'follow-up' } })).toBe(1);
+    expect(received.filter((request) => request.path === '/run' && request.payload.runId === runId)).toHaveLength(2);
+  });
 });

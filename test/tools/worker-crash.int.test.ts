@@ -31,6 +31,7 @@ describe('a tools worker killed during a run', () => {
   let helpers: ThreadHelpers;
   let dataDir: string;
   const workers: WorkerProcess[] = [];
+  let first: WorkerProcess;
 
   /** `npm run worker` as its own process (node with tsx's loader: one pid, so SIGKILL kills the worker itself). */
   async function startWorker(): Promise<WorkerProcess> {
@@ -61,6 +62,9 @@ describe('a tools worker killed during a run', () => {
     // is slowed down so the follow-up can only start through the worker's Redis kick.
     app = await startTestApp({ mode: 'serve', env: { OPENAI_BASE_URL: stub.url }, tuning: { sweepIntervalMs: 600_000 } });
     helpers = await threadHelpers(app);
+    // The first worker process boots here (several seconds on a busy machine): the test's own time is the crash,
+    // the retry and the follow-up, not the boot.
+    first = await startWorker();
   });
   afterAll(async () => {
     for (const worker of workers) {
@@ -73,7 +77,6 @@ describe('a tools worker killed during a run', () => {
   });
 
   it('is retried by another worker and reported exactly once', async () => {
-    const first = await startWorker();
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'analyze slowly');
     const runId = /as run ([0-9a-f-]{36})/.exec(result.messages[1]?.content ?? '')?.[1] ?? '';

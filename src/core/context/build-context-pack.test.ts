@@ -41,7 +41,7 @@ describe('buildContextPack', () => {
     expect(leading?.role).toBe('system');
     expect(leading?.content.startsWith(`${PREFIX}\n\n`)).toBe(true);
     expect(leading?.content).toContain('through message #4');
-    expect(leading?.content.endsWith(summary.text)).toBe(true);
+    expect(leading?.content.endsWith(`${summary.text}\n(The summary covers the conversation through message #4.)`)).toBe(true);
     expect(seqs(rest)).toEqual([2, 3, 5, 6, 7]);
     expect(rest.every((message) => message.role !== 'system')).toBe(true);
     expect(result.manifest).toMatchObject({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3], windowSeqs: [5, 6, 7], toolResults: [] });
@@ -208,5 +208,13 @@ describe('buildContextPack strict rendering', () => {
     expect(result.messages[2]?.seq).toBe(2);
     expect(validatePackOrdering(result.messages, 'strict').ok).toBe(true);
     expect(result.tokens).toBeLessThanOrEqual(full.tokens - 5);
+  });
+
+  it('keeps the leading message byte-identical through the earlier summary text when a fold appends a segment', () => {
+    const before = pack(state([user(5), reply(6)], { summary })).messages[0]?.content ?? '';
+    const appended: SummaryState = { text: `${summary.text}\n\nThey booked hotel H-204 [#5–6].`, tokens: 24, coveredThroughSeq: 6, revision: 4 };
+    const after = pack(state([user(7)], { summary: appended })).messages[0]?.content ?? '';
+    expect(after.startsWith(before.slice(0, before.indexOf(summary.text) + summary.text.length))).toBe(true);
+    expect(after).toContain('through message #6.)');
   });
 });

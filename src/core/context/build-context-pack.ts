@@ -99,9 +99,18 @@ export class ContextOverBudgetError extends Error {
   }
 }
 
-/** The heading of the summary section of the leading system message. */
-export function summaryHeading(summary: SummaryState): string {
-  return `## Summary of the conversation so far (through message #${summary.coveredThroughSeq})`;
+/**
+ * The heading of the summary section of the leading system message. It names no seq: the text after it only grows
+ * between consolidations (a fold appends a segment), so everything up to the end of the earlier segments stays a
+ * cacheable prefix; the coverage follows the text (summaryCoverage).
+ */
+export function summaryHeading(): string {
+  return '## Summary of the conversation so far';
+}
+
+/** The line after the summary's text: how far it reaches (it changes at every fold, after the earlier segments). */
+export function summaryCoverage(summary: SummaryState): string {
+  return `(The summary covers the conversation through message #${summary.coveredThroughSeq}.)`;
 }
 
 /** The saved memories that fit their cap (newest first in, the pack shows them oldest first). */
@@ -114,15 +123,17 @@ function chosenSavedMemories(options: BuildContextPackOptions): SavedMemoryItem[
 
 function leadingMessage(options: BuildContextPackOptions, memories: readonly SavedMemoryItem[], measure: MessageMeasure): PackMessage {
   const summary = options.state.summary;
-  const heading = summary && summary.text !== '' ? `\n\n${summaryHeading(summary)}\n` : '';
+  const heading = summary && summary.text !== '' ? `\n\n${summaryHeading()}\n` : '';
+  const coverage = summary && heading !== '' ? `\n${summaryCoverage(summary)}` : '';
   const memorySection = savedMemoriesSection(memories);
-  const content = options.systemPrefix + memorySection + (summary && heading !== '' ? heading + summary.text : '');
+  const content = options.systemPrefix + memorySection + (summary && heading !== '' ? heading + summary.text + coverage : '');
   if (options.counter) return { role: 'system', content, tokens: measure({ role: 'system', content }) };
   if (options.systemPrefixTokens === undefined) {
     throw new TypeError('buildContextPack needs a counter or systemPrefixTokens');
   }
-  // Stored counts plus a bound for the heading; +2 for tokens merging across the joins.
-  const sectionTokens = summary && heading !== '' ? upperBoundTextTokens(heading) + summary.tokens + 2 : 0;
+  // Stored counts plus bounds for the heading and the coverage line (plain English words and a number: at least two
+  // bytes a token); +4 for tokens merging across the joins.
+  const sectionTokens = summary && heading !== '' ? upperBoundTextTokens(heading) + summary.tokens + Math.ceil(upperBoundTextTokens(coverage) / 2) + 4 : 0;
   const memoryTokens = memorySection !== '' ? upperBoundTextTokens(memorySection.slice(0, memorySection.indexOf('\n- '))) + memories.reduce((sum, item) => sum + item.tokens + 1, 0) + 2 : 0;
   return { role: 'system', content, tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens + memoryTokens };
 }

@@ -9,7 +9,7 @@ export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
-  createTokenCounter, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
+  createTokenCounter, encoderFor, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
 } from './token-counter';
 export type { CountableMessage, FunctionSchema, TokenCounter, ToolDefinition, ToolParameterSchema } from './token-counter';
 export {
@@ -32,7 +32,7 @@ export { applyFold } from './apply-fold';
 export type { ApplyFoldOptions } from './apply-fold';
 export { buildSummarizerInputs } from './build-summarizer-inputs';
 export type { BuildSummarizerInputsOptions, SummarizerChunk } from './build-summarizer-inputs';
-export { DEFAULT_SUMMARY_PROMPT, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
+export { DEFAULT_SEGMENT_PROMPT, DEFAULT_SUMMARY_PROMPT, EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
 export type { RenderSummaryPromptOptions, SummarizerMessage, SummaryPromptTemplate } from './summary-prompt';
 export { checkRetention, extractIdentifiers } from './extract-identifiers';
 export type { RetentionReport } from './extract-identifiers';
@@ -44,7 +44,7 @@ export type { MessageMeasure } from './measure-message';
 export { renderEntries } from './render-entries';
 export { renderStrict, STRICT_OPENING_USER_TEXT } from './render-strict';
 export {
-  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryHeading,
+  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryCoverage, summaryHeading,
 } from './build-context-pack';
 export type { BuildContextPackOptions, ContextPack, ContextPackManifest, PackTokenParts, PackToolResult } from './build-context-pack';
 export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';

@@ -39,6 +39,45 @@ export const DEFAULT_SUMMARY_PROMPT: SummaryPromptTemplate = {
   ].join('\n'),
 };
 
+/** The line that opens the earlier summary in a segment prompt: context for the summarizer, not material. */
+export const EARLIER_SUMMARY_OPENING = 'Earlier summary (read-only: it stays as it is, do not repeat it):';
+/** The line that closes the earlier summary in a segment prompt. */
+export const EARLIER_SUMMARY_CLOSING = 'End of the earlier summary.';
+
+/**
+ * The default template of a segment: the summary is kept as ordered segments (a fold appends one, the earlier
+ * ones stay byte-identical so a provider's prompt cache keeps them); the summarizer sees the earlier summary as
+ * read-only context and writes only what the new messages add, change or settle. A thread's own summary prompt
+ * replaces `system`, as for the rewriting template.
+ */
+export const DEFAULT_SEGMENT_PROMPT: SummaryPromptTemplate = {
+  system: [
+    'You maintain the running summary of a conversation between a user and an AI assistant, one segment at a time.',
+    'The summary replaces the older messages in the assistant\'s context, so anything it leaves out is lost to the',
+    'assistant. The earlier segments stay as they are; write only the next segment, for the new messages: what they',
+    'add, decide or change (say so when they supersede an earlier point). Never repeat the earlier summary and never',
+    'invent anything.',
+    '',
+    'Cover, tersely and only where the new messages have something: the user\'s intent, preferences and constraints;',
+    'facts and decisions; every id, number (with its unit), name, code, file path and URL that may be needed again,',
+    'copied exactly; open next steps.',
+    '',
+    'Cite the transcript messages each point comes from by their number, like [#12] or [#40–44]; only cite numbers',
+    'from #{{fromSeq}} to #{{throughSeq}}.',
+    'Hard limit: at most {{maxTokens}} tokens. Prefer lists.',
+  ].join('\n'),
+  user: [
+    EARLIER_SUMMARY_OPENING,
+    '{{previousSummary}}',
+    EARLIER_SUMMARY_CLOSING,
+    '',
+    'New messages (#{{fromSeq}} to #{{throughSeq}}):',
+    '{{transcript}}',
+    '',
+    'Write the next segment of the summary now: only what these new messages add (at most {{maxTokens}} tokens).',
+  ].join('\n'),
+};
+
 export interface RenderSummaryPromptOptions {
   previousSummary: string | null;
   /** The chunk's entries, ascending seq. */

@@ -36,6 +36,8 @@ export interface SummaryState {
   /** Highest transcript seq folded into this summary. */
   coveredThroughSeq: number;
   revision: number;
+  /** Where each segment of `text` ends (see core/summary/summary-segments); absent or empty: one segment. */
+  segmentEnds?: readonly number[];
 }
 
 export type MemoryMode = 'summary' | 'window-only';

@@ -40,7 +40,8 @@ export async function correctSummary(
     const fromSeq = context.thread.contextStartSeq;
     const result = await deps.summaries.commit({
       threadId: input.threadId, expectedVersion: context.thread.version, author: 'admin', authorId: input.actorId,
-      text, tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq: summary.coveredThroughSeq, foldedSeqs: [],
+      // An admin's edit may rewrite the whole text: it is a consolidation, one segment.
+      text, segmentEnds: [text.length], tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq: summary.coveredThroughSeq, foldedSeqs: [],
       model: null, tokensIn: null, tokensOut: null, durationMs: null, identifiersKept: null, identifiersTotal: null,
     });
     if (result.committed) {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelCallRecord } from '../ports';
+import type { ChatResult, ModelCallRecord, SummarizerPort } from '../ports';
 import { foldThread } from './fold-thread';
 import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
 
-function setup(summarizer = codeSummarizer()) {
+function setup(summarizer: SummarizerPort = codeSummarizer()) {
   const thread = memoryThread({ transcript: transcriptOf(10), coveredThroughSeq: 0, summaryText: '', revision: 0 });
   /** What happened, in order: each record written and each event published. */
   const happened: string[] = [];
@@ -36,5 +36,81 @@ describe('foldThread', () => {
     deps.summaries.commit = async () => { throw new Error('database gone'); };
     await expect(foldThread({ threadId: 'thread-1' }, deps)).rejects.toThrow('database gone');
     expect(happened).toEqual(['record summary']);
+  });
+});
+
+describe('foldThread: the summary as segments', () => {
+  /** Writes what it was asked for: a segment names the new messages' codes, a consolidation every code it was given. */
+  function segmentSummarizer(): SummarizerPort & { prompts: { system: string; user: string }[] } {
+    const prompts: { system: string; user: string }[] = [];
+    return {
+      model: 'fake-summarizer', prompts,
+      async summarize({ messages }): Promise<ChatResult> {
+        const [system, user] = messages.map((message) => message.content);
+        prompts.push({ system: system ?? '', user: user ?? '' });
+        const asked = user ?? '';
+        const material = asked.includes('New messages') ? asked.slice(asked.indexOf('New messages')) : asked;
+        const codes = [...new Set(material.match(/CODE-\d+/g) ?? [])];
+        const text = asked.startsWith('Consolidate') ? `Consolidated: ${codes[0]}…${codes.at(-1)}.` : `Segment: ${codes.join(', ')}.`;
+        return { text, toolCalls: [], usage: { promptTokens: 100, completionTokens: 10 } };
+      },
+    };
+  }
+
+  function more(thread: ReturnType<typeof setup>['thread'], count: number): void {
+    const from = thread.state.transcript.length + 1;
+    for (let seq = from; seq < from + count; seq += 1) {
+      thread.state.transcript.push({ seq, role: seq % 2 === 1 ? 'user' : 'assistant', content: `message ${seq} mentions CODE-${seq}`, tokens: 12 });
+    }
+  }
+
+  it('appends a segment per fold and leaves the earlier segments byte-identical', async () => {
+    const summarizer = segmentSummarizer();
+    const { thread, deps } = setup(summarizer);
+    await foldThread({ threadId: 'thread-1' }, deps);
+    const first = thread.state.summaryText;
+    expect(first).toBe('Segment: CODE-1, CODE-2, CODE-3, CODE-4, CODE-5, CODE-6, CODE-7, CODE-8.');
+    more(thread, 6);
+    await foldThread({ threadId: 'thread-1' }, deps);
+    expect(thread.state.summaryText).toBe(`${first}\n\nSegment: CODE-9, CODE-10, CODE-11, CODE-12, CODE-13, CODE-14.`);
+    expect(thread.commits[1]?.segmentEnds).toEqual([first.length, thread.state.summaryText.length]);
+    expect(thread.commits[1]).toMatchObject({ fromSeq: 9, throughSeq: 14, identifiersKept: 6, identifiersTotal: 6 });
+    // The earlier summary reached the summarizer as read-only context, the new messages as the material.
+    expect(summarizer.prompts[1]?.user).toContain(`Earlier summary (read-only: it stays as it is, do not repeat it):\n${first}\nEnd of the earlier summary.`);
+  });
+
+  it('consolidates once the segments outgrow the cap: the only commit that rewrites the earlier text', async () => {
+    const summarizer = segmentSummarizer();
+    const { thread, deps, settings } = setup(summarizer);
+    settings.summaryMaxTokens = 100;
+    await foldThread({ threadId: 'thread-1' }, deps);
+    const texts = [thread.state.summaryText];
+    for (let fold = 0; fold < 4; fold += 1) {
+      more(thread, 6);
+      await foldThread({ threadId: 'thread-1' }, deps);
+      texts.push(thread.state.summaryText);
+    }
+    const rewrites = texts.slice(1).filter((text, index) => !text.startsWith(texts[index] ?? ''));
+    expect(rewrites).toHaveLength(1);
+    expect(rewrites[0]).toBe('Consolidated: CODE-1…CODE-26.');
+    expect(thread.commits.at(-1)?.segmentEnds).toHaveLength(2);
+    expect(thread.commits.every((commit) => settings.counter.countText(commit.text) <= 100)).toBe(true);
+    const consolidation = summarizer.prompts.find((prompt) => prompt.user.startsWith('Consolidate'));
+    expect(consolidation?.user).toContain('at most 50 tokens');
+  });
+
+  it('uses the thread\'s own summary prompt for each segment and for the consolidation', async () => {
+    const summarizer = segmentSummarizer();
+    const { thread, deps, settings } = setup(summarizer);
+    thread.state.summaryPrompt = 'Summarize for a lawyer in at most {{maxTokens}} tokens.';
+    settings.summaryMaxTokens = 60;
+    await foldThread({ threadId: 'thread-1' }, deps);
+    for (let fold = 0; fold < 4; fold += 1) {
+      more(thread, 6);
+      await foldThread({ threadId: 'thread-1' }, deps);
+    }
+    expect(summarizer.prompts.length).toBeGreaterThan(5);
+    expect(summarizer.prompts.every((prompt) => prompt.system.startsWith('Summarize for a lawyer in at most'))).toBe(true);
+    expect(summarizer.prompts.some((prompt) => prompt.user.startsWith('Consolidate'))).toBe(true);
   });
 });

@@ -1,9 +1,10 @@
-import { checkRetention, filterCitations } from '../context';
 import { planFold } from '../context';
 import { shouldFold } from '../context';
 import { contextStateOf, estimateFactor, policiesFor, type ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
-import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, writeCallRecords, type DeferredRecord } from './summarize-entries';
+import { appendSegments } from './append-segments';
+import { writeCallRecords, type DeferredRecord } from './summarize-entries';
+import { segmentedSummary } from './summary-segments';
 import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
 import { assertUsableSummary } from './usable-summary';
 
@@ -25,9 +26,9 @@ export type FoldOutcome =
 const MAX_COMMIT_ATTEMPTS = 3;
 
 /**
- * Folds the entries that fell out of the window into the summary: plans the cut with the core, summarizes
- * progressively (previous summary + folded entries, in chunks), checks that identifiers survived, caps the
- * summary, and commits with compare-and-set on the thread's version. Safe to run twice or concurrently:
+ * Folds the entries that fell out of the window into the summary: plans the cut with the core, appends a segment
+ * for the folded span (the earlier segments stay byte-identical, so the cached prompt prefix survives), checks that
+ * identifiers survived, consolidates the segments when they outgrow the cap, and commits with compare-and-set on the thread's version. Safe to run twice or concurrently:
  * a commit that lost the race re-plans from the new state, so no entry is folded twice or lost.
  */
 export async function foldThread(input: FoldInput, deps: FoldDeps): Promise<FoldOutcome> {
@@ -61,16 +62,14 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
 
     const started = Date.now();
     const fromSeq = state.summary ? state.summary.coveredThroughSeq + 1 : state.contextStartSeq;
-    const template = summaryTemplateFor(context.thread.settings.summaryPrompt);
     const usage = { tokensIn: 0, tokensOut: 0 };
     const call = { threadId: input.threadId, usage, signal: input.signal, deferredRecords };
-    let text = await summarizeChunks({ ...call, previous: state.summary, folded, fromSeq, template }, deps);
-    const retention = await ensureRetention({ ...call, text, folded }, deps);
-    text = await ensureCap({ ...call, text: retention.text }, deps);
-    text = filterCitations({ summary: text, fromSeq: state.contextStartSeq, throughSeq: last.seq });
+    const previous = state.summary ? segmentedSummary(state.summary.text, state.summary.segmentEnds) : null;
+    const appended = await appendSegments({
+      ...call, previous, folded, fromSeq, contextStartSeq: state.contextStartSeq, summaryPrompt: context.thread.settings.summaryPrompt,
+    }, deps);
+    const { text, segmentEnds } = appended.summary;
     assertUsableSummary(text);
-    // The figure stands for the text committed: the cap and the citation filter may have changed it since the check.
-    const kept = text === retention.text ? retention : checkRetention({ folded, summary: text });
     const tokens = settings.counter.countText(text);
 
     const result = await deps.summaries.commit({
@@ -78,6 +77,7 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
       expectedVersion: context.thread.version,
       author: input.author ?? 'fold',
       text,
+      segmentEnds,
       tokens,
       encoding: settings.counter.encoding,
       fromSeq,
@@ -87,15 +87,18 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
       tokensIn: usage.tokensIn,
       tokensOut: usage.tokensOut,
       durationMs: Date.now() - started,
-      identifiersKept: kept.kept,
-      identifiersTotal: kept.total,
+      identifiersKept: appended.kept,
+      identifiersTotal: appended.total,
     });
     if (!result.committed) {
       deps.log.info({ threadId: input.threadId, attempt }, 'fold lost a compare-and-set race; re-planning');
       continue;
     }
     deps.events.publish({ type: 'summary-updated', threadId: input.threadId, revision: result.revision, coveredThroughSeq: last.seq, tokens });
-    deps.log.info({ threadId: input.threadId, revision: result.revision, folded: folded.length, throughSeq: last.seq, ms: Date.now() - started }, 'fold committed');
+    deps.log.info({
+      threadId: input.threadId, revision: result.revision, folded: folded.length, throughSeq: last.seq, segments: segmentEnds.length,
+      consolidated: appended.consolidated, ms: Date.now() - started,
+    }, 'fold committed');
     return { status: 'folded', revision: result.revision, foldedEntries: folded.length, throughSeq: last.seq };
   }
   return { status: 'skipped', reason: 'the thread kept changing; a later fold will catch up' };

@@ -1,8 +1,10 @@
-import { checkRetention, filterCitations, type ContextEntry } from '../context';
+import { checkRetention, type ContextEntry } from '../context';
 import { toThreadDto } from '../dto';
 import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
 import type { SummaryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
-import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, type SummarizeDeps, type SummarizerUsage } from './summarize-entries';
+import { appendSegments } from './append-segments';
+import type { SummarizeDeps, SummarizerUsage } from './summarize-entries';
+import { singleSegment, type SegmentedSummary } from './summary-segments';
 import { assertUsableSummary } from './usable-summary';
 
 export interface RebuildAfterForgetDeps extends SummarizeDeps {
@@ -48,14 +50,14 @@ export async function rebuildAfterForget(input: { threadId: string; signal?: Abo
     const usage: SummarizerUsage = { tokensIn: 0, tokensOut: 0 };
     const entries = (await deps.transcript.listSummarizableEntries({ threadId: thread.id, fromSeq, throughSeq }))
       .map((entry): ContextEntry => ({ ...entry, tokens: deps.settings.counter.countMessage(entry) }));
-    const text = entries.length === 0
-      ? NOTHING_LEFT_SUMMARY
+    const { text, segmentEnds } = entries.length === 0
+      ? singleSegment(NOTHING_LEFT_SUMMARY)
       : await summarize({ threadId: thread.id, entries, fromSeq, throughSeq, summaryPrompt: thread.settings.summaryPrompt, usage, ...(input.signal ? { signal: input.signal } : {}) }, deps);
     const retention = checkRetention({ folded: entries, summary: text });
     const tokens = deps.settings.counter.countText(text);
     const result = await deps.summaries.commit({
       threadId: thread.id, expectedVersion: thread.version, author: 'rebuild', authorId: null,
-      text, tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq,
+      text, segmentEnds, tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq,
       // Unpinned entries the summary now covers leave the window, as after a fold.
       foldedSeqs: context.window.filter((entry) => entry.seq <= throughSeq).map((entry) => entry.seq),
       model: entries.length === 0 ? null : deps.summarizer.model, tokensIn: usage.tokensIn, tokensOut: usage.tokensOut,
@@ -73,12 +75,12 @@ export async function rebuildAfterForget(input: { threadId: string; signal?: Abo
   throw new RebuildRaceError('the thread kept changing during the summary rebuild; it will be retried');
 }
 
-async function summarize(input: { threadId: string; entries: ContextEntry[]; fromSeq: number; throughSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildAfterForgetDeps): Promise<string> {
+/** The remaining transcript summarized from scratch, as segments (consolidated when over the cap). */
+async function summarize(input: { threadId: string; entries: ContextEntry[]; fromSeq: number; throughSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildAfterForgetDeps): Promise<SegmentedSummary> {
   const call = { threadId: input.threadId, usage: input.usage, ...(input.signal ? { signal: input.signal } : {}) };
-  let text = await summarizeChunks({ ...call, previous: null, folded: input.entries, fromSeq: input.fromSeq, template: summaryTemplateFor(input.summaryPrompt) }, deps);
-  text = (await ensureRetention({ ...call, text, folded: input.entries }, deps)).text;
-  text = await ensureCap({ ...call, text }, deps);
-  text = filterCitations({ summary: text, fromSeq: input.fromSeq, throughSeq: input.throughSeq });
-  assertUsableSummary(text);
-  return text;
+  const { summary } = await appendSegments({
+    ...call, previous: null, folded: input.entries, fromSeq: input.fromSeq, contextStartSeq: input.fromSeq, summaryPrompt: input.summaryPrompt,
+  }, deps);
+  assertUsableSummary(summary.text);
+  return summary;
 }

@@ -1,6 +1,8 @@
-import { checkRetention, filterCitations, type ContextEntry } from '../context';
+import { checkRetention, type ContextEntry } from '../context';
 import type { SummaryStore, ThreadEventBus, TranscriptStore, TurnStore } from '../ports';
-import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, type SummarizeDeps, type SummarizerUsage } from './summarize-entries';
+import { appendSegments } from './append-segments';
+import type { SummarizeDeps, SummarizerUsage } from './summarize-entries';
+import type { SegmentedSummary } from './summary-segments';
 import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
 import { assertUsableSummary } from './usable-summary';
 
@@ -25,17 +27,18 @@ async function entriesBetween(deps: RebuildDeps, input: { threadId: string; from
 }
 
 interface Rebuilt {
-  text: string;
+  summary: SegmentedSummary;
   throughSeq: number;
   entries: ContextEntry[];
 }
 
-/** Summarizes `entries` (seqs fromSeq..) on top of `previous`, then caps the result. */
-async function summarizeRange(input: { threadId: string; previous: string | null; entries: ContextEntry[]; fromSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildDeps): Promise<string> {
+/** Summarizes `entries` (seqs fromSeq..) as segments after `previous`; consolidated when over the cap. */
+async function summarizeRange(input: { threadId: string; previous: SegmentedSummary | null; entries: ContextEntry[]; fromSeq: number; contextStartSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildDeps): Promise<SegmentedSummary> {
   const call = { threadId: input.threadId, usage: input.usage, ...(input.signal ? { signal: input.signal } : {}) };
-  let text = await summarizeChunks({ ...call, previous: input.previous === null ? null : { text: input.previous }, folded: input.entries, fromSeq: input.fromSeq, template: summaryTemplateFor(input.summaryPrompt) }, deps);
-  if (input.previous === null) text = (await ensureRetention({ ...call, text, folded: input.entries }, deps)).text;
-  return ensureCap({ ...call, text }, deps);
+  const appended = await appendSegments({
+    ...call, previous: input.previous, folded: input.entries, fromSeq: input.fromSeq, contextStartSeq: input.contextStartSeq, summaryPrompt: input.summaryPrompt,
+  }, deps);
+  return appended.summary;
 }
 
 /**
@@ -54,19 +57,19 @@ export async function rebuildSummary(input: { threadId: string; actorId: string;
 
   const started = Date.now();
   const usage: SummarizerUsage = { tokensIn: 0, tokensOut: 0 };
-  const common = { threadId: input.threadId, summaryPrompt: context.thread.settings.summaryPrompt, usage, ...(input.signal ? { signal: input.signal } : {}) };
+  const common = { threadId: input.threadId, contextStartSeq: fromSeq, summaryPrompt: context.thread.settings.summaryPrompt, usage, ...(input.signal ? { signal: input.signal } : {}) };
   const entries = await entriesBetween(deps, { threadId: input.threadId, fromSeq, throughSeq: covered });
   if (entries.length === 0) return { status: 'skipped', reason: 'the covered messages are gone from the transcript' };
-  const rebuilt: Rebuilt = { text: await summarizeRange({ ...common, previous: null, entries, fromSeq }, deps), throughSeq: covered, entries };
+  const rebuilt: Rebuilt = { summary: await summarizeRange({ ...common, previous: null, entries, fromSeq }, deps), throughSeq: covered, entries };
 
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
-    const text = filterCitations({ summary: rebuilt.text, fromSeq, throughSeq: rebuilt.throughSeq });
+    const { text, segmentEnds } = rebuilt.summary;
     assertUsableSummary(text);
     const retention = checkRetention({ folded: rebuilt.entries, summary: text });
     const tokens = deps.settings.counter.countText(text);
     const result = await deps.summaries.commit({
       threadId: input.threadId, expectedVersion: context.thread.version, author: 'rebuild', authorId: input.actorId,
-      text, tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq: rebuilt.throughSeq, foldedSeqs: [],
+      text, segmentEnds, tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq: rebuilt.throughSeq, foldedSeqs: [],
       model: deps.summarizer.model, tokensIn: usage.tokensIn, tokensOut: usage.tokensOut, durationMs: Date.now() - started,
       identifiersKept: retention.kept, identifiersTotal: retention.total,
     });
@@ -86,11 +89,11 @@ export async function rebuildSummary(input: { threadId: string; actorId: string;
 }
 
 /** Summarizes the messages a fold covered while the rebuild ran on top of the rebuilt text. */
-async function catchUp(rebuilt: Rebuilt, input: { threadId: string; nowCovered: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildDeps): Promise<void> {
+async function catchUp(rebuilt: Rebuilt, input: { threadId: string; nowCovered: number; contextStartSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildDeps): Promise<void> {
   if (input.nowCovered <= rebuilt.throughSeq) return;
   const delta = await entriesBetween(deps, { threadId: input.threadId, fromSeq: rebuilt.throughSeq + 1, throughSeq: input.nowCovered });
   if (delta.length > 0) {
-    rebuilt.text = await summarizeRange({ ...input, previous: rebuilt.text, entries: delta, fromSeq: rebuilt.throughSeq + 1 }, deps);
+    rebuilt.summary = await summarizeRange({ ...input, previous: rebuilt.summary, entries: delta, fromSeq: rebuilt.throughSeq + 1 }, deps);
     rebuilt.entries = [...rebuilt.entries, ...delta];
   }
   rebuilt.throughSeq = input.nowCovered;

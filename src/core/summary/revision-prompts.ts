@@ -16,3 +16,17 @@ export function condenseSummaryMessages(input: { summary: string; maxTokens: num
     { role: 'user', content: `Condense this summary to at most ${input.maxTokens} tokens:\n\n${input.summary}` },
   ];
 }
+
+/**
+ * A consolidation: the summary's segments rewritten into one. A thread's own summary prompt is the system message
+ * (it applies to every summary the thread gets); the instruction to consolidate is in the user message either way.
+ */
+export function consolidateSummaryMessages(input: { summary: string; maxTokens: number; summaryPrompt?: string | undefined }): { role: 'system' | 'user'; content: string }[] {
+  const system = input.summaryPrompt
+    ? input.summaryPrompt.replace(/\{\{maxTokens\}\}/g, String(input.maxTokens))
+    : `You consolidate a running summary of a conversation, written in segments, into one of at most ${input.maxTokens} tokens. Keep identifiers (ids, numbers, names, paths, URLs), decisions, open next steps and citations such as [#12]; where a later segment supersedes an earlier point, keep the later one. Answer with the consolidated summary only.`;
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: `Consolidate this summary, written in segments oldest first, into one summary of at most ${input.maxTokens} tokens:\n\n${input.summary}` },
+  ];
+}

@@ -44,8 +44,8 @@ export function summaryTemplateFor(summaryPrompt: string | undefined): typeof DE
   return summaryPrompt ? { ...DEFAULT_SUMMARY_PROMPT, system: summaryPrompt } : DEFAULT_SUMMARY_PROMPT;
 }
 
-/** One summarizer call, recorded with its usage. */
-async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary' }, deps: SummarizeDeps): Promise<string> {
+/** One summarizer call, recorded with its usage; its answer trimmed (throws UnusableSummaryError on garbage). */
+export async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary' }, deps: SummarizeDeps): Promise<string> {
   const started = Date.now();
   const result = await deps.summarizer.summarize({ messages: input.messages, ...(input.signal ? { signal: input.signal } : {}) });
   const latencyMs = Date.now() - started;
@@ -64,11 +64,14 @@ async function callSummarizer(input: CallInput & { messages: PackMessage[]; purp
   return result.text.trim();
 }
 
-function asPackMessages(messages: readonly { role: 'system' | 'user'; content: string }[]): PackMessage[] {
+/** Summarizer messages as pack messages (the counter measures them on demand). */
+export function asPackMessages(messages: readonly { role: 'system' | 'user'; content: string }[]): PackMessage[] {
   return messages.map((message) => ({ role: message.role, content: message.content, tokens: 0 }));
 }
 
 /**
+ * The rewriting strategy (each fold rewrites the whole summary), kept as the baseline the segment fidelity test
+ * measures appendSegments against.
  * Progressive: each chunk of `folded` is summarized on top of the summary so far (starting from `previous`);
  * no folded entry is dropped. `fromSeq` is the first seq the new text covers.
  */

@@ -5,6 +5,7 @@ import { toMessageDto } from '../dto';
 import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import { systemPrefixFor } from '../facade/client-instructions';
 import { AssistantStream } from './assistant-stream';
 import { chatCallRecord, recordChatCall } from './record-chat-call';
 
@@ -52,7 +53,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
   const moved = state.window.filter((entry) => lastSeqs.includes(entry.seq));
   const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
   const pack = buildContextPack({
-    systemPrefix: settings.systemPrefix, state: { ...state, window }, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), state: { ...state, window }, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
     ...(context.savedMemories ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } } : {}),
     ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
@@ -107,7 +108,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: settings.systemPrefix });
+      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix) });
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),

@@ -1,8 +1,10 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
-import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
+import type { Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
+import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
 import { streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
@@ -41,6 +43,15 @@ export function toolChainNotice(followUps: number): string {
     + '(MAX_TOOL_FOLLOW_UPS), so this answer is written without calling tools. It uses the results so far; send a new message to continue.';
 }
 class TurnTimedOut extends Error {}
+
+/** Rounds of an OpenAI client's tools per turn when the deployment has no tool kit (else MAX_TOOL_ROUNDS). */
+const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
+
+/** Our tools offered in the thread: async ones not to an OpenAI client (it has no channel for their follow-up). */
+function serverToolsFor(thread: Thread, tools: ToolKit): OpenAIFunctionTool[] {
+  const definitions = tools.registry.definitions();
+  return drivenByOpenAIClient(thread) ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async') : definitions;
+}
 
 type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
 
@@ -181,16 +192,25 @@ export class TurnRunner {
     // the notice that says so is in the transcript (the user reads it) and in the window (the model does).
     const chainEnded = turn.kind === 'follow-up' && tools !== undefined && (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
     if (chainEnded) context = await this.appendNotice(turn, toolChainNotice(tools.limits.followUps)) ?? context;
+    // An OpenAI client's own tools (the /v1 route) are offered with ours; the client runs them (see src/core/facade).
+    const clientTools = clientToolsOf(context.thread);
+    const clientNames = new Set(clientTools.map((tool) => tool.function.name));
     for (let round = 0; ; round += 1) {
-      const offered = tools && !chainEnded && round < tools.maxRounds ? tools.registry.definitions() : [];
+      const toolRound = !chainEnded && round < (tools?.maxRounds ?? DEFAULT_CLIENT_TOOL_ROUNDS);
+      const offered = [...(tools && toolRound ? serverToolsFor(context.thread, tools) : []), ...(toolRound ? clientTools : [])];
       const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
       if (answer.toolCalls.length === 0) return;
-      if (!tools) throw new Error('the model called a tool, but no tools are configured');
-      await answerToolCalls({
-        turn, calls: answer.toolCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
-        ownerId: context.thread.ownerId, offered: offered.map((definition) => definition.function.name),
-      }, { ...this.options, tools });
-      active.controller.signal.throwIfAborted();
+      const serverCalls = answer.toolCalls.filter((call) => !clientNames.has(call.name));
+      if (serverCalls.length > 0) {
+        if (!tools) throw new Error('the model called a tool, but no tools are configured');
+        await answerToolCalls({
+          turn, calls: serverCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
+          ownerId: context.thread.ownerId, offered: offered.map((definition) => definition.function.name),
+        }, { ...this.options, tools });
+        active.controller.signal.throwIfAborted();
+      }
+      // A client tool's call ends the answer: the client runs it and sends the result with its next request.
+      if (serverCalls.length < answer.toolCalls.length) return;
       if (offered.length === 0) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }

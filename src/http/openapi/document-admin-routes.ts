@@ -15,6 +15,7 @@ const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSI
 export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/admin/session', tags: ['admin'], summary: 'Open an admin session (sets the httpOnly admin_session cookie)',
+    description: 'The session lasts 8 hours, never past the `exp` of the admin JWT that opened it (`expiresAt` says when it ends).',
     request: { body: { content: { 'application/json': { schema: adminSessionBody } } } },
     responses: { 201: json(adminSessionDto, 'The session'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
+import { documentFacadeRoutes } from './document-facade-routes';
 import { documentForkRoutes } from './document-fork-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
 import { documentAccountRoutes, documentSavedMemoryRoutes } from './document-saved-memory-routes';
@@ -28,6 +29,7 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   documentToolRoutes(registry);
   documentAdminRoutes(registry);
   documentMetricsRoute(registry);
+  documentFacadeRoutes(registry);
 }
 
 let cached: OpenApiDocument | null = null;

@@ -122,7 +122,9 @@ export const adminThreadPageDto = z.strictObject({ threads: z.array(adminThreadD
 const revisionInfoFields = {
   revision: count, author: summaryAuthor, authorId: z.string().nullable(), tokens: count, fromSeq: count, throughSeq: count,
   model: z.string().nullable(), tokensIn: count.nullable(), tokensOut: count.nullable(), durationMs: count.nullable(),
-  identifiersKept: count.nullable(), identifiersTotal: count.nullable(), redacted: z.boolean(), createdAt: isoDate,
+  identifiersKept: count.nullable(), identifiersTotal: count.nullable(),
+  segments: count.describe('Segments of the text: a fold appends one (the earlier ones stay byte-identical); a consolidation, a rebuild or an admin edit leaves one.'),
+  redacted: z.boolean(), createdAt: isoDate,
 };
 export const summaryRevisionInfoDto = z.strictObject(revisionInfoFields).meta({ id: 'SummaryRevisionInfo' });
 const lineDiffOp = z.strictObject({ op: z.enum(['equal', 'add', 'remove']), text: z.string() });

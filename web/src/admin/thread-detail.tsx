@@ -214,7 +214,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
                 <tbody>
                   {pack.messages.map((entry, index) => (
                     <tr key={index}>
-                      <td>{entry.seq ?? '—'}</td><td>{entry.role}</td><td className="preview" title={entry.content}>{entry.content}</td><td className="number">{entry.tokens}</td>
+                      <td>{entry.seq ?? '—'}</td><td>{entry.systemPrompt ? 'system prompt' : entry.role}</td><td className="preview" title={entry.content}>{entry.content}</td><td className="number">{entry.tokens}</td>
                     </tr>
                   ))}
                 </tbody>

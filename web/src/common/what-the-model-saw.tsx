@@ -2,9 +2,10 @@ import { useEffect, useRef, useState } from 'react';
 import type { MessageContextDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { formatTokens } from './format';
+import { navigate } from './navigation';
 
 const PART_LABELS = [
-  ['systemPrefix', 'System prompt'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'], ['recall', 'Recalled'],
+  ['systemPrefix', 'System prompt'], ['savedMemories', 'Saved memories'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'], ['recall', 'Recalled'],
   ['notes', 'Notes'], ['toolSchemas', 'Tool definitions'], ['priming', 'Reply priming'],
 ] as const;
 
@@ -46,6 +47,14 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       ) : null}
       <h3>System prompt</h3>
       <SystemPrompt prefix={seen.systemPrefix} />
+      {seen.savedMemories.length > 0 ? (
+        <>
+          <h3>Saved memories</h3>
+          <ul className="seen-saved-memories" data-testid="seen-saved-memories">
+            {seen.savedMemories.map((item) => <li key={item.id}>{item.text ?? <span className="muted">Deleted since.</span>}</li>)}
+          </ul>
+        </>
+      ) : null}
       <h3>Summary</h3>
       {seen.summary ? (
         <>
@@ -56,6 +65,13 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       <h3>Messages</h3>
       <p className="figures" data-testid="seen-window-seqs">Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}</p>
       {seen.recalledSeqs.length > 0 ? <p className="figures">Recalled {seqList(seen.recalledSeqs)}</p> : null}
+      {seen.recalledElsewhere.length > 0 ? (
+        <p className="figures" data-testid="seen-recalled-elsewhere">
+          From other chats: {seen.recalledElsewhere.map((ref, index) => (
+            <span key={`${ref.threadId}#${ref.seq}`}>{index > 0 ? ', ' : ''}<a href={`/threads/${ref.threadId}`} onClick={(event) => { event.preventDefault(); navigate(`/threads/${ref.threadId}`); }}>{ref.title ?? 'a deleted chat'} #{ref.seq}</a></span>
+          ))}
+        </p>
+      ) : null}
       <ol className="seen-messages">
         {seen.messages.map((message) => (
           <li key={`${message.place}-${message.seq}`} className={message.forgotten ? 'forgotten' : ''}>

@@ -1,0 +1,100 @@
+import type { TranscriptMessage } from '../domain';
+
+/** A tool call as an OpenAI client sends it back in an assistant message of its history. */
+export interface ClientToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the JSON text the client received. */
+  arguments: string;
+}
+
+/** One message of a stateless client's history (system messages taken out: they are the client's instructions). */
+export type ClientMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls: ClientToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+/**
+ * One message of a thread as an OpenAI client saw it. An answer is one `assistant` item however many rounds of our
+ * server tools it took (their texts joined by ANSWER_PART_SEPARATOR); only calls of the client's own tools show.
+ */
+export type StoredItem =
+  | { role: 'user'; content: string; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean }
+  | {
+    role: 'assistant'; content: string; toolCalls: { id: string; name: string }[]; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean;
+    /** Stopped before its end (the client went away): the client may hold less of its text than the thread. */
+    stopped: boolean;
+  }
+  | { role: 'tool'; toolCallId: string; content: string; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean };
+
+/** Between the texts of two assistant messages of one answer (a server-tool round between them), as streamed. */
+export const ANSWER_PART_SEPARATOR = '\n\n';
+
+/** Joins the texts an answer's assistant messages streamed, as the client received them. */
+export function joinAnswerParts(parts: readonly string[]): string {
+  return parts.filter((part) => part.length > 0).join(ANSWER_PART_SEPARATOR);
+}
+
+interface OpenAnswer {
+  parts: string[];
+  messageId: string;
+  firstSeq: number;
+  lastSeq: number;
+  inProgress: boolean;
+  stopped: boolean;
+}
+
+/** Not part of what a client saw: forgotten or superseded messages, notices, async tool notes, errors. */
+function isHidden(message: TranscriptMessage): boolean {
+  return message.seq === null || message.deleted || message.superseded || message.role === 'system' || message.toolRunId !== null
+    || message.status === 'error' || message.status === 'pending';
+}
+
+/**
+ * The thread's transcript (ascending seq) as an OpenAI client saw it: user messages, answers (the assistant texts of
+ * one answer joined), calls of client tools and their results. Our server tools' calls and results, async notes,
+ * notices, superseded, forgotten and errored messages are left out.
+ */
+export function clientViewOf(messages: readonly TranscriptMessage[], serverTools: ReadonlySet<string>): StoredItem[] {
+  const items: StoredItem[] = [];
+  const clientCalls = new Set<string>();
+  let open: OpenAnswer | null = null;
+  const flush = () => {
+    if (open) items.push({ role: 'assistant', content: joinAnswerParts(open.parts), toolCalls: [], messageId: open.messageId, firstSeq: open.firstSeq, lastSeq: open.lastSeq, inProgress: open.inProgress, stopped: open.stopped });
+    open = null;
+  };
+  for (const message of messages) {
+    if (isHidden(message)) continue;
+    const seq = message.seq as number;
+    const inProgress = message.status === 'streaming';
+    if (message.role === 'user') {
+      flush();
+      items.push({ role: 'user', content: message.content, messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress });
+    } else if (message.role === 'assistant') {
+      const answer: OpenAnswer = open ?? { parts: [], messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress: false, stopped: false };
+      answer.parts.push(message.content);
+      answer.messageId = message.id;
+      answer.lastSeq = seq;
+      answer.inProgress ||= inProgress;
+      answer.stopped ||= message.status === 'cancelled';
+      open = answer;
+      const calls = (message.toolCalls ?? []).filter((call) => !serverTools.has(call.name));
+      if (calls.length > 0) {
+        for (const call of calls) clientCalls.add(call.id);
+        items.push({
+          role: 'assistant', content: joinAnswerParts(answer.parts), toolCalls: calls.map(({ id, name }) => ({ id, name })), messageId: message.id,
+          firstSeq: answer.firstSeq, lastSeq: seq, inProgress: answer.inProgress, stopped: answer.stopped,
+        });
+        open = null;
+      }
+    } else if (message.role === 'tool' && message.toolCallId !== null && clientCalls.has(message.toolCallId)) {
+      flush();
+      items.push({ role: 'tool', toolCallId: message.toolCallId, content: message.content, messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress });
+    } else if (open) {
+      // A server tool's result inside an answer: part of the answer's span, not of what the client saw.
+      (open as OpenAnswer).lastSeq = seq;
+    }
+  }
+  flush();
+  return items;
+}

@@ -1,0 +1,198 @@
+import type { OpenAIClientSettings, Thread, Turn } from '../domain';
+import { toMessageDto } from '../dto';
+import { AppError } from '../errors';
+import { editMessage, type EditDeps } from '../fork';
+import { assertForkSize, writeFork } from '../fork/fork-thread';
+import { regenerateAnswer, type MemoryDeps } from '../memory';
+import type { TranscriptStore, TurnStore } from '../ports';
+import { prepareUserMessage } from '../turn/send-message';
+import { spendOrRefuse } from '../turn/spend-or-refuse';
+import { clientViewOf, type ClientMessage } from './client-view';
+import type { FacadeConversationStore } from './facade-ports';
+import { chooseBranch, reconcileHistory, type Reconciled } from './reconcile-history';
+import { requestMessageId } from './request-message-id';
+
+/** Branches of one conversation compared per request (the newest first). */
+export const MAX_BRANCHES_COMPARED = 20;
+
+/** Longest title of a thread started by the route (its first message's start). */
+const TITLE_CHARS = 80;
+
+export interface ChatCompletionRequest {
+  userId: string;
+  /**
+   * The conversation: the client's key (`explicit`), or one derived from its first message (best effort: a single
+   * user message then always starts a new thread).
+   */
+  conversation: { key: string; explicit: boolean };
+  /** The history without system messages, oldest first. */
+  messages: ClientMessage[];
+  /** The client's system messages (joined) and tools: kept as the thread's `openaiClient` settings. */
+  client: OpenAIClientSettings;
+}
+
+export interface ChatCompletionDeps {
+  conversations: FacadeConversationStore;
+  threads: EditDeps['threads'] & { createThread: (input: { ownerId: string; title?: string; maxThreads: number }) => Promise<Thread> };
+  /** Regeneration (the memory controls' deps). */
+  memory: MemoryDeps;
+  /** Sends, forks and edits (the fork routes' deps). */
+  fork: EditDeps;
+  /** Names of our tools (their calls and results are never part of what a client saw). */
+  serverToolNames: () => ReadonlySet<string>;
+  /** Storing a client's tool results and queueing the turn that goes on after them. */
+  turns: Pick<TurnStore, 'appendTurnMessage' | 'finishMessage' | 'queueTurn'>;
+  transcript: Pick<TranscriptStore, 'findMessage'>;
+}
+
+/** The turn a request queued (the caller kicks the runner and waits for it). */
+export interface StartedCompletion {
+  thread: Thread;
+  turn: Turn;
+  /** True when the request continued on a new fork (an edit, or a regeneration of an earlier message). */
+  forked: boolean;
+}
+
+interface Candidate {
+  thread: Thread;
+  plan: Reconciled;
+}
+
+/**
+ * The OpenAI-compatible route's use case: reconciles the client's whole history with the conversation's threads,
+ * picks the branch it follows and queues the turn it asks for (a send, a regeneration, an edit on a fork), through
+ * the same checks as REST (rate limit, message size, queue bound, thread quota). Nothing is stored when a check
+ * fails. The caller kicks the turn runner.
+ */
+export async function startChatCompletion(request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+  const candidates = await candidatesOf(request, deps);
+  const chosen = startsAfresh(request) ? null : chooseBranch(candidates);
+  if (!chosen) return startNewThread(request, deps);
+  const started = await carryOut(chosen, request, deps);
+  if (started.forked) await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: started.thread.id });
+  await deps.conversations.setClientSettings({ threadId: started.thread.id, settings: request.client });
+  return started;
+}
+
+/** Without a key, a conversation of one user message is a new one (many chats begin alike). */
+function startsAfresh(request: ChatCompletionRequest): boolean {
+  return !request.conversation.explicit && request.messages.length === 1;
+}
+
+async function candidatesOf(request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<Candidate[]> {
+  const ids = await deps.conversations.threadsOf({ userId: request.userId, clientKey: request.conversation.key, limit: MAX_BRANCHES_COMPARED });
+  const serverTools = deps.serverToolNames();
+  const candidates: Candidate[] = [];
+  for (const id of ids) {
+    const thread = await deps.threads.findThread(id, request.userId);
+    if (!thread) continue;
+    const messages = thread.lastSeq > 0 ? await deps.fork.memory.listMessagesBySeq({ threadId: thread.id, fromSeq: 1, throughSeq: thread.lastSeq }) : [];
+    candidates.push({ thread, plan: reconcileHistory(request.messages, clientViewOf(messages, serverTools)) });
+  }
+  return candidates;
+}
+
+async function startNewThread(request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+  const plan = reconcileHistory(request.messages, []);
+  if (plan.kind !== 'send') throw refusal(plan);
+  const { fork } = deps;
+  const clientMessageId = requestMessageId({ kind: 'send', position: 0, content: plan.content });
+  const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content, clientMessageId }, fork);
+  const thread = await deps.threads.createThread({ ownerId: request.userId, title: titleOf(plan.content), maxThreads: fork.maxThreadsPerUser });
+  await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: thread.id });
+  const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+  await deps.conversations.setClientSettings({ threadId: thread.id, settings: request.client });
+  return { thread, turn: accepted.turn, forked: false };
+}
+
+function titleOf(content: string): string {
+  const line = content.trim().split('\n')[0] ?? '';
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || 'New chat';
+}
+
+function refusal(plan: Reconciled): AppError {
+  if (plan.kind === 'busy') return new AppError('CONFLICT', 'An answer in this conversation is still being written; wait for it, then send again.');
+  if (plan.kind === 'refuse') return new AppError('VALIDATION', plan.reason, { details: { field: 'messages' } });
+  return new AppError('VALIDATION', 'messages: this history cannot start a conversation.', { details: { field: 'messages' } });
+}
+
+async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+  const { thread, plan } = chosen;
+  const { fork } = deps;
+  switch (plan.kind) {
+    case 'send': {
+      const clientMessageId = requestMessageId({ kind: 'send', position: plan.matched, content: plan.content });
+      const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content, clientMessageId }, fork);
+      const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+      return { thread, turn: accepted.turn, forked: false };
+    }
+    case 'regenerate': {
+      if (plan.forkThroughSeq === null) {
+        const { turn } = await regenerateAnswer({ actor: { userId: request.userId, admin: false }, threadId: thread.id }, deps.memory);
+        return { thread, turn, forked: false };
+      }
+      return regenerateOnFork({ parent: thread, throughSeq: plan.forkThroughSeq, userId: request.userId }, deps);
+    }
+    case 'edit': {
+      // A branch the route makes counts as one (FORKS_PER_MINUTE) besides the send it carries.
+      await spendOrRefuse(fork.forkLimiter, request.userId, 'branches');
+      const clientMessageId = requestMessageId({ kind: 'edit', position: plan.matched, content: plan.content });
+      const edited = await editMessage({ userId: request.userId, threadId: thread.id, messageId: plan.userMessageId, content: plan.content, clientMessageId }, fork);
+      return { thread: edited.thread, turn: edited.accepted.turn, forked: true };
+    }
+    case 'tool-results':
+      return continueAfterToolResults({ thread, userId: request.userId, assistantMessageId: plan.assistantMessageId, results: plan.results, then: plan.then }, deps);
+    default:
+      throw refusal(plan);
+  }
+}
+
+/** A regeneration of an earlier user message: a fork through it, answered again there (the original keeps its answer). */
+async function regenerateOnFork(input: { parent: Thread; throughSeq: number; userId: string }, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+  const { fork, memory } = deps;
+  assertForkSize(input.throughSeq, fork.maxForkMessages);
+  await fork.guards.beforeNewThread(input.userId);
+  await spendOrRefuse(fork.forkLimiter, input.userId, 'branches');
+  await spendOrRefuse(fork.sendLimiter, input.userId);
+  const thread = await writeFork({ parent: input.parent, throughSeq: input.throughSeq }, fork);
+  const userMessage = await memory.memory.lastUserMessage(thread.id);
+  if (!userMessage) throw new AppError('CONFLICT', 'There is no message to answer again.');
+  const { turn } = await memory.memory.queueRegenerate({ threadId: thread.id, userMessageId: userMessage.id });
+  fork.log.info({ threadId: input.parent.id, forkId: thread.id, throughSeq: input.throughSeq }, 'regeneration on a fork (OpenAI route)');
+  return { thread, turn, forked: true };
+}
+
+/**
+ * The client ran the tools the last answer called: their results join the thread as tool messages (in the answer's
+ * turn, with their context entries), then the conversation goes on: with the client's new user message when it sent
+ * one, else as a follow-up turn that answers from the results. The checks (rate limit, sizes) come before any write.
+ */
+async function continueAfterToolResults(
+  input: { thread: Thread; userId: string; assistantMessageId: string; results: { toolCallId: string; content: string }[]; then: string | null },
+  deps: ChatCompletionDeps,
+): Promise<StartedCompletion> {
+  const { fork, turns } = deps;
+  const { thread } = input;
+  const prepared = input.then !== null ? await prepareUserMessage({ userId: input.userId, content: input.then }, fork) : null;
+  if (!prepared) await spendOrRefuse(fork.sendLimiter, input.userId);
+  const oversized = input.results.find((result) => result.content.length > fork.maxMessageChars);
+  if (oversized) throw new AppError('TOO_LARGE', `The result of tool call ${oversized.toolCallId} has ${oversized.content.length} characters; the limit is ${fork.maxMessageChars}.`, { details: { field: 'messages' } });
+  const assistant = await deps.transcript.findMessage(thread.id, input.assistantMessageId);
+  if (!assistant?.turnId) throw new AppError('CONFLICT', 'The answer that called these tools is gone.');
+  const { counter } = fork.settings;
+  for (const result of input.results) {
+    const started = await turns.appendTurnMessage({ threadId: thread.id, turnId: assistant.turnId, role: 'tool', content: '', status: 'streaming', toolCallId: result.toolCallId });
+    const tokens = counter.countMessage({ role: 'tool', content: result.content });
+    const finished = await turns.finishMessage({
+      messageId: started.id, content: result.content, status: 'complete', tokens, encoding: counter.encoding,
+      entry: { role: 'tool', content: result.content, tokens, toolCallId: result.toolCallId },
+    });
+    deps.memory.events.publish({ type: 'message-end', threadId: thread.id, message: toMessageDto(finished) });
+  }
+  if (prepared) {
+    const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: input.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+    return { thread, turn: accepted.turn, forked: false };
+  }
+  const turn = await turns.queueTurn({ threadId: thread.id, kind: 'follow-up', userMessageId: null, maxQueued: fork.maxQueuedTurns });
+  return { thread, turn, forked: false };
+}

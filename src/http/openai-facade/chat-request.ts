@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { OpenAIClientSettings } from '../../core/domain';
+import type { ClientMessage, ClientToolCall } from '../../core/facade/client-view';
+import { MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/facade/client-instructions';
+import { AppError } from '../../core/errors';
+
+/** Text, or OpenAI's content parts (only text parts are read; others are refused). */
+const content = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()), z.null()]).optional();
+
+const toolCall = z.object({
+  id: z.string().min(1).max(200),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string().min(1).max(200), arguments: z.string().default('{}') }),
+}).loose();
+
+const message = z.object({
+  role: z.string(),
+  content,
+  name: z.string().optional(),
+  tool_calls: z.array(toolCall).optional(),
+  tool_call_id: z.string().optional(),
+}).loose();
+
+const functionTool = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
+    description: z.string().max(4000).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  }).loose(),
+}).loose();
+
+/** The body of POST /v1/chat/completions as far as this server reads it (other OpenAI fields are accepted and ignored). */
+export const chatCompletionBody = z.object({
+  model: z.string().min(1).max(200),
+  messages: z.array(message).min(1, 'must hold at least one message').max(100_000),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+  tools: z.array(functionTool).max(128).optional(),
+  user: z.string().max(200).optional(),
+}).loose();
+
+export type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
+
+/** The body, or a 400 naming the first field that is wrong (`messages.3.role`). */
+export function parseChatCompletionBody(body: unknown): ChatCompletionBody {
+  const parsed = chatCompletionBody.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? issue.path.map(String).join('.') : 'body';
+  throw new AppError('VALIDATION', `${field}: ${issue?.message ?? 'invalid'}`, { details: { field } });
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('VALIDATION', `${field}: ${message}`, { details: { field } });
+}
+
+function textOf(value: z.infer<typeof content>, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  return value.map((part, index) => {
+    if (part.type !== 'text' || typeof part.text !== 'string') throw invalid(`${field}.${index}.type`, `only text content is accepted here, not "${part.type}"`);
+    return part.text;
+  }).join('');
+}
+
+/** The history as the core reads it: system (and developer) messages become the client's instructions. */
+export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMessage[]; instructions: string | null } {
+  const messages: ClientMessage[] = [];
+  const instructions: string[] = [];
+  const openCalls = new Set<string>();
+  body.messages.forEach((each, index) => {
+    const field = `messages.${index}`;
+    switch (each.role) {
+      case 'system':
+      case 'developer':
+        instructions.push(textOf(each.content, `${field}.content`));
+        return;
+      case 'user':
+        messages.push({ role: 'user', content: textOf(each.content, `${field}.content`) });
+        return;
+      case 'assistant': {
+        const toolCalls: ClientToolCall[] = (each.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+        for (const call of toolCalls) openCalls.add(call.id);
+        messages.push({ role: 'assistant', content: textOf(each.content, `${field}.content`), toolCalls });
+        return;
+      }
+      case 'tool': {
+        if (!each.tool_call_id) throw invalid(`${field}.tool_call_id`, 'a tool message names the call it answers');
+        if (!openCalls.has(each.tool_call_id)) throw invalid(`${field}.tool_call_id`, `no earlier assistant message called ${each.tool_call_id}`);
+        messages.push({ role: 'tool', toolCallId: each.tool_call_id, content: textOf(each.content, `${field}.content`) });
+        return;
+      }
+      default:
+        throw invalid(`${field}.role`, `unknown role "${each.role}" (system, developer, user, assistant or tool)`);
+    }
+  });
+  if (!messages.some((each) => each.role === 'user')) throw invalid('messages', 'must hold at least one user message');
+  const joined = instructions.filter((text) => text.trim() !== '').join('\n\n');
+  if (joined.length > MAX_CLIENT_INSTRUCTIONS_CHARS) throw new AppError('TOO_LARGE', `The system messages have ${joined.length} characters; the limit is ${MAX_CLIENT_INSTRUCTIONS_CHARS}.`, { details: { field: 'messages' } });
+  return { messages, instructions: joined === '' ? null : joined };
+}
+
+/** The client's tools as the model is offered them (a tool without parameters takes none). */
+export function clientToolsOf(body: ChatCompletionBody): OpenAIClientSettings['tools'] {
+  return (body.tools ?? []).map((tool) => ({
+    type: 'function' as const,
+    function: { name: tool.function.name, description: tool.function.description ?? '', parameters: tool.function.parameters ?? { type: 'object', properties: {} } },
+  }));
+}

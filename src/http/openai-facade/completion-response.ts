@@ -1,0 +1,140 @@
+import type { Request, Response } from 'express';
+import type { Turn } from '../../core/domain';
+import { AppError } from '../../core/errors';
+import { ANSWER_PART_SEPARATOR, joinAnswerParts } from '../../core/facade/client-view';
+import type { ThreadEvent } from '../../shared/events';
+import type { HttpDeps } from '../http-deps';
+import { turnEnded } from '../routes/message-routes';
+import { toAppError } from '../to-app-error';
+import type { FacadeHttpDeps } from './facade-deps';
+import { toOpenAIError } from './openai-errors';
+
+/** The turn a request queued, and the model name it asked for (answered back as OpenAI does). */
+export interface CompletionTarget {
+  model: string;
+  turn: Turn;
+  threadId: string;
+}
+
+interface OpenAIUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+const ENDED = new Set(['complete', 'error', 'cancelled']);
+
+/** Kicks this process' runner and waits for the turn's end (as the REST send does), listening meanwhile. */
+async function runAndWait(deps: HttpDeps, turn: Turn, response: Response, onEvent?: (event: ThreadEvent) => void): Promise<void> {
+  // Not `fresh`: the sweeper of any process may have run the turn while the request stored the client's settings.
+  const waiter = turnEnded(deps, turn, onEvent);
+  response.on('close', () => waiter.stop());
+  try {
+    const drained = deps.runner.kick(turn.threadId).then(async () => {
+      if (waiter.ended) return;
+      const current = await deps.turns.findTurn(turn.id);
+      if (current && ENDED.has(current.status)) return;
+      await waiter.done;
+    });
+    await Promise.race([waiter.done, drained]);
+  } finally {
+    waiter.stop();
+  }
+}
+
+/** A client tool call as OpenAI answers it. */
+interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** The turn's answer as the client sees it (its text, and the client tools it called), or why there is none. */
+async function outcomeOf(deps: HttpDeps, facade: FacadeHttpDeps, turnId: string): Promise<{ content: string; toolCalls: OpenAIToolCall[] }> {
+  const [turn, messages] = await Promise.all([deps.turns.findTurn(turnId), deps.transcript.listTurnMessages(turnId)]);
+  if (!turn) throw new AppError('NOT_FOUND', 'The conversation is gone (was the thread deleted?).');
+  if (turn.status === 'error') throw new AppError(turn.error?.code === undefined ? 'PROVIDER_ERROR' : (turn.error.code as never), turn.error?.message ?? 'The answer failed.');
+  if (turn.status === 'cancelled') throw new AppError('UNAVAILABLE', 'The answer was stopped (the server is restarting); send the request again.', { details: { retryAfterSeconds: 2 } });
+  if (turn.status !== 'complete') throw new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.');
+  const parts = messages.filter((message) => message.role === 'assistant' && !message.superseded && (message.status === 'complete' || message.status === 'cancelled'));
+  const ours = facade.serverToolNames();
+  const toolCalls = (parts.at(-1)?.toolCalls ?? []).filter((call) => !ours.has(call.name))
+    .map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+  return { content: joinAnswerParts(parts.map((message) => message.content)), toolCalls };
+}
+
+async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUsage> {
+  const usage = await facade.conversations.usageOfTurn(turnId);
+  return { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens };
+}
+
+const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
+
+/** Cancels the turn when it is the one running in its thread here (never another request's queued before it). */
+async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
+  try {
+    const current = await deps.turns.findTurn(turn.id);
+    if (current?.status === 'running') deps.runner.cancel(turn.threadId);
+  } catch (error) {
+    deps.log.warn({ err: error, threadId: turn.threadId, turnId: turn.id }, 'could not stop the answer of a client that went away');
+  }
+}
+
+/** A non-streamed answer: one `chat.completion` object once the turn has ended (errors through the /v1 handler). */
+export async function answerAsJson(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, _request: Request, response: Response): Promise<void> {
+  await runAndWait(deps, target.turn, response);
+  const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
+  const message = { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+  response.json({
+    id: completionId(target.turn), object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: target.model,
+    choices: [{ index: 0, message, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop', logprobs: null }],
+    usage: await usageOf(facade, target.turn.id),
+  });
+}
+
+/**
+ * A streamed answer: `chat.completion.chunk` events as the model writes (the texts of an answer's rounds separated as
+ * the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
+ * A failure once the stream is open is its last event, `data: {"error": ...}`, as OpenAI sends it.
+ */
+export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, options: { includeUsage: boolean }, _request: Request, response: Response): Promise<void> {
+  const id = completionId(target.turn);
+  const created = Math.floor(Date.now() / 1000);
+  const write = (data: unknown) => { response.write(`data: ${JSON.stringify(data)}\n\n`); };
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id, object: 'chat.completion.chunk', created, model: target.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  });
+  response.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  response.flushHeaders();
+  write(chunk({ role: 'assistant', content: '' }));
+  const answerMessages = new Set<string>();
+  let wrote = false;
+  let separatorDue = false;
+  const onEvent = (event: ThreadEvent) => {
+    if (event.type === 'message-start' && event.message.role === 'assistant' && event.message.turnId === target.turn.id) {
+      answerMessages.add(event.message.id);
+      separatorDue = wrote;
+    } else if (event.type === 'message-delta' && answerMessages.has(event.messageId) && event.delta !== '') {
+      write(chunk({ content: (separatorDue ? ANSWER_PART_SEPARATOR : '') + event.delta }));
+      separatorDue = false;
+      wrote = true;
+    }
+  };
+  // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
+  response.on('close', () => {
+    if (!response.writableFinished) void stopIfRunning(deps, target.turn);
+  });
+  try {
+    await runAndWait(deps, target.turn, response, onEvent);
+    const { toolCalls } = await outcomeOf(deps, facade, target.turn.id);
+    if (toolCalls.length > 0) write(chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) }));
+    write(chunk({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'));
+    if (options.includeUsage) write({ id, object: 'chat.completion.chunk', created, model: target.model, choices: [], usage: await usageOf(facade, target.turn.id) });
+    response.write('data: [DONE]\n\n');
+  } catch (error) {
+    const failure = toAppError(error);
+    if (failure.code === 'INTERNAL') deps.log.error({ err: error, threadId: target.threadId, turnId: target.turn.id }, 'streamed OpenAI-compatible answer failed');
+    write(toOpenAIError(failure).body);
+  }
+  response.end();
+}

@@ -1,0 +1,73 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { AppError } from '../../core/errors';
+import { bearerToken, type TokenService } from '../auth';
+import { principalFromToken } from '../authenticate';
+import type { ThreadStore } from '../../core/ports';
+
+/** Headers naming the end user of a service key, first found wins (Open WebUI forwards its user as the second). */
+export const END_USER_HEADERS = ['x-user-id', 'x-openwebui-user-id'] as const;
+
+/** An end user's id as a service key names it: printable, no spaces, at most 128 characters. */
+const END_USER = /^[\x21-\x7e]{1,128}$/;
+
+/** Pass as the body's user where no end user is needed (listing models): a service key alone is enough there. */
+export const SERVICE_ONLY = Symbol('service key alone');
+
+/** Who a /v1 request acts for: our user id ('' for a service key alone), and whether a service key named them. */
+export interface FacadePrincipal {
+  userId: string;
+  viaServiceKey: boolean;
+}
+
+/** Service keys' users already stored by this process (the first request of one creates its row). */
+const knownServiceUsers = new Set<string>();
+const KNOWN_USERS_KEPT = 100_000;
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The service key a token is, compared in constant time (null: not a service key). */
+function matchingKey(token: string, keys: readonly string[]): string | null {
+  const presented = digest(token);
+  let found: string | null = null;
+  for (const key of keys) if (timingSafeEqual(presented, digest(key))) found = key;
+  return found;
+}
+
+/**
+ * The user a service key's end user is in our store: namespaced by the key (a short hash of it), so two applications
+ * with their own keys never reach each other's users, and no service key reaches a user of a bearer token.
+ */
+export function serviceUserId(key: string, endUser: string): string {
+  return `svc-${digest(key).toString('hex').slice(0, 16)}:${endUser}`;
+}
+
+function endUserOf(request: Request, bodyUser: unknown): string {
+  for (const name of END_USER_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  if (typeof bodyUser === 'string' && bodyUser.trim() !== '') return bodyUser.trim();
+  throw new AppError('VALIDATION', 'A service key acts for an end user: name them with the X-User-Id header (or X-OpenWebUI-User-Id, or the body\'s "user").', { details: { field: 'user' } });
+}
+
+/**
+ * `Authorization: Bearer <token>`: a user's token as on the rest of the API, or one of OPENAI_FACADE_KEYS acting for
+ * the end user the request names. UNAUTHORIZED without a valid one.
+ */
+export async function facadePrincipal(request: Request, deps: { tokens: TokenService; threads: ThreadStore; serviceKeys: readonly string[] }, bodyUser?: unknown): Promise<FacadePrincipal> {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
+  const key = deps.serviceKeys.length > 0 ? matchingKey(token, deps.serviceKeys) : null;
+  if (!key) return { userId: (await principalFromToken(token, deps)).userId, viaServiceKey: false };
+  if (bodyUser === SERVICE_ONLY) return { userId: '', viaServiceKey: true };
+  const endUser = endUserOf(request, bodyUser);
+  if (!END_USER.test(endUser)) throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', { details: { field: 'user' } });
+  const userId = serviceUserId(key, endUser);
+  if (!knownServiceUsers.has(userId)) {
+    await deps.threads.ensureUser(userId, 'external');
+    if (knownServiceUsers.size >= KNOWN_USERS_KEPT) knownServiceUsers.clear();
+    knownServiceUsers.add(userId);
+  }
+  return { userId, viaServiceKey: true };
+}

@@ -1,0 +1,66 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import type { LogPort } from '../../core/ports';
+import type { AppError } from '../../core/errors';
+import type { ErrorCode } from '../../shared/errors';
+import { toAppError } from '../to-app-error';
+
+/** An error in OpenAI's shape, as its SDKs read it. */
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+/** Our codes as OpenAI's status, type and code (BUSY, the per-thread queue bound, is a retryable 429 here). */
+const OPENAI_ERRORS: Record<ErrorCode, { status: number; type: string; code: string | null }> = {
+  VALIDATION: { status: 400, type: 'invalid_request_error', code: null },
+  UNAUTHORIZED: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key' },
+  FORBIDDEN: { status: 403, type: 'invalid_request_error', code: 'forbidden' },
+  NOT_FOUND: { status: 404, type: 'invalid_request_error', code: 'not_found' },
+  TOO_LARGE: { status: 413, type: 'invalid_request_error', code: 'request_too_large' },
+  BUSY: { status: 429, type: 'rate_limit_exceeded', code: 'busy' },
+  RATE_LIMITED: { status: 429, type: 'rate_limit_exceeded', code: 'rate_limit_exceeded' },
+  CONFLICT: { status: 409, type: 'invalid_request_error', code: 'conflict' },
+  QUOTA_EXCEEDED: { status: 409, type: 'invalid_request_error', code: 'quota_exceeded' },
+  PROVIDER_ERROR: { status: 502, type: 'api_error', code: 'upstream_error' },
+  CONTEXT_OVERFLOW: { status: 502, type: 'api_error', code: 'context_length_exceeded' },
+  PROVIDER_TIMEOUT: { status: 504, type: 'api_error', code: 'upstream_timeout' },
+  UNAVAILABLE: { status: 503, type: 'api_error', code: 'unavailable' },
+  INTERNAL: { status: 500, type: 'server_error', code: null },
+};
+
+/** Seconds a client waits before retrying BUSY (a turn of the conversation is still queued). */
+const BUSY_RETRY_SECONDS = 1;
+
+/** A model this server does not serve. */
+export const MODEL_NOT_FOUND = 'model_not_found';
+
+/** The OpenAI body and status of an error (and its Retry-After, when it has one). */
+export function toOpenAIError(error: AppError, code?: string): { status: number; body: OpenAIErrorBody; retryAfterSeconds: number | null } {
+  const mapped = OPENAI_ERRORS[error.code];
+  const field = error.details?.field;
+  const retryAfter = error.details?.retryAfterSeconds;
+  return {
+    status: mapped.status,
+    body: { error: { message: error.message, type: mapped.type, param: typeof field === 'string' ? field : null, code: code ?? (error.details?.openaiCode as string | undefined) ?? mapped.code } },
+    retryAfterSeconds: typeof retryAfter === 'number' ? Math.ceil(retryAfter) : error.code === 'BUSY' ? BUSY_RETRY_SECONDS : null,
+  };
+}
+
+/** Writes an error as OpenAI does (the response must not have started). */
+export function sendOpenAIError(response: Response, appError: AppError): void {
+  const { status, body, retryAfterSeconds } = toOpenAIError(appError);
+  if (retryAfterSeconds !== null) response.setHeader('Retry-After', String(retryAfterSeconds));
+  response.status(status).json(body);
+}
+
+/** The /v1 routes' error handler: every failure in OpenAI's shape (the rest of the API keeps ours). */
+export function openAIErrorHandler(log: LogPort): ErrorRequestHandler {
+  return (error: unknown, _request, response, next) => {
+    if (response.headersSent) {
+      next(error);
+      return;
+    }
+    const appError = toAppError(error);
+    if (appError.code === 'INTERNAL') log.error({ err: error, requestId: response.locals.requestId }, 'OpenAI-compatible request failed');
+    sendOpenAIError(response, appError);
+  };
+}

@@ -1,0 +1,102 @@
+import { APIError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { useChatServer } from '../support/chat-server';
+import { echoResponder, replyWithError, replyWithText, type StubResponder } from '../support/openai-stub';
+import type { MessageDto } from '../../src/shared/api';
+import type { ChatServer } from '../support/chat-server';
+import { chatRequests, openaiClient } from './facade-kit';
+import { waitFor } from '../support/wait-for';
+
+/** Holds chat answers while `held` is set (to catch a conversation mid-answer); "fail" makes the upstream fail; "story" streams slowly. */
+const gate = { held: null as Promise<void> | null, open: () => {} };
+const STORY = ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was ', 'a ', 'very ', 'long ', 'story.'];
+const responder: StubResponder = async (request) => {
+  if (/fail/.test(JSON.stringify(request.body.messages.at(-1)))) return replyWithError(500, { message: 'upstream exploded' });
+  if (/story/.test(JSON.stringify(request.body.messages.at(-1)))) return replyWithText(STORY.join(''), { chunks: STORY, chunkDelayMs: 150 });
+  if (gate.held) await gate.held;
+  return echoResponder(request);
+};
+
+const server = useChatServer({ stub: { responder }, env: { RATE_LIMIT_PER_MINUTE: '3', MAX_MESSAGE_CHARS: '200' } });
+
+async function freshClient(chat: ChatServer) {
+  const guest = await chat.guest();
+  return openaiClient(chat, { apiKey: guest.token });
+}
+
+describe('limits of the OpenAI-compatible route', () => {
+  it('the send rate limit: 429 rate_limit_exceeded with Retry-After, nothing stored', async () => {
+    const client = await freshClient(server);
+    for (let index = 0; index < 3; index += 1) {
+      await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `message ${index}` }] }, { headers: { 'X-Thread-Id': `rate-${index}` } });
+    }
+    const refused = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one too many' }] }, { headers: { 'X-Thread-Id': 'rate-x' } })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(APIError);
+    expect(refused).toMatchObject({ status: 429, type: 'rate_limit_exceeded', code: 'rate_limit_exceeded' });
+    expect(Number((refused as APIError).headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect(chatRequests(server).some((request) => JSON.stringify(request.body).includes('one too many'))).toBe(false);
+  });
+
+  it('MAX_MESSAGE_CHARS as on REST: 413', async () => {
+    const client = await freshClient(server);
+    await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'y'.repeat(201) }] }))
+      .rejects.toMatchObject({ status: 413, code: 'request_too_large' });
+  });
+
+  it('a second request while the conversation\'s answer is being written: a retryable 429 busy with Retry-After, and the first answer still arrives', async () => {
+    const client = await freshClient(server);
+    const headers = { 'X-Thread-Id': 'busy-1' };
+    gate.held = new Promise((resolve) => { gate.open = resolve; });
+    const before = server.stub.requests.length;
+    const first = client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow question' }] }, { headers });
+    try {
+      await waitFor(() => server.stub.requests.length > before);
+      const again = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow question' }] }, { headers }).catch((error: unknown) => error);
+      expect(again).toMatchObject({ status: 429, code: 'busy' });
+      expect((again as APIError).headers?.get('retry-after')).toBe('1');
+    } finally {
+      gate.held = null;
+      gate.open();
+    }
+    expect((await first).choices[0]?.message.content).toBe('stub reply to: slow question');
+  });
+
+  it('an upstream failure: 502 as JSON, and the stream\'s last event when streaming', async () => {
+    const client = await freshClient(server);
+    await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'please fail' }] }, { headers: { 'X-Thread-Id': 'fail-json' } }))
+      .rejects.toMatchObject({ status: 502, code: 'upstream_error', type: 'api_error' });
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'please fail again' }] }, { headers: { 'X-Thread-Id': 'fail-stream' } });
+    const consume = async () => { for await (const chunk of stream) void chunk; };
+    await expect(consume()).rejects.toMatchObject({ error: { code: 'upstream_error', type: 'api_error' } });
+  });
+
+  it('a client that stops reading stops the answer; its next request with the part it got goes on in the same thread', async () => {
+    const guest = await server.guest();
+    const client = openaiClient(server, { apiKey: guest.token });
+    const headers = { 'X-Thread-Id': 'stopped' };
+    const controller = new AbortController();
+    const { data: stream, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'tell a story' }] }, { headers, signal: controller.signal }).withResponse();
+    const threadId = response.headers.get('x-chat-thread-id');
+    let partial = '';
+    await (async () => {
+      for await (const chunk of stream) {
+        partial += chunk.choices[0]?.delta.content ?? '';
+        if (partial.length > 'Once upon'.length) controller.abort();
+      }
+    })().catch(() => undefined);
+    expect(partial.length).toBeLessThan(STORY.join('').length);
+    let answer: MessageDto | undefined;
+    await waitFor(async () => {
+      const messages = ((await (await server.app.api(`/api/threads/${threadId}/messages`, { token: guest.token })).json()) as { messages: MessageDto[] }).messages;
+      answer = messages.find((message) => message.role === 'assistant');
+      return answer?.status === 'cancelled';
+    });
+    expect(answer?.content.length).toBeLessThan(STORY.join('').length);
+    const next = await client.chat.completions.create({
+      model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell a story' }, { role: 'assistant', content: partial }, { role: 'user', content: 'go on' }],
+    }, { headers }).withResponse();
+    expect(next.response.headers.get('x-chat-thread-id')).toBe(threadId);
+    expect(next.data.choices[0]?.message.content).toBe('stub reply to: go on');
+  });
+});
