@@ -14,7 +14,7 @@ import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
 import { startToolWorker } from '../jobs/start-tool-worker';
-import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
+import { publishTurnCancel, publishTurnKick, subscribeTurnCancels, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
 import { externalTools, runnerSecretOf, SIGNATURE_TOLERANCE_MS } from '../external';
@@ -177,7 +177,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
   settings.correction = createEstimateCorrection({ model: models.label.model, maxFactor: ESTIMATE_MAX_FACTOR });
   const callHistory = createModelCallHistory(db);
-  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported);
+  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported, call.ownerId ?? '');
   const promptCacheKey = sendsPromptCacheKey(env.PROMPT_CACHE_KEY, { provider: models.label.provider, baseUrl: env.OPENAI_BASE_URL });
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model, { promptCacheKey }), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
@@ -274,6 +274,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const kicks = mode !== 'worker'
     ? subscribeTurnKicks({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onKick: (threadId) => void runner.kick(threadId), onError: (error) => log.debug({ err: error }, 'turn kick subscriber error') })
     : null;
+  // Stop reaches the process running the turn, whichever process the user's request landed on.
+  const cancels = mode !== 'worker'
+    ? subscribeTurnCancels({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onCancel: (threadId) => void runner.cancel(threadId), onError: (error) => log.debug({ err: error }, 'turn cancel subscriber error') })
+    : null;
+  const cancelTurn = async (threadId: string): Promise<boolean> => {
+    if (runner.cancel(threadId)) return true;
+    const running = await db.turn.count({ where: { threadId, status: 'running' } });
+    if (running === 0) return false;
+    await publishTurnCancel(producerConnection, env.REDIS_PREFIX, threadId);
+    return true;
+  };
 
   const asyncToolDeps: AsyncToolDeps = {
     registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
@@ -336,7 +347,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Bound once the socket server exists (it is built from these deps).
   let sockets: SocketServer | null = null;
   const deps: HttpDeps = {
-    log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
+    log, threads, transcript, search, turns, runner, cancelTurn, events, settings, tokens, sendLimiter, searchLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -460,6 +471,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       server.closeAllConnections();
       await closed;
       kicks?.close();
+      cancels?.close();
       // Closing BullMQ objects waits on Redis: bounded, so a Redis outage cannot hang the shutdown.
       const closeWithin = async (what: string, closing: Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;

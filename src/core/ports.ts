@@ -4,6 +4,7 @@ import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMe
 import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
+import type { AsyncRunCaps } from './tools/async-run-cap';
 import type { SavedMemory, SavedMemorySource } from './saved-memories/saved-memory';
 
 /**
@@ -416,8 +417,12 @@ export interface LogPort {
 
 /** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
 export interface ToolRunStore {
-  /** Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. */
-  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
+  /**
+   * Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. With `caps`,
+   * the running runs of the thread and of its owner are counted under a lock on the owner first (turns of one user
+   * in several threads, in any process, take turns): throws AsyncRunCapReached at a cap, writing nothing.
+   */
+  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number; caps?: AsyncRunCaps }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
   /** The run, when it exists and its thread belongs to `ownerId` (any owner when null). */
   findRun(runId: string, ownerId: string | null): Promise<ToolRun | null>;
   /** `queued`/`running` -> `running` (attempts + 1); null when the run has already finished. */
@@ -499,6 +504,16 @@ export interface ForkStore {
    * thread-creation lock).
    */
   forkThread(input: { parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number }): Promise<{ thread: Thread } | { refused: 'busy' | 'quota'; owned: number }>;
+  /**
+   * An edit: the fork (as `forkThread`) and the edited text accepted as its first turn (as
+   * `TurnStore.acceptUserMessage`), in one transaction: a refused accept leaves no fork. With a `clientMessageId`,
+   * edits of one parent with that id take turns (a lock on both), and a later one finds the first's fork
+   * (`existing`) instead of making another.
+   */
+  forkWithMessage(input: {
+    parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number;
+    message: { content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number };
+  }): Promise<{ thread: Thread; accepted: AcceptedMessage } | { existing: string } | { refused: 'busy' | 'quota'; owned: number }>;
   /** The forks of a thread, by fork point then age. */
   listForks(threadId: string): Promise<ForkRecord[]>;
   /** The fork of `parentId` holding a user message sent with `clientMessageId` (a repeated edit), if any. */

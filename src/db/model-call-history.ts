@@ -10,7 +10,7 @@ export interface ModelCallHistory {
    */
   listForThread(input: { threadId: string; before?: string; limit: number }): Promise<ModelCallListDto>;
   /** The newest `limit` chat calls of `model` with a usage report: estimated and reported prompt tokens, oldest first. */
-  recentPromptCounts(input: { model: string; limit: number }): Promise<{ estimated: number; reported: number }[]>;
+  recentPromptCounts(input: { model: string; limit: number }): Promise<{ estimated: number; reported: number; ownerId: string | null }[]>;
 }
 
 interface CallRow {
@@ -57,9 +57,9 @@ function toPoint(row: CallRow): ModelCallPointDto {
 export function createModelCallHistory(db: Database): ModelCallHistory {
   return {
     async recentPromptCounts({ model, limit }) {
-      const rows = await db.$queryRaw<{ estimated: number; reported: number }[]>`
-        SELECT estimated, reported FROM (
-          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at
+      const rows = await db.$queryRaw<{ estimated: number; reported: number; ownerId: string | null }[]>`
+        SELECT estimated, reported, (SELECT t.owner_id FROM threads t WHERE t.id = recent.thread_id) AS "ownerId" FROM (
+          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at, thread_id
           FROM model_calls
           WHERE model = ${model} AND purpose = 'chat' AND reported_prompt_tokens > 0 AND error IS NULL
           ORDER BY created_at DESC LIMIT ${limit}

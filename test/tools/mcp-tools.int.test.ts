@@ -37,6 +37,7 @@ function chat(request: StubRequest) {
   if (user === 'weather') return replyWithToolCalls([{ name: 'everything__get-structured-content', arguments: { location: 'Chicago' } }]);
   if (user === 'long') return replyWithToolCalls([{ name: 'everything__trigger-long-running-operation', arguments: { duration: 2, steps: 4 } }]);
   if (user === 'add') return replyWithToolCalls([{ name: 'remote__add', arguments: { a: 2, b: 40 } }]);
+  if (user === 'malformed') return replyWithToolCalls([{ name: 'remote__malformed', arguments: {} }]);
   if (user === 'new tool') return replyWithToolCalls([{ name: 'remote__fresh_tool', arguments: {} }]);
   return replyWithText(`plain answer to ${user}`);
 }
@@ -116,6 +117,19 @@ describe('MCP tools (server-everything over stdio, the SDK test server over Stre
     expect(bad.messages[2]?.content).toMatch(/^Tool said: Error: everything__echo failed/);
     // An error answer is not a crash: the server stays connected.
     expect(app.application.mcp!.statuses().find((status) => status.name === 'everything')).toMatchObject({ state: 'ready', restarts: 0 });
+  });
+
+  it('keeps a server connected when it answers a call with an error (the server refused its own malformed result)', async () => {
+    const status = () => app.application.mcp!.statuses().find((candidate) => candidate.name === 'remote');
+    const before = status()?.restarts ?? 0;
+    const thread = await helpers.newThread();
+    const result = await helpers.send(thread.id, 'malformed');
+    expect(result.turn.status).toBe('complete');
+    expect(result.messages[1]?.content).toMatch(/^Error: remote__malformed failed/);
+    expect(remote.calls.get('malformed')).toBe(1);
+    // No restart: everyone else's calls on this server go on.
+    expect(status()).toMatchObject({ state: 'ready', restarts: before });
+    expect((await helpers.send(thread.id, 'add')).messages[1]?.content).toBe('2 + 40 = 42');
   });
 
   it('runs an async MCP tool in the tools worker: its progress notifications reach the transcript and the events, then a follow-up', async () => {

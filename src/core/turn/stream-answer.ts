@@ -96,7 +96,8 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
         ...(input.tools.length > 0 ? { tools: input.tools } : {}), ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       });
       // The provider's count of this very prompt teaches the model's estimate correction.
-      if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens);
+      // Per user: one user's text cannot move everyone's factor (the median over users is what counts).
+      if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens, context.thread.ownerId);
       const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
       const toolCalls = [
         ...result.toolCalls,
