@@ -1,6 +1,7 @@
 import type { ForkStore } from '../../src/core/ports';
 import type { Turn } from '../../src/core/domain';
 import { copy, newId, toThread, type EntryRow, type MemoryDatabase, type MessageRow, type ThreadRow } from './memory-database';
+import { createMemoryTurnStore } from './memory-turn-store';
 
 /**
  * The context start the parent had at the fork point: its own when not after it; else (a fresh context came later) the
@@ -22,7 +23,29 @@ function startAt(database: MemoryDatabase, parent: ThreadRow, throughSeq: number
  */
 export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
   const owned = (ownerId: string) => [...database.threads.values()].filter((thread) => thread.ownerId === ownerId).length;
-  return {
+  /** Removes everything a fork wrote: the rollback of forkWithMessage's transaction. */
+  const dropFork = (forkId: string) => {
+    database.threads.delete(forkId);
+    for (const table of ['messages', 'entries', 'turns', 'revisions', 'toolRuns'] as const) {
+      const rows = database[table] as { threadId: string }[];
+      for (let index = rows.length - 1; index >= 0; index -= 1) if (rows[index]?.threadId === forkId) rows.splice(index, 1);
+    }
+  };
+  const store: ForkStore = {
+    async forkWithMessage({ message, ...fork }) {
+      // Synchronous from the look-up to the fork: as serialized as the repository's lock.
+      const earlier = message.clientMessageId ? await store.findForkByClientMessageId({ parentId: fork.parentId, clientMessageId: message.clientMessageId }) : null;
+      if (earlier) return { existing: earlier };
+      const written = await store.forkThread(fork);
+      if (!('thread' in written)) return written;
+      try {
+        const accepted = await createMemoryTurnStore(database).acceptUserMessage({ threadId: written.thread.id, ownerId: fork.ownerId, ...message });
+        return { thread: written.thread, accepted };
+      } catch (error) {
+        dropFork(written.thread.id);
+        throw error;
+      }
+    },
     async forkThread({ parentId, ownerId, throughSeq, title, maxThreads }) {
       const parent = database.threads.get(parentId);
       const count = owned(ownerId);
@@ -126,4 +149,5 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
       return [...found.values()].sort((a, b) => (a.messageId < b.messageId ? -1 : 1));
     },
   };
+  return store;
 }
