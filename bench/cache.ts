@@ -1,0 +1,330 @@
+/**
+ * `npm run bench:cache`: what a provider's prompt cache saves on long chats. The dev LoCoMo conversations
+ * (LOCOMO_PATH, default ../shared/data/locomo/locomo-dev.json; CC BY-NC, read by path, never copied) are replayed
+ * speaker A as the user, the model stub answering with speaker B's actual lines, then the conversation's questions
+ * (categories 1–4, the stub answering with the reference answer), through three systems in one run, each against
+ * its own OpenAI stub that reports `usage.prompt_tokens_details.cached_tokens` the way OpenAI does (one prompt-cache
+ * emulator per system, test/support/prompt-cache-emulator.ts):
+ * - ours: the whole application (as bench/recall.ts and `npm run bench` start it: embedded Postgres and Redis, the
+ *   app, its fold worker) at the default 128k profile, over REST + SSE;
+ * - LangChain.js `createAgent` + `summarizationMiddleware` at the same trigger and keep (bench/cache-langchain.ts);
+ * - a full-history baseline: every message sent on every call.
+ * `BENCH_QUICK=1`: the first conversation only, its first QUICK_EXCHANGES exchanges and QUICK_QUESTIONS questions.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { contextSettingsFromEnv, DEFAULT_SYSTEM_PROMPT } from '../src/app/context-settings-from-env';
+import { loadEnv } from '../src/config/env';
+import { wireContentText } from '../src/llm/count-chat-tokens';
+import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest, type StubRequestBody } from '../test/support/openai-stub';
+import { classifyRequest as classifyOurs } from '../test/support/summary-stub';
+import { requestJson, sendStreaming } from './support/sse-client';
+import { startApp, startServices, stopOnSignals } from './support/stack';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../shared/data/locomo/locomo-dev.json');
+const QUICK = process.env.BENCH_QUICK === '1';
+const QUICK_EXCHANGES = 120;
+const QUICK_QUESTIONS = 30;
+const MODEL = 'gpt-4o-mini';
+/** What both summarizers answer: a summary that quotes no turn (only window, pins and recall hold evidence verbatim). */
+const SUMMARY_TEXT = `Intent: a long friendly conversation between two people over many sessions. ${'They talked about family, work, hobbies, plans and what happened since they last spoke. '.repeat(8)}`;
+
+interface Turn { diaId: string; speakerA: boolean; text: string; content: string }
+/** One user message (speaker A's consecutive turns) and the answer the stub gives (speaker B's turns after them). */
+interface Exchange { user: string; reply: string; question?: { evidence: string[] } }
+interface Conversation { id: string; exchanges: Exchange[]; textOf: Map<string, string> }
+
+function log(message: string): void {
+  process.stderr.write(`[bench:cache ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+async function loadConversations(): Promise<Conversation[]> {
+  const raw = JSON.parse(await readFile(LOCOMO_PATH, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: { question: unknown; answer?: unknown; evidence?: string[]; category: number }[] }[];
+  return raw.map((sample, index) => {
+    const conversation = sample.conversation;
+    const speakerA = String(conversation.speaker_a);
+    const turns: Turn[] = [];
+    for (let session = 1; Array.isArray(conversation[`session_${session}`]); session += 1) {
+      const date = String(conversation[`session_${session}_date_time`] ?? '');
+      for (const turn of conversation[`session_${session}`] as { speaker: string; dia_id: string; text: string }[]) {
+        turns.push({ diaId: turn.dia_id, speakerA: turn.speaker === speakerA, text: turn.text, content: `${turn.speaker} (${date}): ${turn.text}` });
+      }
+    }
+    const exchanges: Exchange[] = [];
+    for (let at = 0; at < turns.length;) {
+      const user: string[] = [];
+      const reply: string[] = [];
+      while (at < turns.length && turns[at]?.speakerA) user.push((turns[at++] as Turn).content);
+      while (at < turns.length && !turns[at]?.speakerA) reply.push((turns[at++] as Turn).content);
+      // A conversation that opens with speaker B: its first lines become the answer to a greeting.
+      exchanges.push({ user: user.length > 0 ? user.join('\n') : 'Hi!', reply: reply.length > 0 ? reply.join('\n') : 'I see.' });
+    }
+    const questions = sample.qa.filter((qa) => qa.category >= 1 && qa.category <= 4 && (qa.evidence?.length ?? 0) > 0);
+    const chat = QUICK ? exchanges.slice(0, QUICK_EXCHANGES) : exchanges;
+    const asked = (QUICK ? questions.slice(0, QUICK_QUESTIONS) : questions)
+      .map((qa) => ({ user: String(qa.question), reply: String(qa.answer ?? 'I do not remember.'), question: { evidence: qa.evidence ?? [] } }));
+    return { id: sample.sample_id ?? `conversation-${index + 1}`, exchanges: [...chat, ...asked], textOf: new Map(turns.map((turn) => [turn.diaId, turn.text])) };
+  });
+}
+
+/** Both our summarizer prompts and LangChain's ("Context Extraction Assistant") are summarizer calls. */
+function classify(body: StubRequestBody): string {
+  if (classifyOurs(body) === 'summary') return 'summary';
+  return body.messages.some((message) => /Context Extraction Assistant/.test(wireContentText(message.content))) ? 'summary' : 'chat';
+}
+
+/** A stub reporting cached tokens; chat calls get `next.reply`, summarizer calls SUMMARY_TEXT. */
+async function startCachingStub(): Promise<{ stub: OpenAIStub; next: { reply: string } }> {
+  const next = { reply: '' };
+  const stub = await startOpenAIStub({
+    classifyRequest: classify, promptCache: true, maxContextTokens: 1_000_000,
+    responder: (request) => replyWithText(request.kind === 'summary' ? SUMMARY_TEXT : next.reply),
+  });
+  return { stub, next };
+}
+
+/** What one system did: its stub's requests, and per question the chat requests of that question's turn. */
+interface SystemRun {
+  name: string;
+  requests: StubRequest[];
+  questions: { evidence: string[]; textOf: Map<string, string>; calls: StubRequest[] }[];
+  /** Recall-slot tokens per chat call (ours: from the model-call records); empty when the system has none. */
+  recallTokens: number[];
+  /** Ours: the mean estimated tokens of each pack part per chat call (the model-call records' token parts). */
+  parts?: Record<string, number>;
+  seconds: number;
+}
+
+/** One conversation's chat through a system; `send` resolves once the system has finished the turn. */
+interface Chat { send(text: string): Promise<void> }
+
+async function replay(name: string, conversations: Conversation[], openChat: (conversation: Conversation) => Promise<Chat>, cachingStub: { stub: OpenAIStub; next: { reply: string } }): Promise<Omit<SystemRun, 'recallTokens'>> {
+  const started = performance.now();
+  const questions: SystemRun['questions'] = [];
+  for (const conversation of conversations) {
+    const chat = await openChat(conversation);
+    for (const exchange of conversation.exchanges) {
+      cachingStub.next.reply = exchange.reply;
+      const from = cachingStub.stub.requests.length;
+      await chat.send(exchange.user);
+      if (exchange.question) {
+        const calls = cachingStub.stub.requests.slice(from).filter((request) => request.kind === 'chat');
+        questions.push({ evidence: exchange.question.evidence, textOf: conversation.textOf, calls });
+      }
+    }
+    log(`${name}: ${conversation.id} done (${conversation.exchanges.length} exchanges, ${((performance.now() - started) / 1000).toFixed(0)} s so far)`);
+  }
+  return { name, requests: cachingStub.stub.requests, questions, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Resolves once the app's turn runner has finished its turns (their ends, the fold decision after each). */
+async function runnerIdle(activeCount: () => number): Promise<void> {
+  while (activeCount() > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+/** Ours: the whole application at its default profile (only the model endpoint set), one thread per conversation. */
+async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
+  const services = await startServices();
+  const removeHandlers = stopOnSignals(() => services.stop(), log);
+  const caching = await startCachingStub();
+  try {
+    const app = await startApp(services, { env: { OPENAI_BASE_URL: caching.stub.url, OPENAI_API_KEY: 'bench-key' } });
+    try {
+      const { baseUrl, application } = app;
+      const token = (await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' })).body.token;
+      const threadIds: string[] = [];
+      const run = await replay('ours', conversations, async (conversation) => {
+        const threadId = (await requestJson<{ id: string }>({ baseUrl, method: 'POST', path: '/api/threads', token, body: { title: conversation.id } })).body.id;
+        threadIds.push(threadId);
+        let turn = 0;
+        return {
+          async send(text) {
+            turn += 1;
+            const streamed = await sendStreaming({ baseUrl, threadId, token, content: text, benchId: `${conversation.id}-${turn}` });
+            const end = streamed.events.find((event) => event.event === 'turn-end');
+            const status = (end?.data as { status?: string } | undefined)?.status;
+            if (streamed.status !== 200 || status !== 'complete') throw new Error(`${conversation.id} turn ${turn}: HTTP ${streamed.status}, turn ${status ?? 'without turn-end'}`);
+            await runnerIdle(() => application.runner.activeCount);
+          },
+        };
+      }, caching);
+      return { ...run, ...await packParts(app.databaseUrl, threadIds) };
+    } finally {
+      await app.stop();
+    }
+  } finally {
+    await caching.stub.close();
+    await services.stop();
+    removeHandlers();
+  }
+}
+
+/** The recall slot's tokens of every chat call and the mean of every pack part, from the model-call records' token parts. */
+async function packParts(databaseUrl: string, threadIds: string[]): Promise<{ recallTokens: number[]; parts: Record<string, number> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const calls = `FROM model_calls WHERE purpose = 'chat' AND thread_id = ANY($1::uuid[])`;
+    const { rows } = await client.query<{ recall: number | null }>(`SELECT (token_parts->>'recall')::int AS recall ${calls}`, [threadIds]);
+    const { rows: parts } = await client.query<{ key: string; tokens: string }>(
+      `SELECT part.key, avg(part.value::numeric)::text AS tokens ${calls.replace('FROM model_calls', 'FROM model_calls, jsonb_each_text(token_parts) AS part')} GROUP BY part.key ORDER BY part.key`, [threadIds]);
+    return { recallTokens: rows.map((row) => row.recall ?? 0), parts: Object.fromEntries(parts.map((row) => [row.key, Number(row.tokens)])) };
+  } finally {
+    await client.end();
+  }
+}
+
+async function runLangChain(conversations: Conversation[], policy: { triggerTokens: number; keepMessages: number }): Promise<SystemRun> {
+  // Loaded by a specifier TypeScript does not follow: langchain's types clash with the server's (bench/tsconfig.peer.json).
+  const specifier = './cache-langchain';
+  const { createLangChainChat } = await import(specifier) as { createLangChainChat: (options: { stubUrl: string; model: string; systemPrompt: string; triggerTokens: number; keepMessages: number }) => Chat };
+  const caching = await startCachingStub();
+  try {
+    const run = await replay('LangChain summarizationMiddleware', conversations, async () =>
+      createLangChainChat({ stubUrl: caching.stub.url, model: MODEL, systemPrompt: DEFAULT_SYSTEM_PROMPT, ...policy }), caching);
+    return { ...run, recallTokens: [] };
+  } finally {
+    await caching.stub.close();
+  }
+}
+
+/** Every message so far on every call, straight to the stub (no framework). */
+async function runFullHistory(conversations: Conversation[]): Promise<SystemRun> {
+  const caching = await startCachingStub();
+  try {
+    const run = await replay('full history', conversations, async () => {
+      const messages: { role: string; content: string }[] = [{ role: 'system', content: DEFAULT_SYSTEM_PROMPT }];
+      return {
+        async send(text) {
+          messages.push({ role: 'user', content: text });
+          const response = await fetch(`${caching.stub.url}/chat/completions`, {
+            method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
+            body: JSON.stringify({ model: MODEL, messages }),
+          });
+          const body = await response.json() as { choices?: { message: { content: string } }[] };
+          const answer = body.choices?.[0]?.message.content;
+          if (!response.ok || answer === undefined) throw new Error(`full history: HTTP ${response.status}`);
+          messages.push({ role: 'assistant', content: answer });
+        },
+      };
+    }, caching);
+    return { ...run, recallTokens: [] };
+  } finally {
+    await caching.stub.close();
+  }
+}
+
+interface Figures {
+  calls: number;
+  promptPerCall: number;
+  cachedShare: number;
+  uncachedPerCall: number;
+  recallPerCall: number | null;
+  /** All input (chat and summarizer calls) at the cached price, per chat call. */
+  effective01: number;
+  effective05: number;
+  /** The same, chat calls only. */
+  chatEffective01: number;
+  summaryCalls: number;
+  summaryPromptTokens: number;
+  summaryCachedTokens: number;
+  evidenceInPack: number;
+  questions: number;
+}
+
+function figuresOf(run: SystemRun): Figures {
+  const chat = run.requests.filter((request) => request.kind === 'chat');
+  const summaries = run.requests.filter((request) => request.kind === 'summary');
+  const sum = (requests: StubRequest[], pick: (request: StubRequest) => number) => requests.reduce((total, request) => total + pick(request), 0);
+  const prompt = sum(chat, (request) => request.promptTokens);
+  const cached = sum(chat, (request) => request.cachedTokens ?? 0);
+  const summaryPrompt = sum(summaries, (request) => request.promptTokens);
+  const summaryCached = sum(summaries, (request) => request.cachedTokens ?? 0);
+  const effective = (price: number, withSummaries: boolean) =>
+    (prompt - cached + price * cached + (withSummaries ? summaryPrompt - summaryCached + price * summaryCached : 0)) / chat.length;
+  const holds = run.questions.filter((question) => question.calls.some((call) => {
+    const text = call.body.messages.map((message) => wireContentText(message.content)).join('\n');
+    return question.evidence.some((id) => { const turn = question.textOf.get(id); return turn !== undefined && text.includes(turn); });
+  })).length;
+  return {
+    calls: chat.length, promptPerCall: prompt / chat.length, cachedShare: cached / prompt, uncachedPerCall: (prompt - cached) / chat.length,
+    recallPerCall: run.recallTokens.length > 0 ? run.recallTokens.reduce((a, b) => a + b, 0) / run.recallTokens.length : null,
+    effective01: effective(0.1, true), effective05: effective(0.5, true), chatEffective01: effective(0.1, false),
+    summaryCalls: summaries.length, summaryPromptTokens: summaryPrompt, summaryCachedTokens: summaryCached,
+    evidenceInPack: run.questions.length > 0 ? holds / run.questions.length : Number.NaN, questions: run.questions.length,
+  };
+}
+
+function table(runs: { run: SystemRun; figures: Figures }[]): string[] {
+  const width = 24;
+  const number = (value: number | null, digits = 0) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  const row = (label: string, cell: (figures: Figures, run: SystemRun) => string) =>
+    `${label.padEnd(58)}${runs.map(({ run, figures }) => cell(figures, run).padStart(width)).join('')}`;
+  return [
+    row('', (_, run) => run.name.replace('LangChain summarizationMiddleware', 'LangChain middleware')),
+    row('chat calls', (f) => number(f.calls)),
+    row('prompt tokens per call', (f) => number(f.promptPerCall)),
+    row('cached share of prompt tokens', (f) => number(f.cachedShare, 3)),
+    row('uncached prompt tokens per call', (f) => number(f.uncachedPerCall)),
+    row('recall tokens added per call (recall slot)', (f) => number(f.recallPerCall)),
+    row('effective input tokens per call, cached at 0.1 (*)', (f) => number(f.effective01)),
+    row('effective input tokens per call, cached at 0.5 (*)', (f) => number(f.effective05)),
+    row('  chat calls alone, cached at 0.1', (f) => number(f.chatEffective01)),
+    row('summarizer calls', (f) => number(f.summaryCalls)),
+    row('summarizer prompt tokens (cached)', (f) => `${number(f.summaryPromptTokens)} (${number(f.summaryCachedTokens)})`),
+    row('evidence turn in the pack (questions)', (f) => `${number(f.evidenceInPack, 3)} (${f.questions})`),
+    row('wall time, s', (_, run) => number(run.seconds)),
+  ];
+}
+
+function target(name: string, value: number, op: '>=' | '<=', bound: number, digits: number, note = ''): string {
+  const met = op === '>=' ? value >= bound : value <= bound;
+  return `${name.padEnd(70)} ${value.toFixed(digits).padStart(9)}  target ${op} ${bound.toFixed(digits)}  ${met ? 'met' : 'MISSED'}${note ? `  (${note})` : ''}`;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const conversations = (await loadConversations()).slice(0, QUICK ? 1 : undefined);
+  // The settings the app derives from the same environment (an endpoint set: the model's own window, not the offline demo's).
+  const settings = contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'bench-key' }));
+  const triggerTokens = settings.trigger.conditions.find((condition) => condition.kind === 'tokens')?.value ?? 6000;
+  const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
+  const exchanges = conversations.reduce((sum, conversation) => sum + conversation.exchanges.length, 0);
+  log(`${conversations.length} conversations, ${exchanges} exchanges (questions included) from ${LOCOMO_PATH}${QUICK ? ' (BENCH_QUICK)' : ''}; trigger ${triggerTokens} tokens, keep ${keepMessages} messages`);
+  const ours = await runOurs(conversations);
+  log(`ours: ${ours.seconds.toFixed(0)} s`);
+  const langchain = await runLangChain(conversations, { triggerTokens, keepMessages });
+  log(`LangChain: ${langchain.seconds.toFixed(0)} s`);
+  const full = await runFullHistory(conversations);
+  log(`full history: ${full.seconds.toFixed(0)} s`);
+  const runs = [ours, langchain, full].map((run) => ({ run, figures: figuresOf(run) }));
+  const [o, l, f] = runs.map((item) => item.figures) as [Figures, Figures, Figures];
+  const lines = [
+    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}`,
+    `ours at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}; LangChain: same trigger and keep`,
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
+    '',
+    ...table(runs),
+    '(*) chat and summarizer input, uncached tokens at 1 and cached ones at 0.1 / 0.5, ÷ chat calls',
+    `ours, mean estimated tokens per chat call by pack part: ${Object.entries(ours.parts ?? {}).map(([part, tokens]) => `${part} ${tokens.toFixed(0)}`).join(', ')}`,
+    '',
+    target('ours: cached share of prompt tokens', o.cachedShare, '>=', 0.85, 3),
+    target('ours: effective input tokens per call (0.1) ÷ LangChain\'s', o.effective01 / l.effective01, '<=', 1, 2, `${o.effective01.toFixed(0)} vs ${l.effective01.toFixed(0)}`),
+    target('ours: effective input tokens per call (0.1) ÷ full history\'s', o.effective01 / f.effective01, '<=', 0.3, 2, `${o.effective01.toFixed(0)} vs ${f.effective01.toFixed(0)}`),
+    target('ours: evidence turn in the pack for the questions', o.evidenceInPack, '>=', 0.8, 3),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
+  const file = path.join(ROOT, 'bench/results', `cache-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, JSON.stringify({ quick: QUICK, loadavg: loadavg(), systems: runs.map(({ run, figures }) => ({ name: run.name, seconds: run.seconds, parts: run.parts, figures })) }, null, 2));
+  log(`figures written to ${path.relative(ROOT, file)}`);
+  log(`${((performance.now() - started) / 1000).toFixed(0)} s in all`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:cache failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
