@@ -22,6 +22,7 @@ import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest, type
 import { classifyRequest as classifyOurs } from '../test/support/summary-stub';
 import { requestJson, sendStreaming } from './support/sse-client';
 import { startApp, startServices, stopOnSignals } from './support/stack';
+import { quantile } from './support/stats';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../shared/data/locomo/locomo-dev.json');
@@ -29,6 +30,9 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const QUICK_EXCHANGES = 120;
 const QUICK_QUESTIONS = 30;
 const MODEL = 'gpt-4o-mini';
+/** `BENCH_CACHE_OURS_ENV="RECALL_TOKENS=0,SUMMARY_KEEP=messages=8"`: settings for our app only (to attribute a figure). */
+const OURS_ENV: Record<string, string> = Object.fromEntries((process.env.BENCH_CACHE_OURS_ENV ?? '').split(/,(?=[A-Z_]+=)/).filter(Boolean)
+  .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 /** What both summarizers answer: a summary that quotes no turn (only window, pins and recall hold evidence verbatim). */
 const SUMMARY_TEXT = `Intent: a long friendly conversation between two people over many sessions. ${'They talked about family, work, hobbies, plans and what happened since they last spoke. '.repeat(8)}`;
 
@@ -131,7 +135,7 @@ async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
   const removeHandlers = stopOnSignals(() => services.stop(), log);
   const caching = await startCachingStub();
   try {
-    const app = await startApp(services, { env: { OPENAI_BASE_URL: caching.stub.url, OPENAI_API_KEY: 'bench-key' } });
+    const app = await startApp(services, { env: { OPENAI_BASE_URL: caching.stub.url, OPENAI_API_KEY: 'bench-key', ...OURS_ENV } });
     try {
       const { baseUrl, application } = app;
       const token = (await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' })).body.token;
@@ -228,6 +232,11 @@ interface Figures {
   effective05: number;
   /** The same, chat calls only. */
   chatEffective01: number;
+  /** The median chat call's uncached tokens (the steady state between folds). */
+  uncachedMedian: number;
+  /** Chat calls with less than half their prompt cached (a fold, a changed prefix), and their share of all uncached tokens. */
+  missCalls: number;
+  missUncachedShare: number;
   summaryCalls: number;
   summaryPromptTokens: number;
   summaryCachedTokens: number;
@@ -249,7 +258,11 @@ function figuresOf(run: SystemRun): Figures {
     const text = call.body.messages.map((message) => wireContentText(message.content)).join('\n');
     return question.evidence.some((id) => { const turn = question.textOf.get(id); return turn !== undefined && text.includes(turn); });
   })).length;
+  const uncached = chat.map((request) => request.promptTokens - (request.cachedTokens ?? 0));
+  const misses = chat.filter((request) => (request.cachedTokens ?? 0) < request.promptTokens / 2);
   return {
+    uncachedMedian: quantile(uncached, 0.5), missCalls: misses.length,
+    missUncachedShare: sum(misses, (request) => request.promptTokens - (request.cachedTokens ?? 0)) / (prompt - cached),
     calls: chat.length, promptPerCall: prompt / chat.length, cachedShare: cached / prompt, uncachedPerCall: (prompt - cached) / chat.length,
     recallPerCall: run.recallTokens.length > 0 ? run.recallTokens.reduce((a, b) => a + b, 0) / run.recallTokens.length : null,
     effective01: effective(0.1, true), effective05: effective(0.5, true), chatEffective01: effective(0.1, false),
@@ -269,6 +282,8 @@ function table(runs: { run: SystemRun; figures: Figures }[]): string[] {
     row('prompt tokens per call', (f) => number(f.promptPerCall)),
     row('cached share of prompt tokens', (f) => number(f.cachedShare, 3)),
     row('uncached prompt tokens per call', (f) => number(f.uncachedPerCall)),
+    row('  median call\'s uncached tokens', (f) => number(f.uncachedMedian)),
+    row('  calls less than half cached (their share of uncached)', (f) => `${number(f.missCalls)} (${number(f.missUncachedShare, 2)})`),
     row('recall tokens added per call (recall slot)', (f) => number(f.recallPerCall)),
     row('effective input tokens per call, cached at 0.1 (*)', (f) => number(f.effective01)),
     row('effective input tokens per call, cached at 0.5 (*)', (f) => number(f.effective05)),
@@ -289,7 +304,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const conversations = (await loadConversations()).slice(0, QUICK ? 1 : undefined);
   // The settings the app derives from the same environment (an endpoint set: the model's own window, not the offline demo's).
-  const settings = contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'bench-key' }));
+  const settings = contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'bench-key', ...OURS_ENV }));
   const triggerTokens = settings.trigger.conditions.find((condition) => condition.kind === 'tokens')?.value ?? 6000;
   const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
   const exchanges = conversations.reduce((sum, conversation) => sum + conversation.exchanges.length, 0);
@@ -304,7 +319,7 @@ async function main(): Promise<void> {
   const [o, l, f] = runs.map((item) => item.figures) as [Figures, Figures, Figures];
   const lines = [
     `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}`,
-    `ours at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}; LangChain: same trigger and keep`,
+    `ours at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
     '',
     ...table(runs),
