@@ -4,10 +4,15 @@
  * in 128-token steps. The prompt is read as the provider's template would render it (tool schemas, then each message
  * in order) and split by the encoding's pre-tokenizer; a prefix is remembered at every 128-token step from 1,024 on by
  * a hash of every piece up to and including the one that reaches the step (so a prefix counts only when it matches
- * through that step). Its own tokenizing, independent of the product's counters.
+ * through that step). Its own tokenizing, independent of the product's counters. Positions are counted in the units
+ * the stub reports `prompt_tokens` in (published-token-count.ts): the tool list by the published rule, each message's
+ * framing as 3 tokens plus its role, tool calls as 3 plus name and arguments; the markup that only marks boundaries
+ * for the hash costs nothing. (Counting the markup's own text made a prompt ~25% longer than its `prompt_tokens`, so
+ * a changed tail shorter than that surplus was reported as cached.)
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { countTools } from './published-token-count';
 
 /** OpenAI's minimum cacheable prompt and the steps hits are counted in. */
 export const CACHE_MIN_TOKENS = 1024;
@@ -18,6 +23,13 @@ interface WireMessage {
   content?: unknown;
   tool_calls?: unknown;
   tool_call_id?: string;
+  name?: string;
+}
+
+/** A part of the rendered prompt: split into pieces and counted, or (`tokens` given) hashed whole at that cost. */
+interface Part {
+  text: string;
+  tokens?: number;
 }
 
 const encoder = new Tiktoken(o200kBase);
@@ -40,14 +52,27 @@ function textOf(content: unknown): string {
   return '';
 }
 
-/** The parts of a prompt in the order a template renders them. */
-function renderedParts(body: { tools?: unknown; messages: readonly WireMessage[] }): string[] {
-  const parts = [`<tools>${JSON.stringify(body.tools ?? [])}</tools>`];
+function textTokens(text: string): number {
+  let tokens = 0;
+  for (const [piece] of text.matchAll(pattern)) tokens += tokensOf(piece);
+  return tokens;
+}
+
+/** The parts of a prompt in the order a template renders them, each costing what the published count charges for it. */
+function renderedParts(body: { model: string; tools?: unknown; messages: readonly WireMessage[] }): Part[] {
+  const tools = Array.isArray(body.tools) ? (body.tools as Parameters<typeof countTools>[1]) : [];
+  // The reply priming (3) is counted first so that the positions add up to `prompt_tokens`.
+  const parts: Part[] = [{ text: '<|priming|>', tokens: 3 }, { text: `<tools>${JSON.stringify(body.tools ?? [])}</tools>`, tokens: countTools(body.model, tools) }];
   for (const message of body.messages) {
-    parts.push(`<|start|>${message.role}<|message|>`, textOf(message.content));
-    if (message.tool_calls !== undefined) parts.push(JSON.stringify(message.tool_calls));
-    if (message.tool_call_id !== undefined) parts.push(message.tool_call_id);
-    parts.push('<|end|>');
+    const name = message.name !== undefined ? 1 + textTokens(message.name) : 0;
+    parts.push({ text: `<|start|>${message.role}${message.name !== undefined ? `:${message.name}` : ''}<|message|>`, tokens: 3 + textTokens(message.role) + name });
+    parts.push({ text: textOf(message.content) });
+    if (Array.isArray(message.tool_calls)) {
+      const calls = message.tool_calls as { function?: { name?: string; arguments?: string } }[];
+      parts.push({ text: JSON.stringify(calls), tokens: calls.reduce((sum, call) => sum + 3 + textTokens(call.function?.name ?? '') + textTokens(call.function?.arguments ?? ''), 0) });
+    }
+    if (message.tool_call_id !== undefined) parts.push({ text: message.tool_call_id });
+    parts.push({ text: '<|end|>', tokens: 0 });
   }
   return parts;
 }
@@ -76,18 +101,20 @@ export class PromptCacheEmulator {
     let cached = 0;
     let stillMatching = true;
     const seen: string[] = [];
-    for (const part of renderedParts(body)) {
-      for (const [piece] of part.matchAll(pattern)) {
-        hash = extend(hash, piece);
-        tokens += tokensOf(piece);
-        while (tokens >= nextStep) {
-          const key = `${hash[0]}:${hash[1]}:${nextStep}`;
-          if (stillMatching && this.prefixes.has(key)) cached = nextStep;
-          else stillMatching = false;
-          seen.push(key);
-          nextStep += CACHE_STEP_TOKENS;
-        }
+    const add = (piece: string, pieceTokens: number): void => {
+      hash = extend(hash, piece);
+      tokens += pieceTokens;
+      while (tokens >= nextStep) {
+        const key = `${hash[0]}:${hash[1]}:${nextStep}`;
+        if (stillMatching && this.prefixes.has(key)) cached = nextStep;
+        else stillMatching = false;
+        seen.push(key);
+        nextStep += CACHE_STEP_TOKENS;
       }
+    };
+    for (const part of renderedParts(body)) {
+      if (part.tokens !== undefined) add(part.text, part.tokens);
+      else for (const [piece] of part.text.matchAll(pattern)) add(piece, tokensOf(piece));
     }
     for (const key of seen) this.prefixes.add(key);
     return cached;

@@ -82,8 +82,8 @@ function countMessages(model: string, messages: readonly Message[]): number {
   return tokens;
 }
 
-/** `num_tokens_for_tools` with the cookbook's constants for the gpt-4o family. */
-function countTools(model: string, tools: readonly Tool[]): number {
+/** `num_tokens_for_tools` with the cookbook's constants for the gpt-4o family (the prompt cache emulator counts the tool list by it too). */
+export function countTools(model: string, tools: readonly Tool[]): number {
   if (tools.length === 0) return 0;
   const encode = (text: string) => countTokens(model, text);
   let tokens = 0;
