@@ -215,7 +215,7 @@ describe('REST API', () => {
       for (let turn = 1; turn <= 6; turn += 1) {
         const response = await tight.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: user.token, json: { content: `turn ${turn} CODE-${turn} ${'padding words '.repeat(60)}` } });
         last = (await response.json()) as SendMessageResponseDto;
-        expect(last.turn.status).toBe('complete');
+        expect(last.turn.status, JSON.stringify(last.messages.at(-1))).toBe('complete');
       }
       expect(small.requests.some((request) => request.rejection?.code === 'context_length_exceeded')).toBe(true);
       const revisions = await new pg.Client({ connectionString: tight.databaseUrl });
