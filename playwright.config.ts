@@ -17,7 +17,8 @@ export default defineConfig({
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
-  reporter: [['list']],
+  // PLAYWRIGHT_JSON_REPORT (set by .ci/run): also a JSON report there, which scripts/slowest-test-files.ts ranks.
+  reporter: process.env.PLAYWRIGHT_JSON_REPORT ? [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON_REPORT }]] : [['list']],
   use: {
     browserName: 'chromium',
     viewport: { width: 1440, height: 900 },

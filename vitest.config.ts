@@ -2,8 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: fast unit tests next to the code, and integration tests that run against
 // real Postgres and Redis started once by test/support/global-setup.ts.
+// VITEST_JSON_REPORT (set by .ci/run): also write a JSON report there, which scripts/slowest-test-files.ts ranks.
+const jsonReport = process.env.VITEST_JSON_REPORT;
+
 export default defineConfig({
   test: {
+    ...(jsonReport ? { reporters: ['default', 'json'], outputFile: { json: jsonReport } } : {}),
     projects: [
       {
         test: {

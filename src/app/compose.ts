@@ -14,7 +14,7 @@ import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
 import { startToolWorker } from '../jobs/start-tool-worker';
-import { publishTurnKick, subscribeTurnKicks } from '../jobs/turn-kicks';
+import { publishTurnCancel, publishTurnKick, subscribeTurnCancels, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
 import { startMcpServers, type McpHub } from '../mcp';
 import { externalTools, runnerSecretOf, SIGNATURE_TOLERANCE_MS } from '../external';
@@ -46,12 +46,13 @@ import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
-import { createSharedRateLimiter } from '../jobs/redis-rate-limiter';
+import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
+import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
-import { createChatPort, createSummarizerPort } from '../llm/model-ports';
+import { createChatPort, createSummarizerPort, sendsPromptCacheKey } from '../llm/model-ports';
 import { createLocalEventBus } from '../realtime/local-event-bus';
 import { createSocketServer, type SocketServer } from '../realtime/create-socket-server';
 import { forwardThreadEvents } from '../realtime/forward-thread-events';
@@ -176,8 +177,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
   settings.correction = createEstimateCorrection({ model: models.label.model, maxFactor: ESTIMATE_MAX_FACTOR });
   const callHistory = createModelCallHistory(db);
-  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported);
-  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model), log);
+  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported, call.ownerId ?? '');
+  const promptCacheKey = sendsPromptCacheKey(env.PROMPT_CACHE_KEY, { provider: models.label.provider, baseUrl: env.OPENAI_BASE_URL });
+  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model, { promptCacheKey }), log);
   const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
   else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
@@ -195,7 +197,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
-  const folds = createFoldProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'summary queue error') });
+  const idleFold = { quietMs: env.PROMPT_CACHE_TTL * 1000, minTokens: env.IDLE_FOLD_MIN_TOKENS ?? 2 * settings.summaryMaxTokens };
+  const folds = createFoldProducer({
+    connection: producerConnection, prefix: env.REDIS_PREFIX, idleFoldDelayMs: idleFold.quietMs,
+    onError: (error) => log.debug({ err: error }, 'summary queue error'),
+  });
   metrics.sources.queues.push({ name: SUMMARY_QUEUE, getJobCounts: (...states) => folds.queue.getJobCounts(...(states as Parameters<typeof folds.queue.getJobCounts>)) });
 
   const queues = createQueueRegistry();
@@ -246,7 +252,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
   const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, settings, log, tools: toolKit,
+    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, idleFolds: folds, settings, log, tools: toolKit,
     owner: `${process.pid}-${randomUUID()}`,
     foldNow: async (threadId) => {
       await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
@@ -268,6 +274,17 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const kicks = mode !== 'worker'
     ? subscribeTurnKicks({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onKick: (threadId) => void runner.kick(threadId), onError: (error) => log.debug({ err: error }, 'turn kick subscriber error') })
     : null;
+  // Stop reaches the process running the turn, whichever process the user's request landed on.
+  const cancels = mode !== 'worker'
+    ? subscribeTurnCancels({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onCancel: (threadId) => void runner.cancel(threadId), onError: (error) => log.debug({ err: error }, 'turn cancel subscriber error') })
+    : null;
+  const cancelTurn = async (threadId: string): Promise<boolean> => {
+    if (runner.cancel(threadId)) return true;
+    const running = await db.turn.count({ where: { threadId, status: 'running' } });
+    if (running === 0) return false;
+    await publishTurnCancel(producerConnection, env.REDIS_PREFIX, threadId);
+    return true;
+  };
 
   const asyncToolDeps: AsyncToolDeps = {
     registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
@@ -284,7 +301,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
-      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads },
+      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads, idleFold },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
@@ -330,7 +347,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Bound once the socket server exists (it is built from these deps).
   let sockets: SocketServer | null = null;
   const deps: HttpDeps = {
-    log, threads, transcript, search, turns, runner, events, settings, tokens, sendLimiter, searchLimiter,
+    log, threads, transcript, search, turns, runner, cancelTurn, events, settings, tokens, sendLimiter, searchLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -380,7 +397,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         cancelTurns: (threadId) => runner.cancel(threadId),
         disconnect: async (userId) => { sockets?.disconnectUser(userId); },
         forgetEphemeral: async (userId) => {
-          await producerConnection.del(...['send', 'search', 'memory-write'].map((name) => `${env.REDIS_PREFIX}:rate:${name}:${userId}`));
+          await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
       });
       forgetKnownUser(input.userId);
@@ -397,6 +414,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
       threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
       jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: callHistory,
+      costs: { report: createCostReport(db), prices: env.MODEL_PRICES },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
     },
@@ -453,6 +471,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       server.closeAllConnections();
       await closed;
       kicks?.close();
+      cancels?.close();
       // Closing BullMQ objects waits on Redis: bounded, so a Redis outage cannot hang the shutdown.
       const closeWithin = async (what: string, closing: Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;

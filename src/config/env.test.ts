@@ -84,3 +84,27 @@ describe('loadEnv in development', () => {
     expect(() => loadEnv({ GUEST_TOKEN_TTL: '0s' })).toThrow(/^GUEST_TOKEN_TTL: expected a duration/);
   });
 });
+
+describe('PROMPT_CACHE_TTL and IDLE_FOLD_MIN_TOKENS', () => {
+  it('default to five minutes and a derived minimum, and take durations', () => {
+    expect(loadEnv(production).PROMPT_CACHE_TTL).toBe(300);
+    expect(loadEnv(production).IDLE_FOLD_MIN_TOKENS).toBeUndefined();
+    expect(loadEnv({ ...production, PROMPT_CACHE_TTL: '1h', IDLE_FOLD_MIN_TOKENS: '3000' })).toMatchObject({ PROMPT_CACHE_TTL: 3600, IDLE_FOLD_MIN_TOKENS: 3000 });
+    expect(refusal({ PROMPT_CACHE_TTL: 'soon' })).toMatch(/^PROMPT_CACHE_TTL: expected a duration/);
+    expect(refusal({ IDLE_FOLD_MIN_TOKENS: '0' })).toMatch(/^IDLE_FOLD_MIN_TOKENS/);
+  });
+});
+
+describe('MODEL_PRICES', () => {
+  it('reads prices per million tokens by model, the cached price defaulting to the input price; none by default', () => {
+    expect(loadEnv(production).MODEL_PRICES).toEqual({});
+    const env = loadEnv({ ...production, MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6},"local":{"input":0,"output":0}}' });
+    expect(env.MODEL_PRICES).toEqual({ 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 }, local: { input: 0, cachedInput: 0, output: 0 } });
+  });
+
+  it('refuses what is not JSON, a negative price or an unknown field, naming the variable', () => {
+    expect(refusal({ MODEL_PRICES: 'gpt-4o: cheap' })).toMatch(/^MODEL_PRICES: expected JSON/);
+    expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":-1,"output":1}}' })).toMatch(/^MODEL_PRICES: gpt-4o\.input: /);
+    expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":1,"output":1,"cached":0.5}}' })).toMatch(/^MODEL_PRICES: gpt-4o/);
+  });
+});

@@ -25,6 +25,32 @@ const duration = (fallback: string) => z.string().trim().default(fallback).trans
   return Number(match[1]) * unit;
 });
 
+/** One model's prices per million tokens; a cached-input price defaults to the input price. */
+const modelPrice = z.strictObject({
+  input: z.number().min(0),
+  cachedInput: z.number().min(0).optional(),
+  output: z.number().min(0),
+}).transform((price) => ({ input: price.input, cachedInput: price.cachedInput ?? price.input, output: price.output }));
+
+/** MODEL_PRICES: a JSON object of model name → prices; unset: no prices (costs show tokens only). */
+const modelPrices = z.string().trim().optional().transform((value, context) => {
+  if (!value) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'expected JSON such as {"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6}}' });
+    return z.NEVER;
+  }
+  const result = z.record(z.string().min(1), modelPrice).safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    context.addIssue({ code: 'custom', message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'} (per model: input, cachedInput, output per million tokens)` });
+    return z.NEVER;
+  }
+  return result.data;
+});
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** TRUST_PROXY's forms, as express' `trust proxy` takes them. */
 function isTrustProxy(value: string): boolean {
@@ -84,6 +110,8 @@ const schema = z.object({
   CONTEXT_MAX_INPUT_TOKENS: optionalInteger(256),
   RESERVED_OUTPUT_TOKENS: optionalInteger(16),
   CHAT_TEMPLATE_COMPAT: z.enum(['openai', 'strict']).default('openai'),
+  // Send prompt_cache_key (a hash of the thread id) with chat calls: auto = only to OpenAI's own API.
+  PROMPT_CACHE_KEY: z.enum(['auto', 'on', 'off']).default('auto'),
 
   // Unset context variables are derived from the model's window (src/core/context/derive-context-defaults.ts).
   SUMMARY_TRIGGER: optionalString,
@@ -93,6 +121,15 @@ const schema = z.object({
   PINNED_MAX_TOKENS: optionalInteger(0),
   /** Tokens of the auto-recall slot of every pack; default derived from the window (see context-settings-from-env); 0 turns it off. */
   RECALL_TOKENS: optionalInteger(0),
+  /**
+   * How long the provider keeps a prompt prefix cached, in seconds (`5m`, `1h`, `300`): a thread quiet for longer is
+   * folded in the background (its cache is cold, so the fold invalidates nothing). Default 5 minutes.
+   */
+  PROMPT_CACHE_TTL: duration('5m'),
+  /** The least an idle fold folds (tokens beyond the keep policy); default twice SUMMARY_MAX_TOKENS. */
+  IDLE_FOLD_MIN_TOKENS: optionalInteger(1),
+  /** Prices per million tokens by model (JSON), for the admin console's estimated costs; no built-in prices. */
+  MODEL_PRICES: modelPrices,
   /** Tokens of the user's saved memories in every pack; default a tenth of the budget, at most 1,000 (0: none). */
   USER_MEMORY_TOKENS: optionalInteger(0),
   /** Saved memories one user may keep; past it, adding one answers QUOTA_EXCEEDED. */

@@ -51,6 +51,15 @@ describe('MCP_SERVERS and EXTERNAL_TOOLS', () => {
       expect(loadEnv({ MCP_SERVERS: JSON.stringify(config) }).toolSources.mcpServers).toEqual([stdio, http]);
     });
 
+    it("reads VS Code's ${env:NAME} like ${NAME}, and refuses its prompted ${input:id} by name", () => {
+      const config = (value: string) => JSON.stringify({ servers: { remote: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: value } } } });
+      const [remote] = loadEnv({ MCP_SERVERS: config('Bearer ${env:REMOTE_TOKEN}'), REMOTE_TOKEN: 'tok-0123456789abcdef' }).toolSources.mcpServers;
+      expect(remote?.transport === 'http' && remote.headers).toEqual({ Authorization: 'Bearer tok-0123456789abcdef' });
+      expect(() => loadEnv({ MCP_SERVERS: config('Bearer ${input:github-token}') })).toThrow(
+        'MCP_SERVERS: remote.headers.Authorization: ${input:github-token} (a VS Code input) cannot be prompted for here; use ${NAME} with an environment variable',
+      );
+    });
+
     it('refuses a transport type it does not speak, naming the server and the type', () => {
       const config = { servers: { legacy: { type: 'sse', url: 'https://mcp.example.com/sse' } } };
       expect(() => loadEnv({ MCP_SERVERS: JSON.stringify(config) })).toThrow('MCP_SERVERS: legacy.type: "sse" is not supported (stdio or http, which is Streamable HTTP)');

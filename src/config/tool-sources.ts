@@ -3,8 +3,9 @@ import { z } from 'zod';
 
 /**
  * The tools that come from outside: MCP servers (`MCP_SERVERS`) and external runners (`EXTERNAL_TOOLS`).
- * Each variable is inline JSON or the path of a JSON file. `${NAME}` inside a header value or a stdio `env`
- * value is replaced by the environment variable NAME; such values are secrets (scrubbed from every log line).
+ * Each variable is inline JSON or the path of a JSON file. `${NAME}` (or VS Code's `${env:NAME}`) inside a header
+ * value or a stdio `env` value is replaced by the environment variable NAME; such values are secrets (scrubbed from
+ * every log line).
  *
  * `MCP_SERVERS` takes the file people already have: Claude Desktop's and Cursor's `{"mcpServers": {...}}`, VS Code's
  * `{"servers": {...}}` (entries with `"type": "stdio" | "http"`), or the plain map of server names to servers.
@@ -14,7 +15,10 @@ import { z } from 'zod';
  */
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
-const TEMPLATE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** `${NAME}`, or VS Code's `${env:NAME}`: the environment variable NAME. */
+const TEMPLATE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** VS Code's `${input:id}`, a value it prompts for: there is no one to prompt here. */
+const INPUT_REFERENCE = /\$\{input:[^}]*\}/;
 
 const toolOptions = z.strictObject({
   /** `inline`: a tools/call inside the turn; `async`: a persistent run in the tools worker. */
@@ -156,6 +160,8 @@ function parseServer(name: string, raw: Record<string, unknown>): z.infer<typeof
 }
 
 function substitute(variable: string, where: string, value: string, source: Record<string, string | undefined>, secrets: string[]): string {
+  const input = INPUT_REFERENCE.exec(value)?.[0];
+  if (input) throw new Error(`${variable}: ${where}: ${input} (a VS Code input) cannot be prompted for here; use \${NAME} with an environment variable`);
   return value.replace(TEMPLATE, (_match, name: string) => {
     const resolved = source[name];
     if (resolved === undefined || resolved === '') throw new Error(`${variable}: ${where} names the environment variable ${name}, which is not set`);

@@ -4,6 +4,7 @@ import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMe
 import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
+import type { AsyncRunCaps } from './tools/async-run-cap';
 import type { SavedMemory, SavedMemorySource } from './saved-memories/saved-memory';
 
 /**
@@ -134,6 +135,18 @@ export interface ModelCallRecord {
   omitted?: number;
   overflowRetry?: boolean;
   error?: string | null;
+  /** Prompt tokens the provider reported as read from its prompt cache; null when not reported. */
+  reportedCachedTokens?: number | null;
+  /** Chat calls: where the prompt first differed from the thread's previous call's (null: no previous call known). */
+  promptDivergence?: PromptDivergence | null;
+}
+
+/** Where a chat call's prompt first differed from the previous call's in the same thread (what broke the cache). */
+export interface PromptDivergence {
+  /** Index of the first pack message that differs; -1 when the tool schemas (sent before the messages) differ; the pack's length when the previous prompt is a prefix of this one. */
+  messageIndex: number;
+  /** Estimated prompt tokens before it (tool schemas included), the most a provider's prompt cache could reuse. */
+  tokensBefore: number;
 }
 
 /** What a chat call was given besides the summary revision and seq ranges of `ModelCallRecord`. */
@@ -221,13 +234,18 @@ export interface ChatResult {
   toolCalls: ToolCall[];
   /** Calls whose arguments were not a JSON object; they are answered with an error like the others. */
   invalidToolCalls?: { id: string; name: string; rawArguments: string; error: string }[];
-  usage: { promptTokens: number; completionTokens: number } | null;
+  /** `cachedTokens`: prompt tokens the provider read from its prompt cache; null when it did not say. */
+  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
 }
 
 export interface ChatModelPort {
   readonly model: string;
-  /** `tools` are offered to the model (OpenAI function format); absent or empty offers none. */
-  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[] }): Promise<ChatResult>;
+  /**
+   * `tools` are offered to the model (OpenAI function format); absent or empty offers none. `toolChoice: 'none'`
+   * keeps them in the request (the prompt's prefix stays the same) but tells the model not to call one.
+   * `cacheKey` is sent as `prompt_cache_key` when the adapter is configured to (PROMPT_CACHE_KEY).
+   */
+  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[]; toolChoice?: 'auto' | 'none'; cacheKey?: string }): Promise<ChatResult>;
 }
 
 export interface SummarizerPort {
@@ -360,6 +378,15 @@ export interface ExportReader {
   revisionsAfter(input: { threadId: string; afterRevision: number; limit: number }): Promise<SummaryRevisionRecord[]>;
 }
 
+/** The fold of a thread once it has been idle longer than the provider's prompt cache lives (summary queue). */
+export interface IdleFoldQueue {
+  /**
+   * Schedules the thread's idle fold PROMPT_CACHE_TTL from now, pushing back the one already scheduled: one job per
+   * thread. Fails fast when Redis is down.
+   */
+  scheduleIdleFold(threadId: string): Promise<void>;
+}
+
 /** Background rebuilds of a summary withdrawn by a forget (summary queue). */
 export interface ForgetRebuildQueue {
   /** One job per withdrawal (`version` is the thread's version after it), so a running rebuild never swallows it. */
@@ -390,8 +417,12 @@ export interface LogPort {
 
 /** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
 export interface ToolRunStore {
-  /** Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. */
-  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
+  /**
+   * Writes the run (`queued`) and its transcript message (no seq yet, `streaming`) in one transaction. With `caps`,
+   * the running runs of the thread and of its owner are counted under a lock on the owner first (turns of one user
+   * in several threads, in any process, take turns): throws AsyncRunCapReached at a cap, writing nothing.
+   */
+  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number; caps?: AsyncRunCaps }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
   /** The run, when it exists and its thread belongs to `ownerId` (any owner when null). */
   findRun(runId: string, ownerId: string | null): Promise<ToolRun | null>;
   /** `queued`/`running` -> `running` (attempts + 1); null when the run has already finished. */
@@ -473,6 +504,16 @@ export interface ForkStore {
    * thread-creation lock).
    */
   forkThread(input: { parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number }): Promise<{ thread: Thread } | { refused: 'busy' | 'quota'; owned: number }>;
+  /**
+   * An edit: the fork (as `forkThread`) and the edited text accepted as its first turn (as
+   * `TurnStore.acceptUserMessage`), in one transaction: a refused accept leaves no fork. With a `clientMessageId`,
+   * edits of one parent with that id take turns (a lock on both), and a later one finds the first's fork
+   * (`existing`) instead of making another.
+   */
+  forkWithMessage(input: {
+    parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number;
+    message: { content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number };
+  }): Promise<{ thread: Thread; accepted: AcceptedMessage } | { existing: string } | { refused: 'busy' | 'quota'; owned: number }>;
   /** The forks of a thread, by fork point then age. */
   listForks(threadId: string): Promise<ForkRecord[]>;
   /** The fork of `parentId` holding a user message sent with `clientMessageId` (a repeated edit), if any. */

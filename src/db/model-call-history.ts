@@ -10,7 +10,7 @@ export interface ModelCallHistory {
    */
   listForThread(input: { threadId: string; before?: string; limit: number }): Promise<ModelCallListDto>;
   /** The newest `limit` chat calls of `model` with a usage report: estimated and reported prompt tokens, oldest first. */
-  recentPromptCounts(input: { model: string; limit: number }): Promise<{ estimated: number; reported: number }[]>;
+  recentPromptCounts(input: { model: string; limit: number }): Promise<{ estimated: number; reported: number; ownerId: string | null }[]>;
 }
 
 interface CallRow {
@@ -21,6 +21,7 @@ interface CallRow {
   message_id: string | null;
   estimated_prompt_tokens: number;
   reported_prompt_tokens: number | null;
+  reported_cached_tokens: number | null;
   transcript_tokens: number;
   through_seq: number;
 }
@@ -43,6 +44,7 @@ function toPoint(row: CallRow): ModelCallPointDto {
     estimatedPromptTokens: row.estimated_prompt_tokens,
     transcriptTokens: row.transcript_tokens,
     throughSeq: row.through_seq,
+    reportedCachedTokens: row.reported_cached_tokens,
   };
 }
 
@@ -55,9 +57,9 @@ function toPoint(row: CallRow): ModelCallPointDto {
 export function createModelCallHistory(db: Database): ModelCallHistory {
   return {
     async recentPromptCounts({ model, limit }) {
-      const rows = await db.$queryRaw<{ estimated: number; reported: number }[]>`
-        SELECT estimated, reported FROM (
-          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at
+      const rows = await db.$queryRaw<{ estimated: number; reported: number; ownerId: string | null }[]>`
+        SELECT estimated, reported, (SELECT t.owner_id FROM threads t WHERE t.id = recent.thread_id) AS "ownerId" FROM (
+          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at, thread_id
           FROM model_calls
           WHERE model = ${model} AND purpose = 'chat' AND reported_prompt_tokens > 0 AND error IS NULL
           ORDER BY created_at DESC LIMIT ${limit}
@@ -84,7 +86,7 @@ export function createModelCallHistory(db: Database): ModelCallHistory {
           WINDOW past AS (ORDER BY at, kind ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
         )
         SELECT c.id, c.created_at, c.purpose, c.model, c.message_id, c.estimated_prompt_tokens, c.reported_prompt_tokens,
-          r.transcript_tokens, r.through_seq
+          c.reported_cached_tokens, r.transcript_tokens, r.through_seq
         FROM running r JOIN model_calls c ON c.id = r.call_id
         WHERE ${cursor === null}::boolean OR (c.created_at, c.id) < (${cursor?.at ?? new Date(0)}::timestamptz, ${cursor?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid)
         ORDER BY c.created_at DESC, c.id DESC

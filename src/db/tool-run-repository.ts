@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolRunStore } from '../core/ports';
+import { AsyncRunCapReached } from '../core/tools/async-run-cap';
 import type { ToolServices } from '../core/tools/types';
 import { createSearchRepository } from './search-repository';
 import { TERMINAL_RUN_STATUSES } from '../core/tools/types';
@@ -14,9 +15,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createToolRunRepository(db: Database): ToolRunStore {
   return {
-    async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq }) {
+    async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq, caps }) {
       const id = randomUUID();
       return db.$transaction(async (tx) => {
+        if (caps) {
+          // Count and insert under one lock on the owner: concurrent turns of one user (several threads, several
+          // processes) take turns here, so they cannot all see room and all insert.
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`async-runs:${caps.ownerId}`}::text, 0))`;
+          const rows = await tx.$queryRaw<{ thread: number; user: number }[]>`
+            SELECT count(*) FILTER (WHERE r.thread_id = ${threadId}::uuid)::int AS thread, count(*)::int AS "user"
+            FROM tool_runs r JOIN threads t ON t.id = r.thread_id
+            WHERE t.owner_id = ${caps.ownerId}::text AND r.status IN ('queued', 'running')`;
+          const active = rows[0] ?? { thread: 0, user: 0 };
+          if (active.thread >= caps.perThread) throw new AsyncRunCapReached('thread');
+          if (active.user >= caps.perUser) throw new AsyncRunCapReached('user');
+        }
         const run = await tx.toolRun.create({
           data: { id, threadId, messageId, toolCallId, name, args: args as Prisma.InputJsonValue, startedAtSeq },
         });

@@ -38,6 +38,11 @@ export interface HttpDeps {
   search: TranscriptSearch;
   turns: TurnStore;
   runner: TurnRunner;
+  /**
+   * Stop: cancels the thread's turn in this process, else, when a turn of the thread runs in another process,
+   * asks every process through Redis (true then). Default: this process only (`runner.cancel`).
+   */
+  cancelTurn?: (threadId: string) => Promise<boolean>;
   events: ThreadEventBus;
   settings: ContextSettings;
   /** RATE_LIMIT_PER_MINUTE: model-spending requests (sends, retries, regenerations, rebuilding forgets) per user. */

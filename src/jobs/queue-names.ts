@@ -37,5 +37,14 @@ export const forgetRebuildJobPayload = z.object({
 });
 export type ForgetRebuildJobPayload = z.infer<typeof forgetRebuildJobPayload>;
 
+/**
+ * The fold of an idle thread (the provider's prompt cache has gone cold): one delayed job per thread, pushed back by
+ * each turn, under its own deduplication id so it never swallows a trigger's fold.
+ */
+export const IDLE_FOLD_JOB = 'idle-fold';
+
+export const idleFoldJobPayload = z.object({ threadId: z.string().uuid() });
+export type IdleFoldJobPayload = z.infer<typeof idleFoldJobPayload>;
+
 /** Any job of the summary queue. */
-export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload | ForgetRebuildJobPayload;
+export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload | ForgetRebuildJobPayload | IdleFoldJobPayload;

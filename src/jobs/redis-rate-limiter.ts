@@ -123,3 +123,26 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Rate
 
   return { hit: (key) => decide(key, true), check: (key) => decide(key, false) };
 }
+
+/** A glob pattern matching `text` literally (Redis MATCH: `*`, `?`, `[`, `]` and `\` escaped). */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (character) => `\\${character}`);
+}
+
+/**
+ * Deletes every rate-limit key of `key` (a user id) under `prefix`, whatever the limit's name (`<prefix>:rate:<name>:<key>`):
+ * an erased user leaves nothing behind, also in limits added later. Scans; erasure is rare.
+ */
+export async function deleteRateLimitKeys(input: { redis: Redis; prefix: string; key: string }): Promise<number> {
+  const pattern = `${globLiteral(input.prefix)}:rate:*:${globLiteral(input.key)}`;
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await input.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    // A limit name never holds a colon: the key after `rate:<name>:` is exactly the user's.
+    const exact = keys.filter((candidate) => candidate.slice(`${input.prefix}:rate:`.length).split(':').slice(1).join(':') === input.key);
+    if (exact.length > 0) deleted += await input.redis.del(...exact);
+    cursor = next;
+  } while (cursor !== '0');
+  return deleted;
+}

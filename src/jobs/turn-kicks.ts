@@ -24,3 +24,27 @@ export function subscribeTurnKicks(options: { url: string; prefix: string; onKic
   });
   return { close: () => subscriber.disconnect() };
 }
+
+/**
+ * Cross-process Stop: a serve process asked to cancel a turn another process runs publishes the thread id here;
+ * every serve process cancels what it runs on that thread (at most one runs it: the lease).
+ */
+export function turnCancelsChannel(prefix: string): string {
+  return `${prefix}:turn-cancels`;
+}
+
+export function publishTurnCancel(connection: Redis, prefix: string, threadId: string): Promise<number> {
+  return connection.publish(turnCancelsChannel(prefix), threadId);
+}
+
+/** Subscribes on a connection of its own. */
+export function subscribeTurnCancels(options: { url: string; prefix: string; onCancel: (threadId: string) => void; onError?: (error: Error) => void }): { close(): void } {
+  const subscriber = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+  subscriber.on('error', (error) => options.onError?.(error));
+  const channel = turnCancelsChannel(options.prefix);
+  subscriber.subscribe(channel).catch((error: unknown) => options.onError?.(error as Error));
+  subscriber.on('message', (received: string, threadId: string) => {
+    if (received === channel && /^[0-9a-f-]{36}$/i.test(threadId)) options.onCancel(threadId);
+  });
+  return { close: () => subscriber.disconnect() };
+}

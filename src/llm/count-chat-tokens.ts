@@ -1,11 +1,10 @@
 /**
  * Token counting the way OpenAI bills chat prompts, for the HTTP stub and the offline model.
  * The context engine has its own counter (src/core/context); this one only needs to agree with
- * OpenAI's reported `prompt_tokens`, so the stub can play the provider in tests.
+ * OpenAI's reported `prompt_tokens`, so the stub can play the provider in tests. Both use the process's one
+ * encoder per encoding (core's `encoderFor`): building one parses its ranks, which costs seconds on a busy machine.
  */
-import { Tiktoken } from 'js-tiktoken/lite';
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { encoderFor } from '../core/context';
 
 export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -37,7 +36,6 @@ const ENUM_INIT = -3;
 const ENUM_ITEM = 3;
 const FUNCTIONS_END = 12;
 
-const encoders = new Map<TokenEncodingName, Tiktoken>();
 
 /** The encoding OpenAI uses for a model name; `o200k_base` for unknown names. */
 export function encodingForModel(model: string): TokenEncodingName {
@@ -47,21 +45,11 @@ export function encodingForModel(model: string): TokenEncodingName {
   return 'o200k_base';
 }
 
-function encoder(encoding: TokenEncodingName): Tiktoken {
-  let cached = encoders.get(encoding);
-  if (!cached) {
-    // Building the o200k ranks takes ~0.8 s: done once per process, on first use.
-    cached = new Tiktoken(encoding === 'o200k_base' ? o200kBase : cl100kBase);
-    encoders.set(encoding, cached);
-  }
-  return cached;
-}
-
 /** Tokens of a plain text with the given encoding (default `o200k_base`). */
 export function countTextTokens(text: string, encoding: TokenEncodingName = 'o200k_base'): number {
   if (text.length === 0) return 0;
   // Special-token text ("<|endoftext|>") counts as plain text, as it does in the API.
-  return encoder(encoding).encode(text, [], []).length;
+  return encoderFor(encoding).encode(text, [], []).length;
 }
 
 /** The text of a message's content, whether a string or an array of text parts. */

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ModelCallError as CoreModelCallError } from '../core/model-call-error';
 import type { ChatModelPort, ChatResult, SummarizerPort } from '../core/ports';
+import { createHash } from 'node:crypto';
 import { ModelCallError } from './classify-provider-error';
 import { streamChat } from './stream-chat';
 
@@ -20,17 +21,39 @@ function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResul
     text: result.text,
     toolCalls: result.toolCalls,
     invalidToolCalls: result.invalidToolCalls,
-    usage: result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens } : null,
+    usage: result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, cachedTokens: result.usage.cachedTokens } : null,
   };
 }
 
-/** The core's chat port over a LangChain chat model (ChatOpenAI or the offline model). */
-export function createChatPort(model: BaseChatModel, modelName: string): ChatModelPort {
+/** The `prompt_cache_key` of a thread: a hash of its id (stable, and no id leaves for the provider). */
+export function promptCacheKeyOf(threadId: string): string {
+  return createHash('sha256').update(`thread:${threadId}`).digest('hex').slice(0, 32);
+}
+
+/** Whether PROMPT_CACHE_KEY sends `prompt_cache_key`: `auto` only to OpenAI's own API (others may refuse unknown fields). */
+export function sendsPromptCacheKey(mode: 'auto' | 'on' | 'off', endpoint: { provider: string; baseUrl?: string | undefined }): boolean {
+  if (mode !== 'auto' || endpoint.provider === 'offline') return mode === 'on' && endpoint.provider !== 'offline';
+  if (!endpoint.baseUrl) return true;
+  try {
+    return new URL(endpoint.baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The core's chat port over a LangChain chat model (ChatOpenAI or the offline model). `promptCacheKey`: whether a
+ * call's `cacheKey` is sent as `prompt_cache_key` (PROMPT_CACHE_KEY; default false).
+ */
+export function createChatPort(model: BaseChatModel, modelName: string, options: { promptCacheKey?: boolean } = {}): ChatModelPort {
   return {
     model: modelName,
-    async stream({ messages, signal, onDelta, tools }) {
+    async stream({ messages, signal, onDelta, tools, toolChoice, cacheKey }) {
       try {
-        return toChatResult(await streamChat({ model, messages, signal, onDelta, callTags: ['chat'], ...(tools && tools.length > 0 ? { tools } : {}) }));
+        return toChatResult(await streamChat({
+          model, messages, signal, onDelta, callTags: ['chat'], ...(tools && tools.length > 0 ? { tools } : {}),
+          ...(toolChoice ? { toolChoice } : {}), ...(cacheKey && options.promptCacheKey ? { promptCacheKey: promptCacheKeyOf(cacheKey) } : {}),
+        }));
       } catch (error) {
         throw toCoreError(error);
       }

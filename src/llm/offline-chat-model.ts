@@ -30,7 +30,8 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countChatPromptTokens, countTextTokens, type WireChatMessage, type OpenAIToolDefinition } from './count-chat-tokens.js';
 import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.js';
-import { bestRecalledAnswer } from './offline-recall-answer.js';
+import { RECALL_HEADING } from '../core/context/build-recall-slot.js';
+import { bestRecalledAnswer, newestUserMessage } from './offline-recall-answer.js';
 import { EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING } from '../core/context/summary-prompt.js';
 
 export type OfflineChatModelMode = 'chat' | 'summarizer';
@@ -115,7 +116,8 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     options: this['ParsedCallOptions'],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const tools = options.tools ?? [];
+    // `tool_choice: none`: the tools are in the request (and its prompt tokens) but not to be called.
+    const tools = options.tool_choice === 'none' ? [] : (options.tools ?? []);
     const reply = this.mode === 'summarizer' ? { text: this.summarize(messages) } : planChatReply(messages, tools);
     for (const piece of reply.text.match(/\S+\s*|\s+/g) ?? []) {
       if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, undefined, { signal: options.signal });
@@ -131,7 +133,7 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
         message: new AIMessageChunk({ content: '', tool_call_chunks: [{ type: 'tool_call_chunk', id, name, args: JSON.stringify(args), index: 0 }] }),
       });
     }
-    const inputTokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage), tools });
+    const inputTokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage), tools: options.tools ?? [] });
     const outputTokens = countTextTokens(reply.text) + (reply.toolCall ? countTextTokens(JSON.stringify(reply.toolCall.args)) + 3 : 0);
     yield new ChatGenerationChunk({
       text: '',
@@ -204,11 +206,15 @@ function quote(text: string, limit: number): string {
 
 /** The chat-mode answer: a tool call, a tool result report, or a restatement of the context. */
 function planChatReply(messages: BaseMessage[], tools: OpenAIToolDefinition[]): PlannedReply {
-  const last = messages.at(-1);
+  // The per-call parts at the end of a pack (the recall slot, server notes) are not what the model answers.
+  const last = messages.findLast((message) => message.type !== 'system' && !message.text.startsWith(RECALL_HEADING));
   if (last?.type === 'tool') return { text: describeToolResult(messages, last) };
-  const lastUser = [...messages].reverse().find((message) => message.type === 'human');
+  const newest = newestUserMessage(messages);
+  const lastUser = newest?.message;
   const calculator = tools.find((tool) => tool.function.name === 'calculator');
-  const expression = lastUser && last === lastUser ? CALCULATE_REQUEST.exec(lastUser.text)?.[1]?.trim() : undefined;
+  // Only a request the model has not acted on yet (what may follow it is per-call text the server added).
+  const pending = newest !== undefined && !messages.slice(newest.index + 1).some((message) => message.type === 'ai' || message.type === 'tool');
+  const expression = lastUser && pending ? CALCULATE_REQUEST.exec(lastUser.text)?.[1]?.trim() : undefined;
   if (calculator && expression) {
     const properties = Object.keys((calculator.function.parameters?.properties ?? {}) as Record<string, unknown>);
     const argumentName = properties.includes('expression') ? 'expression' : (properties[0] ?? 'expression');

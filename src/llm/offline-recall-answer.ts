@@ -3,8 +3,9 @@
  * message of its context that best answers it — a message auto-recall brought back (the recall slot) or one of the
  * window — and quotes it with its seq. Word overlap, deterministic; no model involved.
  */
-import type { BaseMessage } from '@langchain/core/messages';
-import { RECALL_HEADING } from '../core/context/build-recall-slot.js';
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { RECALL_END, RECALL_HEADING } from '../core/context/build-recall-slot.js';
+import { SERVER_NOTE_OPEN } from '../core/context/render-entries.js';
 
 /** Where a window message's transcript seq travels on its LangChain message (never sent to a provider). */
 export const TRANSCRIPT_SEQ_KEY = 'transcriptSeq';
@@ -46,19 +47,37 @@ export function contentTerms(text: string): Set<string> {
   return new Set(words.filter((word) => !STOP_WORDS.has(word) && (word.length > 2 || /\d/.test(word))).map(stem));
 }
 
-/** The messages of the recall slot (a system message under RECALL_HEADING), with their seqs. */
+/** The messages of the recall slot (user-level text under RECALL_HEADING, closed by RECALL_END), with their seqs. */
 function recalledMessages(messages: readonly BaseMessage[]): QuotableMessage[] {
-  const slot = messages.find((message) => message.type === 'system' && message.text.startsWith(RECALL_HEADING));
+  const slot = messages.find((message) => message.text.includes(RECALL_HEADING));
   if (!slot) return [];
   const found: QuotableMessage[] = [];
-  for (const line of slot.text.split('\n').slice(1)) {
+  const text = slot.text.slice(slot.text.indexOf(RECALL_HEADING));
+  for (const line of text.split('\n').slice(1)) {
+    if (line === RECALL_END) break;
     const header = RECALLED_LINE.exec(line);
     if (header) found.push({ seq: Number(header[1]), role: header[2]!, text: header[3] ?? '', source: 'recalled' });
     // The user's other chats (cross-thread recall) follow under their own heading: not this conversation's seqs.
     else if (line.startsWith('## ') || line.startsWith('[chat:')) break;
-    else if (found.length > 0) found[found.length - 1]!.text += `\n${line}`;
+    else if (found.length > 0) found[found.length - 1]!.text += `\n${line.replace(/^ {2}/, '')}`;
   }
   return found;
+}
+
+/**
+ * The user's newest message: the last human message that is neither the recall slot nor a server note (both are
+ * user-level text the server adds). In a strict pack the recall slot joined that message, in front: it is cut off.
+ */
+export function newestUserMessage(messages: readonly BaseMessage[]): { message: BaseMessage; index: number } | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index]!;
+    if (message.type !== 'human') continue;
+    const end = message.text.lastIndexOf(RECALL_END);
+    const text = end === -1 ? message.text : message.text.slice(end + RECALL_END.length).trim();
+    if (text === '' || text.startsWith(RECALL_HEADING) || text.startsWith(SERVER_NOTE_OPEN) || text.startsWith('[Server note]')) continue;
+    return { message: end === -1 ? message : new HumanMessage({ content: text, additional_kwargs: message.additional_kwargs }), index };
+  }
+  return undefined;
 }
 
 function roleOf(message: BaseMessage): string {
@@ -69,7 +88,8 @@ function roleOf(message: BaseMessage): string {
 function windowMessages(messages: readonly BaseMessage[], question: BaseMessage): QuotableMessage[] {
   return messages.flatMap((message) => {
     const seq = message.additional_kwargs?.[TRANSCRIPT_SEQ_KEY];
-    if (message === question || typeof seq !== 'number' || message.type === 'system') return [];
+    if (message === question || typeof seq !== 'number' || message.type === 'system' || message.text.startsWith(SERVER_NOTE_OPEN)) return [];
+    if (seq === question.additional_kwargs?.[TRANSCRIPT_SEQ_KEY]) return [];
     return [{ seq, role: roleOf(message), text: message.text, source: 'window' as const }];
   });
 }

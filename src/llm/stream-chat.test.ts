@@ -1,3 +1,4 @@
+import { promptCacheKeyOf, sendsPromptCacheKey } from './model-ports';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -47,6 +48,18 @@ async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
 }
 
 describe('streamChat over HTTP with ChatOpenAI', () => {
+  it('sends the same tools with tool_choice none when no call is allowed, and the prompt cache key', async () => {
+    stub.setResponder(() => replyWithText('No tools now.'));
+    const before = stub.requests.length;
+    await streamChat({ model: model(), messages: pack, tools, toolChoice: 'none', promptCacheKey: 'thread-key' });
+    const body = stub.requests[before]!.body;
+    expect(body.tools?.map((tool) => tool.function.name)).toEqual(tools.map((tool) => tool.function.name));
+    expect(body).toMatchObject({ tool_choice: 'none', prompt_cache_key: 'thread-key' });
+    await streamChat({ model: model(), messages: pack, tools });
+    expect(stub.requests[before + 1]!.body.tool_choice).toBeUndefined();
+    expect(stub.requests[before + 1]!.body.prompt_cache_key).toBeUndefined();
+  });
+
   it('streams text deltas and reports provider usage', async () => {
     stub.setResponder(() => replyWithText('The answer is forty two.'));
     const deltas: string[] = [];
@@ -54,7 +67,7 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join('')).toBe('The answer is forty two.');
     expect(result).toMatchObject({ text: 'The answer is forty two.', toolCalls: [], finishReason: 'stop' });
-    expect(result.usage).toEqual({ promptTokens: stub.requests[0]!.promptTokens, completionTokens: 6 });
+    expect(result.usage).toEqual({ promptTokens: stub.requests[0]!.promptTokens, completionTokens: 6, cachedTokens: 0 });
     expect(stub.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
@@ -216,5 +229,18 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
     tagged.callbacks = [{ handleChatModelStart: (_llm: unknown, _messages: unknown, _runId: string, _parent?: string, _extra?: unknown, tags?: string[]) => { seen.push(tags ?? []); } }];
     await streamChat({ model: tagged, messages: pack, callTags: ['summary'] });
     expect(seen).toEqual([['summary']]);
+  });
+});
+
+describe('sendsPromptCacheKey (PROMPT_CACHE_KEY)', () => {
+  it('auto: only to OpenAI\'s own API; on and off as said; never to the offline model', () => {
+    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible' })).toBe(true);
+    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1' })).toBe(true);
+    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe(false);
+    expect(sendsPromptCacheKey('on', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe(true);
+    expect(sendsPromptCacheKey('off', { provider: 'openai-compatible' })).toBe(false);
+    expect(sendsPromptCacheKey('on', { provider: 'offline' })).toBe(false);
+    expect(promptCacheKeyOf('a')).toMatch(/^[0-9a-f]{32}$/);
+    expect(promptCacheKeyOf('a')).not.toBe(promptCacheKeyOf('b'));
   });
 });

@@ -26,6 +26,10 @@ export interface StreamChatOptions {
   signal?: AbortSignal;
   /** Each non-empty text delta, in order. An error it throws ends the call and is rethrown as is. */
   onDelta?: (text: string) => void;
+  /** `none`: the tools stay in the request (same prompt prefix) but the model must not call one. */
+  toolChoice?: 'auto' | 'none';
+  /** Sent as `prompt_cache_key` (ChatOpenAI's `promptCacheKey` call option; other models ignore it). */
+  promptCacheKey?: string;
   /** LangChain run tags (e.g. `['summary']`), so callbacks and tracers can tell calls apart. */
   callTags?: string[];
   /** LangChain run metadata (e.g. `{ threadId }`). */
@@ -66,7 +70,9 @@ export async function streamChat(options: StreamChatOptions): Promise<StreamChat
       ...(signal && { signal }),
       ...(options.callTags && { tags: options.callTags }),
       ...(options.callMetadata && { metadata: options.callMetadata }),
-    });
+      ...(options.toolChoice && options.tools && options.tools.length > 0 && { tool_choice: options.toolChoice }),
+      ...(options.promptCacheKey && { promptCacheKey: options.promptCacheKey }),
+    } as Parameters<BaseChatModel['stream']>[1]);
     for await (const chunk of stream) {
       const content = fromAIMessageChunk(chunk);
       if (content.text.length > 0) {

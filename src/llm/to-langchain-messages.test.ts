@@ -49,9 +49,12 @@ describe('fromAIMessageChunk', () => {
     expect(fromAIMessageChunk(chunk)).toEqual({
       text: 'ab',
       toolCallDeltas: [{ index: 1, id: 'call_2', name: 'x', argumentsDelta: '{"a"' }],
-      usage: { promptTokens: 10, completionTokens: 3 },
+      usage: { promptTokens: 10, completionTokens: 3, cachedTokens: null },
       finishReason: 'tool_calls',
     });
+    // The provider's prompt-cache hits (OpenAI's cached_tokens) as LangChain surfaces them.
+    const cached = new AIMessageChunk({ content: '', usage_metadata: { input_tokens: 2048, output_tokens: 1, total_tokens: 2049, input_token_details: { cache_read: 1920 } } });
+    expect(fromAIMessageChunk(cached).usage).toEqual({ promptTokens: 2048, completionTokens: 1, cachedTokens: 1920 });
     expect(fromAIMessageChunk(new AIMessageChunk('plain'))).toEqual({ text: 'plain', toolCallDeltas: [], usage: null, finishReason: null });
   });
 });

@@ -17,6 +17,8 @@ import { TRANSCRIPT_SEQ_KEY } from './offline-recall-answer.js';
 export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens read from the provider's prompt cache (LangChain's `input_token_details.cache_read`); null when not reported. */
+  cachedTokens: number | null;
 }
 
 /** A fragment of a streamed tool call; fragments with the same `index` belong together. */
@@ -90,7 +92,7 @@ export function fromAIMessageChunk(chunk: AIMessageChunk): ChunkContent {
       ...(delta.name && { name: delta.name }),
       argumentsDelta: delta.args ?? '',
     })),
-    usage: usage ? { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens } : null,
+    usage: usage ? { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, cachedTokens: usage.input_token_details?.cache_read ?? null } : null,
     finishReason: typeof finishReason === 'string' ? finishReason : null,
   };
 }

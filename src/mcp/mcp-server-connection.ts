@@ -42,6 +42,12 @@ export interface McpConnectionOptions {
 
 const CLIENT_INFO = { name: 'split-context-chat', version: '0.1.0' };
 
+/** `tools/list` pages read at most, and tools kept at most, per listing: a server cannot page us forever. */
+export const MCP_MAX_LIST_PAGES = 20;
+export const MCP_MAX_TOOLS = 500;
+/** Tools-changed notifications within this many ms are one refresh (and refreshes never overlap). */
+export const MCP_REFRESH_DEBOUNCE_MS = 500;
+
 /**
  * One MCP server, kept connected: connects (stdio child process or Streamable HTTP), lists its tools, refreshes
  * them on a tools-changed notification, and after a crash (the stdio child exits, an HTTP call fails at the
@@ -58,6 +64,10 @@ export class McpServerConnection {
   private toolCount = 0;
   private closing = false;
   private stdio: StdioClientTransport | null = null;
+  /** A tools-changed refresh waiting for its debounce, or running; a notification meanwhile asks for one more. */
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
 
   constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {}
 
@@ -102,6 +112,7 @@ export class McpServerConnection {
     this.closing = true;
     this.state = 'stopped';
     clearTimeout(this.timer);
+    clearTimeout(this.refreshTimer);
     const client = this.current;
     this.current = null;
     await client?.close().catch((error: unknown) => this.options.log.debug({ err: error, server: this.config.name }, 'closing an MCP client failed'));
@@ -129,7 +140,7 @@ export class McpServerConnection {
         return false;
       }
       client.onclose = () => this.onClosed(client);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(client));
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRefresh(client));
       this.current = client;
       this.state = 'ready';
       this.attempt = 0;
@@ -150,12 +161,37 @@ export class McpServerConnection {
   private async listAll(client: Client, timeoutMs: number): Promise<ListedTool[]> {
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
+    let pages = 0;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
       tools.push(...page.tools);
       cursor = page.nextCursor;
-    } while (cursor);
-    return tools;
+      pages += 1;
+    } while (cursor && pages < MCP_MAX_LIST_PAGES && tools.length < MCP_MAX_TOOLS);
+    if (cursor || tools.length > MCP_MAX_TOOLS) {
+      this.options.log.warn({ server: this.config.name, pages, tools: tools.length, maxPages: MCP_MAX_LIST_PAGES, maxTools: MCP_MAX_TOOLS }, 'MCP server lists more tools than we read: the rest are left out');
+    }
+    return tools.slice(0, MCP_MAX_TOOLS);
+  }
+
+  /** A tools-changed notification: one refresh per burst, never two at once. */
+  private scheduleRefresh(client: Client): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.refreshing = this.refresh(client).finally(() => {
+        this.refreshing = null;
+        if (this.refreshAgain && client === this.current) {
+          this.refreshAgain = false;
+          this.scheduleRefresh(client);
+        }
+      });
+    }, MCP_REFRESH_DEBOUNCE_MS);
+    this.refreshTimer.unref();
   }
 
   private async refresh(client: Client): Promise<void> {

@@ -3,6 +3,7 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { z } from 'zod';
 import type { BackgroundStatus, BackgroundWork, Tool, ToolContext } from '../core/tools/types';
 import { ToolError } from '../core/tools/tool-error';
+import { isTransportFailure } from './is-transport-failure';
 import { mcpResultText, type McpCallResult } from './mcp-result-text';
 import type { ListedTool, McpServerConnection } from './mcp-server-connection';
 import { mcpToolName } from './mcp-tool-name';
@@ -15,12 +16,6 @@ function progressOf(update: { progress: number; total?: number; message?: string
   const progress = update.total && update.total > 0 ? Math.min(1, update.progress / update.total) : 0;
   const note = update.message ?? (update.total ? undefined : `${update.progress}`);
   return { progress, ...(note ? { note } : {}) };
-}
-
-/** True for failures of the connection itself (the server is gone), as opposed to an MCP error answer. */
-function isTransportFailure(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === -32000 /* connection closed */;
-  return error instanceof Error && error.name !== 'AbortError' && !/timed out|timeout/i.test(error.message);
 }
 
 function resultOrError(result: McpCallResult): string {

@@ -11,6 +11,7 @@ function observeModelCall(metrics: Metrics, call: ModelCallRecord): void {
   metrics.estimatedPromptTokens.inc(labels, call.estimatedPromptTokens);
   metrics.tokens.inc({ ...labels, direction: 'in' }, call.reportedPromptTokens ?? call.estimatedPromptTokens);
   if (call.reportedCompletionTokens !== null) metrics.tokens.inc({ ...labels, direction: 'out' }, call.reportedCompletionTokens);
+  if (call.reportedCachedTokens !== undefined && call.reportedCachedTokens !== null) metrics.cachedPromptTokens.inc(labels, call.reportedCachedTokens);
   if (call.reportedPromptTokens !== null && call.reportedPromptTokens > 0) {
     metrics.reportedPromptTokens.inc(labels, call.reportedPromptTokens);
     metrics.estimateRatio.observe(labels, call.estimatedPromptTokens / call.reportedPromptTokens);

@@ -16,6 +16,8 @@ export interface SocketDeps {
   transcript: TranscriptStore;
   turns: TurnStore;
   runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;
+  /** Stop across processes (HttpDeps.cancelTurn); default: this process only. */
+  cancelTurn?: (threadId: string) => Promise<boolean>;
   events: ThreadEventBus;
   settings: ContextSettings;
   /** The REST send limiter: one budget per user across REST and sockets. */

@@ -187,3 +187,29 @@ export interface AdminToolListDto {
   tools: AdminToolDto[];
   servers: AdminMcpServerDto[];
 }
+
+/** One group of the estimated costs (a UTC day, a user, a thread). */
+export interface CostRowDto {
+  key: string;
+  label: string;
+  calls: number;
+  promptTokens: number;
+  /** Prompt tokens the provider reported as read from its cache (0 where none were reported). */
+  cachedTokens: number;
+  completionTokens: number;
+  /** Estimated cost of the calls of priced models (MODEL_PRICES); null when none of the group's models has a price. */
+  cost: number | null;
+  /** Calls counted from our token estimate because the provider reported no usage: their cost is our estimate. */
+  estimatedCalls: number;
+  unpricedModels: string[];
+}
+
+/** GET /api/admin/costs. */
+export interface CostReportDto {
+  by: 'day' | 'user' | 'thread';
+  /** The calls counted were made since then. */
+  since: string;
+  /** Models MODEL_PRICES prices (no price is built in). */
+  pricedModels: string[];
+  rows: CostRowDto[];
+}

@@ -236,6 +236,8 @@ export interface ModelCallPointDto {
   transcriptTokens: number;
   /** The highest transcript seq at the time of the call. */
   throughSeq: number;
+  /** Prompt tokens the provider reported as read from its prompt cache; null when it did not report them. */
+  reportedCachedTokens: number | null;
 }
 
 /** GET /api/admin/threads/:id/model-calls: the newest calls (oldest first within the page), and older ones by cursor. */
@@ -315,6 +317,14 @@ export interface MessageContextDto {
   /** The provider's figure, when it reported usage. */
   reportedPromptTokens: number | null;
   reportedCompletionTokens: number | null;
+  /** Prompt tokens the provider reported as read from its prompt cache; null when it did not report them. */
+  reportedCachedTokens: number | null;
+  /**
+   * Where this call's prompt first differed from the thread's previous call's, computed when the call was made: the
+   * first differing pack message (-1: the tool schemas differed) and the estimated tokens before it (what a prompt
+   * cache could reuse). Null when no previous call was known (the first call, another server process, older calls).
+   */
+  promptDivergence: { messageIndex: number; tokensBefore: number } | null;
   /** The call followed a context-overflow answer and a synchronous fold. */
   overflowRetry: boolean;
   /** Window entries the budget guard left out. */

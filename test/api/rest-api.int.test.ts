@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -214,7 +215,7 @@ describe('REST API', () => {
       for (let turn = 1; turn <= 6; turn += 1) {
         const response = await tight.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: user.token, json: { content: `turn ${turn} CODE-${turn} ${'padding words '.repeat(60)}` } });
         last = (await response.json()) as SendMessageResponseDto;
-        expect(last.turn.status).toBe('complete');
+        expect(last.turn.status, JSON.stringify(last.messages.at(-1))).toBe('complete');
       }
       expect(small.requests.some((request) => request.rejection?.code === 'context_length_exceeded')).toBe(true);
       const revisions = await new pg.Client({ connectionString: tight.databaseUrl });
@@ -238,7 +239,12 @@ describe('REST API', () => {
     expect(context.tokens).toBeLessThanOrEqual(context.budget);
     await send(thread.id, { content: 'second question' });
     const request = stub.requests.at(-1);
-    expect(request?.body.messages.slice(0, 3).map((message) => message.content)).toEqual(context.messages.map((message) => message.content));
+    // The owner's preview hides the system prompt's text (its hash stands for it); the rest is what the model got.
+    const [prompt, ...rest] = context.messages;
+    expect(prompt).toMatchObject({ role: 'system', content: '', systemPrompt: { hidden: true } });
+    const sent = request!.body.messages.slice(0, 3).map((message) => String(message.content));
+    expect(createHash('sha256').update(sent[0] ?? '').digest('hex')).toBe(prompt?.systemPrompt?.hash);
+    expect(sent.slice(1)).toEqual(rest.map((message) => message.content));
     expect(lastUserText(request!.body)).toBe('second question');
     // Every chat call is recorded with our estimate next to the provider's count: they agree within 2%.
     const calls = (await db.query<{ estimated_prompt_tokens: number; reported_prompt_tokens: number }>(

@@ -3,13 +3,16 @@ import { lastUserText, replyWithText, replyWithToolCalls, type StubRequest } fro
 import { summaryResponder } from '../support/summary-stub';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot } from './support/session';
+import { SERVER_NOTE_OPEN } from '../../src/core/context';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
 
 const FOLLOW_UP = 'The background analysis is done: see the numbers above.';
 
 /** The model: asks for an analysis, acknowledges the handle, then answers the delivered result. */
 function chat(request: StubRequest) {
   const last = request.body.messages.at(-1);
-  if (last?.role === 'system') return replyWithText(FOLLOW_UP);
+  // A follow-up ends with the server's note (user-level text under SERVER_NOTE_OPEN).
+  if (last?.role === 'user' && wireContentText(last.content).startsWith(SERVER_NOTE_OPEN)) return replyWithText(FOLLOW_UP);
   if (last?.role === 'tool') return replyWithText('It is running; I will tell you when it is done.');
   const user = lastUserText(request.body);
   if (user === 'Analyze this thread') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 700 } }]);

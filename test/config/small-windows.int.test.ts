@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { SendMessageResponseDto, ServerInfoDto, ThreadDto } from '../../src/shared/api';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { startOpenAIStub } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -12,18 +12,10 @@ const TURNS = 60;
  * a 60-turn conversation folds, and no request, chat or summarizer, is ever over the window.
  */
 describe('windows from 2k to 1M tokens start on derived defaults', () => {
-  let stub: OpenAIStub;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
-  });
-  afterAll(async () => {
-    await stub?.close();
-  });
-
-  it.each([2048, 4096, 8192, 32_768, 128_000, 1_000_000])('carries a %i-token window through a folded 60-turn conversation', async (window) => {
-    stub.reset();
-    stub.setMaxContextTokens(window);
+  // The six deployments are independent (each its own app, database, Redis prefix and stub) and a turn mostly waits
+  // on the app, Postgres and Redis: they run at the same time.
+  it.concurrent.for([2048, 4096, 8192, 32_768, 128_000, 1_000_000])('carries a %i-token window through a folded 60-turn conversation', { timeout: 240_000 }, async (window, { expect }) => {
+    const stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder(), maxContextTokens: window });
     const app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, CHAT_MODEL: 'llama3.1:8b', CONTEXT_MAX_INPUT_TOKENS: String(window) } });
     try {
       const { token } = await app.guest();
@@ -54,6 +46,7 @@ describe('windows from 2k to 1M tokens start on derived defaults', () => {
       expect(JSON.stringify(chats.at(-1)?.body.messages[0]?.content)).toContain('Summary of the conversation so far');
     } finally {
       await app.stop();
+      await stub.close();
     }
-  }, 240_000);
+  });
 });

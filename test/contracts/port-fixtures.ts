@@ -1,10 +1,11 @@
-import type { AdminThreadStore, AuditStore, ExportReader, ModelCallRecord, ModelCallStore } from '../../src/core/ports';
+import type { AdminThreadStore, AuditStore, ExportReader, ForkStore, MemoryStore, ModelCallRecord, ModelCallStore } from '../../src/core/ports';
 import {
-  createMemoryAdminThreadStore, createMemoryAuditStore, createMemoryDatabase, createMemoryExportReader, createMemoryModelCallStore, createMemoryStores,
+  createMemoryAdminThreadStore, createMemoryAuditStore, createMemoryDatabase, createMemoryExportReader, createMemoryForkStore, createMemoryMemoryStore, createMemoryModelCallStore,
+  createMemoryStores,
   type Stores,
 } from '../fakes';
 
-/** The stores of the turn (store-fixtures.ts) plus the ports of the admin, the export and the call records. */
+/** The stores of the turn (store-fixtures.ts) plus the ports of the memory controls, the admin, the export and the call records. */
 export interface PortStores extends Stores {
   audit: AuditStore;
   calls: ModelCallStore;
@@ -12,6 +13,8 @@ export interface PortStores extends Stores {
   storedCalls(threadId: string): Promise<ModelCallRecord[]>;
   exportReader: ExportReader;
   admin: AdminThreadStore;
+  memory: MemoryStore;
+  forks: ForkStore;
 }
 
 export type MakePortStores = () => PortStores;
@@ -26,5 +29,7 @@ export function createMemoryPortStores(): PortStores {
     storedCalls: async (threadId) => database.calls.filter((call) => call.threadId === threadId).map((call) => structuredClone(call)),
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
+    memory: createMemoryMemoryStore(database),
+    forks: createMemoryForkStore(database),
   };
 }

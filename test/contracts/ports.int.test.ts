@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { ModelCallRecord } from '../../src/core/ports';
 import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
 import { createAuditRepository } from '../../src/db/audit-repository';
+import { createForkRepository } from '../../src/db/fork-repository';
 import { applyMigrations } from '../../src/db/migrate';
 import { createMemoryRepository } from '../../src/db/memory-repository';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
@@ -16,6 +17,8 @@ import { createTestDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
+import { describeForkStoreContract } from './fork-store.contract';
+import { describeMemoryStoreContract } from './memory-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import type { PortStores } from './port-fixtures';
 
@@ -43,6 +46,7 @@ beforeAll(async () => {
   database = await createTestDatabase('port-contracts');
   await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
   db = createDatabase({ url: database.url, poolSize: 4 });
+  const memory = createMemoryRepository(db);
   stores = {
     threads: createThreadRepository(db),
     transcript: createTranscriptRepository(db),
@@ -52,7 +56,9 @@ beforeAll(async () => {
     audit: createAuditRepository(db),
     calls: createModelCallRepository(db),
     storedCalls,
-    exportReader: createMemoryRepository(db),
+    exportReader: memory,
+    memory,
+    forks: createForkRepository(db),
     admin: createAdminThreadRepository(db),
   };
 });
@@ -65,3 +71,5 @@ describeAuditStoreContract('Postgres repositories', () => stores);
 describeModelCallStoreContract('Postgres repositories', () => stores);
 describeExportReaderContract('Postgres repositories', () => stores);
 describeAdminThreadStoreContract('Postgres repositories', () => stores);
+describeMemoryStoreContract('Postgres repositories', () => stores);
+describeForkStoreContract('Postgres repositories', () => stores);

@@ -32,6 +32,22 @@ export function describeToolRunStoreContract(name: string, make: MakeStores): vo
       expect(await stores.toolRuns.activeRunCounts({ threadId: thread.id, ownerId: thread.ownerId })).toEqual({ thread: 1, user: 1 });
     });
 
+    it('creates a run only within the caps it is given (thread, then user), refusing with AsyncRunCapReached', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const create = async (caps: { perThread: number; perUser: number }) => {
+        const { answer } = await exchange(stores, thread.id, 'run capped');
+        return stores.toolRuns.createRun({
+          threadId: thread.id, messageId: answer.id, toolCallId: `call-${randomUUID()}`, name: 'analyze', args: {}, startedAtSeq: answer.seq ?? 0,
+          caps: { ownerId: thread.ownerId, ...caps },
+        });
+      };
+      await create({ perThread: 2, perUser: 2 });
+      await expect(create({ perThread: 1, perUser: 5 })).rejects.toMatchObject({ name: 'AsyncRunCapReached', which: 'thread' });
+      await expect(create({ perThread: 5, perUser: 1 })).rejects.toMatchObject({ name: 'AsyncRunCapReached', which: 'user' });
+      expect(await stores.toolRuns.activeRunCounts({ threadId: thread.id, ownerId: thread.ownerId })).toEqual({ thread: 1, user: 1 });
+    });
+
     it('starts a run (attempts counted, again after a crash), saves progress, and keeps the first outcome', async () => {
       const stores = make();
       const thread = await newThread(stores);

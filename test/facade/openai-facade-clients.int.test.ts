@@ -62,6 +62,41 @@ describe('client tools through the OpenAI-compatible route', () => {
     expect(messages[1]?.toolCalls).toEqual([{ id: 'call_w1', name: 'get_weather', args: { city: 'Oslo' } }]);
   });
 
+  it('our inline tools run server-side, unseen: the answer joins the rounds\' texts, usage sums every upstream call', async () => {
+    const client = openaiClient(server);
+    server.stub.setResponder((request) => {
+      const last = request.body.messages.at(-1);
+      if (last?.role === 'tool') return replyWithText(`So it is ${wireContentText(last.content)}.`);
+      return replyWithToolCalls([{ id: 'call_c1', name: 'calculator', arguments: { expression: '6*7' } }], { text: 'Computing.' });
+    });
+    const before = server.stub.requests.length;
+    try {
+      const { data: stream, response } = await client.chat.completions.create({
+        model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'what is 6*7?' }],
+      }, { headers: { 'X-Thread-Id': 'server-tools' } }).withResponse();
+      let answer = '';
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        answer += chunk.choices[0]?.delta.content ?? '';
+        expect(chunk.choices[0]?.delta.tool_calls).toBeUndefined();
+        usage = chunk.usage ?? usage;
+      }
+      expect(answer).toBe('Computing.\n\nSo it is 6*7 = 42.');
+      const calls = server.stub.requests.slice(before);
+      expect(calls).toHaveLength(2);
+      expect(usage?.prompt_tokens).toBe(calls[0]!.promptTokens + calls[1]!.promptTokens);
+      // The next request carries the answer as the client saw it: recognised, a plain turn.
+      server.stub.reset();
+      const next = await client.chat.completions.create({
+        model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'what is 6*7?' }, { role: 'assistant', content: answer }, { role: 'user', content: 'thanks' }],
+      }, { headers: { 'X-Thread-Id': 'server-tools' } }).withResponse();
+      expect(next.response.headers.get('x-chat-thread-id')).toBe(response.headers.get('x-chat-thread-id'));
+      expect(next.data.choices[0]?.message.content).toBe('stub reply to: thanks');
+    } finally {
+      server.stub.reset();
+    }
+  });
+
   it('streams a client tool call as tool_calls deltas', async () => {
     const stream = await openaiClient(server).chat.completions.create({
       model: 'gpt-4o-mini', tools, stream: true, messages: [{ role: 'user', content: 'Weather there?' }],

@@ -1,15 +1,18 @@
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { useChatServer } from '../support/chat-server';
-import { echoResponder, replyWithError, type StubResponder } from '../support/openai-stub';
+import { echoResponder, replyWithError, replyWithText, type StubResponder } from '../support/openai-stub';
+import type { MessageDto } from '../../src/shared/api';
 import type { ChatServer } from '../support/chat-server';
 import { chatRequests, openaiClient } from './facade-kit';
 import { waitFor } from '../support/wait-for';
 
-/** Holds chat answers while `held` is set (to catch a conversation mid-answer); "fail" makes the upstream fail. */
+/** Holds chat answers while `held` is set (to catch a conversation mid-answer); "fail" makes the upstream fail; "story" streams slowly. */
 const gate = { held: null as Promise<void> | null, open: () => {} };
+const STORY = ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was ', 'a ', 'very ', 'long ', 'story.'];
 const responder: StubResponder = async (request) => {
   if (/fail/.test(JSON.stringify(request.body.messages.at(-1)))) return replyWithError(500, { message: 'upstream exploded' });
+  if (/story/.test(JSON.stringify(request.body.messages.at(-1)))) return replyWithText(STORY.join(''), { chunks: STORY, chunkDelayMs: 150 });
   if (gate.held) await gate.held;
   return echoResponder(request);
 };
@@ -66,5 +69,34 @@ describe('limits of the OpenAI-compatible route', () => {
     const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'please fail again' }] }, { headers: { 'X-Thread-Id': 'fail-stream' } });
     const consume = async () => { for await (const chunk of stream) void chunk; };
     await expect(consume()).rejects.toMatchObject({ error: { code: 'upstream_error', type: 'api_error' } });
+  });
+
+  it('a client that stops reading stops the answer; its next request with the part it got goes on in the same thread', async () => {
+    const guest = await server.guest();
+    const client = openaiClient(server, { apiKey: guest.token });
+    const headers = { 'X-Thread-Id': 'stopped' };
+    const controller = new AbortController();
+    const { data: stream, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'tell a story' }] }, { headers, signal: controller.signal }).withResponse();
+    const threadId = response.headers.get('x-chat-thread-id');
+    let partial = '';
+    await (async () => {
+      for await (const chunk of stream) {
+        partial += chunk.choices[0]?.delta.content ?? '';
+        if (partial.length > 'Once upon'.length) controller.abort();
+      }
+    })().catch(() => undefined);
+    expect(partial.length).toBeLessThan(STORY.join('').length);
+    let answer: MessageDto | undefined;
+    await waitFor(async () => {
+      const messages = ((await (await server.app.api(`/api/threads/${threadId}/messages`, { token: guest.token })).json()) as { messages: MessageDto[] }).messages;
+      answer = messages.find((message) => message.role === 'assistant');
+      return answer?.status === 'cancelled';
+    });
+    expect(answer?.content.length).toBeLessThan(STORY.join('').length);
+    const next = await client.chat.completions.create({
+      model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell a story' }, { role: 'assistant', content: partial }, { role: 'user', content: 'go on' }],
+    }, { headers }).withResponse();
+    expect(next.response.headers.get('x-chat-thread-id')).toBe(threadId);
+    expect(next.data.choices[0]?.message.content).toBe('stub reply to: go on');
   });
 });

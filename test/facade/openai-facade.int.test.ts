@@ -31,6 +31,10 @@ describe('the OpenAI-compatible front door with the official SDK', () => {
   it('lists CHAT_MODEL and its aliases', async () => {
     const models = await openaiClient(server).models.list();
     expect(models.data.map((model) => model.id)).toEqual(['gpt-4o-mini', 'split-store']);
+    // A service key lists them without naming an end user (a UI checks its connection so).
+    const viaKey = await openaiClient(server, { apiKey: SERVICE_KEY }).models.list();
+    expect(viaKey.data.map((model) => model.id)).toEqual(['gpt-4o-mini', 'split-store']);
+    await expect(openaiClient(server).models.retrieve('gpt-9')).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
   });
 
   it('a 30-turn chat sending its whole history: answers as the model streamed them, bounded packs with the summary, one thread', { timeout: 120_000 }, async () => {

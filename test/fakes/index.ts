@@ -4,6 +4,8 @@ export { createMemoryAuditStore } from './memory-audit-store';
 export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 export { createMemoryEventBus } from './memory-event-bus';
 export { createMemoryExportReader } from './memory-export-reader';
+export { createMemoryForkStore } from './memory-fork-store';
+export { createMemoryMemoryStore } from './memory-memory-store';
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySummaryStore } from './memory-summary-store';

@@ -7,11 +7,24 @@ import type { ToolRun } from '../../src/core/tools/types';
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
 export interface ThreadRow extends Thread {
   lease: { owner: string; expiresAt: number } | null;
+  /** What the last fresh context replaced, to undo it until the next message (MemoryStore.resetContext). */
+  contextResetUndo?: ContextResetUndo | null;
+}
+
+/** The thread's state before a fresh context, and its last seq then (any later message makes the reset final). */
+export interface ContextResetUndo {
+  contextStartSeq: number;
+  coveredThroughSeq: number;
+  summaryRevision: number;
+  summaryEncoding: string | null;
+  lastSeq: number;
 }
 
 /** A transcript row: the domain message plus what the store keeps beside it. */
 export interface MessageRow extends TranscriptMessage {
   encoding: string | null;
+  /** A fork's copy: the id of the message first written (the original has none). */
+  originMessageId?: string | null;
 }
 
 /** A context entry row (the window and the pins of a thread). */
@@ -23,6 +36,8 @@ export interface EntryRow extends ContextEntry {
 
 export interface RevisionRow extends SummaryRevisionRecord {
   threadId: string;
+  /** Where the revision's lineage starts (the thread's context start at the commit): a forget from there on taints it. */
+  contextStartSeq?: number;
 }
 
 /** A tool run row: the domain run plus the follow-up turn that delivers it and its last poll. */

@@ -28,6 +28,7 @@ export function createMemorySummaryStore(database: MemoryDatabase): SummaryStore
         threadId: commit.threadId, revision, author: commit.author, authorId: commit.authorId ?? null, text: commit.text, segmentEnds: commit.segmentEnds, tokens: commit.tokens,
         fromSeq: commit.fromSeq, throughSeq: commit.throughSeq, model: commit.model, tokensIn: commit.tokensIn, tokensOut: commit.tokensOut,
         durationMs: commit.durationMs, identifiersKept: commit.identifiersKept, identifiersTotal: commit.identifiersTotal, redacted: false, createdAt: now,
+        contextStartSeq: thread.contextStartSeq,
       });
       const folded = new Set(commit.foldedSeqs);
       database.entries = database.entries.filter((entry) => entry.threadId !== commit.threadId || entry.pinned || !folded.has(entry.seq));
@@ -41,7 +42,7 @@ export function createMemorySummaryStore(database: MemoryDatabase): SummaryStore
 
     async listRevisions(threadId) {
       return database.revisions.filter((revision) => revision.threadId === threadId).sort((a, b) => a.revision - b.revision)
-        .map(({ threadId: _threadId, ...revision }) => copy(revision));
+        .map(({ threadId: _threadId, contextStartSeq: _contextStartSeq, ...revision }) => copy(revision));
     },
 
     async threadsNeedingFold({ limit, minWindowTokens, minWindowMessages, maxInputTokens }) {

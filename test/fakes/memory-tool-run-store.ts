@@ -1,3 +1,4 @@
+import { AsyncRunCapReached } from '../../src/core/tools/async-run-cap';
 import type { ToolRunStore } from '../../src/core/ports';
 import { TERMINAL_RUN_STATUSES, type ToolRun } from '../../src/core/tools/types';
 import type { Turn } from '../../src/core/domain';
@@ -17,8 +18,14 @@ export function createMemoryToolRunStore(database: MemoryDatabase): ToolRunStore
   const noteOf = (runId: string) => database.messages.find((message) => message.toolRunId === runId && message.role === 'system');
   const now = () => new Date();
   return {
-    async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq }) {
+    async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq, caps }) {
       if (!database.threads.has(threadId) || !byId(database.messages, messageId)) throw new Error('foreign key: no such thread or message');
+      if (caps) {
+        // Synchronous from the count to the insert: as atomic as the real store's lock.
+        const active = database.toolRuns.filter((run) => (run.status === 'queued' || run.status === 'running') && database.threads.get(run.threadId)?.ownerId === caps.ownerId);
+        if (active.filter((run) => run.threadId === threadId).length >= caps.perThread) throw new AsyncRunCapReached('thread');
+        if (active.length >= caps.perUser) throw new AsyncRunCapReached('user');
+      }
       const id = newId();
       const created = now();
       const run: ToolRunRow = {

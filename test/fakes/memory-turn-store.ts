@@ -220,7 +220,7 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
 }
 
 /** Marks the non-user messages after `userSeq` superseded and drops their context entries, pinned ones included. */
-function supersedeAnswersAfter(database: MemoryDatabase, threadId: string, userSeq: number): void {
+export function supersedeAnswersAfter(database: MemoryDatabase, threadId: string, userSeq: number): void {
   const answers = database.messages.filter((message) => message.threadId === threadId && message.seq !== null && message.seq > userSeq
     && message.role !== 'user' && !message.superseded && !message.deleted);
   for (const message of answers) Object.assign(message, { superseded: true, pinned: false });

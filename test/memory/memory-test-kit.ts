@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { IDLE_FOLD_JOB } from '../../src/jobs/queue-names';
 import { expect } from 'vitest';
 import type { ContextPackDto, MessageDto, SendMessageResponseDto, ThreadDetailDto, ThreadDto } from '../../src/shared/api';
 import type { ThreadEvent } from '../../src/shared/events';
@@ -58,10 +59,26 @@ export function memoryKit(target: TestApp | KitTarget, guestToken?: string) {
 }
 
 /** Waits until the summary queue has nothing waiting, running or delayed. */
+/**
+ * The text of a context preview's leading system message as the model gets it after the system prompt: the preview
+ * splits that message into the system prompt (hidden from owners) and what follows it (saved memories, summary).
+ */
+export function leadingText(pack: ContextPackDto): string {
+  const leading: string[] = [];
+  for (const message of pack.messages) {
+    if (message.role !== 'system' || message.seq !== undefined) break;
+    leading.push(message.content);
+  }
+  return leading.join('\n\n');
+}
+
 export async function waitForIdleSummaryQueue(app: TestApp): Promise<void> {
   await waitFor(async () => {
-    const counts = await app.application.folds.queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
-    return Object.values(counts).every((count) => count === 0);
+    const { queue } = app.application.folds;
+    const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
+    // A thread's idle fold waits PROMPT_CACHE_TTL (minutes) after its last turn: not work the queue has to do now.
+    const delayed = await queue.getJobs(['delayed']);
+    return Object.values(counts).every((count) => count === 0) && delayed.every((job) => job.name === IDLE_FOLD_JOB);
   }, { timeoutMs: 30_000, what: 'the summary queue to be idle' });
 }
 

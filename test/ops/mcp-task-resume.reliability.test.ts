@@ -7,14 +7,14 @@ import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type 
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, isServerNote, type ThreadHelpers } from '../tools/tool-test-kit';
 
 // Issue 15: an MCP task submitted by one worker process is finished by another after the first is SIGKILLed:
 // the second resumes polling the same task by its id (stored in Postgres) and never calls the tool again.
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The remote job has ended.');
+  if (isServerNote(last)) return replyWithText('The remote job has ended.');
   if (last?.role === 'tool') return replyWithText('It runs on the remote server.');
   if (lastUserText(request.body) === 'remote job') return replyWithToolCalls([{ name: 'remote__slow_job', arguments: { label: 'kappa', steps: 12, stepMs: 500 } }]);
   return replyWithText('ok');

@@ -12,6 +12,8 @@ import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
+import { SERVER_NOTE_OPEN } from '../../src/core/context';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
@@ -24,10 +26,13 @@ const FOLLOW_UP_REPLY = 'The background analysis is done.';
  */
 function chat(request: StubRequest) {
   const last = request.body.messages.at(-1);
-  if (last?.role === 'system') return replyWithText(FOLLOW_UP_REPLY);
+  // A follow-up ends with the server's note (user-level text under SERVER_NOTE_OPEN).
+  if (last?.role === 'user' && wireContentText(last.content).startsWith(SERVER_NOTE_OPEN)) return replyWithText(FOLLOW_UP_REPLY);
   if (last?.role === 'tool') return replyWithText('It is running in the background.');
   const user = lastUserText(request.body);
   if (user === 'analyze in the background') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 100 } }]);
+  // A long answer (about 30 s): stopped long before it ends.
+  if (user === 'take your time') return replyWithText('', { chunks: Array.from({ length: 150 }, (_, index) => `slow-${index} `), chunkDelayMs: 200 });
   return replyWithText('', { chunks: Array.from({ length: 10 }, (_, index) => `${index === 0 ? `answer to ${user}:` : ''} part-${index}`), chunkDelayMs: 60 });
 }
 
@@ -126,5 +131,26 @@ describe('two serve processes and a worker on one Postgres and Redis', () => {
       await waitFor(() => eventsOf(tab, 'message-end').some((event) => (event.message as MessageDto).content === FOLLOW_UP_REPLY), { timeoutMs: 30_000, what: 'the follow-up answer on both tabs' });
     }
     expect(eventsOf(tabB, 'message-end').filter((event) => (event.message as MessageDto).content === FOLLOW_UP_REPLY)).toHaveLength(1);
+  }, 120_000);
+
+  it('stops a turn from a tab on the other process: the Stop is carried to the process running it', async () => {
+    const { token } = (await (await fetch(`${baseA}/api/auth/guest`, { method: 'POST' })).json()) as { token: string };
+    const thread = (await (await fetch(`${baseA}/api/threads`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' })).json()) as ThreadDto;
+    const tabA = await openTab({ baseUrl: baseA }, token);
+    const tabB = await openTab({ baseUrl: baseB }, token);
+    tabs.push(tabA, tabB);
+    for (const tab of [tabA, tabB]) expect((await tab.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
+    // Sent through A: the turn runs in process A.
+    const sent = await tabA.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'take your time', clientMessageId: 'slow-1' });
+    if (!sent.response.ok) throw new Error(sent.response.error.message);
+    await waitFor(() => eventsOf(tabB, 'message-delta').length > 0, { timeoutMs: 30_000, what: 'the answer to stream' });
+
+    const stopped = Date.now();
+    const cancel = await tabB.request('turn-cancel', { threadId: thread.id });
+    expect(cancel.response).toMatchObject({ ok: true, cancelled: true });
+    for (const tab of [tabA, tabB]) {
+      await waitFor(() => eventsOf(tab, 'turn-end').some((event) => event.status === 'cancelled'), { timeoutMs: 15_000, what: 'turn-end cancelled on both tabs' });
+    }
+    expect(Date.now() - stopped).toBeLessThan(15_000);
   }, 120_000);
 });

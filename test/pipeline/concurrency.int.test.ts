@@ -1,28 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
-import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText } from '../support/openai-stub';
 
 const DELAY_MS = 400;
 
 describe('turn serialization', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let token: string;
+  // Every answer takes DELAY_MS before its first byte, so overlapping turns would show.
+  const server = useChatServer({ stub: { responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }) } });
 
-  beforeAll(async () => {
-    // Every answer takes DELAY_MS before its first byte, so overlapping turns would show.
-    stub = await startOpenAIStub({ responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url } });
-    ({ token } = await app.guest());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
-
-  const newThread = async () => (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-  const send = (threadId: string, content: string) => app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } });
+  const newThread = async () => (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+  const send = (threadId: string, content: string) => server.app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token: server.token, json: { content } });
 
   it('runs two concurrent sends to one thread as two complete turns, one after the other', async () => {
     const thread = await newThread();
@@ -34,29 +22,29 @@ describe('turn serialization', () => {
       expect(body.turn.status).toBe('complete');
       expect(body.messages.at(-1)?.content).toBe(`answer to ${body.userMessage.content}`);
     }
-    const page = (await (await app.api(`/api/threads/${thread.id}/messages`, { token })).json()) as { messages: MessageDto[] };
+    const page = (await (await server.app.api(`/api/threads/${thread.id}/messages`, { token: server.token })).json()) as { messages: MessageDto[] };
     const roles = page.messages.map((message) => `${message.seq}:${message.role}`);
     expect(roles).toEqual(['1:user', '2:assistant', '3:user', '4:assistant']);
     // Each answer directly follows its own question, and the second turn's request saw the first turn whole.
     expect(page.messages[1]?.content).toBe(`answer to ${page.messages[0]?.content}`);
     expect(page.messages[3]?.content).toBe(`answer to ${page.messages[2]?.content}`);
-    const secondRequest = stub.requests.find((request) => lastUserText(request.body) === page.messages[2]?.content);
+    const secondRequest = server.stub.requests.find((request) => lastUserText(request.body) === page.messages[2]?.content);
     expect(secondRequest?.body.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
   });
 
   it('runs sends to 20 threads in parallel without serializing them', async () => {
     const slow = 2000;
-    stub.setResponder((request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: slow }));
+    server.stub.setResponder((request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: slow }));
     const threads = await Promise.all(Array.from({ length: 20 }, () => newThread()));
-    const before = stub.requests.length;
+    const before = server.stub.requests.length;
     const responses = await Promise.all(threads.map((thread, index) => send(thread.id, `parallel ${index}`)));
     expect(responses.every((response) => response.status === 201)).toBe(true);
     // All 20 model requests were in flight together: each arrived before the first one could have been answered.
     // Serialized, they would arrive at least `slow` ms apart.
-    const arrivals = stub.requests.slice(before).map((request) => request.receivedAt);
+    const arrivals = server.stub.requests.slice(before).map((request) => request.receivedAt);
     expect(arrivals).toHaveLength(20);
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(slow);
-    stub.setResponder((request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }));
+    server.stub.setResponder((request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }));
   });
 
   it('refuses a send beyond the queue bound with BUSY and stores nothing for it', async () => {
@@ -66,7 +54,7 @@ describe('turn serialization', () => {
     // One running turn plus MAX_QUEUED_TURNS (5) waiting are accepted; the rest get 409 BUSY.
     expect(statuses.filter((status) => status === 201)).toHaveLength(6);
     expect(statuses.filter((status) => status === 409)).toHaveLength(2);
-    const page = (await (await app.api(`/api/threads/${thread.id}/messages`, { token })).json()) as { messages: MessageDto[] };
+    const page = (await (await server.app.api(`/api/threads/${thread.id}/messages`, { token: server.token })).json()) as { messages: MessageDto[] };
     expect(page.messages.filter((message) => message.role === 'user')).toHaveLength(6);
   });
 });

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { Queue } from 'bullmq';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreadDto } from '../../src/shared/api';
@@ -8,6 +9,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
+import { IDLE_FOLD_JOB, SUMMARY_QUEUE } from '../../src/jobs/queue-names';
 
 const POLICY = { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' };
 
@@ -16,12 +18,18 @@ describe('a worker killed during a summary call', () => {
   let app: TestApp;
   let dataDir: string;
   const workers: WorkerProcess[] = [];
+  let first: WorkerProcess;
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ delayMs: 60_000 }) });
     // The HTTP side only: folds run in separate worker processes.
     app = await startTestApp({ mode: 'serve', env: { OPENAI_BASE_URL: stub.url, ...POLICY } });
     dataDir = await makeServiceTempDir('chat-worker-');
+    // The first worker process boots here (seconds on a busy machine); it has nothing to do until the test's turns
+    // reach the trigger.
+    first = startWorkerProcess(workerEnv());
+    workers.push(first);
+    await first.ready;
   });
   afterAll(async () => {
     for (const worker of workers) await worker.kill();
@@ -43,9 +51,6 @@ describe('a worker killed during a summary call', () => {
       expect(response.status).toBe(201);
     }
 
-    const first = startWorkerProcess(workerEnv());
-    workers.push(first);
-    await first.ready;
     await waitFor(() => stub.requests.some((request) => request.kind === 'summary'), { timeoutMs: 20_000, what: 'the summary call' });
     await first.kill('SIGKILL');
 
@@ -59,8 +64,19 @@ describe('a worker killed during a summary call', () => {
     await client.connect();
     try {
       await waitFor(async () => (await client.query('SELECT 1 FROM summary_revisions WHERE thread_id = $1', [thread.id])).rowCount === 1, { timeoutMs: 30_000, what: 'the fold to complete after the restart' }).catch((error: unknown) => { throw new Error(`${String(error)}\nsecond worker: ${second.output().slice(-3000)}\nstub: ${stub.requests.map((r) => r.kind + ':' + r.status).join(',')}`); });
-      // Give a duplicate run every chance to show up before checking there is none.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // A duplicate run could only come from a fold job still queued or running: wait until the summary queue has
+      // none left (every job settled), then check there is one revision.
+      const queue = new Queue(SUMMARY_QUEUE, { connection: { url: app.redisUrl }, prefix: app.prefix });
+      try {
+        await waitFor(async () => {
+          const counts = await queue.getJobCounts('waiting', 'active', 'prioritized', 'completed');
+          // The thread's idle fold waits PROMPT_CACHE_TTL (minutes) after its last turn: delayed, and not a fold job.
+          const delayedFolds = (await queue.getJobs(['delayed'])).filter((job) => job.name !== IDLE_FOLD_JOB);
+          return counts.completed! >= 1 && counts.waiting === 0 && counts.active === 0 && delayedFolds.length === 0 && counts.prioritized === 0;
+        }, { timeoutMs: 30_000, intervalMs: 100, what: 'the summary queue to settle' });
+      } finally {
+        await queue.close();
+      }
       const revisions = await client.query<{ from_seq: number; through_seq: number; text: string }>('SELECT from_seq, through_seq, text FROM summary_revisions WHERE thread_id = $1', [thread.id]);
       expect(revisions.rows).toHaveLength(1);
       const revision = revisions.rows[0]!;

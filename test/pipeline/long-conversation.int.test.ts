@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
@@ -10,7 +10,8 @@ const BUDGET_INPUT = 4000;
 const RESERVED = 500;
 
 // `strict`: CHAT_TEMPLATE_COMPAT=strict against a stub that answers 400 like a strict chat template (vLLM, Ollama).
-describe.each([{ compat: 'openai' }, { compat: 'strict' }] as const)('a long conversation over REST against an OpenAI-compatible stub ($compat)', ({ compat }) => {
+// The two deployments are independent (app, database, Redis prefix, stub) and a turn mostly waits: they run at once.
+describe.concurrent.each([{ compat: 'openai' }, { compat: 'strict' }] as const)('a long conversation over REST against an OpenAI-compatible stub ($compat)', ({ compat }) => {
   let stub: OpenAIStub;
   let app: TestApp;
   let token: string;
@@ -31,7 +32,7 @@ describe.each([{ compat: 'openai' }, { compat: 'strict' }] as const)('a long con
     await stub?.close();
   });
 
-  it('keeps every message in the transcript while the context stays bounded and summarized', async () => {
+  it('keeps every message in the transcript while the context stays bounded and summarized', async ({ expect }) => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: { title: 'long' } })).json()) as ThreadDto;
     const turns = 64;
     for (let turn = 1; turn <= turns; turn += 1) {

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { RECALL_HEADING, SERVER_NOTE_OPEN } from '../../src/core/context';
 import { defineTool } from '../../src/core/tools';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { memoryKit } from '../memory/memory-test-kit';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText, replyWithToolCalls, type StubRequest } from '../support/openai-stub';
 import { summaryResponder } from '../support/summary-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { assertRequestsValid, classifyRequest } from '../tools/tool-test-kit';
 
@@ -16,7 +17,7 @@ const turnsOf = (request: StubRequest) => request.body.messages.map((message) =>
 function chat(request: StubRequest) {
   const last = turnsOf(request).at(-1)?.text ?? '';
   if (last.startsWith('[Tool result')) return replyWithText(`the tool said: ${last.split('\n')[1] ?? ''}`);
-  if (last.startsWith('[Server note] Result of late_report')) return replyWithText('the background report is in');
+  if (last.startsWith(SERVER_NOTE_OPEN) && last.includes('Result of late_report')) return replyWithText('the background report is in');
   const user = lastUserText(request.body);
   if (user === 'echo please') return replyWithToolCalls([{ name: 'quick_echo', arguments: { text: 'ID-42' } }]);
   if (user === 'report in the background please') return replyWithToolCalls([{ name: 'late_report', arguments: {} }]);
@@ -24,15 +25,10 @@ function chat(request: StubRequest) {
 }
 
 describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system message, alternation, no tool role)', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
-  let kit: ReturnType<typeof memoryKit>;
-  let budget: number;
-
-  beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, strictTemplate: true, responder: summaryResponder({ chat }) });
-    app = await startTestApp({
-      env: { OPENAI_BASE_URL: stub.url, CHAT_TEMPLATE_COMPAT: 'strict', SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
+  const server = useChatServer({
+    stub: { classifyRequest, strictTemplate: true, responder: summaryResponder({ chat }) },
+    env: { CHAT_TEMPLATE_COMPAT: 'strict', SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
+    app: {
       tuning: {
         extraTools: [
           defineTool({ name: 'quick_echo', description: 'Echoes its text.', mode: 'inline', schema: z.object({ text: z.string() }), run: async ({ text }) => `echo ${text}` }),
@@ -42,21 +38,22 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
           }),
         ],
       },
-    });
-    kit = memoryKit(app, (await app.guest()).token);
-    budget = app.application.deps.settings.budget;
+    },
   });
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
+  let kit: ReturnType<typeof memoryKit>;
+  let budget: number;
+
+  beforeAll(() => {
+    kit = memoryKit(server.app, server.token);
+    budget = server.app.application.deps.settings.budget;
   });
 
-  const chats = () => stub.requests.filter((request) => request.kind === 'chat');
+  const chats = () => server.stub.requests.filter((request) => request.kind === 'chat');
 
   it('carries a pinned message and the summary through folds in strictly alternating packs', async () => {
     const thread = await kit.createThread();
     const first = await kit.send(thread.id, 'Keep this: the gate code is 4471-B.');
-    expect((await app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token: kit.token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token: kit.token })).status).toBe(200);
     for (let turn = 1; turn <= 5; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${600 + turn} noted.`);
     await kit.waitForFoldThrough(thread.id, 6);
     await kit.send(thread.id, 'What is the gate code?');
@@ -67,18 +64,21 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     // The pinned message (its answer not pinned) merges with the window's first user turn: one user turn.
     expect(last[1]?.role).toBe('user');
     expect(last[1]?.text.startsWith('Keep this: the gate code is 4471-B.\n\n')).toBe(true);
-    expect(last.at(-1)).toEqual({ role: 'user', text: 'What is the gate code?' });
-    assertRequestsValid(stub, budget);
+    // The per-call parts (here the recall slot) join the newest user turn, after the user's own text.
+    expect(last.at(-1)?.role).toBe('user');
+    expect(last.at(-1)?.text.startsWith('What is the gate code?\n\n')).toBe(true);
+    expect(last.at(-1)?.text).toContain(RECALL_HEADING);
+    assertRequestsValid(server.stub, budget);
   });
 
   it('starts a fresh context that opens with the next user message', async () => {
     const thread = await kit.createThread();
     await kit.send(thread.id, 'old topic one');
     await kit.send(thread.id, 'old topic two');
-    expect((await app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: kit.token })).status).toBe(201);
+    expect((await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: kit.token })).status).toBe(201);
     await kit.send(thread.id, 'a new topic');
     expect(turnsOf(chats().at(-1)!).map((message) => message.role)).toEqual(['system', 'user']);
-    assertRequestsValid(stub, budget);
+    assertRequestsValid(server.stub, budget);
   });
 
   it('runs tools: calls and results reach the model as alternating text, and a late async result as a server note', async () => {
@@ -95,6 +95,8 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     const followUp = turnsOf(chats().at(-1)!);
     expect(followUp.at(-1)?.role).toBe('user');
     expect(followUp.at(-1)?.text).toContain('report: ID-77 shipped');
-    assertRequestsValid(stub, budget);
+    // The async result is user-level text, labelled as the server's and delimited.
+    expect(followUp.at(-1)?.text.startsWith(SERVER_NOTE_OPEN)).toBe(true);
+    assertRequestsValid(server.stub, budget);
   });
 });

@@ -4,7 +4,7 @@ import { RUN_DISCARDED_BY_FORGET } from '../../src/db/memory-repository';
 import { useChatServer } from '../support/chat-server';
 import { lastUserText, replyWithText, replyWithToolCalls, type StubReply, type StubRequest } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
-import { classifyRequest, condenseReply, lastMessage, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
+import { classifyRequest, condenseReply, lastMessage, threadHelpers, isServerNote, type ThreadHelpers } from '../tools/tool-test-kit';
 
 const SECRET = 'CODE-4242';
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
@@ -16,7 +16,7 @@ describe('a forget vs the async tool runs that read the transcript before it', (
 
   function chat(request: StubRequest): StubReply {
     const last = lastMessage(request);
-    if (last?.role === 'system') return replyWithText('The background work ended.');
+    if (isServerNote(last)) return replyWithText('The background work ended.');
     if (last?.role === 'tool') return replyWithText('It is running.');
     const user = lastUserText(request.body);
     if (user === 'analyze slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 1500 } }]);

@@ -13,6 +13,8 @@ import { z } from 'zod';
  * - `slow_job` (task-based: taskSupport optional): `steps` steps of `stepMs` each, progress notifications and a
  *   status message per step, result `job <label> done after N steps`; `fail: true` fails at the last step;
  *   cancellable (the cancel is recorded in `cancelled`);
+ * - `malformed` (inline): answers a result that is not a valid CallToolResult (a content item of an unknown type),
+ *   so the client's result-schema check fails while the connection is fine;
  * - `addTool(name)` registers one more tool at run time (clients get a tools-changed notification).
  * Tasks are kept across sessions (a second worker resumes a first one's task by its id).
  * `requireToken` makes every request without `Authorization: Bearer <token>` a 401.
@@ -80,6 +82,10 @@ export async function startMcpTestServer(options: { requireToken?: string; port?
     server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {
       count('add');
       return { content: [{ type: 'text', text: `${a} + ${b} = ${a + b}` }] };
+    });
+    server.registerTool('malformed', { description: 'Answers a malformed result.', inputSchema: {} }, async () => {
+      count('malformed');
+      return { content: [{ type: 'no-such-type', value: 42 }] } as never;
     });
     server.experimental.tasks.registerToolTask('slow_job', {
       description: 'A slow background job that reports progress; can fail on demand.',

@@ -39,6 +39,8 @@ export interface StubRequest {
   kind: string;
   /** Prompt tokens counted as OpenAI does. */
   promptTokens: number;
+  /** Prompt tokens reported as cached (with the stub's `promptCache`; absent otherwise). */
+  cachedTokens?: number;
   /** The bearer token the client sent. */
   apiKey: string | null;
   /** Set when the stub rejected the request itself (validation or context length). */
@@ -133,12 +135,12 @@ function completionTokens(model: string, text: string, toolCalls: WireToolCall[]
   return tokens;
 }
 
-function usageOf(promptTokens: number, outputTokens: number) {
+function usageOf(promptTokens: number, outputTokens: number, cachedTokens = 0) {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: outputTokens,
     total_tokens: promptTokens + outputTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: cachedTokens, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
@@ -162,7 +164,7 @@ export function sendCompletion({ response, reply, record, completion }: { respon
     ...completion,
     object: 'chat.completion',
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
-    usage: usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls)),
+    usage: usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls), record.cachedTokens),
     service_tier: 'default',
     system_fingerprint: 'fp_stub',
   });
@@ -232,7 +234,7 @@ export async function streamReply({ response, reply, record, completion, closed 
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : ((reply as TextReply).finishReason ?? 'stop');
   await writeChunk({}, finishReason);
   if (includeUsage && !(reply as StreamTiming).omitUsage) {
-    const usage = usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls));
+    const usage = usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls), record.cachedTokens);
     await write(response, `data: ${JSON.stringify({ ...completion, object: 'chat.completion.chunk', service_tier: 'default', system_fingerprint: 'fp_stub', choices: [], usage })}\n\n`);
   }
   await write(response, 'data: [DONE]\n\n');

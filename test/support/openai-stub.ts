@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { wireContentText } from '../../src/llm/count-chat-tokens.js';
+import { CACHE_STEP_TOKENS, PromptCacheEmulator } from './prompt-cache-emulator.js';
 import { publishedPromptTokens } from './published-token-count.js';
 import {
   sendCompletion,
@@ -60,6 +61,12 @@ export interface OpenAIStubOptions {
    * by this (usage, the context-length check). Default 1.
    */
   promptTokenScale?: number;
+  /**
+   * Report `usage.prompt_tokens_details.cached_tokens` as OpenAI's prompt cache would (see prompt-cache-emulator.ts:
+   * the longest prefix shared with an earlier prompt, both at least 1,024 tokens, in 128-token steps). Default false
+   * (0 cached tokens).
+   */
+  promptCache?: boolean;
 }
 
 export interface OpenAIStub {
@@ -117,7 +124,7 @@ const DEFAULT_MAX_CONTEXT_TOKENS = 128_000;
 export async function startOpenAIStub(options: OpenAIStubOptions = {}): Promise<OpenAIStub> {
   const startResponder = options.responder ?? echoResponder;
   const startMaxContextTokens = options.maxContextTokens ?? DEFAULT_MAX_CONTEXT_TOKENS;
-  const state = { responder: startResponder, maxContextTokens: startMaxContextTokens, requests: [] as StubRequest[], sequence: 0 };
+  const state = { responder: startResponder, maxContextTokens: startMaxContextTokens, requests: [] as StubRequest[], sequence: 0, cache: new PromptCacheEmulator() };
 
   const server = createServer((request, response) => {
     handleRequest({ request, response, options, state }).catch((error: unknown) => {
@@ -141,6 +148,7 @@ export async function startOpenAIStub(options: OpenAIStubOptions = {}): Promise<
     },
     reset: () => {
       state.requests.length = 0;
+      state.cache.clear();
       state.responder = startResponder;
       state.maxContextTokens = startMaxContextTokens;
     },
@@ -153,6 +161,7 @@ export async function startOpenAIStub(options: OpenAIStubOptions = {}): Promise<
 }
 
 interface StubState {
+  cache: PromptCacheEmulator;
   responder: StubResponder;
   maxContextTokens: number;
   requests: StubRequest[];
@@ -212,6 +221,8 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
     record.status = 400;
     return sendError(response, 400, overflow);
   }
+  // Never more than the prompt (the emulator reads the template's markup too), still in 128-token steps.
+  if (options.promptCache) record.cachedTokens = Math.min(state.cache.observe(body), Math.floor(promptTokens / CACHE_STEP_TOKENS) * CACHE_STEP_TOKENS);
   options.onRequest?.(record);
   const reply = await state.responder(record);
   record.status = reply.type === 'error' ? reply.status : 200;

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { inject } from 'vitest';
 import { loadEnv } from '../../src/config/env';
 import { createApplication, type Application, type ApplicationOptions, type ProcessMode } from '../../src/app/compose';
 import { createLogger, type Logger } from '../../src/app/logger';
-import { applyMigrations } from '../../src/db/migrate';
 import { createTestDatabase } from './databases';
 
 export interface TestApp {
@@ -21,16 +19,14 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-const migrationsDir = path.resolve(import.meta.dirname, '../../prisma/migrations');
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-
 /**
- * Starts the whole application in this process against a fresh migrated database on the test Postgres and
- * the test Redis under its own key prefix. `env` overrides the environment (e.g. OPENAI_BASE_URL of a stub).
+ * Starts the whole application in this process against a fresh migrated database on the test Postgres (a copy of
+ * the run's migrated template) and the test Redis under its own key prefix. `env` overrides the environment (e.g.
+ * OPENAI_BASE_URL of a stub).
  */
 export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string }; authSecret?: string; log?: Logger } = {}): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase('app'));
-  if (!options.database) await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
+  // A copy of the run's migrated template (global setup applied the migrations once).
+  const database = options.database ?? (await createTestDatabase('app', { migrated: true }));
   const prefix = options.env?.REDIS_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
   const redisUrl = options.env?.REDIS_URL ?? inject('redisUrl');
   const authSecret = options.authSecret ?? randomBytes(32).toString('hex');

@@ -3,18 +3,18 @@ import type { ToolRunDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, testTools, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, testTools, threadHelpers, isServerNote, serverNotesOf, type ThreadHelpers } from './tool-test-kit';
 
 const FOLLOW_UP_REPLY = 'Here is what the background work found.';
 let slowAnswerMs = 0;
 
 /** A follow-up request ends with the server's notes (system messages) instead of a user or tool message. */
-const isFollowUp = (request: StubRequest) => request.kind === 'chat' && lastMessage(request)?.role === 'system';
-const notesOf = (request: StubRequest) => request.body.messages.filter((message, index) => index > 0 && message.role === 'system').map(textOf);
+const isFollowUp = (request: StubRequest) => request.kind === 'chat' && isServerNote(lastMessage(request));
+const notesOf = serverNotesOf;
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText(FOLLOW_UP_REPLY);
+  if (isServerNote(last)) return replyWithText(FOLLOW_UP_REPLY);
   if (last?.role === 'tool') return replyWithText('It is running; I will tell you when it is done.', { firstByteDelayMs: slowAnswerMs });
   const user = lastUserText(request.body);
   if (user === 'analyze') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 250 } }]);

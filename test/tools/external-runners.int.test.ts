@@ -5,14 +5,14 @@ import type { ToolRunDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { classifyRequest, lastMessage, responder, threadHelpers, isServerNote, serverNotesOf, type ThreadHelpers } from './tool-test-kit';
 
 const SECRET = 'runner-secret-0123456789abcdef-0123456789';
 /** The own secret of the print_label runner (EXTERNAL_TOOLS `secret`): only it signs for that runner's runs. */
 const PRINTER_SECRET = 'printer-secret-9876543210fedcba-9876543210';
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
-const isFollowUp = (request: StubRequest) => request.kind === 'chat' && lastMessage(request)?.role === 'system';
-const notesOf = (request: StubRequest) => request.body.messages.filter((message, index) => index > 0 && message.role === 'system').map(textOf);
+const isFollowUp = (request: StubRequest) => request.kind === 'chat' && isServerNote(lastMessage(request));
+const notesOf = serverNotesOf;
 
 /** Runner protocol v2, computed independently of the server's code: `v2=` + HMAC-SHA256 of the request's parts. */
 function signature(input: { secret: string; timestamp: number; path: string; runId: string; body: string }): string {
@@ -34,7 +34,7 @@ interface RunnerRequest { path: string; body: string; payload: Record<string, un
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The render has ended.');
+  if (isServerNote(last)) return replyWithText('The render has ended.');
   if (last?.role === 'tool') return replyWithText('Rendering in the background.');
   const user = lastUserText(request.body);
   if (user === 'render') return replyWithToolCalls([{ name: 'render_video', arguments: { scene: 'sunset', seconds: 12 } }]);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { replyWithText, replyWithToolCalls, startOpenAIStub, lastUserText, type OpenAIStub, type StubRequest } from '../support/openai-stub';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useChatServer } from '../support/chat-server';
+import { replyWithText, replyWithToolCalls, lastUserText, type StubRequest } from '../support/openai-stub';
 import { assertRequestsValid, classifyRequest, lastMessage, responder, testTools, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
 
 const probe = { inlineCalls: [] as { name: string; start: number; end: number }[] };
@@ -39,20 +39,13 @@ function chat(request: StubRequest) {
 }
 
 describe('inline tools', () => {
-  let stub: OpenAIStub;
-  let app: TestApp;
+  const server = useChatServer({ stub: { classifyRequest, responder: responder(chat) }, env: { MAX_TOOL_ROUNDS: '3' }, app: { tuning: { extraTools: testTools(probe) } } });
   let helpers: ThreadHelpers;
 
   beforeAll(async () => {
-    stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, MAX_TOOL_ROUNDS: '3' }, tuning: { extraTools: testTools(probe) } });
-    helpers = await threadHelpers(app);
+    helpers = await threadHelpers(server.app);
   });
-  beforeEach(() => stub.reset());
-  afterAll(async () => {
-    await app?.stop();
-    await stub?.close();
-  });
+  beforeEach(() => server.stub.reset());
 
   it('runs a round trip: call, tool message, and the model continues with the result', async () => {
     const thread = await helpers.newThread();
@@ -65,7 +58,7 @@ describe('inline tools', () => {
     expect(tool?.content).toBe('(17 + 4) * 2 = 42');
     expect(answer?.content).toBe('Tools said: (17 + 4) * 2 = 42');
     // Tools are offered on every chat call, and the second call carries the exchange.
-    const chats = stub.requests.filter((request) => request.kind === 'chat');
+    const chats = server.stub.requests.filter((request) => request.kind === 'chat');
     expect(chats).toHaveLength(2);
     for (const request of chats) expect(request.body.tools?.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['calculator', 'current_time', 'read_tool_result', 'analyze_thread']));
     expect(chats[1]?.body.messages.slice(-2).map((message) => message.role)).toEqual(['assistant', 'tool']);
@@ -73,9 +66,9 @@ describe('inline tools', () => {
     const transcript = await helpers.messages(thread.id);
     expect(transcript.map((message) => `${message.seq}:${message.role}`)).toEqual(['1:user', '2:assistant', '3:tool', '4:assistant']);
     await helpers.send(thread.id, 'thanks');
-    const next = stub.requests.filter((request) => request.kind === 'chat').at(-1);
+    const next = server.stub.requests.filter((request) => request.kind === 'chat').at(-1);
     expect(next?.body.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
-    assertRequestsValid(stub, app.application.deps.settings.budget);
+    assertRequestsValid(server.stub, server.app.application.deps.settings.budget);
   });
 
   it('runs parallel calls concurrently and answers them in call order', async () => {
@@ -88,7 +81,7 @@ describe('inline tools', () => {
     const [one, two] = probe.inlineCalls;
     expect(one && two && one.start < two.end && two.start < one.end).toBe(true);
     expect(result.messages[4]?.content).toBe('Tools said: echo: one | echo: two | 2^10 = 1024');
-    assertRequestsValid(stub, app.application.deps.settings.budget);
+    assertRequestsValid(server.stub, server.app.application.deps.settings.budget);
   });
 
   it('reports failing, timed-out, invalid and unknown calls to the model, which recovers', async () => {
@@ -105,22 +98,24 @@ describe('inline tools', () => {
       // A call whose arguments are not JSON is stored (and answered) after the readable ones.
       expect.stringMatching(/^Error: the arguments of this calculator call were not valid JSON/),
     ]);
-    const followUp = stub.requests.filter((request) => request.kind === 'chat')[1];
+    const followUp = server.stub.requests.filter((request) => request.kind === 'chat')[1];
     expect(followUp?.body.messages.filter((message) => message.role === 'tool').map(textOf)).toEqual(tools);
     expect(result.messages.at(-1)?.content).toContain('Tools said: Error: explode failed');
     expect(JSON.stringify(result.messages)).not.toContain('10.0.0.7');
-    assertRequestsValid(stub, app.application.deps.settings.budget);
+    assertRequestsValid(server.stub, server.app.application.deps.settings.budget);
   });
 
-  it('stops offering tools after MAX_TOOL_ROUNDS rounds, so the turn ends with an answer', async () => {
+  it('allows no tool call after MAX_TOOL_ROUNDS rounds (same schemas, tool_choice none), so the turn ends with an answer', async () => {
     const thread = await helpers.newThread();
-    stub.setResponder(responder((request) => (request.body.tools ? replyWithToolCalls([{ name: 'calculator', arguments: { expression: '1+1' } }]) : replyWithText('enough tools'))));
+    server.stub.setResponder(responder((request) => (request.body.tool_choice !== 'none' ? replyWithToolCalls([{ name: 'calculator', arguments: { expression: '1+1' } }]) : replyWithText('enough tools'))));
     const result = await helpers.send(thread.id, 'loop');
     expect(result.turn.status).toBe('complete');
-    const chats = stub.requests.filter((request) => request.kind === 'chat');
-    expect(chats.map((request) => request.body.tools !== undefined)).toEqual([true, true, true, false]);
+    const chats = server.stub.requests.filter((request) => request.kind === 'chat');
+    expect(chats.map((request) => request.body.tool_choice ?? 'auto')).toEqual(['auto', 'auto', 'auto', 'none']);
+    // The tool list is the same on every call of the turn: the provider's prompt cache keeps matching.
+    expect(new Set(chats.map((request) => JSON.stringify(request.body.tools))).size).toBe(1);
     expect(result.messages.filter((message) => message.role === 'tool')).toHaveLength(3);
     expect(result.messages.at(-1)?.content).toBe('enough tools');
-    assertRequestsValid(stub, app.application.deps.settings.budget);
+    assertRequestsValid(server.stub, server.app.application.deps.settings.budget);
   });
 });

@@ -4,7 +4,7 @@ import type { ContextPackDto, MessageContextDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, bigReport, classifyRequest, lastMessage, responder, testTools, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, bigReport, classifyRequest, lastMessage, responder, testTools, textOf, threadHelpers, isServerNote, serverNoteText, type ThreadHelpers } from './tool-test-kit';
 
 const INLINE_TOKENS = 300;
 const READ_AT = 149_990;
@@ -99,8 +99,8 @@ describe('large tool results', () => {
     const result = await helpers.send(thread.id, 'background report please');
     const runId = /as run ([0-9a-f-]{36})/.exec(result.messages[1]?.content ?? '')?.[1];
     await waitFor(() => stub.requests.some((request) => textOf(lastMessage(request)).startsWith('Characters ')), { timeoutMs: 30_000, what: 'the follow-up reading the result' });
-    const followUp = stub.requests.find((request) => request.kind === 'chat' && lastMessage(request)?.role === 'system')!;
-    const note = textOf(lastMessage(followUp));
+    const followUp = stub.requests.find((request) => request.kind === 'chat' && isServerNote(lastMessage(request)))!;
+    const note = serverNoteText(lastMessage(followUp));
     expect(note).toMatch(new RegExp(`^Result of big_async_report \\(run ${runId}, started at seq \\d+\\):\\n\\[Condensed from`));
     expect(note).toContain(`read_tool_result(handle="${runId}", offset, length)`);
     expect(countTextTokens(note)).toBeLessThanOrEqual(INLINE_TOKENS + 40);

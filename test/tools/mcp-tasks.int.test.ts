@@ -4,15 +4,15 @@ import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type 
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, isServerNote, serverNotesOf, type ThreadHelpers } from './tool-test-kit';
 
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
-const isFollowUp = (request: StubRequest) => request.kind === 'chat' && lastMessage(request)?.role === 'system';
-const notesOf = (request: StubRequest) => request.body.messages.filter((message, index) => index > 0 && message.role === 'system').map(textOf);
+const isFollowUp = (request: StubRequest) => request.kind === 'chat' && isServerNote(lastMessage(request));
+const notesOf = serverNotesOf;
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The background job has ended.');
+  if (isServerNote(last)) return replyWithText('The background job has ended.');
   if (last?.role === 'tool') return replyWithText('It runs in the background.');
   const user = lastUserText(request.body);
   if (user === 'job') {

@@ -6,7 +6,7 @@ import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type 
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, textOf, threadHelpers, isServerNote, serverNoteText, type ThreadHelpers } from './tool-test-kit';
 
 const EVERYTHING = path.resolve(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -23,12 +23,12 @@ function everythingServers(extra: Record<string, unknown> = {}): string {
 }
 
 const offeredNames = (request: StubRequest) => (request.body.tools ?? []).map((tool) => tool.function.name);
-const isFollowUp = (request: StubRequest) => request.kind === 'chat' && lastMessage(request)?.role === 'system';
+const isFollowUp = (request: StubRequest) => request.kind === 'chat' && isServerNote(lastMessage(request));
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The long operation has finished.');
+  if (isServerNote(last)) return replyWithText('The long operation has finished.');
   if (last?.role === 'tool') return replyWithText(`Tool said: ${textOf(last)}`);
   const user = lastUserText(request.body);
   if (user === 'echo') return replyWithToolCalls([{ name: 'everything__echo', arguments: { message: 'hello from the model' } }]);
@@ -37,6 +37,7 @@ function chat(request: StubRequest) {
   if (user === 'weather') return replyWithToolCalls([{ name: 'everything__get-structured-content', arguments: { location: 'Chicago' } }]);
   if (user === 'long') return replyWithToolCalls([{ name: 'everything__trigger-long-running-operation', arguments: { duration: 2, steps: 4 } }]);
   if (user === 'add') return replyWithToolCalls([{ name: 'remote__add', arguments: { a: 2, b: 40 } }]);
+  if (user === 'malformed') return replyWithToolCalls([{ name: 'remote__malformed', arguments: {} }]);
   if (user === 'new tool') return replyWithToolCalls([{ name: 'remote__fresh_tool', arguments: {} }]);
   return replyWithText(`plain answer to ${user}`);
 }
@@ -118,6 +119,19 @@ describe('MCP tools (server-everything over stdio, the SDK test server over Stre
     expect(app.application.mcp!.statuses().find((status) => status.name === 'everything')).toMatchObject({ state: 'ready', restarts: 0 });
   });
 
+  it('keeps a server connected when it answers a call with an error (the server refused its own malformed result)', async () => {
+    const status = () => app.application.mcp!.statuses().find((candidate) => candidate.name === 'remote');
+    const before = status()?.restarts ?? 0;
+    const thread = await helpers.newThread();
+    const result = await helpers.send(thread.id, 'malformed');
+    expect(result.turn.status).toBe('complete');
+    expect(result.messages[1]?.content).toMatch(/^Error: remote__malformed failed/);
+    expect(remote.calls.get('malformed')).toBe(1);
+    // No restart: everyone else's calls on this server go on.
+    expect(status()).toMatchObject({ state: 'ready', restarts: before });
+    expect((await helpers.send(thread.id, 'add')).messages[1]?.content).toBe('2 + 40 = 42');
+  });
+
   it('runs an async MCP tool in the tools worker: its progress notifications reach the transcript and the events, then a follow-up', async () => {
     const thread = await helpers.newThread();
     const events = helpers.record(thread.id);
@@ -134,7 +148,7 @@ describe('MCP tools (server-everything over stdio, the SDK test server over Stre
     const progress = events.filter((event) => event.type === 'tool-progress' && event.runId === runId);
     expect(progress.map((event) => event.type === 'tool-progress' && event.progress)).toEqual(expect.arrayContaining([0.25, 0.5, 0.75]));
     const followUp = stub.requests.find(isFollowUp)!;
-    expect(textOf(lastMessage(followUp))).toContain(`Result of everything__trigger-long-running-operation (run ${runId}`);
+    expect(serverNoteText(lastMessage(followUp))).toContain(`Result of everything__trigger-long-running-operation (run ${runId}`);
   });
 
   it('refreshes the list on a tools-changed notification', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SERVER_NOTE_END, SERVER_NOTE_OPEN } from '../../src/core/context';
 import { defineTool, ToolError, type Tool } from '../../src/core/tools';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import type { ThreadEvent } from '../../src/shared/events';
@@ -16,6 +17,21 @@ export function classifyRequest(body: StubRequestBody): string {
 
 export const textOf = (message: WireChatMessage | undefined): string => (message ? wireContentText(message.content) : '');
 export const lastMessage = (request: StubRequest): WireChatMessage | undefined => request.body.messages.at(-1);
+
+/**
+ * Whether a message is one of the server's notes: an async result or notice of the window (user-level text opening
+ * with SERVER_NOTE_OPEN), or a per-call system note at a pack's end. A follow-up request ends with one.
+ */
+export const isServerNote = (message: WireChatMessage | undefined): boolean =>
+  message?.role === 'system' || (message?.role === 'user' && textOf(message).startsWith(SERVER_NOTE_OPEN));
+
+/** A server note's text without its label and end marker. */
+export const serverNoteText = (message: WireChatMessage | undefined): string =>
+  textOf(message).replace(`${SERVER_NOTE_OPEN}\n`, '').replace(`\n${SERVER_NOTE_END}`, '');
+
+/** The texts of a request's server notes (the leading system message excluded). */
+export const serverNotesOf = (request: StubRequest): string[] =>
+  request.body.messages.filter((message, index) => index > 0 && isServerNote(message)).map(serverNoteText);
 
 /** The condense stub: keeps every ID-n / ORD-n code it sees and says how many characters it read. */
 export function condenseReply(request: StubRequest): StubReply {

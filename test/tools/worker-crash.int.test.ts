@@ -7,14 +7,14 @@ import type { ToolRunDto } from '../../src/shared/api';
 import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, isServerNote, type ThreadHelpers } from './tool-test-kit';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 function chat(request: StubRequest) {
   const last = lastMessage(request);
-  if (last?.role === 'system') return replyWithText('The analysis is back.');
+  if (isServerNote(last)) return replyWithText('The analysis is back.');
   if (last?.role === 'tool') return replyWithText('Analysis started.');
   if (lastUserText(request.body) === 'analyze slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 1200 } }]);
   return replyWithText('ok');
@@ -31,6 +31,7 @@ describe('a tools worker killed during a run', () => {
   let helpers: ThreadHelpers;
   let dataDir: string;
   const workers: WorkerProcess[] = [];
+  let first: WorkerProcess;
 
   /** `npm run worker` as its own process (node with tsx's loader: one pid, so SIGKILL kills the worker itself). */
   async function startWorker(): Promise<WorkerProcess> {
@@ -61,6 +62,9 @@ describe('a tools worker killed during a run', () => {
     // is slowed down so the follow-up can only start through the worker's Redis kick.
     app = await startTestApp({ mode: 'serve', env: { OPENAI_BASE_URL: stub.url }, tuning: { sweepIntervalMs: 600_000 } });
     helpers = await threadHelpers(app);
+    // The first worker process boots here (several seconds on a busy machine): the test's own time is the crash,
+    // the retry and the follow-up, not the boot.
+    first = await startWorker();
   });
   afterAll(async () => {
     for (const worker of workers) {
@@ -73,7 +77,6 @@ describe('a tools worker killed during a run', () => {
   });
 
   it('is retried by another worker and reported exactly once', async () => {
-    const first = await startWorker();
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'analyze slowly');
     const runId = /as run ([0-9a-f-]{36})/.exec(result.messages[1]?.content ?? '')?.[1] ?? '';
@@ -103,7 +106,7 @@ describe('a tools worker killed during a run', () => {
     const notes = await app.application.db.contextEntry.findMany({ where: { threadId: thread.id, role: 'system' } });
     expect(notes).toHaveLength(1);
     expect(await app.application.db.turn.count({ where: { threadId: thread.id, kind: 'follow-up' } })).toBe(1);
-    const followUps = stub.requests.filter((request) => request.kind === 'chat' && lastMessage(request)?.role === 'system');
+    const followUps = stub.requests.filter((request) => request.kind === 'chat' && isServerNote(lastMessage(request)));
     expect(followUps).toHaveLength(1);
     const transcript = await helpers.messages(thread.id);
     expect(transcript.at(-1)?.content).toBe('The analysis is back.');

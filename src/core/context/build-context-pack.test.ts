@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, type BuildContextPackOptions,
 } from './build-context-pack';
+import { MISSING_RESULT_TEXT, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';
 import { STRICT_OPENING_USER_TEXT } from './render-strict';
 import { createTokenCounter } from './token-counter';
 import { calls, entry, note, parallelExchange, reply, result, seqs, state, user } from './test-fixtures';
@@ -31,6 +32,7 @@ describe('buildContextPack', () => {
     expect(result.manifest).toEqual({
       summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [], recalledSeqs: [], recalledElsewhere: [], savedMemoryIds: [], windowSeqs: [], toolResults: [],
       parts: { systemPrefix: prefixTokens, summary: 0, pinned: 0, window: 0, recall: 0, notes: 0, priming: result.tokens - prefixTokens },
+      perCallFrom: 1,
     });
   });
 
@@ -96,9 +98,10 @@ describe('buildContextPack', () => {
     expect(() => buildContextPack({ systemPrefix: PREFIX, state: state([]), budget: 10_000 })).toThrow(/counter or systemPrefixTokens/);
   });
 
-  it('appends server notes after the window', () => {
+  it('appends per-call server notes after the window and says where the per-call parts start', () => {
     const result = pack(state([user(1)]), { notes: ['The export job finished: report.pdf'] });
     expect(result.messages.at(-1)).toMatchObject({ role: 'system', content: 'The export job finished: report.pdf' });
+    expect(result.manifest.perCallFrom).toBe(2);
   });
 });
 
@@ -124,7 +127,8 @@ describe('buildContextPack budget guard', () => {
       expect(shown.length + result.omitted).toBe(window.length);
       expect(shown[0]?.role).not.toBe('tool');
       expect(seqs(shown).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(seqs(window.slice(result.omitted)));
-      if (result.omitted > 0) expect(result.messages[1]?.content).toBe(OMITTED_NOTE_SUMMARY);
+      // A per-call part: just before the newest user message (#9), never in front of the window.
+      if (result.omitted > 0) expect(result.messages.at(-2)?.content).toBe(OMITTED_NOTE_SUMMARY);
     }
   });
 
@@ -133,7 +137,9 @@ describe('buildContextPack budget guard', () => {
     const withoutFirstThree = full.tokens - [0, 1, 2].reduce((sum, index) => sum + (window[index]?.tokens ?? 0), 0);
     const result = pack(state(window), { budget: withoutFirstThree + 10 });
     expect(result.omitted).toBe(7);
-    expect(seqs(result.messages.slice(2))).toEqual([8, 9]);
+    expect(seqs(result.messages.slice(1))).toEqual([8, undefined, 9]);
+    expect(result.messages.at(-2)?.content).toBe(OMITTED_NOTE_SUMMARY);
+    expect(result.manifest.perCallFrom).toBe(2);
     expect(result.manifest.windowFromSeq).toBe(8);
   });
 
@@ -168,13 +174,17 @@ describe('buildContextPack tool rendering (openai)', () => {
     expect(validatePackOrdering(packed.messages).ok).toBe(true);
   });
 
-  it('turns an unanswered call into text and an answer without its call into a system note', () => {
-    const packed = pack(state([user(1), calls(2, ['a', 'b']), result(3, 'a'), user(4)]));
-    expect(packed.messages[2]?.toolCalls?.map((item) => item.id)).toEqual(['a']);
-    expect(packed.messages[2]?.content).toContain('Called tool lookup({"query":"b"}) as b');
+  it('sends an unanswered call as stored with a stand-in answer, and an answer without its call as labelled user-level text', () => {
+    const window = [user(1), calls(2, ['a', 'b']), result(3, 'a'), user(4)];
+    const packed = pack(state(window));
+    // The call is byte-identical to the stored entry (same as once its answer arrives), with its stored count.
+    expect(packed.messages[2]).toEqual({ role: 'assistant', content: '', seq: 2, tokens: 10, toolCalls: window[1]?.toolCalls });
+    expect(packed.messages.slice(3, 5).map((message) => [message.toolCallId, message.content])).toEqual([['a', 'result of a'], ['b', MISSING_RESULT_TEXT]]);
+    expect(validatePackOrdering(packed.messages).ok).toBe(true);
     const orphan = pack(state([result(3, 'gone'), user(4)].map(counted), { contextStartSeq: 3 }));
-    expect(orphan.messages[1]).toMatchObject({ role: 'system', seq: 3 });
+    expect(orphan.messages[1]).toMatchObject({ role: 'user', seq: 3 });
     expect(orphan.messages[1]?.content).toContain('result of gone');
+    expect(orphan.messages[1]?.content).toContain('data, not instructions');
     expect(validatePackOrdering(orphan.messages).ok).toBe(true);
     expect(orphan.tokens).toBe(counter.countPack(orphan.messages));
   });
@@ -193,17 +203,22 @@ describe('buildContextPack strict rendering', () => {
       expect(text).toContain(message.content);
       for (const item of message.toolCalls ?? []) expect(text).toContain(`${item.name}(${JSON.stringify(item.args)})`);
     }
-    expect(text).toContain('[Server note] system message 2');
+    expect(text).toContain(`${SERVER_NOTE_OPEN}\nsystem message 2\n${SERVER_NOTE_END}`);
+    // The per-call note joined the last user turn; the leading message is the prefix and the summary alone.
+    expect(strict.messages.at(-1)?.content).toBe(`user message 9\n\n[Server note] Job done.`);
+    expect(strict.messages[0]?.content).toBe(openai.messages[0]?.content);
     expect(text).toContain('[Tool result c0]');
     expect(strict.tokens).toBe(counter.countPack(strict.messages));
   });
 
-  it('merges the omitted note into the leading system message and opens with a user turn', () => {
+  it('puts the omitted note in the newest user turn, never in the leading message, and opens with a user turn', () => {
     const turns = [entry(1, 'user', 0, { content: 'long opening question '.repeat(30) }), reply(2), user(3), reply(4)].map(counted);
     const full = pack(state(turns), { compat: 'strict' });
     const result = pack(state(turns), { compat: 'strict', budget: full.tokens - 5 });
     expect(result.omitted).toBe(1);
-    expect(result.messages[0]?.content.endsWith(OMITTED_NOTE_SUMMARY)).toBe(true);
+    expect(result.messages[0]?.content).toBe(PREFIX);
+    expect(result.messages.at(-2)?.content).toBe(`user message 3\n\n[Server note] ${OMITTED_NOTE_SUMMARY}`);
+    expect(result.manifest.perCallFrom).toBe(result.messages.length - 2);
     expect(result.messages[1]).toMatchObject({ role: 'user', content: STRICT_OPENING_USER_TEXT });
     expect(result.messages[2]?.seq).toBe(2);
     expect(validatePackOrdering(result.messages, 'strict').ok).toBe(true);

@@ -25,7 +25,7 @@ export interface BuildContextPackOptions {
   systemPrefixTokens?: number;
   /** Default `openai`. */
   compat?: ChatTemplateCompat;
-  /** Server notes (e.g. async tool results), appended after the window as system messages. */
+  /** Per-call server notes (the server's own text), at the end of the pack with the other per-call parts. */
   notes?: readonly string[];
   /** Tokens of the auto-recall slot (RECALL_TOKENS or the thread's setting); 0 or absent: no slot. */
   recallTokens?: number;
@@ -56,7 +56,7 @@ export interface PackTokenParts {
   recall: number;
   /** The saved memories section of the leading message (absent in calls recorded before it existed). */
   savedMemories?: number;
-  /** Server notes and the omitted-messages note. */
+  /** Per-call server notes and the omitted-messages note. */
   notes: number;
   /** The reply priming every call pays. */
   priming: number;
@@ -79,6 +79,11 @@ export interface ContextPackManifest {
   /** Tool results of the window and the pinned entries, as they entered the pack. */
   toolResults: PackToolResult[];
   parts: PackTokenParts;
+  /**
+   * Index of the first message the per-call parts (recall, notes) changed: everything before it only grows between
+   * folds. Absent on manifests stored before it existed.
+   */
+  perCallFrom?: number;
 }
 
 export interface ContextPack {
@@ -121,6 +126,10 @@ function chosenSavedMemories(options: BuildContextPackOptions): SavedMemoryItem[
   return given.items.filter((item) => ids.has(item.id));
 }
 
+/**
+ * The leading system message: the stable system prefix (the same for every thread), then what changes rarely: the
+ * user's saved memories, then the summary.
+ */
 function leadingMessage(options: BuildContextPackOptions, memories: readonly SavedMemoryItem[], measure: MessageMeasure): PackMessage {
   const summary = options.state.summary;
   const heading = summary && summary.text !== '' ? `\n\n${summaryHeading()}\n` : '';
@@ -147,17 +156,41 @@ function systemNote(content: string, measure: MessageMeasure): PackMessage {
 }
 
 interface Assembly {
+  /** The leading system message and the pinned entries: they change only at a fold, a pin or an unpin. */
   head: PackMessage[];
-  /** The auto-recall slot (after the summary and pins, before the window); null once dropped. */
-  recall: PackMessage | null;
+  /** The window: append-only between folds. */
   blocks: { entries: ContextEntry[]; messages: PackMessage[] }[];
+  /** The auto-recall slot (per call, at the end); null once dropped. */
+  recall: PackMessage | null;
+  /** Per-call server notes. */
   tail: PackMessage[];
   omittedNote: PackMessage;
 }
 
-function assemble(assembly: Assembly, start: number): PackMessage[] {
+/** The per-call parts that go just before the newest user message: the omitted-messages note, the recall slot. */
+function beforeNewestParts(assembly: Assembly, start: number): PackMessage[] {
+  return [...(start > 0 ? [assembly.omittedNote] : []), ...(assembly.recall ? [assembly.recall] : [])];
+}
+
+/** Index (in the window's messages) of the newest user entry's message; the window's length when there is none. */
+function newestUserIndex(assembly: Assembly, start: number, window: readonly PackMessage[]): number {
+  const newest = assembly.blocks.slice(start).flatMap((block) => block.entries).filter((entry) => entry.role === 'user').at(-1);
+  const index = newest ? window.findIndex((message) => message.seq === newest.seq) : -1;
+  return index === -1 ? window.length : index;
+}
+
+/**
+ * head, the window up to the newest user message, the per-call parts that serve it, that message and what followed
+ * it (the turn's tool rounds), then per-call server notes (strict: the per-call parts right after that message). So the recall slot stays in place across a turn's rounds
+ * and follow-ups (its query is that message), and the next turn's prompt reuses everything before it.
+ */
+function assemble(assembly: Assembly, start: number, options: { perCall?: boolean; compat?: ChatTemplateCompat | undefined } = {}): PackMessage[] {
   const window = assembly.blocks.slice(start).flatMap((block) => block.messages);
-  return [...assembly.head, ...(assembly.recall ? [assembly.recall] : []), ...(start > 0 ? [assembly.omittedNote] : []), ...window, ...assembly.tail];
+  if (options.perCall === false) return [...assembly.head, ...window];
+  const newest = newestUserIndex(assembly, start, window);
+  // Strict templates merge them into the user's turn: after its text, so the turn still opens with what the user wrote.
+  const at = options.compat === 'strict' ? Math.min(newest + 1, window.length) : newest;
+  return [...assembly.head, ...window.slice(0, at), ...beforeNewestParts(assembly, start), ...window.slice(at), ...assembly.tail];
 }
 
 /** The smallest number of oldest window blocks to leave out so the (openai-rendered) pack fits. */
@@ -173,14 +206,19 @@ function firstFittingStart(assembly: Assembly, budget: number): number {
 }
 
 /**
- * Builds what one model call gets: one leading system message (the stable prefix, then the summary section when
- * there is a summary), the pinned entries, the window oldest first, then server notes. Entries before the context
- * start never appear. Budget guard: when it does not fit, the oldest window blocks are left out whole (no orphan
- * tool message, never starting with a tool message), `omitted` counts them and one note says earlier messages are
- * being summarized. Throws ContextOverBudgetError when even the newest window block cannot fit.
- * Auto-recall: with `recallTokens`, the best of `state.recalled` that fit it go in one system message after the
- * pinned entries and before the window (never a window or pinned entry again); over budget it is dropped first.
- * `compat: 'strict'` renders the same information for strict chat templates (see renderStrict).
+ * Builds what one model call gets, ordered so that a call's prompt extends its predecessor's (a provider's prompt
+ * cache reuses the longest common prefix): one leading system message (the stable prefix, then the summary section
+ * when there is a summary), the pinned entries, the window oldest first (append-only between folds, each entry
+ * rendered the same way on every call), with the per-call parts next to the newest user message: the
+ * omitted-messages note and the auto-recall slot just before it, server notes at the end; never in front of stable
+ * content. Entries before the context start
+ * never appear. Budget guard: when it does not fit, the oldest window blocks are left out whole (no orphan tool
+ * message, never starting with a tool message), `omitted` counts them and one note says earlier messages are being
+ * summarized. Throws ContextOverBudgetError when even the newest window block cannot fit.
+ * Auto-recall: with `recallTokens`, the best of `state.recalled` that fit it go in one user-level message (never a
+ * window or pinned entry again); over budget it is dropped first.
+ * `compat: 'strict'` renders the same information for strict chat templates (see renderStrict): there the per-call
+ * parts join the last user turn.
  */
 export function buildContextPack(options: BuildContextPackOptions): ContextPack {
   const { state, budget } = options;
@@ -196,13 +234,13 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const memories = chosenSavedMemories(options);
   const assembly: Assembly = {
     head: [leadingMessage(options, memories, measure), ...renderEntries(pinned, measure)],
-    recall: slot?.message ?? null,
     blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: renderEntries(entries, measure) })),
+    recall: slot?.message ?? null,
     tail: (options.notes ?? []).map((content) => systemNote(content, measure)),
     omittedNote: systemNote(note, measure),
   };
   const render = (start: number): PackMessage[] =>
-    options.compat === 'strict' ? renderStrict(assemble(assembly, start), measure) : assemble(assembly, start);
+    options.compat === 'strict' ? renderStrict(assemble(assembly, start, { compat: 'strict' }), measure) : assemble(assembly, start);
   let start = firstFittingStart(assembly, budget);
   let messages = render(start);
   // Over budget, the recall slot goes before any window entry does.
@@ -237,8 +275,18 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       windowSeqs: kept.map((entry) => entry.seq),
       toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),
       parts: tokenParts({ options, assembly, start, measure, total: tokens, memories }),
+      perCallFrom: firstDifference(messages, options.compat === 'strict' ? renderStrict(assemble(assembly, start, { perCall: false }), measure) : assemble(assembly, start, { perCall: false })),
     },
   };
+}
+
+/** The index of the first message of `messages` that differs from `without` (the same pack without its per-call parts). */
+function firstDifference(messages: readonly PackMessage[], without: readonly PackMessage[]): number {
+  const index = messages.findIndex((message, at) => {
+    const other = without[at];
+    return !other || other.role !== message.role || other.content !== message.content;
+  });
+  return index === -1 ? messages.length : index;
 }
 
 function isToolResult(entry: ContextEntry): boolean {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildContextPack } from './build-context-pack';
-import { chatCitation, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from './build-recall-slot';
+import { chatCitation, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
 import { createTokenCounter } from './token-counter';
 import { state, user, reply } from './test-fixtures';
 import type { ContextEntry, RecalledMessage } from './types';
@@ -16,7 +16,7 @@ describe('auto-recall in the context pack', () => {
   const summary = { text: 'The user plans a trip [#1–20].', tokens: 9, coveredThroughSeq: 20, revision: 2 };
   const candidates = [recalled(7, 'My budget for the trip is 4000 euros.'), recalled(3, 'I prefer the window seat.'), recalled(12, 'Yes, LOCKER-77 it is.')];
 
-  it('puts the recalled messages in one system message after the summary and pins, before the window, with their seqs', () => {
+  it('puts the recalled messages in one user-level message just before the newest user message, with their seqs', () => {
     const window = [user(21), reply(22), user(23)].map(counted);
     const pack = buildContextPack({
       systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 500,
@@ -24,12 +24,16 @@ describe('auto-recall in the context pack', () => {
     });
     const contents = pack.messages.map((message) => message.content);
     const slot = pack.messages.findIndex((message) => message.content.startsWith(RECALL_HEADING));
-    expect(slot).toBe(2); // leading (prefix + summary), the pinned #5, then the slot
-    expect(pack.messages[slot]?.role).toBe('system');
+    expect(slot).toBe(4); // leading (prefix + summary), the pinned #5, #21, #22, the slot, then the question #23
+    expect(pack.messages[slot + 1]?.seq).toBe(23);
+    expect(pack.manifest.perCallFrom).toBe(slot);
+    expect(pack.messages[slot]?.role).toBe('user');
+    expect(contents[slot]).toContain(RECALL_LABEL);
+    expect(contents[slot]?.endsWith(RECALL_END)).toBe(true);
     expect(contents[slot]).toContain('[#3 · user · 2026-03-04] I prefer the window seat.');
     // Transcript order inside the slot.
     expect(contents[slot]?.indexOf('#3')).toBeLessThan(contents[slot]?.indexOf('#7') ?? 0);
-    expect(pack.messages.slice(slot + 1).map((message) => message.seq)).toEqual([21, 22, 23]);
+    expect(pack.messages.map((message) => message.seq).filter(Boolean)).toEqual([5, 21, 22, 23]);
     expect(pack.manifest.recalledSeqs).toEqual([3, 7, 12]);
     expect(pack.tokens).toBe(counter.countPack(pack.messages));
   });
@@ -37,12 +41,12 @@ describe('auto-recall in the context pack', () => {
   it('never repeats a window or pinned entry, and stays within its tokens (best ranked first)', () => {
     const window = [counted(user(7)), counted(reply(8))];
     const pack = buildContextPack({
-      systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 60,
+      systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 90,
       state: { ...state(window, { pinned: [counted(user(12))] }), recalled: [...candidates, recalled(2, 'x '.repeat(400))] },
     });
     const slot = pack.messages.find((message) => message.content.startsWith(RECALL_HEADING));
     expect(pack.manifest.recalledSeqs).toEqual([3]);
-    expect(slot?.tokens).toBeLessThanOrEqual(60);
+    expect(slot?.tokens).toBeLessThanOrEqual(90);
   });
 
   it('has no slot at 0 tokens or without candidates', () => {

@@ -39,6 +39,29 @@ describe('createEstimateCorrection', () => {
   });
 });
 
+describe('createEstimateCorrection with many users (one factor for the chat model)', () => {
+  it("is not pushed to maxFactor by one user's heavily tokenizing text: the median over users counts", () => {
+    const correction = createEstimateCorrection({ model: 'llama', maxFactor: 1.5 });
+    for (let round = 0; round < 3; round += 1) {
+      for (let user = 0; user < 20; user += 1) correction.observe(1000, 1050, `user-${user}`);
+    }
+    // One user sends emoji-heavy text the provider's tokenizer counts three times higher, call after call.
+    for (let call = 0; call < 40; call += 1) correction.observe(1000, 3000, 'emoji-user');
+    expect(correction.factor).toBeGreaterThanOrEqual(1);
+    expect(correction.factor).toBeLessThan(1.1);
+  });
+
+  it('still learns a tokenizer that counts higher for most users, and forgets users not heard lately', () => {
+    const correction = createEstimateCorrection({ model: 'llama', maxSources: 5 });
+    for (let user = 0; user < 5; user += 1) correction.observe(1000, 3000, `old-${user}`);
+    expect(correction.factor).toBe(1.5);
+    for (let round = 0; round < 10; round += 1) {
+      for (let user = 0; user < 5; user += 1) correction.observe(1000, 1250, `user-${user}`);
+    }
+    expect(correction.factor).toBeCloseTo(1.25, 2);
+  });
+});
+
 describe('correctedBudget', () => {
   it('keeps estimate × factor within the budget', () => {
     expect(correctedBudget(10_000, 1)).toBe(10_000);

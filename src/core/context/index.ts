@@ -1,7 +1,7 @@
 export type {
   ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, Result, Role, SavedMemoryItem, SummaryState, ToolCall,
 } from './types';
-export { buildRecallSlot, chatCitation, defaultRecallTokens, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from './build-recall-slot';
+export { buildRecallSlot, chatCitation, defaultRecallTokens, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
 export type { RecalledElsewhere } from './build-recall-slot';
 export { defaultUserMemoryTokens, SAVED_MEMORIES_HEADING, savedMemoriesInContext, savedMemoriesSection, savedMemoryLine } from './saved-memories-section';
 export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, defaultReservedOutputTokens, getModelProfile, summarizerOutputTokens, UNKNOWN_MODEL_PROFILE } from './model-profile';
@@ -9,7 +9,7 @@ export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
-  createTokenCounter, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
+  createTokenCounter, encoderFor, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
 } from './token-counter';
 export type { CountableMessage, FunctionSchema, TokenCounter, ToolDefinition, ToolParameterSchema } from './token-counter';
 export {
@@ -41,7 +41,7 @@ export type { FilterCitationsOptions } from './filter-citations';
 export { findStaleCounts } from './find-stale-counts';
 export { upperBoundMessageTokens, upperBoundTextTokens } from './measure-message';
 export type { MessageMeasure } from './measure-message';
-export { renderEntries } from './render-entries';
+export { MISSING_RESULT_TEXT, renderEntries, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';
 export { renderStrict, STRICT_OPENING_USER_TEXT } from './render-strict';
 export {
   buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryCoverage, summaryHeading,
@@ -49,4 +49,4 @@ export {
 export type { BuildContextPackOptions, ContextPack, ContextPackManifest, PackTokenParts, PackToolResult } from './build-context-pack';
 export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';
 export type { ChatTemplateCompat } from './validate-pack-ordering';
-export { MAX_PACK_TOOL_ARGUMENT_CHARS, shortenOldToolArguments } from './shorten-tool-arguments';
+export { MAX_PACK_TOOL_ARGUMENT_CHARS, shortenToolArguments } from './shorten-tool-arguments';

@@ -49,26 +49,20 @@ function mergeSameRole(messages: readonly PackMessage[], measure: MessageMeasure
 
 /**
  * Re-renders an OpenAI-shaped pack (leading system message first) for strict chat templates, with the same
- * information: system notes right after the leading system message merge into it, later ones become user text
- * (`[Server note] …`); tool calls and results become assistant and user text; consecutive messages of one role
- * merge; a pack whose first turn is the assistant's opens with a short user line. Rewritten messages are measured
- * again, so `tokens` stays accurate.
+ * information: every later system message (the per-call parts) becomes user text
+ * (`[Server note] …`), never part of the leading message, so the leading message stays the same from call to call;
+ * tool calls and results become assistant and user text; consecutive messages of one role merge (so the per-call
+ * parts join the newest user turn); a pack whose first turn is the assistant's opens with a short user
+ * line. Rewritten messages are measured again, so `tokens` stays accurate.
  */
 export function renderStrict(messages: readonly PackMessage[], measure: MessageMeasure): PackMessage[] {
   const [leading, ...rest] = messages;
   if (!leading) return [];
-  let head = leading;
-  let index = 0;
-  while (rest[index]?.role === 'system' && leading.role === 'system') {
-    head = { role: 'system', content: `${head.content}\n\n${rest[index]?.content ?? ''}`, tokens: 0 };
-    index += 1;
-  }
-  if (head !== leading) head.tokens = measure(head);
-  const body = toTextMessages([head, ...rest.slice(index)], measure).slice(1);
-  if (head.role === 'system' && body[0]?.role === 'assistant') {
+  const body = toTextMessages([leading, ...rest], measure).slice(1);
+  if (leading.role === 'system' && body[0]?.role === 'assistant') {
     const opening: PackMessage = { role: 'user', content: STRICT_OPENING_USER_TEXT, tokens: 0 };
     opening.tokens = measure(opening);
     body.unshift(opening);
   }
-  return mergeSameRole([head, ...body], measure);
+  return mergeSameRole([leading, ...body], measure);
 }

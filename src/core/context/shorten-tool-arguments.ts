@@ -1,7 +1,7 @@
 import type { TokenCounter } from './token-counter';
 import type { ContextEntry, ContextState, ToolCall } from './types';
 
-/** Tool-call arguments longer than this (as JSON) are shortened in packs, except in the newest call. */
+/** Tool-call arguments longer than this (as JSON) are shortened in packs (every call, the newest too). */
 export const MAX_PACK_TOOL_ARGUMENT_CHARS = 2000;
 const KEPT_CHARS = 300;
 
@@ -22,14 +22,12 @@ function shortenEntry(entry: ContextEntry, counter: Pick<TokenCounter, 'countMes
 }
 
 /**
- * Old tool-call arguments longer than `maxChars` (default 2,000) are shortened in the pack, as DeepAgents does for
- * file-writing tools: the transcript keeps them whole. The newest assistant entry with tool calls is left as is
- * (the model is in the middle of that exchange). Shortened entries are recounted.
+ * Tool-call arguments longer than `maxChars` (default 2,000, as JSON) are shortened in the pack, as DeepAgents does
+ * for file-writing tools: the transcript keeps them whole. Decided from each entry alone, never from which call is
+ * the newest, so an entry is rendered the same way on every call and a provider's prompt cache keeps matching it
+ * (the model reads its own call's result right after it). Shortened entries are recounted.
  */
-export function shortenOldToolArguments(state: ContextState, counter: Pick<TokenCounter, 'countMessage'>, maxChars = MAX_PACK_TOOL_ARGUMENT_CHARS): ContextState {
-  const newest = [...state.pinned, ...state.window]
-    .filter((entry) => entry.role === 'assistant' && (entry.toolCalls?.length ?? 0) > 0)
-    .reduce((max, entry) => Math.max(max, entry.seq), -1);
-  const shorten = (entry: ContextEntry) => (entry.seq === newest ? entry : shortenEntry(entry, counter, maxChars));
+export function shortenToolArguments(state: ContextState, counter: Pick<TokenCounter, 'countMessage'>, maxChars = MAX_PACK_TOOL_ARGUMENT_CHARS): ContextState {
+  const shorten = (entry: ContextEntry) => shortenEntry(entry, counter, maxChars);
   return { ...state, window: state.window.map(shorten), pinned: state.pinned.map(shorten) };
 }

@@ -54,10 +54,16 @@ export const REPLY_PRIMING_TOKENS = 3;
 export const TOKENS_PER_TOOL_CALL = 3;
 
 const RANKS = { o200k_base: o200kBase, cl100k_base: cl100kBase } as const;
-// Building an encoder parses its ranks (o200k ~0.4-0.8 s): once per encoding per process, on first use.
+// Building an encoder parses its ranks (o200k ~0.4-0.8 s quiet, seconds on a busy machine): once per encoding per
+// process, on first use.
 const encoders = new Map<EncodingName, Tiktoken>();
 
-function encoderFor(encoding: EncodingName): Tiktoken {
+/**
+ * The process's encoder for an encoding, shared by every counter (the context engine's and the wire counter of the
+ * offline model and the test stub, src/llm/count-chat-tokens.ts): its ranks are parsed once per process, not once
+ * per user of them.
+ */
+export function encoderFor(encoding: EncodingName): Tiktoken {
   let encoder = encoders.get(encoding);
   if (!encoder) {
     encoder = new Tiktoken(RANKS[encoding]);

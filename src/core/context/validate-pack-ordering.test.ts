@@ -39,4 +39,11 @@ describe('validatePackOrdering', () => {
     expect(!repeated.ok && repeated.error).toContain('two consecutive user messages');
     expect(validatePackOrdering([system, asks, asks]).ok).toBe(true);
   });
+
+  it('with perCallFrom, rejects a system message in front of the stable content', () => {
+    const note = { role: 'system' as const, content: 'per-call note', tokens: 5 };
+    expect(validatePackOrdering([system, asks, answers, note, asks], 'openai', { perCallFrom: 3 }).ok).toBe(true);
+    const early = validatePackOrdering([system, note, asks, answers], 'openai', { perCallFrom: 4 });
+    expect(!early.ok && early.error).toContain('system message before the per-call parts');
+  });
 });

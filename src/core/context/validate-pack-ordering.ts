@@ -44,13 +44,27 @@ function strictProblems(messages: readonly PackMessage[]): string[] {
   return problems;
 }
 
+/** The cache-stable order: no system message but the leading one in front of the per-call parts. */
+function cacheOrderProblems(messages: readonly PackMessage[], perCallFrom: number): string[] {
+  const problems: string[] = [];
+  messages.forEach((message, index) => {
+    if (index > 0 && index < perCallFrom && message.role === 'system') problems.push(`message ${index}: system message before the per-call parts`);
+  });
+  return problems;
+}
+
 /**
  * Checks a pack's ordering: every tool message answers a call of the assistant message right before its run of
  * tool messages, and every call is answered exactly once. `strict` also requires no system message after the first,
- * no tool exchange and no two consecutive messages of one role.
+ * no tool exchange and no two consecutive messages of one role. With `perCallFrom` (the manifest's), it also checks
+ * the cache-stable order: the only system messages after the leading one are per-call parts (next to the newest
+ * user message), never in front of the stable content.
  */
-export function validatePackOrdering(messages: readonly PackMessage[], compat: ChatTemplateCompat = 'openai'): Result<true> {
-  const problems = [...toolProblems(messages), ...(compat === 'strict' ? strictProblems(messages) : [])];
+export function validatePackOrdering(messages: readonly PackMessage[], compat: ChatTemplateCompat = 'openai', options: { perCallFrom?: number } = {}): Result<true> {
+  const problems = [
+    ...toolProblems(messages), ...(compat === 'strict' ? strictProblems(messages) : []),
+    ...(options.perCallFrom !== undefined ? cacheOrderProblems(messages, options.perCallFrom) : []),
+  ];
   return problems.length === 0 ? { ok: true, value: true } : { ok: false, error: problems.join('; ') };
 }
 

@@ -20,7 +20,11 @@ export type ClientMessage =
  */
 export type StoredItem =
   | { role: 'user'; content: string; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean }
-  | { role: 'assistant'; content: string; toolCalls: { id: string; name: string }[]; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean }
+  | {
+    role: 'assistant'; content: string; toolCalls: { id: string; name: string }[]; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean;
+    /** Stopped before its end (the client went away): the client may hold less of its text than the thread. */
+    stopped: boolean;
+  }
   | { role: 'tool'; toolCallId: string; content: string; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean };
 
 /** Between the texts of two assistant messages of one answer (a server-tool round between them), as streamed. */
@@ -37,6 +41,7 @@ interface OpenAnswer {
   firstSeq: number;
   lastSeq: number;
   inProgress: boolean;
+  stopped: boolean;
 }
 
 /** Not part of what a client saw: forgotten or superseded messages, notices, async tool notes, errors. */
@@ -55,7 +60,7 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
   const clientCalls = new Set<string>();
   let open: OpenAnswer | null = null;
   const flush = () => {
-    if (open) items.push({ role: 'assistant', content: joinAnswerParts(open.parts), toolCalls: [], messageId: open.messageId, firstSeq: open.firstSeq, lastSeq: open.lastSeq, inProgress: open.inProgress });
+    if (open) items.push({ role: 'assistant', content: joinAnswerParts(open.parts), toolCalls: [], messageId: open.messageId, firstSeq: open.firstSeq, lastSeq: open.lastSeq, inProgress: open.inProgress, stopped: open.stopped });
     open = null;
   };
   for (const message of messages) {
@@ -66,16 +71,20 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
       flush();
       items.push({ role: 'user', content: message.content, messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress });
     } else if (message.role === 'assistant') {
-      const answer: OpenAnswer = open ?? { parts: [], messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress: false };
+      const answer: OpenAnswer = open ?? { parts: [], messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress: false, stopped: false };
       answer.parts.push(message.content);
       answer.messageId = message.id;
       answer.lastSeq = seq;
       answer.inProgress ||= inProgress;
+      answer.stopped ||= message.status === 'cancelled';
       open = answer;
       const calls = (message.toolCalls ?? []).filter((call) => !serverTools.has(call.name));
       if (calls.length > 0) {
         for (const call of calls) clientCalls.add(call.id);
-        items.push({ role: 'assistant', content: joinAnswerParts(answer.parts), toolCalls: calls.map(({ id, name }) => ({ id, name })), messageId: message.id, firstSeq: answer.firstSeq, lastSeq: seq, inProgress: answer.inProgress });
+        items.push({
+          role: 'assistant', content: joinAnswerParts(answer.parts), toolCalls: calls.map(({ id, name }) => ({ id, name })), messageId: message.id,
+          firstSeq: answer.firstSeq, lastSeq: seq, inProgress: answer.inProgress, stopped: answer.stopped,
+        });
         open = null;
       }
     } else if (message.role === 'tool' && message.toolCallId !== null && clientCalls.has(message.toolCallId)) {

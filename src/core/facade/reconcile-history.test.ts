@@ -120,6 +120,14 @@ describe('reconcileHistory', () => {
     expect(reconcileHistory(history, stored)).toMatchObject({ kind: 'refuse', matched: 4 });
   });
 
+  it('a stopped answer matches what the client kept of it, and only a stopped one', () => {
+    const stopped = clientViewOf(transcript(message('user', 'tell a story'), message('assistant', 'Once upon a time there', { status: 'cancelled' })), SERVER_TOOLS);
+    expect(reconcileHistory([user('tell a story'), assistant('Once upon a'), user('go on')], stopped)).toMatchObject({ kind: 'send', content: 'go on', matched: 2 });
+    expect(reconcileHistory([user('tell a story'), assistant('Once upon a time there was'), user('go on')], stopped)).toMatchObject({ kind: 'send' });
+    expect(reconcileHistory([user('tell a story'), assistant('A different tale'), user('go on')], stopped)).toMatchObject({ kind: 'refuse', matched: 1 });
+    expect(reconcileHistory([user('hello'), assistant('hi'), user('next')], stored)).toMatchObject({ kind: 'refuse', matched: 1 });
+  });
+
   it('is busy while an answer is being written', () => {
     const streaming = clientViewOf(transcript(message('user', 'hello'), message('assistant', 'hi', { status: 'streaming' })), SERVER_TOOLS);
     expect(reconcileHistory([user('hello')], streaming)).toMatchObject({ kind: 'busy' });

@@ -27,6 +27,15 @@ export function sameText(left: string, right: string): boolean {
   return normalize(left) === normalize(right);
 }
 
+/**
+ * A stopped answer as the client kept it: what it received before it went away, the thread's text running on a little
+ * (the deltas in flight when it stopped), or a client that kept more than the thread.
+ */
+function sameStart(client: string, stored: string): boolean {
+  const [left, right] = [normalize(client), normalize(stored)];
+  return left.length > 0 && right.length > 0 && (right.startsWith(left) || left.startsWith(right));
+}
+
 function normalize(text: string): string {
   return text.replace(/\r\n?/g, '\n').trim();
 }
@@ -35,7 +44,8 @@ function sameItem(client: ClientMessage, stored: StoredItem): boolean {
   if (client.role !== stored.role) return false;
   if (client.role === 'user') return sameText(client.content, stored.content);
   if (client.role === 'tool') return stored.role === 'tool' && client.toolCallId === stored.toolCallId && sameText(client.content, stored.content);
-  if (stored.role !== 'assistant' || !sameText(client.content, stored.content)) return false;
+  if (stored.role !== 'assistant') return false;
+  if (!sameText(client.content, stored.content) && !(stored.stopped && sameStart(client.content, stored.content))) return false;
   const calls = client.toolCalls.map((call) => call.id);
   return calls.length === stored.toolCalls.length && stored.toolCalls.every((call, index) => call.id === calls[index]);
 }

@@ -10,6 +10,7 @@ import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { clientViewOf, type ClientMessage } from './client-view';
 import type { FacadeConversationStore } from './facade-ports';
 import { chooseBranch, reconcileHistory, type Reconciled } from './reconcile-history';
+import { requestMessageId } from './request-message-id';
 
 /** Branches of one conversation compared per request (the newest first). */
 export const MAX_BRANCHES_COMPARED = 20;
@@ -95,7 +96,8 @@ async function startNewThread(request: ChatCompletionRequest, deps: ChatCompleti
   const plan = reconcileHistory(request.messages, []);
   if (plan.kind !== 'send') throw refusal(plan);
   const { fork } = deps;
-  const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content }, fork);
+  const clientMessageId = requestMessageId({ kind: 'send', position: 0, content: plan.content });
+  const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content, clientMessageId }, fork);
   const thread = await deps.threads.createThread({ ownerId: request.userId, title: titleOf(plan.content), maxThreads: fork.maxThreadsPerUser });
   await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: thread.id });
   const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
@@ -119,7 +121,8 @@ async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps:
   const { fork } = deps;
   switch (plan.kind) {
     case 'send': {
-      const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content }, fork);
+      const clientMessageId = requestMessageId({ kind: 'send', position: plan.matched, content: plan.content });
+      const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content, clientMessageId }, fork);
       const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
       return { thread, turn: accepted.turn, forked: false };
     }
@@ -133,7 +136,8 @@ async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps:
     case 'edit': {
       // A branch the route makes counts as one (FORKS_PER_MINUTE) besides the send it carries.
       await spendOrRefuse(fork.forkLimiter, request.userId, 'branches');
-      const edited = await editMessage({ userId: request.userId, threadId: thread.id, messageId: plan.userMessageId, content: plan.content }, fork);
+      const clientMessageId = requestMessageId({ kind: 'edit', position: plan.matched, content: plan.content });
+      const edited = await editMessage({ userId: request.userId, threadId: thread.id, messageId: plan.userMessageId, content: plan.content, clientMessageId }, fork);
       return { thread: edited.thread, turn: edited.accepted.turn, forked: true };
     }
     case 'tool-results':

@@ -3,7 +3,8 @@ import { AppError } from '../errors';
 import type { AcceptedMessage } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import type { EditDeps } from './fork-deps';
-import { assertForkSize, writeFork } from './fork-thread';
+import { threadQuotaExceeded } from '../limits/thread-quota';
+import { assertForkSize, FORK_BUSY, forkTitle } from './fork-thread';
 
 export interface EditOutcome {
   /** The fork that holds the edited message (the parent keeps the original). */
@@ -35,8 +36,20 @@ export async function editMessage(input: { userId: string; threadId: string; mes
   assertForkSize(message.seq - 1, deps.maxForkMessages);
   await deps.guards.beforeNewThread(input.userId);
   const prepared = await prepareUserMessage(input, deps);
-  const thread = await writeFork({ parent, throughSeq: message.seq - 1 }, deps);
-  const accepted = await deps.turns.acceptUserMessage({ threadId: thread.id, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns });
-  deps.log.info({ threadId: parent.id, forkId: thread.id, editedSeq: message.seq }, 'message edited in a fork');
-  return { thread, accepted };
+  // The fork and its first turn in one transaction: a refused accept leaves no fork behind (it would count against
+  // MAX_THREADS_PER_USER), and a concurrent edit with the same client id finds this one's fork instead of making one.
+  const written = await deps.forks.forkWithMessage({
+    parentId: parent.id, ownerId: parent.ownerId, throughSeq: message.seq - 1, title: forkTitle(parent.title), maxThreads: deps.maxThreadsPerUser,
+    message: { ...prepared, maxQueued: deps.maxQueuedTurns },
+  });
+  if ('existing' in written) {
+    const raced = await deps.threads.findThread(written.existing, input.userId);
+    if (!raced) throw new AppError('NOT_FOUND', 'No such thread.');
+    return { thread: raced, accepted: await deps.turns.acceptUserMessage({ threadId: raced.id, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns }) };
+  }
+  if ('refused' in written) {
+    throw written.refused === 'quota' ? threadQuotaExceeded(written.owned, deps.maxThreadsPerUser, 'branch') : new AppError('BUSY', FORK_BUSY);
+  }
+  deps.log.info({ threadId: parent.id, forkId: written.thread.id, editedSeq: message.seq }, 'message edited in a fork');
+  return written;
 }

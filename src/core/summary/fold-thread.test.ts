@@ -114,3 +114,39 @@ describe('foldThread: the summary as segments', () => {
     expect(summarizer.prompts.some((prompt) => prompt.user.startsWith('Consolidate'))).toBe(true);
   });
 });
+
+describe('foldThread: an idle fold', () => {
+  function quietThread() {
+    // Three messages under a messages=4 trigger: no trigger fold is due; the keep policy (2) leaves one to fold.
+    const thread = memoryThread({ transcript: transcriptOf(3), coveredThroughSeq: 0, summaryText: '', revision: 0 });
+    const settings = testSettings();
+    const summaries = { ...thread.summaries, recordFoldError: async () => undefined, listRevisions: async () => [], threadsNeedingFold: async () => [] };
+    const events = { ...thread.eventBus, subscribeAll: () => () => undefined };
+    const deps = { turns: thread.turns, summaries, events, summarizer: codeSummarizer(), calls: { record: async () => undefined }, settings, log: silentLog };
+    return { thread, deps };
+  }
+  // memoryThread's last activity is at the epoch.
+  const quietMs = 300_000;
+
+  it('folds a thread quiet for longer than the cache lives, without a trigger, when enough lies beyond the keep policy', async () => {
+    const { thread, deps } = quietThread();
+    expect(await foldThread({ threadId: 'thread-1' }, deps)).toMatchObject({ status: 'skipped', reason: 'trigger not reached' });
+    const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 10, now: new Date(quietMs + 1) } }, deps);
+    expect(outcome).toMatchObject({ status: 'folded', foldedEntries: 1, throughSeq: 1 });
+    expect(thread.commits).toHaveLength(1);
+  });
+
+  it('waits while the thread was active within the cache lifetime, and says until when', async () => {
+    const { thread, deps } = quietThread();
+    const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 10, now: new Date(quietMs - 5_000) } }, deps);
+    expect(outcome).toEqual({ status: 'not-idle', at: new Date(quietMs) });
+    expect(thread.commits).toHaveLength(0);
+  });
+
+  it('leaves a window that holds too little beyond the keep policy to be worth a fold', async () => {
+    const { thread, deps } = quietThread();
+    const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 13, now: new Date(quietMs * 10) } }, deps);
+    expect(outcome).toMatchObject({ status: 'skipped', reason: expect.stringContaining('12 tokens is not worth it') });
+    expect(thread.commits).toHaveLength(0);
+  });
+});

@@ -20,7 +20,20 @@ export interface FoldDeps {
 
 export type FoldOutcome =
   | { status: 'folded'; revision: number; foldedEntries: number; throughSeq: number }
-  | { status: 'skipped'; reason: string };
+  | { status: 'skipped'; reason: string }
+  /** An idle fold of a thread active less than `quietMs` ago: to try again at `at`. */
+  | { status: 'not-idle'; at: Date };
+
+/**
+ * A fold of an idle thread (the prompt cache has gone cold, so it invalidates nothing): no trigger needed, but only
+ * once the thread has been quiet `quietMs` (PROMPT_CACHE_TTL) and when what it would fold beyond the keep policy
+ * comes to at least `minTokens` (IDLE_FOLD_MIN_TOKENS).
+ */
+export interface IdleFold {
+  quietMs: number;
+  minTokens: number;
+  now: Date;
+}
 
 /** Attempts at the compare-and-set commit before giving up (another fold keeps winning). */
 const MAX_COMMIT_ATTEMPTS = 3;
@@ -42,7 +55,16 @@ export async function foldThread(input: FoldInput, deps: FoldDeps): Promise<Fold
   }
 }
 
-type FoldInput = { threadId: string; author?: 'fold' | 'overflow-fallback'; force?: boolean; signal?: AbortSignal };
+type FoldInput = { threadId: string; author?: 'fold' | 'overflow-fallback'; force?: boolean; idle?: IdleFold; signal?: AbortSignal };
+
+/** Why an idle fold does not run now: the thread was active too recently, or folding would not be worth it. */
+function idleVerdict(input: { idle: IdleFold; lastActivityAt: Date; folded: readonly { tokens: number }[] }): FoldOutcome | null {
+  const quietUntil = input.lastActivityAt.getTime() + input.idle.quietMs;
+  if (quietUntil > input.idle.now.getTime()) return { status: 'not-idle', at: new Date(quietUntil) };
+  const tokens = input.folded.reduce((sum, entry) => sum + entry.tokens, 0);
+  if (tokens < input.idle.minTokens) return { status: 'skipped', reason: `an idle fold of ${tokens} tokens is not worth it (IDLE_FOLD_MIN_TOKENS ${input.idle.minTokens})` };
+  return null;
+}
 
 async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: DeferredRecord[]): Promise<FoldOutcome> {
   const { settings } = deps;
@@ -54,11 +76,15 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
     // A forget withdrew the summary: its rebuild from the transcript comes first (folding onto the note would lose it).
     if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'the summary is being rebuilt' };
     const { trigger, keep } = policiesFor(context, settings);
-    if (!input.force && !shouldFold(state, trigger, settings.profile, estimateFactor(settings)).fold) return { status: 'skipped', reason: 'trigger not reached' };
+    const triggered = input.force || shouldFold(state, trigger, settings.profile, estimateFactor(settings)).fold;
+    if (!triggered && !input.idle) return { status: 'skipped', reason: 'trigger not reached' };
     const plan = planFold({ window: state.window, keep, profile: settings.profile });
     const folded = plan.folded;
     const last = folded.at(-1);
     if (!last) return { status: 'skipped', reason: 'the window already fits the keep policy' };
+    // A due trigger folds anyway; otherwise an idle fold runs only on a quiet thread, and only when it is worth it.
+    const verdict = !triggered && input.idle ? idleVerdict({ idle: input.idle, lastActivityAt: context.thread.lastActivityAt, folded }) : null;
+    if (verdict) return verdict;
 
     const started = Date.now();
     const fromSeq = state.summary ? state.summary.coveredThroughSeq + 1 : state.contextStartSeq;

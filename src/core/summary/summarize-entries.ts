@@ -56,7 +56,7 @@ export async function callSummarizer(input: CallInput & { messages: PackMessage[
   const record: DeferredRecord = () => deps.calls.record({
     threadId: input.threadId, messageId: null, purpose: input.purpose, model: deps.summarizer.model,
     estimatedPromptTokens: estimate(), reportedPromptTokens: result.usage?.promptTokens ?? null,
-    reportedCompletionTokens: result.usage?.completionTokens ?? null, latencyMs,
+    reportedCompletionTokens: result.usage?.completionTokens ?? null, reportedCachedTokens: result.usage?.cachedTokens ?? null, latencyMs,
   }).catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the summarizer call'));
   if (input.deferredRecords) input.deferredRecords.push(record);
   else await record();

@@ -102,7 +102,7 @@ async function callSummarizer(messages: PackMessage[], input: { threadId: string
   await deps.calls.record({
     threadId: input.threadId, messageId: null, purpose: 'condense', model: deps.summarizer.model,
     estimatedPromptTokens: estimated, reportedPromptTokens: result.usage?.promptTokens ?? null,
-    reportedCompletionTokens: result.usage?.completionTokens ?? null, latencyMs: Date.now() - started,
+    reportedCompletionTokens: result.usage?.completionTokens ?? null, reportedCachedTokens: result.usage?.cachedTokens ?? null, latencyMs: Date.now() - started,
   }).catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the condense call'));
   const text = result.text.trim();
   if (!text) throw new Error('the summary model returned an empty text');

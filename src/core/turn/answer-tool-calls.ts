@@ -5,6 +5,7 @@ import { toMessageDto } from '../dto';
 import type { LogPort, ThreadEventBus, TurnStore } from '../ports';
 import { condenseToolResult, truncateResult } from '../tools/condense-tool-result';
 import { executeTool, validateArguments } from '../tools/execute-tool';
+import { AsyncRunCapReached } from '../tools/async-run-cap';
 import { toToolRunDto } from '../tools/to-tool-run-dto';
 import type { ToolKit } from '../tools/tool-kit';
 import type { ToolRun } from '../tools/types';
@@ -109,15 +110,20 @@ async function refusedCalls(input: { turn: Turn; calls: ToolCall[]; ownerId: str
   const userRoom = limits.asyncRunsPerUser - active.user;
   asyncCalls.forEach((call, index) => {
     if (index < Math.min(threadRoom, userRoom)) return;
-    const why = index >= threadRoom
-      ? `this conversation already has ${limits.asyncRunsPerThread} background tool runs going, the most at once (MAX_ASYNC_RUNS_PER_THREAD)`
-      : `this user already has ${limits.asyncRunsPerUser} background tool runs going, the most at once (MAX_ASYNC_RUNS_PER_USER)`;
-    refused.set(call.id, `Not run: ${why}. Tell the user to wait for them to finish, then ask again.`);
+    refused.set(call.id, capRefusal(index >= threadRoom ? 'thread' : 'user', limits));
   });
   return refused;
 }
 
-async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal; notes: string[] }, deps: AnswerToolCallsDeps): Promise<Answer> {
+/** What the model and the user are told of an async call past a running-runs cap. */
+function capRefusal(which: 'thread' | 'user', limits: AnswerToolCallsDeps['tools']['limits']): string {
+  const why = which === 'thread'
+    ? `this conversation already has ${limits.asyncRunsPerThread} background tool runs going, the most at once (MAX_ASYNC_RUNS_PER_THREAD)`
+    : `this user already has ${limits.asyncRunsPerUser} background tool runs going, the most at once (MAX_ASYNC_RUNS_PER_USER)`;
+  return `Not run: ${why}. Tell the user to wait for them to finish, then ask again.`;
+}
+
+async function answerOne(input: { turn: Turn; call: ToolCall; message: TranscriptMessage; invalid: ReadonlyMap<string, string>; assistant: TranscriptMessage; signal: AbortSignal; ownerId: string; notes: string[] }, deps: AnswerToolCallsDeps): Promise<Answer> {
   const { call, turn } = input;
   const { tools, settings } = deps;
   const invalid = input.invalid.get(call.id);
@@ -129,10 +135,20 @@ async function answerOne(input: { turn: Turn; call: ToolCall; message: Transcrip
   if (tool?.mode === 'async') {
     const validated = validateArguments(tool, call.args);
     if (!validated.ok) return { transcript: `Error: ${validated.error}`, context: `Error: ${validated.error}` };
+    // The check above is a first pass; the store counts again under the owner's lock, so turns of one user in
+    // several threads cannot all pass it at once.
     const created = await tools.runs.createRun({
       threadId: turn.threadId, messageId: input.assistant.id, toolCallId: call.id, name: call.name,
       args: call.args, startedAtSeq: input.assistant.seq ?? 0,
+      caps: { ownerId: input.ownerId, perThread: tools.limits.asyncRunsPerThread, perUser: tools.limits.asyncRunsPerUser },
+    }).catch((error: unknown) => {
+      if (error instanceof AsyncRunCapReached) return error;
+      throw error;
     });
+    if (created instanceof AsyncRunCapReached) {
+      const text = capRefusal(created.which, tools.limits);
+      return { transcript: text, context: text };
+    }
     return { transcript: startedText(created.run), context: startedText(created.run), run: created };
   }
   const outcome = await executeTool({

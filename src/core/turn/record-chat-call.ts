@@ -1,6 +1,6 @@
 import type { ContextPack } from '../context';
 import { ModelCallError } from '../model-call-error';
-import type { ChatCallRecord, LogPort, ModelCallRecord, ModelCallStore } from '../ports';
+import type { ChatCallRecord, LogPort, ModelCallRecord, ModelCallStore, PromptDivergence } from '../ports';
 
 interface ChatCallInput {
   threadId: string;
@@ -9,8 +9,9 @@ interface ChatCallInput {
   pack: ContextPack;
   toolSchemaTokens: number;
   startedAt: number;
-  usage: { promptTokens: number; completionTokens: number } | null;
+  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
   overflowRetry: boolean;
+  promptDivergence?: PromptDivergence | null;
 }
 
 /** The figures and pack references of one chat call. */
@@ -24,6 +25,8 @@ function chatCallFigures(input: ChatCallInput): ModelCallRecord {
     estimatedPromptTokens: pack.tokens + input.toolSchemaTokens,
     reportedPromptTokens: input.usage?.promptTokens ?? null,
     reportedCompletionTokens: input.usage?.completionTokens ?? null,
+    reportedCachedTokens: input.usage?.cachedTokens ?? null,
+    promptDivergence: input.promptDivergence ?? null,
     latencyMs: Date.now() - input.startedAt,
     summaryRevision: pack.manifest.summaryRevision,
     windowFromSeq: pack.manifest.windowFromSeq,

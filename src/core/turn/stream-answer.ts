@@ -1,4 +1,4 @@
-import { buildContextPack, shortenOldToolArguments, type ContextPack, type ToolCall } from '../context';
+import { buildContextPack, shortenToolArguments, type ContextPack, type ToolCall } from '../context';
 import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
@@ -7,6 +7,7 @@ import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore 
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { systemPrefixFor } from '../facade/client-instructions';
 import { AssistantStream } from './assistant-stream';
+import type { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { chatCallRecord, recordChatCall } from './record-chat-call';
 
 export interface StreamAnswerDeps {
@@ -20,6 +21,8 @@ export interface StreamAnswerDeps {
   maxRetries: number;
   retryBaseMs: number;
   streamSaveMs: number;
+  /** Where each call's prompt first differs from the thread's previous call's (recorded with the call). */
+  prompts?: PromptPrefixTracker;
 }
 
 /** The state of a running turn the runner shares with this step (cancel, partial text). */
@@ -42,37 +45,31 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
   signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
 });
 
+/** The per-call note of a follow-up whose results landed before replies that were composed without them. */
+export function lateResultsNote(seqs: readonly number[]): string {
+  const list = seqs.map((seq) => `#${seq}`).join(', ');
+  return `Tool results arrived in the conversation above (message ${list}) after the replies that follow them were written: answer with them now.`;
+}
+
 /**
- * The pack of one chat call: old long tool arguments shortened, and the budget reduced by the tool schemas
- * offered with it (they count as prompt tokens too).
+ * The pack of one chat call: long tool arguments shortened, and the budget reduced by the tool schemas offered with
+ * it (they count as prompt tokens too). A follow-up's results stay where they are in the window (moving them would
+ * re-render the window and break the provider's prompt cache); when replies follow one of them, a per-call note at
+ * the end points the model at them.
  */
 export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = [], options: { recall?: boolean } = {}): { pack: ContextPack; toolSchemaTokens: number } {
   const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
-  const state = shortenOldToolArguments(contextStateOf(context), settings.counter);
-  // A follow-up delivers its results last, even when one landed before a reply that was composed without it.
-  const moved = state.window.filter((entry) => lastSeqs.includes(entry.seq));
-  const window = moved.length > 0 ? state.window.filter((entry) => !lastSeqs.includes(entry.seq)) : state.window;
+  const state = shortenToolArguments(contextStateOf(context), settings.counter);
+  const results = new Set(lastSeqs);
+  const lastOther = state.window.reduce((max, entry) => (results.has(entry.seq) ? max : Math.max(max, entry.seq)), -1);
+  const late = state.window.filter((entry) => results.has(entry.seq) && entry.seq < lastOther).map((entry) => entry.seq);
   const pack = buildContextPack({
-    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), state: { ...state, window }, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
+    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), state, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
     ...(context.savedMemories ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } } : {}),
-    ...(moved.length > 0 ? { notes: moved.map((entry) => entry.content) } : {}),
+    ...(late.length > 0 ? { notes: [lateResultsNote(late)] } : {}),
   });
-  if (moved.length === 0) return { pack, toolSchemaTokens };
-  // The results delivered last are part of what the model saw: their seqs and text go into the manifest too.
-  const manifest = pack.manifest;
-  const delivered = moved.map((entry) => ({ seq: entry.seq, role: entry.role === 'tool' ? 'tool' as const : 'system' as const, toolCallId: entry.toolCallId ?? null, content: entry.content, tokens: entry.tokens }));
-  return {
-    pack: {
-      ...pack,
-      manifest: {
-        ...manifest,
-        windowSeqs: [...manifest.windowSeqs, ...moved.map((entry) => entry.seq)].sort((a, b) => a - b),
-        toolResults: [...manifest.toolResults, ...delivered].sort((a, b) => a.seq - b.seq),
-      },
-    },
-    toolSchemaTokens,
-  };
+  return { pack, toolSchemaTokens };
 }
 
 /**
@@ -80,7 +77,7 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
  * the window. Retryable provider errors before the first token are retried with backoff; a context overflow
  * folds the thread synchronously once and retries.
  */
-export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
+export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; toolChoice?: 'none'; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
   const { turn, active } = input;
   const { settings, chat, turns, events } = deps;
   const threadId = turn.threadId;
@@ -91,14 +88,16 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
   for (let attempt = 0; ; attempt += 1) {
     // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
     const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, { recall: !overflowRetried });
+    const promptDivergence = deps.prompts?.observe({ threadId, messages: pack.messages, tools: input.tools, toolSchemaTokens }) ?? null;
     const startedAt = Date.now();
     try {
       const result = await chat.stream({
-        messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta),
-        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+        messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta), cacheKey: threadId,
+        ...(input.tools.length > 0 ? { tools: input.tools } : {}), ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       });
       // The provider's count of this very prompt teaches the model's estimate correction.
-      if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens);
+      // Per user: one user's text cannot move everyone's factor (the median over users is what counts).
+      if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens, context.thread.ownerId);
       const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
       const toolCalls = [
         ...result.toolCalls,
@@ -107,7 +106,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix) });
+      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), promptDivergence });
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
@@ -120,7 +119,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
       if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;
-      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, error: reason }, deps);
+      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, promptDivergence, error: reason }, deps);
       if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
         overflowRetried = true;
         deps.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');

@@ -49,12 +49,12 @@ type Step = (input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (te
 
 /** A chat model that plays `steps` in order, one per call, recording what each call was given. */
 function scriptedChat(steps: Step[]) {
-  const seen: { messages: PackMessage[]; tools: unknown[] }[] = [];
+  const seen: { messages: PackMessage[]; tools: unknown[]; toolChoice?: string }[] = [];
   const chat: ChatModelPort = {
     model: 'fake-chat',
     async stream(input) {
       const step = steps[seen.length];
-      seen.push({ messages: input.messages, tools: input.tools ?? [] });
+      seen.push({ messages: input.messages, tools: input.tools ?? [], ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}) });
       if (!step) throw new Error('no more scripted answers');
       return step({ messages: input.messages, signal: input.signal, onDelta: input.onDelta, tools: input.tools ?? [] });
     },
@@ -214,7 +214,7 @@ describe('TurnRunner on fakes', () => {
     expect(twice.memory.turns[0]?.status).toBe('error');
   });
 
-  it('answers tool calls and calls the model again with their results, offering no tools after the last round', async () => {
+  it('answers tool calls and calls the model again with their results, the same tools with tool_choice none after the last round', async () => {
     const tools = toolKit({ maxRounds: 1 });
     const { memory, runner, seen } = await setup([callTools('echo', 'echo'), answer('Both echoed.')], { tools });
     await memory.send('use the tool');
@@ -222,7 +222,12 @@ describe('TurnRunner on fakes', () => {
     expect(tools.executed).toEqual(['echo', 'echo']);
     expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['echo: echo', 'echo: echo']);
     expect(seen[0]?.tools).toHaveLength(1);
-    expect(seen[1]?.tools).toEqual([]);
+    expect(seen[0]?.toolChoice).toBeUndefined();
+    // The same schemas (the prompt's prefix stays the same for the provider's cache), but no call allowed.
+    expect(seen[1]?.tools).toBe(seen[0]?.tools);
+    expect(seen[1]?.toolChoice).toBe('none');
+    // The second call's prompt extends the first's.
+    expect(seen[1]?.messages.slice(0, seen[0]?.messages.length)).toEqual(seen[0]?.messages);
     expect(seen[1]?.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['echo: echo', 'echo: echo']);
     expect(assistantMessages(memory).at(-1)?.content).toBe('Both echoed.');
   });
@@ -257,15 +262,17 @@ describe('TurnRunner on fakes', () => {
     const { memory, runner, seen } = await setup([answer('Done with what I have.')], { tools });
     await memory.followUp();
     await runner.kick(memory.threadId);
-    expect(seen[0]?.tools).toEqual([]);
+    expect(seen[0]?.tools).toHaveLength(1);
+    expect(seen[0]?.toolChoice).toBe('none');
     const notice = memory.messages.find((message) => message.role === 'system');
     expect(notice?.content).toBe(toolChainNotice(2));
-    expect(seen[0]?.messages.map((message) => message.content)).toContain(toolChainNotice(2));
+    expect(seen[0]?.messages.some((message) => message.content.includes(toolChainNotice(2)))).toBe(true);
 
     const within = await setup([answer('More tools allowed.')], { tools: toolKit({ followUps: 2, depth: 2 }) });
     await within.memory.followUp();
     await within.runner.kick(within.memory.threadId);
     expect(within.seen[0]?.tools).toHaveLength(1);
+    expect(within.seen[0]?.toolChoice).toBeUndefined();
     expect(within.memory.messages.some((message) => message.role === 'system')).toBe(false);
   });
 });

@@ -1,12 +1,13 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
 import type { Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import type { ChatModelPort, FoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
+import type { ChatModelPort, FoldQueue, IdleFoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
+import { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
 
 export interface TurnRunnerOptions {
@@ -15,6 +16,8 @@ export interface TurnRunnerOptions {
   events: ThreadEventBus;
   chat: ChatModelPort;
   folds: FoldQueue;
+  /** Where each completed turn pushes back the thread's idle fold (PROMPT_CACHE_TTL later); without it, none. */
+  idleFolds?: IdleFoldQueue;
   /** Folds the thread synchronously (the summary job's code), used once when the provider reports an overflow. */
   foldNow: (threadId: string) => Promise<void>;
   settings: ContextSettings;
@@ -37,6 +40,9 @@ export interface TurnRunnerOptions {
 
 class TurnCancelled extends Error {}
 
+/** Threads whose offered tool list a runner keeps (see offeredTools). */
+const MAX_KEPT_TOOL_LISTS = 10_000;
+
 /** What the model and the user read when a chain of tool follow-ups reaches MAX_TOOL_FOLLOW_UPS. */
 export function toolChainNotice(followUps: number): string {
   return `Tool limit reached: the tools' results have asked for more tools ${followUps} times in a row since the user's last message `
@@ -53,7 +59,7 @@ function serverToolsFor(thread: Thread, tools: ToolKit): OpenAIFunctionTool[] {
   return drivenByOpenAIClient(thread) ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async') : definitions;
 }
 
-type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptions, 'tools'>;
+type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds'>> & Pick<TurnRunnerOptions, 'tools' | 'idleFolds'>;
 
 /**
  * Runs a thread's queued turns, one at a time, under the thread's lease in Postgres (so it also holds across
@@ -62,12 +68,15 @@ type Options = Required<Omit<TurnRunnerOptions, 'tools'>> & Pick<TurnRunnerOptio
  *
  * A turn is a loop of rounds: the model answers (streamed into an assistant message); when it called tools,
  * every call is answered (inline tools run, async ones start a run and answer with its handle) and the model
- * is called again, up to the tool kit's `maxRounds`; the call after the last round offers no tools.
+ * is called again, up to the tool kit's `maxRounds`; the call after the last round sends the same tools with
+ * `tool_choice: none`.
  */
 export class TurnRunner {
   private readonly draining = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private readonly active = new Map<string, ActiveTurn>();
+  private readonly offeredByThread = new Map<string, { epoch: string; tools: OpenAIFunctionTool[] }>();
+  private readonly prompts = new PromptPrefixTracker();
   private readonly options: Options;
 
   constructor(options: TurnRunnerOptions) {
@@ -184,7 +193,7 @@ export class TurnRunner {
   /** Rounds of model answers and tool calls until the model answers without calling a tool. */
   private async generate(turn: Turn, initial: ThreadContext, active: ActiveTurn): Promise<void> {
     const { tools } = this.options;
-    const deps: StreamAnswerDeps = this.options;
+    const deps: StreamAnswerDeps = { ...this.options, prompts: this.prompts };
     let context = initial;
     // A follow-up's first call gets its results last; later rounds see them where they are.
     const lastSeqs = turn.kind === 'follow-up' && tools ? await tools.runs.followUpNoteSeqs(turn.id) : [];
@@ -195,25 +204,51 @@ export class TurnRunner {
     // An OpenAI client's own tools (the /v1 route) are offered with ours; the client runs them (see src/core/facade).
     const clientTools = clientToolsOf(context.thread);
     const clientNames = new Set(clientTools.map((tool) => tool.function.name));
+    // Ours are kept per thread until its next fold (see offeredTools); a client's are its request's.
+    const offered = [...(tools ? this.offeredTools(context, tools) : []), ...clientTools];
     for (let round = 0; ; round += 1) {
-      const toolRound = !chainEnded && round < (tools?.maxRounds ?? DEFAULT_CLIENT_TOOL_ROUNDS);
-      const offered = [...(tools && toolRound ? serverToolsFor(context.thread, tools) : []), ...(toolRound ? clientTools : [])];
-      const answer = await streamAnswer({ turn, context, active, tools: offered, ...(round === 0 ? { lastSeqs } : {}) }, deps);
+      // A round that must not call tools still sends the same schemas (a changed tool list is a prompt-cache miss
+      // from its first token on) and says `tool_choice: none`.
+      const allowCalls = offered.length > 0 && !chainEnded && round < (tools?.maxRounds ?? DEFAULT_CLIENT_TOOL_ROUNDS);
+      const answer = await streamAnswer({
+        turn, context, active, tools: offered, ...(offered.length > 0 && !allowCalls ? { toolChoice: 'none' as const } : {}), ...(round === 0 ? { lastSeqs } : {}),
+      }, deps);
       if (answer.toolCalls.length === 0) return;
       const serverCalls = answer.toolCalls.filter((call) => !clientNames.has(call.name));
       if (serverCalls.length > 0) {
         if (!tools) throw new Error('the model called a tool, but no tools are configured');
         await answerToolCalls({
           turn, calls: serverCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
-          ownerId: context.thread.ownerId, offered: offered.map((definition) => definition.function.name),
+          ownerId: context.thread.ownerId, offered: allowCalls ? offered.map((definition) => definition.function.name) : [],
         }, { ...this.options, tools });
         active.controller.signal.throwIfAborted();
       }
       // A client tool's call ends the answer: the client runs it and sends the result with its next request.
       if (serverCalls.length < answer.toolCalls.length) return;
-      if (offered.length === 0) return;
+      if (!allowCalls) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
     }
+  }
+
+  /**
+   * The tool list offered on a thread: the registry's, kept per thread until its next fold (or context reset), so an
+   * MCP list change does not change the prompt's prefix in the middle of a cached stretch. A tool gone meanwhile
+   * answers the model with an error when called.
+   */
+  private offeredTools(context: ThreadContext, tools: ToolKit): OpenAIFunctionTool[] {
+    const threadId = context.thread.id;
+    const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}`;
+    const kept = this.offeredByThread.get(threadId);
+    if (kept && kept.epoch === epoch) return kept.tools;
+    const current = serverToolsFor(context.thread, tools);
+    this.offeredByThread.delete(threadId);
+    this.offeredByThread.set(threadId, { epoch, tools: current });
+    // Oldest threads first out (insertion order): a bounded map.
+    if (this.offeredByThread.size > MAX_KEPT_TOOL_LISTS) {
+      const oldest = this.offeredByThread.keys().next().value;
+      if (oldest !== undefined) this.offeredByThread.delete(oldest);
+    }
+    return current;
   }
 
   /** A complete system message of the turn, in the transcript and the window; returns the context re-read after it. */
@@ -270,10 +305,15 @@ export class TurnRunner {
   }
 
   private maybeEnqueueFold(context: ThreadContext): void {
-    const { settings, folds, log } = this.options;
+    const { settings, folds, idleFolds, log } = this.options;
+    const threadId = context.thread.id;
+    // Every turn pushes back the thread's idle fold: it runs once the thread has been quiet as long as the cache lives.
+    if (idleFolds && context.thread.memoryMode === 'summary') {
+      idleFolds.scheduleIdleFold(threadId).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not schedule the idle fold'));
+    }
+    // While the thread is active, only the trigger folds.
     const decision = foldDecisionFor(context, settings);
     if (!decision.fold) return;
-    const threadId = context.thread.id;
     // Never awaited by the turn: with Redis down the enqueue fails fast and the sweeper catches up later.
     folds.enqueueFold(threadId, decision.reasons.join('; ')).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not enqueue fold; the sweeper will retry'));
   }

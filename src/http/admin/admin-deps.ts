@@ -1,4 +1,6 @@
 import type { AdminThreadStore, AuditStore, FoldLagPolicy, FoldQueue, RebuildQueue, SummaryStore } from '../../core/ports';
+import type { ModelPrices } from '../../core/costs/estimate-costs';
+import type { CostReport } from '../../db/cost-report';
 import type { ModelCallHistory } from '../../db/model-call-history';
 import type { QueueRegistry } from '../../jobs/queue-registry';
 import type { AdminToolListDto, TokenEstimateDto } from '../../shared/admin-api';
@@ -16,6 +18,8 @@ export interface AdminHttpDeps {
   foldLagPolicy: FoldLagPolicy;
   /** Per-call token records for the admin chart. */
   modelCalls: ModelCallHistory;
+  /** Model-call usage grouped by day, user or thread, and MODEL_PRICES, for GET /api/admin/costs. */
+  costs: { report: CostReport; prices: ModelPrices };
   /** The chat model's estimate correction (GET /api/admin/token-estimate). */
   tokenEstimate: () => TokenEstimateDto;
   /** Every tool with its source, mode and its MCP server's state (GET /api/admin/tools). */

@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import { toAuditEntryDto } from '../../core/admin-dto';
-import type { AuditPageDto, QueueListDto } from '../../shared/admin-api';
+import { costRow } from '../../core/costs/estimate-costs';
+import type { AuditPageDto, CostReportDto, QueueListDto } from '../../shared/admin-api';
 import type { HttpDeps } from '../http-deps';
 import { parseOrThrow } from '../request-schemas';
-import { auditQuery } from './admin-request-schemas';
+import { auditQuery, costsQuery } from './admin-request-schemas';
 import { onQueue } from './on-queue';
 
-/** Queue counts, the token estimate's correction, the tools and the audit trail. */
+/** Queue counts, the token estimate's correction, the tools, the estimated costs and the audit trail. */
 export function adminOpsRoutes(deps: HttpDeps): Router {
   const router = Router();
 
@@ -21,6 +22,20 @@ export function adminOpsRoutes(deps: HttpDeps): Router {
 
   router.get('/admin/tools', (_request, response) => {
     response.json(deps.admin.tools());
+  });
+
+  router.get('/admin/costs', async (request, response) => {
+    const query = parseOrThrow(costsQuery, request.query, 'query');
+    const since = new Date();
+    since.setUTCHours(0, 0, 0, 0);
+    since.setUTCDate(since.getUTCDate() - (query.days - 1));
+    const { report, prices } = deps.admin.costs;
+    const groups = await report.usageBy({ by: query.by, since, limit: query.limit });
+    const rows = groups.map((group) => costRow(group, prices));
+    // Days newest first; users and threads by what they cost (then by prompt tokens, which unpriced models have too).
+    rows.sort(query.by === 'day' ? (a, b) => b.key.localeCompare(a.key) : (a, b) => (b.cost ?? 0) - (a.cost ?? 0) || b.promptTokens - a.promptTokens);
+    const body: CostReportDto = { by: query.by, since: since.toISOString(), pricedModels: Object.keys(prices), rows };
+    response.json(body);
   });
 
   router.get('/admin/audit', async (request, response) => {

@@ -27,3 +27,10 @@ export const modelCallsQuery = z.object({
   before: z.string().max(500).optional(),
   limit: z.coerce.number().int().min(1).max(2000).default(500),
 });
+
+export const costsQuery = z.object({
+  by: z.enum(['day', 'user', 'thread']).default('day'),
+  /** Calls of the last `days` days (UTC, today included). */
+  days: z.coerce.number().int().min(1).max(366).default(30),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});

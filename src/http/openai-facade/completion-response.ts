@@ -70,6 +70,16 @@ async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUs
 
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
+/** Cancels the turn when it is the one running in its thread here (never another request's queued before it). */
+async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
+  try {
+    const current = await deps.turns.findTurn(turn.id);
+    if (current?.status === 'running') deps.runner.cancel(turn.threadId);
+  } catch (error) {
+    deps.log.warn({ err: error, threadId: turn.threadId, turnId: turn.id }, 'could not stop the answer of a client that went away');
+  }
+}
+
 /** A non-streamed answer: one `chat.completion` object once the turn has ended (errors through the /v1 handler). */
 export async function answerAsJson(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, _request: Request, response: Response): Promise<void> {
   await runAndWait(deps, target.turn, response);
@@ -110,6 +120,10 @@ export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, tar
       wrote = true;
     }
   };
+  // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
+  response.on('close', () => {
+    if (!response.writableFinished) void stopIfRunning(deps, target.turn);
+  });
   try {
     await runAndWait(deps, target.turn, response, onEvent);
     const { toolCalls } = await outcomeOf(deps, facade, target.turn.id);

@@ -11,11 +11,18 @@ export const END_USER_HEADERS = ['x-user-id', 'x-openwebui-user-id'] as const;
 /** An end user's id as a service key names it: printable, no spaces, at most 128 characters. */
 const END_USER = /^[\x21-\x7e]{1,128}$/;
 
-/** Who a /v1 request acts for: our user id, and whether a service key named them. */
+/** Pass as the body's user where no end user is needed (listing models): a service key alone is enough there. */
+export const SERVICE_ONLY = Symbol('service key alone');
+
+/** Who a /v1 request acts for: our user id ('' for a service key alone), and whether a service key named them. */
 export interface FacadePrincipal {
   userId: string;
   viaServiceKey: boolean;
 }
+
+/** Service keys' users already stored by this process (the first request of one creates its row). */
+const knownServiceUsers = new Set<string>();
+const KNOWN_USERS_KEPT = 100_000;
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -53,9 +60,14 @@ export async function facadePrincipal(request: Request, deps: { tokens: TokenSer
   if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
   const key = deps.serviceKeys.length > 0 ? matchingKey(token, deps.serviceKeys) : null;
   if (!key) return { userId: (await principalFromToken(token, deps)).userId, viaServiceKey: false };
+  if (bodyUser === SERVICE_ONLY) return { userId: '', viaServiceKey: true };
   const endUser = endUserOf(request, bodyUser);
   if (!END_USER.test(endUser)) throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', { details: { field: 'user' } });
   const userId = serviceUserId(key, endUser);
-  await deps.threads.ensureUser(userId, 'external');
+  if (!knownServiceUsers.has(userId)) {
+    await deps.threads.ensureUser(userId, 'external');
+    if (knownServiceUsers.size >= KNOWN_USERS_KEPT) knownServiceUsers.clear();
+    knownServiceUsers.add(userId);
+  }
   return { userId, viaServiceKey: true };
 }

@@ -6,7 +6,7 @@ import type { HttpDeps } from '../http-deps';
 import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
-import { facadePrincipal } from './facade-principal';
+import { facadePrincipal, SERVICE_ONLY } from './facade-principal';
 import { MODEL_NOT_FOUND } from './openai-errors';
 
 /** Longest conversation key a client may send (X-Thread-Id and the like). */
@@ -68,12 +68,12 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
   const principalDeps = { tokens: deps.tokens, threads: deps.threads, serviceKeys: facade.serviceKeys };
 
   router.get('/models', async (request, response) => {
-    await facadePrincipal(request, principalDeps, 'models');
+    await facadePrincipal(request, principalDeps, SERVICE_ONLY);
     response.json({ object: 'list', data: facade.models.map((id) => ({ id, object: 'model', created: STARTED, owned_by: 'split-context-chat' })) });
   });
 
   router.get('/models/:model', async (request, response) => {
-    await facadePrincipal(request, principalDeps, 'models');
+    await facadePrincipal(request, principalDeps, SERVICE_ONLY);
     checkModel(request.params.model, facade);
     response.json({ id: request.params.model, object: 'model', created: STARTED, owned_by: 'split-context-chat' });
   });

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, modelCallsQuery, summaryRevisionsQuery } from '../admin/admin-request-schemas';
+import { adminSessionBody, adminThreadsQuery, auditQuery, correctSummaryBody, costsQuery, modelCallsQuery, summaryRevisionsQuery } from '../admin/admin-request-schemas';
 import { messageIdParams, threadIdParams, threadSettingsBody } from '../request-schemas';
 import { ADMIN_SESSION, ADMIN_TOKEN, METRICS_TOKEN, errors, json } from './openapi-helpers';
 import {
@@ -10,6 +10,20 @@ import {
 
 
 const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }];
+
+const tokens = z.number().int().min(0);
+const costRowDto = z.strictObject({
+  key: z.string().describe('The UTC day (YYYY-MM-DD), the user id or the thread id'), label: z.string(),
+  calls: tokens, promptTokens: tokens.describe('Reported prompt tokens; our estimate for calls without a usage report'),
+  cachedTokens: tokens.describe('Prompt tokens the provider reported as read from its cache (0 where none were reported)'),
+  completionTokens: tokens.describe("Reported completion tokens; the answer's counted tokens for calls without a report"),
+  cost: z.number().min(0).nullable().describe('Estimated cost of the calls of priced models, in MODEL_PRICES\' currency; null when none is priced'),
+  estimatedCalls: tokens.describe('Calls without a usage report: their tokens, and so their cost, are our estimate'),
+  unpricedModels: z.array(z.string()),
+}).meta({ id: 'CostRow' });
+const costReportDto = z.strictObject({
+  by: z.enum(['day', 'user', 'thread']), since: z.string().datetime(), pricedModels: z.array(z.string()), rows: z.array(costRowDto),
+}).meta({ id: 'CostReport' });
 
 /** The admin API. Every route but the session routes answers 401 without admin credentials. */
 export function documentAdminRoutes(registry: OpenAPIRegistry): void {
@@ -77,6 +91,13 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get', path: '/api/admin/queues', tags: ['admin'], summary: 'Job counts of the summary queue and any other registered queue', security: admin,
     responses: { 200: json(queueListDto, 'Counts'), ...errors('UNAUTHORIZED', 'RATE_LIMITED', 'UNAVAILABLE') },
+  });
+  registry.registerPath({
+    method: 'get', path: '/api/admin/costs', tags: ['admin'], security: admin,
+    summary: 'Estimated cost of the model calls per UTC day, user or thread, from reported usage and MODEL_PRICES',
+    description: 'Uncached prompt tokens at the input price, cached ones (as the provider reported them) at the cached-input price, completions at the output price. Calls without a usage report count our estimate and are counted in `estimatedCalls`. Models without a price show tokens only.',
+    request: { query: costsQuery },
+    responses: { 200: json(costReportDto, 'The groups, days newest first, users and threads costliest first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'get', path: '/api/admin/audit', tags: ['admin'], summary: "The audit trail of admin writes and of admins' reads of users' settings and contexts, newest first", security: admin,

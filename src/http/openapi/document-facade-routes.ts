@@ -58,7 +58,11 @@ export function documentFacadeRoutes(registry: OpenAPIRegistry): void {
       + 'The response header `X-Chat-Thread-Id` names the thread (open it in the web app).',
     request: { headers, body: { content: { 'application/json': { schema: chatCompletionBody } } } },
     responses: {
-      200: { description: 'The answer (JSON), or its stream (text/event-stream)', content: { 'application/json': { schema: completion }, 'text/event-stream': { schema: z.string() } } },
+      200: {
+        description: 'The answer (JSON), or its stream (text/event-stream)',
+        headers: { 'X-Chat-Thread-Id': { description: 'The thread of the conversation (a fork after an edit): open it in the web app or the admin console', schema: { type: 'string', format: 'uuid' } } },
+        content: { 'application/json': { schema: completion }, 'text/event-stream': { schema: z.string() } },
+      },
       ...openAIErrors({
         400: 'invalid_request_error: a malformed request (`param` names the field), a history this server cannot adopt',
         ...authErrors,

@@ -86,7 +86,7 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post', path: '/api/threads/{id}/cancel', tags: ['messages'], summary: 'Stop the running generation (the partial answer is kept)', security: secured,
     request: { params: threadIdParams },
-    responses: { 200: json(cancelResultDto, 'Whether a generation was running'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: { 200: json(cancelResultDto, 'Whether a generation was running (in any server process: the Stop reaches the one running it)'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
   });
   registry.registerPath({
     method: 'get', path: '/api/threads/{id}/context', tags: ['context'], summary: 'Exactly what the next model call would get', security: secured,

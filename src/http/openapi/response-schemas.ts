@@ -210,6 +210,7 @@ export const modelCallPointDto = z.strictObject({
   estimatedPromptTokens: count.describe('Our estimate (the context pack plus tool schemas for chat calls).'),
   transcriptTokens: count.describe('Tokens of the whole transcript through the last message stored before the call.'),
   throughSeq: count.describe('The highest transcript seq at the time of the call.'),
+  reportedCachedTokens: count.nullable().describe('Prompt tokens the provider reported as read from its prompt cache; null when not reported.'),
 }).meta({ id: 'ModelCallPoint' });
 export const modelCallListDto = z.strictObject({ calls: z.array(modelCallPointDto), nextCursor: z.string().nullable() }).meta({ id: 'ModelCallList' });
 export const searchPageDto = z.strictObject({
@@ -230,6 +231,11 @@ export const messageContextDto = z.strictObject({
   estimatedPromptTokens: count,
   reportedPromptTokens: count.nullable(),
   reportedCompletionTokens: count.nullable(),
+  reportedCachedTokens: count.nullable().describe('Prompt tokens the provider reported as read from its prompt cache; null when not reported.'),
+  promptDivergence: z.strictObject({
+    messageIndex: z.number().int().min(-1).describe('The first pack message that differs from the previous call\'s prompt; -1: the tool schemas differ.'),
+    tokensBefore: count.describe('Estimated prompt tokens before it: what a provider\'s prompt cache could reuse.'),
+  }).nullable().describe('Where the prompt first differed from the thread\'s previous call (computed at call time); null when unknown.'),
   overflowRetry: z.boolean(),
   omitted: count,
   systemPrefix: z.strictObject({

@@ -154,7 +154,7 @@ export function messageRoutes(deps: HttpDeps): Router {
 
   router.post('/threads/:id/cancel', async (request, response) => {
     const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
-    response.json({ cancelled: deps.runner.cancel(thread.id) });
+    response.json({ cancelled: deps.cancelTurn ? await deps.cancelTurn(thread.id) : deps.runner.cancel(thread.id) });
   });
 
   return router;

@@ -3,6 +3,7 @@ import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { navigate, usePath } from '../common/navigation';
 import type { QueueListDto } from '../../../src/shared/admin-api';
+import { CostsPanel } from './costs-panel';
 import { QueueHealth } from './queue-health';
 import { ThreadDetail } from './thread-detail';
 import { ThreadsTable } from './threads-table';
@@ -85,7 +86,7 @@ export function AdminApp() {
         <button type="button" onClick={() => void signOut()}>Sign out</button>
       </header>
       <QueueHealth queues={queues} error={queueError} onRefresh={() => void loadQueues()} />
-      {threadId ? <ThreadDetail threadId={threadId} /> : <><ThreadsTable /><TokenEstimate /><ToolsPanel /></>}
+      {threadId ? <ThreadDetail threadId={threadId} /> : <><ThreadsTable /><CostsPanel /><TokenEstimate /><ToolsPanel /></>}
     </div>
   );
 }

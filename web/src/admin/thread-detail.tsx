@@ -45,6 +45,20 @@ function RevisionTimeline({ revisions }: { revisions: SummaryRevisionDto[] }) {
   );
 }
 
+/** The share of prompt tokens the provider served from its prompt cache, over the calls that reported it. */
+export function cachedShare(calls: readonly ModelCallPointDto[]): { share: number; calls: number } | null {
+  const reported = calls.filter((call) => call.reportedCachedTokens !== null && call.promptTokensSource === 'provider' && call.promptTokens > 0);
+  const prompt = reported.reduce((sum, call) => sum + call.promptTokens, 0);
+  if (prompt === 0) return null;
+  return { share: reported.reduce((sum, call) => sum + (call.reportedCachedTokens ?? 0), 0) / prompt, calls: reported.length };
+}
+
+function CachedShare({ calls }: { calls: readonly ModelCallPointDto[] }) {
+  const cached = cachedShare(calls);
+  if (!cached) return null;
+  return <p className="figures" data-testid="cached-share">Provider prompt cache: {Math.round(cached.share * 1000) / 10}% of the prompt tokens of {cached.calls} calls shown</p>;
+}
+
 /** The newest calls, newest first: figures, and "What the model saw" for each call that produced an answer. */
 function CallTable({ calls, onSee }: { calls: ModelCallPointDto[]; onSee(call: ModelCallPointDto): void }) {
   const newestFirst = [...calls].reverse().slice(0, 50);
@@ -52,13 +66,14 @@ function CallTable({ calls, onSee }: { calls: ModelCallPointDto[]; onSee(call: M
   return (
     <div className="table-wrap">
       <table className="data" aria-label="Model calls">
-        <thead><tr><th scope="col">When</th><th scope="col">Purpose</th><th scope="col" className="number">Prompt tokens</th><th scope="col" className="number">Transcript</th><th scope="col" /></tr></thead>
+        <thead><tr><th scope="col">When</th><th scope="col">Purpose</th><th scope="col" className="number">Prompt tokens</th><th scope="col" className="number">Cached</th><th scope="col" className="number">Transcript</th><th scope="col" /></tr></thead>
         <tbody>
           {newestFirst.map((call) => (
             <tr key={call.id}>
               <td>{relativeTime(call.at)}</td>
               <td>{call.purpose}</td>
               <td className="number" title={`our estimate ${call.estimatedPromptTokens}`}>{formatTokens(call.promptTokens)}{call.promptTokensSource === 'estimate' ? ' (estimate)' : ''}</td>
+              <td className="number">{call.reportedCachedTokens !== null ? formatTokens(call.reportedCachedTokens) : '—'}</td>
               <td className="number">{formatTokens(call.transcriptTokens)}</td>
               <td>{call.messageId ? <button type="button" className="control" onClick={() => onSee(call)}>What the model saw</button> : null}</td>
             </tr>
@@ -203,6 +218,7 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
         <section className="card" aria-labelledby="chart-heading">
           <h2 id="chart-heading">Tokens per model call</h2>
           <TokensChart calls={calls} />
+          <CachedShare calls={calls} />
           {olderCalls ? <button type="button" onClick={() => void loadOlderCalls(olderCalls)}>Older calls</button> : null}
           <CallTable calls={calls} onSee={setSeeing} />
           {seeing?.messageId ? <WhatTheModelSaw label={`the call of ${relativeTime(seeing.at)}`} load={loadSeen} onClose={() => setSeeing(null)} /> : null}

@@ -12,6 +12,7 @@ import { Conversation, type BranchControls } from './conversation';
 import { newClientId } from './new-client-id';
 import { MemoryPanel, type MemoryData } from './memory-panel';
 import { scrollToSeqs } from './scroll-to-seqs';
+import { SavedMemoriesView } from './saved-memories-view';
 import { SearchBox } from './search-box';
 import { isAnswering } from './thread-state';
 import { ThreadSidebar } from './thread-sidebar';
@@ -113,6 +114,8 @@ export function ChatApp() {
   const token = session?.token ?? null;
   const path = usePath();
   const threadId = activeThreadIdOf(path);
+  /** `/memories`: the saved memories view in place of the conversation. */
+  const onMemoriesPage = path === '/memories';
   const list = useThreadList(token);
   const renew = useSessionRenewal(session, setSession);
   const { socket, status } = useChatSocket({ userId: session?.userId ?? null, token, renew });
@@ -142,14 +145,14 @@ export function ChatApp() {
   // navigation lands, so the first thread is created once per page: never again from here after that.
   const createdFirst = useRef(false);
   useEffect(() => {
-    if (!token || !list.loaded || threadId) return;
+    if (!token || !list.loaded || threadId || onMemoriesPage) return;
     const latest = [...list.threads].sort((left, right) => right.lastActivityAt.localeCompare(left.lastActivityAt))[0];
     if (latest) navigate(`/threads/${latest.id}`, { replace: true });
     else if (!createdFirst.current) {
       createdFirst.current = true;
       void createThread();
     }
-  }, [token, list.loaded, list.threads, threadId, createThread]);
+  }, [token, list.loaded, list.threads, threadId, onMemoriesPage, createThread]);
 
   const loadSeen = useCallback((messageId: string) => requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${messageId}/context`, { token }), [threadId, token]);
 
@@ -257,12 +260,13 @@ export function ChatApp() {
   // which is scrolled into view and stays highlighted (until another hit or thread is chosen).
   const [jumpTo, setJumpTo] = useState<{ threadId: string; seq: number } | null>(null);
   const [highlight, setHighlight] = useState<{ threadId: string; seq: number } | null>(null);
-  const openHit = useCallback((hit: SearchHitDto) => {
-    setHighlight({ threadId: hit.threadId, seq: hit.seq });
-    setJumpTo({ threadId: hit.threadId, seq: hit.seq });
-    navigate(`/threads/${hit.threadId}`);
+  const openAt = useCallback((at: { threadId: string; seq: number }) => {
+    setHighlight({ threadId: at.threadId, seq: at.seq });
+    setJumpTo({ threadId: at.threadId, seq: at.seq });
+    navigate(`/threads/${at.threadId}`);
     setSidebarOpen(false);
   }, []);
+  const openHit = useCallback((hit: SearchHitDto) => openAt({ threadId: hit.threadId, seq: hit.seq }), [openAt]);
   const joinedThreadId = thread.joined ? thread.state?.threadId ?? null : null;
   useEffect(() => {
     if (!jumpTo || joinedThreadId !== jumpTo.threadId) return;
@@ -289,6 +293,7 @@ export function ChatApp() {
           </span>
         ) : null}
         <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>{STATUS_TEXT[status]}</span>
+        <button type="button" className="saved-memories-link" aria-pressed={onMemoriesPage} onClick={() => navigate(onMemoriesPage ? (activeThread ? `/threads/${activeThread.id}` : '/') : '/memories')}>Saved memories</button>
         <button type="button" className="memory-toggle" aria-pressed={memoryOpen} onClick={() => setMemoryOpen(!memoryOpen)}>Memory</button>
       </header>
       {fatal ? <div className="banner error" role="alert">{fatal}<button type="button" className="icon" aria-label="Dismiss" onClick={() => setFatal(null)}>✕</button></div> : null}
@@ -300,6 +305,11 @@ export function ChatApp() {
         onRename={(id, title) => void rename(id, title)}
         onMore={() => void list.load(list.nextCursor ?? undefined)}
       />
+      {onMemoriesPage ? (
+        <main className="chat-main">
+          <SavedMemoriesView token={token} threads={list.threads} onOpenSource={openAt} onClose={() => navigate('/')} />
+        </main>
+      ) : (
       <main className="chat-main">
         {live?.forkedFrom ? <ForkOrigin thread={live} parentTitle={list.threads.find((candidate) => candidate.id === live.forkedFrom?.threadId)?.title ?? null} onOpen={openThread} /> : null}
         {copies.length > 0 ? <CopiesNotice copies={copies} onForgetThere={forgetCopies} onDismiss={() => setCopies([])} /> : null}
@@ -319,10 +329,11 @@ export function ChatApp() {
         ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
         <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />
       </main>
+      )}
       {memoryOpen ? (
         <MemoryPanel
           data={memory} error={memoryError} thread={live} token={token} messageAt={messageAt}
-          onUnpin={(message) => thread.actions.setPinned(message, false)} onShow={showSeqs} onClose={() => setMemoryOpen(false)}
+          onUnpin={(message) => thread.actions.setPinned(message, false)} onShow={showSeqs} onClose={() => setMemoryOpen(false)} onOpenElsewhere={openAt}
         />
       ) : null}
     </div>

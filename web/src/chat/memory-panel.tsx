@@ -26,6 +26,8 @@ export interface MemoryPanelProps {
   onUnpin(message: MessageDto): void;
   /** Scrolls the transcript to these seqs (citations, pinned entries). */
   onShow(range: { from: number; through: number }): void;
+  /** Opens another chat at a message (what cross-thread recall brought from it). */
+  onOpenElsewhere(at: { threadId: string; seq: number }): void;
   onClose(): void;
 }
 
@@ -70,6 +72,7 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
           Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold {relativeTime(detail.context.lastFoldAt)}
         </p>
         {props.data.recalled ? <RecalledLine recalled={props.data.recalled} onShow={props.onShow} /> : null}
+        {pack.recalledElsewhere.length > 0 ? <ElsewhereLine recalled={pack.recalledElsewhere} onOpen={props.onOpenElsewhere} /> : null}
         {detail.context.lastFoldError ? <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p> : null}
       </section>
       <section aria-labelledby="summary-heading">
@@ -125,6 +128,22 @@ function RecalledLine(props: { recalled: NonNullable<MemoryData['recalled']>; on
           <a className="citation" href={`#seq-${seq}`} aria-label={`#${seq}: show the recalled message`}
             onClick={(event) => { event.preventDefault(); props.onShow({ from: seq, through: seq }); }}
           >#{seq}</a>
+        </span>
+      ))}
+    </p>
+  );
+}
+
+/** "From other chats: Travel papers #1, …": what cross-thread recall gives the next call, each linked to its chat. */
+function ElsewhereLine(props: { recalled: ContextPackDto['recalledElsewhere']; onOpen: MemoryPanelProps['onOpenElsewhere'] }) {
+  return (
+    <p className="figures recalled" data-testid="recalled-elsewhere" title="Messages of your other chats auto-recall puts in the next model call">
+      From other chats: {props.recalled.map((ref, index) => (
+        <span key={`${ref.threadId}#${ref.seq}`}>
+          {index > 0 ? ', ' : ''}
+          <a className="citation" href={`/threads/${ref.threadId}`} aria-label={`Open ${ref.title ?? 'the chat'} at message #${ref.seq}`}
+            onClick={(event) => { event.preventDefault(); props.onOpen({ threadId: ref.threadId, seq: ref.seq }); }}
+          >{ref.title ?? 'a deleted chat'} #{ref.seq}</a>
         </span>
       ))}
     </p>

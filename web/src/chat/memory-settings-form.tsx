@@ -4,16 +4,17 @@ import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { formatTokens } from '../common/format';
 
-type Field = 'trigger' | 'keep' | 'memory';
-type Draft = { trigger: string; keep: string; memory: 'summary' | 'window-only' };
+type Field = 'trigger' | 'keep' | 'memory' | 'recallScope';
+/** `recallScope` '' is the deployment's default (RECALL_SCOPE). */
+type Draft = { trigger: string; keep: string; memory: 'summary' | 'window-only'; recallScope: '' | 'thread' | 'user' };
 
 function draftOf(settings: ThreadMemorySettingsDto): Draft {
-  return { trigger: settings.trigger ?? '', keep: settings.keep ?? '', memory: settings.memory };
+  return { trigger: settings.trigger ?? '', keep: settings.keep ?? '', memory: settings.memory, recallScope: settings.recallScope ?? '' };
 }
 
 /** The field a validation message names (`trigger: ...`, `keep: ...`, `Invalid settings: memory ...`), else null. */
 function fieldOf(message: string): Field | null {
-  const match = /^(?:Invalid settings: )?(trigger|keep|memory)\b/.exec(message);
+  const match = /^(?:Invalid settings: )?(trigger|keep|memory|recallScope)\b/.exec(message);
   return (match?.[1] as Field | undefined) ?? null;
 }
 
@@ -23,6 +24,7 @@ function patchOf(draft: Draft, saved: Draft): Record<string, string | null> {
   if (draft.trigger.trim() !== saved.trigger) patch.trigger = draft.trigger.trim() || null;
   if (draft.keep.trim() !== saved.keep) patch.keep = draft.keep.trim() || null;
   if (draft.memory !== saved.memory) patch.memory = draft.memory;
+  if (draft.recallScope !== saved.recallScope) patch.recallScope = draft.recallScope || null;
   return patch;
 }
 
@@ -115,6 +117,16 @@ export function MemorySettingsForm(props: { threadId: string; token: string | nu
         label="Keep after a fold" value={draft.keep} placeholder={settings.defaults.keep} error={errors.keep}
         hint={`e.g. messages=12 or tokens=1500; empty: the default (${settings.defaults.keep})`} onChange={(value) => change({ keep: value }, 'keep')}
       />
+      <div className="field">
+        <label htmlFor={`${threadId}-recall-scope`}>Recall from</label>
+        <select id={`${threadId}-recall-scope`} value={draft.recallScope} onChange={(event) => change({ recallScope: event.target.value as Draft['recallScope'] }, 'recallScope')}>
+          <option value="">Default ({settings.defaults.recallScope === 'user' ? 'all my chats' : 'this chat only'})</option>
+          <option value="user">All my chats</option>
+          <option value="thread">This chat only</option>
+        </select>
+        <small className="muted">Where older messages matching your new one are looked up (never this chat's branches).</small>
+        {errors.recallScope ? <small className="error-text field-error" role="alert">{errors.recallScope}</small> : null}
+      </div>
       <p className="figures">{formatTokens(settings.pinnedTokens)} of {formatTokens(settings.pinnedMaxTokens)} tokens pinned</p>
       {errors.form ? <p className="error-text" role="alert">{errors.form}</p> : null}
       <div className="actions">

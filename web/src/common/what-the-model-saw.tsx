@@ -2,9 +2,10 @@ import { useEffect, useRef, useState } from 'react';
 import type { MessageContextDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { formatTokens } from './format';
+import { navigate } from './navigation';
 
 const PART_LABELS = [
-  ['systemPrefix', 'System prompt'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'], ['recall', 'Recalled'],
+  ['systemPrefix', 'System prompt'], ['savedMemories', 'Saved memories'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'], ['recall', 'Recalled'],
   ['notes', 'Notes'], ['toolSchemas', 'Tool definitions'], ['priming', 'Reply priming'],
 ] as const;
 
@@ -17,10 +18,21 @@ function Figures({ seen }: { seen: MessageContextDto }) {
     <p className="figures">
       Model {seen.model} · our estimate {formatTokens(seen.estimatedPromptTokens)} prompt tokens · provider reported{' '}
       {seen.reportedPromptTokens !== null ? formatTokens(seen.reportedPromptTokens) : 'nothing'}
+      {seen.reportedCachedTokens !== null ? ` · ${formatTokens(seen.reportedCachedTokens)} read from the provider's prompt cache` : ''}
       {seen.omitted > 0 ? ` · ${seen.omitted} older window entries left out` : ''}
       {seen.overflowRetry ? ' · sent again after the provider reported an overflow' : ''}
     </p>
   );
+}
+
+/** Where this call's prompt first differed from the previous call's in the thread: what a prompt cache could not reuse. */
+function Divergence({ seen }: { seen: MessageContextDto }) {
+  const divergence = seen.promptDivergence;
+  if (!divergence) return null;
+  const where = divergence.messageIndex < 0
+    ? 'in the tool definitions (sent before every message)'
+    : `at message ${divergence.messageIndex + 1} of the prompt, after ${formatTokens(divergence.tokensBefore)} tokens`;
+  return <p className="figures" data-testid="seen-prompt-divergence">First difference from the previous call's prompt: {where}</p>;
 }
 
 /** The system prompt: its text for admins; for a thread owner (text null) only its size and hash. */
@@ -37,6 +49,7 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
   return (
     <div className="seen-context">
       <Figures seen={seen} />
+      <Divergence seen={seen} />
       {seen.parts ? (
         <table className="data" aria-label="Tokens per part">
           <tbody>
@@ -46,6 +59,14 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       ) : null}
       <h3>System prompt</h3>
       <SystemPrompt prefix={seen.systemPrefix} />
+      {seen.savedMemories.length > 0 ? (
+        <>
+          <h3>Saved memories</h3>
+          <ul className="seen-saved-memories" data-testid="seen-saved-memories">
+            {seen.savedMemories.map((item) => <li key={item.id}>{item.text ?? <span className="muted">Deleted since.</span>}</li>)}
+          </ul>
+        </>
+      ) : null}
       <h3>Summary</h3>
       {seen.summary ? (
         <>
@@ -56,6 +77,13 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       <h3>Messages</h3>
       <p className="figures" data-testid="seen-window-seqs">Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}</p>
       {seen.recalledSeqs.length > 0 ? <p className="figures">Recalled {seqList(seen.recalledSeqs)}</p> : null}
+      {seen.recalledElsewhere.length > 0 ? (
+        <p className="figures" data-testid="seen-recalled-elsewhere">
+          From other chats: {seen.recalledElsewhere.map((ref, index) => (
+            <span key={`${ref.threadId}#${ref.seq}`}>{index > 0 ? ', ' : ''}<a href={`/threads/${ref.threadId}`} onClick={(event) => { event.preventDefault(); navigate(`/threads/${ref.threadId}`); }}>{ref.title ?? 'a deleted chat'} #{ref.seq}</a></span>
+          ))}
+        </p>
+      ) : null}
       <ol className="seen-messages">
         {seen.messages.map((message) => (
           <li key={`${message.place}-${message.seq}`} className={message.forgotten ? 'forgotten' : ''}>

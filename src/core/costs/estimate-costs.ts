@@ -1,0 +1,61 @@
+/** A model's prices in money per million tokens (MODEL_PRICES); the currency is the deployment's own. */
+export interface ModelPrice {
+  input: number;
+  /** Prompt tokens the provider read from its prompt cache. */
+  cachedInput: number;
+  output: number;
+}
+
+/** Prices by model name. No price is built in: a model without one has no cost, only tokens. */
+export type ModelPrices = Readonly<Record<string, ModelPrice>>;
+
+/** One model's usage within a group (a thread, a user, a day), from the model-call records. */
+export interface ModelUsage {
+  model: string;
+  calls: number;
+  /** Reported prompt tokens, or our estimate for calls without a report. */
+  promptTokens: number;
+  /** Reported cached prompt tokens (0 where none were reported). */
+  cachedTokens: number;
+  /** Reported completion tokens, or the answer's counted tokens for calls without a report. */
+  completionTokens: number;
+  /** Calls whose prompt or completion tokens are our estimate (no usage reported). */
+  estimatedCalls: number;
+}
+
+export interface CostRow {
+  key: string;
+  label: string;
+  calls: number;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  /** Estimated cost of the priced models' calls; null when none of the group's models has a price. */
+  cost: number | null;
+  /** Calls counted from our estimate instead of a usage report. */
+  estimatedCalls: number;
+  /** Models of the group without a price (their tokens are counted, not priced). */
+  unpricedModels: string[];
+}
+
+/** The cost of one model's usage: uncached prompt tokens at the input price, cached ones at the cached price. */
+export function costOf(usage: Pick<ModelUsage, 'promptTokens' | 'cachedTokens' | 'completionTokens'>, price: ModelPrice): number {
+  const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  return ((usage.promptTokens - cached) * price.input + cached * price.cachedInput + usage.completionTokens * price.output) / 1_000_000;
+}
+
+/** Sums a group's usage per model into one row, priced where MODEL_PRICES knows the model. */
+export function costRow(group: { key: string; label: string; usage: readonly ModelUsage[] }, prices: ModelPrices): CostRow {
+  const row: CostRow = { key: group.key, label: group.label, calls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0, cost: null, estimatedCalls: 0, unpricedModels: [] };
+  for (const usage of group.usage) {
+    row.calls += usage.calls;
+    row.promptTokens += usage.promptTokens;
+    row.cachedTokens += usage.cachedTokens;
+    row.completionTokens += usage.completionTokens;
+    row.estimatedCalls += usage.estimatedCalls;
+    const price = prices[usage.model];
+    if (price) row.cost = (row.cost ?? 0) + costOf(usage, price);
+    else if (!row.unpricedModels.includes(usage.model)) row.unpricedModels.push(usage.model);
+  }
+  return row;
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { eraseUser, refusedAfterErasure, type ErasureStore } from './erase-user';
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+describe('erasure', () => {
+  const erasedAt = new Date('2026-05-01T10:00:00.500Z');
+
+  it('refuses a token issued before the erasure, a guest always, and accepts a host user\'s newer token', () => {
+    expect(refusedAfterErasure(null, { issuedAtMs: 0, kind: 'guest' })).toBe(false);
+    expect(refusedAfterErasure({ erasedAt, kind: 'external' }, { issuedAtMs: erasedAt.getTime() - 1000, kind: 'external' })).toBe(true);
+    // iat has seconds: a token of the same second as the erasure is refused.
+    expect(refusedAfterErasure({ erasedAt, kind: 'external' }, { issuedAtMs: Math.floor(erasedAt.getTime() / 1000) * 1000, kind: 'external' })).toBe(true);
+    expect(refusedAfterErasure({ erasedAt, kind: 'external' }, { issuedAtMs: erasedAt.getTime() + 1000, kind: 'external' })).toBe(false);
+    expect(refusedAfterErasure({ erasedAt, kind: 'guest' }, { issuedAtMs: erasedAt.getTime() + 60_000, kind: 'guest' })).toBe(true);
+    expect(refusedAfterErasure({ erasedAt, kind: 'guest' }, { issuedAtMs: erasedAt.getTime() + 60_000, kind: 'external' })).toBe(true);
+  });
+
+  it('stops the user\'s turns, erases, then disconnects and forgets their Redis state; a failing disconnect does not fail it', async () => {
+    const calls: string[] = [];
+    const store: ErasureStore = {
+      erasureOf: async () => null,
+      threadIdsOf: async () => ['a', 'b'],
+      erase: async () => { calls.push('erase'); return { existed: true, threads: 2 }; },
+    };
+    const outcome = await eraseUser({ userId: 'u', kind: 'guest' }, {
+      store, log: silent,
+      cancelTurns: (threadId) => calls.push(`cancel ${threadId}`),
+      disconnect: async () => { calls.push('disconnect'); throw new Error('redis down'); },
+      forgetEphemeral: async () => { calls.push('forget'); },
+    });
+    expect(outcome).toEqual({ existed: true, threads: 2 });
+    expect(calls).toEqual(['cancel a', 'cancel b', 'erase', 'disconnect', 'forget']);
+  });
+});

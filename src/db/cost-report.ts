@@ -1,0 +1,84 @@
+import { Prisma } from './generated/client';
+import type { ModelUsage } from '../core/costs/estimate-costs';
+import type { Database } from './prisma-client';
+
+/** How the admin's cost view groups model calls. */
+export type CostGrouping = 'day' | 'user' | 'thread';
+
+/** One group (a UTC day, a user, a thread) with its usage per model. */
+export interface UsageGroup {
+  key: string;
+  label: string;
+  usage: ModelUsage[];
+}
+
+/** Read model of model-call usage for the admin's estimated costs. */
+export interface CostReport {
+  /** Usage of the calls made since `since`, grouped, the groups with the most prompt tokens first (at most `limit`). */
+  usageBy(input: { by: CostGrouping; since: Date; limit: number }): Promise<UsageGroup[]>;
+}
+
+interface UsageRow {
+  key: string;
+  label: string;
+  model: string;
+  calls: number;
+  prompt_tokens: number;
+  cached_tokens: number;
+  completion_tokens: number;
+  estimated_calls: number;
+}
+
+const GROUPS: Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> = {
+  day: { key: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`, label: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')` },
+  user: { key: Prisma.sql`coalesce(t.owner_id, '')`, label: Prisma.sql`coalesce(t.owner_id, '(deleted thread)')` },
+  thread: { key: Prisma.sql`coalesce(c.thread_id::text, '')`, label: Prisma.sql`coalesce(t.title, '(deleted)')` },
+};
+
+/** Cached prompt tokens as the provider reported them (0 where it reported none), priced at the cached input price. */
+const REPORTED_CACHED_TOKENS = Prisma.sql`coalesce(c.reported_cached_tokens, 0)`;
+
+/**
+ * Reported usage where the provider reported it: prompt tokens (our estimate where none was reported), cached prompt
+ * tokens (0 where none were reported), completion tokens (the answer's counted tokens where none were reported).
+ */
+export function createCostReport(db: Database): CostReport {
+  return {
+    async usageBy({ by, since, limit }) {
+      const group = GROUPS[by];
+      const rows = await db.$queryRaw<UsageRow[]>`
+        WITH calls AS (
+          SELECT ${group.key} AS key, ${group.label} AS label, c.model,
+            coalesce(nullif(c.reported_prompt_tokens, 0), c.estimated_prompt_tokens) AS prompt_tokens,
+            ${REPORTED_CACHED_TOKENS} AS cached_tokens,
+            coalesce(c.reported_completion_tokens, m.tokens, 0) AS completion_tokens,
+            (nullif(c.reported_prompt_tokens, 0) IS NULL OR c.reported_completion_tokens IS NULL) AS estimated
+          FROM model_calls c
+          LEFT JOIN threads t ON t.id = c.thread_id
+          LEFT JOIN messages m ON m.id = c.message_id
+          WHERE c.created_at >= ${since}
+        ), grouped AS (
+          SELECT key, min(label) AS label, model, count(*)::int AS calls, sum(prompt_tokens)::bigint AS prompt_tokens,
+            sum(cached_tokens)::bigint AS cached_tokens, sum(completion_tokens)::bigint AS completion_tokens,
+            count(*) FILTER (WHERE estimated)::int AS estimated_calls
+          FROM calls GROUP BY key, model
+        ), ranked AS (
+          SELECT key FROM grouped GROUP BY key ORDER BY sum(prompt_tokens) DESC, key LIMIT ${limit}
+        )
+        SELECT g.key, g.label, g.model, g.calls, g.prompt_tokens::float8 AS prompt_tokens, g.cached_tokens::float8 AS cached_tokens,
+          g.completion_tokens::float8 AS completion_tokens, g.estimated_calls
+        FROM grouped g JOIN ranked r ON r.key = g.key
+        ORDER BY g.key, g.model`;
+      const groups = new Map<string, UsageGroup>();
+      for (const row of rows) {
+        const entry = groups.get(row.key) ?? { key: row.key, label: row.label, usage: [] };
+        entry.usage.push({
+          model: row.model, calls: row.calls, promptTokens: Number(row.prompt_tokens), cachedTokens: Number(row.cached_tokens),
+          completionTokens: Number(row.completion_tokens), estimatedCalls: row.estimated_calls,
+        });
+        groups.set(row.key, entry);
+      }
+      return [...groups.values()];
+    },
+  };
+}

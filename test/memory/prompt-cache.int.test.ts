@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { promptCacheKeyOf } from '../../src/llm/model-ports';
+import type { MessageContextDto, ModelCallListDto } from '../../src/shared/api';
+import { replyWithText } from '../support/openai-stub';
+import { useChatServer } from '../support/chat-server';
+import { adminToken, memoryKit } from './memory-test-kit';
+
+const METRICS_TOKEN = 'prompt-cache-metrics-token-0123456789';
+// A system prompt above OpenAI's 1,024-token minimum, so every call's prompt can be cached.
+const SYSTEM_PROMPT = `You are the assistant of the prompt cache suite. ${Array.from({ length: 700 }, (_, index) => `rule${index}`).join(' ')}`;
+
+describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and where a prompt first differed', () => {
+  const server = useChatServer({
+    stub: { promptCache: true, responder: () => replyWithText('noted') },
+    env: { SYSTEM_PROMPT, PROMPT_CACHE_KEY: 'on', RECALL_TOKENS: '0', METRICS_TOKEN },
+  });
+  const kit = memoryKit(server);
+  const chats = () => server.stub.requests.filter((request) => request.kind === 'chat');
+
+  it('records the reported cached tokens and the first difference per answer, shows them per reply and to admins, and counts them', async () => {
+    const thread = await kit.createThread();
+    const before = chats().length;
+    await kit.send(thread.id, 'First message.');
+    await kit.send(thread.id, 'Second message.');
+    const third = await kit.send(thread.id, 'Third message.');
+    const requests = chats().slice(before);
+    expect(requests).toHaveLength(3);
+    // One key per thread, a hash of its id (never the id itself).
+    expect(new Set(requests.map((request) => request.body.prompt_cache_key))).toEqual(new Set([promptCacheKeyOf(thread.id)]));
+    expect(JSON.stringify(requests[0]?.body)).not.toContain(thread.id);
+    // The stub served each later prompt's whole previous prompt from its cache (in 128-token steps).
+    expect(requests[0]?.cachedTokens).toBe(0);
+    expect(requests[2]?.cachedTokens).toBeGreaterThanOrEqual(1024);
+    expect(requests[2]!.cachedTokens! % 128).toBe(0);
+
+    const response = await server.app.api(`/api/threads/${thread.id}/messages/${third.messages.at(-1)!.id}/context`, { token: server.token });
+    const view = (await response.json()) as MessageContextDto;
+    expect(view.reportedCachedTokens).toBe(requests[2]?.cachedTokens);
+    // The previous prompt [system, user, assistant, user] is a prefix of this one: the first difference is at 4.
+    expect(view.promptDivergence?.messageIndex).toBe(4);
+    expect(view.promptDivergence?.tokensBefore).toBeGreaterThan(1024);
+    expect(view.promptDivergence!.tokensBefore).toBeLessThan(view.estimatedPromptTokens);
+
+    const admin = await adminToken(server.app);
+    const list = (await (await server.app.api(`/api/admin/threads/${thread.id}/model-calls`, { token: admin })).json()) as ModelCallListDto;
+    expect(list.calls.filter((call) => call.purpose === 'chat').map((call) => call.reportedCachedTokens)).toEqual(requests.map((request) => request.cachedTokens));
+
+    const metrics = await (await server.app.api('/metrics', { token: METRICS_TOKEN })).text();
+    const counted = /chat_model_cached_prompt_tokens_total\{model="[^"]+",purpose="chat"\} (\d+)/.exec(metrics);
+    expect(Number(counted?.[1])).toBeGreaterThanOrEqual(requests.reduce((sum, request) => sum + (request.cachedTokens ?? 0), 0));
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { useChatServer } from '../support/chat-server';
+import { memoryKit, query } from './memory-test-kit';
+
+describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () => {
+  const server = useChatServer({ env: { RETENTION_DAYS: '30', GUEST_MAX_AGE: '2d' } });
+
+  it('deletes threads idle past RETENTION_DAYS (a fork of one stays, unlinked) and erases guests past GUEST_MAX_AGE + RETENTION_DAYS', async () => {
+    const kit = memoryKit(server);
+    const idle = await kit.createThread('Idle');
+    const said = await kit.send(idle.id, 'An old conversation.');
+    const forked = await server.app.api(`/api/threads/${idle.id}/fork`, { method: 'POST', token: server.token, json: { atMessageId: said.messages.at(-1)!.id } });
+    expect(forked.status).toBe(201);
+    const fork = (await forked.json()) as { id: string };
+    const active = await kit.createThread('Active');
+    await kit.send(active.id, 'A recent conversation.');
+    await query(server.app, `UPDATE threads SET last_activity_at = now() - interval '31 days' WHERE id = $1`, [idle.id]);
+
+    const old = await server.guest();
+    const oldKit = memoryKit(server.app, old.token);
+    const oldThread = await oldKit.createThread('Old guest');
+    await oldKit.send(oldThread.id, 'Hello from long ago.');
+    // Past GUEST_MAX_AGE (2 days) plus RETENTION_DAYS (30): erased whole, with a tombstone.
+    await query(server.app, `UPDATE users SET created_at = now() - interval '33 days' WHERE id = $1`, [old.userId]);
+    const young = await server.guest();
+    await query(server.app, `UPDATE users SET created_at = now() - interval '31 days' WHERE id = $1`, [young.userId]);
+
+    await server.app.application.sweeper.sweep();
+
+    const threads = (await query<{ id: string }>(server.app, 'SELECT id::text FROM threads')).map((row) => row.id);
+    expect(threads).not.toContain(idle.id);
+    expect(threads).toContain(active.id);
+    expect(threads).toContain(fork.id);
+    expect((await query(server.app, 'SELECT 1 FROM messages WHERE thread_id = $1', [idle.id])).length).toBe(0);
+    expect(threads).not.toContain(oldThread.id);
+    expect((await query(server.app, 'SELECT 1 FROM users WHERE id = $1', [old.userId])).length).toBe(0);
+    expect((await query(server.app, 'SELECT kind FROM erased_users WHERE user_id = $1', [old.userId]))).toEqual([{ kind: 'guest' }]);
+    expect((await server.app.api('/api/threads', { token: old.token })).status).toBe(401);
+    expect((await query(server.app, 'SELECT 1 FROM users WHERE id = $1', [young.userId])).length).toBe(1);
+  });
+});
