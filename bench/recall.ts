@@ -6,8 +6,9 @@
  * as `assistant`, each text prefixed with the speaker's name and the session's date. Then, for every question of
  * categories 1–4: evidence recall@k of search_transcript's ranking; whether an evidence turn is verbatim in the pack
  * (ours with and without auto-recall, LangChain's summarizationMiddleware); and search latency.
+ * BENCH_RECALL_MODE: `thread` (the above), `cross` (bench/recall-cross-thread.ts: each session a chat of its own, each
+ * question asked in a new chat of the same user), `both` (the default).
  */
-import { readFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -21,10 +22,10 @@ import { createDatabase, type Database } from '../src/db/prisma-client';
 import { createSearchRepository, modelSearchSql } from '../src/db/search-repository';
 import { deploymentTools } from '../src/tools';
 import { startPostgres, stopOnSignals, type PostgresServices } from './support/stack';
+import { crossThreadTable, measureCrossThread, type CrossThreadRun } from './recall-cross-thread';
+import { line, loadLocomo, LOCOMO_PATH, type Conversation, type Turn } from './support/locomo';
 import { distribution, quantile as quantileOf, round } from './support/stats';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../shared/data/locomo/locomo-dev.json');
 const LARGE_THREAD_MESSAGES = 10_000;
 const WINDOW_TOKENS = 16_000;
 /** `BENCH_QUICK=1`: every ranking figure in full, the packs on every QUICK_PACK_EVERY-th question, fewer large-thread searches. */
@@ -34,41 +35,16 @@ const QUICK_PACK_EVERY = 5;
 const LARGE_THREAD_SEARCHES = QUICK ? 150 : 500;
 /** Of those, how many are also timed inside Postgres (EXPLAIN ANALYZE). */
 const IN_POSTGRES_SEARCHES = 100;
+/** Which sections run: the single-thread figures, the cross-thread ones (issue 27), or both. */
+const MODE = process.env.BENCH_RECALL_MODE ?? 'both';
+if (!['thread', 'cross', 'both'].includes(MODE)) throw new Error(`BENCH_RECALL_MODE=${MODE}: thread, cross or both`);
+/** Timed cross-thread searches on the 50 × 500-message user. */
+const CROSS_SPEED_SEARCHES = QUICK ? 100 : 300;
 
-interface Turn { diaId: string; role: 'user' | 'assistant'; content: string; at: Date }
-interface Question { question: string; evidence: string[]; category: number }
-interface Conversation { id: string; turns: Turn[]; questions: Question[] }
 interface Seeded { conversation: Conversation; threadId: string; seqOf: Map<string, number> }
 
 function log(message: string): void {
   process.stderr.write(`[bench:recall ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-/** "1:56 pm on 8 May, 2023" -> a Date (UTC). */
-function sessionDate(text: string): Date {
-  const match = /(\d+):(\d+)\s*(am|pm) on (\d+) (\w+),? (\d{4})/i.exec(text);
-  if (!match) return new Date(0);
-  const [, hours, minutes, half, day, month, year] = match;
-  const hour = (Number(hours) % 12) + (half?.toLowerCase() === 'pm' ? 12 : 0);
-  return new Date(`${day} ${month} ${year} ${hour}:${minutes} UTC`);
-}
-
-async function loadLocomo(): Promise<Conversation[]> {
-  const raw = JSON.parse(await readFile(LOCOMO_PATH, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: (Question & { evidence?: string[] })[] }[];
-  return raw.map((sample, index) => {
-    const conversation = sample.conversation;
-    const speakerA = String(conversation.speaker_a);
-    const turns: Turn[] = [];
-    for (let session = 1; Array.isArray(conversation[`session_${session}`]); session += 1) {
-      const date = String(conversation[`session_${session}_date_time`] ?? '');
-      for (const turn of conversation[`session_${session}`] as { speaker: string; dia_id: string; text: string }[]) {
-        turns.push({ diaId: turn.dia_id, role: turn.speaker === speakerA ? 'user' : 'assistant', content: `${turn.speaker} (${date}): ${turn.text}`, at: sessionDate(date) });
-      }
-    }
-    const questions = sample.qa.filter((qa) => qa.category >= 1 && qa.category <= 4 && (qa.evidence?.length ?? 0) > 0)
-      .map((qa) => ({ question: String(qa.question), evidence: qa.evidence ?? [], category: qa.category }));
-    return { id: sample.sample_id ?? `conversation-${index + 1}`, turns, questions };
-  });
 }
 
 /** One thread of `turns` through the store's table (the search trigger indexes each complete message). */
@@ -192,17 +168,15 @@ async function largeThreadLatency(input: { db: Database; client: pg.Client; conv
   return { latencies, inPostgres, planning };
 }
 
-function line(name: string, value: number, target?: { op: '>=' | '<=' | '<'; value: number }, digits = 3, note?: string): string {
-  const shown = Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
-  const tail = note ? `  (${note})` : '';
-  if (!target) return `${name.padEnd(64)} ${shown.padStart(8)}${tail}`;
-  const met = target.op === '>=' ? value >= target.value : target.op === '<=' ? value <= target.value : value < target.value;
-  return `${name.padEnd(64)} ${shown.padStart(8)}  target ${target.op} ${target.value}  ${met ? 'met' : 'MISSED'}${tail}`;
-}
-
 /** Figures of one run, for the table. */
 interface Run {
   conversations: Conversation[];
+  /** The single-thread figures (BENCH_RECALL_MODE thread or both). */
+  thread?: ThreadRun;
+  cross?: CrossThreadRun;
+}
+
+interface ThreadRun {
   settings: ContextSettings;
   keepMessages: number;
   total: Tally;
@@ -215,12 +189,8 @@ interface Run {
   langchainQuestions: number;
 }
 
-async function measure(services: PostgresServices, conversations: Conversation[]): Promise<Run> {
-  let phase = performance.now();
-  const lap = (what: string): void => {
-    log(`${what} (${((performance.now() - phase) / 1000).toFixed(1)} s)`);
-    phase = performance.now();
-  };
+/** A fresh database on `services` with a pool and one client, closed after `work`. */
+async function withDatabase<T>(services: PostgresServices, work: (db: Database, client: pg.Client) => Promise<T>): Promise<T> {
   const databaseUrl = await services.createDatabase('recall');
   const db = createDatabase({ url: databaseUrl, poolSize: 4 });
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -229,9 +199,26 @@ async function measure(services: PostgresServices, conversations: Conversation[]
   client.on('error', (error) => log(`database connection: ${error.message}`));
   try {
     await client.connect();
+    return await work(db, client);
+  } finally {
+    await client.end().catch(() => undefined);
+    await db.$disconnect();
+  }
+}
+
+function benchSettings(): ContextSettings {
+  return contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', CONTEXT_MAX_INPUT_TOKENS: String(WINDOW_TOKENS) }));
+}
+
+async function measureThread(services: PostgresServices, conversations: Conversation[]): Promise<ThreadRun> {
+  let phase = performance.now();
+  const lap = (what: string): void => {
+    log(`${what} (${((performance.now() - phase) / 1000).toFixed(1)} s)`);
+    phase = performance.now();
+  };
+  return withDatabase(services, async (db, client) => {
     lap('database migrated');
-    const env = loadEnv({ NODE_ENV: 'test', CONTEXT_MAX_INPUT_TOKENS: String(WINDOW_TOKENS) });
-    const settings = contextSettingsFromEnv(env);
+    const settings = benchSettings();
     const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
     const triggerTokens = settings.trigger.conditions.find((condition) => condition.kind === 'tokens')?.value ?? Math.floor(settings.budget * 0.75);
     await client.query(`INSERT INTO users (id, kind) VALUES ('bench-recall', 'guest') ON CONFLICT DO NOTHING`);
@@ -258,26 +245,45 @@ async function measure(services: PostgresServices, conversations: Conversation[]
     const { latencies: large, inPostgres, planning } = await largeThreadLatency({ db, client, conversations });
     lap(`${LARGE_THREAD_MESSAGES}-message thread: ${large.length} searches`);
     return {
-      conversations, settings, keepMessages, total, byCategory, large, inPostgres, planning,
+      settings, keepMessages, total, byCategory, large, inPostgres, planning,
       largest: { messages: largest.conversation.turns.length, latencies: largestLatencies },
       packQuestions: total.packQuestions, langchainQuestions: total.langchainQuestions,
     };
-  } finally {
-    await client.end().catch(() => undefined);
-    await db.$disconnect();
-  }
+  });
 }
+
+async function measureCross(services: PostgresServices, conversations: Conversation[]): Promise<CrossThreadRun> {
+  const started = performance.now();
+  return withDatabase(services, async (db, client) => {
+    const run = await measureCrossThread({
+      db, client, settings: benchSettings(), tools: createToolRegistry(deploymentTools()).definitions(),
+      packEvery: QUICK ? QUICK_PACK_EVERY : 1, speedSearches: CROSS_SPEED_SEARCHES, log,
+    }, conversations);
+    log(`cross-thread done (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return run;
+  });
+}
+
+
 
 const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
 function table(run: Run): string[] {
+  return [
+    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${run.conversations.length} conversations${QUICK ? ' — BENCH_QUICK: packs on every ' + QUICK_PACK_EVERY + 'th question, fewer searches' : ''}`,
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
+    ...(run.thread ? threadTable(run.thread) : []),
+    ...(run.cross ? crossThreadTable(run.cross) : []),
+  ];
+}
+
+function threadTable(run: ThreadRun): string[] {
   const { total, settings } = run;
   const n = total.questions;
   const small = distribution(run.largest.latencies);
   const big = distribution(run.large);
   const lines = [
-    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${run.conversations.length} conversations, ${n} questions (categories 1-4)${QUICK ? ' — BENCH_QUICK: packs on every ' + QUICK_PACK_EVERY + 'th question, fewer searches on the large thread' : ''}`,
-    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
+    `single thread: ${n} questions (categories 1-4), each conversation one thread`,
     `pack at a ${WINDOW_TOKENS}-token window: budget ${settings.budget}, keep ${run.keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}`,
     line('recall@5 (distinct ranked turns)', total.at5 / n, undefined, 3, 'BM25 reference 0.551'),
     line('recall@10 (distinct ranked turns)', total.at10 / n, { op: '>=', value: 0.75 }, 3, 'BM25 reference 0.632'),
@@ -307,7 +313,12 @@ async function main(): Promise<void> {
   const stop = (): Promise<void> => (stopping ??= services.stop());
   const removeHandlers = stopOnSignals(stop, log);
   try {
-    const run = await measure(services, conversations);
+    const run: Run = { conversations };
+    if (MODE !== 'cross') run.thread = await measureThread(services, conversations);
+    if (MODE !== 'thread') {
+      log(`load average before the cross-thread section ${loadavg().map((value) => value.toFixed(1)).join(' / ')}`);
+      run.cross = await measureCross(services, conversations);
+    }
     process.stdout.write(`${table(run).join('\n')}\n`);
   } finally {
     await stop();

@@ -35,12 +35,8 @@ const GROUPS: Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> = {
   thread: { key: Prisma.sql`coalesce(c.thread_id::text, '')`, label: Prisma.sql`coalesce(t.title, '(deleted)')` },
 };
 
-/**
- * HOOK (issue 24 item 5, branch `cache`): the model-call records gain `reported_cached_tokens` (null when the provider
- * reported none). Until that column is on this branch, no call counts cached tokens; once it is, this becomes
- * `coalesce(c.reported_cached_tokens, 0)` and the costs price cached prompt tokens at their own price.
- */
-const REPORTED_CACHED_TOKENS = Prisma.sql`0`;
+/** Cached prompt tokens as the provider reported them (0 where it reported none), priced at the cached input price. */
+const REPORTED_CACHED_TOKENS = Prisma.sql`coalesce(c.reported_cached_tokens, 0)`;
 
 /**
  * Reported usage where the provider reported it: prompt tokens (our estimate where none was reported), cached prompt

@@ -176,14 +176,18 @@ export interface ElsewhereRankedOptions {
  * - Never the asking thread's fork family: the threads it descends from and everything forked from them (its parent,
  *   its forks and their forks, its siblings): forks share their prefix, and what was said after a fork stays on its side.
  * - A message copied by forks counts once (`origin_message_id`): the original stands for it (else the oldest copy).
- * - One score over the user's corpus: Okapi BM25 (the same k1, b as the thread's ranking) whose document
- *   frequencies are counted over the matches in all the searched threads and whose corpus size is their messages, so
- *   scores of different threads compare. It has no neighbour or proximity bonus, which the asking thread's own
- *   ranking adds: on a tie of evidence, this thread's messages rank first.
+ * - One score over the user's corpus, with the rules of the thread's own ranking (rankedSeqsSql), so scores of
+ *   different threads compare with each other and with the asking thread's: rare terms select and common ones only
+ *   score (how common each term is estimated on about sampleMessages messages spread over the searched threads,
+ *   its rows as that share of all their messages, within candidateBudget); Okapi BM25 whose document frequencies are
+ *   counted over the matches in all the searched threads and whose corpus size is their messages; proximity; and
+ *   the neighbouring-turn shares, neighbours taken within the same thread. Measured on LoCoMo with each session a
+ *   chat of its own (bench:recall's cross-thread mode; bench/README.md).
  * - Each thread is read through messages_thread_search_idx (thread and terms), its newest ELSEWHERE_PER_THREAD matches.
  */
 export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: RankingTuning = RANKING): Prisma.Sql {
   const { k1, b } = tuning;
+  const SAMPLE = Math.trunc(tuning.sampleMessages);
   return Prisma.sql`
     WITH RECURSIVE up AS (
       SELECT x.id, x.forked_from_thread_id FROM threads x WHERE x.id = ${options.threadId}
@@ -194,15 +198,33 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
     ), corpus AS (
       SELECT o.id, o.title, o.last_seq FROM threads o
       WHERE o.owner_id = (SELECT owner_id FROM threads WHERE id = ${options.threadId}) AND o.id NOT IN (SELECT id FROM family)
+    ), total AS (
+      SELECT greatest((SELECT sum(last_seq) FROM corpus), 1)::float8 AS n
     ), qv AS (
       SELECT to_tsvector(${SEARCH_CONFIG}, left(${options.query}, ${QUERY_MAX_CHARS}::int)) AS v
     ), terms AS (
-      SELECT DISTINCT u.lexeme, quote_literal(u.lexeme)::tsquery AS tq FROM qv, unnest(qv.v) u WHERE strpos(u.lexeme, chr(92)) = 0
+      SELECT DISTINCT u.lexeme, 1::float8 AS weight, quote_literal(u.lexeme)::tsquery AS tq FROM qv, unnest(qv.v) u WHERE strpos(u.lexeme, chr(92)) = 0
+    ), sample AS (
+      -- About SAMPLE messages spread over the searched threads (every step-th seq of each), by the (thread, seq) key.
+      SELECT m.search_vector AS v FROM corpus c, total, messages m
+      WHERE m.thread_id = c.id AND m.search_vector IS NOT NULL
+        AND m.seq = ANY(ARRAY(SELECT generate_series(1, c.last_seq, greatest((total.n / ${SAMPLE}::int)::int, 1))))
+      LIMIT ${SAMPLE * 4}::int
+    ), share AS (
+      SELECT t.lexeme, t.weight, t.tq,
+        (SELECT count(*) FROM sample s WHERE s.v @@ t.tq)::float8 / greatest((SELECT count(*) FROM sample), 1) AS share
+      FROM terms t
+    ), ordered AS (
+      SELECT lexeme, tq, row_number() OVER w AS rank, sum(share) OVER w * (SELECT n FROM total) AS est_rows
+      FROM share WINDOW w AS (ORDER BY share / greatest(weight, 0.000001), lexeme)
+    ), selecting AS (
+      SELECT lexeme, tq FROM ordered WHERE rank = 1 OR est_rows <= ${Prisma.raw(String(Math.trunc(tuning.candidateBudget)))}
     ), tsq AS (
-      SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM terms
+      SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM selecting
     ), cand AS (
+      -- Without the text: it is read for the best few only, at the end (carrying it through the sorts cost ~15%).
       SELECT m.* FROM corpus c CROSS JOIN LATERAL (
-        SELECT m.id, m.thread_id, m.seq, m.role, m.content, m.created_at, m.search_vector AS v, coalesce(m.origin_message_id, m.id) AS origin
+        SELECT m.id, m.thread_id, m.seq, m.created_at, m.search_vector AS v, coalesce(m.origin_message_id, m.id) AS origin
         FROM messages m
         WHERE m.thread_id = c.id AND m.search_vector @@ (SELECT q FROM tsq)
           AND m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL AND m.seq IS NOT NULL
@@ -213,17 +235,46 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
       -- The original where it is searched, else the oldest copy.
       SELECT DISTINCT ON (origin) * FROM cand ORDER BY origin, (id = origin) DESC, created_at, thread_id
     ), matches AS (
-      SELECT c.id, u.lexeme, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
+      SELECT c.id, c.thread_id, c.seq, c.created_at, u.lexeme, u.positions AS pos, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
       FROM uniq c, unnest(ts_filter(setweight(c.v, 'A', (SELECT array_agg(lexeme) FROM terms)), '{a}')) u
     ), stats AS (
-      SELECT greatest((SELECT sum(last_seq) FROM corpus), 1)::float8 AS n, greatest((SELECT avg(length(v)) FROM uniq), 1)::float8 AS avgdl
+      SELECT total.n, greatest((SELECT avg(length(v)) FROM uniq), 1)::float8 AS avgdl FROM total
     ), df AS (
-      SELECT lexeme, count(*)::float8 AS d FROM matches GROUP BY lexeme
+      SELECT lexeme, count(*)::float8 AS n FROM matches GROUP BY lexeme
+    ), idf AS (
+      SELECT s.lexeme, s.weight * ln(1 + (stats.n - d.n + 0.5) / (d.n + 0.5)) AS w
+      FROM share s LEFT JOIN df ON df.lexeme = s.lexeme, stats, LATERAL (
+        SELECT CASE WHEN s.lexeme IN (SELECT lexeme FROM selecting) THEN coalesce(df.n, 1)
+          ELSE greatest(s.share * stats.n, coalesce(df.n, 1)) END AS n
+      ) d
+    ), bm25 AS (
+      -- The planner expects a row or two of every CTE here: carrying thread, seq and date along, and joining the
+      -- messages' other columns only to the best few, keeps it from nested loops over all candidates squared.
+      SELECT m.id, m.thread_id, m.seq, m.created_at, sum(i.w * m.tf * ${float(k1 + 1)} / (m.tf + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * m.len / stats.avgdl))) AS score
+      FROM matches m JOIN idf i USING (lexeme), stats GROUP BY m.id, m.thread_id, m.seq, m.created_at
+    ), near AS (
+      SELECT id, sum(${float(tuning.proximityShare)} * least(w, next_w) / (next_p - p)) AS bonus FROM (
+        SELECT m.id, m.lexeme, i.w, p, lead(m.lexeme) OVER o AS next_lexeme, lead(i.w) OVER o AS next_w, lead(p) OVER o AS next_p
+        FROM matches m JOIN idf i USING (lexeme), unnest(m.pos) p
+        WHERE ${float(tuning.proximityShare)} > 0
+        WINDOW o AS (PARTITION BY m.id ORDER BY p)
+      ) x
+      WHERE next_lexeme <> lexeme AND next_p - p <= ${Prisma.raw(String(Math.trunc(tuning.proximitySpan)))}
+      GROUP BY id
     ), scored AS (
-      SELECT m.id, sum(ln(1 + (stats.n - df.d + 0.5) / (df.d + 0.5)) * m.tf * ${float(k1 + 1)} / (m.tf + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * m.len / stats.avgdl))) AS score
-      FROM matches m JOIN df USING (lexeme), stats GROUP BY m.id
+      SELECT s.id, s.thread_id, s.seq, s.created_at, s.score + coalesce(n.bonus, 0) AS score FROM bm25 s LEFT JOIN near n USING (id)
+    ), smoothed AS (
+      SELECT id, created_at, score + ${float(tuning.neighbourShare)} * greatest(
+          CASE WHEN lag(seq) OVER w = seq - 1 THEN lag(score) OVER w ELSE 0 END,
+          CASE WHEN lead(seq) OVER w = seq + 1 THEN lead(score) OVER w ELSE 0 END)
+        + ${float(tuning.farShare)} * greatest(
+          CASE WHEN lag(seq) OVER w = seq - 2 THEN lag(score) OVER w WHEN lag(seq, 2) OVER w = seq - 2 THEN lag(score, 2) OVER w ELSE 0 END,
+          CASE WHEN lead(seq) OVER w = seq + 2 THEN lead(score) OVER w WHEN lead(seq, 2) OVER w = seq + 2 THEN lead(score, 2) OVER w ELSE 0 END) AS score
+      FROM scored WINDOW w AS (PARTITION BY thread_id ORDER BY seq)
+    ), best AS (
+      SELECT id, score FROM smoothed ORDER BY score DESC, created_at DESC LIMIT ${options.limit}
     )
     SELECT u.id, u.thread_id, c.title, u.seq, u.role, u.content, u.created_at, s.score
-    FROM scored s JOIN uniq u ON u.id = s.id JOIN corpus c ON c.id = u.thread_id
-    ORDER BY s.score DESC, u.created_at DESC LIMIT ${options.limit}`;
+    FROM best s JOIN messages u ON u.id = s.id JOIN corpus c ON c.id = u.thread_id
+    ORDER BY s.score DESC, u.created_at DESC`;
 }

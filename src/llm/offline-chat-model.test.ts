@@ -1,6 +1,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { buildRecallSlot } from '../core/context/build-recall-slot.js';
+import { buildContextPack } from '../core/context/build-context-pack.js';
+import { buildRecallSlot, RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from '../core/context/build-recall-slot.js';
 import type { PackMessage, RecalledMessage } from '../core/context/types.js';
 import { countTextTokens } from './count-chat-tokens.js';
 import { OfflineChatModel } from './offline-chat-model.js';
@@ -127,6 +128,31 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
     expect(hotel.text).toContain('[#17] (you, in my window) says: "Actually the hotel moved to Baixa."');
     const vault = await ask('What was the vault code I gave you?', [summary, slot, ...window]);
     expect(vault.text).toContain('[#2] (you, recalled from earlier) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."');
+  });
+
+  it('finds the slot where the pack puts it, just before the question (strict: joined to it, after its text), with other chats after', async () => {
+    const window = [message('user', 'Book the museum tickets.', { seq: 18 }), message('assistant', 'Noted.', { seq: 19 }), message('user', 'What was my budget?', { seq: 20 })];
+    const state = {
+      contextStartSeq: 1, memoryMode: 'summary' as const, pinned: [], window: window.map((entry) => ({ seq: entry.seq!, role: entry.role as 'user' | 'assistant', content: entry.content, tokens: 10 })),
+      summary: { text: '- user: plans a trip, hotel HOTEL-77.', tokens: 12, coveredThroughSeq: 17, revision: 1 },
+      recalled: [
+        { seq: 3, role: 'user' as const, content: 'Our budget for the trip is 2400 EUR, flights included.', createdAt: at, score: 3 },
+        { seq: 4, role: 'assistant' as const, content: '[offline model] You said: "Our budget for the trip is 2400 EUR, flights included.".', createdAt: at, score: 9 },
+        { seq: 5, role: 'user' as const, content: 'The budget of the Porto trip was 900 EUR.', createdAt: at, score: 2, thread: { id: 'other-thread', title: 'Porto' } },
+      ],
+    };
+    for (const compat of [undefined, 'strict'] as const) {
+      const pack = buildContextPack({ systemPrefix: 'You are helpful.', systemPrefixTokens: 8, budget: 10_000, recallTokens: 1500, state, ...(compat ? { compat } : {}) });
+      const slot = pack.messages.findIndex((entry) => entry.content.includes(RECALL_HEADING));
+      expect(pack.messages[slot]?.content).toContain(RECALL_ELSEWHERE_HEADING);
+      // openai: the slot is its own user message right before the question; strict: it joins the question's turn, after its text.
+      expect(slot).toBe(compat ? pack.messages.length - 1 : pack.messages.length - 2);
+      const result = await streamChat({ model: new OfflineChatModel(), messages: pack.messages });
+      expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
+    }
+    // A statement after the slot is the user's message, not the slot: restated as before.
+    const pack = buildContextPack({ systemPrefix: 'You are helpful.', systemPrefixTokens: 8, budget: 10_000, recallTokens: 1500, compat: 'strict', state: { ...state, window: [{ seq: 20, role: 'user' as const, content: 'Sintra is a maybe.', tokens: 10 }] } });
+    expect((await streamChat({ model: new OfflineChatModel(), messages: pack.messages })).text).toContain('You said: "Sintra is a maybe."');
   });
 
   it('restates as before when the message is no question about the past, or nothing in the context answers it', async () => {

@@ -4,7 +4,7 @@
  * window — and quotes it with its seq. Word overlap, deterministic; no model involved.
  */
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import { RECALL_END, RECALL_HEADING } from '../core/context/build-recall-slot.js';
+import { OFFLINE_ANSWER_PREFIX, RECALL_END, RECALL_HEADING } from '../core/context/build-recall-slot.js';
 import { SERVER_NOTE_OPEN } from '../core/context/render-entries.js';
 
 /** Where a window message's transcript seq travels on its LangChain message (never sent to a provider). */
@@ -18,8 +18,6 @@ export interface QuotableMessage {
   source: 'recalled' | 'window';
 }
 
-/** The offline model's own answers start with this: never quoted back as a fact. */
-const OFFLINE_PREFIX = '[offline model]';
 const RECALLED_LINE = /^\[#(\d+) · (\w+) · [^\]]*\] ?(.*)$/;
 const QUESTION_START = /^\s*(?:what|which|when|where|who|whom|whose|how|why|did|do|does|was|were|is|are|can|could|remind|recall|tell me|have i|had i)\b/i;
 /** Asking about the past in a sentence that is not phrased as a question: "Please remind me what my budget was." */
@@ -64,18 +62,25 @@ function recalledMessages(messages: readonly BaseMessage[]): QuotableMessage[] {
   return found;
 }
 
+/** A message's text without the recall slot (RECALL_HEADING through RECALL_END), wherever the slot sits in it. */
+function withoutRecallSlot(text: string): string {
+  const start = text.indexOf(RECALL_HEADING);
+  if (start === -1) return text;
+  const end = text.indexOf(RECALL_END, start);
+  return `${text.slice(0, start)}${end === -1 ? '' : text.slice(end + RECALL_END.length)}`.trim();
+}
+
 /**
  * The user's newest message: the last human message that is neither the recall slot nor a server note (both are
- * user-level text the server adds). In a strict pack the recall slot joined that message, in front: it is cut off.
+ * user-level text the server adds). In a strict pack the recall slot joined that message (after its text): it is cut out.
  */
 export function newestUserMessage(messages: readonly BaseMessage[]): { message: BaseMessage; index: number } | undefined {
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index]!;
     if (message.type !== 'human') continue;
-    const end = message.text.lastIndexOf(RECALL_END);
-    const text = end === -1 ? message.text : message.text.slice(end + RECALL_END.length).trim();
-    if (text === '' || text.startsWith(RECALL_HEADING) || text.startsWith(SERVER_NOTE_OPEN) || text.startsWith('[Server note]')) continue;
-    return { message: end === -1 ? message : new HumanMessage({ content: text, additional_kwargs: message.additional_kwargs }), index };
+    const text = withoutRecallSlot(message.text);
+    if (text === '' || text.startsWith(SERVER_NOTE_OPEN) || text.startsWith('[Server note]')) continue;
+    return { message: text === message.text ? message : new HumanMessage({ content: text, additional_kwargs: message.additional_kwargs }), index };
   }
   return undefined;
 }
@@ -105,7 +110,7 @@ export function bestRecalledAnswer(messages: readonly BaseMessage[], question: B
   if (wanted.size === 0) return null;
   const needed = Math.max(1, Math.ceil(wanted.size / 2));
   const candidates = [...recalledMessages(messages), ...windowMessages(messages, question)]
-    .filter((candidate) => candidate.text.trim().length > 0 && !candidate.text.startsWith(OFFLINE_PREFIX));
+    .filter((candidate) => candidate.text.trim().length > 0 && !candidate.text.startsWith(OFFLINE_ANSWER_PREFIX));
   let best: { candidate: QuotableMessage; rank: number[] } | null = null;
   for (const candidate of candidates) {
     const terms = contentTerms(candidate.text);

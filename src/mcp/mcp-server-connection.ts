@@ -53,6 +53,23 @@ export const MCP_REFRESH_DEBOUNCE_MS = 500;
  * them on a tools-changed notification, and after a crash (the stdio child exits, an HTTP call fails at the
  * transport) reconnects with exponential backoff. Meanwhile `client()` throws a clear error the model reads.
  */
+/**
+ * Reads a server's `tools/list` pages: at most MCP_MAX_LIST_PAGES pages and MCP_MAX_TOOLS tools, so a server that
+ * pages forever (or lists thousands of tools) cannot hold a connection or fill memory. `truncated`: there was more.
+ */
+export async function readToolPages<Tool>(listPage: (cursor: string | undefined) => Promise<{ tools: Tool[]; nextCursor?: string }>): Promise<{ tools: Tool[]; pages: number; truncated: boolean }> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await listPage(cursor);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    pages += 1;
+  } while (cursor && pages < MCP_MAX_LIST_PAGES && tools.length < MCP_MAX_TOOLS);
+  return { tools: tools.slice(0, MCP_MAX_TOOLS), pages, truncated: Boolean(cursor) || tools.length > MCP_MAX_TOOLS };
+}
+
 export class McpServerConnection {
   private current: Client | null = null;
   private state: McpServerState = 'starting';
@@ -159,19 +176,11 @@ export class McpServerConnection {
   }
 
   private async listAll(client: Client, timeoutMs: number): Promise<ListedTool[]> {
-    const tools: ListedTool[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-      pages += 1;
-    } while (cursor && pages < MCP_MAX_LIST_PAGES && tools.length < MCP_MAX_TOOLS);
-    if (cursor || tools.length > MCP_MAX_TOOLS) {
-      this.options.log.warn({ server: this.config.name, pages, tools: tools.length, maxPages: MCP_MAX_LIST_PAGES, maxTools: MCP_MAX_TOOLS }, 'MCP server lists more tools than we read: the rest are left out');
+    const listed = await readToolPages((cursor) => client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }));
+    if (listed.truncated) {
+      this.options.log.warn({ server: this.config.name, pages: listed.pages, maxPages: MCP_MAX_LIST_PAGES, maxTools: MCP_MAX_TOOLS }, 'MCP server lists more tools than we read: the rest are left out');
     }
-    return tools.slice(0, MCP_MAX_TOOLS);
+    return listed.tools;
   }
 
   /** A tools-changed notification: one refresh per burst, never two at once. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -203,9 +204,10 @@ describe('REST API', () => {
 
   it('folds and retries once when the provider reports context_length_exceeded', async () => {
     // The provider's real limit is far below what we were told: our pack is fine by our budget, not by theirs.
-    // 1,000 tokens: a folded pack (system prefix, the offered tools' schemas, a 150-token summary, two kept messages
-    // and the input) fits it; the unfolded window of six padded turns does not.
-    const small = await startOpenAIStub({ classifyRequest, maxContextTokens: 1000, responder: summaryResponder() });
+    // 1,200 tokens: a folded pack (system prefix, the offered tools' schemas, a summary within its 150-token cap, two
+    // kept messages and the input) fits it; two padded exchanges past the window do not. (1,000 was too tight once the
+    // summary grew by appended segments: a summary of ~90 tokens at turn 5 left the folded pack a few tokens over.)
+    const small = await startOpenAIStub({ classifyRequest, maxContextTokens: 1200, responder: summaryResponder() });
     const tight = await startTestApp({ env: { OPENAI_BASE_URL: small.url, SUMMARY_TRIGGER: 'tokens=100000', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '150', SUMMARY_INPUT_MAX_TOKENS: '650' } });
     try {
       const user = await tight.guest();
@@ -214,7 +216,7 @@ describe('REST API', () => {
       for (let turn = 1; turn <= 6; turn += 1) {
         const response = await tight.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: user.token, json: { content: `turn ${turn} CODE-${turn} ${'padding words '.repeat(60)}` } });
         last = (await response.json()) as SendMessageResponseDto;
-        expect(last.turn.status).toBe('complete');
+        expect(last.turn.status, JSON.stringify(last.messages.at(-1))).toBe('complete');
       }
       expect(small.requests.some((request) => request.rejection?.code === 'context_length_exceeded')).toBe(true);
       const revisions = await new pg.Client({ connectionString: tight.databaseUrl });
@@ -238,7 +240,12 @@ describe('REST API', () => {
     expect(context.tokens).toBeLessThanOrEqual(context.budget);
     await send(thread.id, { content: 'second question' });
     const request = stub.requests.at(-1);
-    expect(request?.body.messages.slice(0, 3).map((message) => message.content)).toEqual(context.messages.map((message) => message.content));
+    // The owner's preview hides the system prompt's text (its hash stands for it); the rest is what the model got.
+    const [prompt, ...rest] = context.messages;
+    expect(prompt).toMatchObject({ role: 'system', content: '', systemPrompt: { hidden: true } });
+    const sent = request!.body.messages.slice(0, 3).map((message) => String(message.content));
+    expect(createHash('sha256').update(sent[0] ?? '').digest('hex')).toBe(prompt?.systemPrompt?.hash);
+    expect(sent.slice(1)).toEqual(rest.map((message) => message.content));
     expect(lastUserText(request!.body)).toBe('second question');
     // Every chat call is recorded with our estimate next to the provider's count: they agree within 2%.
     const calls = (await db.query<{ estimated_prompt_tokens: number; reported_prompt_tokens: number }>(

@@ -201,10 +201,11 @@ test.describe('memory controls', () => {
     await expect(conversation.locator('[data-seq="1"]')).toHaveCount(0);
 
     const panel = await openMemory(page);
-    const citation = panel.locator('.summary-text').getByRole('link', { name: '#1–2: show messages #1 to #2' });
+    // The stub's summarizer writes the same text at every fold, and each fold appends it as a segment: the first copy.
+    const citation = panel.locator('.summary-text').getByRole('link', { name: '#1–2: show messages #1 to #2' }).first();
     await expect(citation).toBeVisible({ timeout: 30_000 });
     await expect(citation).toHaveText('#1–2');
-    await expect(panel.locator('.summary-text').getByRole('link', { name: '#3: show message #3' })).toBeVisible();
+    await expect(panel.locator('.summary-text').getByRole('link', { name: '#3: show message #3' }).first()).toBeVisible();
     await expectNoAxeViolations(page, { what: 'the memory panel with summary citations' });
     await citation.click();
     const cited = conversation.locator('[data-seq="1"]');
@@ -220,7 +221,7 @@ test.describe('memory controls', () => {
     const narrow = page.getByRole('complementary', { name: 'Memory' });
     await expect(narrow).toBeVisible();
     await screenshot(page, testInfo, 'memory-panel-375');
-    await narrow.locator('.summary-text').getByRole('link', { name: '#3: show message #3' }).click();
+    await narrow.locator('.summary-text').getByRole('link', { name: '#3: show message #3' }).first().click();
     await expect(narrow).toHaveCount(0);
     await expect(conversation.locator('[data-seq="3"]')).toBeInViewport();
     await screenshot(page, testInfo, 'citation-375');

@@ -6,13 +6,15 @@ import { useChatServer } from '../support/chat-server';
 import { lastUserText, replyWithText, replyWithToolCalls, type StubRequest } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
 import { query } from '../memory/memory-test-kit';
-import { classifyRequest, responder, testTools, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
+import { classifyRequest, isServerNote, responder, testTools, threadHelpers, type ThreadHelpers } from '../tools/tool-test-kit';
 
 let release = () => {};
 const gate = new Promise<void>((resolve) => { release = resolve; });
 
 function chat(request: StubRequest) {
-  if (request.body.messages.at(-1)?.role !== 'user') return replyWithText('Noted the tool result.');
+  // A tool result or a server note (async results arrive as user-level text labelled [Server note: …]) asks for the follow-up.
+  const last = request.body.messages.at(-1);
+  if (last?.role !== 'user' || isServerNote(last)) return replyWithText('Noted the tool result.');
   const user = lastUserText(request.body);
   if (user === 'big background report') return replyWithToolCalls([{ name: 'big_async_report', arguments: {} }]);
   if (user === 'gated') return replyWithToolCalls([{ name: 'gated_async', arguments: {} }]);

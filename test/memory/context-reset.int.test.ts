@@ -4,7 +4,7 @@ import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { replyWithText } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { useChatServer } from '../support/chat-server';
-import { memoryKit, recordEvents } from './memory-test-kit';
+import { memoryKit, recordEvents, leadingText } from './memory-test-kit';
 
 describe('a fresh context with the same scrollback, through REST', () => {
   const server = useChatServer({
@@ -22,7 +22,7 @@ describe('a fresh context with the same scrollback, through REST', () => {
     const pinned = (await kit.transcript(thread.id)).find((message) => message.seq === 7);
     expect((await server.app.api(`/api/threads/${thread.id}/messages/${pinned?.id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
     const before = await kit.context(thread.id);
-    expect(before.messages[0]?.content).toContain('CODE-301');
+    expect(leadingText(before)).toContain('CODE-301');
     expect(before.pinnedSeqs).toEqual([7]);
 
     const recorder = recordEvents(server.app, thread.id);
@@ -34,7 +34,7 @@ describe('a fresh context with the same scrollback, through REST', () => {
     expect(recorder.events).toContainEqual(expect.objectContaining({ type: 'thread-updated', thread: expect.objectContaining({ contextStartSeq: 9 }) }));
     const fresh = await kit.context(thread.id);
     expect(fresh.messages).toHaveLength(1);
-    expect(fresh.messages[0]?.content).not.toContain('Summary');
+    expect(leadingText(fresh)).not.toContain('Summary');
     expect(fresh.pinnedSeqs).toEqual([]);
 
     // Undo restores the summary, the pin and the window.
@@ -73,7 +73,7 @@ describe('a fresh context with the same scrollback, through REST', () => {
     const summaries = server.stub.requests.filter((request) => request.kind === 'summary').slice(summariesBefore);
     expect(summaries.length).toBeGreaterThan(0);
     for (const request of summaries) expect(JSON.stringify(request.body)).not.toMatch(/CODE-30\d|Earlier turn/);
-    expect((await kit.context(thread.id)).messages[0]?.content).toContain('CODE-901');
+    expect(leadingText(await kit.context(thread.id))).toContain('CODE-901');
     recorder.stop();
   });
 });

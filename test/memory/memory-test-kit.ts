@@ -59,6 +59,19 @@ export function memoryKit(target: TestApp | KitTarget, guestToken?: string) {
 }
 
 /** Waits until the summary queue has nothing waiting, running or delayed. */
+/**
+ * The text of a context preview's leading system message as the model gets it after the system prompt: the preview
+ * splits that message into the system prompt (hidden from owners) and what follows it (saved memories, summary).
+ */
+export function leadingText(pack: ContextPackDto): string {
+  const leading: string[] = [];
+  for (const message of pack.messages) {
+    if (message.role !== 'system' || message.seq !== undefined) break;
+    leading.push(message.content);
+  }
+  return leading.join('\n\n');
+}
+
 export async function waitForIdleSummaryQueue(app: TestApp): Promise<void> {
   await waitFor(async () => {
     const { queue } = app.application.folds;

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
-import { SUMMARY_QUEUE } from '../../src/jobs/queue-names';
+import { IDLE_FOLD_JOB, SUMMARY_QUEUE } from '../../src/jobs/queue-names';
 
 const POLICY = { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' };
 
@@ -69,8 +69,10 @@ describe('a worker killed during a summary call', () => {
       const queue = new Queue(SUMMARY_QUEUE, { connection: { url: app.redisUrl }, prefix: app.prefix });
       try {
         await waitFor(async () => {
-          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed');
-          return counts.completed! >= 1 && counts.waiting === 0 && counts.active === 0 && counts.delayed === 0 && counts.prioritized === 0;
+          const counts = await queue.getJobCounts('waiting', 'active', 'prioritized', 'completed');
+          // The thread's idle fold waits PROMPT_CACHE_TTL (minutes) after its last turn: delayed, and not a fold job.
+          const delayedFolds = (await queue.getJobs(['delayed'])).filter((job) => job.name !== IDLE_FOLD_JOB);
+          return counts.completed! >= 1 && counts.waiting === 0 && counts.active === 0 && delayedFolds.length === 0 && counts.prioritized === 0;
         }, { timeoutMs: 30_000, intervalMs: 100, what: 'the summary queue to settle' });
       } finally {
         await queue.close();

@@ -41,7 +41,9 @@ describe.concurrent.each([{ compat: 'openai' }, { compat: 'strict' }] as const)(
       expect(response.status).toBe(201);
       const body = (await response.json()) as SendMessageResponseDto;
       expect(body.turn.status).toBe('complete');
-      expect(body.messages.at(-1)?.content).toBe(`stub reply to: ${content}`);
+      // The stub echoes the newest user turn; in strict templates the per-call parts (recall) join that turn after the
+      // user's own text, so the answer starts with the echo of what the user sent.
+      expect(body.messages.at(-1)?.content.startsWith(`stub reply to: ${content}`)).toBe(true);
     }
 
     // Folds run in the background; wait until the window is below the trigger again.
@@ -80,7 +82,9 @@ describe.concurrent.each([{ compat: 'openai' }, { compat: 'strict' }] as const)(
     expect(leading?.role).toBe('system');
     expect(JSON.stringify(leading?.content)).toContain('Summary of the conversation so far');
     expect(JSON.stringify(leading?.content)).toContain('CODE-1001');
-    expect(Math.max(...chats.map((request) => request.promptTokens))).toBeLessThan(2 * 1500);
+    // Folds run off the request path, so a window may pass the trigger for a turn or two; the per-call recall slot (a
+    // tenth of the budget) comes on top of what the trigger counts.
+    expect(Math.max(...chats.map((request) => request.promptTokens))).toBeLessThan(2 * 1500 + budget / 10);
 
     // Fold revisions cover contiguous seq ranges, with no gap and no overlap.
     const client = new pg.Client({ connectionString: app.databaseUrl });

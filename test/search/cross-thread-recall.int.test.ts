@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from '../../src/core/context';
+import { RECALL_END } from '../../src/core/context/build-recall-slot';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { ContextPackDto, MessageContextDto, ThreadDto, ThreadMemorySettingsDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
@@ -8,10 +9,18 @@ import { memoryKit, query } from '../memory/memory-test-kit';
 
 const PASSPORT = 'C4R55T901';
 
-/** The recall slot of a chat request (a system message under RECALL_HEADING), or ''. */
+/**
+ * The recall slot of a chat request, or '': user-level text under RECALL_HEADING (its own user message before the
+ * newest one, or joined to the newest user turn in strict templates), through RECALL_END. Never system authority.
+ */
 function recallSlot(request: StubRequest | undefined): string {
-  const message = request?.body.messages.find((candidate) => candidate.role === 'system' && wireContentText(candidate.content).startsWith(RECALL_HEADING));
-  return message ? wireContentText(message.content) : '';
+  const message = request?.body.messages.find((candidate) => wireContentText(candidate.content).includes(RECALL_HEADING));
+  if (!message) return '';
+  expect(message.role).toBe('user');
+  const text = wireContentText(message.content);
+  const start = text.indexOf(RECALL_HEADING);
+  const end = text.indexOf(RECALL_END, start);
+  return end === -1 ? text.slice(start) : text.slice(start, end + RECALL_END.length);
 }
 
 /** Every text the model was sent. */

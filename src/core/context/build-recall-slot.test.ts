@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildContextPack } from './build-context-pack';
-import { chatCitation, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
+import { chatCitation, mergeRecallCandidates, OFFLINE_ANSWER_PREFIX, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
 import { createTokenCounter } from './token-counter';
 import { state, user, reply } from './test-fixtures';
 import type { ContextEntry, RecalledMessage } from './types';
@@ -47,6 +47,17 @@ describe('auto-recall in the context pack', () => {
     const slot = pack.messages.find((message) => message.content.startsWith(RECALL_HEADING));
     expect(pack.manifest.recalledSeqs).toEqual([3]);
     expect(slot?.tokens).toBeLessThanOrEqual(90);
+  });
+
+  it('never brings back the offline model\'s answers: the message one quotes gets the room', () => {
+    const window = [counted(user(21))];
+    const restated = { ...recalled(8, `${OFFLINE_ANSWER_PREFIX} You said: "My budget for the trip is 4000 euros.". My context: 2 messages.`), score: 9 };
+    const pack = buildContextPack({
+      systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 500,
+      state: { ...state(window), recalled: [restated, { ...recalled(7, 'My budget for the trip is 4000 euros.'), score: 5 }] },
+    });
+    expect(pack.manifest.recalledSeqs).toEqual([7]);
+    expect(pack.messages.some((message) => message.content.includes(OFFLINE_ANSWER_PREFIX))).toBe(false);
   });
 
   it('has no slot at 0 tokens or without candidates', () => {
