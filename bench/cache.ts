@@ -11,7 +11,7 @@
  * - a full-history baseline: every message sent on every call.
  * `BENCH_QUICK=1`: the first conversation only, its first QUICK_EXCHANGES exchanges and QUICK_QUESTIONS questions.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -20,12 +20,12 @@ import { loadEnv } from '../src/config/env';
 import { wireContentText } from '../src/llm/count-chat-tokens';
 import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest, type StubRequestBody } from '../test/support/openai-stub';
 import { classifyRequest as classifyOurs } from '../test/support/summary-stub';
+import { loadLocomo, LOCOMO_PATH, type Turn } from './support/locomo';
 import { requestJson, sendStreaming } from './support/sse-client';
 import { startApp, startServices, stopOnSignals } from './support/stack';
 import { quantile } from './support/stats';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../shared/data/locomo/locomo-dev.json');
 const QUICK = process.env.BENCH_QUICK === '1';
 const QUICK_EXCHANGES = 120;
 const QUICK_QUESTIONS = 30;
@@ -36,7 +36,6 @@ const OURS_ENV: Record<string, string> = Object.fromEntries((process.env.BENCH_C
 /** What both summarizers answer: a summary that quotes no turn (only window, pins and recall hold evidence verbatim). */
 const SUMMARY_TEXT = `Intent: a long friendly conversation between two people over many sessions. ${'They talked about family, work, hobbies, plans and what happened since they last spoke. '.repeat(8)}`;
 
-interface Turn { diaId: string; speakerA: boolean; text: string; content: string }
 /** One user message (speaker A's consecutive turns) and the answer the stub gives (speaker B's turns after them). */
 interface Exchange { user: string; reply: string; question?: { evidence: string[] } }
 interface Conversation { id: string; exchanges: Exchange[]; textOf: Map<string, string> }
@@ -45,32 +44,28 @@ function log(message: string): void {
   process.stderr.write(`[bench:cache ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
+/**
+ * The chats: speaker A's consecutive turns as one user message, speaker B's turns after them as the stub's answer,
+ * then the questions (the stub answering with the reference answer). Evidence is looked for by each turn's text.
+ */
 async function loadConversations(): Promise<Conversation[]> {
-  const raw = JSON.parse(await readFile(LOCOMO_PATH, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: { question: unknown; answer?: unknown; evidence?: string[]; category: number }[] }[];
-  return raw.map((sample, index) => {
-    const conversation = sample.conversation;
-    const speakerA = String(conversation.speaker_a);
-    const turns: Turn[] = [];
-    for (let session = 1; Array.isArray(conversation[`session_${session}`]); session += 1) {
-      const date = String(conversation[`session_${session}_date_time`] ?? '');
-      for (const turn of conversation[`session_${session}`] as { speaker: string; dia_id: string; text: string }[]) {
-        turns.push({ diaId: turn.dia_id, speakerA: turn.speaker === speakerA, text: turn.text, content: `${turn.speaker} (${date}): ${turn.text}` });
-      }
-    }
+  return (await loadLocomo()).map((conversation) => {
+    const { turns } = conversation;
     const exchanges: Exchange[] = [];
     for (let at = 0; at < turns.length;) {
       const user: string[] = [];
       const reply: string[] = [];
-      while (at < turns.length && turns[at]?.speakerA) user.push((turns[at++] as Turn).content);
-      while (at < turns.length && !turns[at]?.speakerA) reply.push((turns[at++] as Turn).content);
+      while (at < turns.length && turns[at]?.role === 'user') user.push((turns[at++] as Turn).content);
+      while (at < turns.length && turns[at]?.role === 'assistant') reply.push((turns[at++] as Turn).content);
       // A conversation that opens with speaker B: its first lines become the answer to a greeting.
       exchanges.push({ user: user.length > 0 ? user.join('\n') : 'Hi!', reply: reply.length > 0 ? reply.join('\n') : 'I see.' });
     }
-    const questions = sample.qa.filter((qa) => qa.category >= 1 && qa.category <= 4 && (qa.evidence?.length ?? 0) > 0);
     const chat = QUICK ? exchanges.slice(0, QUICK_EXCHANGES) : exchanges;
-    const asked = (QUICK ? questions.slice(0, QUICK_QUESTIONS) : questions)
-      .map((qa) => ({ user: String(qa.question), reply: String(qa.answer ?? 'I do not remember.'), question: { evidence: qa.evidence ?? [] } }));
-    return { id: sample.sample_id ?? `conversation-${index + 1}`, exchanges: [...chat, ...asked], textOf: new Map(turns.map((turn) => [turn.diaId, turn.text])) };
+    const asked = (QUICK ? conversation.questions.slice(0, QUICK_QUESTIONS) : conversation.questions)
+      .map((qa) => ({ user: qa.question, reply: qa.answer || 'I do not remember.', question: { evidence: qa.evidence } }));
+    // The turn's text without the "Name (date): " prefix the loader adds.
+    const textOf = new Map(turns.map((turn) => [turn.diaId, turn.content.slice(turn.content.indexOf('): ') + 3)]));
+    return { id: conversation.id, exchanges: [...chat, ...asked], textOf };
   });
 }
 

@@ -10,7 +10,8 @@ export const LOCOMO_PATH = path.resolve(ROOT, process.env.LOCOMO_PATH ?? '../sha
 
 /** One turn: speaker_a as `user`, speaker_b as `assistant`, the text prefixed with the speaker's name and the session's date. */
 export interface Turn { diaId: string; role: 'user' | 'assistant'; content: string; at: Date; session: number }
-export interface Question { question: string; evidence: string[]; category: number }
+/** A question with its evidence turns and the reference answer (bench:cache's stub answers with it). */
+export interface Question { question: string; evidence: string[]; category: number; answer: string }
 export interface Conversation { id: string; turns: Turn[]; questions: Question[] }
 
 /** "1:56 pm on 8 May, 2023" -> a Date (UTC). */
@@ -24,7 +25,7 @@ export function sessionDate(text: string): Date {
 
 /** The conversations of LOCOMO_PATH with their questions of categories 1–4 (those with evidence turns). */
 export async function loadLocomo(): Promise<Conversation[]> {
-  const raw = JSON.parse(await readFile(LOCOMO_PATH, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: (Question & { evidence?: string[] })[] }[];
+  const raw = JSON.parse(await readFile(LOCOMO_PATH, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: (Omit<Question, 'answer'> & { evidence?: string[]; answer?: unknown })[] }[];
   return raw.map((sample, index) => {
     const conversation = sample.conversation;
     const speakerA = String(conversation.speaker_a);
@@ -36,7 +37,7 @@ export async function loadLocomo(): Promise<Conversation[]> {
       }
     }
     const questions = sample.qa.filter((qa) => qa.category >= 1 && qa.category <= 4 && (qa.evidence?.length ?? 0) > 0)
-      .map((qa) => ({ question: String(qa.question), evidence: qa.evidence ?? [], category: qa.category }));
+      .map((qa) => ({ question: String(qa.question), evidence: qa.evidence ?? [], category: qa.category, answer: String(qa.answer ?? '') }));
     return { id: sample.sample_id ?? `conversation-${index + 1}`, turns, questions };
   });
 }
