@@ -29,11 +29,13 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
     },
 
     async usageOfTurn(turnId) {
-      const rows = await db.$queryRaw<{ prompt: number | null; completion: number | null }[]>`
-        SELECT sum(c.reported_prompt_tokens)::int AS prompt, sum(c.reported_completion_tokens)::int AS completion
+      // Cached tokens: null when no call of the turn had them reported (sum over nulls), so the answer leaves them out.
+      const rows = await db.$queryRaw<{ prompt: number | null; completion: number | null; cached: number | null }[]>`
+        SELECT sum(c.reported_prompt_tokens)::int AS prompt, sum(c.reported_completion_tokens)::int AS completion,
+          sum(c.reported_cached_tokens)::int AS cached
         FROM messages m JOIN model_calls c ON c.message_id = coalesce(m.origin_message_id, m.id) AND c.purpose = 'chat'
         WHERE m.turn_id = ${turnId}::uuid`;
-      return { promptTokens: rows[0]?.prompt ?? 0, completionTokens: rows[0]?.completion ?? 0 };
+      return { promptTokens: rows[0]?.prompt ?? 0, completionTokens: rows[0]?.completion ?? 0, cachedTokens: rows[0]?.cached ?? null };
     },
   };
 }

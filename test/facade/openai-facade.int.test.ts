@@ -17,7 +17,7 @@ const chat: StubResponder = (request) => {
 };
 
 const server = useChatServer({
-  stub: { classifyRequest, responder: summaryResponder({ chat }) },
+  stub: { classifyRequest, responder: summaryResponder({ chat }), promptCache: true },
   env: { SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=4', RECALL_TOKENS: '0', OPENAI_FACADE_KEYS: SERVICE_KEY, FACADE_MODEL_ALIASES: 'split-store' },
 });
 
@@ -52,6 +52,8 @@ describe('the OpenAI-compatible front door with the official SDK', () => {
       // Usage is what the upstream model reported for the pack, not the client's history.
       const upstream = chatRequests(server).at(-1);
       expect(result.usage?.prompt_tokens).toBe(upstream?.promptTokens);
+      // And the cached part the upstream reported (OpenAI's way: from 1,024 tokens on, in 128-token steps).
+      expect(result.usage?.prompt_tokens_details?.cached_tokens).toBe(upstream?.cachedTokens);
       history.push({ role: 'user', content: text }, { role: 'assistant', content: result.answer });
     }
     const final = await streamTurn(client, history, 'Which code did I give you at the start?', headers);
@@ -73,6 +75,25 @@ describe('the OpenAI-compatible front door with the official SDK', () => {
     expect(users).toHaveLength(31);
     expect(new Set(users).size).toBe(31);
     expect(messages.filter((message) => message.role === 'assistant' && message.status === 'complete')).toHaveLength(31);
+  });
+
+  it("reports the upstream's cached prompt tokens in usage, as OpenAI does", async () => {
+    const client = openaiClient(server);
+    const headers = { 'X-Thread-Id': 'cached-usage-1' };
+    // Long client instructions keep the pack over the 1,024 tokens from which a provider caches; they sit after our
+    // system prefix and stay the same from call to call, so the second call reuses the first's prompt.
+    const history: ChatCompletionMessageParam[] = [{ role: 'system', content: 'Follow the house style guide closely. '.repeat(200) }];
+    const cached: (number | undefined)[] = [];
+    for (const text of ['First question about the garden.', 'Second question about the garden.', 'Third question about the garden.']) {
+      const result = await streamTurn(client, history, text, headers);
+      const upstream = chatRequests(server).at(-1);
+      expect(result.usage?.prompt_tokens_details?.cached_tokens).toBe(upstream?.cachedTokens);
+      cached.push(result.usage?.prompt_tokens_details?.cached_tokens);
+      history.push({ role: 'user', content: text }, { role: 'assistant', content: result.answer });
+    }
+    expect(cached[0]).toBe(0);
+    expect(cached[1]).toBeGreaterThanOrEqual(1024);
+    expect(cached[2]).toBeGreaterThanOrEqual(cached[1] ?? 0);
   });
 
   it('answers without streaming as a chat.completion with usage', async () => {

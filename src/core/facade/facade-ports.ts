@@ -15,5 +15,5 @@ export interface FacadeConversationStore {
    * What the upstream model reported for the calls that produced the turn's messages, summed (tool rounds and an
    * overflow retry included); zeros when it reported nothing.
    */
-  usageOfTurn(turnId: string): Promise<{ promptTokens: number; completionTokens: number }>;
+  usageOfTurn(turnId: string): Promise<{ promptTokens: number; completionTokens: number; cachedTokens: number | null }>;
 }

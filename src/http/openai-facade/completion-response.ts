@@ -20,6 +20,8 @@ interface OpenAIUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** The upstream's reported cached prompt tokens, summed over the answer's calls; absent when none were reported. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 const ENDED = new Set(['complete', 'error', 'cancelled']);
@@ -65,7 +67,10 @@ async function outcomeOf(deps: HttpDeps, facade: FacadeHttpDeps, turnId: string)
 
 async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUsage> {
   const usage = await facade.conversations.usageOfTurn(turnId);
-  return { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens };
+  return {
+    prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
+    ...(usage.cachedTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+  };
 }
 
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
