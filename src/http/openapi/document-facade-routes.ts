@@ -11,7 +11,10 @@ const openAIError = z.strictObject({
 
 const model = z.strictObject({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }).meta({ id: 'OpenAIModel' });
 
-const usage = z.strictObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
+const usage = z.strictObject({
+  prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int(),
+  prompt_tokens_details: z.strictObject({ cached_tokens: z.number().int() }).optional(),
+})
   .describe('What the upstream model reported for the packs of this answer, summed over its calls (tool rounds, an overflow retry): not the size of the history sent.');
 
 const completion = z.strictObject({
