@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/tool-sources';
+import { CoalescedRefresh } from './coalesced-refresh';
 import type { LogPort } from '../core/ports';
 import { ToolError } from '../core/tools/tool-error';
 
@@ -82,9 +83,7 @@ export class McpServerConnection {
   private closing = false;
   private stdio: StdioClientTransport | null = null;
   /** A tools-changed refresh waiting for its debounce, or running; a notification meanwhile asks for one more. */
-  private refreshTimer: NodeJS.Timeout | undefined;
-  private refreshing: Promise<void> | null = null;
-  private refreshAgain = false;
+  private refresher: CoalescedRefresh | null = null;
 
   constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {}
 
@@ -129,7 +128,7 @@ export class McpServerConnection {
     this.closing = true;
     this.state = 'stopped';
     clearTimeout(this.timer);
-    clearTimeout(this.refreshTimer);
+    this.refresher?.stop();
     const client = this.current;
     this.current = null;
     await client?.close().catch((error: unknown) => this.options.log.debug({ err: error, server: this.config.name }, 'closing an MCP client failed'));
@@ -157,7 +156,10 @@ export class McpServerConnection {
         return false;
       }
       client.onclose = () => this.onClosed(client);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRefresh(client));
+      this.refresher?.stop();
+      const refresher = new CoalescedRefresh({ run: () => this.refresh(client), delayMs: MCP_REFRESH_DEBOUNCE_MS, active: () => client === this.current });
+      this.refresher = refresher;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => refresher.request());
       this.current = client;
       this.state = 'ready';
       this.attempt = 0;
@@ -181,26 +183,6 @@ export class McpServerConnection {
       this.options.log.warn({ server: this.config.name, pages: listed.pages, maxPages: MCP_MAX_LIST_PAGES, maxTools: MCP_MAX_TOOLS }, 'MCP server lists more tools than we read: the rest are left out');
     }
     return listed.tools;
-  }
-
-  /** A tools-changed notification: one refresh per burst, never two at once. */
-  private scheduleRefresh(client: Client): void {
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return;
-    }
-    if (this.refreshTimer) return;
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = undefined;
-      this.refreshing = this.refresh(client).finally(() => {
-        this.refreshing = null;
-        if (this.refreshAgain && client === this.current) {
-          this.refreshAgain = false;
-          this.scheduleRefresh(client);
-        }
-      });
-    }, MCP_REFRESH_DEBOUNCE_MS);
-    this.refreshTimer.unref();
   }
 
   private async refresh(client: Client): Promise<void> {
