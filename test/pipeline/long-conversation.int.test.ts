@@ -82,9 +82,11 @@ describe.concurrent.each([{ compat: 'openai' }, { compat: 'strict' }] as const)(
     expect(leading?.role).toBe('system');
     expect(JSON.stringify(leading?.content)).toContain('Summary of the conversation so far');
     expect(JSON.stringify(leading?.content)).toContain('CODE-1001');
-    // Folds run off the request path, so a window may pass the trigger for a turn or two; the per-call recall slot (a
-    // tenth of the budget) comes on top of what the trigger counts.
-    expect(Math.max(...chats.map((request) => request.promptTokens))).toBeLessThan(2 * 1500 + budget / 10);
+    // Bounded, not growing with the conversation: every pack fits the budget (above), and over the second half of the
+    // chat the packs stay near the trigger on average. (Their maximum depends on how far a window grows while a fold
+    // runs off the request path, plus the per-call recall slot: a timing, not a bound.)
+    const later = chats.slice(chats.length / 2).map((request) => request.promptTokens);
+    expect(later.reduce((sum, tokens) => sum + tokens, 0) / later.length).toBeLessThan(2 * 1500);
 
     // Fold revisions cover contiguous seq ranges, with no gap and no overlap.
     const client = new pg.Client({ connectionString: app.databaseUrl });
