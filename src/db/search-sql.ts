@@ -72,6 +72,25 @@ export interface RankedSeqsOptions {
 const float = (value: number): Prisma.Sql => Prisma.raw(`${Number(value)}::float8`);
 
 /**
+ * The CTEs shared by both rankings, after `terms` and `sample`: each term's share of the sampled messages, and the
+ * rarest terms whose estimated matches (share × `rowCount`) fit the candidate budget (always the rarest one), as `tsq`.
+ */
+function termSelectionSql(rowCount: Prisma.Sql, tuning: RankingTuning): Prisma.Sql {
+  return Prisma.sql`share AS (
+      SELECT t.lexeme, t.weight, t.tq,
+        (SELECT count(*) FROM sample s WHERE s.v @@ t.tq)::float8 / greatest((SELECT count(*) FROM sample), 1) AS share
+      FROM terms t
+    ), ordered AS (
+      SELECT lexeme, tq, row_number() OVER w AS rank, sum(share) OVER w * ${rowCount} AS est_rows
+      FROM share WINDOW w AS (ORDER BY share / greatest(weight, 0.000001), lexeme)
+    ), selecting AS (
+      SELECT lexeme, tq FROM ordered WHERE rank = 1 OR est_rows <= ${Prisma.raw(String(Math.trunc(tuning.candidateBudget)))}
+    ), tsq AS (
+      SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM selecting
+    )`;
+}
+
+/**
  * A query (usable as a subquery) of `seq` and `score` of the best matches, best first, at most `limit` rows.
  */
 export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning = RANKING): Prisma.Sql {
@@ -95,18 +114,7 @@ export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning 
       SELECT m.search_vector AS v FROM messages m, thread
       WHERE m.thread_id = ${options.threadId} AND m.search_vector IS NOT NULL
         AND m.seq = ANY(ARRAY(SELECT generate_series(1, thread.last_seq, greatest(thread.last_seq / ${SAMPLE}::int, 1))))
-    ), share AS (
-      SELECT t.lexeme, t.weight, t.tq,
-        (SELECT count(*) FROM sample s WHERE s.v @@ t.tq)::float8 / greatest((SELECT count(*) FROM sample), 1) AS share
-      FROM terms t
-    ), ordered AS (
-      SELECT lexeme, tq, row_number() OVER w AS rank, sum(share) OVER w * (SELECT last_seq FROM thread) AS est_rows
-      FROM share WINDOW w AS (ORDER BY share / greatest(weight, 0.000001), lexeme)
-    ), selecting AS (
-      SELECT lexeme, tq FROM ordered WHERE rank = 1 OR est_rows <= ${Prisma.raw(String(Math.trunc(tuning.candidateBudget)))}
-    ), tsq AS (
-      SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM selecting
-    ), cand AS (
+    ), ${termSelectionSql(Prisma.sql`(SELECT last_seq FROM thread)`, tuning)}, cand AS (
       -- One bitmap scan of messages_thread_search_idx (thread and terms). The seq bounds are filters (seq + 0): as an
       -- index range with a bound known only at run time, the planner guesses 50 rows and reads the whole thread by seq.
       SELECT m.seq, m.search_vector AS v FROM messages m
@@ -210,18 +218,7 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
       WHERE m.thread_id = c.id AND m.search_vector IS NOT NULL
         AND m.seq = ANY(ARRAY(SELECT generate_series(1, c.last_seq, greatest((total.n / ${SAMPLE}::int)::int, 1))))
       LIMIT ${SAMPLE * 4}::int
-    ), share AS (
-      SELECT t.lexeme, t.weight, t.tq,
-        (SELECT count(*) FROM sample s WHERE s.v @@ t.tq)::float8 / greatest((SELECT count(*) FROM sample), 1) AS share
-      FROM terms t
-    ), ordered AS (
-      SELECT lexeme, tq, row_number() OVER w AS rank, sum(share) OVER w * (SELECT n FROM total) AS est_rows
-      FROM share WINDOW w AS (ORDER BY share / greatest(weight, 0.000001), lexeme)
-    ), selecting AS (
-      SELECT lexeme, tq FROM ordered WHERE rank = 1 OR est_rows <= ${Prisma.raw(String(Math.trunc(tuning.candidateBudget)))}
-    ), tsq AS (
-      SELECT string_agg(tq::text, ' | ')::tsquery AS q FROM selecting
-    ), cand AS (
+    ), ${termSelectionSql(Prisma.sql`(SELECT n FROM total)`, tuning)}, cand AS (
       -- Without the text: it is read for the best few only, at the end (carrying it through the sorts cost ~15%).
       SELECT m.* FROM corpus c CROSS JOIN LATERAL (
         SELECT m.id, m.thread_id, m.seq, m.created_at, m.search_vector AS v, coalesce(m.origin_message_id, m.id) AS origin
