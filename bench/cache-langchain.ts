@@ -1,6 +1,6 @@
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, HumanMessage, summarizationMiddleware, type BaseMessage } from 'langchain';
-import { createTokenCounter } from '../src/core/context';
+import { createTokenCounter, type TokenCounter } from '../src/core/context';
 import type { Role } from '../src/core/context/types';
 
 const ROLES: Record<string, Role> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' };
@@ -11,26 +11,39 @@ export interface LangChainChat {
 }
 
 /**
+ * LangChain.js' `createAgent` with `summarizationMiddleware`: no tools, trigger and keep as given, the summarizer the
+ * same model, and tokens counted by our exact counter (so it triggers where we would). Shared by the benches' peers.
+ */
+export function createSummarizingAgent(options: {
+  settings: ConstructorParameters<typeof ChatOpenAI>[0]; systemPrompt: string; triggerTokens: number; keepMessages: number; counter: TokenCounter;
+}) {
+  const { counter } = options;
+  const countTokens = (messages: BaseMessage[]) =>
+    messages.reduce((sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }), 3);
+  return createAgent({
+    model: new ChatOpenAI(options.settings),
+    tools: [],
+    systemPrompt: options.systemPrompt,
+    middleware: [summarizationMiddleware({
+      model: new ChatOpenAI(options.settings),
+      trigger: { tokens: options.triggerTokens },
+      keep: { messages: options.keepMessages },
+      tokenCounter: countTokens,
+    })],
+  });
+}
+
+/**
  * bench:cache's peer: LangChain.js' `createAgent` with `summarizationMiddleware` (trigger and keep as given, the
  * summarizer pointed at the same stub), the chat's state carried in memory between turns. Not streaming (LangChain's
  * streaming `invoke` estimates usage with tiktoken ranks fetched from the network). The same exact token counter as
  * ours, so both trigger at the same point. Type-checked on its own (bench/tsconfig.peer.json).
  */
 export function createLangChainChat(options: { stubUrl: string; model: string; systemPrompt: string; triggerTokens: number; keepMessages: number }): LangChainChat {
-  const settings = { model: options.model, apiKey: 'bench-key', configuration: { baseURL: options.stubUrl }, maxRetries: 0 };
-  const counter = createTokenCounter('o200k_base');
-  const countTokens = (messages: BaseMessage[]) =>
-    messages.reduce((sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }), 3);
-  const agent = createAgent({
-    model: new ChatOpenAI(settings),
-    tools: [],
-    systemPrompt: options.systemPrompt,
-    middleware: [summarizationMiddleware({
-      model: new ChatOpenAI(settings),
-      trigger: { tokens: options.triggerTokens },
-      keep: { messages: options.keepMessages },
-      tokenCounter: countTokens,
-    })],
+  const agent = createSummarizingAgent({
+    settings: { model: options.model, apiKey: 'bench-key', configuration: { baseURL: options.stubUrl }, maxRetries: 0 },
+    systemPrompt: options.systemPrompt, triggerTokens: options.triggerTokens, keepMessages: options.keepMessages,
+    counter: createTokenCounter('o200k_base'),
   });
   let messages: BaseMessage[] = [];
   return {

@@ -1,13 +1,10 @@
-import { ChatOpenAI } from '@langchain/openai';
-import { createAgent, HumanMessage, summarizationMiddleware, type BaseMessage } from 'langchain';
+import { HumanMessage, type BaseMessage } from 'langchain';
 import { DEFAULT_SYSTEM_PROMPT } from '../src/app/context-settings-from-env';
 import { createTokenCounter } from '../src/core/context';
-import type { Role } from '../src/core/context/types';
 import { startOpenAIStub } from '../test/support/openai-stub';
+import { createSummarizingAgent } from './cache-langchain';
 import type { ConversationRun, ConversationTurn } from './conversation';
 import { classifyBoth, CONVERSATION_POLICY, scriptedMessage, scriptedResponder } from './support/script';
-
-const ROLES: Record<string, Role> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' };
 
 /**
  * The peer: LangChain.js' own `createAgent` with `summarizationMiddleware`, the same stub, trigger, keep and
@@ -20,19 +17,9 @@ export async function runPeerConversation(options: { turns: number; summaryDelay
   try {
     const settings = { model: 'gpt-4o-mini', apiKey: 'bench-key', configuration: { baseURL: stub.url }, maxRetries: 0 };
     const counter = createTokenCounter('o200k_base');
-    const countTokens = (messages: BaseMessage[]) =>
-      messages.reduce((sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }), 3);
-    const agent = createAgent({
-      // Not streaming: LangChain's streaming `invoke` estimates usage with tiktoken ranks fetched from the network.
-      model: new ChatOpenAI(settings),
-      tools: [],
-      systemPrompt: DEFAULT_SYSTEM_PROMPT,
-      middleware: [summarizationMiddleware({
-        model: new ChatOpenAI(settings),
-        trigger: { tokens: CONVERSATION_POLICY.triggerTokens },
-        keep: { messages: CONVERSATION_POLICY.keepMessages },
-        tokenCounter: countTokens,
-      })],
+    // Not streaming: LangChain's streaming `invoke` estimates usage with tiktoken ranks fetched from the network.
+    const agent = createSummarizingAgent({
+      settings, systemPrompt: DEFAULT_SYSTEM_PROMPT, triggerTokens: CONVERSATION_POLICY.triggerTokens, keepMessages: CONVERSATION_POLICY.keepMessages, counter,
     });
     let messages: BaseMessage[] = [];
     let fullHistory = counter.countMessage({ role: 'system', content: DEFAULT_SYSTEM_PROMPT }) + 3;
