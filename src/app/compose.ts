@@ -407,6 +407,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       conversations: createFacadeConversationRepository(db),
       serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
       threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES, chat,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },
