@@ -64,11 +64,14 @@ async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUs
 
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
-/** Cancels the turn when it is the one running in its thread here (never another request's queued before it). */
+/**
+ * Cancels the request's own turn when it is running, in whichever process runs it: never another turn of the thread
+ * (the next one may have started by the time the client's close is seen). A turn still queued runs later.
+ */
 async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
   try {
-    const current = await deps.turns.findTurn(turn.id);
-    if (current?.status === 'running') deps.runner.cancel(turn.threadId);
+    if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
+    else deps.runner.cancel(turn.threadId, turn.id);
   } catch (error) {
     deps.log.warn({ err: error, threadId: turn.threadId, turnId: turn.id }, 'could not stop the answer of a client that went away');
   }
