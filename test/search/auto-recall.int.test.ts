@@ -40,11 +40,11 @@ describe('auto-recall: older transcript messages matching the new one reach the 
     const slot = recallSlot(lastChat());
     expect(slot).toContain(`[#1 · user · `);
     expect(slot).toContain(`the vault code is ${PLANTED}.`);
-    // Placed just before the user's question, after the window (a per-call part never comes before stable content).
+    // Placed right after the user's question, at the end (a per-call part never comes before stable content).
     const messages = lastChat()?.body.messages ?? [];
     const at = messages.findIndex((message) => wireContentText(message.content).includes(RECALL_HEADING));
-    expect(at).toBe(messages.length - 2);
-    expect(wireContentText(messages[at + 1]?.content ?? '')).toBe('What was the vault code I gave you?');
+    expect(at).toBe(messages.length - 1);
+    expect(wireContentText(messages[at - 1]?.content ?? '')).toBe('What was the vault code I gave you?');
     // Recorded in the call's manifest, and never a window entry again.
     const call = await lastCall(thread.id);
     expect(call?.recalled).toContain(1);

@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RECALL_HEADING } from '../../src/core/context/build-recall-slot.js';
 import { wireContentText } from '../../src/llm/count-chat-tokens.js';
 import { CACHE_STEP_TOKENS, PromptCacheEmulator } from './prompt-cache-emulator.js';
 import { publishedPromptTokens } from './published-token-count.js';
@@ -103,9 +104,12 @@ export function replyWithCut(text: string, options: Omit<CutReply, 'type' | 'tex
   return { type: 'cut', text, ...options };
 }
 
-/** The text of the last user message of a request ('' if none). */
+/**
+ * The text of the last user message of a request ('' if none): what the user asked, not the recall slot the server
+ * puts right after it (as a model reads the labelled block as quoted material, not as the question).
+ */
 export function lastUserText(body: StubRequestBody): string {
-  const user = [...body.messages].reverse().find((message) => message.role === 'user');
+  const user = [...body.messages].reverse().find((message) => message.role === 'user' && !wireContentText(message.content).startsWith(RECALL_HEADING));
   return user ? wireContentText(user.content) : '';
 }
 

@@ -127,8 +127,8 @@ describe('buildContextPack budget guard', () => {
       expect(shown.length + result.omitted).toBe(window.length);
       expect(shown[0]?.role).not.toBe('tool');
       expect(seqs(shown).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(seqs(window.slice(result.omitted)));
-      // A per-call part: just before the newest user message (#9), never in front of the window.
-      if (result.omitted > 0) expect(result.messages.at(-2)?.content).toBe(OMITTED_NOTE_SUMMARY);
+      // A per-call part: right after the newest user message (#9, the last), never in front of the window.
+      if (result.omitted > 0) expect(result.messages.at(-1)?.content).toBe(OMITTED_NOTE_SUMMARY);
     }
   });
 
@@ -137,9 +137,9 @@ describe('buildContextPack budget guard', () => {
     const withoutFirstThree = full.tokens - [0, 1, 2].reduce((sum, index) => sum + (window[index]?.tokens ?? 0), 0);
     const result = pack(state(window), { budget: withoutFirstThree + 10 });
     expect(result.omitted).toBe(7);
-    expect(seqs(result.messages.slice(1))).toEqual([8, undefined, 9]);
-    expect(result.messages.at(-2)?.content).toBe(OMITTED_NOTE_SUMMARY);
-    expect(result.manifest.perCallFrom).toBe(2);
+    expect(seqs(result.messages.slice(1))).toEqual([8, 9, undefined]);
+    expect(result.messages.at(-1)?.content).toBe(OMITTED_NOTE_SUMMARY);
+    expect(result.manifest.perCallFrom).toBe(3);
     expect(result.manifest.windowFromSeq).toBe(8);
   });
 

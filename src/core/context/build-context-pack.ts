@@ -180,8 +180,8 @@ interface Assembly {
   omittedNote: PackMessage;
 }
 
-/** The per-call parts that go just before the newest user message: the omitted-messages note, the recall slot. */
-function beforeNewestParts(assembly: Assembly, start: number): PackMessage[] {
+/** The per-call parts that go right after the newest user message: the omitted-messages note, the recall slot. */
+function afterNewestParts(assembly: Assembly, start: number): PackMessage[] {
   return [...(start > 0 ? [assembly.omittedNote] : []), ...(assembly.recall ? [assembly.recall] : [])];
 }
 
@@ -193,17 +193,18 @@ function newestUserIndex(assembly: Assembly, start: number, window: readonly Pac
 }
 
 /**
- * head, the window up to the newest user message, the per-call parts that serve it, that message and what followed
- * it (the turn's tool rounds), then per-call server notes (strict: the per-call parts right after that message). So the recall slot stays in place across a turn's rounds
- * and follow-ups (its query is that message), and the next turn's prompt reuses everything before it.
+ * head, the window up to and with the newest user message, the per-call parts that serve it, what followed that
+ * message (the turn's tool rounds), then per-call server notes. So the recall slot stays in place across a turn's
+ * rounds and follow-ups (its query is that message), and the next turn's prompt reuses everything before it, the
+ * user's message included (a slot just before the message made the next call pay the message again, measured on
+ * bench:cache). Strict templates merge the parts into that user turn, after its text.
  */
 function assemble(assembly: Assembly, start: number, options: { perCall?: boolean; compat?: ChatTemplateCompat | undefined } = {}): PackMessage[] {
   const window = assembly.blocks.slice(start).flatMap((block) => block.messages);
   if (options.perCall === false) return [...assembly.head, ...window];
   const newest = newestUserIndex(assembly, start, window);
-  // Strict templates merge them into the user's turn: after its text, so the turn still opens with what the user wrote.
-  const at = options.compat === 'strict' ? Math.min(newest + 1, window.length) : newest;
-  return [...assembly.head, ...window.slice(0, at), ...beforeNewestParts(assembly, start), ...window.slice(at), ...assembly.tail];
+  const at = Math.min(newest + 1, window.length);
+  return [...assembly.head, ...window.slice(0, at), ...afterNewestParts(assembly, start), ...window.slice(at), ...assembly.tail];
 }
 
 /** The smallest number of oldest window blocks to leave out so the (openai-rendered) pack fits. */
@@ -232,15 +233,14 @@ function applicableHeldNotes(state: ContextState, window: readonly ContextEntry[
 }
 
 /**
- * A block's messages with the held recall notes of its user messages: just before the message a note served
- * (strict: just after it, where renderStrict merges it into that user turn), where the slot stood when it was shown.
+ * A block's messages with the held recall notes of its user messages: right after the message a note served, where
+ * the slot stood when it was shown (strict: renderStrict merges it into that user turn).
  */
-function withHeldNotes(messages: PackMessage[], held: ReadonlyMap<number, PackMessage>, compat: ChatTemplateCompat | undefined): PackMessage[] {
+function withHeldNotes(messages: PackMessage[], held: ReadonlyMap<number, PackMessage>): PackMessage[] {
   if (held.size === 0) return messages;
   return messages.flatMap((message) => {
     const note = message.seq !== undefined && message.role === 'user' ? held.get(message.seq) : undefined;
-    if (!note) return [message];
-    return compat === 'strict' ? [message, note] : [note, message];
+    return note ? [message, note] : [message];
   });
 }
 
@@ -249,7 +249,7 @@ function withHeldNotes(messages: PackMessage[], held: ReadonlyMap<number, PackMe
  * cache reuses the longest common prefix): one leading system message (the stable prefix, then the summary section
  * when there is a summary), the pinned entries, the window oldest first (append-only between folds, each entry
  * rendered the same way on every call), with the per-call parts next to the newest user message: the
- * omitted-messages note and the auto-recall slot just before it, server notes at the end; never in front of stable
+ * omitted-messages note and the auto-recall slot right after it, server notes at the end; never in front of stable
  * content. Entries before the context start
  * never appear. Budget guard: when it does not fit, the oldest window blocks are left out whole (no orphan tool
  * message, never starting with a tool message), `omitted` counts them and one note says earlier messages are being
@@ -285,7 +285,7 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const memories = chosenSavedMemories(options);
   const assembly: Assembly = {
     head: [leadingMessage(options, memories, measure), ...renderEntries(pinned, measure)],
-    blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: withHeldNotes(renderEntries(entries, measure), held, options.compat) })),
+    blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: withHeldNotes(renderEntries(entries, measure), held) })),
     recall: slot?.message ?? null,
     held,
     tail: (options.notes ?? []).map((content) => systemNote(content, measure)),

@@ -16,7 +16,7 @@ describe('auto-recall in the context pack', () => {
   const summary = { text: 'The user plans a trip [#1–20].', tokens: 9, coveredThroughSeq: 20, revision: 2 };
   const candidates = [recalled(7, 'My budget for the trip is 4000 euros.'), recalled(3, 'I prefer the window seat.'), recalled(12, 'Yes, LOCKER-77 it is.')];
 
-  it('puts the recalled messages in one user-level message just before the newest user message, with their seqs', () => {
+  it('puts the recalled messages in one user-level message right after the newest user message, with their seqs', () => {
     const window = [user(21), reply(22), user(23)].map(counted);
     const pack = buildContextPack({
       systemPrefix: 'prefix', budget: 10_000, counter, recallTokens: 500,
@@ -24,8 +24,8 @@ describe('auto-recall in the context pack', () => {
     });
     const contents = pack.messages.map((message) => message.content);
     const slot = pack.messages.findIndex((message) => message.content.startsWith(RECALL_HEADING));
-    expect(slot).toBe(4); // leading (prefix + summary), the pinned #5, #21, #22, the slot, then the question #23
-    expect(pack.messages[slot + 1]?.seq).toBe(23);
+    expect(slot).toBe(5); // leading (prefix + summary), the pinned #5, #21, #22, the question #23, then the slot
+    expect(pack.messages[slot - 1]?.seq).toBe(23);
     expect(pack.manifest.perCallFrom).toBe(slot);
     expect(pack.messages[slot]?.role).toBe('user');
     expect(contents[slot]).toContain(RECALL_LABEL);

@@ -20,9 +20,13 @@ export const OFFLINE_ANSWER_PREFIX = '[offline model]';
 /** A recalled message longer than this (characters) is cut: the slot shows several messages rather than one long one. */
 export const RECALLED_MESSAGE_MAX_CHARS = 1200;
 
-/** Default RECALL_TOKENS for a budget: a tenth of it, at most 1500 tokens. */
+/**
+ * Default RECALL_TOKENS for a budget: a tenth of it, at most 800 tokens (about the 6–8 best matches; the evidence a
+ * question needs ranks in the first six in nearly all cases measured on LoCoMo, while every slot's tokens are paid
+ * uncached: bench/README.md, "Prompt caching on LoCoMo").
+ */
 export function defaultRecallTokens(budget: number): number {
-  return Math.min(1500, Math.floor(budget / 10));
+  return Math.min(800, Math.floor(budget / 10));
 }
 
 /** How a message of another chat is cited: `[chat:<threadId>#<seq>]` (the web app links it to that chat). */

@@ -21,7 +21,7 @@ export const SHORT_QUESTION_WORDS = 15;
 /** The least weighted share of the message's terms the best older message must cover. */
 export const MIN_COVERAGE = 0.3;
 /** By how much the best older message must cover the message better than the best message the pack holds. */
-export const MIN_MARGIN = 0.2;
+export const MIN_MARGIN = 0.3;
 
 // Function words and the small talk every chat message shares.
 const STOPWORDS = new Set(`a an and are as at be been but by can could did do does doing done for from had has have having he her here hers him

@@ -71,12 +71,12 @@ describe('sticky recall', () => {
     // Only what the first note did not show is recalled anew, just before the newest message.
     expect(second.manifest.recallNote).toMatchObject({ servedSeq: 13, seqs: [3], elsewhere: [{ threadId: 'b0b0b0b0-0000-4000-8000-000000000001', seq: 4 }] });
     expect(second.manifest.recalledSeqs).toEqual([1, 2, 3]);
-    const fresh = second.messages.at(-2);
+    const fresh = second.messages.at(-1);
     expect(fresh?.content).toContain('Older message 3');
     expect(fresh?.content).not.toContain('Older message 2');
     expect(second.manifest.parts.recall).toBe(fresh?.tokens);
     expect(second.manifest.recallNote?.tokens).toBe(fresh?.tokens);
-    expect(second.manifest.parts.heldRecall).toBe(first.messages.at(-2)?.tokens);
+    expect(second.manifest.parts.heldRecall).toBe(first.messages.at(-1)?.tokens);
   });
 
   it('gives a message a note already serves no new slot (a later round of its turn, a regeneration)', () => {
