@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { trustProxySetting, type Env } from '../config/env';
 import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
@@ -13,6 +13,7 @@ import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
+import { removeJobsOf } from '../jobs/remove-jobs-of';
 import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnCancel, publishTurnKick, subscribeTurnCancels, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
@@ -399,6 +400,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         forgetEphemeral: async (userId) => {
           await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
+        removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
       });
       forgetKnownUser(input.userId);
       return outcome;

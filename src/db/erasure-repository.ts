@@ -21,6 +21,12 @@ export function createErasureRepository(db: Database): ErasureStore & {
       return rows.map((row) => row.id);
     },
 
+    async toolRunIdsOf(userId) {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        SELECT r.id::text FROM tool_runs r JOIN threads t ON t.id = r.thread_id WHERE t.owner_id = ${userId}`;
+      return rows.map((row) => row.id);
+    },
+
     async erase({ userId, kind }) {
       return db.$transaction(async (tx) => {
         const users = await tx.$queryRaw<{ kind: string }[]>`SELECT kind FROM users WHERE id = ${userId} FOR UPDATE`;
