@@ -277,13 +277,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     : null;
   // Stop reaches the process running the turn, whichever process the user's request landed on.
   const cancels = mode !== 'worker'
-    ? subscribeTurnCancels({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onCancel: (threadId) => void runner.cancel(threadId), onError: (error) => log.debug({ err: error }, 'turn cancel subscriber error') })
+    ? subscribeTurnCancels({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onCancel: (threadId, turnId) => void runner.cancel(threadId, turnId), onError: (error) => log.debug({ err: error }, 'turn cancel subscriber error') })
     : null;
-  const cancelTurn = async (threadId: string): Promise<boolean> => {
-    if (runner.cancel(threadId)) return true;
-    const running = await db.turn.count({ where: { threadId, status: 'running' } });
+  const cancelTurn = async (threadId: string, turnId?: string): Promise<boolean> => {
+    if (runner.cancel(threadId, turnId)) return true;
+    const running = await db.turn.count({ where: { threadId, status: 'running', ...(turnId !== undefined ? { id: turnId } : {}) } });
     if (running === 0) return false;
-    await publishTurnCancel(producerConnection, env.REDIS_PREFIX, threadId);
+    await publishTurnCancel(producerConnection, env.REDIS_PREFIX, threadId, turnId);
     return true;
   };
 
@@ -409,6 +409,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       conversations: createFacadeConversationRepository(db),
       serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
       threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES, chat,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },

@@ -85,6 +85,14 @@ describe('loadEnv in development', () => {
   });
 });
 
+describe('FACADE_AUXILIARY_PREFIXES', () => {
+  it('defaults to Open WebUI\'s task prompts, reads a comma-separated list, and none turns it off', () => {
+    expect(loadEnv({}).FACADE_AUXILIARY_PREFIXES).toEqual(['### Task:']);
+    expect(loadEnv({ FACADE_AUXILIARY_PREFIXES: '### Task:, Write a title:' }).FACADE_AUXILIARY_PREFIXES).toEqual(['### Task:', 'Write a title:']);
+    expect(loadEnv({ FACADE_AUXILIARY_PREFIXES: 'none' }).FACADE_AUXILIARY_PREFIXES).toEqual([]);
+  });
+});
+
 describe('PROMPT_CACHE_TTL and IDLE_FOLD_MIN_TOKENS', () => {
   it('default to five minutes and a derived minimum, and take durations', () => {
     expect(loadEnv(production).PROMPT_CACHE_TTL).toBe(300);

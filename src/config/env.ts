@@ -230,6 +230,11 @@ const schema = z.object({
     }
     return names;
   }),
+  /**
+   * Prompt prefixes marking a client's background requests (titles, tags, follow-up suggestions), answered statelessly:
+   * comma-separated; `none` for none. Default: Open WebUI's task prompts (`### Task:`).
+   */
+  FACADE_AUXILIARY_PREFIXES: z.string().trim().default('### Task:').transform((value) => (value.toLowerCase() === 'none' ? [] : value.split(',').map((prefix) => prefix.trim()).filter(Boolean))),
   /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
   FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
 });

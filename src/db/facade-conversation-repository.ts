@@ -1,16 +1,25 @@
-import type { FacadeConversationStore } from '../core/facade/facade-ports';
+import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/facade/facade-ports';
 import type { Database } from './prisma-client';
 
 /** The OpenAI-compatible route's conversations (table facade_conversations) and the reads it needs. */
 export function createFacadeConversationRepository(db: Database): FacadeConversationStore {
   return {
     async threadsOf({ userId, clientKey, limit }) {
-      const rows = await db.$queryRaw<{ thread_id: string }[]>`
-        SELECT thread_id FROM facade_conversations
-        WHERE user_id = ${userId} AND client_key = ${clientKey}
-        ORDER BY created_at DESC, id DESC
+      // The tail of each branch's last text a client saw: one backward step on (thread_id, seq) per branch.
+      const rows = await db.$queryRaw<{ thread_id: string; tail: string | null }[]>`
+        SELECT c.thread_id, last.tail
+        FROM facade_conversations c
+        JOIN threads t ON t.id = c.thread_id
+        LEFT JOIN LATERAL (
+          SELECT right(m.content, ${BRANCH_TAIL_CHARS}::int) AS tail FROM messages m
+          WHERE m.thread_id = c.thread_id AND m.seq IS NOT NULL AND m.role IN ('user', 'assistant') AND m.content <> ''
+            AND m.status IN ('complete', 'cancelled') AND NOT m.superseded AND m.deleted_at IS NULL AND m.tool_run_id IS NULL
+          ORDER BY m.seq DESC LIMIT 1
+        ) last ON true
+        WHERE c.user_id = ${userId} AND c.client_key = ${clientKey}
+        ORDER BY t.last_activity_at DESC, c.created_at DESC, c.id DESC
         LIMIT ${limit}::int`;
-      return rows.map((row) => row.thread_id);
+      return rows.map((row) => ({ threadId: row.thread_id, lastTextTail: row.tail }));
     },
 
     async link({ userId, clientKey, threadId }) {

@@ -42,7 +42,7 @@ export interface HttpDeps {
    * Stop: cancels the thread's turn in this process, else, when a turn of the thread runs in another process,
    * asks every process through Redis (true then). Default: this process only (`runner.cancel`).
    */
-  cancelTurn?: (threadId: string) => Promise<boolean>;
+  cancelTurn?: (threadId: string, turnId?: string) => Promise<boolean>;
   events: ThreadEventBus;
   settings: ContextSettings;
   /** RATE_LIMIT_PER_MINUTE: model-spending requests (sends, retries, regenerations, rebuilding forgets) per user. */

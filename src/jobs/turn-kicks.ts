@@ -33,18 +33,22 @@ export function turnCancelsChannel(prefix: string): string {
   return `${prefix}:turn-cancels`;
 }
 
-export function publishTurnCancel(connection: Redis, prefix: string, threadId: string): Promise<number> {
-  return connection.publish(turnCancelsChannel(prefix), threadId);
+/** Asks every process to stop the thread's running answer; with `turnId`, only when that turn is the one running. */
+export function publishTurnCancel(connection: Redis, prefix: string, threadId: string, turnId?: string): Promise<number> {
+  return connection.publish(turnCancelsChannel(prefix), turnId === undefined ? threadId : `${threadId}:${turnId}`);
 }
 
+const CANCEL_MESSAGE = /^([0-9a-f-]{36})(?::([0-9a-f-]{36}))?$/i;
+
 /** Subscribes on a connection of its own. */
-export function subscribeTurnCancels(options: { url: string; prefix: string; onCancel: (threadId: string) => void; onError?: (error: Error) => void }): { close(): void } {
+export function subscribeTurnCancels(options: { url: string; prefix: string; onCancel: (threadId: string, turnId?: string) => void; onError?: (error: Error) => void }): { close(): void } {
   const subscriber = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
   subscriber.on('error', (error) => options.onError?.(error));
   const channel = turnCancelsChannel(options.prefix);
   subscriber.subscribe(channel).catch((error: unknown) => options.onError?.(error as Error));
-  subscriber.on('message', (received: string, threadId: string) => {
-    if (received === channel && /^[0-9a-f-]{36}$/i.test(threadId)) options.onCancel(threadId);
+  subscriber.on('message', (received: string, message: string) => {
+    const parsed = received === channel ? CANCEL_MESSAGE.exec(message) : null;
+    if (parsed?.[1]) options.onCancel(parsed[1], parsed[2]);
   });
   return { close: () => subscriber.disconnect() };
 }

@@ -12,6 +12,7 @@ const gate = { held: null as Promise<void> | null, open: () => {} };
 const STORY = ['Once ', 'upon ', 'a ', 'time ', 'there ', 'was ', 'a ', 'very ', 'long ', 'story.'];
 const responder: StubResponder = async (request) => {
   if (/fail/.test(JSON.stringify(request.body.messages.at(-1)))) return replyWithError(500, { message: 'upstream exploded' });
+  if (/held story/.test(JSON.stringify(request.body.messages.at(-1))) && gate.held) await gate.held;
   if (/story/.test(JSON.stringify(request.body.messages.at(-1)))) return replyWithText(STORY.join(''), { chunks: STORY, chunkDelayMs: 150 });
   if (gate.held) await gate.held;
   return echoResponder(request);
@@ -98,5 +99,48 @@ describe('limits of the OpenAI-compatible route', () => {
     }, { headers }).withResponse();
     expect(next.response.headers.get('x-chat-thread-id')).toBe(threadId);
     expect(next.data.choices[0]?.message.content).toBe('stub reply to: go on');
+  });
+
+  it('a client closing its stream stops its own turn only: the next turn queued in the thread still completes', async () => {
+    const guest = await server.guest();
+    const client = openaiClient(server, { apiKey: guest.token });
+    const headers = { 'X-Thread-Id': 'stop-own-turn' };
+    gate.held = new Promise((resolve) => { gate.open = resolve; });
+    const before = server.stub.requests.length;
+    const controller = new AbortController();
+    try {
+      const { data: stream, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'a held story' }] }, { headers, signal: controller.signal }).withResponse();
+      const threadId = response.headers.get('x-chat-thread-id');
+      const reading = (async () => { for await (const chunk of stream) void chunk; })().catch(() => undefined);
+      await waitFor(() => server.stub.requests.length > before);
+      // The conversation goes on while the first answer has not begun: the second turn waits behind it.
+      const second = client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a held story' }, { role: 'user', content: 'and then?' }] }, { headers }).withResponse();
+      await waitFor(async () => {
+        const messages = ((await (await server.app.api(`/api/threads/${threadId}/messages`, { token: guest.token })).json()) as { messages: MessageDto[] }).messages;
+        return messages.some((message) => message.content === 'and then?');
+      });
+      controller.abort();
+      await reading;
+      await waitFor(() => server.stub.requests.slice(before).some((request) => JSON.stringify(request.body.messages.at(-1)).includes('and then?')));
+      gate.held = null;
+      gate.open();
+      const answered = await second;
+      expect(answered.response.headers.get('x-chat-thread-id')).toBe(threadId);
+      expect(answered.data.choices[0]?.message.content).toBe('stub reply to: and then?');
+      const messages = ((await (await server.app.api(`/api/threads/${threadId}/messages`, { token: guest.token })).json()) as { messages: MessageDto[] }).messages;
+      // The first answer was stopped before its first word; the second completed.
+      expect(messages.map((message) => [message.role, message.content, message.status])).toEqual([
+        ['user', 'a held story', 'complete'], ['assistant', '', 'cancelled'], ['user', 'and then?', 'complete'], ['assistant', 'stub reply to: and then?', 'complete'],
+      ]);
+      // The client's history (no answer to the stopped request) goes on in the same thread.
+      const next = await client.chat.completions.create({
+        model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a held story' }, { role: 'user', content: 'and then?' }, { role: 'assistant', content: 'stub reply to: and then?' }, { role: 'user', content: 'the end' }],
+      }, { headers }).withResponse();
+      expect(next.response.headers.get('x-chat-thread-id')).toBe(threadId);
+      expect(next.data.choices[0]?.message.content).toBe('stub reply to: the end');
+    } finally {
+      gate.held = null;
+      gate.open();
+    }
   });
 });

@@ -44,10 +44,14 @@ interface OpenAnswer {
   stopped: boolean;
 }
 
-/** Not part of what a client saw: forgotten or superseded messages, notices, async tool notes, errors. */
+/**
+ * Not part of what a client saw: forgotten or superseded messages, notices, async tool notes, errors, and an answer
+ * stopped before its first word (the client went away before it began: its history has no answer there).
+ */
 function isHidden(message: TranscriptMessage): boolean {
   return message.seq === null || message.deleted || message.superseded || message.role === 'system' || message.toolRunId !== null
-    || message.status === 'error' || message.status === 'pending';
+    || message.status === 'error' || message.status === 'pending'
+    || (message.status === 'cancelled' && message.content === '' && (message.toolCalls ?? []).length === 0);
 }
 
 /**

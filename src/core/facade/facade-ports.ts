@@ -1,9 +1,22 @@
 import type { OpenAIClientSettings } from '../domain';
 
+/** One thread a conversation key reached. */
+export interface ConversationBranch {
+  threadId: string;
+  /** The last characters (up to BRANCH_TAIL_CHARS) of its last user or assistant text; null when it has none. */
+  lastTextTail: string | null;
+}
+
+/** How much of a branch's last text the store returns as its hint. */
+export const BRANCH_TAIL_CHARS = 256;
+
 /** What the OpenAI-compatible route needs from the store besides the thread, turn and memory ports. */
 export interface FacadeConversationStore {
-  /** The threads a client's conversation key reached for this user (the first one and the forks made for it), newest first. */
-  threadsOf(input: { userId: string; clientKey: string; limit: number }): Promise<string[]>;
+  /**
+   * The threads a client's conversation key reached for this user (the first one and the forks made for it), the most
+   * recently active first, each with the end of the last text a client saw in it (a hint of the branch a history goes on).
+   */
+  threadsOf(input: { userId: string; clientKey: string; limit: number }): Promise<ConversationBranch[]>;
   /** Records that the conversation key reached this thread (idempotent). */
   link(input: { userId: string; clientKey: string; threadId: string }): Promise<void>;
   /**

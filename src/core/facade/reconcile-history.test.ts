@@ -120,6 +120,12 @@ describe('reconcileHistory', () => {
     expect(reconcileHistory(history, stored)).toMatchObject({ kind: 'refuse', matched: 4 });
   });
 
+  it('an answer stopped before its first word is not part of the history: the client\'s next message is a send', () => {
+    const stopped = clientViewOf(transcript(message('user', 'tell a story'), message('assistant', '', { status: 'cancelled' })), SERVER_TOOLS);
+    expect(reconcileHistory([user('tell a story'), user('something else')], stopped)).toMatchObject({ kind: 'send', content: 'something else', matched: 1 });
+    expect(reconcileHistory([user('tell a story')], stopped)).toMatchObject({ kind: 'regenerate', forkThroughSeq: null });
+  });
+
   it('a stopped answer matches what the client kept of it, and only a stopped one', () => {
     const stopped = clientViewOf(transcript(message('user', 'tell a story'), message('assistant', 'Once upon a time there', { status: 'cancelled' })), SERVER_TOOLS);
     expect(reconcileHistory([user('tell a story'), assistant('Once upon a'), user('go on')], stopped)).toMatchObject({ kind: 'send', content: 'go on', matched: 2 });

@@ -120,14 +120,35 @@ function planForPrefix(client: readonly ClientMessage[], stored: readonly Stored
   return { kind: 'regenerate', userMessageId: last.messageId, forkThroughSeq: laterUser ? last.lastSeq : null };
 }
 
+/**
+ * Branches to compare first: those whose last text ends the client's last message or the one before it (the branch a
+ * history goes on, or answers again), then the rest in their order (the most recently active first). Only an order:
+ * the comparison decides.
+ */
+export function hintedFirst<T extends { lastTextTail: string | null }>(branches: readonly T[], client: readonly ClientMessage[]): T[] {
+  const texts = client.slice(-2).map((message) => normalize(message.content));
+  const hinted = (branch: T) => {
+    const tail = branch.lastTextTail === null ? '' : normalize(branch.lastTextTail);
+    return tail !== '' && texts.some((text) => text.endsWith(tail));
+  };
+  return [...branches.filter(hinted), ...branches.filter((branch) => !hinted(branch))];
+}
+
+/** A plan that takes the whole history as it is (nothing forked): no other branch can do better. */
+export function isFullMatch(plan: Reconciled): boolean {
+  return rankOf(plan) === FULL_MATCH;
+}
+
+const FULL_MATCH = 4;
+
 /** The rank of a plan when several branches of one conversation could take a request: a full match first. */
 function rankOf(candidate: Reconciled): number {
   switch (candidate.kind) {
     case 'send':
     case 'tool-results':
-      return 4;
+      return FULL_MATCH;
     case 'regenerate':
-      return candidate.forkThroughSeq === null ? 4 : 2;
+      return candidate.forkThroughSeq === null ? FULL_MATCH : 2;
     case 'edit':
       return 2;
     case 'busy':

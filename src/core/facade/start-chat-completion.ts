@@ -9,11 +9,17 @@ import { prepareUserMessage } from '../turn/send-message';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { clientViewOf, type ClientMessage } from './client-view';
 import type { FacadeConversationStore } from './facade-ports';
-import { chooseBranch, reconcileHistory, type Reconciled } from './reconcile-history';
+import { chooseBranch, hintedFirst, isFullMatch, reconcileHistory, type Reconciled } from './reconcile-history';
 import { requestMessageId } from './request-message-id';
 
-/** Branches of one conversation compared per request (the newest first). */
+/**
+ * Branches of one conversation whose transcript a request reads at most (those its history's end points to first, then
+ * the most recently active); the first that takes the whole history ends the reading.
+ */
 export const MAX_BRANCHES_COMPARED = 20;
+
+/** Branches of one conversation listed per request (with the hint of each; a short read of each one's last text). */
+export const MAX_BRANCHES_LISTED = 1000;
 
 /** Longest title of a thread started by the route (its first message's start). */
 const TITLE_CHARS = 80;
@@ -53,7 +59,7 @@ export interface StartedCompletion {
   forked: boolean;
 }
 
-interface Candidate {
+export interface Candidate {
   thread: Thread;
   plan: Reconciled;
 }
@@ -79,15 +85,21 @@ function startsAfresh(request: ChatCompletionRequest): boolean {
   return !request.conversation.explicit && request.messages.length === 1;
 }
 
-async function candidatesOf(request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<Candidate[]> {
-  const ids = await deps.conversations.threadsOf({ userId: request.userId, clientKey: request.conversation.key, limit: MAX_BRANCHES_COMPARED });
+/**
+ * The conversation's branches compared with the history: at most MAX_BRANCHES_COMPARED transcripts read, the branches
+ * the history's end points to first, stopping at one that takes the whole history.
+ */
+export async function candidatesOf(request: Pick<ChatCompletionRequest, 'userId' | 'conversation' | 'messages'>, deps: Pick<ChatCompletionDeps, 'conversations' | 'threads' | 'fork' | 'serverToolNames'>): Promise<Candidate[]> {
+  const branches = await deps.conversations.threadsOf({ userId: request.userId, clientKey: request.conversation.key, limit: MAX_BRANCHES_LISTED });
   const serverTools = deps.serverToolNames();
   const candidates: Candidate[] = [];
-  for (const id of ids) {
-    const thread = await deps.threads.findThread(id, request.userId);
+  for (const branch of hintedFirst(branches, request.messages).slice(0, MAX_BRANCHES_COMPARED)) {
+    const thread = await deps.threads.findThread(branch.threadId, request.userId);
     if (!thread) continue;
     const messages = thread.lastSeq > 0 ? await deps.fork.memory.listMessagesBySeq({ threadId: thread.id, fromSeq: 1, throughSeq: thread.lastSeq }) : [];
-    candidates.push({ thread, plan: reconcileHistory(request.messages, clientViewOf(messages, serverTools)) });
+    const plan = reconcileHistory(request.messages, clientViewOf(messages, serverTools));
+    candidates.push({ thread, plan });
+    if (isFullMatch(plan)) break;
   }
   return candidates;
 }

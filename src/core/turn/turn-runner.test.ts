@@ -176,6 +176,47 @@ describe('TurnRunner on fakes', () => {
     expect(memory.window.at(-1)).toMatchObject({ role: 'assistant', content: 'Partial ' });
   });
 
+  it('a cancel naming a turn stops only that turn: one that already ended leaves the thread\'s next turn running', async () => {
+    let started!: () => void;
+    const streaming = new Promise<void>((resolve) => { started = resolve; });
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => { finish = resolve; });
+    const { memory, runner } = await setup([answer('first answer'), async ({ onDelta }) => {
+      onDelta('Second ');
+      started();
+      await held;
+      onDelta('answer');
+      return { text: 'Second answer', toolCalls: [], usage: null };
+    }]);
+    const first = await memory.send('first');
+    const second = await memory.send('second');
+    const running = runner.kick(memory.threadId);
+    await streaming;
+    // The first request's client goes away after its turn ended: its cancel must not reach the second turn.
+    expect(runner.cancel(memory.threadId, first.id)).toBe(false);
+    finish();
+    await running;
+    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([['first answer', 'complete'], ['Second answer', 'complete']]);
+    expect(memory.turns.find((turn) => turn.id === second.id)?.status).toBe('complete');
+  });
+
+  it('a cancel naming the running turn stops it', async () => {
+    let started!: () => void;
+    const streaming = new Promise<void>((resolve) => { started = resolve; });
+    const { memory, runner } = await setup([async ({ onDelta, signal }) => {
+      onDelta('Partial ');
+      started();
+      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      throw new Error('unreachable');
+    }]);
+    const turn = await memory.send('long story please');
+    const running = runner.kick(memory.threadId);
+    await streaming;
+    expect(runner.cancel(memory.threadId, turn.id)).toBe(true);
+    await running;
+    expect(memory.turns[0]?.status).toBe('cancelled');
+  });
+
   it('retries a retryable failure before the first token, recording the failed call', async () => {
     const { memory, runner, recorded, seen } = await setup([fail('server', true), answer('Recovered.')]);
     await memory.send('hello');

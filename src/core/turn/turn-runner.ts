@@ -97,10 +97,14 @@ export class TurnRunner {
     return drain;
   }
 
-  /** Stops the running answer on the thread (in this process); the partial answer is kept as `cancelled`. */
-  cancel(threadId: string): boolean {
+  /**
+   * Stops the running answer on the thread (in this process); the partial answer is kept as `cancelled`. With
+   * `turnId`, only when that turn is the one running: a client that went away stops its own answer, never the next
+   * turn of the thread (its own may have ended meanwhile).
+   */
+  cancel(threadId: string, turnId?: string): boolean {
     const active = this.active.get(threadId);
-    if (!active) return false;
+    if (!active || (turnId !== undefined && active.turnId !== turnId)) return false;
     active.controller.abort(new TurnCancelled('cancelled by the user'));
     return true;
   }

@@ -6,6 +6,7 @@ import type { ThreadEvent } from '../../shared/events';
 import type { HttpDeps } from '../http-deps';
 import { turnEnded } from '../routes/message-routes';
 import { toAppError } from '../to-app-error';
+import { openAIUsage, openCompletionStream, type OpenAIUsage } from './completion-stream';
 import type { FacadeHttpDeps } from './facade-deps';
 import { toOpenAIError } from './openai-errors';
 
@@ -14,14 +15,6 @@ export interface CompletionTarget {
   model: string;
   turn: Turn;
   threadId: string;
-}
-
-interface OpenAIUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** The upstream's reported cached prompt tokens, summed over the answer's calls; absent when none were reported. */
-  prompt_tokens_details?: { cached_tokens: number };
 }
 
 const ENDED = new Set(['complete', 'error', 'cancelled']);
@@ -66,20 +59,19 @@ async function outcomeOf(deps: HttpDeps, facade: FacadeHttpDeps, turnId: string)
 }
 
 async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUsage> {
-  const usage = await facade.conversations.usageOfTurn(turnId);
-  return {
-    prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
-    ...(usage.cachedTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
-  };
+  return openAIUsage(await facade.conversations.usageOfTurn(turnId));
 }
 
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
-/** Cancels the turn when it is the one running in its thread here (never another request's queued before it). */
+/**
+ * Cancels the request's own turn when it is running, in whichever process runs it: never another turn of the thread
+ * (the next one may have started by the time the client's close is seen). A turn still queued runs later.
+ */
 async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
   try {
-    const current = await deps.turns.findTurn(turn.id);
-    if (current?.status === 'running') deps.runner.cancel(turn.threadId);
+    if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
+    else deps.runner.cancel(turn.threadId, turn.id);
   } catch (error) {
     deps.log.warn({ err: error, threadId: turn.threadId, turnId: turn.id }, 'could not stop the answer of a client that went away');
   }
@@ -103,15 +95,7 @@ export async function answerAsJson(deps: HttpDeps, facade: FacadeHttpDeps, targe
  * A failure once the stream is open is its last event, `data: {"error": ...}`, as OpenAI sends it.
  */
 export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, options: { includeUsage: boolean }, _request: Request, response: Response): Promise<void> {
-  const id = completionId(target.turn);
-  const created = Math.floor(Date.now() / 1000);
-  const write = (data: unknown) => { response.write(`data: ${JSON.stringify(data)}\n\n`); };
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id, object: 'chat.completion.chunk', created, model: target.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-  });
-  response.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-  response.flushHeaders();
-  write(chunk({ role: 'assistant', content: '' }));
+  const { write, chunk, usage } = openCompletionStream(response, { id: completionId(target.turn), model: target.model });
   const answerMessages = new Set<string>();
   let wrote = false;
   let separatorDue = false;
@@ -134,7 +118,7 @@ export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, tar
     const { toolCalls } = await outcomeOf(deps, facade, target.turn.id);
     if (toolCalls.length > 0) write(chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) }));
     write(chunk({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'));
-    if (options.includeUsage) write({ id, object: 'chat.completion.chunk', created, model: target.model, choices: [], usage: await usageOf(facade, target.turn.id) });
+    if (options.includeUsage) write(usage(await usageOf(facade, target.turn.id)));
     response.write('data: [DONE]\n\n');
   } catch (error) {
     const failure = toAppError(error);

@@ -1,4 +1,5 @@
 import type { FacadeConversationStore } from '../../core/facade/facade-ports';
+import type { ChatModelPort } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
 export interface FacadeHttpDeps {
@@ -9,6 +10,10 @@ export interface FacadeHttpDeps {
   models: string[];
   /** FACADE_THREAD_HEADERS, lower case. */
   threadHeaders: string[];
+  /** FACADE_AUXILIARY_PREFIXES: a request of one user message beginning so is answered statelessly. */
+  auxiliaryPrefixes: string[];
+  /** The chat model, for those stateless answers (turns go through the runner). */
+  chat: ChatModelPort;
   /** FACADE_MAX_BODY_BYTES. */
   maxBodyBytes: number;
   /** Names of our tools (a client tool may not take one). */

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Request } from 'express';
 import { AppError } from '../../core/errors';
+import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
 import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
+import { answerAuxiliaryRequest } from './auxiliary-response';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { facadePrincipal, SERVICE_ONLY } from './facade-principal';
@@ -85,6 +87,12 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     checkModel(body.model, facade);
     checkClientTools(body, facade);
     const { messages, instructions } = clientHistoryOf(body);
+    if (isAuxiliaryRequest(messages, facade.auxiliaryPrefixes)) {
+      const target = { userId: principal.userId, model: body.model, instructions, content: messages[0]?.content ?? '', stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true };
+      const auxiliary = { chat: facade.chat, sendLimiter: deps.fork.sendLimiter, settings: deps.fork.settings, timeoutMs: deps.limits.turnTimeoutMs };
+      await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
+      return;
+    }
     const firstUser = messages.find((each) => each.role === 'user')?.content ?? '';
     const started = await startChatCompletion({
       userId: principal.userId, conversation: conversationOf(request, facade.threadHeaders, firstUser), messages,

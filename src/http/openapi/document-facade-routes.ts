@@ -58,12 +58,14 @@ export function documentFacadeRoutes(registry: OpenAPIRegistry): void {
       + 'fork from that point (later requests follow the branch their history matches). System messages are the thread\'s client instructions, '
       + 'placed after the server\'s system prefix. `stream: true` answers with `chat.completion.chunk` server-sent events, a usage chunk when '
       + '`stream_options.include_usage`, then `data: [DONE]`; a failure after the stream opened is its last event, `data: {"error": ...}`. '
-      + 'The response header `X-Chat-Thread-Id` names the thread (open it in the web app).',
+      + 'The response header `X-Chat-Thread-Id` names the thread (open it in the web app). A request of one user message beginning with one '
+      + 'of FACADE_AUXILIARY_PREFIXES (default Open WebUI\'s `### Task:`: titles, tags, follow-up suggestions) is answered statelessly: sent '
+      + 'to the model as it came, nothing stored, no thread (no `X-Chat-Thread-Id`), spending the send limit.',
     request: { headers, body: { content: { 'application/json': { schema: chatCompletionBody } } } },
     responses: {
       200: {
         description: 'The answer (JSON), or its stream (text/event-stream)',
-        headers: { 'X-Chat-Thread-Id': { description: 'The thread of the conversation (a fork after an edit): open it in the web app or the admin console', schema: { type: 'string', format: 'uuid' } } },
+        headers: { 'X-Chat-Thread-Id': { description: 'The thread of the conversation (a fork after an edit): open it in the web app or the admin console; absent on an auxiliary request', schema: { type: 'string', format: 'uuid' } } },
         content: { 'application/json': { schema: completion }, 'text/event-stream': { schema: z.string() } },
       },
       ...openAIErrors({
@@ -71,7 +73,7 @@ export function documentFacadeRoutes(registry: OpenAPIRegistry): void {
         ...authErrors,
         404: 'model_not_found',
         409: 'An answer of this conversation is still being written (conflict), or MAX_THREADS_PER_USER reached by a fork (quota_exceeded)',
-        413: 'The body is over FACADE_MAX_BODY_BYTES, or the new message over MAX_MESSAGE_CHARS',
+        413: 'The body is over FACADE_MAX_BODY_BYTES, the new message over MAX_MESSAGE_CHARS, or an auxiliary request over the prompt budget',
         429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE) or busy (MAX_QUEUED_TURNS of the conversation), with Retry-After',
         502: 'The upstream model failed', 504: 'The upstream model timed out',
       }),
