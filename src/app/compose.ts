@@ -324,6 +324,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     retention: {
       retentionDays: env.RETENTION_DAYS, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
       deleteIdleThreads: (before, limit) => erasures.deleteIdleThreads(before, limit),
+      removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
       guestsCreatedBefore: (before, limit) => erasures.guestsCreatedBefore(before, limit),
       eraseGuest: (userId) => deps.eraseUser({ userId, kind: 'guest' }),
     },

@@ -1,10 +1,9 @@
-import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { MessageDto, SavedMemoryDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
 import { waitFor } from '../support/wait-for';
-import { adminToken, memoryKit, query } from './memory-test-kit';
+import { adminToken, jobsNaming, memoryKit, query } from './memory-test-kit';
 
 /**
  * The rule of every table without a column naming the user or one of their threads. A table added to the schema
@@ -156,19 +155,6 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
     expect((await server.app.api('/api/threads', { method: 'POST', token: later, json: { title: 'fresh start' } })).status).toBe(201);
   });
 
-  /** Jobs of the summary and tools queues, in any state, whose payload names one of the threads or runs. */
-  async function jobsNaming(threadIds: string[], runIds: string[]): Promise<string[]> {
-    const { folds, toolQueue } = server.app.application;
-    const found: string[] = [];
-    for (const queue of [folds.queue, toolQueue.queue] as Queue[]) {
-      for (const job of await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'failed'])) {
-        const data = job.data as { threadId?: string; runId?: string };
-        if (threadIds.includes(data.threadId ?? '') || runIds.includes(data.runId ?? '')) found.push(`${queue.name}:${job.name}:${await job.getState()}`);
-      }
-    }
-    return found;
-  }
-
   it("erasure removes the user's queued and finished jobs (folds, idle folds, tool runs and polls), and only theirs", async () => {
     const other = await server.guest();
     const otherThread = await memoryKit(server.app, other.token).createThread('keeps its jobs');
@@ -183,15 +169,15 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
     const runIds = [(run as { id: string }).id];
     await server.app.application.toolQueue.enqueuePoll(runIds[0] as string, 3_600_000);
     // The check sees them while they exist: completed folds, the threads' delayed idle folds, the delayed poll.
-    await waitFor(async () => (await jobsNaming(threadIds, runIds)).some((job) => job.includes(':completed')), { timeoutMs: 10_000, what: 'a finished fold' });
-    const present = await jobsNaming(threadIds, runIds);
+    await waitFor(async () => (await jobsNaming(server.app, threadIds, runIds)).some((job) => job.includes(':completed')), { timeoutMs: 10_000, what: 'a finished fold' });
+    const present = await jobsNaming(server.app, threadIds, runIds);
     expect(present).toEqual(expect.arrayContaining(['summary:idle-fold:delayed', 'tools:poll:delayed', expect.stringMatching(/^summary:fold:completed$/)]));
-    const othersBefore = await jobsNaming([otherThread.id], []);
+    const othersBefore = await jobsNaming(server.app, [otherThread.id], []);
     expect(othersBefore).toContain('summary:idle-fold:delayed');
 
     expect((await server.app.api('/api/me', { method: 'DELETE', token })).status).toBe(204);
-    expect(await jobsNaming(threadIds, runIds)).toEqual([]);
-    expect(await jobsNaming([otherThread.id], [])).toEqual(othersBefore);
+    expect(await jobsNaming(server.app, threadIds, runIds)).toEqual([]);
+    expect(await jobsNaming(server.app, [otherThread.id], [])).toEqual(othersBefore);
   });
 
   it('GET /api/me/export streams NDJSON: each thread in the thread export format, then the saved memories, then an end line', async () => {
