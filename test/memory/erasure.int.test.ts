@@ -175,8 +175,20 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
     const othersBefore = await jobsNaming(server.app, [otherThread.id], []);
     expect(othersBefore).toContain('summary:idle-fold:delayed');
 
+    const keysNaming = async () => {
+      const redis = new Redis(server.app.redisUrl);
+      try {
+        return (await redis.keys(`${server.app.prefix}:*`)).filter((key) => [...threadIds, ...runIds].some((id) => key.includes(id)));
+      } finally {
+        redis.disconnect();
+      }
+    };
+    // BullMQ's deduplication keys name them too (`…:de:idle-fold-<threadId>`).
+    expect(await keysNaming()).not.toEqual([]);
+
     expect((await server.app.api('/api/me', { method: 'DELETE', token })).status).toBe(204);
     expect(await jobsNaming(server.app, threadIds, runIds)).toEqual([]);
+    expect(await keysNaming()).toEqual([]);
     expect(await jobsNaming(server.app, [otherThread.id], [])).toEqual(othersBefore);
   });
 
