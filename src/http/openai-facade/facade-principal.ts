@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../../core/errors';
 import { bearerToken, type TokenService } from '../auth';
-import { principalFromToken } from '../authenticate';
+import { KnownUsers, principalFromToken } from '../authenticate';
 import type { ThreadStore } from '../../core/ports';
 import type { ErasureStore } from '../../core/erasure';
 
@@ -22,8 +22,7 @@ export interface FacadePrincipal {
 }
 
 /** Service keys' users already stored by this process (the first request of one creates its row). */
-const knownServiceUsers = new Set<string>();
-const KNOWN_USERS_KEPT = 100_000;
+const knownServiceUsers = new KnownUsers();
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -79,12 +78,11 @@ export async function facadePrincipal(request: Request, deps: FacadePrincipalDep
   const endUser = endUserOf(request, bodyUser);
   if (!END_USER.test(endUser)) throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', { details: { field: 'user' } });
   const userId = serviceUserId(key, endUser);
-  // Erased (by an admin, in this process or another) since this process stored them: store them again, empty.
-  if (await deps.erasures.erasureOf(userId)) knownServiceUsers.delete(userId);
-  if (!knownServiceUsers.has(userId)) {
+  // Erased (by an admin, in this process or another) since this process stored them: stored again, empty, once.
+  const erasure = await deps.erasures.erasureOf(userId);
+  if (knownServiceUsers.needsRow(userId, erasure)) {
     await deps.threads.ensureUser(userId, 'external');
-    if (knownServiceUsers.size >= KNOWN_USERS_KEPT) knownServiceUsers.clear();
-    knownServiceUsers.add(userId);
+    knownServiceUsers.remember(userId, erasure);
   }
   return { userId, viaServiceKey: true };
 }
