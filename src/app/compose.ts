@@ -8,7 +8,7 @@ import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutput
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
+import { cancelRemoteWork, cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
 import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
@@ -397,6 +397,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       const outcome = await eraseUser(input, {
         store: erasures, log,
         cancelTurns: (threadId) => runner.cancel(threadId),
+        cancelRemoteWork: (runIds) => cancelRemoteWork(runIds, { runs: toolRuns, registry, log }),
         disconnect: async (userId) => { sockets?.disconnectUser(userId); },
         forgetEphemeral: async (userId) => {
           await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });

@@ -28,6 +28,11 @@ export interface EraseUserDeps {
   store: ErasureStore;
   /** Stops the turns running in this process for a thread (the others find the thread gone and stop). */
   cancelTurns(threadId: string): void;
+  /**
+   * Tells the other side of these runs' background work (MCP tasks, external runners) to stop, while their rows
+   * still say what to cancel; returns how many cancels were sent.
+   */
+  cancelRemoteWork(runIds: string[]): Promise<number>;
   /** Disconnects the user's sockets in every process (the per-user room). */
   disconnect(userId: string): Promise<void>;
   /** Deletes the user's rate-limit keys and other per-user Redis state. */
@@ -42,6 +47,7 @@ export interface EraseUserDeps {
 
 /**
  * Erases a user (DELETE /api/me, DELETE /api/admin/users/:userId, the retention sweep): their turns are stopped,
+ * the background work of their tool runs elsewhere is told to stop,
  * everything they own is deleted in one transaction with a tombstone, their sockets are disconnected and their
  * Redis state (rate limits) and their jobs removed. Idempotent: erasing an erased user refreshes only the tombstone.
  * A job running meanwhile ends as a no-op (every processor finds its thread gone). With Redis down the erasure
@@ -50,6 +56,7 @@ export interface EraseUserDeps {
 export async function eraseUser(input: { userId: string; kind: 'guest' | 'external' }, deps: EraseUserDeps): Promise<{ existed: boolean; threads: number }> {
   const [threadIds, runIds] = await Promise.all([deps.store.threadIdsOf(input.userId), deps.store.toolRunIdsOf(input.userId)]);
   for (const threadId of threadIds) deps.cancelTurns(threadId);
+  await deps.cancelRemoteWork(runIds).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not cancel an erased user\'s background tool work'));
   const outcome = await deps.store.erase(input);
   // After the erase: a turn stopping meanwhile may still have scheduled its thread's idle fold.
   const jobs = await deps.removeJobs({ threadIds, runIds }).catch((error: unknown) => {

@@ -22,5 +22,6 @@ export { evaluateExpression, ExpressionError, formatNumber } from './built-in/ev
 export { acceptRunnerReport } from './accept-runner-report';
 export type { RunnerReport } from './accept-runner-report';
 export { runBackgroundTool, cancelRemote } from './run-background-tool';
+export { cancelRemoteWork } from './cancel-remote-work';
 export type { BackgroundStatus, BackgroundWork, BackgroundContext, ToolSource } from './types';
 export type { RegisteredTool } from './tool-registry';
