@@ -10,6 +10,8 @@
  * - LangChain.js `createAgent` + `summarizationMiddleware` at the same trigger and keep (bench/cache-langchain.ts);
  * - a full-history baseline: every message sent on every call.
  * `BENCH_QUICK=1`: the first conversation only, its first QUICK_EXCHANGES exchanges and QUICK_QUESTIONS questions.
+ * `BENCH_CACHE_SHAPE=issue`: each conversation as issue 24 measured it (and its "Done when" measures held-out ones):
+ * its first ISSUE_LINES lines as the chat, then ISSUE_QUESTIONS questions about its first sessions.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -29,6 +31,10 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const QUICK = process.env.BENCH_QUICK === '1';
 const QUICK_EXCHANGES = 120;
 const QUICK_QUESTIONS = 30;
+const ISSUE_SHAPE = process.env.BENCH_CACHE_SHAPE === 'issue';
+/** Issue 24's chat: a conversation's first 400 lines (about 200 exchanges), then 5 questions about its first sessions. */
+const ISSUE_LINES = 400;
+const ISSUE_QUESTIONS = 5;
 const MODEL = 'gpt-4o-mini';
 /** `BENCH_CACHE_OURS_ENV="RECALL_TOKENS=0,SUMMARY_KEEP=messages=8"`: settings for our app only (to attribute a figure). */
 const OURS_ENV: Record<string, string> = Object.fromEntries((process.env.BENCH_CACHE_OURS_ENV ?? '').split(/,(?=[A-Z_]+=)/).filter(Boolean)
@@ -50,7 +56,7 @@ function log(message: string): void {
  */
 async function loadConversations(): Promise<Conversation[]> {
   return (await loadLocomo()).map((conversation) => {
-    const { turns } = conversation;
+    const turns = ISSUE_SHAPE ? conversation.turns.slice(0, ISSUE_LINES) : conversation.turns;
     const exchanges: Exchange[] = [];
     for (let at = 0; at < turns.length;) {
       const user: string[] = [];
@@ -61,12 +67,26 @@ async function loadConversations(): Promise<Conversation[]> {
       exchanges.push({ user: user.length > 0 ? user.join('\n') : 'Hi!', reply: reply.length > 0 ? reply.join('\n') : 'I see.' });
     }
     const chat = QUICK ? exchanges.slice(0, QUICK_EXCHANGES) : exchanges;
-    const asked = (QUICK ? conversation.questions.slice(0, QUICK_QUESTIONS) : conversation.questions)
+    const asked = (QUICK ? conversation.questions.slice(0, QUICK_QUESTIONS) : ISSUE_SHAPE ? earlyQuestions(conversation, turns) : conversation.questions)
       .map((qa) => ({ user: qa.question, reply: qa.answer || 'I do not remember.', question: { evidence: qa.evidence } }));
     // The turn's text without the "Name (date): " prefix the loader adds.
     const textOf = new Map(turns.map((turn) => [turn.diaId, turn.content.slice(turn.content.indexOf('): ') + 3)]));
     return { id: conversation.id, exchanges: [...chat, ...asked], textOf };
   });
+}
+
+/**
+ * The ISSUE_QUESTIONS questions whose evidence lies earliest in the chat (all of it within `turns`): questions about
+ * the first sessions, asked some 200 exchanges later.
+ */
+function earlyQuestions(conversation: { questions: { question: string; answer: string; evidence: string[] }[] }, turns: readonly Turn[]): { question: string; answer: string; evidence: string[] }[] {
+  const position = new Map(turns.map((turn, index) => [turn.diaId, index]));
+  return conversation.questions
+    .filter((qa) => qa.evidence.every((id) => position.has(id)))
+    .map((qa) => ({ qa, last: Math.max(...qa.evidence.map((id) => position.get(id) ?? 0)) }))
+    .sort((a, b) => a.last - b.last)
+    .slice(0, ISSUE_QUESTIONS)
+    .map(({ qa }) => qa);
 }
 
 /** Both our summarizer prompts and LangChain's ("Context Extraction Assistant") are summarizer calls. */
@@ -313,7 +333,7 @@ async function main(): Promise<void> {
   const runs = [ours, langchain, full].map((run) => ({ run, figures: figuresOf(run) }));
   const [o, l, f] = runs.map((item) => item.figures) as [Figures, Figures, Figures];
   const lines = [
-    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}`,
+    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's first ${ISSUE_LINES} lines, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
     `ours at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
     '',
@@ -329,7 +349,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
   const file = path.join(ROOT, 'bench/results', `cache-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  await writeFile(file, JSON.stringify({ quick: QUICK, loadavg: loadavg(), systems: runs.map(({ run, figures }) => ({ name: run.name, seconds: run.seconds, parts: run.parts, figures })) }, null, 2));
+  await writeFile(file, JSON.stringify({ quick: QUICK, shape: ISSUE_SHAPE ? 'issue' : 'full', loadavg: loadavg(), systems: runs.map(({ run, figures }) => ({ name: run.name, seconds: run.seconds, parts: run.parts, figures })) }, null, 2));
   log(`figures written to ${path.relative(ROOT, file)}`);
   log(`${((performance.now() - started) / 1000).toFixed(0)} s in all`);
 }

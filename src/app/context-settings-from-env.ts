@@ -90,5 +90,7 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
     recallTokens: env.RECALL_TOKENS ?? defaultRecallTokens(budget),
     userMemoryTokens: env.USER_MEMORY_TOKENS ?? defaultUserMemoryTokens(budget),
     recallScope: env.RECALL_SCOPE,
+    recallGate: env.RECALL_GATE === 'on',
+    recallSticky: env.RECALL_STICKY === 'on',
   };
 }

@@ -138,6 +138,8 @@ const schema = z.object({
   MEMORY_WRITES_PER_MINUTE: integer(30, 1),
   /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
   RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
+  RECALL_GATE: z.enum(['on', 'off']).default('on'),
+  RECALL_STICKY: z.enum(['on', 'off']).default('off'),
   /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
   RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */

@@ -29,6 +29,13 @@ export interface ContextSettings {
   recallTokens: number;
   /** RECALL_SCOPE: where auto-recall and search_transcript look by default (`user`: all of the owner's threads). */
   recallScope: RecallScope;
+  /** RECALL_GATE: a user message gets a new recall slot only when recall is likely to add something (recallEarnsItsTokens). */
+  recallGate?: boolean;
+  /**
+   * RECALL_STICKY: a recall slot, once shown, stays next to the message it served until the next fold (held notes);
+   * off: each user message's slot is shown for its own turn only. Absent: off.
+   */
+  recallSticky?: boolean;
   /** USER_MEMORY_TOKENS: cap of the user's saved memories in every pack (default a tenth of the budget, at most 1,000). */
   userMemoryTokens: number;
   /**
@@ -50,14 +57,15 @@ export function packBudget(settings: Pick<ContextSettings, 'budget' | 'correctio
 
 /** Whether the thread's window should be folded now, with its own trigger and the model's estimate correction. */
 export function foldDecisionFor(context: ThreadContext, settings: ContextSettings): FoldDecision {
-  return shouldFold(contextStateOf(context), policiesFor(context, settings).trigger, settings.profile, estimateFactor(settings));
+  return shouldFold(contextStateOf(context, settings), policiesFor(context, settings).trigger, settings.profile, estimateFactor(settings));
 }
 
 /**
  * The engine's view of a stored thread context. A summary withdrawn after a forget is replaced by a short note
  * (MEMORY_REBUILDING_NOTE) until its rebuild commits, so the pack says that memory is being rebuilt.
  */
-export function contextStateOf(context: ThreadContext): ContextState {
+export function contextStateOf(context: ThreadContext, settings?: Pick<ContextSettings, 'recallSticky'>): ContextState {
+  const sticky = settings?.recallSticky === true;
   const summary = isSummaryWithdrawn(context.thread) && context.thread.summary
     ? { ...context.thread.summary, text: MEMORY_REBUILDING_NOTE, tokens: upperBoundTextTokens(MEMORY_REBUILDING_NOTE) }
     : context.thread.summary;
@@ -68,6 +76,8 @@ export function contextStateOf(context: ThreadContext): ContextState {
     contextStartSeq: context.thread.contextStartSeq,
     memoryMode: context.thread.memoryMode,
     ...(context.recalled || context.recalledElsewhere ? { recalled: mergeRecallCandidates(context.recalled ?? [], context.recalledElsewhere ?? []) } : {}),
+    ...(sticky && context.heldRecall && context.heldRecall.length > 0 ? { heldRecall: context.heldRecall } : {}),
+    ...(sticky && context.heldRecallTokens ? { heldRecallTokens: context.heldRecallTokens } : {}),
   };
 }
 

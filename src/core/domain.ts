@@ -1,4 +1,4 @@
-import type { ContextEntry, MemoryMode, RecalledMessage, Role, SavedMemoryItem, SummaryState, ToolCall } from './context/types';
+import type { ContextEntry, HeldRecallNote, MemoryMode, RecalledMessage, Role, SavedMemoryItem, SummaryState, ToolCall } from './context/types';
 
 /** Lifecycle of a transcript message: its text changes only while `streaming`. */
 export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';
@@ -97,4 +97,8 @@ export interface ThreadContext {
   recalledElsewhere?: RecalledMessage[];
   /** The owner's saved memories (newest first, within USER_MEMORY_TOKENS), read with the context of a model call. */
   savedMemories?: SavedMemoryItem[];
+  /** Recall notes earlier calls of this summary revision showed (sticky recall), read with the context of a model call. */
+  heldRecall?: HeldRecallNote[];
+  /** Tokens of the recall notes held since the last fold (ContextState.heldRecallTokens), read with every context read. */
+  heldRecallTokens?: number;
 }

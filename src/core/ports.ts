@@ -161,6 +161,8 @@ export interface ChatCallManifest {
   savedMemoryIds?: string[];
   /** Messages of the user's other threads auto-recall put in the pack. */
   recalledElsewhere?: { threadId: string; seq: number }[];
+  /** What the call recalled anew, held in place by later calls until the next fold (ContextPackManifest.recallNote). */
+  recallNote?: { servedSeq: number; seqs: number[]; elsewhere: { threadId: string; seq: number }[]; tokens: number } | null;
 }
 
 /** A chat call that produced an answer: stored with the answer, in the same statement (TurnStore.finishMessage). */

@@ -79,6 +79,51 @@ function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'use
     ) END`;
 }
 
+/**
+ * Sticky recall of thread `t` (a subquery of the context read): the recall notes of its chat calls under the current
+ * summary revision (ContextPackManifest.recallNote; the first per served message), each with its recalled messages as
+ * they read now: a message forgotten since, or superseded, is left out; another chat's only while it is still the
+ * owner's and the thread's recall scope (its setting, else `defaultScope`) is `user`.
+ */
+function heldRecallSql(defaultScope: 'thread' | 'user'): Prisma.Sql {
+  const readable = Prisma.sql`m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL`;
+  const fields = Prisma.sql`'seq', m.seq, 'role', m.role, 'content', left(m.content, ${RECALL_CANDIDATE_MAX_CHARS}::int), 'createdAt', m.created_at`;
+  return Prisma.sql`(
+    SELECT coalesce(json_agg(json_build_object('servedSeq', n.served_seq, 'own', (
+        SELECT coalesce(json_agg(json_build_object(${fields}) ORDER BY m.seq), '[]'::json) FROM messages m
+        WHERE m.thread_id = t.id AND m.seq IN (SELECT jsonb_array_elements_text(n.note->'seqs')::int) AND ${readable}
+      ), 'elsewhere', (
+        SELECT coalesce(json_agg(json_build_object(${fields}, 'threadId', o.id, 'title', o.title) ORDER BY m.created_at), '[]'::json)
+        FROM jsonb_to_recordset(n.note->'elsewhere') AS e("threadId" uuid, seq int)
+        JOIN threads o ON o.id = e."threadId" AND o.owner_id = t.owner_id
+        JOIN messages m ON m.thread_id = o.id AND m.seq = e.seq AND ${readable}
+        WHERE coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user'
+      )) ORDER BY n.served_seq), '[]'::json)
+    FROM (
+      SELECT DISTINCT ON ((c.recall_note->>'servedSeq')::int) (c.recall_note->>'servedSeq')::int AS served_seq, c.recall_note AS note
+      FROM model_calls c
+      WHERE c.thread_id = t.id AND c.recall_note IS NOT NULL AND c.error IS NULL AND coalesce(c.summary_revision, 0) = t.summary_revision
+      ORDER BY (c.recall_note->>'servedSeq')::int, c.created_at
+    ) n
+  )`;
+}
+
+/** Tokens of the recall notes of thread `t` under its current summary revision (the fold trigger counts them). */
+const HELD_RECALL_TOKENS = Prisma.sql`(
+    SELECT coalesce(sum(n.tokens), 0)::int FROM (
+      SELECT DISTINCT ON ((c.recall_note->>'servedSeq')::int) coalesce((c.recall_note->>'tokens')::int, 0) AS tokens
+      FROM model_calls c
+      WHERE c.thread_id = t.id AND c.recall_note IS NOT NULL AND c.error IS NULL AND coalesce(c.summary_revision, 0) = t.summary_revision
+      ORDER BY (c.recall_note->>'servedSeq')::int, c.created_at
+    ) n
+  )`;
+
+interface HeldRecallJson {
+  servedSeq: number;
+  own: RecalledJson[];
+  elsewhere: RecalledJson[];
+}
+
 interface EntryJson {
   seq: number;
   role: ContextEntry['role'];
@@ -121,6 +166,8 @@ interface SavedMemoryJson {
 /** The context read's row: the thread's columns, its entries, the auto-recall candidates and the saved memories. */
 export type ThreadContextRow = ThreadRow & {
   entries: EntryJson[]; recalled: RecalledJson[] | null; recalled_elsewhere?: RecalledJson[] | null; saved_memories?: SavedMemoryJson[] | null;
+  held_recall?: HeldRecallJson[] | null;
+  held_recall_tokens?: number | null;
 };
 
 /**
@@ -131,8 +178,9 @@ export function threadContextSelect(threadId: string, recallTokens: number | und
   const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
   const elsewhere = recallTokens !== undefined ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`;
   const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
+  const held = recallTokens !== undefined ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
   return Prisma.sql`
-    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories,
+    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories, ${held} AS held_recall, ${HELD_RECALL_TOKENS} AS held_recall_tokens,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
         FROM context_entries e
@@ -145,7 +193,7 @@ export function threadContextSelect(threadId: string, recallTokens: number | und
 
 /** The ThreadContext of a context read's row. */
 export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
-  const { entries, recalled, recalled_elsewhere: elsewhere, saved_memories: saved, ...threadRow } = row;
+  const { entries, recalled, recalled_elsewhere: elsewhere, saved_memories: saved, held_recall: held, held_recall_tokens: heldTokens, ...threadRow } = row;
   const all = entries.map(toEntryFromJson);
   const savedMemories: SavedMemoryItem[] | null = saved ? saved.map((json) => ({ id: json.id, text: json.text, tokens: json.tokens, createdAt: new Date(json.createdAt) })) : null;
   return {
@@ -155,6 +203,8 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
     ...(recalled ? { recalled: recalled.map(toRecalled) } : {}),
     ...(elsewhere ? { recalledElsewhere: elsewhere.map(toRecalled) } : {}),
     ...(savedMemories ? { savedMemories } : {}),
+    ...(heldTokens ? { heldRecallTokens: heldTokens } : {}),
+    ...(held && held.length > 0 ? { heldRecall: held.map((note) => ({ servedSeq: note.servedSeq, recalled: [...note.own, ...note.elsewhere].map(toRecalled) })) } : {}),
   };
 }
 

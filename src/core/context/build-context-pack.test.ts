@@ -30,7 +30,7 @@ describe('buildContextPack', () => {
     expect(result.omitted).toBe(0);
     const prefixTokens = counter.countMessage({ role: 'system', content: PREFIX });
     expect(result.manifest).toEqual({
-      summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [], recalledSeqs: [], recalledElsewhere: [], savedMemoryIds: [], windowSeqs: [], toolResults: [],
+      summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [], recalledSeqs: [], recalledElsewhere: [], recallNote: null, savedMemoryIds: [], windowSeqs: [], toolResults: [],
       parts: { systemPrefix: prefixTokens, summary: 0, pinned: 0, window: 0, recall: 0, notes: 0, priming: result.tokens - prefixTokens },
       perCallFrom: 1,
     });

@@ -1,4 +1,5 @@
-import { buildRecallSlot, type RecalledElsewhere } from './build-recall-slot';
+import { buildRecallSlot, recallKey, renderRecallNote, type RecalledElsewhere } from './build-recall-slot';
+import { recallEarnsItsTokens } from './recall-gate';
 import { groupExchangeBlocks } from './group-exchange-blocks';
 import { upperBoundMessageTokens, upperBoundTextTokens, type MessageMeasure } from './measure-message';
 import { renderEntries } from './render-entries';
@@ -6,7 +7,7 @@ import { renderStrict } from './render-strict';
 import { savedMemoriesInContext, savedMemoriesSection } from './saved-memories-section';
 import { REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, type TokenCounter } from './token-counter';
 import type { ChatTemplateCompat } from './validate-pack-ordering';
-import type { ContextEntry, ContextState, PackMessage, SavedMemoryItem, SummaryState } from './types';
+import type { ContextEntry, ContextState, HeldRecallNote, PackMessage, SavedMemoryItem, SummaryState } from './types';
 
 /** The note a pack carries when the budget guard left out its oldest window entries. */
 export const OMITTED_NOTE_SUMMARY = 'Earlier messages of this conversation are being summarized and are not shown here.';
@@ -29,6 +30,8 @@ export interface BuildContextPackOptions {
   notes?: readonly string[];
   /** Tokens of the auto-recall slot (RECALL_TOKENS or the thread's setting); 0 or absent: no slot. */
   recallTokens?: number;
+  /** RECALL_GATE: a new slot only when recallEarnsItsTokens says recall is likely to add something. Absent: always. */
+  recallGate?: boolean;
   /**
    * The user's saved memories (newest first) and their cap (USER_MEMORY_TOKENS): the newest that fit go into the
    * leading system message after the system prefix, before the summary. Absent: none.
@@ -52,8 +55,10 @@ export interface PackTokenParts {
   summary: number;
   pinned: number;
   window: number;
-  /** The auto-recall slot. */
+  /** The auto-recall slot: what this call recalled anew. */
   recall: number;
+  /** Recall notes of earlier calls held in place since the last fold (sticky recall; absent when none). */
+  heldRecall?: number;
   /** The saved memories section of the leading message (absent in calls recorded before it existed). */
   savedMemories?: number;
   /** Per-call server notes and the omitted-messages note. */
@@ -74,6 +79,12 @@ export interface ContextPackManifest {
   savedMemoryIds: string[];
   /** Messages of the user's other threads the auto-recall slot showed (cross-thread recall). */
   recalledElsewhere: RecalledElsewhere[];
+  /**
+   * What this call recalled anew for the newest user message (the slot), to be held in place by later calls of the
+   * same summary revision (sticky recall); null when the call recalled nothing new. `recalledSeqs` and
+   * `recalledElsewhere` list everything recalled the pack showed, held notes included.
+   */
+  recallNote?: { servedSeq: number; seqs: number[]; elsewhere: RecalledElsewhere[]; tokens: number } | null;
   /** Every window seq the pack carried (a window has gaps once messages are forgotten or superseded). */
   windowSeqs: number[];
   /** Tool results of the window and the pinned entries, as they entered the pack. */
@@ -162,6 +173,8 @@ interface Assembly {
   blocks: { entries: ContextEntry[]; messages: PackMessage[] }[];
   /** The auto-recall slot (per call, at the end); null once dropped. */
   recall: PackMessage | null;
+  /** Held recall notes by the seq of the user message they serve (inside the blocks already). */
+  held: Map<number, PackMessage>;
   /** Per-call server notes. */
   tail: PackMessage[];
   omittedNote: PackMessage;
@@ -206,6 +219,32 @@ function firstFittingStart(assembly: Assembly, budget: number): number {
 }
 
 /**
+ * The held notes that still apply: those serving a user message of the window, without what the pack now shows
+ * otherwise (a message pinned since), and not empty.
+ */
+function applicableHeldNotes(state: ContextState, window: readonly ContextEntry[], pinned: readonly ContextEntry[]): HeldRecallNote[] {
+  const userSeqs = new Set(window.filter((entry) => entry.role === 'user').map((entry) => entry.seq));
+  const shown = new Set([...window, ...pinned].map((entry) => entry.seq));
+  return (state.heldRecall ?? [])
+    .filter((note) => userSeqs.has(note.servedSeq))
+    .map((note) => ({ servedSeq: note.servedSeq, recalled: note.recalled.filter((message) => message.thread !== undefined || !shown.has(message.seq)) }))
+    .filter((note) => note.recalled.length > 0);
+}
+
+/**
+ * A block's messages with the held recall notes of its user messages: just before the message a note served
+ * (strict: just after it, where renderStrict merges it into that user turn), where the slot stood when it was shown.
+ */
+function withHeldNotes(messages: PackMessage[], held: ReadonlyMap<number, PackMessage>, compat: ChatTemplateCompat | undefined): PackMessage[] {
+  if (held.size === 0) return messages;
+  return messages.flatMap((message) => {
+    const note = message.seq !== undefined && message.role === 'user' ? held.get(message.seq) : undefined;
+    if (!note) return [message];
+    return compat === 'strict' ? [message, note] : [note, message];
+  });
+}
+
+/**
  * Builds what one model call gets, ordered so that a call's prompt extends its predecessor's (a provider's prompt
  * cache reuses the longest common prefix): one leading system message (the stable prefix, then the summary section
  * when there is a summary), the pinned entries, the window oldest first (append-only between folds, each entry
@@ -228,14 +267,27 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const pinned = state.pinned.filter(visible);
   const window = state.window.filter(visible);
   const note = state.memoryMode === 'window-only' ? OMITTED_NOTE_WINDOW_ONLY : OMITTED_NOTE_SUMMARY;
-  const slot = buildRecallSlot({
-    recalled: state.recalled ?? [], excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)), tokens: options.recallTokens ?? 0, measure,
+  // Sticky recall: notes shown by earlier calls stay where they were; a message a note already serves gets no new slot
+  // (a later round of its turn, a regeneration), and a new slot shows only what no note holds.
+  const heldNotes = applicableHeldNotes(state, window, pinned);
+  const held = new Map(heldNotes.map((note) => [note.servedSeq, renderRecallNote(note.recalled, measure)]));
+  const newestUser = window.filter((entry) => entry.role === 'user').at(-1);
+  const gated = options.recallGate === true && newestUser !== undefined && (options.recallTokens ?? 0) > 0 && !recallEarnsItsTokens({
+    query: newestUser.content,
+    held: [...[...pinned, ...window].filter((entry) => entry !== newestUser && (entry.role === 'user' || entry.role === 'assistant')).map((entry) => entry.content),
+      ...(state.summary ? [state.summary.text] : []), ...[...held.values()].map((note) => note.content)],
+    candidates: (state.recalled ?? []).map((message) => message.content),
+  });
+  const slot = (newestUser && held.has(newestUser.seq)) || gated ? null : buildRecallSlot({
+    recalled: state.recalled ?? [], excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)),
+    excludeKeys: new Set(heldNotes.flatMap((note) => note.recalled.map(recallKey))), tokens: options.recallTokens ?? 0, measure,
   });
   const memories = chosenSavedMemories(options);
   const assembly: Assembly = {
     head: [leadingMessage(options, memories, measure), ...renderEntries(pinned, measure)],
-    blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: renderEntries(entries, measure) })),
+    blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: withHeldNotes(renderEntries(entries, measure), held, options.compat) })),
     recall: slot?.message ?? null,
+    held,
     tail: (options.notes ?? []).map((content) => systemNote(content, measure)),
     omittedNote: systemNote(note, measure),
   };
@@ -260,6 +312,11 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
     throw new ContextOverBudgetError(required, budget);
   }
   const kept = assembly.blocks.slice(start).flatMap((block) => block.entries);
+  const keptSeqs = new Set(kept.map((entry) => entry.seq));
+  const keptNotes = heldNotes.filter((note) => keptSeqs.has(note.servedSeq));
+  const heldOwn = keptNotes.flatMap((note) => note.recalled.filter((message) => !message.thread).map((message) => message.seq));
+  const heldElsewhere = keptNotes.flatMap((note) => note.recalled.flatMap((message) => (message.thread ? [{ threadId: message.thread.id, seq: message.seq }] : [])));
+  const fresh = assembly.recall && slot ? slot : null;
   return {
     messages,
     tokens,
@@ -269,12 +326,13 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       windowFromSeq: kept[0]?.seq ?? null,
       windowThroughSeq: kept.at(-1)?.seq ?? null,
       pinnedSeqs: pinned.map((entry) => entry.seq),
-      recalledSeqs: assembly.recall && slot ? slot.seqs : [],
-      recalledElsewhere: assembly.recall && slot ? slot.elsewhere : [],
+      recalledSeqs: [...new Set([...heldOwn, ...(fresh?.seqs ?? [])])].sort((a, b) => a - b),
+      recalledElsewhere: [...heldElsewhere, ...(fresh?.elsewhere ?? [])],
+      recallNote: fresh && newestUser && keptSeqs.has(newestUser.seq) ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens } : null,
       savedMemoryIds: memories.map((item) => item.id),
       windowSeqs: kept.map((entry) => entry.seq),
       toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),
-      parts: tokenParts({ options, assembly, start, measure, total: tokens, memories }),
+      parts: tokenParts({ options, assembly, start, measure, total: tokens, memories, heldTokens: keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0) }),
       perCallFrom: firstDifference(messages, options.compat === 'strict' ? renderStrict(assemble(assembly, start, { perCall: false }), measure) : assemble(assembly, start, { perCall: false })),
     },
   };
@@ -298,7 +356,7 @@ function toPackToolResult(entry: ContextEntry): PackToolResult {
 }
 
 /** The parts of the openai rendering; a strict rendering merges messages, so its difference goes to the window. */
-function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembly; start: number; measure: MessageMeasure; total: number; memories: readonly SavedMemoryItem[] }): PackTokenParts {
+function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembly; start: number; measure: MessageMeasure; total: number; memories: readonly SavedMemoryItem[]; heldTokens: number }): PackTokenParts {
   const { options, assembly, start, measure } = input;
   const [leading, ...pinned] = assembly.head;
   const leadingTokens = leading?.tokens ?? 0;
@@ -312,6 +370,10 @@ function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembl
   const notes = sumTokens(assembly.tail) + (start > 0 ? assembly.omittedNote.tokens : 0);
   const pinnedTokens = sumTokens(pinned);
   const recall = assembly.recall?.tokens ?? 0;
-  const fixed = leadingTokens + pinnedTokens + recall + notes + REPLY_PRIMING_TOKENS;
-  return { systemPrefix, ...(savedMemories > 0 ? { savedMemories } : {}), summary: leadingTokens - systemPrefix - savedMemories, pinned: pinnedTokens, window: Math.max(0, input.total - fixed), recall, notes, priming: REPLY_PRIMING_TOKENS };
+  const heldRecall = input.heldTokens;
+  const fixed = leadingTokens + pinnedTokens + recall + heldRecall + notes + REPLY_PRIMING_TOKENS;
+  return {
+    systemPrefix, ...(savedMemories > 0 ? { savedMemories } : {}), summary: leadingTokens - systemPrefix - savedMemories, pinned: pinnedTokens,
+    window: Math.max(0, input.total - fixed), recall, ...(heldRecall > 0 ? { heldRecall } : {}), notes, priming: REPLY_PRIMING_TOKENS,
+  };
 }

@@ -39,7 +39,24 @@ function recalledLine(message: RecalledMessage): string {
   return `[#${message.seq} · ${message.role} · ${date}] ${body}`;
 }
 
-const keyOf = (message: RecalledMessage): string => (message.thread ? `${message.thread.id}#${message.seq}` : `#${message.seq}`);
+/** One recalled message's identity: `#seq` in this thread, `<threadId>#seq` in another. */
+export const recallKey = (message: Pick<RecalledMessage, 'seq' | 'thread'>): string => (message.thread ? `${message.thread.id}#${message.seq}` : `#${message.seq}`);
+const keyOf = recallKey;
+
+/**
+ * Recalled messages as the pack shows them: this thread's in transcript order under RECALL_HEADING and RECALL_LABEL,
+ * then the other chats' under RECALL_ELSEWHERE_HEADING, closed by RECALL_END, in one `user` message (recalled text
+ * never gets system authority). The same messages always render the same bytes, so a note kept in place from call to
+ * call (HeldRecallNote) stays part of the cached prefix.
+ */
+export function renderRecallNote(messages: readonly RecalledMessage[], measure: MessageMeasure): PackMessage {
+  const own = messages.filter((message) => !message.thread).sort((a, b) => a.seq - b.seq);
+  const others = messages.filter((message) => message.thread)
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.thread?.id ?? '').localeCompare(b.thread?.id ?? '') || a.seq - b.seq);
+  const lines = [RECALL_HEADING, RECALL_LABEL, ...own.map(recalledLine), ...(others.length > 0 ? [RECALL_ELSEWHERE_HEADING, ...others.map(recalledLine)] : []), RECALL_END];
+  const content = lines.join('\n');
+  return { role: 'user', content, tokens: measure({ role: 'user', content }) };
+}
 
 /**
  * This thread's candidates and the user's other threads' in one list, best first on their common score (this
@@ -60,23 +77,17 @@ export interface RecalledElsewhere {
 
 /**
  * The auto-recall slot: the best-ranked recalled messages (given best first) that fit in `tokens`, never one of
- * `excludeSeqs` (window and pinned entries, already in the pack) nor an offline model's answer, shown in transcript
+ * `excludeSeqs` (window and pinned entries, already in the pack), `excludeKeys` (recallKey of the messages held
+ * notes of earlier turns already show) nor an offline model's answer, shown in transcript
  * order under RECALL_HEADING and RECALL_LABEL as one `user` message closed by RECALL_END (recalled text never gets system authority); messages of
  * the user's other chats follow under RECALL_ELSEWHERE_HEADING, each with its chat's title and date and its own
  * citation form. The pack puts the slot with the per-call parts, next to the newest user message. Null when nothing
  * fits or `tokens` is 0.
  */
-export function buildRecallSlot(input: { recalled: readonly RecalledMessage[]; excludeSeqs: ReadonlySet<number>; tokens: number; measure: MessageMeasure }): { message: PackMessage; seqs: number[]; elsewhere: RecalledElsewhere[] } | null {
+export function buildRecallSlot(input: { recalled: readonly RecalledMessage[]; excludeSeqs: ReadonlySet<number>; excludeKeys?: ReadonlySet<string>; tokens: number; measure: MessageMeasure }): { message: PackMessage; seqs: number[]; elsewhere: RecalledElsewhere[] } | null {
   const { tokens, measure } = input;
   if (tokens <= 0) return null;
-  const render = (messages: RecalledMessage[]): PackMessage => {
-    const own = messages.filter((message) => !message.thread).sort((a, b) => a.seq - b.seq);
-    const others = messages.filter((message) => message.thread)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.thread?.id ?? '').localeCompare(b.thread?.id ?? '') || a.seq - b.seq);
-    const lines = [RECALL_HEADING, RECALL_LABEL, ...own.map(recalledLine), ...(others.length > 0 ? [RECALL_ELSEWHERE_HEADING, ...others.map(recalledLine)] : []), RECALL_END];
-    const content = lines.join('\n');
-    return { role: 'user', content, tokens: measure({ role: 'user', content }) };
-  };
+  const render = (messages: RecalledMessage[]): PackMessage => renderRecallNote(messages, measure);
   // Each line is measured once on its own (+2 for the newline and a token merging across it), so choosing costs
   // one tokenization per candidate; the slot is measured exactly at the end.
   const empty = measure({ role: 'user', content: '' });
@@ -85,7 +96,7 @@ export function buildRecallSlot(input: { recalled: readonly RecalledMessage[]; e
   const chosen: RecalledMessage[] = [];
   const keys = new Set<string>();
   for (const candidate of input.recalled) {
-    if ((!candidate.thread && input.excludeSeqs.has(candidate.seq)) || keys.has(keyOf(candidate)) || candidate.content.startsWith(OFFLINE_ANSWER_PREFIX)) continue;
+    if ((!candidate.thread && input.excludeSeqs.has(candidate.seq)) || keys.has(keyOf(candidate)) || input.excludeKeys?.has(keyOf(candidate)) || candidate.content.startsWith(OFFLINE_ANSWER_PREFIX)) continue;
     const heading = candidate.thread && !chosen.some((message) => message.thread) ? elsewhereHeading : 0;
     const lineTokens = measure({ role: 'user', content: recalledLine(candidate) }) - empty + 2 + heading;
     if (estimate + lineTokens > tokens) continue;

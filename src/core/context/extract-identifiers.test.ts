@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRetention, extractIdentifiers } from './extract-identifiers';
+import { checkRetention, extractIdentifiers, mustKeepVerbatim } from './extract-identifiers';
 import { entry } from './test-fixtures';
 
 describe('extractIdentifiers', () => {
@@ -63,11 +63,25 @@ describe('checkRetention', () => {
 
   it('counts the identifiers the summary kept, ignoring case and whitespace', () => {
     const report = checkRetention({ folded, summary: 'Order inv-2024-001, file /home/ada/orders.csv [#1].' });
-    expect(report).toEqual({ kept: 2, total: 3, missing: ['https://track.example.com/x1'] });
+    expect(report).toEqual({ kept: 2, total: 3, missing: ['https://track.example.com/x1'], missingVerbatim: ['https://track.example.com/x1'] });
   });
 
   it('reports all missing for an empty summary and nothing for no identifiers', () => {
     expect(checkRetention({ folded, summary: '' }).missing).toHaveLength(3);
-    expect(checkRetention({ folded: [entry(1, 'user', 1, { content: 'hi there' })], summary: '' })).toEqual({ kept: 0, total: 0, missing: [] });
+    expect(checkRetention({ folded: [entry(1, 'user', 1, { content: 'hi there' })], summary: '' })).toEqual({ kept: 0, total: 0, missing: [], missingVerbatim: [] });
+  });
+});
+
+describe('mustKeepVerbatim', () => {
+  it('asks again for codes, numbers and addresses, not for names and bare years a summary may put in other words', () => {
+    for (const kept of ['C4R55T901', 'INV-2024-001', 'https://x.example/a', '$4,500', '12 kg', '#42', '20231', 'ada@example.com']) expect(mustKeepVerbatim(kept)).toBe(true);
+    for (const free of ['Caroline', 'Ada Lovelace', 'Émile', '2023', '1999']) expect(mustKeepVerbatim(free)).toBe(false);
+  });
+
+  it('reports, of what a summary lost, the identifiers it must keep verbatim', () => {
+    const folded = [entry(1, 'user', 10, { content: 'Thanks, Melanie! In 2023 my locker code was C4R55T901.' })];
+    const report = checkRetention({ folded, summary: 'They talked about lockers.' });
+    expect(report.missing).toEqual(['Melanie', '2023', 'C4R55T901']);
+    expect(report.missingVerbatim).toEqual(['C4R55T901']);
   });
 });

@@ -69,6 +69,19 @@ export function extractIdentifiers(input: string): string[] {
   return [...unique];
 }
 
+const PROPER_NAME = /^\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)*$/u;
+const YEAR = /^(?:1[89]|20)\d\d$/;
+
+/**
+ * The identifiers a summary must keep verbatim, worth a second summarizer call when one is lost: everything
+ * extractIdentifiers finds but capitalised names and bare years, which a summary may refer to in other words (and
+ * which every turn of a chat between two named people with dated messages carries: re-asking for them after every
+ * fold doubled the summarizer's calls and a fold's latency, measured on LoCoMo, bench/README.md).
+ */
+export function mustKeepVerbatim(identifier: string): boolean {
+  return !PROPER_NAME.test(identifier) && !YEAR.test(identifier);
+}
+
 function normalize(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ');
 }
@@ -79,6 +92,8 @@ export interface RetentionReport {
   total: number;
   /** Identifiers the summary lost. */
   missing: string[];
+  /** Those of `missing` a summary must keep verbatim (mustKeepVerbatim): what the identifier re-ask asks for. */
+  missingVerbatim: string[];
 }
 
 /** How many identifiers of the folded entries the summary still contains (case- and whitespace-insensitive). */
@@ -89,5 +104,5 @@ export function checkRetention(options: { folded: readonly ContextEntry[]; summa
   const identifiers = extractIdentifiers(source);
   const summary = normalize(options.summary);
   const missing = identifiers.filter((identifier) => !summary.includes(normalize(identifier)));
-  return { kept: identifiers.length - missing.length, total: identifiers.length, missing };
+  return { kept: identifiers.length - missing.length, total: identifiers.length, missing, missingVerbatim: missing.filter(mustKeepVerbatim) };
 }

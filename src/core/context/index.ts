@@ -1,5 +1,5 @@
 export type {
-  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, Result, Role, SavedMemoryItem, SummaryState, ToolCall,
+  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, HeldRecallNote, Result, Role, SavedMemoryItem, SummaryState, ToolCall,
 } from './types';
 export { buildRecallSlot, chatCitation, defaultRecallTokens, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
 export type { RecalledElsewhere } from './build-recall-slot';
@@ -34,7 +34,7 @@ export { buildSummarizerInputs } from './build-summarizer-inputs';
 export type { BuildSummarizerInputsOptions, SummarizerChunk } from './build-summarizer-inputs';
 export { DEFAULT_SEGMENT_PROMPT, DEFAULT_SUMMARY_PROMPT, EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
 export type { RenderSummaryPromptOptions, SummarizerMessage, SummaryPromptTemplate } from './summary-prompt';
-export { checkRetention, extractIdentifiers } from './extract-identifiers';
+export { checkRetention, extractIdentifiers, mustKeepVerbatim } from './extract-identifiers';
 export type { RetentionReport } from './extract-identifiers';
 export { filterCitations } from './filter-citations';
 export type { FilterCitationsOptions } from './filter-citations';

@@ -24,6 +24,12 @@ describe('shouldFold', () => {
     expect(shouldFold(state(window), tokens(501), profile).fold).toBe(false);
   });
 
+  it('counts the recall notes held since the last fold (sticky recall) like the window', () => {
+    const window = [user(1, 300), user(2, 200)];
+    expect(shouldFold(state(window, { summary: summary(100), heldRecallTokens: 400 }), tokens(1000), profile).fold).toBe(true);
+    expect(shouldFold(state(window, { summary: summary(100), heldRecallTokens: 399 }), tokens(1000), profile).fold).toBe(false);
+  });
+
   it('fires exactly at messages=N and fraction=F', () => {
     const window = [user(1, 10), user(2, 10), user(3, 10)];
     expect(shouldFold(state(window), { conditions: [{ kind: 'messages', value: 3 }] }, profile).fold).toBe(true);

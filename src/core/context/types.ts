@@ -54,6 +54,18 @@ export interface RecalledMessage {
   score?: number;
 }
 
+/**
+ * Sticky recall: what an earlier call of this summary revision recalled for one user message of the window (the
+ * message it served). The pack shows it where it was first shown (next to that message) on every later call until
+ * the next fold, so those calls find it in their cached prefix; new recalls add only what no note holds yet.
+ */
+export interface HeldRecallNote {
+  /** The user message the note served (its seq in this thread). */
+  servedSeq: number;
+  /** The recalled messages, as they read now (forgotten ones and deleted chats' left out by the read). */
+  recalled: RecalledMessage[];
+}
+
 /** One of the user's saved memories as the pack takes it (issue 27). */
 export interface SavedMemoryItem {
   id: string;
@@ -78,6 +90,13 @@ export interface ContextState {
   memoryMode: MemoryMode;
   /** Auto-recall candidates, best first (older than the window); the pack takes what fits its recall slot. */
   recalled?: RecalledMessage[];
+  /** Recall notes shown by earlier calls since the last fold (sticky recall), each next to the message it served. */
+  heldRecall?: HeldRecallNote[];
+  /**
+   * Tokens of those notes as first shown: part of every pack until the next fold, so the fold trigger counts them
+   * (read with every context read, also when the notes themselves are not).
+   */
+  heldRecallTokens?: number;
 }
 
 /** One message of a context pack, in the provider-neutral shape the llm adapter converts. */

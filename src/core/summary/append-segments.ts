@@ -93,12 +93,12 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
 /** The identifier re-ask: the new segments are written again once, listing what the summary lost; kept when better. */
 async function reaskMissing(input: AppendSegmentsInput & { summary: SegmentedSummary; untouched: number }, deps: SummarizeDeps): Promise<SegmentedSummary> {
   const first = checkRetention({ folded: input.folded, summary: input.summary.text });
-  if (first.missing.length === 0) return input.summary;
+  if (first.missingVerbatim.length === 0) return input.summary;
   const earlier = keepSegments(input.summary, input.untouched);
   const fresh = segmentsOf(input.summary).slice(input.untouched).join('\n');
   const revisedSegment = await callSummarizer({
     ...input, purpose: 'summary',
-    messages: asPackMessages(retentionRetryMessages({ summary: fresh, missing: first.missing, maxTokens: segmentMaxTokens(deps.settings.summaryMaxTokens) })),
+    messages: asPackMessages(retentionRetryMessages({ summary: fresh, missing: first.missingVerbatim, maxTokens: segmentMaxTokens(deps.settings.summaryMaxTokens) })),
   }, deps);
   const lastSeq = input.folded.at(-1)?.seq ?? input.fromSeq;
   const revised = appendSegment(earlier, filterCitations({ summary: revisedSegment, fromSeq: input.contextStartSeq, throughSeq: lastSeq }));

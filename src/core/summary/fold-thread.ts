@@ -71,7 +71,7 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
     const context = await deps.turns.loadContext(input.threadId);
     if (!context) return { status: 'skipped', reason: 'thread not found' };
-    const state = contextStateOf(context);
+    const state = contextStateOf(context, settings);
     if (state.memoryMode === 'window-only') return { status: 'skipped', reason: 'window-only thread' };
     // A forget withdrew the summary: its rebuild from the transcript comes first (folding onto the note would lose it).
     if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'the summary is being rebuilt' };

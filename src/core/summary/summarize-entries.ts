@@ -103,8 +103,8 @@ export async function summarizeChunks(input: CallInput & { previous: { text: str
 /** Checked commit: identifiers of the folded entries must appear in the summary; ask once more listing the missing ones. */
 export async function ensureRetention(input: CallInput & { text: string; folded: ContextEntry[] }, deps: SummarizeDeps): Promise<{ text: string; kept: number; total: number }> {
   const first = checkRetention({ folded: input.folded, summary: input.text });
-  if (first.missing.length === 0) return { text: input.text, kept: first.kept, total: first.total };
-  const messages = retentionRetryMessages({ summary: input.text, missing: first.missing, maxTokens: deps.settings.summaryMaxTokens });
+  if (first.missingVerbatim.length === 0) return { text: input.text, kept: first.kept, total: first.total };
+  const messages = retentionRetryMessages({ summary: input.text, missing: first.missingVerbatim, maxTokens: deps.settings.summaryMaxTokens });
   const revised = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
   const second = checkRetention({ folded: input.folded, summary: revised });
   return second.kept >= first.kept ? { text: revised, kept: second.kept, total: second.total } : { text: input.text, kept: first.kept, total: first.total };

@@ -64,6 +64,7 @@ export function chatCallRecord(input: ChatCallInput & { messageId: string; syste
       parts: { ...manifest.parts, toolSchemas: input.toolSchemaTokens },
       savedMemoryIds: manifest.savedMemoryIds,
       recalledElsewhere: manifest.recalledElsewhere,
+      recallNote: manifest.recallNote ?? null,
     },
   };
 }

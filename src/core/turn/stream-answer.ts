@@ -59,13 +59,13 @@ export function lateResultsNote(seqs: readonly number[]): string {
  */
 export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = [], options: { recall?: boolean } = {}): { pack: ContextPack; toolSchemaTokens: number } {
   const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
-  const state = shortenToolArguments(contextStateOf(context), settings.counter);
+  const state = shortenToolArguments(contextStateOf(context, settings), settings.counter);
   const results = new Set(lastSeqs);
   const lastOther = state.window.reduce((max, entry) => (results.has(entry.seq) ? max : Math.max(max, entry.seq)), -1);
   const late = state.window.filter((entry) => results.has(entry.seq) && entry.seq < lastOther).map((entry) => entry.seq);
   const pack = buildContextPack({
     systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), state, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
-    recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
+    recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings), recallGate: settings.recallGate ?? false,
     ...(context.savedMemories ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } } : {}),
     ...(late.length > 0 ? { notes: [lateResultsNote(late)] } : {}),
   });

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "model_calls" ADD COLUMN     "recall_note" JSONB;
