@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { trustProxySetting, type Env } from '../config/env';
 import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import { cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
+import { cancelRemoteWork, cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
 import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
 import { createToolProducer, type ToolProducer } from '../jobs/tool-queue';
+import { removeJobsOf } from '../jobs/remove-jobs-of';
 import { startToolWorker } from '../jobs/start-tool-worker';
 import { publishTurnCancel, publishTurnKick, subscribeTurnCancels, subscribeTurnKicks } from '../jobs/turn-kicks';
 import { deploymentTools } from '../tools';
@@ -323,6 +324,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     retention: {
       retentionDays: env.RETENTION_DAYS, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
       deleteIdleThreads: (before, limit) => erasures.deleteIdleThreads(before, limit),
+      removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
       guestsCreatedBefore: (before, limit) => erasures.guestsCreatedBefore(before, limit),
       eraseGuest: (userId) => deps.eraseUser({ userId, kind: 'guest' }),
     },
@@ -395,10 +397,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       const outcome = await eraseUser(input, {
         store: erasures, log,
         cancelTurns: (threadId) => runner.cancel(threadId),
+        cancelRemoteWork: (runIds) => cancelRemoteWork(runIds, { runs: toolRuns, registry, log }),
         disconnect: async (userId) => { sockets?.disconnectUser(userId); },
         forgetEphemeral: async (userId) => {
           await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
+        removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
       });
       forgetKnownUser(input.userId);
       return outcome;

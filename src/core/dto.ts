@@ -42,6 +42,8 @@ export function toThreadDto(thread: Thread): ThreadDto {
       trigger: thread.settings.trigger ?? null,
       keep: thread.settings.keep ?? null,
       summaryPrompt: thread.settings.summaryPrompt ?? null,
+      recallTokens: thread.settings.recallTokens ?? null,
+      recallScope: thread.settings.recallScope ?? null,
     },
     memoryRebuilding: isSummaryWithdrawn(thread),
     forkedFrom: thread.forkedFrom,

@@ -5,8 +5,8 @@ import type { Database } from './prisma-client';
 export function createErasureRepository(db: Database): ErasureStore & {
   /** Guests whose account is older than `before` (the retention sweep). */
   guestsCreatedBefore(before: Date, limit: number): Promise<string[]>;
-  /** Deletes threads idle since `before` (RETENTION_DAYS); returns how many. */
-  deleteIdleThreads(before: Date, limit: number): Promise<number>;
+  /** Deletes threads idle since `before` (RETENTION_DAYS); returns their ids and their tool runs' (for their jobs). */
+  deleteIdleThreads(before: Date, limit: number): Promise<{ threadIds: string[]; runIds: string[] }>;
 } {
   return {
     async erasureOf(userId) {
@@ -18,6 +18,12 @@ export function createErasureRepository(db: Database): ErasureStore & {
 
     async threadIdsOf(userId) {
       const rows = await db.$queryRaw<{ id: string }[]>`SELECT id::text FROM threads WHERE owner_id = ${userId}`;
+      return rows.map((row) => row.id);
+    },
+
+    async toolRunIdsOf(userId) {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        SELECT r.id::text FROM tool_runs r JOIN threads t ON t.id = r.thread_id WHERE t.owner_id = ${userId}`;
       return rows.map((row) => row.id);
     },
 
@@ -48,10 +54,17 @@ export function createErasureRepository(db: Database): ErasureStore & {
     },
 
     async deleteIdleThreads(before, limit) {
-      return db.$executeRaw`
-        DELETE FROM threads WHERE id IN (
-          SELECT id FROM threads WHERE last_activity_at < ${before} AND (lease_owner IS NULL OR lease_expires_at < now())
-          ORDER BY last_activity_at LIMIT ${limit}::int)`;
+      // One statement: the runs are read from the same snapshot the delete cascades from.
+      const rows = await db.$queryRaw<{ threadIds: string[] | null; runIds: string[] | null }[]>`
+        WITH gone AS (
+          DELETE FROM threads WHERE id IN (
+            SELECT id FROM threads WHERE last_activity_at < ${before} AND (lease_owner IS NULL OR lease_expires_at < now())
+            ORDER BY last_activity_at LIMIT ${limit}::int)
+          RETURNING id
+        )
+        SELECT (SELECT array_agg(id::text) FROM gone) AS "threadIds",
+          (SELECT array_agg(r.id::text) FROM tool_runs r WHERE r.thread_id IN (SELECT id FROM gone)) AS "runIds"`;
+      return { threadIds: rows[0]?.threadIds ?? [], runIds: rows[0]?.runIds ?? [] };
     },
   };
 }

@@ -69,7 +69,10 @@ export function createSweeper(options: {
   retention?: {
     retentionDays: number | undefined;
     guestMaxAgeSeconds: number;
-    deleteIdleThreads(before: Date, limit: number): Promise<number>;
+    /** Deletes up to `limit` threads idle since `before`; returns their ids and their tool runs' ids. */
+    deleteIdleThreads(before: Date, limit: number): Promise<{ threadIds: string[]; runIds: string[] }>;
+    /** Removes the jobs naming those threads or runs (queued or finished); a failure is logged, the sweep goes on. */
+    removeJobs(refs: { threadIds: string[]; runIds: string[] }): Promise<number>;
     guestsCreatedBefore(before: Date, limit: number): Promise<string[]>;
     eraseGuest(userId: string): Promise<unknown>;
     now?: () => Date;
@@ -109,7 +112,11 @@ export function createSweeper(options: {
     if (!retention) return;
     const now = (retention.now ?? (() => new Date()))().getTime();
     const day = 86_400_000;
-    const threadsDeleted = retention.retentionDays === undefined ? 0 : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
+    const deleted = retention.retentionDays === undefined ? null : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
+    const threadsDeleted = deleted?.threadIds.length ?? 0;
+    if (deleted && threadsDeleted > 0) {
+      await retention.removeJobs(deleted).catch((error: unknown) => options.log.warn({ err: error }, 'could not remove the jobs of threads deleted by retention'));
+    }
     const guestGraceMs = (retention.retentionDays ?? 7) * day;
     const guests = await retention.guestsCreatedBefore(new Date(now - retention.guestMaxAgeSeconds * 1000 - guestGraceMs), 100);
     for (const userId of guests) await retention.eraseGuest(userId);

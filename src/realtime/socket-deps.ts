@@ -12,7 +12,7 @@ export interface SocketDeps {
   tokens: TokenService;
   threads: ThreadStore;
   /** Tombstones of erased users: their old tokens are refused at connect. */
-  erasures?: Pick<ErasureStore, 'erasureOf'>;
+  erasures: Pick<ErasureStore, 'erasureOf'>;
   transcript: TranscriptStore;
   turns: TurnStore;
   runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;

@@ -82,6 +82,10 @@ export interface ThreadSettingsDto {
   keep: string | null;
   /** Set by admins only. */
   summaryPrompt: string | null;
+  /** Tokens of the thread's auto-recall slot (0: off); null: the deployment's RECALL_TOKENS. */
+  recallTokens: number | null;
+  /** Where auto-recall and search_transcript look: this chat, or all of the user's chats; null: RECALL_SCOPE. */
+  recallScope: 'thread' | 'user' | null;
 }
 
 /** GET/PATCH /api/threads/:id/settings. */

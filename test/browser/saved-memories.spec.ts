@@ -102,4 +102,35 @@ test.describe('saved memories', () => {
     await expect(page).toHaveURL(`${app.baseUrl}/threads/${papers.id}`);
     await expect(page.getByRole('log', { name: 'Conversation' }).locator('[data-seq="1"]')).toHaveClass(/search-hit/);
   });
+  test('the settings form\'s "Recall from": this chat only takes the other chats out of the next call, and stays so', async ({ page }) => {
+    const guest = await app.guest();
+    const papers = await app.createThread(guest.token, 'Visa papers');
+    await app.chat(guest.token, papers.id, ['My visa number is V-77342.']);
+    const later = await app.createThread(guest.token, 'Another day');
+    await app.chat(guest.token, later.id, ['What is my visa number?']);
+
+    await useGuest(page, guest);
+    await page.goto(`${app.baseUrl}/threads/${later.id}`);
+    await expect(page.getByRole('status', { name: /Connection: Connected/ })).toBeVisible();
+    await page.getByRole('button', { name: 'Memory', exact: true }).click();
+    const panel = page.getByRole('complementary', { name: 'Memory' });
+    await expect(panel.getByTestId('recalled-elsewhere')).toContainText('From other chats: Visa papers #1');
+    const form = panel.getByRole('form', { name: 'Memory settings' });
+    const scope = form.getByLabel('Recall from');
+    await expect(scope).toHaveValue('');
+    await expect(scope.locator('option:checked')).toHaveText('Default (all my chats)');
+
+    await scope.selectOption({ label: 'This chat only' });
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect(form.getByRole('status')).toHaveText('Memory settings saved.');
+    await expect(panel.getByTestId('recalled-elsewhere')).toHaveCount(0);
+    const pack = await app.api<{ recalledElsewhere: unknown[] }>(`/api/threads/${later.id}/context`, { token: guest.token });
+    expect(pack.recalledElsewhere).toEqual([]);
+    const shown = await app.api<{ settings: { recallScope: string | null } }>(`/api/threads/${later.id}`, { token: guest.token });
+    expect(shown.settings.recallScope).toBe('thread');
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Memory', exact: true }).click();
+    await expect(page.getByRole('form', { name: 'Memory settings' }).getByLabel('Recall from')).toHaveValue('thread');
+  });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { MessageDto, SavedMemoryDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
 import { waitFor } from '../support/wait-for';
-import { adminToken, memoryKit, query } from './memory-test-kit';
+import { adminToken, jobsNaming, memoryKit, query } from './memory-test-kit';
 
 /**
  * The rule of every table without a column naming the user or one of their threads. A table added to the schema
@@ -153,6 +153,43 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
     const threads = (await (await server.app.api('/api/threads', { token: later })).json()) as { threads: unknown[] };
     expect(threads.threads).toEqual([]);
     expect((await server.app.api('/api/threads', { method: 'POST', token: later, json: { title: 'fresh start' } })).status).toBe(201);
+  });
+
+  it("erasure removes the user's queued and finished jobs (folds, idle folds, tool runs and polls), and only theirs", async () => {
+    const other = await server.guest();
+    const otherThread = await memoryKit(server.app, other.token).createThread('keeps its jobs');
+    await memoryKit(server.app, other.token).send(otherThread.id, 'My idle fold stays scheduled.');
+    const { userId, token } = await server.guest();
+    const { thread } = await populatedUser(token);
+    const threadIds = (await query<{ id: string }>(server.app, 'SELECT id::text FROM threads WHERE owner_id = $1', [userId])).map((row) => row.id);
+    // A finished tool run whose next poll is still delayed (a background task's), as a runner's tool leaves it.
+    const message = (await memoryKit(server.app, token).transcript(thread.id)).find((each) => each.role === 'assistant') as MessageDto;
+    const [run] = await query<{ id: string }>(server.app, `INSERT INTO tool_runs (id, thread_id, message_id, tool_call_id, name, args, status, started_at_seq)
+      VALUES (gen_random_uuid(), $1, $2, 'call-erase', 'analyze_thread', '{}', 'succeeded', 1) RETURNING id::text`, [thread.id, message.id]);
+    const runIds = [(run as { id: string }).id];
+    await server.app.application.toolQueue.enqueuePoll(runIds[0] as string, 3_600_000);
+    // The check sees them while they exist: completed folds, the threads' delayed idle folds, the delayed poll.
+    await waitFor(async () => (await jobsNaming(server.app, threadIds, runIds)).some((job) => job.includes(':completed')), { timeoutMs: 10_000, what: 'a finished fold' });
+    const present = await jobsNaming(server.app, threadIds, runIds);
+    expect(present).toEqual(expect.arrayContaining(['summary:idle-fold:delayed', 'tools:poll:delayed', expect.stringMatching(/^summary:fold:completed$/)]));
+    const othersBefore = await jobsNaming(server.app, [otherThread.id], []);
+    expect(othersBefore).toContain('summary:idle-fold:delayed');
+
+    const keysNaming = async () => {
+      const redis = new Redis(server.app.redisUrl);
+      try {
+        return (await redis.keys(`${server.app.prefix}:*`)).filter((key) => [...threadIds, ...runIds].some((id) => key.includes(id)));
+      } finally {
+        redis.disconnect();
+      }
+    };
+    // BullMQ's deduplication keys name them too (`…:de:idle-fold-<threadId>`).
+    expect(await keysNaming()).not.toEqual([]);
+
+    expect((await server.app.api('/api/me', { method: 'DELETE', token })).status).toBe(204);
+    expect(await jobsNaming(server.app, threadIds, runIds)).toEqual([]);
+    expect(await keysNaming()).toEqual([]);
+    expect(await jobsNaming(server.app, [otherThread.id], [])).toEqual(othersBefore);
   });
 
   it('GET /api/me/export streams NDJSON: each thread in the thread export format, then the saved memories, then an end line', async () => {

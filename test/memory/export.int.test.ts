@@ -95,7 +95,7 @@ describe('streamed export of a 100,000-message thread', () => {
       expect.objectContaining({ revision: 1, fromSeq: 1, throughSeq: 5000, redacted: true, text: null }),
       expect.objectContaining({ revision: 2, fromSeq: 1, throughSeq: 9000, redacted: false, text: 'The user and the assistant talked at length [#1–9000].' }),
     ]);
-    expect(header).toContain('"settings":{"trigger":null,"keep":"messages=20","summaryPrompt":null}');
+    expect(header).toContain('"settings":{"trigger":null,"keep":"messages=20","summaryPrompt":null,"recallTokens":null,"recallScope":null}');
     // The server and this client share the process: a non-streaming export would hold the ~60 MB transcript at once.
     expect(peakHeapGrowth).toBeLessThan(50 * 1024 * 1024);
   }, 180_000);

@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import pg from 'pg';
 import { IDLE_FOLD_JOB } from '../../src/jobs/queue-names';
 import { expect } from 'vitest';
@@ -98,6 +99,22 @@ export async function query<T extends pg.QueryResultRow>(app: TestApp, sql: stri
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The jobs of the summary and tools queues, in any state, whose payload names one of the threads or runs, as
+ * `queue:name:state` (e.g. `summary:idle-fold:delayed`).
+ */
+export async function jobsNaming(app: TestApp, threadIds: readonly string[], runIds: readonly string[] = []): Promise<string[]> {
+  const { folds, toolQueue } = app.application;
+  const found: string[] = [];
+  for (const queue of [folds.queue, toolQueue.queue] as Queue[]) {
+    for (const job of await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'failed'])) {
+      const data = job.data as { threadId?: string; runId?: string };
+      if (threadIds.includes(data.threadId ?? '') || runIds.includes(data.runId ?? '')) found.push(`${queue.name}:${job.name}:${await job.getState()}`);
+    }
+  }
+  return found;
 }
 
 /** A bearer token of an admin (a JWT with role admin, as a host application mints it). */

@@ -50,6 +50,21 @@ describe('per-thread memory settings through REST', () => {
     expect(((await (await patch(thread.id, { trigger: null, keep: null })).json()) as ThreadMemorySettingsDto).trigger).toBeNull();
   });
 
+  it('shows the recall settings on the thread itself (GET /api/threads/:id, the thread list, thread-updated events)', async () => {
+    const thread = await kit.createThread('recall settings');
+    expect(thread.settings).toEqual({ trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null });
+    const recorder = recordEvents(server.app, thread.id);
+    expect((await patch(thread.id, { recallScope: 'thread', recallTokens: 0 })).status).toBe(200);
+    const shown = (await (await server.app.api(`/api/threads/${thread.id}`, { token: server.token })).json()) as ThreadDto;
+    expect(shown.settings).toMatchObject({ recallScope: 'thread', recallTokens: 0 });
+    const listed = (await (await server.app.api('/api/threads', { token: server.token })).json()) as { threads: ThreadDto[] };
+    expect(listed.threads.find((each) => each.id === thread.id)?.settings).toMatchObject({ recallScope: 'thread', recallTokens: 0 });
+    expect(recorder.events.flatMap((event) => (event.type === 'thread-updated' ? [event.thread.settings.recallScope] : []))).toEqual(['thread']);
+    recorder.stop();
+    expect((await patch(thread.id, { recallScope: null, recallTokens: null })).status).toBe(200);
+    expect(((await (await server.app.api(`/api/threads/${thread.id}`, { token: server.token })).json()) as ThreadDto).settings).toMatchObject({ recallScope: null, recallTokens: null });
+  });
+
   it('lets only admins set the summary prompt, which the next fold uses', async () => {
     const thread = await kit.createThread();
     const prompt = 'You keep the running summary of this support chat. Write it in two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';

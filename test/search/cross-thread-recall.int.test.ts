@@ -111,9 +111,26 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
     expect(result?.content).toContain(`[chat:${first.id}#1] chat "Garden" · user`);
     expect(result?.content).toContain('GREEN-5521');
 
+    // The tool's description says which chats it searches: the scope of the thread of the latest call (they run one
+    // after the other here).
+    const lastDescription = () => server.stub.requests.at(-1)?.body.tools?.find((tool) => tool.function.name === 'search_transcript')?.function.description ?? '';
+    expect(lastDescription()).toContain('and in the user\'s other chats');
+
     const scoped = await own.createThread('Scoped');
     expect((await server.app.api(`/api/threads/${scoped.id}/settings`, { method: 'PATCH', token, json: { recallScope: 'thread' } })).status).toBe(200);
     const alone = await own.send(scoped.id, 'Search: greenhouse key');
     expect(alone.messages.find((message) => message.role === 'tool')?.content).not.toContain('GREEN-5521');
+    expect(lastDescription()).toContain('only this conversation');
+    expect(lastDescription()).not.toContain('and in the user\'s other chats');
+    // The next call's context counts the same tool list.
+    const preview = (await (await server.app.api(`/api/threads/${scoped.id}/context`, { token })).json()) as ContextPackDto;
+    const again = (await (await server.app.api(`/api/threads/${second.id}/context`, { token })).json()) as ContextPackDto;
+    expect(preview.budget).not.toBe(again.budget);
+
+    // Back to the deployment's scope: the same thread's next call describes the other chats again.
+    expect((await server.app.api(`/api/threads/${scoped.id}/settings`, { method: 'PATCH', token, json: { recallScope: null } })).status).toBe(200);
+    const reached = await own.send(scoped.id, 'Search: greenhouse key');
+    expect(reached.messages.find((message) => message.role === 'tool' && message.content.includes('GREEN-5521'))).toBeDefined();
+    expect(lastDescription()).toContain('and in the user\'s other chats');
   });
 });

@@ -16,20 +16,24 @@ describe('erasure', () => {
     expect(refusedAfterErasure({ erasedAt, kind: 'guest' }, { issuedAtMs: erasedAt.getTime() + 60_000, kind: 'external' })).toBe(true);
   });
 
-  it('stops the user\'s turns, erases, then disconnects and forgets their Redis state; a failing disconnect does not fail it', async () => {
+  it('stops the user\'s turns, erases, then disconnects, forgets their Redis state and removes their jobs; failing Redis or remote steps do not fail it', async () => {
     const calls: string[] = [];
     const store: ErasureStore = {
       erasureOf: async () => null,
       threadIdsOf: async () => ['a', 'b'],
+      toolRunIdsOf: async () => ['run-1'],
       erase: async () => { calls.push('erase'); return { existed: true, threads: 2 }; },
     };
     const outcome = await eraseUser({ userId: 'u', kind: 'guest' }, {
       store, log: silent,
       cancelTurns: (threadId) => calls.push(`cancel ${threadId}`),
+      cancelRemoteWork: async (runIds) => { calls.push(`remote ${runIds.join(',')}`); throw new Error('runner down'); },
       disconnect: async () => { calls.push('disconnect'); throw new Error('redis down'); },
       forgetEphemeral: async () => { calls.push('forget'); },
+      removeJobs: async (refs) => { calls.push(`jobs ${refs.threadIds.join(',')} ${refs.runIds.join(',')}`); throw new Error('redis down'); },
     });
     expect(outcome).toEqual({ existed: true, threads: 2 });
-    expect(calls).toEqual(['cancel a', 'cancel b', 'erase', 'disconnect', 'forget']);
+    // The jobs go after the rows: a turn stopping meanwhile may still schedule one.
+    expect(calls).toEqual(['cancel a', 'cancel b', 'remote run-1', 'erase', 'jobs a,b run-1', 'disconnect', 'forget']);
   });
 });

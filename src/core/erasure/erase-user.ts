@@ -12,6 +12,8 @@ export interface ErasureStore {
   erasureOf(userId: string): Promise<ErasureRecord | null>;
   /** The user's thread ids (forks included). */
   threadIdsOf(userId: string): Promise<string[]>;
+  /** The ids of the tool runs of the user's threads (tool jobs name a run, not a thread). */
+  toolRunIdsOf(userId: string): Promise<string[]>;
   /**
    * Erases everything of the user in one transaction: running tool runs flagged cancelled first, then the user row
    * and by cascade the threads and forks, messages (and their search index), window and pins, summaries and their
@@ -26,26 +28,44 @@ export interface EraseUserDeps {
   store: ErasureStore;
   /** Stops the turns running in this process for a thread (the others find the thread gone and stop). */
   cancelTurns(threadId: string): void;
+  /**
+   * Tells the other side of these runs' background work (MCP tasks, external runners) to stop, while their rows
+   * still say what to cancel; returns how many cancels were sent.
+   */
+  cancelRemoteWork(runIds: string[]): Promise<number>;
   /** Disconnects the user's sockets in every process (the per-user room). */
   disconnect(userId: string): Promise<void>;
   /** Deletes the user's rate-limit keys and other per-user Redis state. */
   forgetEphemeral(userId: string): Promise<void>;
+  /**
+   * Removes the queued and finished jobs naming these threads or runs (folds, idle folds, rebuilds, tool runs and
+   * polls); returns how many. A job running meanwhile is not removed: it finds its thread gone and ends as a no-op.
+   */
+  removeJobs(refs: { threadIds: string[]; runIds: string[] }): Promise<number>;
   log: LogPort;
 }
 
 /**
  * Erases a user (DELETE /api/me, DELETE /api/admin/users/:userId, the retention sweep): their turns are stopped,
+ * the background work of their tool runs elsewhere is told to stop,
  * everything they own is deleted in one transaction with a tombstone, their sockets are disconnected and their
- * Redis state (rate limits) removed. Idempotent: erasing an erased user only refreshes nothing but the tombstone.
- * Queued jobs about their threads end as no-ops (every processor finds its thread gone).
+ * Redis state (rate limits) and their jobs removed. Idempotent: erasing an erased user refreshes only the tombstone.
+ * A job running meanwhile ends as a no-op (every processor finds its thread gone). With Redis down the erasure
+ * still completes (Postgres is the record): the jobs left then end as no-ops too, and finished ones expire.
  */
 export async function eraseUser(input: { userId: string; kind: 'guest' | 'external' }, deps: EraseUserDeps): Promise<{ existed: boolean; threads: number }> {
-  const threadIds = await deps.store.threadIdsOf(input.userId);
+  const [threadIds, runIds] = await Promise.all([deps.store.threadIdsOf(input.userId), deps.store.toolRunIdsOf(input.userId)]);
   for (const threadId of threadIds) deps.cancelTurns(threadId);
+  await deps.cancelRemoteWork(runIds).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not cancel an erased user\'s background tool work'));
   const outcome = await deps.store.erase(input);
+  // After the erase: a turn stopping meanwhile may still have scheduled its thread's idle fold.
+  const jobs = await deps.removeJobs({ threadIds, runIds }).catch((error: unknown) => {
+    deps.log.warn({ err: error, userId: input.userId }, 'could not remove an erased user\'s jobs');
+    return 0;
+  });
   await deps.disconnect(input.userId).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not disconnect an erased user\'s sockets'));
   await deps.forgetEphemeral(input.userId).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not delete an erased user\'s Redis keys'));
-  deps.log.info({ userId: input.userId, threads: outcome.threads, existed: outcome.existed }, 'user erased');
+  deps.log.info({ userId: input.userId, threads: outcome.threads, jobs, existed: outcome.existed }, 'user erased');
   return outcome;
 }
 

@@ -1,9 +1,10 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
-import type { Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
+import type { RecallScope, Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import type { ChatModelPort, FoldQueue, IdleFoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import { definitionsForRecallScope } from '../tools/built-in/search-transcript';
 import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
@@ -53,9 +54,12 @@ class TurnTimedOut extends Error {}
 /** Rounds of an OpenAI client's tools per turn when the deployment has no tool kit (else MAX_TOOL_ROUNDS). */
 const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
 
-/** Our tools offered in the thread: async ones not to an OpenAI client (it has no channel for their follow-up). */
-function serverToolsFor(thread: Thread, tools: ToolKit): OpenAIFunctionTool[] {
-  const definitions = tools.registry.definitions();
+/**
+ * Our tools offered in the thread: async ones not to an OpenAI client (it has no channel for their follow-up);
+ * search_transcript described with the thread's recall scope.
+ */
+function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): OpenAIFunctionTool[] {
+  const definitions = definitionsForRecallScope(tools.registry.definitions(), scope);
   return drivenByOpenAIClient(thread) ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async') : definitions;
 }
 
@@ -235,16 +239,18 @@ export class TurnRunner {
   }
 
   /**
-   * The tool list offered on a thread: the registry's, kept per thread until its next fold (or context reset), so an
-   * MCP list change does not change the prompt's prefix in the middle of a cached stretch. A tool gone meanwhile
-   * answers the model with an error when called.
+   * The tool list offered on a thread: the registry's, kept per thread until its next fold (or context reset) or a
+   * change of its recall scope, so an MCP list change does not change the prompt's prefix in the middle of a cached
+   * stretch. A tool gone meanwhile answers the model with an error when called.
    */
   private offeredTools(context: ThreadContext, tools: ToolKit): OpenAIFunctionTool[] {
     const threadId = context.thread.id;
-    const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}`;
+    const scope = context.thread.settings.recallScope ?? this.options.settings.recallScope;
+    // A change of the recall scope changes search_transcript's description at once (the search itself changes).
+    const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}:${scope}`;
     const kept = this.offeredByThread.get(threadId);
     if (kept && kept.epoch === epoch) return kept.tools;
-    const current = serverToolsFor(context.thread, tools);
+    const current = serverToolsFor(context.thread, tools, scope);
     this.offeredByThread.delete(threadId);
     this.offeredByThread.set(threadId, { epoch, tools: current });
     // Oldest threads first out (insertion order): a bounded map.

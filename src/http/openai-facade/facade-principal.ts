@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../../core/errors';
 import { bearerToken, type TokenService } from '../auth';
-import { principalFromToken } from '../authenticate';
+import { KnownUsers, principalFromToken } from '../authenticate';
 import type { ThreadStore } from '../../core/ports';
+import type { ErasureStore } from '../../core/erasure';
 
 /** Headers naming the end user of a service key, first found wins (Open WebUI forwards its user as the second). */
 export const END_USER_HEADERS = ['x-user-id', 'x-openwebui-user-id'] as const;
@@ -21,8 +22,7 @@ export interface FacadePrincipal {
 }
 
 /** Service keys' users already stored by this process (the first request of one creates its row). */
-const knownServiceUsers = new Set<string>();
-const KNOWN_USERS_KEPT = 100_000;
+const knownServiceUsers = new KnownUsers();
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -51,11 +51,25 @@ function endUserOf(request: Request, bodyUser: unknown): string {
   throw new AppError('VALIDATION', 'A service key acts for an end user: name them with the X-User-Id header (or X-OpenWebUI-User-Id, or the body\'s "user").', { details: { field: 'user' } });
 }
 
+/** What resolving a /v1 caller reads: tokens, the users table, and the erasure tombstones. */
+export interface FacadePrincipalDeps {
+  tokens: TokenService;
+  threads: ThreadStore;
+  erasures: Pick<ErasureStore, 'erasureOf'>;
+  serviceKeys: readonly string[];
+}
+
 /**
  * `Authorization: Bearer <token>`: a user's token as on the rest of the API, or one of OPENAI_FACADE_KEYS acting for
  * the end user the request names. UNAUTHORIZED without a valid one.
+ *
+ * Erased users (issue 27): a user token is held to the same tombstone as on /api (issued before the erasure, or a
+ * guest's: refused). A service key's end user comes back as a new, empty user on the key's next request: the key is
+ * the host application's credential at the time of the request, as a token it mints after the erasure would be, and
+ * the erased conversations stay gone (the history a client resends holds answers this server no longer has, so it is
+ * refused like any history it did not write).
  */
-export async function facadePrincipal(request: Request, deps: { tokens: TokenService; threads: ThreadStore; serviceKeys: readonly string[] }, bodyUser?: unknown): Promise<FacadePrincipal> {
+export async function facadePrincipal(request: Request, deps: FacadePrincipalDeps, bodyUser?: unknown): Promise<FacadePrincipal> {
   const token = bearerToken(request.headers.authorization);
   if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
   const key = deps.serviceKeys.length > 0 ? matchingKey(token, deps.serviceKeys) : null;
@@ -64,10 +78,11 @@ export async function facadePrincipal(request: Request, deps: { tokens: TokenSer
   const endUser = endUserOf(request, bodyUser);
   if (!END_USER.test(endUser)) throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', { details: { field: 'user' } });
   const userId = serviceUserId(key, endUser);
-  if (!knownServiceUsers.has(userId)) {
+  // Erased (by an admin, in this process or another) since this process stored them: stored again, empty, once.
+  const erasure = await deps.erasures.erasureOf(userId);
+  if (knownServiceUsers.needsRow(userId, erasure)) {
     await deps.threads.ensureUser(userId, 'external');
-    if (knownServiceUsers.size >= KNOWN_USERS_KEPT) knownServiceUsers.clear();
-    knownServiceUsers.add(userId);
+    knownServiceUsers.remember(userId, erasure);
   }
   return { userId, viaServiceKey: true };
 }

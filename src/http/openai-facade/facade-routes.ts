@@ -67,7 +67,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     next();
   });
   router.use(express.json({ limit: facade.maxBodyBytes, strict: true }));
-  const principalDeps = { tokens: deps.tokens, threads: deps.threads, serviceKeys: facade.serviceKeys };
+  const principalDeps = { tokens: deps.tokens, threads: deps.threads, erasures: deps.erasures, serviceKeys: facade.serviceKeys };
 
   router.get('/models', async (request, response) => {
     await facadePrincipal(request, principalDeps, SERVICE_ONLY);

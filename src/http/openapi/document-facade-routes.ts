@@ -39,7 +39,7 @@ const headers = z.object({
 
 /** The OpenAI-compatible front door (/v1). */
 export function documentFacadeRoutes(registry: OpenAPIRegistry): void {
-  const authErrors = { 401: 'A missing or unknown bearer token (a user token, or a service key)', 503: 'The server is restarting' };
+  const authErrors = { 401: 'A missing or unknown bearer token (a user token, or a service key), or a token of an erased user issued before the erasure (a guest\'s always)', 503: 'The server is restarting' };
   registry.registerPath({
     method: 'get', path: '/v1/models', tags: ['openai'], security: secured,
     summary: 'The models this server serves (OpenAI list shape): CHAT_MODEL and FACADE_MODEL_ALIASES',

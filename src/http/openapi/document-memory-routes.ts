@@ -44,7 +44,7 @@ function documentSettings(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'patch', path: '/api/threads/{id}/settings', tags: ['memory'], security: secured,
     summary: "Change the thread's memory policies (null restores the deployment default)",
-    description: `Absent fields are left as they are. \`trigger\` and \`keep\` take the env's forms (\`tokens=3000\`, \`messages=12\`, ...) and are checked together (VALIDATION names the field). Only an admin may set \`summaryPrompt\` (FORBIDDEN otherwise). ${adminsToo}`,
+    description: `Absent fields are left as they are. \`trigger\` and \`keep\` take the env's forms (\`tokens=3000\`, \`messages=12\`, ...) and are checked together (VALIDATION names the field). \`recallTokens\` sizes the auto-recall slot (0: off; default RECALL_TOKENS); \`recallScope\` is \`thread\` (auto-recall and search_transcript look in this chat only) or \`user\` (also in the user's other chats, never another user's nor this chat's fork family; default RECALL_SCOPE). Only an admin may set \`summaryPrompt\` (FORBIDDEN otherwise). ${adminsToo}`,
     request: { params: threadIdParams, body: { content: { 'application/json': { schema: threadSettingsBody } } } },
     responses: { 200: json(threadMemorySettingsDto, 'The settings after the change'), ...errors('VALIDATION', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
   });

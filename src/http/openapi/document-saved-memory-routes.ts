@@ -56,7 +56,7 @@ export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
   });
 }
 
-const erases = 'Everything of the user is erased: threads and forks, messages and their search index, summaries and their revisions, window and pins, model-call records and manifests, tool runs (running ones cancelled), saved memories, rate-limit keys; queued jobs about their threads end as no-ops; their sockets are disconnected. A tombstone (user id, when) stays: tokens issued before the erasure are refused (401) from then on; a guest never comes back, a host-minted user id only as a new, empty user with a token issued after the erasure.';
+const erases = 'Everything of the user is erased: threads and forks, messages and their search index, summaries and their revisions, window and pins, model-call records and manifests, tool runs (running ones cancelled; work running elsewhere, an MCP task or an external runner\'s, is sent its cancel first), saved memories, rate-limit keys, and the jobs naming their threads or tool runs, queued or finished (one running at that moment ends as a no-op); their sockets are disconnected. A tombstone (user id, when) stays: tokens issued before the erasure are refused (401) from then on; a guest never comes back, a host-minted user id only as a new, empty user with a token issued after the erasure.';
 
 /** The caller's account (erase, export) and the admins' erasure of a user (issue 27). */
 export function documentAccountRoutes(registry: OpenAPIRegistry): void {

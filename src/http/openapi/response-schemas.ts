@@ -44,7 +44,11 @@ export const messageDto = z.strictObject({
 const threadFields = {
   id: uuid, title: z.string(), createdAt: isoDate, updatedAt: isoDate, lastActivityAt: isoDate,
   memoryMode: z.enum(['summary', 'window-only']), contextStartSeq: z.number().int(),
-  settings: z.strictObject({ trigger: z.string().nullable(), keep: z.string().nullable(), summaryPrompt: z.string().nullable() }),
+  settings: z.strictObject({
+    trigger: z.string().nullable(), keep: z.string().nullable(), summaryPrompt: z.string().nullable(),
+    recallTokens: z.number().int().nullable().describe('Tokens of the thread\'s auto-recall slot (0: off); null: RECALL_TOKENS.'),
+    recallScope: z.enum(['thread', 'user']).nullable().describe('Where auto-recall and search_transcript look: this chat only, or all of the user\'s chats; null: RECALL_SCOPE.'),
+  }).describe('The thread\'s own memory policies; null fields use the deployment\'s (GET /api/threads/{id}/settings shows both).'),
   memoryRebuilding: z.boolean(),
   forkedFrom: z.strictObject({ threadId: uuid.nullable(), seq: z.number().int() }).nullable()
     .describe('A fork: the thread it was branched from (null once deleted) and the last seq it copied'),

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { packBudget } from '../../core/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
+import { definitionsForRecallScope } from '../../core/tools';
 import { threadForActor } from '../../core/memory/thread-for-actor';
 import type { ContextPack } from '../../core/context/build-context-pack';
 import type { ContextPackDto, MessageContextDto, PackEntryDto } from '../../shared/api';
@@ -48,7 +49,8 @@ export async function contextPreview(
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
-  const { pack, toolSchemaTokens } = buildTurnPack(context, settings, deps.toolDefinitions?.() ?? []);
+  const offered = definitionsForRecallScope(deps.toolDefinitions?.() ?? [], context.thread.settings.recallScope ?? settings.recallScope);
+  const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered);
   const summary = context.thread.summary;
   const titles = new Map((context.recalledElsewhere ?? []).flatMap((message) => (message.thread ? [[message.thread.id, message.thread.title] as const] : [])));
   return {

@@ -55,7 +55,7 @@ export function MemorySettingsForm(props: { threadId: string; token: string | nu
   const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
   const [status, setStatus] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
-  const liveKey = thread ? `${thread.memoryMode}|${thread.settings.trigger}|${thread.settings.keep}` : '';
+  const liveKey = thread ? `${thread.memoryMode}|${thread.settings.trigger}|${thread.settings.keep}|${thread.settings.recallTokens}|${thread.settings.recallScope}` : '';
 
   useEffect(() => {
     if (!token) return;

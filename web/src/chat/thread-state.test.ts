@@ -69,7 +69,7 @@ describe('thread state', () => {
   describe('memory controls', () => {
     const thread: ThreadDto = {
       id: 't1', title: 't', createdAt: '', updatedAt: '', lastActivityAt: '', memoryMode: 'summary', contextStartSeq: 1,
-      settings: { trigger: null, keep: null, summaryPrompt: null }, memoryRebuilding: false, forkedFrom: null,
+      settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null }, memoryRebuilding: false, forkedFrom: null,
     };
     const conversation = () => {
       const messages = [message({ seq: 1, role: 'user' }), message({ seq: 2 }), message({ seq: 3, role: 'user' }), message({ seq: 4 })];

@@ -3,6 +3,8 @@ import type { TokenCounter } from '../../context';
 import type { ElsewhereMatch, TranscriptMatch } from '../../transcript-search';
 import { chatCitation } from '../../context/build-recall-slot';
 import { cutToTokens } from '../condense-tool-result';
+import type { RecallScope } from '../../domain';
+import type { OpenAIFunctionTool } from '../tool-registry';
 import { defineTool } from '../types';
 
 /** Tokens kept for the header line and the per-match framing. */
@@ -45,14 +47,35 @@ export function renderElsewhere(input: { matches: ElsewhereMatch[]; tokens: numb
   return lines.join('\n');
 }
 
+const SEARCH_TRANSCRIPT = 'search_transcript';
+
+/** What search_transcript tells the model it searches, by the thread's recall scope (issue 27). */
+export function searchTranscriptDescription(scope: RecallScope): string {
+  return scope === 'user'
+    ? 'Searches everything said earlier in this conversation (also what the summary left out) and in the user\'s other chats; returns the best matching messages with their numbers ([#seq] here, [chat:<id>#seq] in another chat), roles and times. Use it when asked about something said before that is not in your context.'
+    : 'Searches everything said earlier in this conversation (also what the summary left out), and only this conversation: the user set it not to look in their other chats; returns the best matching messages with their numbers ([#seq]), roles and times. Use it when asked about something said before that is not in your context.';
+}
+
+/**
+ * The offered tools of a thread whose recall scope is `scope`: search_transcript's description says which chats it
+ * searches (the rest as given). A thread's list changes only when its scope does.
+ */
+export function definitionsForRecallScope(definitions: readonly OpenAIFunctionTool[], scope: RecallScope): OpenAIFunctionTool[] {
+  return definitions.map((definition) => (definition.function.name === SEARCH_TRANSCRIPT
+    ? { ...definition, function: { ...definition.function, description: searchTranscriptDescription(scope) } }
+    : definition));
+}
+
 /**
  * Searches the whole transcript of the conversation (what the summary left out included), from the thread's
- * context start on, never other threads. Best matches first, each with its seq, role and time; a short match comes
- * with the turn before it. Bounded to TOOL_RESULT_INLINE_TOKENS, so never condensed.
+ * context start on, and with the recall scope `user` the user's other chats (never the chat's fork family).
+ * Best matches first, each with its seq, role and time; a short match comes with the turn before it. Bounded to
+ * TOOL_RESULT_INLINE_TOKENS, so never condensed. Its registered description is the `user` scope's; a thread's
+ * offered list says its own scope (definitionsForRecallScope).
  */
 export const searchTranscriptTool = defineTool({
-  name: 'search_transcript',
-  description: 'Searches everything said earlier in this conversation (also what the summary left out) and, unless this chat\'s recall scope is set to this chat only, the user\'s other chats; returns the best matching messages with their numbers ([#seq] here, [chat:<id>#seq] in another chat), roles and times. Use it when asked about something said before that is not in your context.',
+  name: SEARCH_TRANSCRIPT,
+  description: searchTranscriptDescription('user'),
   schema: z.object({
     query: z.string().trim().min(1).max(500).describe('Words to look for, e.g. "budget trip Lisbon"'),
     limit: z.number().int().min(1).max(20).default(5).describe('How many matches to return (default 5)'),
