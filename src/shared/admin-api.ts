@@ -202,7 +202,15 @@ export interface CostRowDto {
   /** Calls counted from our token estimate because the provider reported no usage: their cost is our estimate. */
   estimatedCalls: number;
   unpricedModels: string[];
+  /**
+   * Cached ÷ prompt tokens of the group's calls whose provider reported both its prompt and its cached tokens (calls
+   * without a usage report, or without cached tokens in it, are left out of both); null when no call reported them.
+   */
+  cachedShare: number | null;
 }
+
+/** The whole period's figures (every call since `since`, not only the groups listed), with the rows' rules. */
+export type CostTotalDto = Omit<CostRowDto, 'key' | 'label'>;
 
 /** GET /api/admin/costs. */
 export interface CostReportDto {
@@ -212,4 +220,5 @@ export interface CostReportDto {
   /** Models MODEL_PRICES prices (no price is built in). */
   pricedModels: string[];
   rows: CostRowDto[];
+  total: CostTotalDto;
 }

@@ -177,6 +177,7 @@ describe('the OpenAPI document', () => {
     expect(userCalls.status).toBe(401);
     await check('get', '/api/admin/threads/{id}/model-calls', userCalls);
     await check('get', '/api/admin/queues', await app.api('/api/admin/queues', admin));
+    await check('get', '/api/admin/costs', await app.api('/api/admin/costs?by=thread', admin));
     await check('get', '/api/admin/audit', await app.api(`/api/admin/audit?threadId=${thread.id}`, admin));
     await check('get', '/api/admin/audit', await app.api('/api/admin/audit?threadId=nope', admin));
     const metrics = await app.api('/metrics', admin);

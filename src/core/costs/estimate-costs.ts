@@ -21,6 +21,13 @@ export interface ModelUsage {
   completionTokens: number;
   /** Calls whose prompt or completion tokens are our estimate (no usage reported). */
   estimatedCalls: number;
+  /**
+   * Reported prompt tokens of the calls whose provider reported both its prompt tokens and its cached tokens: the
+   * cached share's denominator (a call without that report would dilute the share with tokens of unknown caching).
+   */
+  cacheReportedPromptTokens: number;
+  /** Reported cached prompt tokens of those same calls (each at most its prompt tokens): the cached share's numerator. */
+  cacheReportedCachedTokens: number;
 }
 
 export interface CostRow {
@@ -36,6 +43,23 @@ export interface CostRow {
   estimatedCalls: number;
   /** Models of the group without a price (their tokens are counted, not priced). */
   unpricedModels: string[];
+  /** See `cachedShare`: null when no call of the group reported its cached tokens. */
+  cachedShare: number | null;
+}
+
+/**
+ * The share of prompt tokens the provider served from its prompt cache, over the calls that reported both their
+ * prompt and their cached tokens (calls without a usage report, or reporting no cached tokens, are left out of the
+ * numerator and the denominator alike); null when no call reported them.
+ */
+export function cachedShare(usage: readonly Pick<ModelUsage, 'cacheReportedPromptTokens' | 'cacheReportedCachedTokens'>[]): number | null {
+  let prompt = 0;
+  let cached = 0;
+  for (const entry of usage) {
+    prompt += entry.cacheReportedPromptTokens;
+    cached += entry.cacheReportedCachedTokens;
+  }
+  return prompt > 0 ? Math.min(cached, prompt) / prompt : null;
 }
 
 /** The cost of one model's usage: uncached prompt tokens at the input price, cached ones at the cached price. */
@@ -46,7 +70,10 @@ export function costOf(usage: Pick<ModelUsage, 'promptTokens' | 'cachedTokens' |
 
 /** Sums a group's usage per model into one row, priced where MODEL_PRICES knows the model. */
 export function costRow(group: { key: string; label: string; usage: readonly ModelUsage[] }, prices: ModelPrices): CostRow {
-  const row: CostRow = { key: group.key, label: group.label, calls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0, cost: null, estimatedCalls: 0, unpricedModels: [] };
+  const row: CostRow = {
+    key: group.key, label: group.label, calls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0, cost: null, estimatedCalls: 0, unpricedModels: [],
+    cachedShare: cachedShare(group.usage),
+  };
   for (const usage of group.usage) {
     row.calls += usage.calls;
     row.promptTokens += usage.promptTokens;

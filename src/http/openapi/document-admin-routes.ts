@@ -12,17 +12,23 @@ import {
 const admin: Record<string, string[]>[] = [{ [ADMIN_TOKEN]: [] }, { [ADMIN_SESSION]: [] }];
 
 const tokens = z.number().int().min(0);
-const costRowDto = z.strictObject({
-  key: z.string().describe('The UTC day (YYYY-MM-DD), the user id or the thread id'), label: z.string(),
+const costFigures = {
   calls: tokens, promptTokens: tokens.describe('Reported prompt tokens; our estimate for calls without a usage report'),
   cachedTokens: tokens.describe('Prompt tokens the provider reported as read from its cache (0 where none were reported)'),
   completionTokens: tokens.describe("Reported completion tokens; the answer's counted tokens for calls without a report"),
   cost: z.number().min(0).nullable().describe('Estimated cost of the calls of priced models, in MODEL_PRICES\' currency; null when none is priced'),
   estimatedCalls: tokens.describe('Calls without a usage report: their tokens, and so their cost, are our estimate'),
   unpricedModels: z.array(z.string()),
+  cachedShare: z.number().min(0).max(1).nullable().describe(
+    'Cached ÷ prompt tokens of the calls whose provider reported both its prompt and its cached tokens (calls without a usage report, or without cached tokens in it, count in neither); null when no call reported them',
+  ),
+};
+const costRowDto = z.strictObject({
+  key: z.string().describe('The UTC day (YYYY-MM-DD), the user id or the thread id'), label: z.string(), ...costFigures,
 }).meta({ id: 'CostRow' });
+const costTotalDto = z.strictObject(costFigures).describe('Every call of the period, including the groups `limit` left out, with the rows\' rules').meta({ id: 'CostTotal' });
 const costReportDto = z.strictObject({
-  by: z.enum(['day', 'user', 'thread']), since: z.string().datetime(), pricedModels: z.array(z.string()), rows: z.array(costRowDto),
+  by: z.enum(['day', 'user', 'thread']), since: z.string().datetime(), pricedModels: z.array(z.string()), rows: z.array(costRowDto), total: costTotalDto,
 }).meta({ id: 'CostReport' });
 
 /** The admin API. Every route but the session routes answers 401 without admin credentials. */
@@ -95,7 +101,7 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get', path: '/api/admin/costs', tags: ['admin'], security: admin,
     summary: 'Estimated cost of the model calls per UTC day, user or thread, from reported usage and MODEL_PRICES',
-    description: 'Uncached prompt tokens at the input price, cached ones (as the provider reported them) at the cached-input price, completions at the output price. Calls without a usage report count our estimate and are counted in `estimatedCalls`. Models without a price show tokens only.',
+    description: 'Uncached prompt tokens at the input price, cached ones (as the provider reported them) at the cached-input price, completions at the output price. Calls without a usage report count our estimate and are counted in `estimatedCalls`. Models without a price show tokens only. `cachedShare` is the provider prompt cache\'s share of the prompt tokens of the calls that reported their cached tokens: a call without a usage report does not dilute it. `total` covers every call of the period.',
     request: { query: costsQuery },
     responses: { 200: json(costReportDto, 'The groups, days newest first, users and threads costliest first'), ...errors('VALIDATION', 'UNAUTHORIZED', 'RATE_LIMITED') },
   });

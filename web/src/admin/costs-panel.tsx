@@ -1,21 +1,46 @@
 import { useEffect, useState } from 'react';
-import type { CostReportDto } from '../../../src/shared/admin-api';
+import type { CostReportDto, CostTotalDto } from '../../../src/shared/admin-api';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import { navigate } from '../common/navigation';
 
 type Grouping = CostReportDto['by'];
 const GROUPINGS: { value: Grouping; label: string }[] = [{ value: 'day', label: 'Per day' }, { value: 'user', label: 'Per user' }, { value: 'thread', label: 'Per thread' }];
+const TOTAL_LABELS: Record<Grouping, string> = { day: 'All days', user: 'All users', thread: 'All threads' };
 
 function formatCost(cost: number | null): string {
   if (cost === null) return 'no price';
   return cost < 0.01 ? cost.toFixed(6) : cost.toFixed(2);
 }
 
+/** A cached share as a percentage with one decimal ("94.2%"); "—" when no call reported its cached tokens. */
+export function formatShare(share: number | null): string {
+  return share === null ? '—' : `${(share * 100).toFixed(1)}%`;
+}
+
+/** The figures cells of a row or of the total (everything after the group's name). */
+function FigureCells({ figures }: { figures: CostTotalDto }) {
+  return (
+    <>
+      <td>{figures.calls}</td>
+      <td>{figures.promptTokens.toLocaleString()}</td>
+      <td>{figures.cachedTokens.toLocaleString()}</td>
+      <td title={figures.cachedShare === null ? 'no call reported its cached tokens' : undefined}>{formatShare(figures.cachedShare)}</td>
+      <td>{figures.completionTokens.toLocaleString()}</td>
+      <td>
+        {formatCost(figures.cost)}
+        {figures.estimatedCalls > 0 ? <span className="muted" title="calls without a usage report: our token estimate"> (estimate for {figures.estimatedCalls} of {figures.calls} calls)</span> : null}
+        {figures.unpricedModels.length > 0 ? <span className="muted"> — unpriced: {figures.unpricedModels.join(', ')}</span> : null}
+      </td>
+    </>
+  );
+}
+
 /**
  * Estimated cost of the model calls of the last 30 days per UTC day, user or thread: reported usage priced by
  * MODEL_PRICES (cached prompt tokens at their own price); calls without a usage report count our estimate and are
- * marked as such.
+ * marked as such. The cached share counts only the calls whose provider reported their cached tokens; the totals row
+ * covers every call of the period, the groups past the list's limit included.
  */
 export function CostsPanel() {
   const [by, setBy] = useState<Grouping>('day');
@@ -41,24 +66,22 @@ export function CostsPanel() {
       {report ? (
         <table aria-label="Costs">
           <thead>
-            <tr><th>{by === 'day' ? 'Day (UTC)' : by === 'user' ? 'User' : 'Thread'}</th><th>Calls</th><th>Prompt tokens</th><th>Cached</th><th>Completion tokens</th><th>Cost</th></tr>
+            <tr><th>{by === 'day' ? 'Day (UTC)' : by === 'user' ? 'User' : 'Thread'}</th><th>Calls</th><th>Prompt tokens</th><th>Cached</th><th>Cached share</th><th>Completion tokens</th><th>Cost</th></tr>
           </thead>
           <tbody>
             {report.rows.map((row) => (
               <tr key={row.key}>
                 <td>{by === 'thread' && row.key ? <a href={`/admin/threads/${row.key}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${row.key}`); }}>{row.label}</a> : row.label}</td>
-                <td>{row.calls}</td>
-                <td>{row.promptTokens.toLocaleString()}</td>
-                <td>{row.cachedTokens.toLocaleString()}</td>
-                <td>{row.completionTokens.toLocaleString()}</td>
-                <td>
-                  {formatCost(row.cost)}
-                  {row.estimatedCalls > 0 ? <span className="muted" title="calls without a usage report: our token estimate"> (estimate for {row.estimatedCalls} of {row.calls} calls)</span> : null}
-                  {row.unpricedModels.length > 0 ? <span className="muted"> — unpriced: {row.unpricedModels.join(', ')}</span> : null}
-                </td>
+                <FigureCells figures={row} />
               </tr>
             ))}
           </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">{TOTAL_LABELS[report.by]}</th>
+              <FigureCells figures={report.total} />
+            </tr>
+          </tfoot>
         </table>
       ) : null}
     </section>
