@@ -14,13 +14,15 @@ export interface UsageGroup {
 
 /** Read model of model-call usage for the admin's estimated costs. */
 export interface CostReport {
-  /** Usage of the calls made since `since`, grouped, the groups with the most prompt tokens first (at most `limit`). */
-  usageBy(input: { by: CostGrouping; since: Date; limit: number }): Promise<UsageGroup[]>;
-  /** Usage of all the calls made since `since`, per model (no group left out). */
-  totalUsage(input: { since: Date }): Promise<ModelUsage[]>;
+  /**
+   * Usage of the calls made since `since`: grouped, the groups with the most prompt tokens first (at most `limit`),
+   * and the total of all of them per model (the groups past `limit` included), read in one statement so both agree.
+   */
+  usageBy(input: { by: CostGrouping; since: Date; limit: number }): Promise<{ groups: UsageGroup[]; total: ModelUsage[] }>;
 }
 
 interface UsageRow {
+  total: boolean;
   key: string;
   label: string;
   model: string;
@@ -33,11 +35,10 @@ interface UsageRow {
   cache_reported_cached_tokens: number;
 }
 
-const GROUPS: Record<CostGrouping | 'all', { key: Prisma.Sql; label: Prisma.Sql }> = {
+const GROUPS: Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> = {
   day: { key: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`, label: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')` },
   user: { key: Prisma.sql`coalesce(t.owner_id, '')`, label: Prisma.sql`coalesce(t.owner_id, '(deleted thread)')` },
   thread: { key: Prisma.sql`coalesce(c.thread_id::text, '')`, label: Prisma.sql`coalesce(t.title, '(deleted)')` },
-  all: { key: Prisma.sql`''`, label: Prisma.sql`'all'` },
 };
 
 /** Cached prompt tokens as the provider reported them (0 where it reported none), priced at the cached input price. */
@@ -45,47 +46,12 @@ const REPORTED_CACHED_TOKENS = Prisma.sql`coalesce(c.reported_cached_tokens, 0)`
 /** The provider reported both the call's prompt tokens and its cached ones: the call counts in the cached share. */
 const CACHE_REPORTED = Prisma.sql`(nullif(c.reported_prompt_tokens, 0) IS NOT NULL AND c.reported_cached_tokens IS NOT NULL)`;
 
-/** Usage since `since` per group and model, the `limit` groups with the most prompt tokens. */
-async function usageRows(db: Database, { by, since, limit }: { by: CostGrouping | 'all'; since: Date; limit: number }): Promise<UsageGroup[]> {
-  const group = GROUPS[by];
-  const rows = await db.$queryRaw<UsageRow[]>`
-    WITH calls AS (
-      SELECT ${group.key} AS key, ${group.label} AS label, c.model,
-        coalesce(nullif(c.reported_prompt_tokens, 0), c.estimated_prompt_tokens) AS prompt_tokens,
-        ${REPORTED_CACHED_TOKENS} AS cached_tokens,
-        coalesce(c.reported_completion_tokens, m.tokens, 0) AS completion_tokens,
-        (nullif(c.reported_prompt_tokens, 0) IS NULL OR c.reported_completion_tokens IS NULL) AS estimated,
-        CASE WHEN ${CACHE_REPORTED} THEN c.reported_prompt_tokens ELSE 0 END AS cache_reported_prompt_tokens,
-        CASE WHEN ${CACHE_REPORTED} THEN least(c.reported_cached_tokens, c.reported_prompt_tokens) ELSE 0 END AS cache_reported_cached_tokens
-      FROM model_calls c
-      LEFT JOIN threads t ON t.id = c.thread_id
-      LEFT JOIN messages m ON m.id = c.message_id
-      WHERE c.created_at >= ${since}
-    ), grouped AS (
-      SELECT key, min(label) AS label, model, count(*)::int AS calls, sum(prompt_tokens)::bigint AS prompt_tokens,
-        sum(cached_tokens)::bigint AS cached_tokens, sum(completion_tokens)::bigint AS completion_tokens,
-        count(*) FILTER (WHERE estimated)::int AS estimated_calls,
-        sum(cache_reported_prompt_tokens)::bigint AS cache_reported_prompt_tokens, sum(cache_reported_cached_tokens)::bigint AS cache_reported_cached_tokens
-      FROM calls GROUP BY key, model
-    ), ranked AS (
-      SELECT key FROM grouped GROUP BY key ORDER BY sum(prompt_tokens) DESC, key LIMIT ${limit}
-    )
-    SELECT g.key, g.label, g.model, g.calls, g.prompt_tokens::float8 AS prompt_tokens, g.cached_tokens::float8 AS cached_tokens,
-      g.completion_tokens::float8 AS completion_tokens, g.estimated_calls,
-      g.cache_reported_prompt_tokens::float8 AS cache_reported_prompt_tokens, g.cache_reported_cached_tokens::float8 AS cache_reported_cached_tokens
-    FROM grouped g JOIN ranked r ON r.key = g.key
-    ORDER BY g.key, g.model`;
-  const groups = new Map<string, UsageGroup>();
-  for (const row of rows) {
-    const entry = groups.get(row.key) ?? { key: row.key, label: row.label, usage: [] };
-    entry.usage.push({
-      model: row.model, calls: row.calls, promptTokens: Number(row.prompt_tokens), cachedTokens: Number(row.cached_tokens),
-      completionTokens: Number(row.completion_tokens), estimatedCalls: row.estimated_calls,
-      cacheReportedPromptTokens: Number(row.cache_reported_prompt_tokens), cacheReportedCachedTokens: Number(row.cache_reported_cached_tokens),
-    });
-    groups.set(row.key, entry);
-  }
-  return [...groups.values()];
+function toModelUsage(row: UsageRow): ModelUsage {
+  return {
+    model: row.model, calls: row.calls, promptTokens: Number(row.prompt_tokens), cachedTokens: Number(row.cached_tokens),
+    completionTokens: Number(row.completion_tokens), estimatedCalls: row.estimated_calls,
+    cacheReportedPromptTokens: Number(row.cache_reported_prompt_tokens), cacheReportedCachedTokens: Number(row.cache_reported_cached_tokens),
+  };
 }
 
 /**
@@ -96,11 +62,51 @@ async function usageRows(db: Database, { by, since, limit }: { by: CostGrouping 
 export function createCostReport(db: Database): CostReport {
   return {
     async usageBy({ by, since, limit }) {
-      return usageRows(db, { by, since, limit });
-    },
-    async totalUsage({ since }) {
-      const [all] = await usageRows(db, { by: 'all', since, limit: 1 });
-      return all?.usage ?? [];
+      const group = GROUPS[by];
+      const rows = await db.$queryRaw<UsageRow[]>`
+        WITH calls AS (
+          SELECT ${group.key} AS key, ${group.label} AS label, c.model,
+            coalesce(nullif(c.reported_prompt_tokens, 0), c.estimated_prompt_tokens) AS prompt_tokens,
+            ${REPORTED_CACHED_TOKENS} AS cached_tokens,
+            coalesce(c.reported_completion_tokens, m.tokens, 0) AS completion_tokens,
+            (nullif(c.reported_prompt_tokens, 0) IS NULL OR c.reported_completion_tokens IS NULL) AS estimated,
+            CASE WHEN ${CACHE_REPORTED} THEN c.reported_prompt_tokens ELSE 0 END AS cache_reported_prompt_tokens,
+            CASE WHEN ${CACHE_REPORTED} THEN least(c.reported_cached_tokens, c.reported_prompt_tokens) ELSE 0 END AS cache_reported_cached_tokens
+          FROM model_calls c
+          LEFT JOIN threads t ON t.id = c.thread_id
+          LEFT JOIN messages m ON m.id = c.message_id
+          WHERE c.created_at >= ${since}
+        ), grouped AS (
+          SELECT key, min(label) AS label, model, count(*)::int AS calls, sum(prompt_tokens)::bigint AS prompt_tokens,
+            sum(cached_tokens)::bigint AS cached_tokens, sum(completion_tokens)::bigint AS completion_tokens,
+            count(*) FILTER (WHERE estimated)::int AS estimated_calls,
+            sum(cache_reported_prompt_tokens)::bigint AS cache_reported_prompt_tokens, sum(cache_reported_cached_tokens)::bigint AS cache_reported_cached_tokens
+          FROM calls GROUP BY key, model
+        ), ranked AS (
+          SELECT key FROM grouped GROUP BY key ORDER BY sum(prompt_tokens) DESC, key LIMIT ${limit}
+        )
+        SELECT false AS total, g.key, g.label, g.model, g.calls, g.prompt_tokens::float8 AS prompt_tokens, g.cached_tokens::float8 AS cached_tokens,
+          g.completion_tokens::float8 AS completion_tokens, g.estimated_calls,
+          g.cache_reported_prompt_tokens::float8 AS cache_reported_prompt_tokens, g.cache_reported_cached_tokens::float8 AS cache_reported_cached_tokens
+        FROM grouped g JOIN ranked r ON r.key = g.key
+        UNION ALL
+        SELECT true, '', '', model, sum(calls)::int, sum(prompt_tokens)::float8, sum(cached_tokens)::float8,
+          sum(completion_tokens)::float8, sum(estimated_calls)::int,
+          sum(cache_reported_prompt_tokens)::float8, sum(cache_reported_cached_tokens)::float8
+        FROM grouped GROUP BY model
+        ORDER BY total, key, model`;
+      const groups = new Map<string, UsageGroup>();
+      const total: ModelUsage[] = [];
+      for (const row of rows) {
+        if (row.total) {
+          total.push(toModelUsage(row));
+          continue;
+        }
+        const entry = groups.get(row.key) ?? { key: row.key, label: row.label, usage: [] };
+        entry.usage.push(toModelUsage(row));
+        groups.set(row.key, entry);
+      }
+      return { groups: [...groups.values()], total };
     },
   };
 }

@@ -40,6 +40,22 @@ test.describe('admin console', () => {
     await expect(tools.getByRole('row').filter({ hasText: 'analyze_thread' })).toContainText('built-in');
     await expect(tools.getByRole('row').filter({ hasText: 'analyze_thread' })).toContainText('async');
     await expect(tools.getByRole('row').filter({ hasText: 'search_transcript' })).toContainText('yes');
+    // Estimated costs: the provider's cached share per row (this stub reports 0 cached tokens: it has no prompt cache)
+    // and a totals row for the whole period.
+    const costs = page.getByRole('table', { name: 'Costs' });
+    await expect(costs.getByRole('columnheader', { name: 'Cached share' })).toBeVisible();
+    const today = costs.getByRole('row', { name: new RegExp(`^${new Date().toISOString().slice(0, 10)}`) });
+    await expect(today.getByRole('cell').nth(4)).toHaveText('0.0%');
+    const allDays = costs.getByRole('row', { name: /^All days/ });
+    await expect(allDays.getByRole('rowheader')).toHaveText('All days');
+    await expect(allDays.getByRole('cell').nth(3)).toHaveText('0.0%');
+    await page.getByLabel('Group costs').selectOption('thread');
+    const allThreads = costs.getByRole('row', { name: /^All threads/ });
+    await expect(allThreads).toBeVisible();
+    // Only one thread has model calls: the total counts exactly its calls.
+    const plannedCalls = await costs.getByRole('row', { name: /^Quarterly planning/ }).getByRole('cell').nth(1).textContent();
+    expect(Number(plannedCalls)).toBeGreaterThanOrEqual(8);
+    await expect(allThreads.getByRole('cell').nth(0)).toHaveText(plannedCalls ?? '');
     await page.getByRole('searchbox', { name: /Search threads/ }).fill('Quarterly');
     await expect(table.getByRole('link', { name: 'Unrelated chat' })).toHaveCount(0);
     await page.getByLabel('Sort by').selectOption('summary');
@@ -54,6 +70,7 @@ test.describe('admin console', () => {
     await expect(timeline.getByText(/Revision 1 · fold/)).toBeVisible();
     await expect(page.getByRole('img', { name: /Tokens per model call: \d+ calls/ })).toBeVisible();
     await expect(page.getByText(/chat calls · last call: \d+ context tokens \(reported by the provider\) vs \d+ transcript tokens/)).toBeVisible();
+    await expect(page.getByTestId('cached-share')).toHaveText(/^Provider prompt cache: 0% of the prompt tokens of \d+ calls shown$/);
     await screenshot(page, testInfo, 'admin-thread');
     await expectNoAxeViolations(page, { what: 'the admin console thread view' });
 

@@ -30,7 +30,7 @@ export function adminOpsRoutes(deps: HttpDeps): Router {
     since.setUTCHours(0, 0, 0, 0);
     since.setUTCDate(since.getUTCDate() - (query.days - 1));
     const { report, prices } = deps.admin.costs;
-    const [groups, totalUsage] = await Promise.all([report.usageBy({ by: query.by, since, limit: query.limit }), report.totalUsage({ since })]);
+    const { groups, total: totalUsage } = await report.usageBy({ by: query.by, since, limit: query.limit });
     const rows = groups.map((group) => costRow(group, prices));
     // Days newest first; users and threads by what they cost (then by prompt tokens, which unpriced models have too).
     rows.sort(query.by === 'day' ? (a, b) => b.key.localeCompare(a.key) : (a, b) => (b.cost ?? 0) - (a.cost ?? 0) || b.promptTokens - a.promptTokens);
