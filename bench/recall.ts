@@ -207,7 +207,7 @@ async function withDatabase<T>(services: PostgresServices, work: (db: Database, 
 }
 
 function benchSettings(): ContextSettings {
-  return contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', CONTEXT_MAX_INPUT_TOKENS: String(WINDOW_TOKENS) }));
+  return contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', CONTEXT_MAX_INPUT_TOKENS: String(WINDOW_TOKENS), ...(process.env.RECALL_TOKENS ? { RECALL_TOKENS: process.env.RECALL_TOKENS } : {}) }));
 }
 
 async function measureThread(services: PostgresServices, conversations: Conversation[]): Promise<ThreadRun> {
