@@ -130,7 +130,7 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
     expect(vault.text).toContain('[#2] (you, recalled from earlier) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."');
   });
 
-  it('finds the slot where the pack puts it, just before the question (strict: joined to it, after its text), with other chats after', async () => {
+  it('finds the slot where the pack puts it, right after the question (strict: joined to it, after its text), with other chats after', async () => {
     const window = [message('user', 'Book the museum tickets.', { seq: 18 }), message('assistant', 'Noted.', { seq: 19 }), message('user', 'What was my budget?', { seq: 20 })];
     const state = {
       contextStartSeq: 1, memoryMode: 'summary' as const, pinned: [], window: window.map((entry) => ({ seq: entry.seq!, role: entry.role as 'user' | 'assistant', content: entry.content, tokens: 10 })),
@@ -145,8 +145,9 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
       const pack = buildContextPack({ systemPrefix: 'You are helpful.', systemPrefixTokens: 8, budget: 10_000, recallTokens: 1500, state, ...(compat ? { compat } : {}) });
       const slot = pack.messages.findIndex((entry) => entry.content.includes(RECALL_HEADING));
       expect(pack.messages[slot]?.content).toContain(RECALL_ELSEWHERE_HEADING);
-      // openai: the slot is its own user message right before the question; strict: it joins the question's turn, after its text.
-      expect(slot).toBe(compat ? pack.messages.length - 1 : pack.messages.length - 2);
+      // openai: the slot is its own user message right after the question; strict: it joins the question's turn, after its text.
+      expect(slot).toBe(pack.messages.length - 1);
+      if (!compat) expect(pack.messages[slot - 1]?.content).toBe(window.at(-1)?.content);
       const result = await streamChat({ model: new OfflineChatModel(), messages: pack.messages });
       expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
     }
