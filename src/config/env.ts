@@ -138,7 +138,9 @@ const schema = z.object({
   MEMORY_WRITES_PER_MINUTE: integer(30, 1),
   /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
   RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
+  /** Auto-recall's relevance gate: a recall slot only where recall is likely to add something (core/context/recall-gate). */
   RECALL_GATE: z.enum(['on', 'off']).default('on'),
+  /** A recall slot, once shown, held in place until the next fold (sticky recall); off: a slot serves its own turn. */
   RECALL_STICKY: z.enum(['on', 'off']).default('off'),
   /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
   RETENTION_DAYS: optionalInteger(1),
