@@ -79,7 +79,7 @@ export const MAX_ANALYSIS_PACE_MS = 5000;
  */
 export const analyzeThreadTool = defineTool({
   name: 'analyze_thread',
-  description: 'Analyzes this conversation\'s full transcript in the background (message and word counts per role, most frequent terms, identifiers, longest message). Returns a handle at once; the result arrives later.',
+  description: 'Analyzes this conversation\'s full transcript in the background (counts per role, frequent terms, identifiers, longest message); the result arrives later.',
   schema: z.object({
     pace_ms: z.number().int().min(0).max(MAX_ANALYSIS_PACE_MS).default(800).describe(`Pause between the five analysis steps, in ms (at most ${MAX_ANALYSIS_PACE_MS})`),
   }),

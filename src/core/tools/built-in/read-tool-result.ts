@@ -11,9 +11,9 @@ const FRAME_TOKENS = 80;
  */
 export const readToolResultTool = defineTool({
   name: 'read_tool_result',
-  description: 'Reads part of the full text of an earlier tool result, by its handle (given with a condensed result). Returns characters [offset, offset + length) and where to continue.',
+  description: 'Reads part of the full text of a condensed tool result, by the handle given with it, and says where to continue.',
   schema: z.object({
-    handle: z.string().uuid().describe('The handle of the result (a tool run id or tool message id)'),
+    handle: z.string().uuid().describe('The handle given with the result'),
     offset: z.number().int().min(0).default(0).describe('First character to read (0-based)'),
     length: z.number().int().min(1).max(20_000).default(4000).describe('How many characters to read'),
   }),

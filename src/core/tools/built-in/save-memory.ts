@@ -13,7 +13,7 @@ export function savedMemoryNote(text: string): string {
  */
 export const saveMemoryTool = defineTool({
   name: 'save_memory',
-  description: 'Saves a short fact about the user to their saved memories, which you will see in every conversation with them. Use it only when the user asks you to remember something (e.g. "remember that I am vegetarian"); write the fact in one self-contained sentence.',
+  description: 'Saves a fact about the user that you will see in every conversation with them. Only when the user asks you to remember something ("remember that I am vegetarian"); one self-contained sentence.',
   schema: z.object({
     text: z.string().trim().min(1).max(SAVED_MEMORY_MAX_CHARS).describe('The fact to remember, e.g. "The user is vegetarian."'),
   }),

@@ -52,8 +52,8 @@ const SEARCH_TRANSCRIPT = 'search_transcript';
 /** What search_transcript tells the model it searches, by the thread's recall scope (issue 27). */
 export function searchTranscriptDescription(scope: RecallScope): string {
   return scope === 'user'
-    ? 'Searches everything said earlier in this conversation (also what the summary left out) and in the user\'s other chats; returns the best matching messages with their numbers ([#seq] here, [chat:<id>#seq] in another chat), roles and times. Use it when asked about something said before that is not in your context.'
-    : 'Searches everything said earlier in this conversation (also what the summary left out), and only this conversation: the user set it not to look in their other chats; returns the best matching messages with their numbers ([#seq]), roles and times. Use it when asked about something said before that is not in your context.';
+    ? 'Searches what was said earlier in this conversation (also what the summary left out) and in the user\'s other chats: the best matches with their numbers ([#seq] here, [chat:<id>#seq] in another chat). Use it for something said before that is not in your context.'
+    : 'Searches what was said earlier in this conversation (also what the summary left out), and only this conversation (the user chose so): the best matches with their numbers ([#seq]). Use it for something said before that is not in your context.';
 }
 
 /**
