@@ -152,7 +152,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
   const search = createSearchRepository(db);
-  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope: settings.recallScope }), settings.counter, log);
+  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope: settings.recallScope, recallSticky: settings.recallSticky ?? false }), settings.counter, log);
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);

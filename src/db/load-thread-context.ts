@@ -85,6 +85,17 @@ function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'use
  * they read now: a message forgotten since, or superseded, is left out; another chat's only while it is still the
  * owner's and the thread's recall scope (its setting, else `defaultScope`) is `user`.
  */
+/**
+ * The recall notes of thread `t` under its current summary revision (ContextPackManifest.recallNote), the first per
+ * served message: `served_seq`, `note`. A subquery of the context read.
+ */
+const HELD_NOTES = Prisma.sql`(
+    SELECT DISTINCT ON ((c.recall_note->>'servedSeq')::int) (c.recall_note->>'servedSeq')::int AS served_seq, c.recall_note AS note
+    FROM model_calls c
+    WHERE c.thread_id = t.id AND c.recall_note IS NOT NULL AND c.error IS NULL AND coalesce(c.summary_revision, 0) = t.summary_revision
+    ORDER BY (c.recall_note->>'servedSeq')::int, c.created_at
+  )`;
+
 function heldRecallSql(defaultScope: 'thread' | 'user'): Prisma.Sql {
   const readable = Prisma.sql`m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL`;
   const fields = Prisma.sql`'seq', m.seq, 'role', m.role, 'content', left(m.content, ${RECALL_CANDIDATE_MAX_CHARS}::int), 'createdAt', m.created_at`;
@@ -99,24 +110,12 @@ function heldRecallSql(defaultScope: 'thread' | 'user'): Prisma.Sql {
         JOIN messages m ON m.thread_id = o.id AND m.seq = e.seq AND ${readable}
         WHERE coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user'
       )) ORDER BY n.served_seq), '[]'::json)
-    FROM (
-      SELECT DISTINCT ON ((c.recall_note->>'servedSeq')::int) (c.recall_note->>'servedSeq')::int AS served_seq, c.recall_note AS note
-      FROM model_calls c
-      WHERE c.thread_id = t.id AND c.recall_note IS NOT NULL AND c.error IS NULL AND coalesce(c.summary_revision, 0) = t.summary_revision
-      ORDER BY (c.recall_note->>'servedSeq')::int, c.created_at
-    ) n
+    FROM ${HELD_NOTES} n
   )`;
 }
 
 /** Tokens of the recall notes of thread `t` under its current summary revision (the fold trigger counts them). */
-const HELD_RECALL_TOKENS = Prisma.sql`(
-    SELECT coalesce(sum(n.tokens), 0)::int FROM (
-      SELECT DISTINCT ON ((c.recall_note->>'servedSeq')::int) coalesce((c.recall_note->>'tokens')::int, 0) AS tokens
-      FROM model_calls c
-      WHERE c.thread_id = t.id AND c.recall_note IS NOT NULL AND c.error IS NULL AND coalesce(c.summary_revision, 0) = t.summary_revision
-      ORDER BY (c.recall_note->>'servedSeq')::int, c.created_at
-    ) n
-  )`;
+const HELD_RECALL_TOKENS = Prisma.sql`(SELECT coalesce(sum(coalesce((n.note->>'tokens')::int, 0)), 0)::int FROM ${HELD_NOTES} n)`;
 
 interface HeldRecallJson {
   servedSeq: number;
@@ -173,14 +172,17 @@ export type ThreadContextRow = ThreadRow & {
 /**
  * The context read as a SELECT of one row (none when the thread is gone), for loadThreadContext and for statements
  * that end with it (completeTurn). `recallTokens` is the deployment's default recall slot; undefined: no recall.
+ * `recallSticky` (RECALL_STICKY): the held recall notes' tokens come with every read, their messages with a read
+ * with recall; off, neither is read.
  */
-export function threadContextSelect(threadId: string, recallTokens: number | undefined, savedMemoryTokens?: number, recallScope: 'thread' | 'user' = 'thread'): Prisma.Sql {
+export function threadContextSelect(threadId: string, recallTokens: number | undefined, savedMemoryTokens?: number, recallScope: 'thread' | 'user' = 'thread', recallSticky = false): Prisma.Sql {
   const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
   const elsewhere = recallTokens !== undefined ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`;
   const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
-  const held = recallTokens !== undefined ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
+  const held = recallSticky && recallTokens !== undefined ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
+  const heldTokens = recallSticky ? HELD_RECALL_TOKENS : Prisma.sql`NULL::int`;
   return Prisma.sql`
-    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories, ${held} AS held_recall, ${HELD_RECALL_TOKENS} AS held_recall_tokens,
+    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories, ${held} AS held_recall, ${heldTokens} AS held_recall_tokens,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
         FROM context_entries e
@@ -215,9 +217,9 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
  * (an index search: no extra round trip on the turn's path), and so do the owner's saved memories within
  * `userMemoryTokens`. `recallTokens` is the deployment's default slot.
  */
-export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user' } = {}): Promise<ThreadContext | null> {
+export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user'; recallSticky?: boolean } = {}): Promise<ThreadContext | null> {
   // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
   const savedMemoryTokens = options.recall ? options.userMemoryTokens : undefined;
-  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(threadId, options.recall ? options.recallTokens ?? 1 : undefined, savedMemoryTokens, options.recallScope)));
+  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(threadId, options.recall ? options.recallTokens ?? 1 : undefined, savedMemoryTokens, options.recallScope, options.recallSticky)));
   return rows[0] ? threadContextFromRow(rows[0]) : null;
 }

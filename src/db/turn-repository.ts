@@ -45,10 +45,11 @@ const KNOWN_PREFIXES_MAX = 64;
  * `userMemoryTokens` (USER_MEMORY_TOKENS) bounds the owner's saved memories those reads bring.
  * The turn's start also finalizes a fresh context and supersedes regenerated answers (chat_start_next_turn).
  */
-export function createTurnRepository(db: Database, options: { recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user' } = {}): TurnStore {
+export function createTurnRepository(db: Database, options: { recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user'; recallSticky?: boolean } = {}): TurnStore {
   const recallTokens = options.recallTokens ?? 1;
   const userMemoryTokens = options.userMemoryTokens;
   const recallScope = options.recallScope ?? 'thread';
+  const recallSticky = options.recallSticky ?? false;
   // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing). One per
   // configured system prompt in practice; bounded all the same.
   const knownPrefixes = createRememberedKeys(KNOWN_PREFIXES_MAX);
@@ -77,7 +78,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
     // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
     // which the one-statement read sees whole or not at all).
-    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens, recallScope, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) });
+    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens, recallScope, recallSticky, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) });
     // The thread was deleted under the started turn: nothing to answer.
     if (!context) return { outcome: 'idle' };
     return { outcome: 'started', turn, userMessage, context };
@@ -148,7 +149,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       return nextTurnOf(row?.next, threadId);
     },
 
-    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens, recallScope, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) }),
+    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens, recallScope, recallSticky, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       // The thread row first, then its entries: the order of every other writer (memory-repository's lockThread,
@@ -224,7 +225,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       // thread is gone.
       const [row] = await db.sql.rows<Partial<ThreadContextRow> & { done: { turn: Record<string, unknown>; next: NextTurnJson } | null }>(prepared('complete_turn', Prisma.sql`
         SELECT chat_complete_turn(${turnId}::uuid, ${threadId}::uuid, ${owner}::text, ${ttlMs}::int, ${startNext}::boolean) AS done, ctx.*
-        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined)}) ctx ON true`));
+        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined, undefined, recallScope, recallSticky)}) ctx ON true`));
       if (!row?.done) throw new AppError('NOT_FOUND', 'No such turn.');
       const { done, ...context } = row;
       return {
