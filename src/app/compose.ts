@@ -181,7 +181,9 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported, call.ownerId ?? '');
   const promptCacheKey = sendsPromptCacheKey(env.PROMPT_CACHE_KEY, { provider: models.label.provider, baseUrl: env.OPENAI_BASE_URL });
   const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model, { promptCacheKey }), log);
-  const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel), log);
+  const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel, { promptCacheKey }), log);
+  // A fold continues the chat's prompt only where it reaches the chat's cache: the same model on a real endpoint.
+  const foldsContinueChat = env.FOLD_PROMPT === 'auto' && models.label.provider !== 'offline' && models.label.summaryModel === models.label.model;
   if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
   else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
   if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
@@ -264,6 +266,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
   }, lifecycle);
   metrics.sources.turnsInFlight = () => runner.activeCount;
+  if (foldsContinueChat) foldDeps.chatPrefix = (context) => runner.chatPrefix(context);
 
   // A reported tool run queues a follow-up turn in Postgres (the handoff); someone must run it. All-in-one: this
   // process' runner. A worker-only process publishes the thread id; serve processes kick their runner on it.

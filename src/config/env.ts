@@ -112,6 +112,8 @@ const schema = z.object({
   CHAT_TEMPLATE_COMPAT: z.enum(['openai', 'strict']).default('openai'),
   // Send prompt_cache_key (a hash of the thread id) with chat calls: auto = only to OpenAI's own API.
   PROMPT_CACHE_KEY: z.enum(['auto', 'on', 'off']).default('auto'),
+  // How a fold asks for its segment: continuing the thread's chat prompt (cached) or in a prompt of its own.
+  FOLD_PROMPT: z.enum(['auto', 'standalone']).default('auto'),
 
   // Unset context variables are derived from the model's window (src/core/context/derive-context-defaults.ts).
   SUMMARY_TRIGGER: optionalString,

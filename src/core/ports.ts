@@ -252,7 +252,12 @@ export interface ChatModelPort {
 
 export interface SummarizerPort {
   readonly model: string;
-  summarize(input: { messages: PackMessage[]; signal?: AbortSignal }): Promise<ChatResult>;
+  /**
+   * A fold that continues the chat's prompt (see continued-fold-prompt.ts) sends the chat's `tools` with
+   * `toolChoice: 'none'`, and the thread's `cacheKey` (sent as `prompt_cache_key` when configured), so the prompt
+   * reaches the cache the thread's chat calls filled.
+   */
+  summarize(input: { messages: PackMessage[]; signal?: AbortSignal; tools?: OpenAIFunctionTool[]; toolChoice?: 'none'; cacheKey?: string }): Promise<ChatResult>;
 }
 
 export interface FoldQueue {

@@ -65,12 +65,15 @@ export function createChatPort(model: BaseChatModel, modelName: string, options:
  * The summarizer port. Its calls are tagged `summary` and no delta handler is attached, so summarizer
  * tokens never reach a user's stream.
  */
-export function createSummarizerPort(model: BaseChatModel, modelName: string): SummarizerPort {
+export function createSummarizerPort(model: BaseChatModel, modelName: string, options: { promptCacheKey?: boolean } = {}): SummarizerPort {
   return {
     model: modelName,
-    async summarize({ messages, signal }) {
+    async summarize({ messages, signal, tools, toolChoice, cacheKey }) {
       try {
-        return toChatResult(await streamChat({ model, messages, ...(signal ? { signal } : {}), callTags: ['summary'] }));
+        return toChatResult(await streamChat({
+          model, messages, ...(signal ? { signal } : {}), callTags: ['summary'], ...(tools && tools.length > 0 ? { tools } : {}),
+          ...(toolChoice ? { toolChoice } : {}), ...(cacheKey && options.promptCacheKey ? { promptCacheKey: promptCacheKeyOf(cacheKey) } : {}),
+        }));
       } catch (error) {
         throw toCoreError(error);
       }

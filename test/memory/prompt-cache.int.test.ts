@@ -3,6 +3,9 @@ import { promptCacheKeyOf } from '../../src/llm/model-ports';
 import type { MessageContextDto, ModelCallListDto } from '../../src/shared/api';
 import { replyWithText } from '../support/openai-stub';
 import { useChatServer } from '../support/chat-server';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
+import { FOLD_TASK_OPENING } from '../../src/core/summary/continued-fold-prompt';
 import { adminToken, memoryKit } from './memory-test-kit';
 
 const METRICS_TOKEN = 'prompt-cache-metrics-token-0123456789';
@@ -48,5 +51,38 @@ describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and wh
     const metrics = await (await server.app.api('/metrics', { token: METRICS_TOKEN })).text();
     const counted = /chat_model_cached_prompt_tokens_total\{model="[^"]+",purpose="chat"\} (\d+)/.exec(metrics);
     expect(Number(counted?.[1])).toBeGreaterThanOrEqual(requests.reduce((sum, request) => sum + (request.cachedTokens ?? 0), 0));
+  });
+});
+
+describe('a fold continues the chat prompt (FOLD_PROMPT=auto), so the provider serves it from the chat calls\' cache', () => {
+  const server = useChatServer({
+    stub: { promptCache: true, classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
+    env: { SYSTEM_PROMPT, PROMPT_CACHE_KEY: 'on', RECALL_TOKENS: '0', SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=2' },
+  });
+  const kit = memoryKit(server);
+
+  it('sends the last chat prompt through its newest answer with the same tools (tool_choice none) and key, then the task', async () => {
+    const thread = await kit.createThread();
+    for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${700 + turn} is noted.`);
+    await kit.waitForFoldThrough(thread.id, 6);
+    const fold = server.stub.requests.find((request) => request.kind === 'summary');
+    const lastChat = server.stub.requests.filter((request) => request.kind === 'chat' && request.body.prompt_cache_key === promptCacheKeyOf(thread.id)).at(-1);
+    expect(fold?.body.tools).toEqual(lastChat?.body.tools);
+    expect(fold?.body.tools?.length).toBeGreaterThan(0);
+    expect(fold?.body.tool_choice).toBe('none');
+    expect(fold?.body.prompt_cache_key).toBe(promptCacheKeyOf(thread.id));
+    // [system, user #1 … assistant #8, task]: the last chat prompt [system, #1 … #7] and its answer #8, then the task.
+    const messages = fold?.body.messages ?? [];
+    expect(messages.slice(0, -2)).toEqual(lastChat?.body.messages);
+    expect(wireContentText(messages.at(-2)?.content ?? '')).toBe('noted');
+    const task = wireContentText(messages.at(-1)?.content ?? '');
+    expect(task.startsWith(FOLD_TASK_OPENING)).toBe(true);
+    expect(task).toContain('The messages to fold (#1 to #6)');
+    // The whole last chat prompt came from the cache (in 128-token steps): only the answer and the task are new.
+    expect(fold?.cachedTokens).toBe(Math.floor((lastChat?.promptTokens ?? 0) / 128) * 128);
+    // The segment holds the folded messages' identifiers, not the kept ones'.
+    const summary = (await kit.context(thread.id)).summary?.text;
+    expect(summary).toContain('CODE-703');
+    expect(summary).not.toContain('CODE-704');
   });
 });

@@ -1,11 +1,37 @@
 import type { StubRequestBody, StubResponder } from './openai-stub';
 import { echoResponder, replyWithText } from './openai-stub';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
+import { FOLD_TASK_OPENING } from '../../src/core/summary/continued-fold-prompt';
 
-/** Summarizer calls carry our summarizer system prompts ("running summary"); chat calls don't. */
+/**
+ * Summarizer calls carry our summarizer system prompts ("running summary"), or continue the chat's prompt with a
+ * fold task as the last message (FOLD_PROMPT=auto); chat calls do neither.
+ */
 export function classifyRequest(body: StubRequestBody): string {
   const first = body.messages[0];
-  return first?.role === 'system' && /running summary/.test(wireContentText(first.content)) ? 'summary' : 'chat';
+  if (first?.role === 'system' && /running summary/.test(wireContentText(first.content))) return 'summary';
+  return isContinuedFold(body) ? 'summary' : 'chat';
+}
+
+/** Whether the request is a fold continuing the chat's prompt (its last message is the fold task). */
+export function isContinuedFold(body: StubRequestBody): boolean {
+  const last = body.messages.at(-1);
+  return last?.role === 'user' && wireContentText(last.content).startsWith(FOLD_TASK_OPENING);
+}
+
+/**
+ * The text a summarizer call is asked to summarize: a stand-alone prompt's messages; a continued fold's folded
+ * messages (the task's count of them, from the first message opening as its first landmark), with the task, not the
+ * kept window after them.
+ */
+export function summarizedText(body: StubRequestBody): string {
+  const texts = body.messages.map((message) => wireContentText(message.content));
+  if (!isContinuedFold(body)) return texts.join('\n');
+  const task = texts.at(-1) ?? '';
+  const opening = (/^#\d+ \w+: «(.*)»/m.exec(task)?.[1] ?? '').replace(/…$/, '');
+  const count = Number(/are the oldest (\d+) of the conversation/.exec(task)?.[1] ?? 0);
+  const from = texts.findIndex((text, index) => index > 0 && text.replace(/\s+/g, ' ').trim().startsWith(opening));
+  return [...(from >= 0 ? texts.slice(from, from + count) : []), task].join('\n');
 }
 
 /**
@@ -15,9 +41,9 @@ export function classifyRequest(body: StubRequestBody): string {
 export function summaryResponder(options: { chat?: StubResponder; delayMs?: number } = {}): StubResponder {
   return (request) => {
     if (request.kind !== 'summary') return (options.chat ?? echoResponder)(request);
-    const text = request.body.messages.map((message) => wireContentText(message.content)).join('\n');
+    const text = summarizedText(request.body);
     const codes = [...new Set(text.match(/CODE-\d+/g) ?? [])];
-    const range = /New messages \(#(\d+) to #(\d+)\)/.exec(text);
+    const range = /(?:New messages|The messages to fold) \(#(\d+) to #(\d+)\)/.exec(text);
     const cite = range ? ` [#${range[1]}–${range[2]}]` : '';
     return replyWithText(`Intent: testing long chats.${cite} Identifiers: ${codes.join(', ') || 'none'}.`, options.delayMs ? { firstByteDelayMs: options.delayMs } : {});
   };

@@ -1,5 +1,6 @@
 import { buildSummarizerInputs, checkRetention, DEFAULT_SEGMENT_PROMPT, filterCitations, renderSummaryPrompt } from '../context';
-import type { ContextEntry, SummaryPromptTemplate } from '../context';
+import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
+import { continuedFoldMessages, type ChatPrefix } from './continued-fold-prompt';
 import { consolidateSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { asPackMessages, callSummarizer, type CallInput, type SummarizeDeps } from './summarize-entries';
 import { appendSegment, keepSegments, segmentsOf, singleSegment, type SegmentedSummary } from './summary-segments';
@@ -33,6 +34,12 @@ export interface AppendSegmentsInput extends CallInput {
   contextStartSeq: number;
   /** The thread's own summary prompt; it applies to each segment and to a consolidation. */
   summaryPrompt: string | undefined;
+  /**
+   * The thread's chat prompt as its next call would send it: when given, and the fold is one chunk that the prefix
+   * holds within `maxPromptTokens`, the segment is asked for by continuing it (continued-fold-prompt.ts), so a
+   * provider's prompt cache bills the fold's prompt as the chat calls' cached prefix.
+   */
+  chatPrefix?: { prefix: ChatPrefix; maxPromptTokens: number } | null;
 }
 
 export interface AppendSegmentsResult {
@@ -66,6 +73,7 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
   /** How many segments at the front are the earlier summary's, untouched. */
   let untouched = previous?.segmentEnds.length ?? 0;
   let consolidated = false;
+  const continued = chunks.length === 1 ? continuedMessages(input, template, segmentCap, deps) : null;
   for (const [index, chunk] of chunks.entries()) {
     // Later chunks reserve only the cap for the summary so far: a summary over it is consolidated first.
     if (index > 0 && summary && settings.counter.countText(summary.text) > settings.summaryMaxTokens) {
@@ -73,11 +81,14 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
       untouched = 0;
       consolidated = true;
     }
-    const messages = renderSummaryPrompt({
-      previousSummary: summary?.text ?? null, entries: chunk.entries, maxTokens: segmentCap,
-      fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template,
-    });
-    const segment = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
+    const segment = continued
+      ? await callSummarizer({ ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' }, deps)
+      : await callSummarizer({
+        ...input, purpose: 'summary',
+        messages: asPackMessages(renderSummaryPrompt({
+          previousSummary: summary?.text ?? null, entries: chunk.entries, maxTokens: segmentCap, fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template,
+        })),
+      }, deps);
     summary = appendSegment(summary, filterCitations({ summary: segment, fromSeq: input.contextStartSeq, throughSeq: chunk.throughSeq }));
   }
   if (!summary) return { summary: singleSegment(''), consolidated, kept: 0, total: 0 };
@@ -88,6 +99,20 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
   }
   const retention = checkRetention({ folded: input.folded, summary: summary.text });
   return { summary, consolidated, kept: retention.kept, total: retention.total };
+}
+
+/** The continued fold's messages when the chat's prefix can carry this fold within its prompt limit, else null. */
+function continuedMessages(input: AppendSegmentsInput, template: SummaryPromptTemplate, segmentCap: number, deps: SummarizeDeps): PackMessage[] | null {
+  const given = input.chatPrefix;
+  if (!given) return null;
+  const messages = continuedFoldMessages({
+    prefix: given.prefix, folded: input.folded, template, fromSeq: input.fromSeq, maxTokens: segmentCap,
+    measure: (message) => deps.settings.counter.countMessage(message),
+  });
+  if (!messages) return null;
+  const task = messages.at(-1)?.tokens ?? 0;
+  // The budget already leaves the answer's reserve free.
+  return given.prefix.tokens + task <= given.maxPromptTokens ? messages : null;
 }
 
 /** The identifier re-ask: the new segments are written again once, listing what the summary lost; kept when better. */

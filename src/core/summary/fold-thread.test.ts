@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatResult, ModelCallRecord, SummarizerPort } from '../ports';
 import { foldThread } from './fold-thread';
+import { FOLD_TASK_OPENING } from './continued-fold-prompt';
+import { packBudget } from '../context-settings';
+import type { ThreadContext } from '../domain';
 import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
 
 function setup(summarizer: SummarizerPort = codeSummarizer()) {
@@ -148,5 +151,66 @@ describe('foldThread: an idle fold', () => {
     const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 13, now: new Date(quietMs * 10) } }, deps);
     expect(outcome).toMatchObject({ status: 'skipped', reason: expect.stringContaining('12 tokens is not worth it') });
     expect(thread.commits).toHaveLength(0);
+  });
+});
+
+describe('foldThread: a fold that continues the chat prompt', () => {
+  const tool = { type: 'function' as const, function: { name: 'search_transcript', description: 'search', parameters: { type: 'object', properties: {} } } };
+  /** Answers with the codes of the messages its task names (by their range), and keeps what it was sent. */
+  function continuingSummarizer(): SummarizerPort & { asked: Parameters<SummarizerPort['summarize']>[0][] } {
+    const asked: Parameters<SummarizerPort['summarize']>[0][] = [];
+    return {
+      model: 'fake-summarizer', asked,
+      async summarize(input): Promise<ChatResult> {
+        asked.push(input);
+        const task = input.messages.at(-1)?.content ?? '';
+        const range = /The messages to fold \(#(\d+) to #(\d+)\)/.exec(task);
+        const seqs = range ? Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, index) => Number(range[1]) + index) : [];
+        const listed = task.startsWith(FOLD_TASK_OPENING) ? seqs.map((seq) => `CODE-${seq}`) : (task.match(/CODE-\d+/g) ?? []);
+        return { text: `Segment: ${[...new Set(listed)].join(', ')}.`, toolCalls: [], usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 90 } };
+      },
+    };
+  }
+  function withPrefix(summarizer: SummarizerPort) {
+    const setupResult = setup(summarizer);
+    setupResult.thread.state.transcript.forEach((entry) => { entry.content = `message ${entry.seq} mentions CODE-${entry.seq}`; });
+    const chatPrefix = (context: ThreadContext) => ({
+      messages: [{ role: 'system' as const, content: 'system', tokens: 5 }, ...context.window.map((entry) => ({ role: entry.role, content: entry.content, seq: entry.seq, tokens: entry.tokens }))],
+      tools: [tool], tokens: 300,
+    });
+    return { ...setupResult, deps: { ...setupResult.deps, chatPrefix } };
+  }
+
+  it('sends the chat prefix, the task and the same tools with tool_choice none and the thread as cache key', async () => {
+    const summarizer = continuingSummarizer();
+    const { thread, deps } = withPrefix(summarizer);
+    const outcome = await foldThread({ threadId: 'thread-1' }, deps);
+    expect(outcome).toMatchObject({ status: 'folded', throughSeq: 8 });
+    const [call] = summarizer.asked;
+    expect(call?.tools).toEqual([tool]);
+    expect(call?.toolChoice).toBe('none');
+    expect(call?.cacheKey).toBe('thread-1');
+    // The whole window as the chat sends it (the kept #9 and #10 too), then the task listing #1 to #8.
+    expect(call?.messages.map((message) => message.seq)).toEqual([undefined, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, undefined]);
+    expect(call?.messages.at(-1)?.content).toContain('The messages to fold (#1 to #8)');
+    expect(thread.state.summaryText).toBe('Segment: CODE-1, CODE-2, CODE-3, CODE-4, CODE-5, CODE-6, CODE-7, CODE-8.');
+    expect(thread.commits[0]).toMatchObject({ identifiersKept: 8, identifiersTotal: 8 });
+  });
+
+  it('stays stand-alone for an idle fold, an overflow fold, and a prefix over the budget', async () => {
+    for (const input of [
+      { threadId: 'thread-1', idle: { quietMs: 1, minTokens: 1, now: new Date(1_000) } },
+      { threadId: 'thread-1', author: 'overflow-fallback' as const, force: true },
+    ]) {
+      const summarizer = continuingSummarizer();
+      const { deps } = withPrefix(summarizer);
+      await foldThread(input, deps);
+      expect(summarizer.asked[0]?.tools).toBeUndefined();
+      expect(summarizer.asked[0]?.messages[0]?.content).toContain('running summary');
+    }
+    const summarizer = continuingSummarizer();
+    const { deps, settings } = withPrefix(summarizer);
+    await foldThread({ threadId: 'thread-1' }, { ...deps, chatPrefix: (context) => ({ ...deps.chatPrefix(context), tokens: packBudget(settings) }) });
+    expect(summarizer.asked[0]?.tools).toBeUndefined();
   });
 });

@@ -1,6 +1,8 @@
 import { planFold } from '../context';
 import { shouldFold } from '../context';
-import { contextStateOf, estimateFactor, policiesFor, type ContextSettings } from '../context-settings';
+import { contextStateOf, estimateFactor, packBudget, policiesFor, type ContextSettings } from '../context-settings';
+import type { ThreadContext } from '../domain';
+import type { ChatPrefix } from './continued-fold-prompt';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 import { appendSegments } from './append-segments';
 import { writeCallRecords, type DeferredRecord } from './summarize-entries';
@@ -16,6 +18,12 @@ export interface FoldDeps {
   events: ThreadEventBus;
   settings: ContextSettings;
   log: LogPort;
+  /**
+   * The thread's chat prompt as its next call would send it (the turn runner's, with its tool list), for a fold that
+   * continues it (see continued-fold-prompt.ts); null when it cannot be built. Absent: every fold is stand-alone
+   * (FOLD_PROMPT=standalone, a summarizer model other than the chat model, the offline model).
+   */
+  chatPrefix?: (context: ThreadContext) => ChatPrefix | null;
 }
 
 export type FoldOutcome =
@@ -66,6 +74,16 @@ function idleVerdict(input: { idle: IdleFold; lastActivityAt: Date; folded: read
   return null;
 }
 
+/**
+ * The chat prefix a fold continues. Not for an idle fold (the cache has gone cold, and the stand-alone prompt is the
+ * shorter one) nor for an overflow's fold (the chat's prompt no longer fits).
+ */
+function continuedPrefix(input: FoldInput, context: ThreadContext, deps: FoldDeps): { prefix: ChatPrefix; maxPromptTokens: number } | null {
+  if (!deps.chatPrefix || input.idle || input.author === 'overflow-fallback') return null;
+  const prefix = deps.chatPrefix(context);
+  return prefix ? { prefix, maxPromptTokens: packBudget(deps.settings) } : null;
+}
+
 async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: DeferredRecord[]): Promise<FoldOutcome> {
   const { settings } = deps;
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
@@ -93,6 +111,7 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
     const previous = state.summary ? segmentedSummary(state.summary.text, state.summary.segmentEnds) : null;
     const appended = await appendSegments({
       ...call, previous, folded, fromSeq, contextStartSeq: state.contextStartSeq, summaryPrompt: context.thread.settings.summaryPrompt,
+      chatPrefix: continuedPrefix(input, context, deps),
     }, deps);
     const { text, segmentEnds } = appended.summary;
     assertUsableSummary(text);

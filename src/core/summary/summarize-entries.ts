@@ -2,6 +2,7 @@ import { buildSummarizerInputs, checkRetention, DEFAULT_SUMMARY_PROMPT, renderSu
 import type { ContextEntry, PackMessage } from '../context';
 import type { ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort } from '../ports';
+import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { condenseSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { assertUsableSummary } from './usable-summary';
 
@@ -45,12 +46,14 @@ export function summaryTemplateFor(summaryPrompt: string | undefined): typeof DE
 }
 
 /** One summarizer call, recorded with its usage; its answer trimmed (throws UnusableSummaryError on garbage). */
-export async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary' }, deps: SummarizeDeps): Promise<string> {
+export async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary'; tools?: OpenAIFunctionTool[] }, deps: SummarizeDeps): Promise<string> {
   const started = Date.now();
-  const result = await deps.summarizer.summarize({ messages: input.messages, ...(input.signal ? { signal: input.signal } : {}) });
+  // With the chat's tools (a continued fold), the same list goes with `tool_choice: none` and the thread's cache key.
+  const continued = input.tools && input.tools.length > 0 ? { tools: input.tools, toolChoice: 'none' as const } : {};
+  const result = await deps.summarizer.summarize({ messages: input.messages, ...(input.signal ? { signal: input.signal } : {}), ...continued, cacheKey: input.threadId });
   const latencyMs = Date.now() - started;
   let estimated: number | null = null;
-  const estimate = () => (estimated ??= deps.settings.counter.countPack(input.messages));
+  const estimate = () => (estimated ??= deps.settings.counter.countPack(input.messages) + (input.tools && input.tools.length > 0 ? deps.settings.counter.countToolSchemas(input.tools) : 0));
   input.usage.tokensIn += result.usage?.promptTokens ?? estimate();
   input.usage.tokensOut += result.usage?.completionTokens ?? deps.settings.counter.countText(result.text);
   const record: DeferredRecord = () => deps.calls.record({

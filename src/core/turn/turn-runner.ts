@@ -9,7 +9,9 @@ import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructio
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
 import { PromptPrefixTracker } from './prompt-prefix-tracker';
-import { streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
+import { buildTurnPack, streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
+import { ContextOverBudgetError } from '../context';
+import type { ChatPrefix } from '../summary/continued-fold-prompt';
 
 export interface TurnRunnerOptions {
   turns: TurnStore;
@@ -235,6 +237,24 @@ export class TurnRunner {
       if (serverCalls.length < answer.toolCalls.length) return;
       if (!allowCalls) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
+    }
+  }
+
+  /**
+   * The thread's chat prompt as its next call would send it, without the per-call parts (recall slot, notes), with the
+   * tool list its calls are offered: what a fold continues (see continued-fold-prompt.ts). Null when the window does
+   * not fit whole (the budget guard leaves messages out).
+   */
+  chatPrefix(context: ThreadContext): ChatPrefix | null {
+    const { tools, settings } = this.options;
+    try {
+      // The list generate() offers: ours kept per thread, then an OpenAI client's from its latest request.
+      const offered = [...(tools ? this.offeredTools(context, tools) : []), ...clientToolsOf(context.thread)];
+      const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered, [], { recall: false });
+      return pack.omitted > 0 ? null : { messages: pack.messages, tools: offered, tokens: pack.tokens + toolSchemaTokens };
+    } catch (error) {
+      if (error instanceof ContextOverBudgetError) return null;
+      throw error;
     }
   }
 
