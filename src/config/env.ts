@@ -143,7 +143,7 @@ const schema = z.object({
   /** Auto-recall's relevance gate: a recall slot only where recall is likely to add something (core/context/recall-gate). */
   RECALL_GATE: z.enum(['on', 'off']).default('on'),
   /** A recall slot, once shown, held in place until the next fold (sticky recall); off: a slot serves its own turn. */
-  RECALL_STICKY: z.enum(['on', 'off']).default('off'),
+  RECALL_STICKY: z.enum(['on', 'off']).default('on'),
   /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
   RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */

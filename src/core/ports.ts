@@ -89,9 +89,10 @@ export interface TurnStore {
    * The thread and its context in one statement. With `recall`, the same statement also finds the auto-recall
    * candidates (ThreadContext.recalled): messages older than the window, from the context start on, not pinned, that
    * best match the newest user message of the window and the answer it replies to (skipped when the thread's recall
-   * slot is 0).
+   * slot is 0). With `promptParts`, what a chat prompt shows besides the recall slot (the owner's saved memories, held
+   * recall notes) comes without the candidates' search: a fold that continues the chat's prompt reads so.
    */
-  loadContext(threadId: string, options?: { recall?: boolean }): Promise<ThreadContext | null>;
+  loadContext(threadId: string, options?: { recall?: boolean; promptParts?: boolean }): Promise<ThreadContext | null>;
   /** Stores counts redone with another encoding (see refreshTokenCounts). */
   saveTokenCounts(input: { threadId: string; encoding: string; entries: { seq: number; tokens: number }[]; summaryTokens: number | null }): Promise<void>;
   /** Appends a message produced by the turn (assistant or tool) with the next seq. */

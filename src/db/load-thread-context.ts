@@ -173,13 +173,13 @@ export type ThreadContextRow = ThreadRow & {
  * The context read as a SELECT of one row (none when the thread is gone), for loadThreadContext and for statements
  * that end with it (completeTurn). `recallTokens` is the deployment's default recall slot; undefined: no recall.
  * `recallSticky` (RECALL_STICKY): the held recall notes' tokens come with every read, their messages with a read
- * with recall; off, neither is read.
+ * with recall or `heldNotes`; off, neither is read.
  */
-export function threadContextSelect(threadId: string, recallTokens: number | undefined, savedMemoryTokens?: number, recallScope: 'thread' | 'user' = 'thread', recallSticky = false): Prisma.Sql {
+export function threadContextSelect(threadId: string, recallTokens: number | undefined, savedMemoryTokens?: number, recallScope: 'thread' | 'user' = 'thread', recallSticky = false, heldNotes = recallTokens !== undefined): Prisma.Sql {
   const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
   const elsewhere = recallTokens !== undefined ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`;
   const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
-  const held = recallSticky && recallTokens !== undefined ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
+  const held = recallSticky && heldNotes ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
   const heldTokens = recallSticky ? HELD_RECALL_TOKENS : Prisma.sql`NULL::int`;
   return Prisma.sql`
     SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories, ${held} AS held_recall, ${heldTokens} AS held_recall_tokens,
@@ -215,11 +215,15 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
  * consistent snapshot: a fold committing meanwhile is seen whole or not at all. Its cost does not depend on the
  * transcript's length, only on the window's; with `recall`, the auto-recall candidates come in the same statement
  * (an index search: no extra round trip on the turn's path), and so do the owner's saved memories within
- * `userMemoryTokens`. `recallTokens` is the deployment's default slot.
+ * `userMemoryTokens`. `recallTokens` is the deployment's default slot. With `promptParts` (and no `recall`), what a
+ * chat prompt shows besides the recall slot comes too (saved memories, held recall notes), without the search.
  */
-export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user'; recallSticky?: boolean } = {}): Promise<ThreadContext | null> {
+export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; promptParts?: boolean; recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user'; recallSticky?: boolean } = {}): Promise<ThreadContext | null> {
+  const promptParts = options.recall === true || options.promptParts === true;
+  const savedMemoryTokens = promptParts ? options.userMemoryTokens : undefined;
   // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
-  const savedMemoryTokens = options.recall ? options.userMemoryTokens : undefined;
-  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(threadId, options.recall ? options.recallTokens ?? 1 : undefined, savedMemoryTokens, options.recallScope, options.recallSticky)));
+  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(
+    threadId, options.recall ? options.recallTokens ?? 1 : undefined, savedMemoryTokens, options.recallScope, options.recallSticky, promptParts,
+  )));
   return rows[0] ? threadContextFromRow(rows[0]) : null;
 }

@@ -6,13 +6,15 @@ import type { ThreadEvent } from '../../src/shared/events';
 import { wireContentText, type WireChatMessage } from '../../src/llm/count-chat-tokens';
 import { echoResponder, replyWithText, type OpenAIStub, type StubReply, type StubRequest, type StubRequestBody } from '../support/openai-stub';
 import type { TestApp } from '../support/test-app';
+import { isContinuedFold } from '../support/summary-stub';
 
 /** Tells chat calls from the summary model's (summaries and tool-result condensing). */
 export function classifyRequest(body: StubRequestBody): string {
   const first = body.messages[0];
   const text = first?.role === 'system' ? wireContentText(first.content) : '';
   if (text.startsWith('You condense the output of a tool')) return 'condense';
-  return /running summary/.test(text) ? 'summary' : 'chat';
+  // A fold continuing the chat's prompt starts like a chat call: its task is the last message.
+  return /running summary/.test(text) || isContinuedFold(body) ? 'summary' : 'chat';
 }
 
 export const textOf = (message: WireChatMessage | undefined): string => (message ? wireContentText(message.content) : '');

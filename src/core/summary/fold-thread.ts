@@ -74,12 +74,14 @@ function idleVerdict(input: { idle: IdleFold; lastActivityAt: Date; folded: read
   return null;
 }
 
+const continuable = (input: FoldInput): boolean => !input.idle && input.author !== 'overflow-fallback';
+
 /**
  * The chat prefix a fold continues. Not for an idle fold (the cache has gone cold, and the stand-alone prompt is the
  * shorter one) nor for an overflow's fold (the chat's prompt no longer fits).
  */
 function continuedPrefix(input: FoldInput, context: ThreadContext, deps: FoldDeps): { prefix: ChatPrefix; maxPromptTokens: number } | null {
-  if (!deps.chatPrefix || input.idle || input.author === 'overflow-fallback') return null;
+  if (!deps.chatPrefix || !continuable(input)) return null;
   const prefix = deps.chatPrefix(context);
   return prefix ? { prefix, maxPromptTokens: packBudget(deps.settings) } : null;
 }
@@ -87,7 +89,8 @@ function continuedPrefix(input: FoldInput, context: ThreadContext, deps: FoldDep
 async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: DeferredRecord[]): Promise<FoldOutcome> {
   const { settings } = deps;
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
-    const context = await deps.turns.loadContext(input.threadId);
+    // A fold that continues the chat's prompt reads what that prompt shows (saved memories, held recall notes).
+    const context = await deps.turns.loadContext(input.threadId, deps.chatPrefix && continuable(input) ? { promptParts: true } : undefined);
     if (!context) return { status: 'skipped', reason: 'thread not found' };
     const state = contextStateOf(context, settings);
     if (state.memoryMode === 'window-only') return { status: 'skipped', reason: 'window-only thread' };
