@@ -13,7 +13,7 @@
  * `BENCH_CACHE_SHAPE=issue`: each conversation as issue 24 measured it (and its "Done when" measures held-out ones):
  * its first ISSUE_LINES lines as the chat, then ISSUE_QUESTIONS questions about its first sessions.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -24,7 +24,11 @@ import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest, type
 import { classifyRequest as classifyOurs } from '../test/support/summary-stub';
 import { loadLocomo, LOCOMO_PATH, type Turn } from './support/locomo';
 import { requestJson, sendStreaming } from './support/sse-client';
-import { startApp, startServices, stopOnSignals } from './support/stack';
+import { startApp, startServices, stopOnSignals, type Services } from './support/stack';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { quantile } from './support/stats';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -36,6 +40,8 @@ const ISSUE_SHAPE = process.env.BENCH_CACHE_SHAPE === 'issue';
 const ISSUE_LINES = 400;
 const ISSUE_QUESTIONS = 5;
 const MODEL = 'gpt-4o-mini';
+/** `BENCH_CACHE_VIA=npm-start`: ours through `npm start` in its own process (see npmStartServer). */
+const VIA_NPM_START = process.env.BENCH_CACHE_VIA === 'npm-start';
 /** `BENCH_CACHE_OURS_ENV="RECALL_TOKENS=0,SUMMARY_KEEP=messages=8"`: settings for our app only (to attribute a figure). */
 const OURS_ENV: Record<string, string> = Object.fromEntries((process.env.BENCH_CACHE_OURS_ENV ?? '').split(/,(?=[A-Z_]+=)/).filter(Boolean)
   .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
@@ -144,15 +150,77 @@ async function runnerIdle(activeCount: () => number): Promise<void> {
   while (activeCount() > 0) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
+/** Ours as the replay drives it: where to reach it, its database, and a wait for its runner to finish its turns. */
+interface OursServer {
+  baseUrl: string;
+  databaseUrl: string;
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Ours in this process, as `npm run bench` starts it; the next message goes once its turn runner is idle. */
+async function inProcessServer(services: Services, stubUrl: string): Promise<OursServer> {
+  const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', ...OURS_ENV } });
+  return { baseUrl: app.baseUrl, databaseUrl: app.databaseUrl, settled: () => runnerIdle(() => app.application.runner.activeCount), stop: () => app.stop() };
+}
+
+/**
+ * `BENCH_CACHE_VIA=npm-start`: ours as a user starts it, `npm start` in a process of its own with documented settings
+ * only (the endpoint, a data directory, a port, and per-user limits raised: one bench user sends hundreds of messages a
+ * minute), on this run's Postgres and Redis (so its model-call records can be read). The next message goes once the
+ * turn's stream has ended.
+ */
+async function npmStartServer(services: Services, stubUrl: string): Promise<OursServer> {
+  const databaseUrl = await services.createDatabase('bench');
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-cache-npm-start-'));
+  const port = await freePort();
+  const child = spawn('npm', ['start'], {
+    cwd: path.resolve(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'], detached: true,
+    env: {
+      ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl, REDIS_URL: services.redis.url, REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
+      OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key',
+      RATE_LIMIT_PER_MINUTE: '100000000', MAX_THREADS_PER_USER: '1000000', SEARCH_PER_MINUTE: '100000000', ...OURS_ENV,
+    },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode} before it listened`);
+    if (await fetch(`${baseUrl}/readyz`).then((response) => response.ok, () => false)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('npm start did not answer /readyz within 180 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  log(`ours through npm start (pid ${child.pid}) on ${baseUrl}`);
+  return { baseUrl, databaseUrl, settled: async () => undefined, stop };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** Ours: the whole application at its default profile (only the model endpoint set), one thread per conversation. */
 async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
   const services = await startServices();
   const removeHandlers = stopOnSignals(() => services.stop(), log);
   const caching = await startCachingStub();
   try {
-    const app = await startApp(services, { env: { OPENAI_BASE_URL: caching.stub.url, OPENAI_API_KEY: 'bench-key', ...OURS_ENV } });
+    const app = VIA_NPM_START ? await npmStartServer(services, caching.stub.url) : await inProcessServer(services, caching.stub.url);
     try {
-      const { baseUrl, application } = app;
+      const { baseUrl } = app;
       const token = (await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' })).body.token;
       const threadIds: string[] = [];
       const run = await replay('ours', conversations, async (conversation) => {
@@ -166,7 +234,7 @@ async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
             const end = streamed.events.find((event) => event.event === 'turn-end');
             const status = (end?.data as { status?: string } | undefined)?.status;
             if (streamed.status !== 200 || status !== 'complete') throw new Error(`${conversation.id} turn ${turn}: HTTP ${streamed.status}, turn ${status ?? 'without turn-end'}`);
-            await runnerIdle(() => application.runner.activeCount);
+            await app.settled();
           },
         };
       }, caching);
@@ -344,7 +412,7 @@ async function main(): Promise<void> {
   const [o, l, f] = runs.map((item) => item.figures) as [Figures, Figures, Figures];
   const lines = [
     `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's first ${ISSUE_LINES} lines, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
-    `ours at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
+    `ours${VIA_NPM_START ? ' (through npm start)' : ''} at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
     '',
     ...table(runs),
