@@ -106,7 +106,7 @@ function continuedMessages(input: AppendSegmentsInput, template: SummaryPromptTe
   const given = input.chatPrefix;
   if (!given) return null;
   const messages = continuedFoldMessages({
-    prefix: given.prefix, folded: input.folded, template, fromSeq: input.fromSeq, maxTokens: segmentCap,
+    prefix: given.prefix, folded: input.folded, template, fromSeq: input.fromSeq, maxTokens: segmentCap, earlierSummary: input.previous !== null && input.previous.text !== '',
     measure: (message) => deps.settings.counter.countMessage(message),
   });
   if (!messages) return null;

@@ -56,6 +56,8 @@ export interface ContinuedFoldInput {
   /** First seq the summary may cite (the context start). */
   fromSeq: number;
   maxTokens: number;
+  /** Whether the thread has a summary already (its segments are in the leading system message). */
+  earlierSummary: boolean;
   /** Counts the task message. */
   measure: (message: { role: 'user'; content: string }) => number;
 }
@@ -96,7 +98,7 @@ export function continuedFoldMessages(input: ContinuedFoldInput): PackMessage[] 
     + ' They are numbered on from the first, one number a message (recall notes not counted); the landmarks below give a number and the message\'s opening, and mark where a number is skipped:',
     ...landmarks.map(describeEntry),
     '',
-    'The summary in the system message above is the earlier summary: it stays as it is, do not repeat it.',
+    ...(input.earlierSummary ? ['The summary in the system message above is the earlier summary: it stays as it is, do not repeat it.'] : []),
     `Write the next segment of the summary now: only what messages #${first} to #${last.seq} add (at most ${input.maxTokens} tokens). Answer with the segment only.`,
   ].join('\n');
   const task = { role: 'user' as const, content };
