@@ -1,6 +1,8 @@
 import { buildSummarizerInputs, checkRetention, DEFAULT_SEGMENT_PROMPT, filterCitations, renderSummaryPrompt } from '../context';
 import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
 import { continuedFoldMessages, type ChatPrefix } from './continued-fold-prompt';
+import { UnusableSummaryError } from './usable-summary';
+import { isModelCallError } from '../model-call-error';
 import { consolidateSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { asPackMessages, callSummarizer, type CallInput, type SummarizeDeps } from './summarize-entries';
 import { appendSegment, keepSegments, segmentsOf, singleSegment, type SegmentedSummary } from './summary-segments';
@@ -81,14 +83,22 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
       untouched = 0;
       consolidated = true;
     }
+    const earlier = summary;
+    const standalone = () => callSummarizer({
+      ...input, purpose: 'summary',
+      messages: asPackMessages(renderSummaryPrompt({
+        previousSummary: earlier?.text ?? null, entries: chunk.entries, maxTokens: segmentCap, fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template,
+      })),
+    }, deps);
     const segment = continued
-      ? await callSummarizer({ ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' }, deps)
-      : await callSummarizer({
-        ...input, purpose: 'summary',
-        messages: asPackMessages(renderSummaryPrompt({
-          previousSummary: summary?.text ?? null, entries: chunk.entries, maxTokens: segmentCap, fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template,
-        })),
-      }, deps);
+      ? await callSummarizer({ ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' }, deps).catch((error: unknown) => {
+        // A model that answers the task with no summary (a tool call, an apology), or an endpoint that refuses the
+        // request's shape, gets the stand-alone prompt once: the fold must not stall on the cheaper form.
+        if (!(error instanceof UnusableSummaryError) && !(isModelCallError(error) && error.kind === 'bad_request')) throw error;
+        deps.log.warn({ threadId: input.threadId, err: error }, 'a fold continuing the chat prompt got no usable summary; asking with the stand-alone prompt');
+        return standalone();
+      })
+      : await standalone();
     summary = appendSegment(summary, filterCitations({ summary: segment, fromSeq: input.contextStartSeq, throughSeq: chunk.throughSeq }));
   }
   if (!summary) return { summary: singleSegment(''), consolidated, kept: 0, total: 0 };

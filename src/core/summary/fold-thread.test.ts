@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatResult, ModelCallRecord, SummarizerPort } from '../ports';
 import { foldThread } from './fold-thread';
 import { FOLD_TASK_OPENING } from './continued-fold-prompt';
+import { ModelCallError } from '../model-call-error';
 import { packBudget } from '../context-settings';
 import type { ThreadContext } from '../domain';
 import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
@@ -195,6 +196,26 @@ describe('foldThread: a fold that continues the chat prompt', () => {
     expect(call?.messages.at(-1)?.content).toContain('The messages to fold (#1 to #8)');
     expect(thread.state.summaryText).toBe('Segment: CODE-1, CODE-2, CODE-3, CODE-4, CODE-5, CODE-6, CODE-7, CODE-8.');
     expect(thread.commits[0]).toMatchObject({ identifiersKept: 8, identifiersTotal: 8 });
+  });
+
+  it('asks once more with the stand-alone prompt when the continued one gets no usable summary or is refused', async () => {
+    for (const failure of [
+      async (): Promise<ChatResult> => ({ text: '', toolCalls: [{ id: 'c1', name: 'search_transcript', args: {} }], usage: null }),
+      async (): Promise<ChatResult> => { throw new ModelCallError({ kind: 'bad_request', message: 'tool_choice none is not supported', retryable: false }); },
+    ]) {
+      const summarizer = continuingSummarizer();
+      const answer = summarizer.summarize.bind(summarizer);
+      summarizer.summarize = async (input) => (input.tools ? (summarizer.asked.push(input), failure()) : answer(input));
+      const { thread, deps } = withPrefix(summarizer);
+      expect(await foldThread({ threadId: 'thread-1' }, deps)).toMatchObject({ status: 'folded', throughSeq: 8 });
+      expect(summarizer.asked.map((call) => call.tools !== undefined)).toEqual([true, false]);
+      expect(thread.state.summaryText).toContain('CODE-8');
+    }
+    // Any other failure is the fold's (retried by its job), not a reason to send a second prompt.
+    const summarizer = continuingSummarizer();
+    summarizer.summarize = async () => { throw new ModelCallError({ kind: 'server', message: 'overloaded', retryable: true }); };
+    const { deps } = withPrefix(summarizer);
+    await expect(foldThread({ threadId: 'thread-1' }, deps)).rejects.toThrow('overloaded');
   });
 
   it('stays stand-alone for an idle fold, an overflow fold, and a prefix over the budget', async () => {
