@@ -65,9 +65,9 @@ describe('continuedFoldMessages', () => {
   });
 
   it("applies a thread's own summary prompt to the segment", () => {
-    const template = { ...DEFAULT_SEGMENT_PROMPT, system: 'Summarize in French, at most {{maxTokens}} tokens.' };
+    const template = { ...DEFAULT_SEGMENT_PROMPT, system: 'Summarize in French, at most {{maxTokens}} tokens.\nAfter {{previousSummary}}: {{transcript}}' };
     const messages = continuedFoldMessages({ prefix: prefixOf(window), folded: window.slice(0, 2), template, fromSeq: 1, maxTokens: 120, earlierSummary: false, measure });
-    expect(messages?.at(-1)?.content).toContain('Summarize in French, at most 120 tokens.');
+    expect(messages?.at(-1)?.content).toContain('Summarize in French, at most 120 tokens.\nAfter (none yet): (messages #5 to #6 of the conversation above)');
     expect(messages?.at(-1)?.content).not.toContain('You maintain the running summary');
     // No summary yet: the task points at none.
     expect(messages?.at(-1)?.content).not.toContain('earlier summary');

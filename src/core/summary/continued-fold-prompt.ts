@@ -87,7 +87,12 @@ export function continuedFoldMessages(input: ContinuedFoldInput): PackMessage[] 
   const first = folded[0]?.seq ?? last.seq;
   const landmarks = folded.filter((entry, index) => index === 0 || index === folded.length - 1 || index % LANDMARK_EVERY === 0
     || entry.seq !== (folded[index - 1]?.seq ?? entry.seq) + 1);
-  const values = { maxTokens: String(input.maxTokens), fromSeq: String(input.fromSeq), throughSeq: String(last.seq) };
+  // A thread's own prompt may place the earlier summary and the transcript itself: here both are in the conversation.
+  const values = {
+    maxTokens: String(input.maxTokens), fromSeq: String(input.fromSeq), throughSeq: String(last.seq),
+    previousSummary: input.earlierSummary ? '(the summary in the system message above)' : '(none yet)',
+    transcript: `(messages #${folded[0]?.seq ?? last.seq} to #${last.seq} of the conversation above)`,
+  };
   const content = [
     FOLD_TASK_OPENING,
     'Pause the conversation: write a summary segment instead of a reply, and call no tool.',
