@@ -39,6 +39,11 @@ const ISSUE_SHAPE = process.env.BENCH_CACHE_SHAPE === 'issue';
 /** Issue 24's chat: a conversation's first 400 lines (about 200 exchanges), then 5 questions about its first sessions. */
 const ISSUE_LINES = 400;
 const ISSUE_QUESTIONS = 5;
+/**
+ * `BENCH_CACHE_SKIP_LINES=N` (issue shape): each chat starts at line N instead of the first, so the same shape runs
+ * on other stretches of the conversations — a second sample standing in for the conversations we do not have.
+ */
+const SKIP_LINES = Number(process.env.BENCH_CACHE_SKIP_LINES ?? 0);
 const MODEL = 'gpt-4o-mini';
 /** `BENCH_CACHE_VIA=npm-start`: ours through `npm start` in its own process (see npmStartServer). */
 const VIA_NPM_START = process.env.BENCH_CACHE_VIA === 'npm-start';
@@ -62,7 +67,7 @@ function log(message: string): void {
  */
 async function loadConversations(): Promise<Conversation[]> {
   return (await loadLocomo()).map((conversation) => {
-    const turns = ISSUE_SHAPE ? conversation.turns.slice(0, ISSUE_LINES) : conversation.turns;
+    const turns = ISSUE_SHAPE ? conversation.turns.slice(SKIP_LINES, SKIP_LINES + ISSUE_LINES) : conversation.turns;
     const exchanges: Exchange[] = [];
     for (let at = 0; at < turns.length;) {
       const user: string[] = [];
@@ -411,7 +416,7 @@ async function main(): Promise<void> {
   const runs = [ours, langchain, full].map((run) => ({ run, figures: figuresOf(run) }));
   const [o, l, f] = runs.map((item) => item.figures) as [Figures, Figures, Figures];
   const lines = [
-    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's first ${ISSUE_LINES} lines, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
+    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's ${SKIP_LINES > 0 ? `lines ${SKIP_LINES + 1}–${SKIP_LINES + ISSUE_LINES}` : `first ${ISSUE_LINES} lines`}, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
     `ours${VIA_NPM_START ? ' (through npm start)' : ''} at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
     '',
