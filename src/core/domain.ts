@@ -101,4 +101,9 @@ export interface ThreadContext {
   heldRecall?: HeldRecallNote[];
   /** Tokens of the recall notes held since the last fold (ContextState.heldRecallTokens), read with every context read. */
   heldRecallTokens?: number;
+  /**
+   * The fingerprints of the thread's newest recorded chat prompt (read with recall, on the turn's path): where the next
+   * call's prompt first differs from it, when this process has not seen the thread's previous call.
+   */
+  lastPrompt?: { tools: number; messages: number[] } | null;
 }

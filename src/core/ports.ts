@@ -140,6 +140,14 @@ export interface ModelCallRecord {
   reportedCachedTokens?: number | null;
   /** Chat calls: where the prompt first differed from the thread's previous call's (null: no previous call known). */
   promptDivergence?: PromptDivergence | null;
+  /** Chat calls: the prompt's fingerprints, so the thread's next call can compare with it from any process. */
+  promptFingerprints?: PromptFingerprints | null;
+}
+
+/** A chat prompt's fingerprints (prompt-prefix-tracker.ts): its tool list's, and one per message. */
+export interface PromptFingerprints {
+  tools: number;
+  messages: number[];
 }
 
 /** Where a chat call's prompt first differed from the previous call's in the same thread (what broke the cache). */

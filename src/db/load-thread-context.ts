@@ -114,6 +114,13 @@ function heldRecallSql(defaultScope: 'thread' | 'user'): Prisma.Sql {
   )`;
 }
 
+/** The fingerprints of thread `t`'s newest recorded chat prompt (an index scan backwards on thread and time). */
+const LAST_PROMPT = Prisma.sql`(
+  SELECT json_build_object('tools', c.tools_fingerprint, 'messages', c.prompt_fingerprints) FROM model_calls c
+  WHERE c.thread_id = t.id AND c.purpose = 'chat' AND c.tools_fingerprint IS NOT NULL
+  ORDER BY c.created_at DESC LIMIT 1
+)`;
+
 /** Tokens of the recall notes of thread `t` under its current summary revision (the fold trigger counts them). */
 const HELD_RECALL_TOKENS = Prisma.sql`(SELECT coalesce(sum(coalesce((n.note->>'tokens')::int, 0)), 0)::int FROM ${HELD_NOTES} n)`;
 
@@ -166,6 +173,7 @@ interface SavedMemoryJson {
 export type ThreadContextRow = ThreadRow & {
   entries: EntryJson[]; recalled: RecalledJson[] | null; recalled_elsewhere?: RecalledJson[] | null; saved_memories?: SavedMemoryJson[] | null;
   held_recall?: HeldRecallJson[] | null;
+  last_prompt?: { tools: number; messages: number[] } | null;
   held_recall_tokens?: number | null;
 };
 
@@ -181,8 +189,11 @@ export function threadContextSelect(threadId: string, recallTokens: number | und
   const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
   const held = recallSticky && heldNotes ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
   const heldTokens = recallSticky ? HELD_RECALL_TOKENS : Prisma.sql`NULL::int`;
+  // The newest chat prompt's fingerprints come with the turn's reads (those with recall): see ThreadContext.lastPrompt.
+  const lastPrompt = recallTokens !== undefined ? LAST_PROMPT : Prisma.sql`NULL::json`;
   return Prisma.sql`
     SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories, ${held} AS held_recall, ${heldTokens} AS held_recall_tokens,
+      ${lastPrompt} AS last_prompt,
       (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
         FROM context_entries e
@@ -195,7 +206,7 @@ export function threadContextSelect(threadId: string, recallTokens: number | und
 
 /** The ThreadContext of a context read's row. */
 export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
-  const { entries, recalled, recalled_elsewhere: elsewhere, saved_memories: saved, held_recall: held, held_recall_tokens: heldTokens, ...threadRow } = row;
+  const { entries, recalled, recalled_elsewhere: elsewhere, saved_memories: saved, held_recall: held, held_recall_tokens: heldTokens, last_prompt: lastPrompt, ...threadRow } = row;
   const all = entries.map(toEntryFromJson);
   const savedMemories: SavedMemoryItem[] | null = saved ? saved.map((json) => ({ id: json.id, text: json.text, tokens: json.tokens, createdAt: new Date(json.createdAt) })) : null;
   return {
@@ -206,6 +217,7 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
     ...(elsewhere ? { recalledElsewhere: elsewhere.map(toRecalled) } : {}),
     ...(savedMemories ? { savedMemories } : {}),
     ...(heldTokens ? { heldRecallTokens: heldTokens } : {}),
+    ...(lastPrompt ? { lastPrompt } : {}),
     ...(held && held.length > 0 ? { heldRecall: held.map((note) => ({ servedSeq: note.servedSeq, recalled: [...note.own, ...note.elsewhere].map(toRecalled) })) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { promptCacheKeyOf } from '../../src/llm/model-ports';
 import type { MessageContextDto, ModelCallListDto } from '../../src/shared/api';
 import { replyWithText } from '../support/openai-stub';
 import { useChatServer } from '../support/chat-server';
+import { startTestApp } from '../support/test-app';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { FOLD_TASK_OPENING } from '../../src/core/summary/continued-fold-prompt';
@@ -51,6 +52,27 @@ describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and wh
     const metrics = await (await server.app.api('/metrics', { token: METRICS_TOKEN })).text();
     const counted = /chat_model_cached_prompt_tokens_total\{model="[^"]+",purpose="chat"\} (\d+)/.exec(metrics);
     expect(Number(counted?.[1])).toBeGreaterThanOrEqual(requests.reduce((sum, request) => sum + (request.cachedTokens ?? 0), 0));
+  });
+
+  it('marks the first difference when the previous call was made by another server process', async () => {
+    const thread = await kit.createThread();
+    await kit.send(thread.id, 'First message.');
+    await kit.send(thread.id, 'Second message.');
+    // A second process of the same deployment (same database, Redis prefix and auth secret) answers the third.
+    const other = await startTestApp({
+      database: { url: server.app.databaseUrl }, authSecret: server.app.authSecret,
+      env: { OPENAI_BASE_URL: server.stub.url, SYSTEM_PROMPT, PROMPT_CACHE_KEY: 'on', RECALL_TOKENS: '0', REDIS_PREFIX: server.app.prefix },
+    });
+    try {
+      const third = await memoryKit(other, server.token).send(thread.id, 'Third message.');
+      const response = await other.api(`/api/threads/${thread.id}/messages/${third.messages.at(-1)!.id}/context`, { token: server.token });
+      const view = (await response.json()) as MessageContextDto;
+      // The stored fingerprints of the second call: [system, user, assistant, user] is a prefix of this prompt.
+      expect(view.promptDivergence?.messageIndex).toBe(4);
+      expect(view.promptDivergence?.tokensBefore).toBeGreaterThan(1024);
+    } finally {
+      await other.application.stop(1000);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ContextPack } from '../context';
 import { ModelCallError } from '../model-call-error';
-import type { ChatCallRecord, LogPort, ModelCallRecord, ModelCallStore, PromptDivergence } from '../ports';
+import type { ChatCallRecord, LogPort, ModelCallRecord, ModelCallStore, PromptDivergence, PromptFingerprints } from '../ports';
 
 interface ChatCallInput {
   threadId: string;
@@ -12,6 +12,7 @@ interface ChatCallInput {
   usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
   overflowRetry: boolean;
   promptDivergence?: PromptDivergence | null;
+  promptFingerprints?: PromptFingerprints | null;
 }
 
 /** The figures and pack references of one chat call. */
@@ -27,6 +28,7 @@ function chatCallFigures(input: ChatCallInput): ModelCallRecord {
     reportedCompletionTokens: input.usage?.completionTokens ?? null,
     reportedCachedTokens: input.usage?.cachedTokens ?? null,
     promptDivergence: input.promptDivergence ?? null,
+    promptFingerprints: input.promptFingerprints ?? null,
     latencyMs: Date.now() - input.startedAt,
     summaryRevision: pack.manifest.summaryRevision,
     windowFromSeq: pack.manifest.windowFromSeq,

@@ -88,7 +88,9 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
   for (let attempt = 0; ; attempt += 1) {
     // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
     const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, { recall: !overflowRetried });
-    const promptDivergence = deps.prompts?.observe({ threadId, messages: pack.messages, tools: input.tools, toolSchemaTokens }) ?? null;
+    const observed = deps.prompts?.observe({ threadId, messages: pack.messages, tools: input.tools, toolSchemaTokens, stored: context.lastPrompt ?? null });
+    const promptDivergence = observed?.divergence ?? null;
+    const promptFingerprints = observed?.fingerprints ?? null;
     const startedAt = Date.now();
     try {
       const result = await chat.stream({
@@ -106,7 +108,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), promptDivergence });
+      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), promptDivergence, promptFingerprints });
       const finished = await turns.finishMessage({
         messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
@@ -119,7 +121,7 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
       if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;
-      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, promptDivergence, error: reason }, deps);
+      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, promptDivergence, promptFingerprints, error: reason }, deps);
       if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
         overflowRetried = true;
         deps.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');
