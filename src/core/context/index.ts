@@ -32,7 +32,7 @@ export { applyFold } from './apply-fold';
 export type { ApplyFoldOptions } from './apply-fold';
 export { buildSummarizerInputs } from './build-summarizer-inputs';
 export type { BuildSummarizerInputsOptions, SummarizerChunk } from './build-summarizer-inputs';
-export { DEFAULT_SEGMENT_PROMPT, DEFAULT_SUMMARY_PROMPT, EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
+export { DEFAULT_SEGMENT_PROMPT, DEFAULT_SUMMARY_PROMPT, EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING, fillSummaryTemplate, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
 export type { RenderSummaryPromptOptions, SummarizerMessage, SummaryPromptTemplate } from './summary-prompt';
 export { checkRetention, extractIdentifiers, mustKeepVerbatim } from './extract-identifiers';
 export type { RetentionReport } from './extract-identifiers';

@@ -109,7 +109,8 @@ export function renderTranscriptLine(entry: ContextEntry): string {
   return lines.join('\n');
 }
 
-function fill(text: string, values: Record<string, string>): string {
+/** A template's `{{name}}` placeholders filled from `values` (unknown ones stay as they are). */
+export function fillSummaryTemplate(text: string, values: Record<string, string>): string {
   // One pass, so placeholder-like text inside the transcript is never substituted.
   return text.replace(/\{\{(\w+)\}\}/g, (placeholder, key: string) => values[key] ?? placeholder);
 }
@@ -125,7 +126,7 @@ export function renderSummaryPrompt(options: RenderSummaryPromptOptions): Summar
     transcript: options.entries.map(renderTranscriptLine).join('\n'),
   };
   return [
-    { role: 'system', content: fill(template.system, values) },
-    { role: 'user', content: fill(template.user, values) },
+    { role: 'system', content: fillSummaryTemplate(template.system, values) },
+    { role: 'user', content: fillSummaryTemplate(template.user, values) },
   ];
 }

@@ -1,4 +1,4 @@
-import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
+import { fillSummaryTemplate, type ContextEntry, type PackMessage, type SummaryPromptTemplate } from '../context';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 
 /**
@@ -41,10 +41,6 @@ function describeEntry(entry: ContextEntry): string {
   const text = entry.content !== '' ? `«${openingOf(entry.content)}»` : '';
   const called = calls.length > 0 ? `${text ? ' ' : ''}(called ${calls.join(', ')})` : '';
   return `#${entry.seq} ${entry.role}: ${text}${called}`;
-}
-
-function fill(text: string, values: Record<string, string>): string {
-  return text.replace(/\{\{(\w+)\}\}/g, (placeholder, key: string) => values[key] ?? placeholder);
 }
 
 export interface ContinuedFoldInput {
@@ -97,7 +93,7 @@ export function continuedFoldMessages(input: ContinuedFoldInput): PackMessage[] 
     FOLD_TASK_OPENING,
     'Pause the conversation: write a summary segment instead of a reply, and call no tool.',
     '',
-    fill(input.template.system, values),
+    fillSummaryTemplate(input.template.system, values),
     '',
     `The messages to fold (#${first} to #${last.seq}) are the oldest ${folded.length} of the conversation above (after the system message and any pinned messages).`
     + ' They are numbered on from the first, one number a message (recall notes not counted); the landmarks below give a number and the message\'s opening, and mark where a number is skipped:',

@@ -211,11 +211,8 @@ export class TurnRunner {
     // the notice that says so is in the transcript (the user reads it) and in the window (the model does).
     const chainEnded = turn.kind === 'follow-up' && tools !== undefined && (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
     if (chainEnded) context = await this.appendNotice(turn, toolChainNotice(tools.limits.followUps)) ?? context;
-    // An OpenAI client's own tools (the /v1 route) are offered with ours; the client runs them (see src/core/facade).
-    const clientTools = clientToolsOf(context.thread);
-    const clientNames = new Set(clientTools.map((tool) => tool.function.name));
-    // Ours are kept per thread until its next fold (see offeredTools); a client's are its request's.
-    const offered = [...(tools ? this.offeredTools(context, tools) : []), ...clientTools];
+    const offered = this.toolsOfCalls(context);
+    const clientNames = new Set(clientToolsOf(context.thread).map((tool) => tool.function.name));
     for (let round = 0; ; round += 1) {
       // A round that must not call tools still sends the same schemas (a changed tool list is a prompt-cache miss
       // from its first token on) and says `tool_choice: none`.
@@ -246,16 +243,24 @@ export class TurnRunner {
    * not fit whole (the budget guard leaves messages out).
    */
   chatPrefix(context: ThreadContext): ChatPrefix | null {
-    const { tools, settings } = this.options;
+    const { settings } = this.options;
     try {
-      // The list generate() offers: ours kept per thread, then an OpenAI client's from its latest request.
-      const offered = [...(tools ? this.offeredTools(context, tools) : []), ...clientToolsOf(context.thread)];
+      const offered = this.toolsOfCalls(context);
       const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered, [], { recall: false });
       return pack.omitted > 0 ? null : { messages: pack.messages, tools: offered, tokens: pack.tokens + toolSchemaTokens };
     } catch (error) {
       if (error instanceof ContextOverBudgetError) return null;
       throw error;
     }
+  }
+
+  /**
+   * Every tool a chat call of the thread is offered: ours, kept per thread until its next fold (see offeredTools),
+   * then an OpenAI client's own (the /v1 route; the client runs them, see src/core/facade), from its latest request.
+   */
+  private toolsOfCalls(context: ThreadContext): OpenAIFunctionTool[] {
+    const { tools } = this.options;
+    return [...(tools ? this.offeredTools(context, tools) : []), ...clientToolsOf(context.thread)];
   }
 
   /**
