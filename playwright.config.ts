@@ -18,7 +18,9 @@ export default defineConfig({
   timeout: 120_000,
   expect: { timeout: 15_000 },
   // PLAYWRIGHT_JSON_REPORT (set by .ci/run): also a JSON report there, which scripts/slowest-test-files.ts ranks.
-  reporter: process.env.PLAYWRIGHT_JSON_REPORT ? [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON_REPORT }]] : [['list']],
+  reporter: process.env.PLAYWRIGHT_JSON_REPORT
+    ? [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON_REPORT }]]
+    : [['list']],
   use: {
     browserName: 'chromium',
     viewport: { width: 1440, height: 900 },
@@ -26,7 +28,16 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     },
   },
 });

@@ -15,21 +15,30 @@ export interface LangChainChat {
  * same model, and tokens counted by our exact counter (so it triggers where we would). Shared by the benches' peers.
  */
 export function createSummarizingAgent(options: {
-  settings: ConstructorParameters<typeof ChatOpenAI>[0]; systemPrompt: string; triggerTokens: number; keepMessages: number; counter: TokenCounter;
+  settings: ConstructorParameters<typeof ChatOpenAI>[0];
+  systemPrompt: string;
+  triggerTokens: number;
+  keepMessages: number;
+  counter: TokenCounter;
 }) {
   const { counter } = options;
   const countTokens = (messages: BaseMessage[]) =>
-    messages.reduce((sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }), 3);
+    messages.reduce(
+      (sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }),
+      3,
+    );
   return createAgent({
     model: new ChatOpenAI(options.settings),
     tools: [],
     systemPrompt: options.systemPrompt,
-    middleware: [summarizationMiddleware({
-      model: new ChatOpenAI(options.settings),
-      trigger: { tokens: options.triggerTokens },
-      keep: { messages: options.keepMessages },
-      tokenCounter: countTokens,
-    })],
+    middleware: [
+      summarizationMiddleware({
+        model: new ChatOpenAI(options.settings),
+        trigger: { tokens: options.triggerTokens },
+        keep: { messages: options.keepMessages },
+        tokenCounter: countTokens,
+      }),
+    ],
   });
 }
 
@@ -39,10 +48,18 @@ export function createSummarizingAgent(options: {
  * streaming `invoke` estimates usage with tiktoken ranks fetched from the network). The same exact token counter as
  * ours, so both trigger at the same point. Type-checked on its own (bench/tsconfig.peer.json).
  */
-export function createLangChainChat(options: { stubUrl: string; model: string; systemPrompt: string; triggerTokens: number; keepMessages: number }): LangChainChat {
+export function createLangChainChat(options: {
+  stubUrl: string;
+  model: string;
+  systemPrompt: string;
+  triggerTokens: number;
+  keepMessages: number;
+}): LangChainChat {
   const agent = createSummarizingAgent({
     settings: { model: options.model, apiKey: 'bench-key', configuration: { baseURL: options.stubUrl }, maxRetries: 0 },
-    systemPrompt: options.systemPrompt, triggerTokens: options.triggerTokens, keepMessages: options.keepMessages,
+    systemPrompt: options.systemPrompt,
+    triggerTokens: options.triggerTokens,
+    keepMessages: options.keepMessages,
     counter: createTokenCounter('o200k_base'),
   });
   let messages: BaseMessage[] = [];

@@ -20,7 +20,13 @@ import pg from 'pg';
 import { contextSettingsFromEnv, DEFAULT_SYSTEM_PROMPT } from '../src/app/context-settings-from-env';
 import { loadEnv } from '../src/config/env';
 import { wireContentText } from '../src/llm/count-chat-tokens';
-import { replyWithText, startOpenAIStub, type OpenAIStub, type StubRequest, type StubRequestBody } from '../test/support/openai-stub';
+import {
+  replyWithText,
+  startOpenAIStub,
+  type OpenAIStub,
+  type StubRequest,
+  type StubRequestBody,
+} from '../test/support/openai-stub';
 import { classifyRequest as classifyOurs } from '../test/support/summary-stub';
 import { loadLocomo, LOCOMO_PATH, type Turn } from './support/locomo';
 import { requestJson, sendStreaming } from './support/sse-client';
@@ -48,14 +54,26 @@ const MODEL = 'gpt-4o-mini';
 /** `BENCH_CACHE_VIA=npm-start`: ours through `npm start` in its own process (see npmStartServer). */
 const VIA_NPM_START = process.env.BENCH_CACHE_VIA === 'npm-start';
 /** `BENCH_CACHE_OURS_ENV="RECALL_TOKENS=0,SUMMARY_KEEP=messages=8"`: settings for our app only (to attribute a figure). */
-const OURS_ENV: Record<string, string> = Object.fromEntries((process.env.BENCH_CACHE_OURS_ENV ?? '').split(/,(?=[A-Z_]+=)/).filter(Boolean)
-  .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const OURS_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.BENCH_CACHE_OURS_ENV ?? '')
+    .split(/,(?=[A-Z_]+=)/)
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 /** What both summarizers answer: a summary that quotes no turn (only window, pins and recall hold evidence verbatim). */
 const SUMMARY_TEXT = `Intent: a long friendly conversation between two people over many sessions. ${'They talked about family, work, hobbies, plans and what happened since they last spoke. '.repeat(8)}`;
 
 /** One user message (speaker A's consecutive turns) and the answer the stub gives (speaker B's turns after them). */
-interface Exchange { user: string; reply: string; question?: { evidence: string[] } }
-interface Conversation { id: string; exchanges: Exchange[]; textOf: Map<string, string> }
+interface Exchange {
+  user: string;
+  reply: string;
+  question?: { evidence: string[] };
+}
+interface Conversation {
+  id: string;
+  exchanges: Exchange[];
+  textOf: Map<string, string>;
+}
 
 function log(message: string): void {
   process.stderr.write(`[bench:cache ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -75,11 +93,23 @@ async function loadConversations(): Promise<Conversation[]> {
       while (at < turns.length && turns[at]?.role === 'user') user.push((turns[at++] as Turn).content);
       while (at < turns.length && turns[at]?.role === 'assistant') reply.push((turns[at++] as Turn).content);
       // A conversation that opens with speaker B: its first lines become the answer to a greeting.
-      exchanges.push({ user: user.length > 0 ? user.join('\n') : 'Hi!', reply: reply.length > 0 ? reply.join('\n') : 'I see.' });
+      exchanges.push({
+        user: user.length > 0 ? user.join('\n') : 'Hi!',
+        reply: reply.length > 0 ? reply.join('\n') : 'I see.',
+      });
     }
     const chat = QUICK ? exchanges.slice(0, QUICK_EXCHANGES) : exchanges;
-    const asked = (QUICK ? conversation.questions.slice(0, QUICK_QUESTIONS) : ISSUE_SHAPE ? earlyQuestions(conversation, turns) : conversation.questions)
-      .map((qa) => ({ user: qa.question, reply: qa.answer || 'I do not remember.', question: { evidence: qa.evidence } }));
+    const asked = (
+      QUICK
+        ? conversation.questions.slice(0, QUICK_QUESTIONS)
+        : ISSUE_SHAPE
+          ? earlyQuestions(conversation, turns)
+          : conversation.questions
+    ).map((qa) => ({
+      user: qa.question,
+      reply: qa.answer || 'I do not remember.',
+      question: { evidence: qa.evidence },
+    }));
     // The turn's text without the "Name (date): " prefix the loader adds.
     const textOf = new Map(turns.map((turn) => [turn.diaId, turn.content.slice(turn.content.indexOf('): ') + 3)]));
     return { id: conversation.id, exchanges: [...chat, ...asked], textOf };
@@ -90,7 +120,10 @@ async function loadConversations(): Promise<Conversation[]> {
  * The ISSUE_QUESTIONS questions whose evidence lies earliest in the chat (all of it within `turns`): questions about
  * the first sessions, asked some 200 exchanges later.
  */
-function earlyQuestions(conversation: { questions: { question: string; answer: string; evidence: string[] }[] }, turns: readonly Turn[]): { question: string; answer: string; evidence: string[] }[] {
+function earlyQuestions(
+  conversation: { questions: { question: string; answer: string; evidence: string[] }[] },
+  turns: readonly Turn[],
+): { question: string; answer: string; evidence: string[] }[] {
   const position = new Map(turns.map((turn, index) => [turn.diaId, index]));
   return conversation.questions
     .filter((qa) => qa.evidence.every((id) => position.has(id)))
@@ -103,14 +136,18 @@ function earlyQuestions(conversation: { questions: { question: string; answer: s
 /** Both our summarizer prompts and LangChain's ("Context Extraction Assistant") are summarizer calls. */
 function classify(body: StubRequestBody): string {
   if (classifyOurs(body) === 'summary') return 'summary';
-  return body.messages.some((message) => /Context Extraction Assistant/.test(wireContentText(message.content))) ? 'summary' : 'chat';
+  return body.messages.some((message) => /Context Extraction Assistant/.test(wireContentText(message.content)))
+    ? 'summary'
+    : 'chat';
 }
 
 /** A stub reporting cached tokens; chat calls get `next.reply`, summarizer calls SUMMARY_TEXT. */
 async function startCachingStub(): Promise<{ stub: OpenAIStub; next: { reply: string } }> {
   const next = { reply: '' };
   const stub = await startOpenAIStub({
-    classifyRequest: classify, promptCache: true, maxContextTokens: 1_000_000,
+    classifyRequest: classify,
+    promptCache: true,
+    maxContextTokens: 1_000_000,
     responder: (request) => replyWithText(request.kind === 'summary' ? SUMMARY_TEXT : next.reply),
   });
   return { stub, next };
@@ -129,9 +166,16 @@ interface SystemRun {
 }
 
 /** One conversation's chat through a system; `send` resolves once the system has finished the turn. */
-interface Chat { send(text: string): Promise<void> }
+interface Chat {
+  send(text: string): Promise<void>;
+}
 
-async function replay(name: string, conversations: Conversation[], openChat: (conversation: Conversation) => Promise<Chat>, cachingStub: { stub: OpenAIStub; next: { reply: string } }): Promise<Omit<SystemRun, 'recallTokens'>> {
+async function replay(
+  name: string,
+  conversations: Conversation[],
+  openChat: (conversation: Conversation) => Promise<Chat>,
+  cachingStub: { stub: OpenAIStub; next: { reply: string } },
+): Promise<Omit<SystemRun, 'recallTokens'>> {
   const started = performance.now();
   const questions: SystemRun['questions'] = [];
   for (const conversation of conversations) {
@@ -142,10 +186,17 @@ async function replay(name: string, conversations: Conversation[], openChat: (co
       await chat.send(exchange.user);
       if (exchange.question) {
         const calls = cachingStub.stub.requests.slice(from).filter((request) => request.kind === 'chat');
-        questions.push({ conversation: conversation.id, evidence: exchange.question.evidence, textOf: conversation.textOf, calls });
+        questions.push({
+          conversation: conversation.id,
+          evidence: exchange.question.evidence,
+          textOf: conversation.textOf,
+          calls,
+        });
       }
     }
-    log(`${name}: ${conversation.id} done (${conversation.exchanges.length} exchanges, ${((performance.now() - started) / 1000).toFixed(0)} s so far)`);
+    log(
+      `${name}: ${conversation.id} done (${conversation.exchanges.length} exchanges, ${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
+    );
   }
   return { name, requests: cachingStub.stub.requests, questions, seconds: (performance.now() - started) / 1000 };
 }
@@ -166,7 +217,12 @@ interface OursServer {
 /** Ours in this process, as `npm run bench` starts it; the next message goes once its turn runner is idle. */
 async function inProcessServer(services: Services, stubUrl: string): Promise<OursServer> {
   const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', ...OURS_ENV } });
-  return { baseUrl: app.baseUrl, databaseUrl: app.databaseUrl, settled: () => runnerIdle(() => app.application.runner.activeCount), stop: () => app.stop() };
+  return {
+    baseUrl: app.baseUrl,
+    databaseUrl: app.databaseUrl,
+    settled: () => runnerIdle(() => app.application.runner.activeCount),
+    stop: () => app.stop(),
+  };
 }
 
 /**
@@ -180,12 +236,25 @@ async function npmStartServer(services: Services, stubUrl: string): Promise<Ours
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-cache-npm-start-'));
   const port = await freePort();
   const child = spawn('npm', ['start'], {
-    cwd: path.resolve(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'], detached: true,
+    cwd: path.resolve(import.meta.dirname, '..'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
     env: {
-      ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl, REDIS_URL: services.redis.url, REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
-      OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key',
-      RATE_LIMIT_PER_MINUTE: '100000000', MAX_THREADS_PER_USER: '1000000', SEARCH_PER_MINUTE: '100000000', ...OURS_ENV,
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: services.redis.url,
+      REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
+      OPENAI_BASE_URL: stubUrl,
+      OPENAI_API_KEY: 'bench-key',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      MAX_THREADS_PER_USER: '1000000',
+      SEARCH_PER_MINUTE: '100000000',
+      ...OURS_ENV,
     },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -198,7 +267,13 @@ async function npmStartServer(services: Services, stubUrl: string): Promise<Ours
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode} before it listened`);
-    if (await fetch(`${baseUrl}/readyz`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${baseUrl}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error('npm start did not answer /readyz within 180 s');
@@ -223,27 +298,52 @@ async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
   const removeHandlers = stopOnSignals(() => services.stop(), log);
   const caching = await startCachingStub();
   try {
-    const app = VIA_NPM_START ? await npmStartServer(services, caching.stub.url) : await inProcessServer(services, caching.stub.url);
+    const app = VIA_NPM_START
+      ? await npmStartServer(services, caching.stub.url)
+      : await inProcessServer(services, caching.stub.url);
     try {
       const { baseUrl } = app;
-      const token = (await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' })).body.token;
+      const token = (await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' })).body
+        .token;
       const threadIds: string[] = [];
-      const run = await replay('ours', conversations, async (conversation) => {
-        const threadId = (await requestJson<{ id: string }>({ baseUrl, method: 'POST', path: '/api/threads', token, body: { title: conversation.id } })).body.id;
-        threadIds.push(threadId);
-        let turn = 0;
-        return {
-          async send(text) {
-            turn += 1;
-            const streamed = await sendStreaming({ baseUrl, threadId, token, content: text, benchId: `${conversation.id}-${turn}` });
-            const end = streamed.events.find((event) => event.event === 'turn-end');
-            const status = (end?.data as { status?: string } | undefined)?.status;
-            if (streamed.status !== 200 || status !== 'complete') throw new Error(`${conversation.id} turn ${turn}: HTTP ${streamed.status}, turn ${status ?? 'without turn-end'}`);
-            await app.settled();
-          },
-        };
-      }, caching);
-      return { ...run, ...await packParts(app.databaseUrl, threadIds) };
+      const run = await replay(
+        'ours',
+        conversations,
+        async (conversation) => {
+          const threadId = (
+            await requestJson<{ id: string }>({
+              baseUrl,
+              method: 'POST',
+              path: '/api/threads',
+              token,
+              body: { title: conversation.id },
+            })
+          ).body.id;
+          threadIds.push(threadId);
+          let turn = 0;
+          return {
+            async send(text) {
+              turn += 1;
+              const streamed = await sendStreaming({
+                baseUrl,
+                threadId,
+                token,
+                content: text,
+                benchId: `${conversation.id}-${turn}`,
+              });
+              const end = streamed.events.find((event) => event.event === 'turn-end');
+              const status = (end?.data as { status?: string } | undefined)?.status;
+              if (streamed.status !== 200 || status !== 'complete')
+                throw new Error(
+                  `${conversation.id} turn ${turn}: HTTP ${streamed.status}, turn ${status ?? 'without turn-end'}`,
+                );
+              await app.settled();
+            },
+          };
+        },
+        caching,
+      );
+      return { ...run, ...(await packParts(app.databaseUrl, threadIds)) };
     } finally {
       await app.stop();
     }
@@ -255,28 +355,60 @@ async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
 }
 
 /** The recall slot's tokens of every chat call and the mean of every pack part, from the model-call records' token parts. */
-async function packParts(databaseUrl: string, threadIds: string[]): Promise<{ recallTokens: number[]; parts: Record<string, number> }> {
+async function packParts(
+  databaseUrl: string,
+  threadIds: string[],
+): Promise<{ recallTokens: number[]; parts: Record<string, number> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const calls = `FROM model_calls WHERE purpose = 'chat' AND thread_id = ANY($1::uuid[])`;
-    const { rows } = await client.query<{ recall: number | null }>(`SELECT (token_parts->>'recall')::int AS recall ${calls}`, [threadIds]);
+    const { rows } = await client.query<{ recall: number | null }>(
+      `SELECT (token_parts->>'recall')::int AS recall ${calls}`,
+      [threadIds],
+    );
     const { rows: parts } = await client.query<{ key: string; tokens: string }>(
-      `SELECT part.key, avg(part.value::numeric)::text AS tokens ${calls.replace('FROM model_calls', 'FROM model_calls, jsonb_each_text(token_parts) AS part')} GROUP BY part.key ORDER BY part.key`, [threadIds]);
-    return { recallTokens: rows.map((row) => row.recall ?? 0), parts: Object.fromEntries(parts.map((row) => [row.key, Number(row.tokens)])) };
+      `SELECT part.key, avg(part.value::numeric)::text AS tokens ${calls.replace('FROM model_calls', 'FROM model_calls, jsonb_each_text(token_parts) AS part')} GROUP BY part.key ORDER BY part.key`,
+      [threadIds],
+    );
+    return {
+      recallTokens: rows.map((row) => row.recall ?? 0),
+      parts: Object.fromEntries(parts.map((row) => [row.key, Number(row.tokens)])),
+    };
   } finally {
     await client.end();
   }
 }
 
-async function runLangChain(conversations: Conversation[], policy: { triggerTokens: number; keepMessages: number }): Promise<SystemRun> {
+async function runLangChain(
+  conversations: Conversation[],
+  policy: { triggerTokens: number; keepMessages: number },
+): Promise<SystemRun> {
   // Loaded by a specifier TypeScript does not follow: langchain's types clash with the server's (bench/tsconfig.peer.json).
   const specifier = './cache-langchain';
-  const { createLangChainChat } = await import(specifier) as { createLangChainChat: (options: { stubUrl: string; model: string; systemPrompt: string; triggerTokens: number; keepMessages: number }) => Chat };
+  const { createLangChainChat } = (await import(specifier)) as {
+    createLangChainChat: (options: {
+      stubUrl: string;
+      model: string;
+      systemPrompt: string;
+      triggerTokens: number;
+      keepMessages: number;
+    }) => Chat;
+  };
   const caching = await startCachingStub();
   try {
-    const run = await replay('LangChain summarizationMiddleware', conversations, async () =>
-      createLangChainChat({ stubUrl: caching.stub.url, model: MODEL, systemPrompt: DEFAULT_SYSTEM_PROMPT, ...policy }), caching);
+    const run = await replay(
+      'LangChain summarizationMiddleware',
+      conversations,
+      async () =>
+        createLangChainChat({
+          stubUrl: caching.stub.url,
+          model: MODEL,
+          systemPrompt: DEFAULT_SYSTEM_PROMPT,
+          ...policy,
+        }),
+      caching,
+    );
     return { ...run, recallTokens: [] };
   } finally {
     await caching.stub.close();
@@ -287,22 +419,28 @@ async function runLangChain(conversations: Conversation[], policy: { triggerToke
 async function runFullHistory(conversations: Conversation[]): Promise<SystemRun> {
   const caching = await startCachingStub();
   try {
-    const run = await replay('full history', conversations, async () => {
-      const messages: { role: string; content: string }[] = [{ role: 'system', content: DEFAULT_SYSTEM_PROMPT }];
-      return {
-        async send(text) {
-          messages.push({ role: 'user', content: text });
-          const response = await fetch(`${caching.stub.url}/chat/completions`, {
-            method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
-            body: JSON.stringify({ model: MODEL, messages }),
-          });
-          const body = await response.json() as { choices?: { message: { content: string } }[] };
-          const answer = body.choices?.[0]?.message.content;
-          if (!response.ok || answer === undefined) throw new Error(`full history: HTTP ${response.status}`);
-          messages.push({ role: 'assistant', content: answer });
-        },
-      };
-    }, caching);
+    const run = await replay(
+      'full history',
+      conversations,
+      async () => {
+        const messages: { role: string; content: string }[] = [{ role: 'system', content: DEFAULT_SYSTEM_PROMPT }];
+        return {
+          async send(text) {
+            messages.push({ role: 'user', content: text });
+            const response = await fetch(`${caching.stub.url}/chat/completions`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
+              body: JSON.stringify({ model: MODEL, messages }),
+            });
+            const body = (await response.json()) as { choices?: { message: { content: string } }[] };
+            const answer = body.choices?.[0]?.message.content;
+            if (!response.ok || answer === undefined) throw new Error(`full history: HTTP ${response.status}`);
+            messages.push({ role: 'assistant', content: answer });
+          },
+        };
+      },
+      caching,
+    );
     return { ...run, recallTokens: [] };
   } finally {
     await caching.stub.close();
@@ -337,17 +475,24 @@ interface Figures {
 function figuresOf(run: SystemRun): Figures {
   const chat = run.requests.filter((request) => request.kind === 'chat');
   const summaries = run.requests.filter((request) => request.kind === 'summary');
-  const sum = (requests: StubRequest[], pick: (request: StubRequest) => number) => requests.reduce((total, request) => total + pick(request), 0);
+  const sum = (requests: StubRequest[], pick: (request: StubRequest) => number) =>
+    requests.reduce((total, request) => total + pick(request), 0);
   const prompt = sum(chat, (request) => request.promptTokens);
   const cached = sum(chat, (request) => request.cachedTokens ?? 0);
   const summaryPrompt = sum(summaries, (request) => request.promptTokens);
   const summaryCached = sum(summaries, (request) => request.cachedTokens ?? 0);
   const effective = (price: number, withSummaries: boolean) =>
-    (prompt - cached + price * cached + (withSummaries ? summaryPrompt - summaryCached + price * summaryCached : 0)) / chat.length;
-  const held = run.questions.filter((question) => question.calls.some((call) => {
-    const text = call.body.messages.map((message) => wireContentText(message.content)).join('\n');
-    return question.evidence.some((id) => { const turn = question.textOf.get(id); return turn !== undefined && text.includes(turn); });
-  }));
+    (prompt - cached + price * cached + (withSummaries ? summaryPrompt - summaryCached + price * summaryCached : 0)) /
+    chat.length;
+  const held = run.questions.filter((question) =>
+    question.calls.some((call) => {
+      const text = call.body.messages.map((message) => wireContentText(message.content)).join('\n');
+      return question.evidence.some((id) => {
+        const turn = question.textOf.get(id);
+        return turn !== undefined && text.includes(turn);
+      });
+    }),
+  );
   const holds = held.length;
   const evidenceByConversation: Figures['evidenceByConversation'] = {};
   for (const question of run.questions) {
@@ -359,19 +504,33 @@ function figuresOf(run: SystemRun): Figures {
   const uncached = chat.map((request) => request.promptTokens - (request.cachedTokens ?? 0));
   const misses = chat.filter((request) => (request.cachedTokens ?? 0) < request.promptTokens / 2);
   return {
-    uncachedMedian: quantile(uncached, 0.5), missCalls: misses.length,
+    uncachedMedian: quantile(uncached, 0.5),
+    missCalls: misses.length,
     missUncachedShare: sum(misses, (request) => request.promptTokens - (request.cachedTokens ?? 0)) / (prompt - cached),
-    calls: chat.length, promptPerCall: prompt / chat.length, cachedShare: cached / prompt, uncachedPerCall: (prompt - cached) / chat.length,
-    recallPerCall: run.recallTokens.length > 0 ? run.recallTokens.reduce((a, b) => a + b, 0) / run.recallTokens.length : null,
-    effective01: effective(0.1, true), effective05: effective(0.5, true), chatEffective01: effective(0.1, false),
-    summaryCalls: summaries.length, summaryPromptTokens: summaryPrompt, summaryCachedTokens: summaryCached,
-    evidenceInPack: run.questions.length > 0 ? holds / run.questions.length : Number.NaN, questions: run.questions.length, evidenceByConversation,
+    calls: chat.length,
+    promptPerCall: prompt / chat.length,
+    cachedShare: cached / prompt,
+    uncachedPerCall: (prompt - cached) / chat.length,
+    recallPerCall:
+      run.recallTokens.length > 0 ? run.recallTokens.reduce((a, b) => a + b, 0) / run.recallTokens.length : null,
+    effective01: effective(0.1, true),
+    effective05: effective(0.5, true),
+    chatEffective01: effective(0.1, false),
+    summaryCalls: summaries.length,
+    summaryPromptTokens: summaryPrompt,
+    summaryCachedTokens: summaryCached,
+    evidenceInPack: run.questions.length > 0 ? holds / run.questions.length : Number.NaN,
+    questions: run.questions.length,
+    evidenceByConversation,
   };
 }
 
 function table(runs: { run: SystemRun; figures: Figures }[]): string[] {
   const width = 24;
-  const number = (value: number | null, digits = 0) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  const number = (value: number | null, digits = 0) =>
+    value === null || !Number.isFinite(value)
+      ? 'n/a'
+      : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const row = (label: string, cell: (figures: Figures, run: SystemRun) => string) =>
     `${label.padEnd(58)}${runs.map(({ run, figures }) => cell(figures, run).padStart(width)).join('')}`;
   return [
@@ -380,14 +539,20 @@ function table(runs: { run: SystemRun; figures: Figures }[]): string[] {
     row('prompt tokens per call', (f) => number(f.promptPerCall)),
     row('cached share of prompt tokens', (f) => number(f.cachedShare, 3)),
     row('uncached prompt tokens per call', (f) => number(f.uncachedPerCall)),
-    row('  median call\'s uncached tokens', (f) => number(f.uncachedMedian)),
-    row('  calls less than half cached (their share of uncached)', (f) => `${number(f.missCalls)} (${number(f.missUncachedShare, 2)})`),
+    row("  median call's uncached tokens", (f) => number(f.uncachedMedian)),
+    row(
+      '  calls less than half cached (their share of uncached)',
+      (f) => `${number(f.missCalls)} (${number(f.missUncachedShare, 2)})`,
+    ),
     row('recall tokens added per call (recall slot)', (f) => number(f.recallPerCall)),
     row('effective input tokens per call, cached at 0.1 (*)', (f) => number(f.effective01)),
     row('effective input tokens per call, cached at 0.5 (*)', (f) => number(f.effective05)),
     row('  chat calls alone, cached at 0.1', (f) => number(f.chatEffective01)),
     row('summarizer calls', (f) => number(f.summaryCalls)),
-    row('summarizer prompt tokens (cached)', (f) => `${number(f.summaryPromptTokens)} (${number(f.summaryCachedTokens)})`),
+    row(
+      'summarizer prompt tokens (cached)',
+      (f) => `${number(f.summaryPromptTokens)} (${number(f.summaryCachedTokens)})`,
+    ),
     row('evidence turn in the pack (questions)', (f) => `${number(f.evidenceInPack, 3)} (${f.questions})`),
     row('wall time, s', (_, run) => number(run.seconds)),
   ];
@@ -402,11 +567,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   const conversations = (await loadConversations()).slice(0, QUICK ? 1 : undefined);
   // The settings the app derives from the same environment (an endpoint set: the model's own window, not the offline demo's).
-  const settings = contextSettingsFromEnv(loadEnv({ NODE_ENV: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'bench-key', ...OURS_ENV }));
+  const settings = contextSettingsFromEnv(
+    loadEnv({ NODE_ENV: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'bench-key', ...OURS_ENV }),
+  );
   const triggerTokens = settings.trigger.conditions.find((condition) => condition.kind === 'tokens')?.value ?? 6000;
   const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
   const exchanges = conversations.reduce((sum, conversation) => sum + conversation.exchanges.length, 0);
-  log(`${conversations.length} conversations, ${exchanges} exchanges (questions included) from ${LOCOMO_PATH}${QUICK ? ' (BENCH_QUICK)' : ''}; trigger ${triggerTokens} tokens, keep ${keepMessages} messages`);
+  log(
+    `${conversations.length} conversations, ${exchanges} exchanges (questions included) from ${LOCOMO_PATH}${QUICK ? ' (BENCH_QUICK)' : ''}; trigger ${triggerTokens} tokens, keep ${keepMessages} messages`,
+  );
   const ours = await runOurs(conversations);
   log(`ours: ${ours.seconds.toFixed(0)} s`);
   const langchain = await runLangChain(conversations, { triggerTokens, keepMessages });
@@ -418,28 +587,62 @@ async function main(): Promise<void> {
   const lines = [
     `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's ${SKIP_LINES > 0 ? `lines ${SKIP_LINES + 1}–${SKIP_LINES + ISSUE_LINES}` : `first ${ISSUE_LINES} lines`}, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
     `ours${VIA_NPM_START ? ' (through npm start)' : ''} at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
-    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`,
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / ')} (1 / 5 / 15 min)`,
     '',
     ...table(runs),
     '(*) chat and summarizer input, uncached tokens at 1 and cached ones at 0.1 / 0.5, ÷ chat calls',
-    `ours, mean estimated tokens per chat call by pack part: ${Object.entries(ours.parts ?? {}).map(([part, tokens]) => `${part} ${tokens.toFixed(0)}`).join(', ')}`,
+    `ours, mean estimated tokens per chat call by pack part: ${Object.entries(ours.parts ?? {})
+      .map(([part, tokens]) => `${part} ${tokens.toFixed(0)}`)
+      .join(', ')}`,
     '',
     target('ours: cached share of prompt tokens', o.cachedShare, '>=', 0.85, 3),
-    target('ours: effective input tokens per call (0.1) ÷ LangChain\'s', o.effective01 / l.effective01, '<=', 1, 2, `${o.effective01.toFixed(0)} vs ${l.effective01.toFixed(0)}`),
-    target('ours: effective input tokens per call (0.1) ÷ full history\'s', o.effective01 / f.effective01, '<=', 0.3, 2, `${o.effective01.toFixed(0)} vs ${f.effective01.toFixed(0)}`),
+    target(
+      "ours: effective input tokens per call (0.1) ÷ LangChain's",
+      o.effective01 / l.effective01,
+      '<=',
+      1,
+      2,
+      `${o.effective01.toFixed(0)} vs ${l.effective01.toFixed(0)}`,
+    ),
+    target(
+      "ours: effective input tokens per call (0.1) ÷ full history's",
+      o.effective01 / f.effective01,
+      '<=',
+      0.3,
+      2,
+      `${o.effective01.toFixed(0)} vs ${f.effective01.toFixed(0)}`,
+    ),
     target('ours: evidence turn in the pack for the questions', o.evidenceInPack, '>=', 0.8, 3),
     // Issue 24's "Done when" asks for 3 of a conversation's 5 early questions: each conversation on its own.
-    `ours: evidence in the pack per conversation: ${Object.entries(o.evidenceByConversation).map(([id, { held, questions }]) => `${id} ${held}/${questions}`).join(', ')}`,
+    `ours: evidence in the pack per conversation: ${Object.entries(o.evidenceByConversation)
+      .map(([id, { held, questions }]) => `${id} ${held}/${questions}`)
+      .join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
   const file = path.join(ROOT, 'bench/results', `cache-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  await writeFile(file, JSON.stringify({ quick: QUICK, shape: ISSUE_SHAPE ? 'issue' : 'full', loadavg: loadavg(), systems: runs.map(({ run, figures }) => ({ name: run.name, seconds: run.seconds, parts: run.parts, figures })) }, null, 2));
+  await writeFile(
+    file,
+    JSON.stringify(
+      {
+        quick: QUICK,
+        shape: ISSUE_SHAPE ? 'issue' : 'full',
+        loadavg: loadavg(),
+        systems: runs.map(({ run, figures }) => ({ name: run.name, seconds: run.seconds, parts: run.parts, figures })),
+      },
+      null,
+      2,
+    ),
+  );
   log(`figures written to ${path.relative(ROOT, file)}`);
   log(`${((performance.now() - started) / 1000).toFixed(0)} s in all`);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`bench:cache failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `bench:cache failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -30,7 +30,12 @@ let gaps = 0;
 
 async function open(options: Start): Promise<void> {
   for (let index = 0; index < options.tabs; index += 1) {
-    const socket = connect(options.baseUrl, { auth: { token: options.token }, transports: ['websocket'], reconnection: false, forceNew: true });
+    const socket = connect(options.baseUrl, {
+      auth: { token: options.token },
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+    });
     const tabTexts = new Map<string, string>();
     texts.push(tabTexts);
     socket.on('message-delta', (payload: { messageId: string; offset: number; delta: string }) => {
@@ -49,7 +54,9 @@ async function open(options: Start): Promise<void> {
       socket.once('connect_error', reject);
     });
     await new Promise<void>((resolve, reject) => {
-      socket.emit('thread-join', { threadId: options.threadId }, (ack: { ok: boolean }) => (ack.ok ? resolve() : reject(new Error('join refused'))));
+      socket.emit('thread-join', { threadId: options.threadId }, (ack: { ok: boolean }) =>
+        ack.ok ? resolve() : reject(new Error('join refused')),
+      );
     });
     sockets.push(socket);
   }
@@ -62,7 +69,10 @@ function completeTabs(): number {
 
 process.on('message', (message: Start | { type: 'collect' } | { type: 'clear' } | { type: 'exit' }) => {
   if (message.type === 'start') {
-    open(message).then(() => process.send?.({ type: 'ready' }), (error: unknown) => process.send?.({ type: 'error', message: String(error) }));
+    open(message).then(
+      () => process.send?.({ type: 'ready' }),
+      (error: unknown) => process.send?.({ type: 'error', message: String(error) }),
+    );
   } else if (message.type === 'clear') {
     arrivals.clear();
     for (const tabTexts of texts) tabTexts.clear();

@@ -7,7 +7,10 @@ import { replyWithText, startOpenAIStub } from '../test/support/openai-stub';
 import { fanOutChunks } from './support/fan-out-answer';
 
 const chunks = fanOutChunks(Number(process.argv[2] ?? 40));
-const stub = await startOpenAIStub({ responder: () => replyWithText('', { chunks, chunkDelayMs: 20, omitUsage: true }), countPromptTokens: false });
+const stub = await startOpenAIStub({
+  responder: () => replyWithText('', { chunks, chunkDelayMs: 20, omitUsage: true }),
+  countPromptTokens: false,
+});
 process.send?.({ type: 'stub', url: stub.url });
 process.on('message', (message: { type: 'exit' }) => {
   if (message.type === 'exit') void stub.close().then(() => process.exit(0));

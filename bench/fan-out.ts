@@ -37,21 +37,41 @@ export interface FanOutResult {
  * the send path). Reports how long a frame takes to reach all tabs, how many frames carried the answer, whether every
  * tab rebuilt the whole text from them, and this process' CPU time (the server's alone) per delivered delta.
  */
-export async function measureFanOut(services: Services, options: { tabs: number; chunks: number; env?: Record<string, string> }): Promise<FanOutResult> {
-  const child = (file: string) => fork(path.join(import.meta.dirname, file), [String(options.chunks)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function measureFanOut(
+  services: Services,
+  options: { tabs: number; chunks: number; env?: Record<string, string> },
+): Promise<FanOutResult> {
+  const child = (file: string) =>
+    fork(path.join(import.meta.dirname, file), [String(options.chunks)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
   const stub = child('fan-out-stub.ts');
   const clients = child('fan-out-clients.ts');
-  const exit = () => { for (const each of [stub, clients]) each.send({ type: 'exit' }); };
-  const nextFrom = (from: ChildProcess) => <T>(type: string) => new Promise<T>((resolve, reject) => {
-    const onMessage = (message: { type: string; message?: string }) => {
-      if (message.type === type) { from.off('message', onMessage); resolve(message as T); }
-      if (message.type === 'error') { from.off('message', onMessage); reject(new Error(message.message)); }
-    };
-    from.on('message', onMessage);
-  });
+  const exit = () => {
+    for (const each of [stub, clients]) each.send({ type: 'exit' });
+  };
+  const nextFrom =
+    (from: ChildProcess) =>
+    <T>(type: string) =>
+      new Promise<T>((resolve, reject) => {
+        const onMessage = (message: { type: string; message?: string }) => {
+          if (message.type === type) {
+            from.off('message', onMessage);
+            resolve(message as T);
+          }
+          if (message.type === 'error') {
+            from.off('message', onMessage);
+            reject(new Error(message.message));
+          }
+        };
+        from.on('message', onMessage);
+      });
   const next = nextFrom(clients);
   const stubUrl = (await nextFrom(stub)<{ url: string }>('stub')).url;
-  const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini', ...options.env } }).catch((error: unknown) => {
+  const app = await startApp(services, {
+    env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini', ...options.env },
+  }).catch((error: unknown) => {
     exit();
     throw error;
   });
@@ -59,12 +79,24 @@ export async function measureFanOut(services: Services, options: { tabs: number;
     const baseUrl = app.baseUrl;
     const guest = await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' });
     const token = guest.body.token;
-    const thread = await requestJson<{ id: string }>({ baseUrl, method: 'POST', path: '/api/threads', token, body: {} });
+    const thread = await requestJson<{ id: string }>({
+      baseUrl,
+      method: 'POST',
+      path: '/api/threads',
+      token,
+      body: {},
+    });
     const ready = next('ready');
     clients.send({ type: 'start', baseUrl, token, threadId: thread.body.id, tabs: options.tabs });
     await ready;
     const streamToEveryTab = async (content: string) => {
-      const turn = await requestJson<{ turn: { status: string } }>({ baseUrl, method: 'POST', path: `/api/threads/${thread.body.id}/messages`, token, body: { content } });
+      const turn = await requestJson<{ turn: { status: string } }>({
+        baseUrl,
+        method: 'POST',
+        path: `/api/threads/${thread.body.id}/messages`,
+        token,
+        body: { content },
+      });
       if (turn.status !== 201) throw new Error(`the fan-out turn failed: ${turn.status}`);
       // Let the last deltas land in every tab before counting.
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -85,7 +117,12 @@ export async function measureFanOut(services: Services, options: { tabs: number;
     (globalThis as { gc?: () => void }).gc?.();
     const cpuMicros = cpu.user + cpu.system;
     return {
-      tabs: options.tabs, deltas: options.chunks, frames, framesPerAnswer: frames / options.tabs, completeTabs, gaps,
+      tabs: options.tabs,
+      deltas: options.chunks,
+      frames,
+      framesPerAnswer: frames / options.tabs,
+      completeTabs,
+      gaps,
       spreadMs: distribution(spreads),
       // A tab that missed text counts for nothing: the figure only gets worse when delivery fails.
       cpuMicrosPerDelta: cpuMicros / Math.max(1, options.chunks * completeTabs),
@@ -103,10 +140,38 @@ export async function measureFanOut(services: Services, options: { tabs: number;
 export function fanOutFigures(fanOut: FanOutResult, cpuSection: string): Figure[] {
   const delivered = `${fanOut.completeTabs} of ${fanOut.tabs} tabs got the whole text${fanOut.gaps > 0 ? `, ${fanOut.gaps} gaps` : ''}`;
   return [
-    { section: cpuSection, name: `server CPU per delivered delta (${fanOut.tabs} tabs)`, value: round(fanOut.cpuMicrosPerDelta, 1), unit: 'µs', target: { op: '<=', value: 10 }, note: `${fanOut.deltas} deltas × ${fanOut.completeTabs} tabs; ${round(fanOut.framesPerAnswer, 1)} frames per answer` },
-    { section: '6 fan-out', name: `${fanOut.tabs} sockets: a frame reaching all tabs, first to last tab p50 / p99 (${fanOut.deltas} deltas)`, value: `${Math.round(fanOut.spreadMs.p50)} / ${Math.round(fanOut.spreadMs.p99)}`, unit: 'ms' },
-    { section: '6 fan-out', name: `socket frames per answer per tab (the model streamed ${fanOut.deltas} deltas)`, value: round(fanOut.framesPerAnswer, 1), note: delivered },
-    { section: '6 fan-out', name: 'server CPU per frame delivered to a tab', value: round(fanOut.cpuMicrosPerFrame, 1), unit: 'µs', note: `${fanOut.frames} frames; ${Math.round(fanOut.systemShare * 100)}% in the kernel` },
-    { section: '7 memory', name: `server RSS after the ${fanOut.tabs}-socket run`, value: Math.round(fanOut.rssAfterMb), unit: 'MB' },
+    {
+      section: cpuSection,
+      name: `server CPU per delivered delta (${fanOut.tabs} tabs)`,
+      value: round(fanOut.cpuMicrosPerDelta, 1),
+      unit: 'µs',
+      target: { op: '<=', value: 10 },
+      note: `${fanOut.deltas} deltas × ${fanOut.completeTabs} tabs; ${round(fanOut.framesPerAnswer, 1)} frames per answer`,
+    },
+    {
+      section: '6 fan-out',
+      name: `${fanOut.tabs} sockets: a frame reaching all tabs, first to last tab p50 / p99 (${fanOut.deltas} deltas)`,
+      value: `${Math.round(fanOut.spreadMs.p50)} / ${Math.round(fanOut.spreadMs.p99)}`,
+      unit: 'ms',
+    },
+    {
+      section: '6 fan-out',
+      name: `socket frames per answer per tab (the model streamed ${fanOut.deltas} deltas)`,
+      value: round(fanOut.framesPerAnswer, 1),
+      note: delivered,
+    },
+    {
+      section: '6 fan-out',
+      name: 'server CPU per frame delivered to a tab',
+      value: round(fanOut.cpuMicrosPerFrame, 1),
+      unit: 'µs',
+      note: `${fanOut.frames} frames; ${Math.round(fanOut.systemShare * 100)}% in the kernel`,
+    },
+    {
+      section: '7 memory',
+      name: `server RSS after the ${fanOut.tabs}-socket run`,
+      value: Math.round(fanOut.rssAfterMb),
+      unit: 'MB',
+    },
   ];
 }

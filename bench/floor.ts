@@ -8,7 +8,12 @@ import { distribution, type Distribution } from './support/stats';
  * no model: one insert (the message), one pack read (thread row + window entries in one statement), one enqueue
  * (an LPUSH). Turn overhead is compared with it, measured in the same run on the same servers.
  */
-export async function measureFloor(options: { databaseUrl: string; redisUrl: string; iterations: number; inFlight: number }): Promise<Distribution> {
+export async function measureFloor(options: {
+  databaseUrl: string;
+  redisUrl: string;
+  iterations: number;
+  inFlight: number;
+}): Promise<Distribution> {
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: Math.max(4, options.inFlight) });
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
   const queueKey = `floor:${randomUUID()}`;
@@ -55,7 +60,10 @@ async function seedThreads(pool: pg.Pool, count: number): Promise<string[]> {
   for (let index = 0; index < count; index += 1) {
     const id = randomUUID();
     ids.push(id);
-    await pool.query(`INSERT INTO threads (id, owner_id, last_seq, updated_at) VALUES ($1, $2, 12, now())`, [id, owner]);
+    await pool.query(`INSERT INTO threads (id, owner_id, last_seq, updated_at) VALUES ($1, $2, 12, now())`, [
+      id,
+      owner,
+    ]);
     await pool.query(
       `INSERT INTO context_entries (thread_id, seq, role, content, tokens, encoding)
        SELECT $1, g, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END, repeat('words of the window ', 10), 45, 'o200k_base'

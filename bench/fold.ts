@@ -27,20 +27,38 @@ async function main(): Promise<void> {
       log(`scripted conversation, ${turns} turns, instant summarizer (${run}/${runs})`);
       instantRuns.push(await runOurConversation(services, { turns, summaryDelayMs: 0, waitForFolds: true }));
     }
-    const slow: ConversationRun = process.env.BENCH_FOLD_SLOW === '0'
-      ? { turns: [], foldLatencyMs: [], foldCpuMs: [], summaryCalls: 0, summaryPromptTokens: [] }
-      : (log(`scripted conversation, ${turns} turns, summarizer ${SLOW_SUMMARY_MS} ms`), await runOurConversation(services, { turns, summaryDelayMs: SLOW_SUMMARY_MS }));
-    const instant: ConversationRun = { ...instantRuns[0]!, foldLatencyMs: instantRuns.flatMap((run) => run.foldLatencyMs), foldCpuMs: instantRuns.flatMap((run) => run.foldCpuMs) };
-    process.stdout.write(`\nload average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}${quick ? ' (BENCH_QUICK)' : ''}\n`);
+    const slow: ConversationRun =
+      process.env.BENCH_FOLD_SLOW === '0'
+        ? { turns: [], foldLatencyMs: [], foldCpuMs: [], summaryCalls: 0, summaryPromptTokens: [] }
+        : (log(`scripted conversation, ${turns} turns, summarizer ${SLOW_SUMMARY_MS} ms`),
+          await runOurConversation(services, { turns, summaryDelayMs: SLOW_SUMMARY_MS }));
+    const instant: ConversationRun = {
+      ...instantRuns[0]!,
+      foldLatencyMs: instantRuns.flatMap((run) => run.foldLatencyMs),
+      foldCpuMs: instantRuns.flatMap((run) => run.foldCpuMs),
+    };
+    process.stdout.write(
+      `\nload average ${os
+        .loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')}${quick ? ' (BENCH_QUICK)' : ''}\n`,
+    );
     process.stdout.write(`fold latencies (ms): ${instant.foldLatencyMs.map((value) => value.toFixed(1)).join(' ')}\n`);
-    process.stdout.write(`server CPU per fold (ms): ${instant.foldCpuMs.map((value) => value.toFixed(1)).join(' ')}\n\n`);
+    process.stdout.write(
+      `server CPU per fold (ms): ${instant.foldCpuMs.map((value) => value.toFixed(1)).join(' ')}\n\n`,
+    );
     process.stdout.write(`${renderTable(foldFigures(instant, slow, SLOW_SUMMARY_MS))}\n`);
   } finally {
     await services.stop();
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`bench:fold failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `bench:fold failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -24,7 +24,10 @@ export interface LoadResult {
 
 const answer = 'Fine, thanks: the plan is on track.';
 // The stub does not tokenize prompts (and so reports no usage): its CPU would compete with the server's.
-const stub = await startOpenAIStub({ responder: () => replyWithText(answer, { chunks: [answer], omitUsage: true }), countPromptTokens: false });
+const stub = await startOpenAIStub({
+  responder: () => replyWithText(answer, { chunks: [answer], omitUsage: true }),
+  countPromptTokens: false,
+});
 process.send?.({ type: 'stub', url: stub.url });
 
 let sequence = 0;
@@ -33,17 +36,31 @@ async function busy(request: LoadRequest): Promise<LoadResult> {
   let failures = 0;
   const started = performance.now();
   const deadline = started + request.seconds * 1000;
-  await Promise.all(request.threadIds.map(async (threadId) => {
-    while (performance.now() < deadline) {
-      sequence += 1;
-      const turn = await sendStreaming({ baseUrl: request.baseUrl, threadId, token: request.token, content: `Load turn ${sequence}: how is the plan going?`, benchId: `l${sequence}` })
-        .catch(() => null);
-      const end = turn?.events.find((event) => event.event === 'turn-end');
-      if (turn && end && (end.data as { status?: string }).status === 'complete') latencies.push(end.at - turn.sentAt);
-      else failures += 1;
-    }
-  }));
-  return { type: 'result', turns: latencies.length, failures, seconds: (performance.now() - started) / 1000, latencies };
+  await Promise.all(
+    request.threadIds.map(async (threadId) => {
+      while (performance.now() < deadline) {
+        sequence += 1;
+        const turn = await sendStreaming({
+          baseUrl: request.baseUrl,
+          threadId,
+          token: request.token,
+          content: `Load turn ${sequence}: how is the plan going?`,
+          benchId: `l${sequence}`,
+        }).catch(() => null);
+        const end = turn?.events.find((event) => event.event === 'turn-end');
+        if (turn && end && (end.data as { status?: string }).status === 'complete')
+          latencies.push(end.at - turn.sentAt);
+        else failures += 1;
+      }
+    }),
+  );
+  return {
+    type: 'result',
+    turns: latencies.length,
+    failures,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
+  };
 }
 
 process.on('message', (message: LoadRequest | { type: 'exit' }) => {

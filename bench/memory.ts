@@ -12,10 +12,18 @@ const quick = process.env.BENCH_QUICK === '1';
 const scale = (full: number, short: number) => (quick ? short : full);
 
 const services = await startServices();
-const removeHandlers = stopOnSignals(() => services.stop(), (message) => process.stderr.write(`${message}\n`));
+const removeHandlers = stopOnSignals(
+  () => services.stop(),
+  (message) => process.stderr.write(`${message}\n`),
+);
 try {
   const { memory } = await measureThroughputAndMemory(services, {
-    threads: 200, seconds: scale(20, 8), oneInFlightSeconds: scale(15, 6), seedMessages: 100_000, memoryRuns: 6, memorySeconds: scale(10, 5),
+    threads: 200,
+    seconds: scale(20, 8),
+    oneInFlightSeconds: scale(15, 6),
+    seedMessages: 100_000,
+    memoryRuns: 6,
+    memorySeconds: scale(10, 5),
   });
   process.stdout.write(`\n${renderTable(memoryFigures(memory))}\n`);
 } finally {

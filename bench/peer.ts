@@ -12,14 +12,25 @@ import { classifyBoth, CONVERSATION_POLICY, scriptedMessage, scriptedResponder }
  * in memory between turns (no database, no HTTP server: the most favourable setting for it). Its summary runs
  * inside the turn, before the model call.
  */
-export async function runPeerConversation(options: { turns: number; summaryDelayMs: number }): Promise<ConversationRun> {
-  const stub = await startOpenAIStub({ classifyRequest: classifyBoth, responder: scriptedResponder({ summaryDelayMs: options.summaryDelayMs }), maxContextTokens: 1_000_000 });
+export async function runPeerConversation(options: {
+  turns: number;
+  summaryDelayMs: number;
+}): Promise<ConversationRun> {
+  const stub = await startOpenAIStub({
+    classifyRequest: classifyBoth,
+    responder: scriptedResponder({ summaryDelayMs: options.summaryDelayMs }),
+    maxContextTokens: 1_000_000,
+  });
   try {
     const settings = { model: 'gpt-4o-mini', apiKey: 'bench-key', configuration: { baseURL: stub.url }, maxRetries: 0 };
     const counter = createTokenCounter('o200k_base');
     // Not streaming: LangChain's streaming `invoke` estimates usage with tiktoken ranks fetched from the network.
     const agent = createSummarizingAgent({
-      settings, systemPrompt: DEFAULT_SYSTEM_PROMPT, triggerTokens: CONVERSATION_POLICY.triggerTokens, keepMessages: CONVERSATION_POLICY.keepMessages, counter,
+      settings,
+      systemPrompt: DEFAULT_SYSTEM_PROMPT,
+      triggerTokens: CONVERSATION_POLICY.triggerTokens,
+      keepMessages: CONVERSATION_POLICY.keepMessages,
+      counter,
     });
     let messages: BaseMessage[] = [];
     let fullHistory = counter.countMessage({ role: 'system', content: DEFAULT_SYSTEM_PROMPT }) + 3;
@@ -34,13 +45,22 @@ export async function runPeerConversation(options: { turns: number; summaryDelay
       const chat = stub.requests.filter((request) => request.kind === 'chat').at(-1);
       fullHistory += counter.countMessage({ role: 'user', content: user.text });
       turns.push({
-        turn, latencyMs, promptTokens: chat?.promptTokens ?? 0, fullHistoryTokens: fullHistory,
+        turn,
+        latencyMs,
+        promptTokens: chat?.promptTokens ?? 0,
+        fullHistoryTokens: fullHistory,
         firedFold: stub.requests.filter((request) => request.kind === 'summary').length > summariesBefore,
       });
       fullHistory += counter.countMessage({ role: 'assistant', content: messages.at(-1)?.text ?? '' });
     }
     const summaries = stub.requests.filter((request) => request.kind === 'summary');
-    return { turns, foldLatencyMs: [], foldCpuMs: [], summaryCalls: summaries.length, summaryPromptTokens: summaries.map((request) => request.promptTokens) };
+    return {
+      turns,
+      foldLatencyMs: [],
+      foldCpuMs: [],
+      summaryCalls: summaries.length,
+      summaryPromptTokens: summaries.map((request) => request.promptTokens),
+    };
   } finally {
     await stub.close();
   }

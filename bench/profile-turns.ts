@@ -17,21 +17,42 @@ const threads = Number(process.argv[2] ?? 8);
 const seconds = Number(process.argv[3] ?? 15);
 const queries = countQueries();
 const services = await startServices();
-const removeHandlers = stopOnSignals(() => services.stop(), (message) => process.stderr.write(`${message}\n`));
-const child = fork(path.join(import.meta.dirname, 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const removeHandlers = stopOnSignals(
+  () => services.stop(),
+  (message) => process.stderr.write(`${message}\n`),
+);
+const child = fork(path.join(import.meta.dirname, 'load-generator.ts'), [], {
+  execArgv: ['--import', 'tsx'],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 try {
-  const stubUrl = await new Promise<string>((resolve) => child.once('message', (message: { url: string }) => resolve(message.url)));
-  const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } });
-  const { body: guest } = await requestJson<{ token: string }>({ baseUrl: app.baseUrl, method: 'POST', path: '/api/auth/guest' });
+  const stubUrl = await new Promise<string>((resolve) =>
+    child.once('message', (message: { url: string }) => resolve(message.url)),
+  );
+  const app = await startApp(services, {
+    env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' },
+  });
+  const { body: guest } = await requestJson<{ token: string }>({
+    baseUrl: app.baseUrl,
+    method: 'POST',
+    path: '/api/auth/guest',
+  });
   const threadIds: string[] = [];
   for (let index = 0; index < threads; index += 1) {
-    const { body } = await requestJson<{ id: string }>({ baseUrl: app.baseUrl, method: 'POST', path: '/api/threads', token: guest.token, body: { title: `profile ${index}` } });
+    const { body } = await requestJson<{ id: string }>({
+      baseUrl: app.baseUrl,
+      method: 'POST',
+      path: '/api/threads',
+      token: guest.token,
+      body: { title: `profile ${index}` },
+    });
     threadIds.push(body.id);
   }
-  const run = (runSeconds: number): Promise<LoadResult> => new Promise((resolve) => {
-    child.once('message', (result: LoadResult) => resolve(result));
-    child.send({ type: 'load', baseUrl: app.baseUrl, token: guest.token, threadIds, seconds: runSeconds });
-  });
+  const run = (runSeconds: number): Promise<LoadResult> =>
+    new Promise((resolve) => {
+      child.once('message', (result: LoadResult) => resolve(result));
+      child.send({ type: 'load', baseUrl: app.baseUrl, token: guest.token, threadIds, seconds: runSeconds });
+    });
   await run(3);
   const session = new Session();
   session.connect();
@@ -44,10 +65,16 @@ try {
   const cpu = process.cpuUsage(cpuBefore);
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
-  const file = path.join(import.meta.dirname, 'results', `turns-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+  const file = path.join(
+    import.meta.dirname,
+    'results',
+    `turns-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`,
+  );
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, JSON.stringify(profile));
-  process.stdout.write(`${result.turns} turns in ${result.seconds.toFixed(1)} s (${result.failures} failed), server CPU ${((cpu.user + cpu.system) / 1000 / Math.max(1, result.turns)).toFixed(1)} ms per turn\n${file}\n`);
+  process.stdout.write(
+    `${result.turns} turns in ${result.seconds.toFixed(1)} s (${result.failures} failed), server CPU ${((cpu.user + cpu.system) / 1000 / Math.max(1, result.turns)).toFixed(1)} ms per turn\n${file}\n`,
+  );
   process.stdout.write(`statements per turn:\n${queries.perTurn(result.turns)}\n`);
   await app.stop();
 } finally {

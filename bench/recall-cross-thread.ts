@@ -42,7 +42,16 @@ export interface CrossThreadOptions {
   log: (message: string) => void;
 }
 
-interface Tally { questions: number; at5: number; at10: number; at20: number; packQuestions: number; packUser: number; packThread: number; recalledElsewhere: number }
+interface Tally {
+  questions: number;
+  at5: number;
+  at10: number;
+  at20: number;
+  packQuestions: number;
+  packUser: number;
+  packThread: number;
+  recalledElsewhere: number;
+}
 
 export interface CrossThreadRun {
   users: number;
@@ -53,40 +62,82 @@ export interface CrossThreadRun {
 }
 
 /** The user's chats, one per session, their messages at the session's date (a second apart, in order). */
-async function seedChat(client: pg.Client, input: { ownerId: string; threadId: string; title: string; turns: readonly Turn[] }): Promise<void> {
+async function seedChat(
+  client: pg.Client,
+  input: { ownerId: string; threadId: string; title: string; turns: readonly Turn[] },
+): Promise<void> {
   const { turns } = input;
   const first = turns[0]?.at ?? new Date(0);
   const last = turns.at(-1)?.at ?? first;
-  await client.query(`INSERT INTO threads (id, owner_id, title, last_seq, created_at, updated_at, last_activity_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-    [input.threadId, input.ownerId, input.title, turns.length, first, new Date(last.getTime() + turns.length * 1000)]);
-  await client.query(`
+  await client.query(
+    `INSERT INTO threads (id, owner_id, title, last_seq, created_at, updated_at, last_activity_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+    [input.threadId, input.ownerId, input.title, turns.length, first, new Date(last.getTime() + turns.length * 1000)],
+  );
+  await client.query(
+    `
     INSERT INTO messages (id, thread_id, seq, role, content, status, tokens, encoding, created_at, updated_at, completed_at)
     SELECT gen_random_uuid(), $1::uuid, s, r, c, 'complete', greatest(length(c) / 4, 1), 'o200k_base', a, a, a
     FROM unnest($2::int[], $3::text[], $4::text[], $5::timestamptz[]) AS t(s, r, c, a)`,
-  [input.threadId, turns.map((_, index) => index + 1), turns.map((turn) => turn.role), turns.map((turn) => turn.content),
-    turns.map((turn, index) => new Date(turn.at.getTime() + index * 1000))]);
+    [
+      input.threadId,
+      turns.map((_, index) => index + 1),
+      turns.map((turn) => turn.role),
+      turns.map((turn) => turn.content),
+      turns.map((turn, index) => new Date(turn.at.getTime() + index * 1000)),
+    ],
+  );
 }
 
 /** A new chat of `ownerId` whose first message (transcript and window) is `question`. */
-async function askInNewChat(client: pg.Client, settings: ContextSettings, ownerId: string, question: string): Promise<string> {
+async function askInNewChat(
+  client: pg.Client,
+  settings: ContextSettings,
+  ownerId: string,
+  question: string,
+): Promise<string> {
   const threadId = crypto.randomUUID();
-  await client.query(`INSERT INTO threads (id, owner_id, title, last_seq) VALUES ($1, $2, 'New chat', 1)`, [threadId, ownerId]);
-  await client.query(`
+  await client.query(`INSERT INTO threads (id, owner_id, title, last_seq) VALUES ($1, $2, 'New chat', 1)`, [
+    threadId,
+    ownerId,
+  ]);
+  await client.query(
+    `
     INSERT INTO messages (id, thread_id, seq, role, content, status, tokens, encoding, completed_at)
-    VALUES (gen_random_uuid(), $1, 1, 'user', $2, 'complete', greatest(length($2) / 4, 1), 'o200k_base', now())`, [threadId, question]);
-  await client.query(`INSERT INTO context_entries (thread_id, seq, role, content, tokens, encoding) VALUES ($1, 1, 'user', $2, $3, $4)`,
-    [threadId, question, settings.counter.countMessage({ role: 'user', content: question }), settings.counter.encoding]);
+    VALUES (gen_random_uuid(), $1, 1, 'user', $2, 'complete', greatest(length($2) / 4, 1), 'o200k_base', now())`,
+    [threadId, question],
+  );
+  await client.query(
+    `INSERT INTO context_entries (thread_id, seq, role, content, tokens, encoding) VALUES ($1, 1, 'user', $2, $3, $4)`,
+    [threadId, question, settings.counter.countMessage({ role: 'user', content: question }), settings.counter.encoding],
+  );
   return threadId;
 }
 
-export async function measureCrossThread(options: CrossThreadOptions, conversations: readonly Conversation[]): Promise<CrossThreadRun> {
+export async function measureCrossThread(
+  options: CrossThreadOptions,
+  conversations: readonly Conversation[],
+): Promise<CrossThreadRun> {
   const { db, client, settings } = options;
   const search = createSearchRepository(db);
-  const tally: Tally = { questions: 0, at5: 0, at10: 0, at20: 0, packQuestions: 0, packUser: 0, packThread: 0, recalledElsewhere: 0 };
+  const tally: Tally = {
+    questions: 0,
+    at5: 0,
+    at10: 0,
+    at20: 0,
+    packQuestions: 0,
+    packUser: 0,
+    packThread: 0,
+    recalledElsewhere: 0,
+  };
   const byCategory = new Map<number, { questions: number; at10: number }>();
   let chats = 0;
   const read = (threadId: string, recallScope: 'thread' | 'user') =>
-    loadThreadContext(db, threadId, { recall: true, recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope });
+    loadThreadContext(db, threadId, {
+      recall: true,
+      recallTokens: settings.recallTokens,
+      userMemoryTokens: settings.userMemoryTokens,
+      recallScope,
+    });
 
   const seeded: { conversation: Conversation; ownerId: string; where: Map<string, string> }[] = [];
   for (const conversation of conversations) {
@@ -97,7 +148,12 @@ export async function measureCrossThread(options: CrossThreadOptions, conversati
     for (const session of sessions) {
       const turns = conversation.turns.filter((turn) => turn.session === session);
       const threadId = crypto.randomUUID();
-      await seedChat(client, { ownerId, threadId, title: `Chat of ${turns[0]?.at.toISOString().slice(0, 10) ?? 'a day'}`, turns });
+      await seedChat(client, {
+        ownerId,
+        threadId,
+        title: `Chat of ${turns[0]?.at.toISOString().slice(0, 10) ?? 'a day'}`,
+        turns,
+      });
       turns.forEach((turn, index) => where.set(turn.diaId, `${threadId}#${index + 1}`));
       chats += 1;
     }
@@ -117,7 +173,12 @@ export async function measureCrossThread(options: CrossThreadOptions, conversati
       asked += 1;
       const threadId = await askInNewChat(client, settings, ownerId, question.question);
       try {
-        const ranked = await search.searchElsewhere({ threadId, query: question.question, limit: 20, defaultScope: 'user' });
+        const ranked = await search.searchElsewhere({
+          threadId,
+          query: question.question,
+          limit: 20,
+          defaultScope: 'user',
+        });
         const at = (k: number) => ranked.slice(0, k).some((match) => evidence.has(`${match.threadId}#${match.seq}`));
         if (at(5)) tally.at5 += 1;
         if (at(10)) {
@@ -131,7 +192,8 @@ export async function measureCrossThread(options: CrossThreadOptions, conversati
         byCategory.set(question.category, category);
         if (index % options.packEvery !== 0) continue;
 
-        const holds = (texts: readonly string[]) => question.evidence.some((id) => texts.some((text) => text.includes(textOf.get(id) ?? '\u0000')));
+        const holds = (texts: readonly string[]) =>
+          question.evidence.some((id) => texts.some((text) => text.includes(textOf.get(id) ?? '\u0000')));
         const userContext = await read(threadId, 'user');
         const threadContext = await read(threadId, 'thread');
         if (!userContext || !threadContext) throw new Error('the new chat vanished');
@@ -145,7 +207,9 @@ export async function measureCrossThread(options: CrossThreadOptions, conversati
         await client.query('DELETE FROM threads WHERE id = $1', [threadId]);
       }
     }
-    options.log(`cross-thread ${conversation.id}: ${asked} questions, recall@10 ${(found / Math.max(asked, 1)).toFixed(3)}`);
+    options.log(
+      `cross-thread ${conversation.id}: ${asked} questions, recall@10 ${(found / Math.max(asked, 1)).toFixed(3)}`,
+    );
   }
 
   const speed = await measureSpeed(options, conversations);
@@ -157,7 +221,10 @@ export async function measureCrossThread(options: CrossThreadOptions, conversati
  * them), and a new chat of that user asking the questions: `searchElsewhere` (limit 10) timed per question, the
  * context read with cross-thread auto-recall beside it, and the ranking statement inside Postgres (EXPLAIN ANALYZE).
  */
-async function measureSpeed(options: CrossThreadOptions, conversations: readonly Conversation[]): Promise<CrossThreadRun['speed']> {
+async function measureSpeed(
+  options: CrossThreadOptions,
+  conversations: readonly Conversation[],
+): Promise<CrossThreadRun['speed']> {
   const { db, client, settings } = options;
   const search = createSearchRepository(db);
   const all = conversations.flatMap((conversation) => conversation.turns);
@@ -179,12 +246,20 @@ async function measureSpeed(options: CrossThreadOptions, conversations: readonly
   const searchTimes: number[] = [];
   const contextRead: number[] = [];
   for (const [index, question] of asked.entries()) {
-    await client.query(`UPDATE context_entries SET content = $2 WHERE thread_id = $1 AND seq = 1`, [threadId, question.question]);
+    await client.query(`UPDATE context_entries SET content = $2 WHERE thread_id = $1 AND seq = 1`, [
+      threadId,
+      question.question,
+    ]);
     let started = performance.now();
     await search.searchElsewhere({ threadId, query: question.question, limit: 10, defaultScope: 'user' });
     const searched = performance.now() - started;
     started = performance.now();
-    await loadThreadContext(db, threadId, { recall: true, recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope: 'user' });
+    await loadThreadContext(db, threadId, {
+      recall: true,
+      recallTokens: settings.recallTokens,
+      userMemoryTokens: settings.userMemoryTokens,
+      recallScope: 'user',
+    });
     const readTime = performance.now() - started;
     if (index < WARM_UP_SEARCHES) continue;
     searchTimes.push(searched);
@@ -192,12 +267,20 @@ async function measureSpeed(options: CrossThreadOptions, conversations: readonly
   }
   const inPostgres: number[] = [];
   for (const question of asked.slice(WARM_UP_SEARCHES, WARM_UP_SEARCHES + 50)) {
-    const statement = elsewhereRankedSql({ threadId: Prisma.sql`${threadId}::uuid`, query: Prisma.sql`${question.question}::text`, limit: Prisma.sql`${10}::int` });
-    const [plan] = await db.$queryRaw<{ 'QUERY PLAN': [{ 'Execution Time': number }] }[]>`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`;
+    const statement = elsewhereRankedSql({
+      threadId: Prisma.sql`${threadId}::uuid`,
+      query: Prisma.sql`${question.question}::text`,
+      limit: Prisma.sql`${10}::int`,
+    });
+    const [plan] = await db.$queryRaw<
+      { 'QUERY PLAN': [{ 'Execution Time': number }] }[]
+    >`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`;
     const time = plan?.['QUERY PLAN'][0]['Execution Time'];
     if (time !== undefined) inPostgres.push(time);
   }
-  options.log(`cross-thread speed: ${SPEED_THREADS} chats × ${SPEED_MESSAGES} messages, ${searchTimes.length} searches`);
+  options.log(
+    `cross-thread speed: ${SPEED_THREADS} chats × ${SPEED_MESSAGES} messages, ${searchTimes.length} searches`,
+  );
   return { threads: SPEED_THREADS, messages: SPEED_MESSAGES, search: searchTimes, contextRead, inPostgres };
 }
 
@@ -212,15 +295,48 @@ export function crossThreadTable(run: CrossThreadRun): string[] {
     line('cross-thread recall@5 (searchElsewhere, ranked messages)', tally.at5 / n),
     line('cross-thread recall@10', tally.at10 / n, { op: '>=', value: 0.75 }),
     line('cross-thread recall@20', tally.at20 / n),
-    ...[...run.byCategory.entries()].sort(([a], [b]) => a - b).map(([category, figures]) =>
-      line(`  recall@10, category ${category} ${CATEGORY_NAMES[category] ?? ''} (${figures.questions})`, figures.at10 / figures.questions)),
-    line(`evidence in the new chat's pack, recallScope user (${tally.packQuestions} q)`, tally.packUser / tally.packQuestions, { op: '>=', value: 0.7 }, 3,
-      `${(tally.recalledElsewhere / Math.max(tally.packQuestions, 1)).toFixed(1)} messages of other chats per pack`),
-    line('evidence in the new chat\'s pack, recallScope thread', tally.packThread / tally.packQuestions, undefined, 3, 'nothing crosses: expected 0'),
-    line(`cross-thread search p50 ms, ${speed.threads} chats × ${speed.messages} messages (${speed.search.length} searches)`, quantile(speed.search, 0.5), undefined, 2),
+    ...[...run.byCategory.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([category, figures]) =>
+        line(
+          `  recall@10, category ${category} ${CATEGORY_NAMES[category] ?? ''} (${figures.questions})`,
+          figures.at10 / figures.questions,
+        ),
+      ),
+    line(
+      `evidence in the new chat's pack, recallScope user (${tally.packQuestions} q)`,
+      tally.packUser / tally.packQuestions,
+      { op: '>=', value: 0.7 },
+      3,
+      `${(tally.recalledElsewhere / Math.max(tally.packQuestions, 1)).toFixed(1)} messages of other chats per pack`,
+    ),
+    line(
+      "evidence in the new chat's pack, recallScope thread",
+      tally.packThread / tally.packQuestions,
+      undefined,
+      3,
+      'nothing crosses: expected 0',
+    ),
+    line(
+      `cross-thread search p50 ms, ${speed.threads} chats × ${speed.messages} messages (${speed.search.length} searches)`,
+      quantile(speed.search, 0.5),
+      undefined,
+      2,
+    ),
     line('cross-thread search p95 ms', quantile(speed.search, 0.95), { op: '<=', value: 25 }, 2),
-    line('  the ranking statement inside Postgres p50 ms', quantile(speed.inPostgres, 0.5), undefined, 2,
-      `p95 ${quantile(speed.inPostgres, 0.95).toFixed(2)} ms, EXPLAIN ANALYZE execution time, ${speed.inPostgres.length} searches`),
-    line('  context read with cross-thread auto-recall p50 ms', quantile(speed.contextRead, 0.5), undefined, 2, `p95 ${quantile(speed.contextRead, 0.95).toFixed(2)} ms`),
+    line(
+      '  the ranking statement inside Postgres p50 ms',
+      quantile(speed.inPostgres, 0.5),
+      undefined,
+      2,
+      `p95 ${quantile(speed.inPostgres, 0.95).toFixed(2)} ms, EXPLAIN ANALYZE execution time, ${speed.inPostgres.length} searches`,
+    ),
+    line(
+      '  context read with cross-thread auto-recall p50 ms',
+      quantile(speed.contextRead, 0.5),
+      undefined,
+      2,
+      `p95 ${quantile(speed.contextRead, 0.95).toFixed(2)} ms`,
+    ),
   ];
 }

@@ -7,7 +7,12 @@ import { FakeListChatModel } from '@langchain/core/utils/testing';
  * whole conversation plus the question. Its summary comes from a fake model (never verbatim text).
  * Type-checked on its own (bench/tsconfig.peer.json): langchain's types clash with the server's zod augmentation.
  */
-export async function langchainKeptTexts(input: { systemPrompt: string; turns: { role: 'user' | 'assistant'; content: string }[]; question: string; triggerTokens: number }): Promise<string[]> {
+export async function langchainKeptTexts(input: {
+  systemPrompt: string;
+  turns: { role: 'user' | 'assistant'; content: string }[];
+  question: string;
+  triggerTokens: number;
+}): Promise<string[]> {
   const model = new FakeListChatModel({ responses: ['A summary of the conversation so far.'] });
   const middleware = summarizationMiddleware({ model, trigger: { tokens: input.triggerTokens } });
   const messages: BaseMessage[] = [
@@ -15,9 +20,21 @@ export async function langchainKeptTexts(input: { systemPrompt: string; turns: {
     ...input.turns.map((turn) => (turn.role === 'user' ? new HumanMessage(turn.content) : new AIMessage(turn.content))),
     new HumanMessage(input.question),
   ];
-  const hook = middleware.beforeModel as unknown as ((state: { messages: BaseMessage[] }, runtime: { context: Record<string, unknown> }) => Promise<{ messages: BaseMessage[] } | undefined>) | { hook: (state: { messages: BaseMessage[] }, runtime: { context: Record<string, unknown> }) => Promise<{ messages: BaseMessage[] } | undefined> };
+  const hook = middleware.beforeModel as unknown as
+    | ((
+        state: { messages: BaseMessage[] },
+        runtime: { context: Record<string, unknown> },
+      ) => Promise<{ messages: BaseMessage[] } | undefined>)
+    | {
+        hook: (
+          state: { messages: BaseMessage[] },
+          runtime: { context: Record<string, unknown> },
+        ) => Promise<{ messages: BaseMessage[] } | undefined>;
+      };
   const run = typeof hook === 'function' ? hook : hook.hook;
   const update = await run({ messages }, { context: {} });
   const kept = update ? update.messages.slice(2) : messages.slice(1);
-  return kept.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)));
+  return kept.map((message) =>
+    typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
+  );
 }

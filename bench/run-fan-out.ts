@@ -16,15 +16,23 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= rounds; round += 1) {
       const fanOut = await measureFanOut(services, { tabs, chunks: 40 });
-      const load = os.loadavg().map((value) => value.toFixed(1)).join(' ');
-      process.stdout.write(`\nround ${round} of ${rounds}, load average ${load}\n${renderTable(fanOutFigures(fanOut, '0 server CPU'))}\n`);
+      const load = os
+        .loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ');
+      process.stdout.write(
+        `\nround ${round} of ${rounds}, load average ${load}\n${renderTable(fanOutFigures(fanOut, '0 server CPU'))}\n`,
+      );
     }
   } finally {
     await services.stop();
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -18,7 +18,11 @@ export interface ChildStubRecord {
 }
 
 const summaryDelayMs = Number.parseInt(process.env.BENCH_STUB_SUMMARY_DELAY_MS ?? '0', 10);
-const stub = await startOpenAIStub({ classifyRequest, responder: scriptedResponder({ summaryDelayMs }), maxContextTokens: 1_000_000 });
+const stub = await startOpenAIStub({
+  classifyRequest,
+  responder: scriptedResponder({ summaryDelayMs }),
+  maxContextTokens: 1_000_000,
+});
 process.send?.({ type: 'stub', url: stub.url });
 
 process.on('message', (message: { type: 'records' | 'exit' }) => {
@@ -27,7 +31,8 @@ process.on('message', (message: { type: 'records' | 'exit' }) => {
     return;
   }
   const records: ChildStubRecord[] = stub.requests.map((request) => ({
-    kind: request.kind, promptTokens: request.promptTokens,
+    kind: request.kind,
+    promptTokens: request.promptTokens,
     tag: request.kind === 'chat' ? (/\[b:([A-Za-z0-9-]+)\]/.exec(lastUserText(request.body))?.[1] ?? null) : null,
   }));
   process.send?.({ type: 'records', records });

@@ -81,7 +81,9 @@ const MAX_EXTRA_WARMUP_RUNS = 3;
 async function settledMemory(app: BenchApp): Promise<HeapPoint> {
   const { runner, queues, server } = app.application;
   const busy = async (): Promise<boolean> => {
-    const connections = await new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+    const connections = await new Promise<number>((resolve) =>
+      server.getConnections((error, count) => resolve(error ? 0 : count)),
+    );
     const jobs = (await queues.counts()).reduce((sum, queue) => sum + queue.waiting + queue.active, 0);
     return runner.drainingCount > 0 || connections > 0 || jobs > 0;
   };
@@ -115,25 +117,33 @@ interface LoadGenerator {
 
 /** Forks bench/load-generator.ts (the stub and the clients) and waits for its stub to listen. */
 async function startLoadGenerator(): Promise<LoadGenerator> {
-  const child = fork(path.join(import.meta.dirname, 'load-generator.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(import.meta.dirname, 'load-generator.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const stubUrl = await new Promise<string>((resolve, reject) => {
     child.once('message', (message: { type: string; url: string }) => resolve(message.url));
     child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
   });
   return {
     stubUrl,
-    run: (input) => new Promise((resolve) => {
-      const cpuBefore = process.cpuUsage();
-      child.once('message', (result: LoadResult) => {
-        const cpu = process.cpuUsage(cpuBefore);
-        resolve({
-          threads: input.threadIds.length, seconds: result.seconds, turns: result.turns, turnsPerSecond: result.turns / result.seconds,
-          latency: distribution(result.latencies), failures: result.failures,
-          cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, result.turns),
+    run: (input) =>
+      new Promise((resolve) => {
+        const cpuBefore = process.cpuUsage();
+        child.once('message', (result: LoadResult) => {
+          const cpu = process.cpuUsage(cpuBefore);
+          resolve({
+            threads: input.threadIds.length,
+            seconds: result.seconds,
+            turns: result.turns,
+            turnsPerSecond: result.turns / result.seconds,
+            latency: distribution(result.latencies),
+            failures: result.failures,
+            cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, result.turns),
+          });
         });
-      });
-      child.send({ type: 'load', ...input });
-    }),
+        child.send({ type: 'load', ...input });
+      }),
     stop: () => child.send({ type: 'exit' }),
   };
 }
@@ -145,20 +155,46 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
  * memory must not depend on what is stored); then, once the token-count cache is full, a settled heap point after each
  * of `memoryRuns` runs of `memorySeconds`, and the heap's growth per message as the slope through them.
  */
-export async function measureThroughputAndMemory(services: Services, options: { threads: number; seconds: number; oneInFlightSeconds: number; seedMessages: number; memoryRuns: number; memorySeconds: number }): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
+export async function measureThroughputAndMemory(
+  services: Services,
+  options: {
+    threads: number;
+    seconds: number;
+    oneInFlightSeconds: number;
+    seedMessages: number;
+    memoryRuns: number;
+    memorySeconds: number;
+  },
+): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
   const load = await startLoadGenerator();
-  const app = await startApp(services, { env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' } });
+  const app = await startApp(services, {
+    env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' },
+  });
   try {
-    const { body: guest } = await requestJson<{ token: string }>({ baseUrl: app.baseUrl, method: 'POST', path: '/api/auth/guest' });
+    const { body: guest } = await requestJson<{ token: string }>({
+      baseUrl: app.baseUrl,
+      method: 'POST',
+      path: '/api/auth/guest',
+    });
     const threadIds: string[] = [];
     for (let index = 0; index < options.threads; index += 1) {
-      const { body } = await requestJson<{ id: string }>({ baseUrl: app.baseUrl, method: 'POST', path: '/api/threads', token: guest.token, body: { title: `busy ${index}` } });
+      const { body } = await requestJson<{ id: string }>({
+        baseUrl: app.baseUrl,
+        method: 'POST',
+        path: '/api/threads',
+        token: guest.token,
+        body: { title: `busy ${index}` },
+      });
       threadIds.push(body.id);
     }
     const input = { baseUrl: app.baseUrl, token: guest.token, threadIds };
     await load.run({ ...input, seconds: Math.min(5, options.seconds) });
     // One turn at a time (one thread): the server's CPU per turn without the concurrency.
-    const oneInFlight = await load.run({ ...input, threadIds: threadIds.slice(0, 1), seconds: options.oneInFlightSeconds });
+    const oneInFlight = await load.run({
+      ...input,
+      threadIds: threadIds.slice(0, 1),
+      seconds: options.oneInFlightSeconds,
+    });
     const throughput = await load.run({ ...input, seconds: options.seconds });
     const before = await settledMemory(app);
     await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
@@ -169,12 +205,18 @@ export async function measureThroughputAndMemory(services: Services, options: { 
     // must not count. Earlier runs fill it on a quiet machine; on a slow one a few more runs do, or the figure's
     // note says how full it was.
     let extraWarmupRuns = 0;
-    const cacheFull = () => tokenCountCacheSize().entries >= TOKEN_COUNT_CACHE_BOUNDS.maxEntries || tokenCountCacheSize().chars >= TOKEN_COUNT_CACHE_BOUNDS.maxChars * 0.95;
+    const cacheFull = () =>
+      tokenCountCacheSize().entries >= TOKEN_COUNT_CACHE_BOUNDS.maxEntries ||
+      tokenCountCacheSize().chars >= TOKEN_COUNT_CACHE_BOUNDS.maxChars * 0.95;
     while (!cacheFull() && extraWarmupRuns < MAX_EXTRA_WARMUP_RUNS) {
       await load.run({ ...input, seconds: options.memorySeconds });
       extraWarmupRuns += 1;
     }
-    const tokenCache = { ...tokenCountCacheSize(), maxEntries: TOKEN_COUNT_CACHE_BOUNDS.maxEntries, maxChars: TOKEN_COUNT_CACHE_BOUNDS.maxChars };
+    const tokenCache = {
+      ...tokenCountCacheSize(),
+      maxEntries: TOKEN_COUNT_CACHE_BOUNDS.maxEntries,
+      maxChars: TOKEN_COUNT_CACHE_BOUNDS.maxChars,
+    };
     const first = await settledMemory(app);
     // One point after each run, the slope through all of them: a single run's difference is at the mercy of what
     // the point before it held.
@@ -190,15 +232,31 @@ export async function measureThroughputAndMemory(services: Services, options: { 
       throughput,
       oneInFlight,
       memory: {
-        rssBeforeMb: before.rssMb, rssAfterSeedMb: afterSeed.rssMb, rssAfterMb: last.rssMb, storedMessages: points.at(-1)?.messages ?? 0,
-        seededMessages: options.seedMessages, memoryRuns: options.memoryRuns,
-        kbPerMessage: fit.slope, kbPerMessageSpread: 2 * fit.standardError,
+        rssBeforeMb: before.rssMb,
+        rssAfterSeedMb: afterSeed.rssMb,
+        rssAfterMb: last.rssMb,
+        storedMessages: points.at(-1)?.messages ?? 0,
+        seededMessages: options.seedMessages,
+        memoryRuns: options.memoryRuns,
+        kbPerMessage: fit.slope,
+        kbPerMessageSpread: 2 * fit.standardError,
         kbPerMessageWithCode: slope(points.map((point) => [point.messages, point.memory.heapMb * 1024])).slope,
-        kbPerMessageByRun: points.slice(1).map((point, index) => ((outsideCode(point.memory) - outsideCode(points[index]!.memory)) * 1024) / Math.max(1, point.messages - points[index]!.messages)),
-        points: points.map((point) => ({ messages: point.messages, heapMb: point.memory.heapMb, codeMb: point.memory.codeMb })),
+        kbPerMessageByRun: points
+          .slice(1)
+          .map(
+            (point, index) =>
+              ((outsideCode(point.memory) - outsideCode(points[index]!.memory)) * 1024) /
+              Math.max(1, point.messages - points[index]!.messages),
+          ),
+        points: points.map((point) => ({
+          messages: point.messages,
+          heapMb: point.memory.heapMb,
+          codeMb: point.memory.codeMb,
+        })),
         heapUsedMb: [before.heapMb, first.heapMb, last.heapMb],
         codeMb: [first.codeMb, last.codeMb],
-        tokenCache, extraWarmupRuns,
+        tokenCache,
+        extraWarmupRuns,
       },
     };
   } finally {
@@ -226,11 +284,14 @@ async function seedMessages(databaseUrl: string, threadIds: string[], count: num
   await client.connect();
   try {
     const perThread = Math.ceil(count / threadIds.length);
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO messages (id, thread_id, seq, role, content, status, tokens, encoding, updated_at)
       SELECT gen_random_uuid(), t.id, -g, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END,
         'Archived message ' || g || ' about the rollout and its checks.', 'complete', 14, 'o200k_base', now()
-      FROM unnest($1::uuid[]) t(id), generate_series(1, $2::int) g`, [threadIds, perThread]);
+      FROM unnest($1::uuid[]) t(id), generate_series(1, $2::int) g`,
+      [threadIds, perThread],
+    );
   } finally {
     await client.end();
   }

@@ -36,7 +36,12 @@ export async function buildWebIfStale(options: { force?: boolean } = {}): Promis
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await build({ configFile: path.join(ROOT, 'vite.config.ts'), root: path.join(ROOT, 'web'), mode: 'production', logLevel: 'warn' });
+    await build({
+      configFile: path.join(ROOT, 'vite.config.ts'),
+      root: path.join(ROOT, 'web'),
+      mode: 'production',
+      logLevel: 'warn',
+    });
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;
@@ -46,10 +51,17 @@ export async function buildWebIfStale(options: { force?: boolean } = {}): Promis
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = Date.now();
-  buildWebIfStale({ force: process.argv.includes('--force') }).then((built) => {
-    process.stdout.write(built ? `web app built in ${Date.now() - started} ms (web/dist)\n` : 'web app is up to date (web/dist)\n');
-  }, (error: unknown) => {
-    process.stderr.write(`web build failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  });
+  buildWebIfStale({ force: process.argv.includes('--force') }).then(
+    (built) => {
+      process.stdout.write(
+        built ? `web app built in ${Date.now() - started} ms (web/dist)\n` : 'web app is up to date (web/dist)\n',
+      );
+    },
+    (error: unknown) => {
+      process.stderr.write(
+        `web build failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
 }

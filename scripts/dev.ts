@@ -11,8 +11,16 @@ const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
 const serverPort = process.env.PORT ?? '3000';
 
 const children: ChildProcess[] = [
-  spawn(bin('tsx'), ['watch', '--clear-screen=false', 'src/app/main.ts', 'all'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, PORT: serverPort } }),
-  spawn(bin('vite'), ['--config', 'vite.config.ts'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, DEV_SERVER_URL: `http://localhost:${serverPort}` } }),
+  spawn(bin('tsx'), ['watch', '--clear-screen=false', 'src/app/main.ts', 'all'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, PORT: serverPort },
+  }),
+  spawn(bin('vite'), ['--config', 'vite.config.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, DEV_SERVER_URL: `http://localhost:${serverPort}` },
+  }),
 ];
 
 let stopping = false;
@@ -22,7 +30,14 @@ function stopAll(code: number): void {
   for (const child of children) if (child.exitCode === null) child.kill('SIGINT');
   const deadline = setTimeout(() => process.exit(code), 15_000);
   deadline.unref();
-  Promise.all(children.map((child) => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve))))).then(() => process.exit(code), () => process.exit(1));
+  Promise.all(
+    children.map((child) =>
+      child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)),
+    ),
+  ).then(
+    () => process.exit(code),
+    () => process.exit(1),
+  );
 }
 
 for (const child of children) child.once('exit', (code) => stopAll(code ?? 1));

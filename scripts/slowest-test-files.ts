@@ -81,7 +81,8 @@ export function timingsOf(reportPath: string, root: string): FileTiming[] {
 export function formatSlowest(timings: FileTiming[], top = 10): string {
   const slowest = [...timings].sort((left, right) => right.seconds - left.seconds).slice(0, top);
   const lines = [`ci: the ${slowest.length} slowest test files`];
-  for (const timing of slowest) lines.push(`ci:   ${timing.seconds.toFixed(1).padStart(7)} s  ${timing.file} (${timing.runner})`);
+  for (const timing of slowest)
+    lines.push(`ci:   ${timing.seconds.toFixed(1).padStart(7)} s  ${timing.file} (${timing.runner})`);
   const retried = timings.filter((timing) => timing.retried > 0);
   for (const timing of retried) lines.push(`ci: RETRIED ${timing.retried} test(s) in ${timing.file}`);
   return lines.join('\n');

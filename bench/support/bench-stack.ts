@@ -5,7 +5,8 @@ import { startApp, type BenchApp, type Services } from './stack';
 import { TurnProbe } from './turn-probe';
 
 /** An instant model answer: one short chunk. */
-export const instantReply: StubResponder = () => replyWithText('Fine, thanks: the plan is on track.', { chunks: ['Fine, thanks: ', 'the plan is on track.'] });
+export const instantReply: StubResponder = () =>
+  replyWithText('Fine, thanks: the plan is on track.', { chunks: ['Fine, thanks: ', 'the plan is on track.'] });
 
 export interface BenchStack {
   stub: OpenAIStub;
@@ -15,10 +16,15 @@ export interface BenchStack {
 }
 
 /** The stub (answering instantly unless told otherwise), the whole app pointed at it, and a probe. */
-export async function startBenchStack(services: Services, options: { env?: Record<string, string>; responder?: StubResponder; tuning?: ApplicationOptions['tuning'] } = {}): Promise<BenchStack> {
+export async function startBenchStack(
+  services: Services,
+  options: { env?: Record<string, string>; responder?: StubResponder; tuning?: ApplicationOptions['tuning'] } = {},
+): Promise<BenchStack> {
   let probe: TurnProbe | null = null;
   const stub = await startOpenAIStub({
-    classifyRequest, responder: options.responder ?? instantReply, maxContextTokens: 1_000_000,
+    classifyRequest,
+    responder: options.responder ?? instantReply,
+    maxContextTokens: 1_000_000,
     onRequest: (request) => probe?.onModelRequest(request),
   });
   const app = await startApp(services, {
@@ -27,7 +33,9 @@ export async function startBenchStack(services: Services, options: { env?: Recor
   });
   probe = new TurnProbe(app);
   return {
-    stub, app, probe,
+    stub,
+    app,
+    probe,
     async stop() {
       await app.stop();
       await stub.close();

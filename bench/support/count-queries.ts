@@ -10,14 +10,17 @@ export function countQueries(): { reset(): void; perTurn(turns: number): string 
   const original = prototype.query;
   prototype.query = function query(this: unknown, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
-    const text = typeof first === 'string' ? first : first?.text ?? '?';
+    const text = typeof first === 'string' ? first : (first?.text ?? '?');
     const key = text.replace(/\s+/g, ' ').trim().slice(0, 120);
     counts.set(key, (counts.get(key) ?? 0) + 1);
     return original.apply(this, args);
   };
   return {
     reset: () => counts.clear(),
-    perTurn: (turns) => [...counts].sort((a, b) => b[1] - a[1])
-      .map(([text, count]) => `${(count / Math.max(1, turns)).toFixed(2).padStart(6)}  ${text}`).join('\n'),
+    perTurn: (turns) =>
+      [...counts]
+        .sort((a, b) => b[1] - a[1])
+        .map(([text, count]) => `${(count / Math.max(1, turns)).toFixed(2).padStart(6)}  ${text}`)
+        .join('\n'),
   };
 }

@@ -14,7 +14,8 @@ export interface Figure {
 }
 
 export function verdict(figure: Figure): 'met' | 'MISSED' | '' {
-  if (!figure.target || typeof figure.value !== 'number' || Number.isNaN(figure.value)) return figure.target ? 'MISSED' : '';
+  if (!figure.target || typeof figure.value !== 'number' || Number.isNaN(figure.value))
+    return figure.target ? 'MISSED' : '';
   const { op, value } = figure.target;
   return (op === '<=' ? figure.value <= value : figure.value >= value) ? 'met' : 'MISSED';
 }
@@ -37,7 +38,9 @@ export function renderTable(figures: readonly Figure[]): string {
     figure.note ?? '',
   ]);
   const header = ['#', 'figure', 'value', 'target', 'result', 'note'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
@@ -45,11 +48,13 @@ export function renderTable(figures: readonly Figure[]): string {
 /** One line a figure, value before target: `server CPU per turn (throughput run)  2.70 ms  target <= 3 ms  met`. */
 export function renderLines(figures: readonly Figure[]): string {
   const width = Math.max(0, ...figures.map((figure) => figure.name.length));
-  return figures.map((figure) => {
-    const value = `${formatValue(figure.value)}${figure.unit ? ` ${figure.unit}` : ''}`;
-    const target = figure.target ? `  target ${targetText(figure)}  ${verdict(figure)}` : '';
-    return `${figure.name.padEnd(width)}  ${value.padStart(9)}${target}`;
-  }).join('\n');
+  return figures
+    .map((figure) => {
+      const value = `${formatValue(figure.value)}${figure.unit ? ` ${figure.unit}` : ''}`;
+      const target = figure.target ? `  target ${targetText(figure)}  ${verdict(figure)}` : '';
+      return `${figure.name.padEnd(width)}  ${value.padStart(9)}${target}`;
+    })
+    .join('\n');
 }
 
 function targetText(figure: Figure): string {
@@ -59,7 +64,13 @@ function targetText(figure: Figure): string {
 
 export function machine(): { cpus: number; model: string; memoryGb: number; node: string; platform: string } {
   const cpus = os.cpus();
-  return { cpus: cpus.length, model: cpus[0]?.model ?? 'unknown', memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpus: cpus.length,
+    model: cpus[0]?.model ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 export async function writeResults(directory: string, payload: unknown): Promise<string> {

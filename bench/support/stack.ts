@@ -37,7 +37,11 @@ async function createMigratedDatabase(serverUrl: string, prefix: string): Promis
   }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.join(ROOT, 'prisma/migrations'), log: silent });
+  await applyMigrations({
+    databaseUrl: url.toString(),
+    migrationsDir: path.join(ROOT, 'prisma/migrations'),
+    log: silent,
+  });
   return url.toString();
 }
 
@@ -71,7 +75,8 @@ export async function startServices(): Promise<Services> {
     throw error;
   }
   return {
-    postgres, redis,
+    postgres,
+    redis,
     createDatabase: (prefix) => createMigratedDatabase(postgres.socketUrl, prefix),
     async stop() {
       await redis.stop();
@@ -91,7 +96,9 @@ export function stopOnSignals(stop: () => Promise<void>, log: (message: string) 
   const handlers = Object.entries(codes).map(([signal, code]) => {
     const handler = (): void => {
       log(`${signal}: stopping the services this run started`);
-      stop().catch((error: unknown) => log(`stopping failed: ${String(error)}`)).finally(() => process.exit(code));
+      stop()
+        .catch((error: unknown) => log(`stopping failed: ${String(error)}`))
+        .finally(() => process.exit(code));
     };
     process.once(signal, handler);
     return () => process.removeListener(signal, handler);
@@ -111,20 +118,38 @@ export interface BenchApp {
  * The whole application (API + fold worker + sweeper), in this process, on a fresh database, reaching Postgres and
  * Redis over their unix sockets as `npm start` does with its embedded services.
  */
-export async function startApp(services: Services, options: { env: Record<string, string>; tuning?: ApplicationOptions['tuning'] }): Promise<BenchApp> {
+export async function startApp(
+  services: Services,
+  options: { env: Record<string, string>; tuning?: ApplicationOptions['tuning'] },
+): Promise<BenchApp> {
   const databaseUrl = await services.createDatabase('bench');
   const env = loadEnv({
-    NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
-    DATABASE_URL: databaseUrl, REDIS_URL: services.redis.url, HOST: '127.0.0.1',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: services.redis.url,
+    HOST: '127.0.0.1',
     // A benchmark is one user at many times a user's share (1,000 tabs on one thread, 200 busy threads): the
     // per-user abuse limits would measure themselves, not the server.
-    RATE_LIMIT_PER_MINUTE: '100000000', MAX_QUEUED_TURNS: '50', MAX_SOCKETS_PER_USER: '100000', SOCKET_EVENTS_PER_MINUTE: '100000000',
-    SEARCH_PER_MINUTE: '100000000', MAX_THREADS_PER_USER: '1000000', ...options.env,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    MAX_QUEUED_TURNS: '50',
+    MAX_SOCKETS_PER_USER: '100000',
+    SOCKET_EVENTS_PER_MINUTE: '100000000',
+    SEARCH_PER_MINUTE: '100000000',
+    MAX_THREADS_PER_USER: '1000000',
+    ...options.env,
   });
   const log = createLogger({ level: env.LOG_LEVEL, pretty: false });
   const application = await createApplication({
-    env, databaseUrl, redisUrl: services.redis.socketPath, authSecret: randomBytes(32).toString('hex'),
-    adminToken: 'bench-admin-token-0123456789', log, mode: 'all', tuning: { sweepIntervalMs: 60_000, ...options.tuning },
+    env,
+    databaseUrl,
+    redisUrl: services.redis.socketPath,
+    authSecret: randomBytes(32).toString('hex'),
+    adminToken: 'bench-admin-token-0123456789',
+    log,
+    mode: 'all',
+    tuning: { sweepIntervalMs: 60_000, ...options.tuning },
   });
   const port = await application.listen(0, '127.0.0.1');
   return { application, port, baseUrl: `http://127.0.0.1:${port}`, databaseUrl, stop: () => application.stop(2000) };

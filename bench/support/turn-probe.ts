@@ -52,12 +52,22 @@ export class TurnProbe {
   };
 
   async guest(): Promise<string> {
-    const { body } = await requestJson<{ token: string }>({ baseUrl: this.app.baseUrl, method: 'POST', path: '/api/auth/guest' });
+    const { body } = await requestJson<{ token: string }>({
+      baseUrl: this.app.baseUrl,
+      method: 'POST',
+      path: '/api/auth/guest',
+    });
     return body.token;
   }
 
   async thread(token: string, title = 'bench'): Promise<string> {
-    const { body } = await requestJson<{ id: string }>({ baseUrl: this.app.baseUrl, method: 'POST', path: '/api/threads', token, body: { title } });
+    const { body } = await requestJson<{ id: string }>({
+      baseUrl: this.app.baseUrl,
+      method: 'POST',
+      path: '/api/threads',
+      token,
+      body: { title },
+    });
     return body.id;
   }
 
@@ -65,7 +75,13 @@ export class TurnProbe {
   async turn(input: { token: string; threadId: string; text?: string }): Promise<TurnSample> {
     const benchId = `t${(this.sequence += 1)}`;
     const content = `${input.text ?? 'Hello, how is the plan going?'} [b:${benchId}]`;
-    const streamed = await sendStreaming({ baseUrl: this.app.baseUrl, threadId: input.threadId, token: input.token, content, benchId });
+    const streamed = await sendStreaming({
+      baseUrl: this.app.baseUrl,
+      threadId: input.threadId,
+      token: input.token,
+      content,
+      benchId,
+    });
     return this.sample(benchId, streamed);
   }
 
@@ -76,15 +92,34 @@ export class TurnProbe {
     const arrivedAt = this.arrivals.get(benchId);
     const model = this.modelRequests.get(benchId);
     const messageEndAt = at('message-end');
-    if (streamed.status !== 200 || status !== 'complete' || arrivedAt === undefined || !model || model.arrivedAt === undefined || model.finishedAt === undefined || messageEndAt === undefined || !turnEnd) {
-      throw new Error(`turn ${benchId} did not complete cleanly (HTTP ${streamed.status}, turn ${status ?? 'no turn-end'}, events ${streamed.events.map((event) => event.event).join(',')})`);
+    if (
+      streamed.status !== 200 ||
+      status !== 'complete' ||
+      arrivedAt === undefined ||
+      !model ||
+      model.arrivedAt === undefined ||
+      model.finishedAt === undefined ||
+      messageEndAt === undefined ||
+      !turnEnd
+    ) {
+      throw new Error(
+        `turn ${benchId} did not complete cleanly (HTTP ${streamed.status}, turn ${status ?? 'no turn-end'}, events ${streamed.events.map((event) => event.event).join(',')})`,
+      );
     }
     this.arrivals.delete(benchId);
     this.modelRequests.delete(benchId);
     return {
-      benchId, arrivedAt, modelRequestAt: model.arrivedAt, modelDoneAt: model.finishedAt, messageEndAt, turnEndAt: turnEnd.at,
-      sentAt: streamed.sentAt, promptTokens: model.promptTokens,
-      pre: model.arrivedAt - arrivedAt, post: messageEndAt - model.finishedAt, total: turnEnd.at - streamed.sentAt,
+      benchId,
+      arrivedAt,
+      modelRequestAt: model.arrivedAt,
+      modelDoneAt: model.finishedAt,
+      messageEndAt,
+      turnEndAt: turnEnd.at,
+      sentAt: streamed.sentAt,
+      promptTokens: model.promptTokens,
+      pre: model.arrivedAt - arrivedAt,
+      post: messageEndAt - model.finishedAt,
+      total: turnEnd.at - streamed.sentAt,
     };
   }
 }

@@ -28,7 +28,11 @@ export async function diffMigrationsAgainstSchema(options: DiffMigrationsOptions
     await applyMigrations({ databaseUrl: database.url, migrationsDir: options.migrationsDir, log: silentLogger });
     return withSchemaEngine({ schemaFiles, target: { databaseUrl: database.url } }, async (engine) => {
       const result = await engine.diff({
-        from: { tag: 'schemaDatasource', files: schemaFiles, configDir: path.dirname(path.resolve(options.schemaPath)) },
+        from: {
+          tag: 'schemaDatasource',
+          files: schemaFiles,
+          configDir: path.dirname(path.resolve(options.schemaPath)),
+        },
         to: { tag: 'schemaDatamodel', files: schemaFiles },
         script: true,
         exitCode: true, // 2 when the diff is not empty
@@ -43,7 +47,13 @@ export async function diffMigrationsAgainstSchema(options: DiffMigrationsOptions
 export async function diffEmptyAgainstSchema(schemaPath: string): Promise<string> {
   const schemaFiles = await readSchemaFiles(schemaPath);
   return withSchemaEngine({ schemaFiles }, async (engine) => {
-    const result = await engine.diff({ from: { tag: 'empty' }, to: { tag: 'schemaDatamodel', files: schemaFiles }, script: true, exitCode: true, filters: noFilters });
+    const result = await engine.diff({
+      from: { tag: 'empty' },
+      to: { tag: 'schemaDatamodel', files: schemaFiles },
+      script: true,
+      exitCode: true,
+      filters: noFilters,
+    });
     return result.exitCode === 0 ? '' : (result.stdout ?? '');
   });
 }
@@ -53,8 +63,10 @@ export async function readSchemaFiles(schemaPath: string): Promise<{ path: strin
   const resolved = path.resolve(schemaPath);
   if (!(await stat(resolved)).isDirectory()) return [{ path: resolved, content: await readFile(resolved, 'utf8') }];
   const names = (await readdir(resolved, { recursive: true })).filter((name) => name.endsWith('.prisma')).sort();
-  return Promise.all(names.map(async (name) => {
-    const file = path.join(resolved, name);
-    return { path: file, content: await readFile(file, 'utf8') };
-  }));
+  return Promise.all(
+    names.map(async (name) => {
+      const file = path.join(resolved, name);
+      return { path: file, content: await readFile(file, 'utf8') };
+    }),
+  );
 }

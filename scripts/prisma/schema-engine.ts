@@ -37,8 +37,14 @@ function loadEngineModule(): Promise<typeof engineBindings> {
     const wasmPath = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm')), 'schema_engine_bg.wasm');
     // The engine reports Rust panics through this global before trapping; keep the message for the error.
     const globals = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
-    globals.PRISMA_WASM_PANIC_REGISTRY ??= { set_message: (message) => { lastPanic = message; } };
-    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), { './schema_engine_bg.js': engineBindings });
+    globals.PRISMA_WASM_PANIC_REGISTRY ??= {
+      set_message: (message) => {
+        lastPanic = message;
+      },
+    };
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+      './schema_engine_bg.js': engineBindings,
+    });
     engineBindings.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return engineBindings;
@@ -92,7 +98,10 @@ export async function withSchemaEngine<T>(
   }
 }
 
-function createAdapterFactory(target: DatabaseTarget | undefined, open: Set<SqlDriverAdapter>): SqlMigrationAwareDriverAdapterFactory {
+function createAdapterFactory(
+  target: DatabaseTarget | undefined,
+  open: Set<SqlDriverAdapter>,
+): SqlMigrationAwareDriverAdapterFactory {
   const track = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
     const dispose = adapter.dispose.bind(adapter);
     let disposed = false;
@@ -113,7 +122,8 @@ function createAdapterFactory(target: DatabaseTarget | undefined, open: Set<SqlD
       return track(await connectPg(target.databaseUrl));
     },
     async connectToShadowDb() {
-      if (!target?.createShadowDatabase) throw new Error('this schema engine command needs a shadow database, none was given');
+      if (!target?.createShadowDatabase)
+        throw new Error('this schema engine command needs a shadow database, none was given');
       const shadow = await target.createShadowDatabase();
       const adapter = await connectPg(shadow.url);
       const dispose = adapter.dispose.bind(adapter);
@@ -168,7 +178,8 @@ function withCharacterColumnTypes<Q extends SqlQueryable>(queryable: Q): Q {
   const queryRaw = queryable.queryRaw.bind(queryable);
   queryable.queryRaw = async (query) => {
     const resultSet = await queryRaw(query);
-    for (const index of characterColumns.get(resultSet.rows) ?? []) resultSet.columnTypes[index] = ColumnTypeEnum.Character;
+    for (const index of characterColumns.get(resultSet.rows) ?? [])
+      resultSet.columnTypes[index] = ColumnTypeEnum.Character;
     return resultSet;
   };
   return queryable;

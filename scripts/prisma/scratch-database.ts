@@ -20,12 +20,19 @@ export async function createScratchDatabase(adminUrl: string, prefix = 'scratch'
   return {
     name,
     url: url.toString(),
-    drop: () => withAdminClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdminClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
 /** Runs `body` with a scratch database, dropping it afterwards whatever happens. */
-export async function withScratchDatabase<T>(adminUrl: string, prefix: string, body: (database: ScratchDatabase) => Promise<T>): Promise<T> {
+export async function withScratchDatabase<T>(
+  adminUrl: string,
+  prefix: string,
+  body: (database: ScratchDatabase) => Promise<T>,
+): Promise<T> {
   const database = await createScratchDatabase(adminUrl, prefix);
   try {
     return await body(database);

@@ -8,7 +8,15 @@ import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutput
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import { cancelRemoteWork, cancelToolRun, createToolRegistry, type AsyncToolDeps, type Tool, type ToolKit, type ToolServices } from '../core/tools';
+import {
+  cancelRemoteWork,
+  cancelToolRun,
+  createToolRegistry,
+  type AsyncToolDeps,
+  type Tool,
+  type ToolKit,
+  type ToolServices,
+} from '../core/tools';
 import { createMessageContextReader } from '../db/message-context-reader';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createToolRunRepository, createToolServices } from '../db/tool-run-repository';
@@ -59,8 +67,18 @@ import { createSocketServer, type SocketServer } from '../realtime/create-socket
 import { forwardThreadEvents } from '../realtime/forward-thread-events';
 import { createRedisRoomEmitter } from '../realtime/redis-socket-adapter';
 import {
-  createMetrics, instrumentModelCalls, instrumentSummaryStore, instrumentTurnStore, ObservedTurnRunner, observeSocketServer,
-  observeWorker, startMetricsServer, TurnTimer, withModelCallContext, type Lifecycle, type Metrics,
+  createMetrics,
+  instrumentModelCalls,
+  instrumentSummaryStore,
+  instrumentTurnStore,
+  ObservedTurnRunner,
+  observeSocketServer,
+  observeWorker,
+  startMetricsServer,
+  TurnTimer,
+  withModelCallContext,
+  type Lifecycle,
+  type Metrics,
 } from '../observability';
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-settings-from-env';
@@ -131,13 +149,26 @@ export interface Application {
 const ESTIMATE_MAX_FACTOR = 1.5;
 
 function tokenEstimateOf(correction: EstimateCorrection | undefined, maxFactor: number): TokenEstimateDto {
-  return { model: correction?.model ?? '', factor: correction?.factor ?? 1, maxFactor, observedRatio: correction?.observedRatio ?? null, samples: correction?.samples ?? 0 };
+  return {
+    model: correction?.model ?? '',
+    factor: correction?.factor ?? 1,
+    maxFactor,
+    observedRatio: correction?.observedRatio ?? null,
+    samples: correction?.samples ?? 0,
+  };
 }
 
 /** The summarizer's output cap (`summarizerOutputTokens`), for the summary model's profile. */
-function summarizerCap(env: Env, settings: ReturnType<typeof contextSettingsFromEnv>): { summaryMaxOutputTokens: number; summaryReasoning: boolean } {
+function summarizerCap(
+  env: Env,
+  settings: ReturnType<typeof contextSettingsFromEnv>,
+): { summaryMaxOutputTokens: number; summaryReasoning: boolean } {
   const reasoning = env.SUMMARY_MODEL ? getModelProfile(env.SUMMARY_MODEL).reasoning : settings.profile.reasoning;
-  const cap = summarizerOutputTokens({ summaryMaxTokens: settings.summaryMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens, reasoning });
+  const cap = summarizerOutputTokens({
+    summaryMaxTokens: settings.summaryMaxTokens,
+    toolResultInlineTokens: settings.toolResultInlineTokens,
+    reasoning,
+  });
   return { summaryMaxOutputTokens: cap, summaryReasoning: reasoning };
 }
 
@@ -152,7 +183,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const threads = createThreadRepository(db);
   const transcript = createTranscriptRepository(db);
   const search = createSearchRepository(db);
-  const turns = withFreshTokenCounts(createTurnRepository(db, { recallTokens: settings.recallTokens, userMemoryTokens: settings.userMemoryTokens, recallScope: settings.recallScope, recallSticky: settings.recallSticky ?? false }), settings.counter, log);
+  const turns = withFreshTokenCounts(
+    createTurnRepository(db, {
+      recallTokens: settings.recallTokens,
+      userMemoryTokens: settings.userMemoryTokens,
+      recallScope: settings.recallScope,
+      recallSticky: settings.recallSticky ?? false,
+    }),
+    settings.counter,
+    log,
+  );
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
@@ -178,34 +218,73 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The chat model's estimate correction, learned from reported usage (seeded from its stored calls below).
   settings.correction = createEstimateCorrection({ model: models.label.model, maxFactor: ESTIMATE_MAX_FACTOR });
   const callHistory = createModelCallHistory(db);
-  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 })) settings.correction.observe(call.estimated, call.reported, call.ownerId ?? '');
-  const promptCacheKey = sendsPromptCacheKey(env.PROMPT_CACHE_KEY, { provider: models.label.provider, baseUrl: env.OPENAI_BASE_URL });
-  const chat = withModelCallContext(tuning.chat ?? createChatPort(models.chat, models.label.model, { promptCacheKey }), log);
-  const summarizer = withModelCallContext(tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel, { promptCacheKey }), log);
+  for (const call of await callHistory.recentPromptCounts({ model: models.label.model, limit: 50 }))
+    settings.correction.observe(call.estimated, call.reported, call.ownerId ?? '');
+  const promptCacheKey = sendsPromptCacheKey(env.PROMPT_CACHE_KEY, {
+    provider: models.label.provider,
+    baseUrl: env.OPENAI_BASE_URL,
+  });
+  const chat = withModelCallContext(
+    tuning.chat ?? createChatPort(models.chat, models.label.model, { promptCacheKey }),
+    log,
+  );
+  const summarizer = withModelCallContext(
+    tuning.summarizer ?? createSummarizerPort(models.summarizer, models.label.summaryModel, { promptCacheKey }),
+    log,
+  );
   // A fold continues the chat's prompt only where it reaches the chat's cache: the same model on a real endpoint.
-  const foldsContinueChat = env.FOLD_PROMPT === 'auto' && models.label.provider !== 'offline' && models.label.summaryModel === models.label.model;
-  if (models.label.provider === 'offline') log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
-  else log.info({ model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') }, 'model endpoint configured');
+  const foldsContinueChat =
+    env.FOLD_PROMPT === 'auto' &&
+    models.label.provider !== 'offline' &&
+    models.label.summaryModel === models.label.model;
+  if (models.label.provider === 'offline')
+    log.warn('no OPENAI_API_KEY or OPENAI_BASE_URL: using the built-in OFFLINE model (deterministic demo replies)');
+  else
+    log.info(
+      { model: models.label.model, baseUrl: withoutCredentials(models.label.baseUrl ?? '') },
+      'model endpoint configured',
+    );
   if (credentialsOfUrl(env.OPENAI_BASE_URL).length > 0) {
-    log.warn('OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY');
+    log.warn(
+      'OPENAI_BASE_URL carries credentials: they are kept out of the logs, but requests cannot send credentials inside a URL; put the key in OPENAI_API_KEY',
+    );
   }
   if (usesOfflineDemoWindow(env)) {
-    log.info(`offline model: a ${settings.profile.maxInputTokens}-token demo window (set CONTEXT_MAX_INPUT_TOKENS to change it), so the summary forms within about ten turns`);
+    log.info(
+      `offline model: a ${settings.profile.maxInputTokens}-token demo window (set CONTEXT_MAX_INPUT_TOKENS to change it), so the summary forms within about ten turns`,
+    );
   }
-  log.info({
-    contextWindow: settings.profile.maxInputTokens, reservedOutputTokens: settings.profile.reservedOutputTokens, budget: settings.budget,
-    trigger: formatTriggerPolicy(settings.trigger), keep: formatCondition(settings.keep), summaryMaxTokens: settings.summaryMaxTokens,
-    summarizerInputMaxTokens: settings.summarizerInputMaxTokens, pinnedMaxTokens: settings.pinnedMaxTokens, toolResultInlineTokens: settings.toolResultInlineTokens,
-  }, 'context settings');
+  log.info(
+    {
+      contextWindow: settings.profile.maxInputTokens,
+      reservedOutputTokens: settings.profile.reservedOutputTokens,
+      budget: settings.budget,
+      trigger: formatTriggerPolicy(settings.trigger),
+      keep: formatCondition(settings.keep),
+      summaryMaxTokens: settings.summaryMaxTokens,
+      summarizerInputMaxTokens: settings.summarizerInputMaxTokens,
+      pinnedMaxTokens: settings.pinnedMaxTokens,
+      toolResultInlineTokens: settings.toolResultInlineTokens,
+    },
+    'context settings',
+  );
 
   const producerConnection: Redis = createProducerConnection(options.redisUrl);
   producerConnection.on('error', (error) => log.debug({ err: error }, 'redis producer connection error'));
-  const idleFold = { quietMs: env.PROMPT_CACHE_TTL * 1000, minTokens: env.IDLE_FOLD_MIN_TOKENS ?? 2 * settings.summaryMaxTokens };
+  const idleFold = {
+    quietMs: env.PROMPT_CACHE_TTL * 1000,
+    minTokens: env.IDLE_FOLD_MIN_TOKENS ?? 2 * settings.summaryMaxTokens,
+  };
   const folds = createFoldProducer({
-    connection: producerConnection, prefix: env.REDIS_PREFIX, idleFoldDelayMs: idleFold.quietMs,
+    connection: producerConnection,
+    prefix: env.REDIS_PREFIX,
+    idleFoldDelayMs: idleFold.quietMs,
     onError: (error) => log.debug({ err: error }, 'summary queue error'),
   });
-  metrics.sources.queues.push({ name: SUMMARY_QUEUE, getJobCounts: (...states) => folds.queue.getJobCounts(...(states as Parameters<typeof folds.queue.getJobCounts>)) });
+  metrics.sources.queues.push({
+    name: SUMMARY_QUEUE,
+    getJobCounts: (...states) => folds.queue.getJobCounts(...(states as Parameters<typeof folds.queue.getJobCounts>)),
+  });
 
   const queues = createQueueRegistry();
   queues.register(folds.queue);
@@ -216,55 +295,113 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
   const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
   const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
-    maxTokens: schemaCap, count: (definition) => settings.counter.countToolSchemas([definition]),
+    maxTokens: schemaCap,
+    count: (definition) => settings.counter.countToolSchemas([definition]),
   });
-  const mcp = env.toolSources.mcpServers.length > 0
-    ? await startMcpServers({ servers: env.toolSources.mcpServers, registry, log, asyncTimeoutMs: env.TOOL_TIMEOUT_MS, ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}) })
-    : null;
+  const mcp =
+    env.toolSources.mcpServers.length > 0
+      ? await startMcpServers({
+          servers: env.toolSources.mcpServers,
+          registry,
+          log,
+          asyncTimeoutMs: env.TOOL_TIMEOUT_MS,
+          ...(tuning.mcpBackoffMs !== undefined ? { backoffMs: tuning.mcpBackoffMs } : {}),
+        })
+      : null;
   if (env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL) {
-    registry.setGroup('external', externalTools(env.toolSources.externalTools, { secret: env.TOOL_WEBHOOK_SECRET, publicBaseUrl: env.PUBLIC_BASE_URL, timeoutMs: env.TOOL_TIMEOUT_MS }), { strict: true });
+    registry.setGroup(
+      'external',
+      externalTools(env.toolSources.externalTools, {
+        secret: env.TOOL_WEBHOOK_SECRET,
+        publicBaseUrl: env.PUBLIC_BASE_URL,
+        timeoutMs: env.TOOL_TIMEOUT_MS,
+      }),
+      { strict: true },
+    );
   }
   for (const entry of registry.describe().filter((candidate) => !candidate.offered)) {
-    log.warn({ tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap }, 'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS');
+    log.warn(
+      { tool: entry.tool.name, schemaTokens: entry.schemaTokens, cap: schemaCap },
+      'tool not offered: its schema is past TOOL_SCHEMA_MAX_TOKENS',
+    );
   }
   const toolRuns = createToolRunRepository(db);
   const erasures = createErasureRepository(db);
   const savedMemories: SavedMemoryDeps = {
-    store: createSavedMemoryRepository(db), counter: settings.counter, maxItems: env.MAX_MEMORY_ITEMS, capTokens: settings.userMemoryTokens,
-    writeLimiter: createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name: 'memory-write', limit: env.MEMORY_WRITES_PER_MINUTE, log }),
+    store: createSavedMemoryRepository(db),
+    counter: settings.counter,
+    maxItems: env.MAX_MEMORY_ITEMS,
+    capTokens: settings.userMemoryTokens,
+    writeLimiter: createSharedRateLimiter({
+      redis: producerConnection,
+      prefix: env.REDIS_PREFIX,
+      name: 'memory-write',
+      limit: env.MEMORY_WRITES_PER_MINUTE,
+      log,
+    }),
   };
   const baseToolServices = createToolServices(db);
   const toolServices: ToolServices = {
     ...baseToolServices,
-    search: { ...baseToolServices.search, searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }) },
+    search: {
+      ...baseToolServices.search,
+      searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }),
+    },
     saveMemory: async (input) => {
       const outcome = await saveMemoryFromThread(input, savedMemories);
       return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;
     },
   };
-  const toolQueue = createToolProducer({ connection: producerConnection, prefix: env.REDIS_PREFIX, onError: (error) => log.debug({ err: error }, 'tools queue error') });
+  const toolQueue = createToolProducer({
+    connection: producerConnection,
+    prefix: env.REDIS_PREFIX,
+    onError: (error) => log.debug({ err: error }, 'tools queue error'),
+  });
   queues.register(toolQueue.queue);
-  const condense = { summarizer, calls, inlineTokens: settings.toolResultInlineTokens, inputMaxTokens: settings.summarizerInputMaxTokens };
+  const condense = {
+    summarizer,
+    calls,
+    inlineTokens: settings.toolResultInlineTokens,
+    inputMaxTokens: settings.summarizerInputMaxTokens,
+  };
   const toolKit: ToolKit = {
-    registry, runs: toolRuns, queue: toolQueue, services: toolServices, condense,
+    registry,
+    runs: toolRuns,
+    queue: toolQueue,
+    services: toolServices,
+    condense,
     maxRounds: env.MAX_TOOL_ROUNDS,
     limits: {
-      callsPerMessage: env.MAX_TOOL_CALLS_PER_MESSAGE, followUps: env.MAX_TOOL_FOLLOW_UPS,
-      asyncRunsPerThread: env.MAX_ASYNC_RUNS_PER_THREAD, asyncRunsPerUser: env.MAX_ASYNC_RUNS_PER_USER,
+      callsPerMessage: env.MAX_TOOL_CALLS_PER_MESSAGE,
+      followUps: env.MAX_TOOL_FOLLOW_UPS,
+      asyncRunsPerThread: env.MAX_ASYNC_RUNS_PER_THREAD,
+      asyncRunsPerUser: env.MAX_ASYNC_RUNS_PER_USER,
     },
-    inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS), maxResultChars: env.TOOL_RESULT_MAX_CHARS,
+    inlineTimeoutMs: Math.min(30_000, env.TOOL_TIMEOUT_MS),
+    maxResultChars: env.TOOL_RESULT_MAX_CHARS,
   };
-  const runner: TurnRunner = new ObservedTurnRunner({
-    turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }), calls, events, chat, folds, idleFolds: folds, settings, log, tools: toolKit,
-    owner: `${process.pid}-${randomUUID()}`,
-    foldNow: async (threadId) => {
-      await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
+  const runner: TurnRunner = new ObservedTurnRunner(
+    {
+      turns: instrumentTurnStore(turns, { timer: turnTimer, lifecycle, metrics }),
+      calls,
+      events,
+      chat,
+      folds,
+      idleFolds: folds,
+      settings,
+      log,
+      tools: toolKit,
+      owner: `${process.pid}-${randomUUID()}`,
+      foldNow: async (threadId) => {
+        await foldThread({ threadId, author: 'overflow-fallback', force: true }, foldDeps);
+      },
+      turnTimeoutMs: env.TURN_TIMEOUT_MS,
+      maxRetries: env.MODEL_MAX_RETRIES,
+      ...(tuning.retryBaseMs !== undefined ? { retryBaseMs: tuning.retryBaseMs } : {}),
+      ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
     },
-    turnTimeoutMs: env.TURN_TIMEOUT_MS,
-    maxRetries: env.MODEL_MAX_RETRIES,
-    ...(tuning.retryBaseMs !== undefined ? { retryBaseMs: tuning.retryBaseMs } : {}),
-    ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
-  }, lifecycle);
+    lifecycle,
+  );
   metrics.sources.turnsInFlight = () => runner.activeCount;
   if (foldsContinueChat) foldDeps.chatPrefix = (context) => runner.chatPrefix(context);
 
@@ -273,26 +410,51 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // The sweeper picks up queued turns with no live lease in any case (the fallback if a message is lost).
   const onFollowUp = (threadId: string) => {
     if (mode !== 'worker') void runner.kick(threadId);
-    else publishTurnKick(producerConnection, env.REDIS_PREFIX, threadId).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not publish a turn kick; the sweeper will run the follow-up'));
+    else
+      publishTurnKick(producerConnection, env.REDIS_PREFIX, threadId).catch((error: unknown) =>
+        log.warn({ err: error, threadId }, 'could not publish a turn kick; the sweeper will run the follow-up'),
+      );
   };
-  const kicks = mode !== 'worker'
-    ? subscribeTurnKicks({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onKick: (threadId) => void runner.kick(threadId), onError: (error) => log.debug({ err: error }, 'turn kick subscriber error') })
-    : null;
+  const kicks =
+    mode !== 'worker'
+      ? subscribeTurnKicks({
+          url: options.redisUrl,
+          prefix: env.REDIS_PREFIX,
+          onKick: (threadId) => void runner.kick(threadId),
+          onError: (error) => log.debug({ err: error }, 'turn kick subscriber error'),
+        })
+      : null;
   // Stop reaches the process running the turn, whichever process the user's request landed on.
-  const cancels = mode !== 'worker'
-    ? subscribeTurnCancels({ url: options.redisUrl, prefix: env.REDIS_PREFIX, onCancel: (threadId, turnId) => void runner.cancel(threadId, turnId), onError: (error) => log.debug({ err: error }, 'turn cancel subscriber error') })
-    : null;
+  const cancels =
+    mode !== 'worker'
+      ? subscribeTurnCancels({
+          url: options.redisUrl,
+          prefix: env.REDIS_PREFIX,
+          onCancel: (threadId, turnId) => void runner.cancel(threadId, turnId),
+          onError: (error) => log.debug({ err: error }, 'turn cancel subscriber error'),
+        })
+      : null;
   const cancelTurn = async (threadId: string, turnId?: string): Promise<boolean> => {
     if (runner.cancel(threadId, turnId)) return true;
-    const running = await db.turn.count({ where: { threadId, status: 'running', ...(turnId !== undefined ? { id: turnId } : {}) } });
+    const running = await db.turn.count({
+      where: { threadId, status: 'running', ...(turnId !== undefined ? { id: turnId } : {}) },
+    });
     if (running === 0) return false;
     await publishTurnCancel(producerConnection, env.REDIS_PREFIX, threadId, turnId);
     return true;
   };
 
   const asyncToolDeps: AsyncToolDeps = {
-    registry, runs: toolRuns, services: toolServices, events, log, counter: settings.counter, condense,
-    timeoutMs: env.TOOL_TIMEOUT_MS, maxResultChars: env.TOOL_RESULT_MAX_CHARS, onFollowUp,
+    registry,
+    runs: toolRuns,
+    services: toolServices,
+    events,
+    log,
+    counter: settings.counter,
+    condense,
+    timeoutMs: env.TOOL_TIMEOUT_MS,
+    maxResultChars: env.TOOL_RESULT_MAX_CHARS,
+    onFollowUp,
     schedulePoll: (runId, delayMs) => toolQueue.enqueuePoll(runId, delayMs),
     ...(tuning.toolCancelPollMs !== undefined ? { cancelPollMs: tuning.toolCancelPollMs } : {}),
   };
@@ -305,14 +467,20 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     workerConnection = createWorkerConnection(options.redisUrl);
     workerConnection.on('error', (error) => log.debug({ err: error }, 'redis worker connection error'));
     worker = startFoldWorker({
-      connection: workerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: { ...foldDeps, transcript, threads, idleFold },
+      connection: workerConnection,
+      prefix: env.REDIS_PREFIX,
+      concurrency: env.WORKER_CONCURRENCY,
+      deps: { ...foldDeps, transcript, threads, idleFold },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
     toolWorkerConnection = createWorkerConnection(options.redisUrl);
     toolWorkerConnection.on('error', (error) => log.debug({ err: error }, 'redis tools worker connection error'));
     toolWorker = startToolWorker({
-      connection: toolWorkerConnection, prefix: env.REDIS_PREFIX, concurrency: env.WORKER_CONCURRENCY, deps: asyncToolDeps,
+      connection: toolWorkerConnection,
+      prefix: env.REDIS_PREFIX,
+      concurrency: env.WORKER_CONCURRENCY,
+      deps: asyncToolDeps,
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
@@ -320,12 +488,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   }
 
   const sweeper = createSweeper({
-    turns, summaries, folds, settings, log, rebuilds: { memory, queue: folds },
+    turns,
+    summaries,
+    folds,
+    settings,
+    log,
+    rebuilds: { memory, queue: folds },
     toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
     retention: {
-      retentionDays: env.RETENTION_DAYS, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+      retentionDays: env.RETENTION_DAYS,
+      guestMaxAgeSeconds: env.GUEST_MAX_AGE,
       deleteIdleThreads: (before, limit) => erasures.deleteIdleThreads(before, limit),
       removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
       guestsCreatedBefore: (before, limit) => erasures.guestsCreatedBefore(before, limit),
@@ -334,15 +508,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
 
   // Per-user and per-address limits live in Redis, so every process counts against one budget.
-  const sharedLimit = (name: string, limit: number) => createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name, limit, log });
+  const sharedLimit = (name: string, limit: number) =>
+    createSharedRateLimiter({ redis: producerConnection, prefix: env.REDIS_PREFIX, name, limit, log });
   const rateLimits = {
     guests: sharedLimit('guest', env.GUEST_RATE_LIMIT_PER_MINUTE),
     adminSignIn: sharedLimit('admin-sign-in', env.ADMIN_SIGN_IN_LIMIT_PER_MINUTE),
     authFailures: sharedLimit('auth-failure', env.AUTH_FAILURE_LIMIT_PER_MINUTE),
   };
   const tokens = createTokenService(options.authSecret, {
-    guestTokenTtlSeconds: env.GUEST_TOKEN_TTL, guestMaxAgeSeconds: env.GUEST_MAX_AGE,
-    ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}), ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
+    guestTokenTtlSeconds: env.GUEST_TOKEN_TTL,
+    guestMaxAgeSeconds: env.GUEST_MAX_AGE,
+    ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}),
+    ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
@@ -352,7 +529,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Bound once the socket server exists (it is built from these deps).
   let sockets: SocketServer | null = null;
   const deps: HttpDeps = {
-    log, threads, transcript, search, turns, runner, cancelTurn, events, settings, tokens, sendLimiter, searchLimiter,
+    log,
+    threads,
+    transcript,
+    search,
+    turns,
+    runner,
+    cancelTurn,
+    events,
+    settings,
+    tokens,
+    sendLimiter,
+    searchLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -368,29 +556,63 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       contextWindow: settings.profile.maxInputTokens,
       demoWindow: usesOfflineDemoWindow(env),
     },
-    limits: { maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, turnTimeoutMs: env.TURN_TIMEOUT_MS, maxThreadsPerUser: env.MAX_THREADS_PER_USER },
-    corsOrigins: env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    limits: {
+      maxMessageChars: env.MAX_MESSAGE_CHARS,
+      maxQueuedTurns: env.MAX_QUEUED_TURNS,
+      turnTimeoutMs: env.TURN_TIMEOUT_MS,
+      maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+    },
+    corsOrigins: env.CORS_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     allowGuests: env.ALLOW_GUESTS ?? false,
     toolRuns,
     toolQueue,
-    toolCallbacks: env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL ? {
-      secretFor: (name) => runnerSecretOf(env.toolSources.externalTools, env.TOOL_WEBHOOK_SECRET, name),
-      basePath: new URL(env.PUBLIC_BASE_URL).pathname.replace(/\/+$/, ''),
-      deps: asyncToolDeps,
-      // Shared by every serve process: a signature is accepted once while its timestamp is valid.
-      remember: async (signature) => (await producerConnection.set(signatureKey(signature), '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) === 'OK',
-      forget: async (signature) => { await producerConnection.del(signatureKey(signature)); },
-    } : null,
+    toolCallbacks:
+      env.toolSources.externalTools.length > 0 && env.PUBLIC_BASE_URL
+        ? {
+            secretFor: (name) => runnerSecretOf(env.toolSources.externalTools, env.TOOL_WEBHOOK_SECRET, name),
+            basePath: new URL(env.PUBLIC_BASE_URL).pathname.replace(/\/+$/, ''),
+            deps: asyncToolDeps,
+            // Shared by every serve process: a signature is accepted once while its timestamp is valid.
+            remember: async (signature) =>
+              (await producerConnection.set(signatureKey(signature), '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) ===
+              'OK',
+            forget: async (signature) => {
+              await producerConnection.del(signatureKey(signature));
+            },
+          }
+        : null,
     toolDefinitions: () => registry.definitions(),
     messageContext: createMessageContextReader(db),
     memory: {
-      threads, transcript, turns, memory, events, settings, jobs: folds, log, exportReader: memory,
-      pinnedMaxTokens: settings.pinnedMaxTokens, forks, sendLimiter,
+      threads,
+      transcript,
+      turns,
+      memory,
+      events,
+      settings,
+      jobs: folds,
+      log,
+      exportReader: memory,
+      pinnedMaxTokens: settings.pinnedMaxTokens,
+      forks,
+      sendLimiter,
     },
     fork: {
-      threads, transcript, memory, forks, turns, settings, sendLimiter, log,
-      maxMessageChars: env.MAX_MESSAGE_CHARS, maxQueuedTurns: env.MAX_QUEUED_TURNS, maxThreadsPerUser: env.MAX_THREADS_PER_USER,
-      forkLimiter, maxForkMessages: env.FORK_MAX_MESSAGES,
+      threads,
+      transcript,
+      memory,
+      forks,
+      turns,
+      settings,
+      sendLimiter,
+      log,
+      maxMessageChars: env.MAX_MESSAGE_CHARS,
+      maxQueuedTurns: env.MAX_QUEUED_TURNS,
+      maxThreadsPerUser: env.MAX_THREADS_PER_USER,
+      forkLimiter,
+      maxForkMessages: env.FORK_MAX_MESSAGES,
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },
@@ -398,10 +620,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     erasures,
     eraseUser: async (input) => {
       const outcome = await eraseUser(input, {
-        store: erasures, log,
+        store: erasures,
+        log,
         cancelTurns: (threadId) => runner.cancel(threadId),
         cancelRemoteWork: (runIds) => cancelRemoteWork(runIds, { runs: toolRuns, registry, log }),
-        disconnect: async (userId) => { sockets?.disconnectUser(userId); },
+        disconnect: async (userId) => {
+          sockets?.disconnectUser(userId);
+        },
         forgetEphemeral: async (userId) => {
           await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
@@ -412,16 +637,30 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
     facade: {
       conversations: createFacadeConversationRepository(db),
-      serviceKeys: env.OPENAI_FACADE_KEYS, models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
-      threadHeaders: env.FACADE_THREAD_HEADERS, maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
-      auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES, chat,
+      serviceKeys: env.OPENAI_FACADE_KEYS,
+      models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
+      threadHeaders: env.FACADE_THREAD_HEADERS,
+      maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
+      chat,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },
     admin: {
-      auth: createAdminAuth({ tokens, adminToken: options.adminToken, authSecret: options.authSecret, failures: rateLimits.authFailures, secureCookies: env.NODE_ENV === 'production' }),
-      threads: createAdminThreadRepository(db), summaries, audit: createAuditRepository(db),
-      jobs: folds, queues, foldLagPolicy: foldLagPolicy(settings), modelCalls: callHistory,
+      auth: createAdminAuth({
+        tokens,
+        adminToken: options.adminToken,
+        authSecret: options.authSecret,
+        failures: rateLimits.authFailures,
+        secureCookies: env.NODE_ENV === 'production',
+      }),
+      threads: createAdminThreadRepository(db),
+      summaries,
+      audit: createAuditRepository(db),
+      jobs: folds,
+      queues,
+      foldLagPolicy: foldLagPolicy(settings),
+      modelCalls: callHistory,
       costs: { report: createCostReport(db), prices: env.MODEL_PRICES },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
@@ -429,16 +668,38 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   };
   const app = createHttpApp(deps, {
     first: (express) => express.use(observeRequests({ metrics, closing: () => lifecycle.closing })),
-    beforeApi: (express) => express.use(metricsRoutes({ registry: metrics.registry, token: env.METRICS_TOKEN ?? options.adminToken, failures: rateLimits.authFailures })),
+    beforeApi: (express) =>
+      express.use(
+        metricsRoutes({
+          registry: metrics.registry,
+          token: env.METRICS_TOKEN ?? options.adminToken,
+          failures: rateLimits.authFailures,
+        }),
+      ),
     ...(options.mountStatic ? { afterApi: options.mountStatic } : {}),
   });
   const server = createServer(app);
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
-  const cancelRun = async (runId: string, userId: string) => (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;
-  const io = mode === 'worker' ? null : createSocketServer({ httpServer: server, deps: {
-    ...deps, cancelToolRun: cancelRun, closing: () => lifecycle.closing,
-    limits: { ...deps.limits, socketEventsPerMinute: env.SOCKET_EVENTS_PER_MINUTE, maxSocketsPerUser: env.MAX_SOCKETS_PER_USER },
-  }, redis: redisRealtime, coalesceMs: env.SOCKET_DELTA_COALESCE_MS });
+  const cancelRun = async (runId: string, userId: string) =>
+    (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;
+  const io =
+    mode === 'worker'
+      ? null
+      : createSocketServer({
+          httpServer: server,
+          deps: {
+            ...deps,
+            cancelToolRun: cancelRun,
+            closing: () => lifecycle.closing,
+            limits: {
+              ...deps.limits,
+              socketEventsPerMinute: env.SOCKET_EVENTS_PER_MINUTE,
+              maxSocketsPerUser: env.MAX_SOCKETS_PER_USER,
+            },
+          },
+          redis: redisRealtime,
+          coalesceMs: env.SOCKET_DELTA_COALESCE_MS,
+        });
   // A worker has no sockets: its events (summary-updated) reach the servers' rooms through Redis.
   const roomEmitter = mode === 'worker' ? createRedisRoomEmitter({ ...redisRealtime, log }) : null;
   const stopEmitting = roomEmitter ? forwardThreadEvents({ events, emitter: roomEmitter.emitter, log }).stop : null;
@@ -447,11 +708,28 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     observeSocketServer(io.io, metrics);
     metrics.sources.activeSockets = () => io.connectedSockets;
   }
-  const metricsServer = env.METRICS_PORT === undefined ? null : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST });
+  const metricsServer =
+    env.METRICS_PORT === undefined
+      ? null
+      : await startMetricsServer({ registry: metrics.registry, port: env.METRICS_PORT, host: env.METRICS_HOST });
 
   let stopped = false;
   return {
-    app, server, db, runner, sweeper, folds, toolQueue, worker, toolWorker, deps, io, queues, metrics, mcp, metricsPort: metricsServer?.port ?? null,
+    app,
+    server,
+    db,
+    runner,
+    sweeper,
+    folds,
+    toolQueue,
+    worker,
+    toolWorker,
+    deps,
+    io,
+    queues,
+    metrics,
+    mcp,
+    metricsPort: metricsServer?.port ?? null,
     async listen(port, host = env.HOST) {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -483,7 +761,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       // Closing BullMQ objects waits on Redis: bounded, so a Redis outage cannot hang the shutdown.
       const closeWithin = async (what: string, closing: Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;
-        const gaveUp = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), 5000); })]);
+        const gaveUp = await Promise.race([
+          closing.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(true), 5000);
+          }),
+        ]);
         clearTimeout(timer);
         if (gaveUp) log.warn({ what }, 'gave up waiting for a queue or worker to close');
       };
@@ -511,11 +794,20 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
 async function closeWorker(worker: Worker | null, graceMs: number, log: Logger): Promise<void> {
   if (!worker) return;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), graceMs); });
-  const closing = worker.close().then(() => 'closed' as const, (error: unknown) => {
-    log.warn({ err: error }, 'error closing the worker');
-    return 'closed' as const;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), graceMs);
   });
-  if ((await Promise.race([closing, timeout])) === 'timeout') log.warn({ graceMs }, 'jobs still running after the grace period: they return to the queue when their lock expires');
+  const closing = worker.close().then(
+    () => 'closed' as const,
+    (error: unknown) => {
+      log.warn({ err: error }, 'error closing the worker');
+      return 'closed' as const;
+    },
+  );
+  if ((await Promise.race([closing, timeout])) === 'timeout')
+    log.warn(
+      { graceMs },
+      'jobs still running after the grace period: they return to the queue when their lock expires',
+    );
   clearTimeout(timer);
 }

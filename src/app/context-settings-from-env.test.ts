@@ -17,18 +17,23 @@ function configError(values: Record<string, string>): string {
 }
 
 describe('contextSettingsFromEnv', () => {
-  it.each([2048, 4000, 4096, 8192, 32_768, 128_000, 1_000_000])('starts a %i-token window with nothing else set', (window) => {
-    const settings = settingsOf({ ...endpoint, CONTEXT_MAX_INPUT_TOKENS: String(window) });
-    expect(settings.profile.maxInputTokens).toBe(window);
-    expect(settings.budget).toBeGreaterThan(window / 2);
-    expect(settings.pinnedMaxTokens).toBe(Math.floor(settings.budget / 4));
-  });
+  it.each([2048, 4000, 4096, 8192, 32_768, 128_000, 1_000_000])(
+    'starts a %i-token window with nothing else set',
+    (window) => {
+      const settings = settingsOf({ ...endpoint, CONTEXT_MAX_INPUT_TOKENS: String(window) });
+      expect(settings.profile.maxInputTokens).toBe(window);
+      expect(settings.budget).toBeGreaterThan(window / 2);
+      expect(settings.pinnedMaxTokens).toBe(Math.floor(settings.budget / 4));
+    },
+  );
 
-  it('keeps today\'s defaults on a 128k model', () => {
+  it("keeps today's defaults on a 128k model", () => {
     const settings = settingsOf({ ...endpoint, CHAT_MODEL: 'gpt-4o-mini' });
     expect(formatTriggerPolicy(settings.trigger)).toBe('tokens=6000,fraction=0.75');
     expect(formatCondition(settings.keep)).toBe('messages=12');
-    expect([settings.summaryMaxTokens, settings.summarizerInputMaxTokens, settings.toolResultInlineTokens]).toEqual([1200, 6000, 800]);
+    expect([settings.summaryMaxTokens, settings.summarizerInputMaxTokens, settings.toolResultInlineTokens]).toEqual([
+      1200, 6000, 800,
+    ]);
     expect(settings.profile.reservedOutputTokens).toBe(4096);
   });
 
@@ -48,7 +53,12 @@ describe('contextSettingsFromEnv', () => {
   });
 
   it('refuses a trigger that fires above the pack budget, with a value that works', () => {
-    const message = configError({ ...endpoint, CONTEXT_MAX_INPUT_TOKENS: '4096', SUMMARY_TRIGGER: 'tokens=6000', SUMMARY_KEEP: 'messages=4' });
+    const message = configError({
+      ...endpoint,
+      CONTEXT_MAX_INPUT_TOKENS: '4096',
+      SUMMARY_TRIGGER: 'tokens=6000',
+      SUMMARY_KEEP: 'messages=4',
+    });
     expect(message).toContain('above the pack budget of 3072 tokens');
     expect(message).toContain('SUMMARY_TRIGGER=tokens=1536');
   });
@@ -56,7 +66,14 @@ describe('contextSettingsFromEnv', () => {
   it('refuses a summarizer input larger than the shared window, unless a summary model is set', () => {
     const message = configError({ ...endpoint, CONTEXT_MAX_INPUT_TOKENS: '4096', SUMMARY_INPUT_MAX_TOKENS: '6000' });
     expect(message).toContain('SUMMARY_INPUT_MAX_TOKENS=6000 exceeds');
-    expect(settingsOf({ ...endpoint, CONTEXT_MAX_INPUT_TOKENS: '4096', SUMMARY_INPUT_MAX_TOKENS: '6000', SUMMARY_MODEL: 'qwen-long' }).summarizerInputMaxTokens).toBe(6000);
+    expect(
+      settingsOf({
+        ...endpoint,
+        CONTEXT_MAX_INPUT_TOKENS: '4096',
+        SUMMARY_INPUT_MAX_TOKENS: '6000',
+        SUMMARY_MODEL: 'qwen-long',
+      }).summarizerInputMaxTokens,
+    ).toBe(6000);
   });
 
   it('runs the offline model under a small demo window unless a window is set', () => {

@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import {
-  budgetOf, createTokenCounter, defaultRecallTokens, defaultUserMemoryTokens, defaultReservedOutputTokens, deriveContextDefaults, getModelProfile, parseKeepPolicy, parseTriggerPolicy,
-  validatePolicies, type ModelProfile, type Result,
+  budgetOf,
+  createTokenCounter,
+  defaultRecallTokens,
+  defaultUserMemoryTokens,
+  defaultReservedOutputTokens,
+  deriveContextDefaults,
+  getModelProfile,
+  parseKeepPolicy,
+  parseTriggerPolicy,
+  validatePolicies,
+  type ModelProfile,
+  type Result,
 } from '../core/context';
 import type { ContextSettings } from '../core/context-settings';
 import { ConfigError, type Env } from '../config/env';
@@ -17,7 +27,9 @@ function systemPrompt(env: Env): string {
     try {
       return readFileSync(env.SYSTEM_PROMPT_FILE, 'utf8').trim();
     } catch (error) {
-      throw new ConfigError(`SYSTEM_PROMPT_FILE: cannot read ${env.SYSTEM_PROMPT_FILE} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(
+        `SYSTEM_PROMPT_FILE: cannot read ${env.SYSTEM_PROMPT_FILE} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   return env.SYSTEM_PROMPT ?? DEFAULT_SYSTEM_PROMPT;
@@ -43,14 +55,23 @@ function parsePolicy<T>(result: Result<T>): T {
 /** The model profile with the configured window and reserve; a reserve that leaves no room is one line naming both. */
 function profileFromEnv(env: Env): ModelProfile {
   const base = getModelProfile(env.CHAT_MODEL);
-  const maxInputTokens = env.CONTEXT_MAX_INPUT_TOKENS ?? (usesOfflineDemoWindow(env) ? OFFLINE_DEMO_WINDOW_TOKENS : base.maxInputTokens);
+  const maxInputTokens =
+    env.CONTEXT_MAX_INPUT_TOKENS ?? (usesOfflineDemoWindow(env) ? OFFLINE_DEMO_WINDOW_TOKENS : base.maxInputTokens);
   const reserved = env.RESERVED_OUTPUT_TOKENS;
   if (reserved !== undefined && reserved >= maxInputTokens) {
-    const window = env.CONTEXT_MAX_INPUT_TOKENS === undefined ? `the ${maxInputTokens}-token window of ${env.CHAT_MODEL}` : `CONTEXT_MAX_INPUT_TOKENS=${maxInputTokens}`;
-    throw new ConfigError(`RESERVED_OUTPUT_TOKENS=${reserved} must be below ${window}: unset it (the default is ` +
-      `${defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: base.maxOutputTokens, reasoning: base.reasoning })} for this window) or raise CONTEXT_MAX_INPUT_TOKENS above ${reserved}`);
+    const window =
+      env.CONTEXT_MAX_INPUT_TOKENS === undefined
+        ? `the ${maxInputTokens}-token window of ${env.CHAT_MODEL}`
+        : `CONTEXT_MAX_INPUT_TOKENS=${maxInputTokens}`;
+    throw new ConfigError(
+      `RESERVED_OUTPUT_TOKENS=${reserved} must be below ${window}: unset it (the default is ` +
+        `${defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: base.maxOutputTokens, reasoning: base.reasoning })} for this window) or raise CONTEXT_MAX_INPUT_TOKENS above ${reserved}`,
+    );
   }
-  return getModelProfile(env.CHAT_MODEL, { maxInputTokens, ...(reserved !== undefined ? { reservedOutputTokens: reserved } : {}) });
+  return getModelProfile(env.CHAT_MODEL, {
+    maxInputTokens,
+    ...(reserved !== undefined ? { reservedOutputTokens: reserved } : {}),
+  });
 }
 
 /**
@@ -62,14 +83,20 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
   const profile = profileFromEnv(env);
   const budget = budgetOf(profile);
   if (budget < 256) {
-    throw new ConfigError(`CONTEXT_MAX_INPUT_TOKENS=${profile.maxInputTokens} leaves a budget of ${budget} tokens after ` +
-      `RESERVED_OUTPUT_TOKENS=${profile.reservedOutputTokens}; at least 256 are needed: lower RESERVED_OUTPUT_TOKENS or raise CONTEXT_MAX_INPUT_TOKENS`);
+    throw new ConfigError(
+      `CONTEXT_MAX_INPUT_TOKENS=${profile.maxInputTokens} leaves a budget of ${budget} tokens after ` +
+        `RESERVED_OUTPUT_TOKENS=${profile.reservedOutputTokens}; at least 256 are needed: lower RESERVED_OUTPUT_TOKENS or raise CONTEXT_MAX_INPUT_TOKENS`,
+    );
   }
   const defaults = deriveContextDefaults(profile, profile.reservedOutputTokens);
-  const trigger = env.SUMMARY_TRIGGER ? parsePolicy(parseTriggerPolicy(env.SUMMARY_TRIGGER, 'SUMMARY_TRIGGER')) : defaults.trigger;
+  const trigger = env.SUMMARY_TRIGGER
+    ? parsePolicy(parseTriggerPolicy(env.SUMMARY_TRIGGER, 'SUMMARY_TRIGGER'))
+    : defaults.trigger;
   const keep = env.SUMMARY_KEEP ? parsePolicy(parseKeepPolicy(env.SUMMARY_KEEP, 'SUMMARY_KEEP')) : defaults.keep;
   const validated = validatePolicies({
-    trigger, keep, profile,
+    trigger,
+    keep,
+    profile,
     summaryMaxTokens: env.SUMMARY_MAX_TOKENS ?? defaults.summaryMaxTokens,
     summarizerInputMaxTokens: env.SUMMARY_INPUT_MAX_TOKENS ?? defaults.summarizerInputMaxTokens,
     ...(env.SUMMARY_MODEL ? {} : { summarizerBudget: budget }),

@@ -10,18 +10,27 @@ export function describeTools(registry: ToolRegistry, mcp: McpHub | null): Admin
     tools: registry.describe().map(({ tool, offered, schemaTokens }) => {
       const source = tool.source ?? { kind: 'built-in' as const };
       return {
-        name: tool.name, description: tool.description, source: source.kind,
+        name: tool.name,
+        description: tool.description,
+        source: source.kind,
         server: source.kind === 'mcp' ? source.server : null,
         serverTool: source.kind === 'mcp' ? source.tool : null,
         url: source.kind === 'external' ? source.url : null,
         mode: source.kind === 'external' ? 'external' : tool.mode,
-        background: Boolean(tool.background), offered, schemaTokens,
+        background: Boolean(tool.background),
+        offered,
+        schemaTokens,
         serverState: source.kind === 'mcp' ? (stateOf.get(source.server) ?? null) : null,
       };
     }),
     servers: servers.map((server) => ({
-      name: server.name, transport: server.transport, state: server.state, tools: server.tools, restarts: server.restarts,
-      lastError: server.lastError, supportsTasks: server.supportsTasks,
+      name: server.name,
+      transport: server.transport,
+      state: server.state,
+      tools: server.tools,
+      restarts: server.restarts,
+      lastError: server.lastError,
+      supportsTasks: server.supportsTasks,
     })),
   };
 }

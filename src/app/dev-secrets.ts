@@ -7,7 +7,11 @@ import path from 'node:path';
  * Development convenience: a secret generated once and kept in `DATA_DIR/<name>` (mode 0600),
  * so guest tokens survive restarts. Never used in production, where the variables are required.
  */
-export async function loadOrCreateSecret(options: { dataDir: string; name: string; bytes?: number }): Promise<{ value: string; file: string; created: boolean }> {
+export async function loadOrCreateSecret(options: {
+  dataDir: string;
+  name: string;
+  bytes?: number;
+}): Promise<{ value: string; file: string; created: boolean }> {
   const file = path.resolve(options.dataDir, options.name);
   if (existsSync(file)) {
     return { value: (await readFile(file, 'utf8')).trim(), file, created: false };

@@ -4,7 +4,14 @@ import { secretsOfEnv } from './logger';
 
 describe('secretsOfEnv', () => {
   it('scrubs the MCP header values taken from environment variables from log lines', () => {
-    const env = loadEnv({ MCP_SERVERS: JSON.stringify({ remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${REMOTE_TOKEN}' } } }), REMOTE_TOKEN: 'tok-0123456789abcdef' });
-    expect(secretsOfEnv(env).scrub('{"headers":{"x":"Bearer tok-0123456789abcdef"}}')).toBe('{"headers":{"x":"Bearer [redacted]"}}');
+    const env = loadEnv({
+      MCP_SERVERS: JSON.stringify({
+        remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${REMOTE_TOKEN}' } },
+      }),
+      REMOTE_TOKEN: 'tok-0123456789abcdef',
+    });
+    expect(secretsOfEnv(env).scrub('{"headers":{"x":"Bearer tok-0123456789abcdef"}}')).toBe(
+      '{"headers":{"x":"Bearer [redacted]"}}',
+    );
   });
 });

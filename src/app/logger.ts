@@ -50,9 +50,15 @@ export function credentialsOfUrl(url: string | undefined): string[] {
   if (!url) return [];
   try {
     const parsed = new URL(url);
-    const values = [decodeURIComponent(parsed.username), decodeURIComponent(parsed.password), parsed.username, parsed.password];
+    const values = [
+      decodeURIComponent(parsed.username),
+      decodeURIComponent(parsed.password),
+      parsed.username,
+      parsed.password,
+    ];
     if (parsed.username && parsed.password) values.push(`${parsed.username}:${parsed.password}`);
-    for (const [name, value] of parsed.searchParams) if (SECRET_PARAMETER.test(name)) values.push(value, encodeURIComponent(value));
+    for (const [name, value] of parsed.searchParams)
+      if (SECRET_PARAMETER.test(name)) values.push(value, encodeURIComponent(value));
     return values.filter(Boolean);
   } catch {
     return [];
@@ -65,7 +71,8 @@ export function withoutCredentials(url: string): string {
     const parsed = new URL(url);
     if (parsed.username) parsed.username = 'redacted';
     if (parsed.password) parsed.password = 'redacted';
-    for (const name of [...parsed.searchParams.keys()]) if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, 'redacted');
+    for (const name of [...parsed.searchParams.keys()])
+      if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, 'redacted');
     return parsed.toString();
   } catch {
     return '[unparsable url]';
@@ -76,22 +83,58 @@ export function withoutCredentials(url: string): string {
  * The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords,
  * credentials inside OPENAI_BASE_URL, and the tool secrets (webhook secret, MCP header and env values from variables).
  */
-export function secretsOfEnv(env: Pick<Env, 'OPENAI_API_KEY' | 'AUTH_SECRET' | 'ADMIN_TOKEN' | 'METRICS_TOKEN' | 'DATABASE_URL' | 'REDIS_URL' | 'OPENAI_BASE_URL'> & Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources'>>): SecretList {
+export function secretsOfEnv(
+  env: Pick<
+    Env,
+    | 'OPENAI_API_KEY'
+    | 'AUTH_SECRET'
+    | 'ADMIN_TOKEN'
+    | 'METRICS_TOKEN'
+    | 'DATABASE_URL'
+    | 'REDIS_URL'
+    | 'OPENAI_BASE_URL'
+  > &
+    Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources'>>,
+): SecretList {
   return new SecretList([
-    env.OPENAI_API_KEY, env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL),
+    env.OPENAI_API_KEY,
+    env.AUTH_SECRET,
+    env.ADMIN_TOKEN,
+    env.METRICS_TOKEN,
+    passwordOf(env.DATABASE_URL),
+    passwordOf(env.REDIS_URL),
     ...credentialsOfUrl(env.OPENAI_BASE_URL),
-    env.TOOL_WEBHOOK_SECRET, ...(env.toolSources?.secrets ?? []),
+    env.TOOL_WEBHOOK_SECRET,
+    ...(env.toolSources?.secrets ?? []),
   ]);
 }
 
 /** Keys whose values are secrets or message content, at the top level and one level down. */
 const SENSITIVE_KEYS = [
-  'authorization', 'cookie', 'token', 'apiKey', 'openAIApiKey', 'api_key', 'password', 'secret', 'adminToken', 'authSecret',
-  'content', 'text', 'delta', 'summary', 'messages', 'prompt',
+  'authorization',
+  'cookie',
+  'token',
+  'apiKey',
+  'openAIApiKey',
+  'api_key',
+  'password',
+  'secret',
+  'adminToken',
+  'authSecret',
+  'content',
+  'text',
+  'delta',
+  'summary',
+  'messages',
+  'prompt',
 ];
 const REDACT_PATHS = [
-  ...SENSITIVE_KEYS, ...SENSITIVE_KEYS.map((key) => `*.${key}`),
-  '*.headers.authorization', '*.headers.cookie', '*.configuration.apiKey', 'err.config.headers.Authorization',
+  ...SENSITIVE_KEYS,
+  ...SENSITIVE_KEYS.map((key) => `*.${key}`),
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.configuration.apiKey',
+  'err.config.headers.Authorization',
 ];
 
 /** A model provider's error: its message may quote what the user wrote (content filters, bad requests). */
@@ -111,7 +154,13 @@ function logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) =
     method.apply(this, args);
     return;
   }
-  const summary = { type: err.name, kind: err.kind, status: err.status, retryable: err.retryable, message: '[provider message omitted above debug level]' };
+  const summary = {
+    type: err.name,
+    kind: err.kind,
+    status: err.status,
+    retryable: err.retryable,
+    message: '[provider message omitted above debug level]',
+  };
   method.apply(this, [{ ...(first as object), err: summary }, ...rest]);
   if (this.isLevelEnabled('debug')) this.debug({ err }, 'provider error detail');
 }
@@ -143,7 +192,9 @@ export function createLogger(options: LoggerOptions): Logger {
       logMethod,
       ...(secrets ? { streamWrite: (line: string) => secrets.scrub(line) } : {}),
     },
-    transport: pretty ? { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } : undefined,
+    transport: pretty
+      ? { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } }
+      : undefined,
   };
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }

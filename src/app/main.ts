@@ -12,26 +12,34 @@ import { mountWebApp } from './mount-web-app';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 async function secrets(env: Env, log: Logger): Promise<{ authSecret: string; adminToken: string }> {
-  const authSecret = env.AUTH_SECRET ?? (await loadOrCreateSecret({ dataDir: env.DATA_DIR, name: 'auth-secret', bytes: 48 })).value;
+  const authSecret =
+    env.AUTH_SECRET ?? (await loadOrCreateSecret({ dataDir: env.DATA_DIR, name: 'auth-secret', bytes: 48 })).value;
   if (env.ADMIN_TOKEN) return { authSecret, adminToken: env.ADMIN_TOKEN };
   const admin = await loadOrCreateSecret({ dataDir: env.DATA_DIR, name: 'admin-token' });
   // Say where the token is, never the token itself.
-  log.info({ file: admin.file }, admin.created ? 'generated an admin token (development only)' : 'admin token read from the data directory');
+  log.info(
+    { file: admin.file },
+    admin.created ? 'generated an admin token (development only)' : 'admin token read from the data directory',
+  );
   return { authSecret, adminToken: admin.value };
 }
 
 async function main(): Promise<void> {
   const mode = (process.argv[2] ?? 'all') as ProcessMode;
-  if (!['all', 'serve', 'worker'].includes(mode)) throw new ConfigError(`mode: expected all, serve or worker, got ${mode}`);
+  if (!['all', 'serve', 'worker'].includes(mode))
+    throw new ConfigError(`mode: expected all, serve or worker, got ${mode}`);
   const env = loadEnv();
   // Scrubbed from every log line, whatever structure they hide in; the generated ones are added once read.
   const secretValues = secretsOfEnv(env);
   const log = createLogger({ level: env.LOG_LEVEL, name: mode, secrets: secretValues });
   if (mode !== 'all' && (!env.DATABASE_URL || !env.REDIS_URL)) {
-    throw new ConfigError(`DATABASE_URL / REDIS_URL: required by \`npm run ${mode}\` (several processes share one Postgres and Redis); \`npm start\` starts embedded ones`);
+    throw new ConfigError(
+      `DATABASE_URL / REDIS_URL: required by \`npm run ${mode}\` (several processes share one Postgres and Redis); \`npm start\` starts embedded ones`,
+    );
   }
   const services = await startEmbeddedServices({
-    dataDir: env.DATA_DIR, log,
+    dataDir: env.DATA_DIR,
+    log,
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
   });
@@ -43,7 +51,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    log.info({ signal, graceMs: env.SHUTDOWN_GRACE_MS }, 'shutting down: draining turns, closing workers, stopping services');
+    log.info(
+      { signal, graceMs: env.SHUTDOWN_GRACE_MS },
+      'shutting down: draining turns, closing workers, stopping services',
+    );
     // A stop that hangs (a dependency that never answers) must not keep the process from exiting.
     setTimeout(() => {
       log.error('shutdown did not finish in time: exiting');
@@ -62,18 +73,32 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   try {
-    const applied = await applyMigrations({ databaseUrl: services.databaseUrl, migrationsDir: path.join(ROOT, 'prisma/migrations'), log });
+    const applied = await applyMigrations({
+      databaseUrl: services.databaseUrl,
+      migrationsDir: path.join(ROOT, 'prisma/migrations'),
+      log,
+    });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     const { authSecret, adminToken } = await secrets(env, log);
     secretValues.add(authSecret);
     secretValues.add(adminToken);
-    application = await createApplication({ env, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, authSecret, adminToken, log, mode, mountStatic: mountWebApp() });
+    application = await createApplication({
+      env,
+      databaseUrl: services.databaseUrl,
+      redisUrl: services.redisUrl,
+      authSecret,
+      adminToken,
+      log,
+      mode,
+      mountStatic: mountWebApp(),
+    });
     if (mode === 'worker') {
       application.sweeper.start();
       log.info('worker running');
       return;
     }
-    if (application.metricsPort !== null) log.info({ port: application.metricsPort }, 'metrics listening (no auth: keep this port private)');
+    if (application.metricsPort !== null)
+      log.info({ port: application.metricsPort }, 'metrics listening (no auth: keep this port private)');
     const port = await application.listen(env.PORT);
     log.info(`ready: open http://localhost:${port}`);
   } catch (error) {
@@ -87,7 +112,9 @@ main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof RedisUnavailableError) {
     process.stderr.write(`Configuration error: ${error.message}\n`);
   } else {
-    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
   process.exit(1);
 });

@@ -17,10 +17,16 @@ describe('mountWebApp', () => {
     await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>app</title>');
     await writeFile(path.join(dir, 'assets', 'index-abc.js'), 'console.log(1)');
     const app = express();
-    app.get('/api/threads', (_request, response) => { response.json({ api: true }); });
+    app.get('/api/threads', (_request, response) => {
+      response.json({ api: true });
+    });
     mountWebApp(dir)(app);
-    app.use((_request, response) => { response.status(404).json({ error: { code: 'NOT_FOUND', message: 'nope' } }); });
-    await new Promise<void>((resolve) => { server = app.listen(0, '127.0.0.1', () => resolve()); });
+    app.use((_request, response) => {
+      response.status(404).json({ error: { code: 'NOT_FOUND', message: 'nope' } });
+    });
+    await new Promise<void>((resolve) => {
+      server = app.listen(0, '127.0.0.1', () => resolve());
+    });
     const address = server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   });

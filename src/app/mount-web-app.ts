@@ -17,11 +17,17 @@ const APP_ROUTES = ['/', '/threads/:id', '/admin', '/admin/threads/:id'];
 export function mountWebApp(distDir = WEB_DIST_DIR): (app: Express) => void {
   return (app) => {
     const indexFile = path.join(distDir, 'index.html');
-    app.use('/assets', express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: true }));
+    app.use(
+      '/assets',
+      express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: true }),
+    );
     app.use(express.static(distDir, { index: false, maxAge: 0 }));
     app.get(APP_ROUTES, (_request, response) => {
       if (!existsSync(indexFile)) {
-        response.status(503).type('text/plain').send('The browser app is not built: run `npm run build:web` (npm start does it for you).');
+        response
+          .status(503)
+          .type('text/plain')
+          .send('The browser app is not built: run `npm run build:web` (npm start does it for you).');
         return;
       }
       response.setHeader('Cache-Control', 'no-cache');

@@ -17,10 +17,19 @@ async function main(): Promise<void> {
   const env = loadEnv();
   const log = createLogger({ level: env.LOG_LEVEL, name: 'search-reindex', secrets: secretsOfEnv(env) });
   // Only Postgres is needed: a Redis URL is passed so none is started.
-  const services = await startEmbeddedServices({ dataDir: env.DATA_DIR, log, redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379', ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
+  const services = await startEmbeddedServices({
+    dataDir: env.DATA_DIR,
+    log,
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+  });
   const db = createDatabase({ url: services.databaseUrl, poolSize: 2 });
   try {
-    await applyMigrations({ databaseUrl: services.databaseUrl, migrationsDir: path.join(ROOT, 'prisma/migrations'), log });
+    await applyMigrations({
+      databaseUrl: services.databaseUrl,
+      migrationsDir: path.join(ROOT, 'prisma/migrations'),
+      log,
+    });
     const count = await reindexSearch(db, env.SEARCH_LANGUAGE, log);
     log.info({ messages: count, language: env.SEARCH_LANGUAGE }, 'search index rebuilt');
   } finally {
@@ -30,6 +39,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? 'Configuration error' : 'Reindex failed'}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof ConfigError ? 'Configuration error' : 'Reindex failed'}: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

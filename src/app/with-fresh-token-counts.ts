@@ -12,9 +12,15 @@ export function withFreshTokenCounts(turns: TurnStore, counter: TokenCounter, lo
     const { context, changes } = refreshTokenCounts(value.context, counter);
     if (changes && !saving.has(changes.threadId)) {
       saving.add(changes.threadId);
-      log.info({ threadId: changes.threadId, entries: changes.entries.length, encoding: changes.encoding }, 'recounting tokens made with another encoding');
-      turns.saveTokenCounts(changes)
-        .catch((error: unknown) => log.warn({ err: error, threadId: changes.threadId }, 'could not store recounted tokens'))
+      log.info(
+        { threadId: changes.threadId, entries: changes.entries.length, encoding: changes.encoding },
+        'recounting tokens made with another encoding',
+      );
+      turns
+        .saveTokenCounts(changes)
+        .catch((error: unknown) =>
+          log.warn({ err: error, threadId: changes.threadId }, 'could not store recounted tokens'),
+        )
         .finally(() => saving.delete(changes.threadId));
     }
     return { ...value, context };

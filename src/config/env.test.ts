@@ -24,7 +24,12 @@ function refusal(overrides: Record<string, string | undefined>): string {
 describe('loadEnv in production', () => {
   it('accepts real secrets and a model endpoint', () => {
     const env = loadEnv(production);
-    expect(env).toMatchObject({ NODE_ENV: 'production', ALLOW_GUESTS: false, OFFLINE_MODEL: 'refuse', METRICS_HOST: '127.0.0.1' });
+    expect(env).toMatchObject({
+      NODE_ENV: 'production',
+      ALLOW_GUESTS: false,
+      OFFLINE_MODEL: 'refuse',
+      METRICS_HOST: '127.0.0.1',
+    });
   });
 
   it('requires each secret, naming it', () => {
@@ -35,38 +40,60 @@ describe('loadEnv in production', () => {
   });
 
   it('refuses placeholders and values that are not random', () => {
-    expect(refusal({ AUTH_SECRET: 'change-me-to-a-long-random-secret-of-32-chars' })).toMatch(/^AUTH_SECRET: a placeholder value is refused/);
-    expect(refusal({ ADMIN_TOKEN: 'change-me-admin-token-but-now-longer-than-32' })).toMatch(/^ADMIN_TOKEN: a placeholder/);
+    expect(refusal({ AUTH_SECRET: 'change-me-to-a-long-random-secret-of-32-chars' })).toMatch(
+      /^AUTH_SECRET: a placeholder value is refused/,
+    );
+    expect(refusal({ ADMIN_TOKEN: 'change-me-admin-token-but-now-longer-than-32' })).toMatch(
+      /^ADMIN_TOKEN: a placeholder/,
+    );
     expect(refusal({ ADMIN_TOKEN: 'x'.repeat(40) })).toMatch(/^ADMIN_TOKEN: a placeholder/);
     expect(refusal({ METRICS_TOKEN: 'REPLACE_ME_metrics_token_value' })).toMatch(/^METRICS_TOKEN: a placeholder/);
     expect(refusal({ AUTH_SECRET: 'your-secret-here-0123456789-abcdefghij' })).toMatch(/^AUTH_SECRET: a placeholder/);
   });
 
   it('refuses an ADMIN_TOKEN under 32 characters and shared tokens', () => {
-    expect(refusal({ ADMIN_TOKEN: 'Xk3u9Qm2Lp7Rw4Zt8Vb1Nc6' })).toBe('ADMIN_TOKEN: must be at least 32 characters when NODE_ENV=production');
+    expect(refusal({ ADMIN_TOKEN: 'Xk3u9Qm2Lp7Rw4Zt8Vb1Nc6' })).toBe(
+      'ADMIN_TOKEN: must be at least 32 characters when NODE_ENV=production',
+    );
     expect(refusal({ METRICS_TOKEN: production.ADMIN_TOKEN })).toMatch(/^METRICS_TOKEN: must differ from ADMIN_TOKEN/);
     expect(refusal({ ADMIN_TOKEN: production.AUTH_SECRET })).toMatch(/^AUTH_SECRET: must differ/);
   });
 
   it('refuses a TOOL_WEBHOOK_SECRET that is a placeholder, not random, or another secret, and a plain-http PUBLIC_BASE_URL', () => {
     const secret = 'Rt5Gy8Hu1Ji4Ko7Lp0Az3Sx6Dc9Fv2Bg5Nh8Mj1';
-    expect(loadEnv({ ...production, TOOL_WEBHOOK_SECRET: secret, PUBLIC_BASE_URL: 'https://chat.example.com' }).TOOL_WEBHOOK_SECRET).toBe(secret);
-    expect(refusal({ TOOL_WEBHOOK_SECRET: 'change-me-webhook-secret-of-32-characters' })).toMatch(/^TOOL_WEBHOOK_SECRET: a placeholder or non-random value is refused/);
-    expect(refusal({ TOOL_WEBHOOK_SECRET: 'abababababababababababababababab12' })).toMatch(/^TOOL_WEBHOOK_SECRET: a placeholder or non-random value/);
+    expect(
+      loadEnv({ ...production, TOOL_WEBHOOK_SECRET: secret, PUBLIC_BASE_URL: 'https://chat.example.com' })
+        .TOOL_WEBHOOK_SECRET,
+    ).toBe(secret);
+    expect(refusal({ TOOL_WEBHOOK_SECRET: 'change-me-webhook-secret-of-32-characters' })).toMatch(
+      /^TOOL_WEBHOOK_SECRET: a placeholder or non-random value is refused/,
+    );
+    expect(refusal({ TOOL_WEBHOOK_SECRET: 'abababababababababababababababab12' })).toMatch(
+      /^TOOL_WEBHOOK_SECRET: a placeholder or non-random value/,
+    );
     // Equal to AUTH_SECRET, a runner could sign any user's (or an admin's) token.
     for (const name of ['AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const) {
-      expect(refusal({ TOOL_WEBHOOK_SECRET: production[name] })).toMatch(/^TOOL_WEBHOOK_SECRET: must differ from AUTH_SECRET, ADMIN_TOKEN and METRICS_TOKEN/);
+      expect(refusal({ TOOL_WEBHOOK_SECRET: production[name] })).toMatch(
+        /^TOOL_WEBHOOK_SECRET: must differ from AUTH_SECRET, ADMIN_TOKEN and METRICS_TOKEN/,
+      );
     }
-    expect(refusal({ TOOL_WEBHOOK_SECRET: secret, PUBLIC_BASE_URL: 'http://chat.example.com' })).toBe('PUBLIC_BASE_URL: must be an https URL when NODE_ENV=production (runners post results and signatures to it)');
+    expect(refusal({ TOOL_WEBHOOK_SECRET: secret, PUBLIC_BASE_URL: 'http://chat.example.com' })).toBe(
+      'PUBLIC_BASE_URL: must be an https URL when NODE_ENV=production (runners post results and signatures to it)',
+    );
     // Development keeps accepting plain http (a runner on localhost).
-    expect(loadEnv({ TOOL_WEBHOOK_SECRET: 'w'.repeat(32), PUBLIC_BASE_URL: 'http://localhost:3000' }).PUBLIC_BASE_URL).toBe('http://localhost:3000');
+    expect(
+      loadEnv({ TOOL_WEBHOOK_SECRET: 'w'.repeat(32), PUBLIC_BASE_URL: 'http://localhost:3000' }).PUBLIC_BASE_URL,
+    ).toBe('http://localhost:3000');
   });
 
   it('refuses the offline model unless OFFLINE_MODEL=allow', () => {
-    const line = 'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model';
+    const line =
+      'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model';
     expect(refusal({ OPENAI_API_KEY: undefined })).toBe(line);
     expect(loadEnv({ ...production, OPENAI_API_KEY: undefined, OFFLINE_MODEL: 'allow' }).OFFLINE_MODEL).toBe('allow');
-    expect(loadEnv({ ...production, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://ollama:11434/v1' }).OPENAI_BASE_URL).toBe('http://ollama:11434/v1');
+    expect(
+      loadEnv({ ...production, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://ollama:11434/v1' }).OPENAI_BASE_URL,
+    ).toBe('http://ollama:11434/v1');
   });
 });
 
@@ -78,7 +105,10 @@ describe('loadEnv in development', () => {
 
   it('reads guest token lifetimes as durations', () => {
     expect(loadEnv({})).toMatchObject({ GUEST_TOKEN_TTL: 30 * 86_400, GUEST_MAX_AGE: 90 * 86_400 });
-    expect(loadEnv({ GUEST_TOKEN_TTL: '45s', GUEST_MAX_AGE: '12h' })).toMatchObject({ GUEST_TOKEN_TTL: 45, GUEST_MAX_AGE: 12 * 3600 });
+    expect(loadEnv({ GUEST_TOKEN_TTL: '45s', GUEST_MAX_AGE: '12h' })).toMatchObject({
+      GUEST_TOKEN_TTL: 45,
+      GUEST_MAX_AGE: 12 * 3600,
+    });
     expect(loadEnv({ GUEST_TOKEN_TTL: '600' }).GUEST_TOKEN_TTL).toBe(600);
     expect(() => loadEnv({ GUEST_MAX_AGE: 'ninety days' })).toThrow(/^GUEST_MAX_AGE: expected a duration/);
     expect(() => loadEnv({ GUEST_TOKEN_TTL: '0s' })).toThrow(/^GUEST_TOKEN_TTL: expected a duration/);
@@ -86,9 +116,12 @@ describe('loadEnv in development', () => {
 });
 
 describe('FACADE_AUXILIARY_PREFIXES', () => {
-  it('defaults to Open WebUI\'s task prompts, reads a comma-separated list, and none turns it off', () => {
+  it("defaults to Open WebUI's task prompts, reads a comma-separated list, and none turns it off", () => {
     expect(loadEnv({}).FACADE_AUXILIARY_PREFIXES).toEqual(['### Task:']);
-    expect(loadEnv({ FACADE_AUXILIARY_PREFIXES: '### Task:, Write a title:' }).FACADE_AUXILIARY_PREFIXES).toEqual(['### Task:', 'Write a title:']);
+    expect(loadEnv({ FACADE_AUXILIARY_PREFIXES: '### Task:, Write a title:' }).FACADE_AUXILIARY_PREFIXES).toEqual([
+      '### Task:',
+      'Write a title:',
+    ]);
     expect(loadEnv({ FACADE_AUXILIARY_PREFIXES: 'none' }).FACADE_AUXILIARY_PREFIXES).toEqual([]);
   });
 });
@@ -97,7 +130,10 @@ describe('PROMPT_CACHE_TTL and IDLE_FOLD_MIN_TOKENS', () => {
   it('default to five minutes and a derived minimum, and take durations', () => {
     expect(loadEnv(production).PROMPT_CACHE_TTL).toBe(300);
     expect(loadEnv(production).IDLE_FOLD_MIN_TOKENS).toBeUndefined();
-    expect(loadEnv({ ...production, PROMPT_CACHE_TTL: '1h', IDLE_FOLD_MIN_TOKENS: '3000' })).toMatchObject({ PROMPT_CACHE_TTL: 3600, IDLE_FOLD_MIN_TOKENS: 3000 });
+    expect(loadEnv({ ...production, PROMPT_CACHE_TTL: '1h', IDLE_FOLD_MIN_TOKENS: '3000' })).toMatchObject({
+      PROMPT_CACHE_TTL: 3600,
+      IDLE_FOLD_MIN_TOKENS: 3000,
+    });
     expect(refusal({ PROMPT_CACHE_TTL: 'soon' })).toMatch(/^PROMPT_CACHE_TTL: expected a duration/);
     expect(refusal({ IDLE_FOLD_MIN_TOKENS: '0' })).toMatch(/^IDLE_FOLD_MIN_TOKENS/);
   });
@@ -106,13 +142,21 @@ describe('PROMPT_CACHE_TTL and IDLE_FOLD_MIN_TOKENS', () => {
 describe('MODEL_PRICES', () => {
   it('reads prices per million tokens by model, the cached price defaulting to the input price; none by default', () => {
     expect(loadEnv(production).MODEL_PRICES).toEqual({});
-    const env = loadEnv({ ...production, MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6},"local":{"input":0,"output":0}}' });
-    expect(env.MODEL_PRICES).toEqual({ 'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 }, local: { input: 0, cachedInput: 0, output: 0 } });
+    const env = loadEnv({
+      ...production,
+      MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6},"local":{"input":0,"output":0}}',
+    });
+    expect(env.MODEL_PRICES).toEqual({
+      'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 },
+      local: { input: 0, cachedInput: 0, output: 0 },
+    });
   });
 
   it('refuses what is not JSON, a negative price or an unknown field, naming the variable', () => {
     expect(refusal({ MODEL_PRICES: 'gpt-4o: cheap' })).toMatch(/^MODEL_PRICES: expected JSON/);
     expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":-1,"output":1}}' })).toMatch(/^MODEL_PRICES: gpt-4o\.input: /);
-    expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":1,"output":1,"cached":0.5}}' })).toMatch(/^MODEL_PRICES: gpt-4o/);
+    expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":1,"output":1,"cached":0.5}}' })).toMatch(
+      /^MODEL_PRICES: gpt-4o/,
+    );
   });
 });

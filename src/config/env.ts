@@ -12,55 +12,81 @@ const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).
 const optionalInteger = (min = 1) => z.coerce.number().int().min(min).optional();
 /** A yes/no flag; unset stays undefined, so the caller picks a default that may depend on other variables. */
 const optionalFlag = () =>
-  z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional().transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
 const optionalString = z.string().trim().min(1).optional().catch(undefined);
 /** A duration in seconds: `90d`, `12h`, `30m`, `45s`, or a number of seconds. */
-const duration = (fallback: string) => z.string().trim().default(fallback).transform((value, context) => {
-  const match = /^(\d+)\s*([smhd]?)$/i.exec(value);
-  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[(match?.[2] ?? '').toLowerCase()];
-  if (!match || unit === undefined || Number(match[1]) <= 0) {
-    context.addIssue({ code: 'custom', message: `expected a duration such as 90d, 12h, 30m or 45s, got "${value}"` });
-    return z.NEVER;
-  }
-  return Number(match[1]) * unit;
-});
+const duration = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((value, context) => {
+      const match = /^(\d+)\s*([smhd]?)$/i.exec(value);
+      const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[(match?.[2] ?? '').toLowerCase()];
+      if (!match || unit === undefined || Number(match[1]) <= 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `expected a duration such as 90d, 12h, 30m or 45s, got "${value}"`,
+        });
+        return z.NEVER;
+      }
+      return Number(match[1]) * unit;
+    });
 
 /** One model's prices per million tokens; a cached-input price defaults to the input price. */
-const modelPrice = z.strictObject({
-  input: z.number().min(0),
-  cachedInput: z.number().min(0).optional(),
-  output: z.number().min(0),
-}).transform((price) => ({ input: price.input, cachedInput: price.cachedInput ?? price.input, output: price.output }));
+const modelPrice = z
+  .strictObject({
+    input: z.number().min(0),
+    cachedInput: z.number().min(0).optional(),
+    output: z.number().min(0),
+  })
+  .transform((price) => ({ input: price.input, cachedInput: price.cachedInput ?? price.input, output: price.output }));
 
 /** MODEL_PRICES: a JSON object of model name → prices; unset: no prices (costs show tokens only). */
-const modelPrices = z.string().trim().optional().transform((value, context) => {
-  if (!value) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    context.addIssue({ code: 'custom', message: 'expected JSON such as {"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6}}' });
-    return z.NEVER;
-  }
-  const result = z.record(z.string().min(1), modelPrice).safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    context.addIssue({ code: 'custom', message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'} (per model: input, cachedInput, output per million tokens)` });
-    return z.NEVER;
-  }
-  return result.data;
-});
+const modelPrices = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context) => {
+    if (!value) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message: 'expected JSON such as {"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6}}',
+      });
+      return z.NEVER;
+    }
+    const result = z.record(z.string().min(1), modelPrice).safeParse(parsed);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      context.addIssue({
+        code: 'custom',
+        message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'} (per model: input, cachedInput, output per million tokens)`,
+      });
+      return z.NEVER;
+    }
+    return result.data;
+  });
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** TRUST_PROXY's forms, as express' `trust proxy` takes them. */
 function isTrustProxy(value: string): boolean {
   if (/^(true|false|\d+)$/.test(value)) return true;
-  return value.split(',').map((part) => part.trim()).every((part) => {
-    if (PROXY_NAMES.has(part)) return true;
-    const [address = '', bits, extra] = part.split('/');
-    if (extra !== undefined || isIP(address) === 0) return false;
-    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
-  });
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .every((part) => {
+      if (PROXY_NAMES.has(part)) return true;
+      const [address = '', bits, extra] = part.split('/');
+      if (extra !== undefined || isIP(address) === 0) return false;
+      return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+    });
 }
 
 /** TRUST_PROXY as express' `trust proxy` setting. */
@@ -78,7 +104,10 @@ const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
   /** Key prefix for BullMQ queues and other Redis keys (tests use their own). */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('chat'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+    .default('chat'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -97,7 +126,14 @@ const schema = z.object({
   /** Whether CORS answers allow credentials (cookies) for CORS_ORIGINS; the API itself uses bearer tokens. */
   CORS_CREDENTIALS: optionalFlag(),
   /** express' `trust proxy`: which peers' X-Forwarded-For names the client (`request.ip`). Default: none. */
-  TRUST_PROXY: z.string().trim().default('false').refine(isTrustProxy, 'false, true, a hop count, or comma-separated addresses/CIDRs (or loopback, linklocal, uniquelocal)'),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .default('false')
+    .refine(
+      isTrustProxy,
+      'false, true, a hop count, or comma-separated addresses/CIDRs (or loopback, linklocal, uniquelocal)',
+    ),
 
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: z.string().url().optional(),
@@ -147,7 +183,10 @@ const schema = z.object({
   /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
   RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */
-  SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple').default('english'),
+  SEARCH_LANGUAGE: z
+    .string()
+    .regex(/^[a-z_]+$/, 'a Postgres text search configuration name, e.g. english, french, simple')
+    .default('english'),
 
   MAX_MESSAGE_CHARS: integer(32_000, 1),
   MAX_QUEUED_TURNS: integer(5, 0),
@@ -217,30 +256,64 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
 
   /** Service keys of the OpenAI-compatible route (/v1), comma-separated, each at least 32 characters; unset: user tokens only. */
-  OPENAI_FACADE_KEYS: z.string().trim().optional().transform((value, context) => {
-    const keys = (value ?? '').split(',').map((key) => key.trim()).filter(Boolean);
-    if (keys.some((key) => key.length < 32)) {
-      context.addIssue({ code: 'custom', message: 'each key must be at least 32 characters' });
-      return z.NEVER;
-    }
-    return keys;
-  }),
+  OPENAI_FACADE_KEYS: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, context) => {
+      const keys = (value ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean);
+      if (keys.some((key) => key.length < 32)) {
+        context.addIssue({ code: 'custom', message: 'each key must be at least 32 characters' });
+        return z.NEVER;
+      }
+      return keys;
+    }),
   /** More model names /v1/models lists and /v1/chat/completions accepts besides CHAT_MODEL, comma-separated. */
-  FACADE_MODEL_ALIASES: z.string().trim().default('').transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean)),
+  FACADE_MODEL_ALIASES: z
+    .string()
+    .trim()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
   /** Request headers naming a client's conversation on /v1/chat/completions, first found wins (case-insensitive). */
-  FACADE_THREAD_HEADERS: z.string().trim().default('X-Thread-Id,X-OpenWebUI-Chat-Id').transform((value, context) => {
-    const names = value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
-    if (names.length === 0 || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
-      context.addIssue({ code: 'custom', message: 'expected comma-separated header names' });
-      return z.NEVER;
-    }
-    return names;
-  }),
+  FACADE_THREAD_HEADERS: z
+    .string()
+    .trim()
+    .default('X-Thread-Id,X-OpenWebUI-Chat-Id')
+    .transform((value, context) => {
+      const names = value
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean);
+      if (names.length === 0 || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
+        context.addIssue({ code: 'custom', message: 'expected comma-separated header names' });
+        return z.NEVER;
+      }
+      return names;
+    }),
   /**
    * Prompt prefixes marking a client's background requests (titles, tags, follow-up suggestions), answered statelessly:
    * comma-separated; `none` for none. Default: Open WebUI's task prompts (`### Task:`).
    */
-  FACADE_AUXILIARY_PREFIXES: z.string().trim().default('### Task:').transform((value) => (value.toLowerCase() === 'none' ? [] : value.split(',').map((prefix) => prefix.trim()).filter(Boolean))),
+  FACADE_AUXILIARY_PREFIXES: z
+    .string()
+    .trim()
+    .default('### Task:')
+    .transform((value) =>
+      value.toLowerCase() === 'none'
+        ? []
+        : value
+            .split(',')
+            .map((prefix) => prefix.trim())
+            .filter(Boolean),
+    ),
   /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
   FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
 });
@@ -279,11 +352,17 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   if (env.ALLOW_GUESTS === undefined) env.ALLOW_GUESTS = env.NODE_ENV !== 'production';
   if (env.OFFLINE_MODEL === undefined) env.OFFLINE_MODEL = env.NODE_ENV === 'production' ? 'refuse' : 'allow';
   if (env.OFFLINE_MODEL === 'refuse' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
-    throw new ConfigError('OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model');
+    throw new ConfigError(
+      'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model',
+    );
   }
   let toolSources: ToolSources;
   try {
-    toolSources = parseToolSources({ ...(env.MCP_SERVERS ? { mcpServers: env.MCP_SERVERS } : {}), ...(env.EXTERNAL_TOOLS ? { externalTools: env.EXTERNAL_TOOLS } : {}), source: cleaned });
+    toolSources = parseToolSources({
+      ...(env.MCP_SERVERS ? { mcpServers: env.MCP_SERVERS } : {}),
+      ...(env.EXTERNAL_TOOLS ? { externalTools: env.EXTERNAL_TOOLS } : {}),
+      source: cleaned,
+    });
   } catch (error) {
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
@@ -293,11 +372,13 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     }
     if (env.NODE_ENV === 'production') {
       for (const [index, tool] of toolSources.externalTools.entries()) {
-        const problem = tool.secret === undefined ? null : webhookSecretProblem(`EXTERNAL_TOOLS: ${index}.secret`, tool.secret, env);
+        const problem =
+          tool.secret === undefined ? null : webhookSecretProblem(`EXTERNAL_TOOLS: ${index}.secret`, tool.secret, env);
         if (problem) throw new ConfigError(problem);
       }
     }
-    if (!env.PUBLIC_BASE_URL) throw new ConfigError('PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners\' callbackUrl)');
+    if (!env.PUBLIC_BASE_URL)
+      throw new ConfigError("PUBLIC_BASE_URL: required when EXTERNAL_TOOLS declares tools (the runners' callbackUrl)");
   }
   return { ...env, toolSources };
 }

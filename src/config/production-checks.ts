@@ -16,13 +16,11 @@ export const PRODUCTION_ADMIN_TOKEN_MIN = 32;
  * Values published in this repository or its history (docker-compose fallbacks, examples): anyone can read them,
  * so a deployment that kept one lets anybody sign tokens or call the admin API.
  */
-const KNOWN_PLACEHOLDERS = new Set([
-  'change-me-to-a-long-random-secret-of-32-chars',
-  'change-me-admin-token',
-]);
+const KNOWN_PLACEHOLDERS = new Set(['change-me-to-a-long-random-secret-of-32-chars', 'change-me-admin-token']);
 
 /** Words that mark a value as an example rather than a secret. */
-const PLACEHOLDER_WORDS = /change[-_ ]?me|replace[-_ ]?me|placeholder|your[-_ ]?(secret|token)|example|insecure|not[-_ ]?secret/i;
+const PLACEHOLDER_WORDS =
+  /change[-_ ]?me|replace[-_ ]?me|placeholder|your[-_ ]?(secret|token)|example|insecure|not[-_ ]?secret/i;
 
 /** Fewest distinct characters a signing secret may have in production (48 random base64 bytes have ~40). */
 export const PRODUCTION_SECRET_MIN_DISTINCT = 10;
@@ -45,12 +43,14 @@ export function productionProblem(env: ProductionSecrets): string | null {
     if (!env[name]) return `${name}: required when NODE_ENV=production`;
   }
   for (const name of ['AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const) {
-    if (isPlaceholderSecret(env[name] ?? '')) return `${name}: a placeholder value is refused when NODE_ENV=production; generate one, e.g. \`openssl rand -base64 48\``;
+    if (isPlaceholderSecret(env[name] ?? ''))
+      return `${name}: a placeholder value is refused when NODE_ENV=production; generate one, e.g. \`openssl rand -base64 48\``;
   }
   if ((env.ADMIN_TOKEN ?? '').length < PRODUCTION_ADMIN_TOKEN_MIN) {
     return `ADMIN_TOKEN: must be at least ${PRODUCTION_ADMIN_TOKEN_MIN} characters when NODE_ENV=production`;
   }
-  if (env.METRICS_TOKEN === env.ADMIN_TOKEN) return 'METRICS_TOKEN: must differ from ADMIN_TOKEN when NODE_ENV=production (a scraper must not hold the admin token)';
+  if (env.METRICS_TOKEN === env.ADMIN_TOKEN)
+    return 'METRICS_TOKEN: must differ from ADMIN_TOKEN when NODE_ENV=production (a scraper must not hold the admin token)';
   if (env.METRICS_TOKEN === env.AUTH_SECRET || env.ADMIN_TOKEN === env.AUTH_SECRET) {
     return 'AUTH_SECRET: must differ from ADMIN_TOKEN and METRICS_TOKEN when NODE_ENV=production';
   }
@@ -77,7 +77,10 @@ export function webhookSecretProblem(name: string, secret: string, env: Producti
  * is not https (the runners' callbacks carry results and signatures).
  */
 function toolCallbackProblem(env: ProductionSecrets): string | null {
-  const problem = env.TOOL_WEBHOOK_SECRET === undefined ? null : webhookSecretProblem('TOOL_WEBHOOK_SECRET', env.TOOL_WEBHOOK_SECRET, env);
+  const problem =
+    env.TOOL_WEBHOOK_SECRET === undefined
+      ? null
+      : webhookSecretProblem('TOOL_WEBHOOK_SECRET', env.TOOL_WEBHOOK_SECRET, env);
   if (problem) return problem;
   if (env.PUBLIC_BASE_URL !== undefined && !/^https:\/\//i.test(env.PUBLIC_BASE_URL)) {
     return 'PUBLIC_BASE_URL: must be an https URL when NODE_ENV=production (runners post results and signatures to it)';

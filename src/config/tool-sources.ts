@@ -57,7 +57,10 @@ const httpServer = z.strictObject({
   ...common,
 });
 
-const serversSchema = z.record(z.string().regex(SERVER_NAME, 'server names: letters, digits, _ and -, at most 40'), z.record(z.string(), z.unknown()));
+const serversSchema = z.record(
+  z.string().regex(SERVER_NAME, 'server names: letters, digits, _ and -, at most 40'),
+  z.record(z.string(), z.unknown()),
+);
 
 const externalTool = z.strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
@@ -86,9 +89,9 @@ interface McpCommon {
   tools: Record<string, McpToolOptions>;
 }
 export type McpServerConfig = McpCommon & { name: string } & (
-  | { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { transport: 'http'; url: string; headers: Record<string, string> }
-);
+    | { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+    | { transport: 'http'; url: string; headers: Record<string, string> }
+  );
 export type ExternalToolConfig = z.infer<typeof externalTool>;
 
 export interface ToolSources {
@@ -105,7 +108,9 @@ function readJson(variable: string, value: string): unknown {
     try {
       text = readFileSync(trimmed, 'utf8');
     } catch (error) {
-      throw new Error(`${variable}: cannot read ${trimmed} (${error instanceof Error ? error.message : String(error)})`);
+      throw new Error(
+        `${variable}: cannot read ${trimmed} (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   }
   try {
@@ -140,38 +145,60 @@ function unwrapServers(config: unknown): unknown {
   if (keys.length === 1) return config[wrapper];
   // A wrapper beside other keys (VS Code's `inputs`, say) is neither shape: say so rather than read `inputs` as a server.
   const others = keys.filter((key) => key !== wrapper);
-  throw new Error(`MCP_SERVERS: "${wrapper}" must be the only top-level key (also found: ${others.join(', ')}); \${NAME} references replace VS Code's inputs`);
+  throw new Error(
+    `MCP_SERVERS: "${wrapper}" must be the only top-level key (also found: ${others.join(', ')}); \${NAME} references replace VS Code's inputs`,
+  );
 }
 
 /**
  * A server is stdio when it has a `command` (or says `"type": "stdio"`), Streamable HTTP when it has a `url` (or says
  * `"type": "http"`); another `type` (`sse`, say) is refused by name.
  */
-function parseServer(name: string, raw: Record<string, unknown>): z.infer<typeof stdioServer> | z.infer<typeof httpServer> {
+function parseServer(
+  name: string,
+  raw: Record<string, unknown>,
+): z.infer<typeof stdioServer> | z.infer<typeof httpServer> {
   const type = raw.type;
   if (type !== undefined && !SUPPORTED_TYPES.includes(type as (typeof SUPPORTED_TYPES)[number])) {
-    throw new Error(`MCP_SERVERS: ${name}.type: ${JSON.stringify(type)} is not supported (stdio or http, which is Streamable HTTP)`);
+    throw new Error(
+      `MCP_SERVERS: ${name}.type: ${JSON.stringify(type)} is not supported (stdio or http, which is Streamable HTTP)`,
+    );
   }
-  if (type === undefined && !('command' in raw) && !('url' in raw)) throw new Error(`MCP_SERVERS: ${name}: needs a command (stdio) or a url (Streamable HTTP)`);
+  if (type === undefined && !('command' in raw) && !('url' in raw))
+    throw new Error(`MCP_SERVERS: ${name}: needs a command (stdio) or a url (Streamable HTTP)`);
   const stdio = type === 'stdio' || (type === undefined && 'command' in raw);
   const parsed = stdio ? stdioServer.safeParse(raw) : httpServer.safeParse(raw);
   if (!parsed.success) throw new Error(describe('MCP_SERVERS', parsed.error, [name]));
   return parsed.data;
 }
 
-function substitute(variable: string, where: string, value: string, source: Record<string, string | undefined>, secrets: string[]): string {
+function substitute(
+  variable: string,
+  where: string,
+  value: string,
+  source: Record<string, string | undefined>,
+  secrets: string[],
+): string {
   const input = INPUT_REFERENCE.exec(value)?.[0];
-  if (input) throw new Error(`${variable}: ${where}: ${input} (a VS Code input) cannot be prompted for here; use \${NAME} with an environment variable`);
+  if (input)
+    throw new Error(
+      `${variable}: ${where}: ${input} (a VS Code input) cannot be prompted for here; use \${NAME} with an environment variable`,
+    );
   return value.replace(TEMPLATE, (_match, name: string) => {
     const resolved = source[name];
-    if (resolved === undefined || resolved === '') throw new Error(`${variable}: ${where} names the environment variable ${name}, which is not set`);
+    if (resolved === undefined || resolved === '')
+      throw new Error(`${variable}: ${where} names the environment variable ${name}, which is not set`);
     secrets.push(resolved);
     return resolved;
   });
 }
 
 /** Parses `MCP_SERVERS` and `EXTERNAL_TOOLS`; throws an Error whose message names the variable and the field. */
-export function parseToolSources(input: { mcpServers?: string; externalTools?: string; source: Record<string, string | undefined> }): ToolSources {
+export function parseToolSources(input: {
+  mcpServers?: string;
+  externalTools?: string;
+  source: Record<string, string | undefined>;
+}): ToolSources {
   const secrets: string[] = [];
   const mcpServers: McpServerConfig[] = [];
   if (input.mcpServers) {
@@ -179,12 +206,36 @@ export function parseToolSources(input: { mcpServers?: string; externalTools?: s
     if (!parsed.success) throw new Error(describe('MCP_SERVERS', parsed.error));
     for (const [name, raw] of Object.entries(parsed.data)) {
       const server = parseServer(name, raw);
-      const base = { name, allow: server.allow, deny: server.deny, mode: server.mode, timeoutMs: server.timeoutMs, tools: server.tools } as McpCommon & { name: string };
+      const base = {
+        name,
+        allow: server.allow,
+        deny: server.deny,
+        mode: server.mode,
+        timeoutMs: server.timeoutMs,
+        tools: server.tools,
+      } as McpCommon & { name: string };
       if ('command' in server) {
-        const env = Object.fromEntries(Object.entries(server.env).map(([key, value]) => [key, substitute('MCP_SERVERS', `${name}.env.${key}`, value, input.source, secrets)]));
-        mcpServers.push({ ...base, transport: 'stdio', command: server.command, args: server.args, env, ...(server.cwd ? { cwd: server.cwd } : {}) });
+        const env = Object.fromEntries(
+          Object.entries(server.env).map(([key, value]) => [
+            key,
+            substitute('MCP_SERVERS', `${name}.env.${key}`, value, input.source, secrets),
+          ]),
+        );
+        mcpServers.push({
+          ...base,
+          transport: 'stdio',
+          command: server.command,
+          args: server.args,
+          env,
+          ...(server.cwd ? { cwd: server.cwd } : {}),
+        });
       } else {
-        const headers = Object.fromEntries(Object.entries(server.headers).map(([key, value]) => [key, substitute('MCP_SERVERS', `${name}.headers.${key}`, value, input.source, secrets)]));
+        const headers = Object.fromEntries(
+          Object.entries(server.headers).map(([key, value]) => [
+            key,
+            substitute('MCP_SERVERS', `${name}.headers.${key}`, value, input.source, secrets),
+          ]),
+        );
         mcpServers.push({ ...base, transport: 'http', url: server.url, headers });
       }
     }

@@ -13,7 +13,12 @@ export function toAdminThreadDto(row: AdminThreadRow): AdminThreadDto {
     lastActivityAt: row.lastActivityAt.toISOString(),
     memoryMode: row.memoryMode,
     messageCount: row.messageCount,
-    summary: { preview: row.summaryPreview, tokens: row.summaryTokens, revision: row.summaryRevision, coveredThroughSeq: row.coveredThroughSeq },
+    summary: {
+      preview: row.summaryPreview,
+      tokens: row.summaryTokens,
+      revision: row.summaryRevision,
+      coveredThroughSeq: row.coveredThroughSeq,
+    },
     windowEntries: row.windowEntries,
     windowTokens: row.windowTokens,
     foldLagEntries: row.foldLagEntries,
@@ -24,17 +29,29 @@ export function toAdminThreadDto(row: AdminThreadRow): AdminThreadDto {
 
 export function toRevisionInfoDto(record: SummaryRevisionRecord): SummaryRevisionInfoDto {
   return {
-    revision: record.revision, author: record.author, authorId: record.authorId, tokens: record.tokens,
-    fromSeq: record.fromSeq, throughSeq: record.throughSeq, model: record.model,
-    tokensIn: record.tokensIn, tokensOut: record.tokensOut, durationMs: record.durationMs,
-    identifiersKept: record.identifiersKept, identifiersTotal: record.identifiersTotal,
+    revision: record.revision,
+    author: record.author,
+    authorId: record.authorId,
+    tokens: record.tokens,
+    fromSeq: record.fromSeq,
+    throughSeq: record.throughSeq,
+    model: record.model,
+    tokensIn: record.tokensIn,
+    tokensOut: record.tokensOut,
+    durationMs: record.durationMs,
+    identifiersKept: record.identifiersKept,
+    identifiersTotal: record.identifiersTotal,
     segments: segmentedSummary(record.text, record.segmentEnds).segmentEnds.length,
-    redacted: record.redacted, createdAt: record.createdAt.toISOString(),
+    redacted: record.redacted,
+    createdAt: record.createdAt.toISOString(),
   };
 }
 
 /** Revisions (ascending) with each one's line diff against the one before it; `previous` precedes the first. */
-export function toRevisionDtos(records: readonly SummaryRevisionRecord[], previous: SummaryRevisionRecord | null): SummaryRevisionDto[] {
+export function toRevisionDtos(
+  records: readonly SummaryRevisionRecord[],
+  previous: SummaryRevisionRecord | null,
+): SummaryRevisionDto[] {
   let before = previous?.text ?? '';
   return records.map((record) => {
     const diff = lineDiff(before, record.text);
@@ -44,5 +61,12 @@ export function toRevisionDtos(records: readonly SummaryRevisionRecord[], previo
 }
 
 export function toAuditEntryDto(entry: AuditEntry): AuditEntryDto {
-  return { id: entry.id, actor: entry.actor, action: entry.action, threadId: entry.threadId, details: entry.details, createdAt: entry.createdAt.toISOString() };
+  return {
+    id: entry.id,
+    actor: entry.actor,
+    action: entry.action,
+    threadId: entry.threadId,
+    details: entry.details,
+    createdAt: entry.createdAt.toISOString(),
+  };
 }

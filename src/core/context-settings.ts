@@ -5,7 +5,14 @@ import { parseTriggerPolicy } from './context';
 import type { TokenCounter } from './context';
 import type { ContextState } from './context';
 import type { RecallScope, ThreadContext } from './domain';
-import { correctedBudget, mergeRecallCandidates, shouldFold, upperBoundTextTokens, type EstimateCorrection, type FoldDecision } from './context';
+import {
+  correctedBudget,
+  mergeRecallCandidates,
+  shouldFold,
+  upperBoundTextTokens,
+  type EstimateCorrection,
+  type FoldDecision,
+} from './context';
 import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './memory/summary-withdrawn';
 
 /** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
@@ -57,7 +64,12 @@ export function packBudget(settings: Pick<ContextSettings, 'budget' | 'correctio
 
 /** Whether the thread's window should be folded now, with its own trigger and the model's estimate correction. */
 export function foldDecisionFor(context: ThreadContext, settings: ContextSettings): FoldDecision {
-  return shouldFold(contextStateOf(context, settings), policiesFor(context, settings).trigger, settings.profile, estimateFactor(settings));
+  return shouldFold(
+    contextStateOf(context, settings),
+    policiesFor(context, settings).trigger,
+    settings.profile,
+    estimateFactor(settings),
+  );
 }
 
 /**
@@ -66,16 +78,23 @@ export function foldDecisionFor(context: ThreadContext, settings: ContextSetting
  */
 export function contextStateOf(context: ThreadContext, settings?: Pick<ContextSettings, 'recallSticky'>): ContextState {
   const sticky = settings?.recallSticky === true;
-  const summary = isSummaryWithdrawn(context.thread) && context.thread.summary
-    ? { ...context.thread.summary, text: MEMORY_REBUILDING_NOTE, tokens: upperBoundTextTokens(MEMORY_REBUILDING_NOTE) }
-    : context.thread.summary;
+  const summary =
+    isSummaryWithdrawn(context.thread) && context.thread.summary
+      ? {
+          ...context.thread.summary,
+          text: MEMORY_REBUILDING_NOTE,
+          tokens: upperBoundTextTokens(MEMORY_REBUILDING_NOTE),
+        }
+      : context.thread.summary;
   return {
     summary,
     window: context.window,
     pinned: context.pinned,
     contextStartSeq: context.thread.contextStartSeq,
     memoryMode: context.thread.memoryMode,
-    ...(context.recalled || context.recalledElsewhere ? { recalled: mergeRecallCandidates(context.recalled ?? [], context.recalledElsewhere ?? []) } : {}),
+    ...(context.recalled || context.recalledElsewhere
+      ? { recalled: mergeRecallCandidates(context.recalled ?? [], context.recalledElsewhere ?? []) }
+      : {}),
     ...(sticky && context.heldRecall && context.heldRecall.length > 0 ? { heldRecall: context.heldRecall } : {}),
     ...(sticky && context.heldRecallTokens ? { heldRecallTokens: context.heldRecallTokens } : {}),
   };
@@ -88,7 +107,10 @@ export function recallTokensFor(context: ThreadContext, settings: ContextSetting
 }
 
 /** The thread's trigger and keep: its own overrides where valid, else the deployment's. */
-export function policiesFor(context: ThreadContext, settings: ContextSettings): { trigger: TriggerPolicy; keep: KeepPolicy } {
+export function policiesFor(
+  context: ThreadContext,
+  settings: ContextSettings,
+): { trigger: TriggerPolicy; keep: KeepPolicy } {
   const own = context.thread.settings;
   const trigger = own.trigger ? parseTriggerPolicy(own.trigger) : null;
   const keep = own.keep ? parseKeepPolicy(own.keep) : null;

@@ -1,4 +1,13 @@
-import type { ContextEntry, HeldRecallNote, MemoryMode, RecalledMessage, Role, SavedMemoryItem, SummaryState, ToolCall } from './context/types';
+import type {
+  ContextEntry,
+  HeldRecallNote,
+  MemoryMode,
+  RecalledMessage,
+  Role,
+  SavedMemoryItem,
+  SummaryState,
+  ToolCall,
+} from './context/types';
 
 /** Lifecycle of a transcript message: its text changes only while `streaming`. */
 export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';

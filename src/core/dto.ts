@@ -53,7 +53,14 @@ export function toThreadDto(thread: Thread): ThreadDto {
 /** A search hit as people's search routes answer it. */
 export function toSearchHitDto(hit: MessageSearchHit): SearchHitDto {
   return {
-    threadId: hit.threadId, threadTitle: hit.threadTitle, messageId: hit.messageId, seq: hit.seq, role: hit.role,
-    createdAt: hit.createdAt.toISOString(), snippet: hit.snippet, highlights: hit.highlights, forkCopy: hit.forkCopy,
+    threadId: hit.threadId,
+    threadTitle: hit.threadTitle,
+    messageId: hit.messageId,
+    seq: hit.seq,
+    role: hit.role,
+    createdAt: hit.createdAt.toISOString(),
+    snippet: hit.snippet,
+    highlights: hit.highlights,
+    forkCopy: hit.forkCopy,
   };
 }

@@ -1,5 +1,6 @@
 /** How a model call failed, as the chat-model adapter classifies the provider's error. */
-export type ModelCallErrorKind = 'context_overflow' | 'rate_limited' | 'server' | 'timeout' | 'network' | 'bad_request' | 'aborted';
+export type ModelCallErrorKind =
+  'context_overflow' | 'rate_limited' | 'server' | 'timeout' | 'network' | 'bad_request' | 'aborted';
 
 /** Thrown by ChatModelPort / SummarizerPort implementations. */
 export class ModelCallError extends Error {
@@ -8,7 +9,13 @@ export class ModelCallError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
 
-  constructor(options: { kind: ModelCallErrorKind; message: string; retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
+  constructor(options: {
+    kind: ModelCallErrorKind;
+    message: string;
+    retryable: boolean;
+    retryAfterMs?: number;
+    cause?: unknown;
+  }) {
     super(options.message, { cause: options.cause });
     this.kind = options.kind;
     this.retryable = options.retryable;

@@ -31,7 +31,12 @@ export interface ThreadStore {
 
 export interface TranscriptStore {
   /** Ascending seq; with neither bound, the newest page. Pending (queued) messages come last. */
-  listMessages(input: { threadId: string; before?: number; after?: number; limit: number }): Promise<{ messages: TranscriptMessage[]; hasMoreBefore: boolean; hasMoreAfter: boolean }>;
+  listMessages(input: {
+    threadId: string;
+    before?: number;
+    after?: number;
+    limit: number;
+  }): Promise<{ messages: TranscriptMessage[]; hasMoreBefore: boolean; hasMoreAfter: boolean }>;
   findMessage(threadId: string, messageId: string): Promise<TranscriptMessage | null>;
   listTurnMessages(turnId: string): Promise<TranscriptMessage[]>;
   /**
@@ -63,12 +68,25 @@ export interface TurnStore {
    * is not `ownerId`'s (null: any owner; a repeated clientMessageId is only found on the owner's thread), BUSY past
    * `maxQueued`.
    */
-  acceptUserMessage(input: { threadId: string; ownerId: string | null; content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number }): Promise<AcceptedMessage>;
+  acceptUserMessage(input: {
+    threadId: string;
+    ownerId: string | null;
+    content: string;
+    tokens: number;
+    encoding: string;
+    clientMessageId: string | null;
+    maxQueued: number;
+  }): Promise<AcceptedMessage>;
   /**
    * Queues a turn with no new user message (a retry) under the thread's lock: BUSY when `maxQueued` turns already
    * wait besides the running one, CONFLICT when a turn for the same user message is already queued or running.
    */
-  queueTurn(input: { threadId: string; kind: TurnKind; userMessageId: string | null; maxQueued: number }): Promise<Turn>;
+  queueTurn(input: {
+    threadId: string;
+    kind: TurnKind;
+    userMessageId: string | null;
+    maxQueued: number;
+  }): Promise<Turn>;
   findTurn(turnId: string): Promise<Turn | null>;
   /** Takes or renews the thread's lease with compare-and-set; false when another owner holds a live lease. */
   acquireLease(input: { threadId: string; owner: string; ttlMs: number }): Promise<boolean>;
@@ -94,24 +112,58 @@ export interface TurnStore {
    */
   loadContext(threadId: string, options?: { recall?: boolean; promptParts?: boolean }): Promise<ThreadContext | null>;
   /** Stores counts redone with another encoding (see refreshTokenCounts). */
-  saveTokenCounts(input: { threadId: string; encoding: string; entries: { seq: number; tokens: number }[]; summaryTokens: number | null }): Promise<void>;
+  saveTokenCounts(input: {
+    threadId: string;
+    encoding: string;
+    entries: { seq: number; tokens: number }[];
+    summaryTokens: number | null;
+  }): Promise<void>;
   /** Appends a message produced by the turn (assistant or tool) with the next seq. */
-  appendTurnMessage(input: { threadId: string; turnId: string; role: 'assistant' | 'tool' | 'system'; content: string; status: MessageStatus; toolCalls?: ToolCall[]; toolCallId?: string; toolRunId?: string }): Promise<TranscriptMessage>;
+  appendTurnMessage(input: {
+    threadId: string;
+    turnId: string;
+    role: 'assistant' | 'tool' | 'system';
+    content: string;
+    status: MessageStatus;
+    toolCalls?: ToolCall[];
+    toolCallId?: string;
+    toolRunId?: string;
+  }): Promise<TranscriptMessage>;
   /** Saves the text so far of a streaming message (throttled by the caller). */
   saveStreamingText(messageId: string, content: string): Promise<void>;
   /**
    * Ends a message: final text and status; when `entry` is given, the message's context entry joins the window
    * in the same transaction, and when `call` is given, the model call that produced it with its manifest.
    */
-  finishMessage(input: { messageId: string; content: string; status: MessageStatus; error?: { code: string; message: string }; toolCalls?: ToolCall[]; tokens: number; encoding: string; entry?: Omit<ContextEntry, 'seq'>; call?: ChatCallRecord }): Promise<TranscriptMessage>;
-  finishTurn(input: { turnId: string; status: 'complete' | 'error' | 'cancelled'; error?: { code: string; message: string } }): Promise<Turn>;
+  finishMessage(input: {
+    messageId: string;
+    content: string;
+    status: MessageStatus;
+    error?: { code: string; message: string };
+    toolCalls?: ToolCall[];
+    tokens: number;
+    encoding: string;
+    entry?: Omit<ContextEntry, 'seq'>;
+    call?: ChatCallRecord;
+  }): Promise<TranscriptMessage>;
+  finishTurn(input: {
+    turnId: string;
+    status: 'complete' | 'error' | 'cancelled';
+    error?: { code: string; message: string };
+  }): Promise<Turn>;
   /**
    * Ends a turn that completed (waiting for the WAL flush, as finishTurn) and takes the runner's next step (nextTurn)
    * in the same transaction: one round trip between two turns. `context` is the thread's context right after the
    * turn, before any next turn's start (no auto-recall: the fold decision's read); null when the thread is gone.
    * With `startNext` false (a process that is closing) the step starts nothing and only releases the lease.
    */
-  completeTurn(input: { turnId: string; threadId: string; owner: string; ttlMs: number; startNext?: boolean }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
+  completeTurn(input: {
+    turnId: string;
+    threadId: string;
+    owner: string;
+    ttlMs: number;
+    startNext?: boolean;
+  }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
   /** Threads with queued turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;
@@ -171,7 +223,12 @@ export interface ChatCallManifest {
   /** Messages of the user's other threads auto-recall put in the pack. */
   recalledElsewhere?: { threadId: string; seq: number }[];
   /** What the call recalled anew, held in place by later calls until the next fold (ContextPackManifest.recallNote). */
-  recallNote?: { servedSeq: number; seqs: number[]; elsewhere: { threadId: string; seq: number }[]; tokens: number } | null;
+  recallNote?: {
+    servedSeq: number;
+    seqs: number[];
+    elsewhere: { threadId: string; seq: number }[];
+    tokens: number;
+  } | null;
 }
 
 /** A chat call that produced an answer: stored with the answer, in the same statement (TurnStore.finishMessage). */
@@ -236,7 +293,12 @@ export interface SummaryStore {
    * Thread ids whose state needs a fold (the sweeper's query): under the thread's own trigger when it has one
    * (a `fraction` of `maxInputTokens`), else under the deployment's thresholds.
    */
-  threadsNeedingFold(input: { limit: number; minWindowTokens: number; minWindowMessages: number; maxInputTokens: number }): Promise<string[]>;
+  threadsNeedingFold(input: {
+    limit: number;
+    minWindowTokens: number;
+    minWindowMessages: number;
+    maxInputTokens: number;
+  }): Promise<string[]>;
 }
 
 /** Text deltas, tool calls and usage of one streamed model call. */
@@ -256,7 +318,14 @@ export interface ChatModelPort {
    * keeps them in the request (the prompt's prefix stays the same) but tells the model not to call one.
    * `cacheKey` is sent as `prompt_cache_key` when the adapter is configured to (PROMPT_CACHE_KEY).
    */
-  stream(input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools?: OpenAIFunctionTool[]; toolChoice?: 'auto' | 'none'; cacheKey?: string }): Promise<ChatResult>;
+  stream(input: {
+    messages: PackMessage[];
+    signal: AbortSignal;
+    onDelta: (text: string) => void;
+    tools?: OpenAIFunctionTool[];
+    toolChoice?: 'auto' | 'none';
+    cacheKey?: string;
+  }): Promise<ChatResult>;
 }
 
 export interface SummarizerPort {
@@ -266,7 +335,13 @@ export interface SummarizerPort {
    * `toolChoice: 'none'`, and the thread's `cacheKey` (sent as `prompt_cache_key` when configured), so the prompt
    * reaches the cache the thread's chat calls filled.
    */
-  summarize(input: { messages: PackMessage[]; signal?: AbortSignal; tools?: OpenAIFunctionTool[]; toolChoice?: 'none'; cacheKey?: string }): Promise<ChatResult>;
+  summarize(input: {
+    messages: PackMessage[];
+    signal?: AbortSignal;
+    tools?: OpenAIFunctionTool[];
+    toolChoice?: 'none';
+    cacheKey?: string;
+  }): Promise<ChatResult>;
 }
 
 export interface FoldQueue {
@@ -313,7 +388,13 @@ export interface FoldLagPolicy {
 
 export interface AdminThreadStore {
   /** All users' threads, filtered by `query` (title, owner id or thread id), sorted descending by `sort`. */
-  listThreads(input: { query?: string; cursor?: string; limit: number; sort: AdminThreadSort; policy: FoldLagPolicy }): Promise<Page<AdminThreadRow>>;
+  listThreads(input: {
+    query?: string;
+    cursor?: string;
+    limit: number;
+    sort: AdminThreadSort;
+    policy: FoldLagPolicy;
+  }): Promise<Page<AdminThreadRow>>;
   /** Size of a thread's transcript. */
   transcriptSize(threadId: string): Promise<{ messages: number; tokens: number; characters: number; lastSeq: number }>;
 }
@@ -330,7 +411,12 @@ export interface AuditEntry {
 
 /** The admin audit trail: every admin write, who, what, when. */
 export interface AuditStore {
-  record(entry: { actor: string; action: string; threadId: string | null; details?: Record<string, unknown> }): Promise<void>;
+  record(entry: {
+    actor: string;
+    action: string;
+    threadId: string | null;
+    details?: Record<string, unknown>;
+  }): Promise<void>;
   /** Newest first. */
   list(input: { threadId?: string; cursor?: string; limit: number }): Promise<Page<AuditEntry>>;
 }
@@ -361,10 +447,18 @@ export interface MemoryStore {
    * Pins the messages of `seqs`: their context entries are marked pinned (re-created from the transcript when a
    * fold already took them), unless the pinned tokens would pass `maxPinnedTokens`.
    */
-  pin(input: { threadId: string; seqs: number[]; maxPinnedTokens: number }): Promise<{ pinned: true; messages: TranscriptMessage[]; pinnedTokens: number } | PinRefusal>;
+  pin(input: {
+    threadId: string;
+    seqs: number[];
+    maxPinnedTokens: number;
+  }): Promise<{ pinned: true; messages: TranscriptMessage[]; pinnedTokens: number } | PinRefusal>;
   /** Unpins: the entries return to the window (and are folded at the next fold when older than it). */
   unpin(input: { threadId: string; seqs: number[] }): Promise<{ messages: TranscriptMessage[]; pinnedTokens: number }>;
-  updateSettings(input: { threadId: string; settings: ThreadSettings; memoryMode: 'summary' | 'window-only' }): Promise<Thread>;
+  updateSettings(input: {
+    threadId: string;
+    settings: ThreadSettings;
+    memoryMode: 'summary' | 'window-only';
+  }): Promise<Thread>;
   /** Fresh context from the next seq on; remembers how to undo it until the next message. */
   resetContext(threadId: string): Promise<Thread>;
   /** Undoes the last fresh context; null when there is none to undo (a message came since, or it was undone). */
@@ -374,12 +468,18 @@ export interface MemoryStore {
    * runs they made or reported, redacts every summary revision whose text may hold them, and withdraws the current
    * summary when it covered one of them.
    */
-  forget(input: { threadId: string; messageIds: string[] }): Promise<{ messages: TranscriptMessage[]; thread: Thread; redactedRevisions: number }>;
+  forget(input: {
+    threadId: string;
+    messageIds: string[];
+  }): Promise<{ messages: TranscriptMessage[]; thread: Thread; redactedRevisions: number }>;
   /**
    * Regenerate: marks the answers after the thread's last user message superseded, drops them from the window and
    * queues a `regenerate` turn for it, in one transaction. Throws BUSY while a turn is queued or running.
    */
-  queueRegenerate(input: { threadId: string; userMessageId: string }): Promise<{ turn: Turn; superseded: TranscriptMessage[] }>;
+  queueRegenerate(input: {
+    threadId: string;
+    userMessageId: string;
+  }): Promise<{ turn: Turn; superseded: TranscriptMessage[] }>;
   /** The newest user message with a seq that is not forgotten. */
   lastUserMessage(threadId: string): Promise<TranscriptMessage | null>;
   /** Threads whose summary is withdrawn and waits for its rebuild (for the sweeper), with their version. */
@@ -438,25 +538,54 @@ export interface ToolRunStore {
    * the running runs of the thread and of its owner are counted under a lock on the owner first (turns of one user
    * in several threads, in any process, take turns): throws AsyncRunCapReached at a cap, writing nothing.
    */
-  createRun(input: { threadId: string; messageId: string; toolCallId: string; name: string; args: Record<string, unknown>; startedAtSeq: number; caps?: AsyncRunCaps }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
+  createRun(input: {
+    threadId: string;
+    messageId: string;
+    toolCallId: string;
+    name: string;
+    args: Record<string, unknown>;
+    startedAtSeq: number;
+    caps?: AsyncRunCaps;
+  }): Promise<{ run: ToolRun; message: TranscriptMessage }>;
   /** The run, when it exists and its thread belongs to `ownerId` (any owner when null). */
   findRun(runId: string, ownerId: string | null): Promise<ToolRun | null>;
   /** `queued`/`running` -> `running` (attempts + 1); null when the run has already finished. */
   startRun(runId: string): Promise<ToolRun | null>;
   /** Saves progress on the run and the text of its streaming transcript message. */
-  saveProgress(input: { runId: string; progress: number; note: string | null; transcriptText: string }): Promise<TranscriptMessage | null>;
+  saveProgress(input: {
+    runId: string;
+    progress: number;
+    note: string | null;
+    transcriptText: string;
+  }): Promise<TranscriptMessage | null>;
   isCancelRequested(runId: string): Promise<boolean>;
   /** Sets the cancel flag every worker polls; a still-queued run is cancelled at once. Null when already finished. */
   requestCancel(runId: string): Promise<ToolRun | null>;
   /** Records the outcome unless the run already finished (then null: the first outcome stands). */
-  finishRun(input: { runId: string; status: Exclude<ToolRunStatus, 'queued' | 'running'>; result: string | null; resultTokens: number | null; condensed: string | null; error: string | null }): Promise<ToolRun | null>;
+  finishRun(input: {
+    runId: string;
+    status: Exclude<ToolRunStatus, 'queued' | 'running'>;
+    result: string | null;
+    resultTokens: number | null;
+    condensed: string | null;
+    error: string | null;
+  }): Promise<ToolRun | null>;
   /**
    * Reports a finished run exactly once, in one transaction: sets `reportedAt`; completes the run's transcript
    * message at the thread's next seq with the full text and its context entry (the note); queues a follow-up
    * turn unless one is already queued (results landing together share one). `reported: false` when already done,
    * or when the run's outcome is no longer `basedOn` (the outcome the text was written from; a forget replaces it).
    */
-  reportRun(input: { runId: string; transcriptText: string; transcriptTokens: number; note: { content: string; tokens: number }; encoding: string; basedOn: Pick<ToolRun, 'status' | 'error'> }): Promise<{ reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }>;
+  reportRun(input: {
+    runId: string;
+    transcriptText: string;
+    transcriptTokens: number;
+    note: { content: string; tokens: number };
+    encoding: string;
+    basedOn: Pick<ToolRun, 'status' | 'error'>;
+  }): Promise<
+    { reported: false } | { reported: true; message: TranscriptMessage; followUp: Turn; followUpCreated: boolean }
+  >;
   /** Seqs of the result notes a follow-up turn delivers (its pack puts them last). */
   followUpNoteSeqs(turnId: string): Promise<number[]>;
   /** Async runs not yet finished (queued or running) on the thread and on all of its owner's threads. */
@@ -519,7 +648,13 @@ export interface ForkStore {
    * owner already has `maxThreads` threads (`quota`, exact under concurrent creations: the fork takes the owner's
    * thread-creation lock).
    */
-  forkThread(input: { parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number }): Promise<{ thread: Thread } | { refused: 'busy' | 'quota'; owned: number }>;
+  forkThread(input: {
+    parentId: string;
+    ownerId: string;
+    throughSeq: number;
+    title: string;
+    maxThreads: number;
+  }): Promise<{ thread: Thread } | { refused: 'busy' | 'quota'; owned: number }>;
   /**
    * An edit: the fork (as `forkThread`) and the edited text accepted as its first turn (as
    * `TurnStore.acceptUserMessage`), in one transaction: a refused accept leaves no fork. With a `clientMessageId`,
@@ -527,9 +662,15 @@ export interface ForkStore {
    * (`existing`) instead of making another.
    */
   forkWithMessage(input: {
-    parentId: string; ownerId: string; throughSeq: number; title: string; maxThreads: number;
+    parentId: string;
+    ownerId: string;
+    throughSeq: number;
+    title: string;
+    maxThreads: number;
     message: { content: string; tokens: number; encoding: string; clientMessageId: string | null; maxQueued: number };
-  }): Promise<{ thread: Thread; accepted: AcceptedMessage } | { existing: string } | { refused: 'busy' | 'quota'; owned: number }>;
+  }): Promise<
+    { thread: Thread; accepted: AcceptedMessage } | { existing: string } | { refused: 'busy' | 'quota'; owned: number }
+  >;
   /** The forks of a thread, by fork point then age. */
   listForks(threadId: string): Promise<ForkRecord[]>;
   /** The fork of `parentId` holding a user message sent with `clientMessageId` (a repeated edit), if any. */
@@ -546,7 +687,13 @@ export interface SavedMemoryStore {
   /** Newest first. */
   list(userId: string): Promise<SavedMemory[]>;
   /** Adds an item unless the user already has `maxItems` (then null; exact under concurrent writes). */
-  create(input: { userId: string; text: string; tokens: number; source: SavedMemorySource | null; maxItems: number }): Promise<SavedMemory | null>;
+  create(input: {
+    userId: string;
+    text: string;
+    tokens: number;
+    source: SavedMemorySource | null;
+    maxItems: number;
+  }): Promise<SavedMemory | null>;
   /** Null when the user has no such item. */
   update(input: { userId: string; id: string; text: string; tokens: number }): Promise<SavedMemory | null>;
   /** False when the user has no such item. */

@@ -7,16 +7,37 @@ const cl100k = createTokenCounter('cl100k_base');
 const o200k = createTokenCounter('o200k_base');
 
 function contextCountedWith(counter: typeof cl100k): ThreadContext {
-  const entry = (seq: number, role: 'user' | 'assistant', content: string) => ({ seq, role, content, tokens: counter.countMessage({ role, content }), tokenEncoding: counter.encoding });
+  const entry = (seq: number, role: 'user' | 'assistant', content: string) => ({
+    seq,
+    role,
+    content,
+    tokens: counter.countMessage({ role, content }),
+    tokenEncoding: counter.encoding,
+  });
   const summaryText = 'The user ordered ORD-7731 (3 × 2.5 kg) for 2026-12-01 delivery to Lyon.';
   return {
     thread: {
-      id: 't1', ownerId: 'u', title: 't', createdAt: new Date(0), updatedAt: new Date(0), lastActivityAt: new Date(0), lastSeq: 3,
-      summary: { text: summaryText, tokens: counter.countText(summaryText), coveredThroughSeq: 1, revision: 1 }, summaryEncoding: counter.encoding,
-      contextStartSeq: 1, memoryMode: 'summary', settings: {}, version: 1, lastFoldAt: null, lastFoldError: null,
+      id: 't1',
+      ownerId: 'u',
+      title: 't',
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+      lastActivityAt: new Date(0),
+      lastSeq: 3,
+      summary: { text: summaryText, tokens: counter.countText(summaryText), coveredThroughSeq: 1, revision: 1 },
+      summaryEncoding: counter.encoding,
+      contextStartSeq: 1,
+      memoryMode: 'summary',
+      settings: {},
+      version: 1,
+      lastFoldAt: null,
+      lastFoldError: null,
       forkedFrom: null,
     },
-    window: [entry(2, 'user', 'Ünïcödé façade — 東京 and emojis 🎉🎉 matter for counts'), entry(3, 'assistant', 'function f(x) { return x ** 2; }')],
+    window: [
+      entry(2, 'user', 'Ünïcödé façade — 東京 and emojis 🎉🎉 matter for counts'),
+      entry(3, 'assistant', 'function f(x) { return x ** 2; }'),
+    ],
     pinned: [],
   };
 }
@@ -37,7 +58,8 @@ describe('refreshTokenCounts', () => {
     expect(result.context.window.every((entry) => entry.tokenEncoding === 'o200k_base')).toBe(true);
     expect(result.context.thread.summary?.tokens).toBe(fresh.thread.summary?.tokens);
     expect(result.changes).toEqual({
-      threadId: 't1', encoding: 'o200k_base',
+      threadId: 't1',
+      encoding: 'o200k_base',
       entries: fresh.window.map((entry) => ({ seq: entry.seq, tokens: entry.tokens })),
       summaryTokens: fresh.thread.summary?.tokens,
     });

@@ -40,15 +40,31 @@ export interface TranscriptSearch {
    * The model's search of its own thread: the best matches from the thread's context start on (before
    * `beforeSeq` when given), best first.
    */
-  searchForModel(input: { threadId: string; query: string; limit: number; beforeSeq?: number }): Promise<TranscriptMatch[]>;
+  searchForModel(input: {
+    threadId: string;
+    query: string;
+    limit: number;
+    beforeSeq?: number;
+  }): Promise<TranscriptMatch[]>;
   /**
    * The model's search of the owner's other threads (issue 27), best first on a score over the user's corpus: never
    * another user's, a deleted thread, a forgotten message or the thread's own fork family; fork copies once. Empty
    * when the thread's recall scope (its setting, else `defaultScope`) is `thread`.
    */
-  searchElsewhere(input: { threadId: string; query: string; limit: number; defaultScope: 'thread' | 'user' }): Promise<ElsewhereMatch[]>;
+  searchElsewhere(input: {
+    threadId: string;
+    query: string;
+    limit: number;
+    defaultScope: 'thread' | 'user';
+  }): Promise<ElsewhereMatch[]>;
   /** Messages of the given seqs (neighbouring turns shown with a match), ascending; unsearchable ones left out. */
   messagesAt(input: { threadId: string; seqs: number[] }): Promise<TranscriptMatch[]>;
   /** People's search across the owner's threads (or one of them), best first, a page at a time. */
-  searchForPeople(input: { ownerId: string; threadId?: string; query: string; limit: number; offset: number }): Promise<{ hits: MessageSearchHit[]; hasMore: boolean }>;
+  searchForPeople(input: {
+    ownerId: string;
+    threadId?: string;
+    query: string;
+    limit: number;
+    offset: number;
+  }): Promise<{ hits: MessageSearchHit[]; hasMore: boolean }>;
 }

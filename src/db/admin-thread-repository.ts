@@ -35,19 +35,26 @@ interface Cursor {
 }
 
 function encodeCursor(row: Row): string {
-  return Buffer.from(JSON.stringify({ key: row.sort_key, at: row.last_activity_at.toISOString(), id: row.id })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ key: row.sort_key, at: row.last_activity_at.toISOString(), id: row.id }),
+  ).toString('base64url');
 }
 
 /** Decodes a cursor of `encodeCursor`; anything else is a VALIDATION error (400). */
 function decodeCursor(cursor: string): Cursor {
   let value: { key?: unknown; at?: unknown; id?: unknown } | null;
   try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { key?: unknown; at?: unknown; id?: unknown } | null;
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as {
+      key?: unknown;
+      at?: unknown;
+      id?: unknown;
+    } | null;
   } catch {
     throw invalidCursor();
   }
   const at = new Date(String(value?.at));
-  if (typeof value?.key !== 'number' || !Number.isFinite(value.key) || Number.isNaN(at.getTime())) throw invalidCursor();
+  if (typeof value?.key !== 'number' || !Number.isFinite(value.key) || Number.isNaN(at.getTime()))
+    throw invalidCursor();
   if (typeof value.id !== 'string' || !UUID.test(value.id)) throw invalidCursor();
   return { key: value.key, at, id: value.id };
 }
@@ -82,12 +89,23 @@ function escapeLike(text: string): string {
 
 function toAdminThread(row: Row): AdminThreadRow {
   return {
-    id: row.id, title: row.title, ownerId: row.owner_id, ownerKind: row.owner_kind === 'external' ? 'external' : 'guest',
-    createdAt: row.created_at, lastActivityAt: row.last_activity_at, memoryMode: row.memory_mode === 'window-only' ? 'window-only' : 'summary',
-    messageCount: row.message_count, summaryPreview: row.summary_preview, summaryTokens: row.summary_tokens,
-    summaryRevision: row.summary_revision, coveredThroughSeq: row.covered_through_seq,
-    windowEntries: row.window_entries, windowTokens: row.window_tokens, foldLagEntries: row.fold_lag,
-    lastFoldAt: row.last_fold_at, lastFoldError: row.last_fold_error,
+    id: row.id,
+    title: row.title,
+    ownerId: row.owner_id,
+    ownerKind: row.owner_kind === 'external' ? 'external' : 'guest',
+    createdAt: row.created_at,
+    lastActivityAt: row.last_activity_at,
+    memoryMode: row.memory_mode === 'window-only' ? 'window-only' : 'summary',
+    messageCount: row.message_count,
+    summaryPreview: row.summary_preview,
+    summaryTokens: row.summary_tokens,
+    summaryRevision: row.summary_revision,
+    coveredThroughSeq: row.covered_through_seq,
+    windowEntries: row.window_entries,
+    windowTokens: row.window_tokens,
+    foldLagEntries: row.fold_lag,
+    lastFoldAt: row.last_fold_at,
+    lastFoldError: row.last_fold_error,
   };
 }
 
@@ -137,7 +155,12 @@ export function createAdminThreadRepository(db: Database): AdminThreadStore {
         FROM threads t LEFT JOIN messages m ON m.thread_id = t.id
         WHERE t.id = ${threadId}::uuid
         GROUP BY t.id`;
-      return { messages: row?.messages ?? 0, tokens: row?.tokens ?? 0, characters: Number(row?.characters ?? 0), lastSeq: row?.last_seq ?? 0 };
+      return {
+        messages: row?.messages ?? 0,
+        tokens: row?.tokens ?? 0,
+        characters: Number(row?.characters ?? 0),
+        lastSeq: row?.last_seq ?? 0,
+      };
     },
   };
 }

@@ -19,12 +19,21 @@ export function createAuditRepository(db: Database): AuditStore {
         take: limit + 1,
       });
       const items: AuditEntry[] = rows.slice(0, limit).map((row) => ({
-        id: row.id, actor: row.actor, action: row.action, threadId: row.threadId,
-        details: row.details && typeof row.details === 'object' && !Array.isArray(row.details) ? (row.details as Record<string, unknown>) : {},
+        id: row.id,
+        actor: row.actor,
+        action: row.action,
+        threadId: row.threadId,
+        details:
+          row.details && typeof row.details === 'object' && !Array.isArray(row.details)
+            ? (row.details as Record<string, unknown>)
+            : {},
         createdAt: row.createdAt,
       }));
       const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.createdAt, id: last.id }) : null };
+      return {
+        items,
+        nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.createdAt, id: last.id }) : null,
+      };
     },
   };
 }

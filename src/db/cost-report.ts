@@ -18,7 +18,11 @@ export interface CostReport {
    * Usage of the calls made since `since`: grouped, the groups with the most prompt tokens first (at most `limit`),
    * and the total of all of them per model (the groups past `limit` included), read in one statement so both agree.
    */
-  usageBy(input: { by: CostGrouping; since: Date; limit: number }): Promise<{ groups: UsageGroup[]; total: ModelUsage[] }>;
+  usageBy(input: {
+    by: CostGrouping;
+    since: Date;
+    limit: number;
+  }): Promise<{ groups: UsageGroup[]; total: ModelUsage[] }>;
 }
 
 interface UsageRow {
@@ -36,7 +40,10 @@ interface UsageRow {
 }
 
 const GROUPS: Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> = {
-  day: { key: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`, label: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')` },
+  day: {
+    key: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+    label: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  },
   user: { key: Prisma.sql`coalesce(t.owner_id, '')`, label: Prisma.sql`coalesce(t.owner_id, '(deleted thread)')` },
   thread: { key: Prisma.sql`coalesce(c.thread_id::text, '')`, label: Prisma.sql`coalesce(t.title, '(deleted)')` },
 };
@@ -48,9 +55,14 @@ const CACHE_REPORTED = Prisma.sql`(nullif(c.reported_prompt_tokens, 0) IS NOT NU
 
 function toModelUsage(row: UsageRow): ModelUsage {
   return {
-    model: row.model, calls: row.calls, promptTokens: Number(row.prompt_tokens), cachedTokens: Number(row.cached_tokens),
-    completionTokens: Number(row.completion_tokens), estimatedCalls: row.estimated_calls,
-    cacheReportedPromptTokens: Number(row.cache_reported_prompt_tokens), cacheReportedCachedTokens: Number(row.cache_reported_cached_tokens),
+    model: row.model,
+    calls: row.calls,
+    promptTokens: Number(row.prompt_tokens),
+    cachedTokens: Number(row.cached_tokens),
+    completionTokens: Number(row.completion_tokens),
+    estimatedCalls: row.estimated_calls,
+    cacheReportedPromptTokens: Number(row.cache_reported_prompt_tokens),
+    cacheReportedCachedTokens: Number(row.cache_reported_cached_tokens),
   };
 }
 

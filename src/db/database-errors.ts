@@ -1,6 +1,24 @@
 /** Prisma's codes for "the database cannot be reached / the connection broke / the pool is exhausted". */
-const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
-const UNAVAILABLE_TEXT = /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Can't reach database|Server has closed the connection|Timed out fetching a new connection|connection (is )?closed|timeout exceeded when trying to connect/i;
+const UNAVAILABLE_CODES = new Set([
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
+const UNAVAILABLE_TEXT =
+  /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|database system is (starting up|shutting down|in recovery mode)|Can't reach database|Server has closed the connection|Timed out fetching a new connection|connection (is )?closed|timeout exceeded when trying to connect/i;
 
 /**
  * True when an error means Postgres is unreachable or restarting (a retryable condition), looking through the

@@ -28,23 +28,28 @@ export function createErasureRepository(db: Database): ErasureStore & {
     },
 
     async erase({ userId, kind }) {
-      return db.$transaction(async (tx) => {
-        const users = await tx.$queryRaw<{ kind: string }[]>`SELECT kind FROM users WHERE id = ${userId} FOR UPDATE`;
-        const erasedKind = users[0]?.kind === 'guest' ? 'guest' : users[0] ? 'external' : kind;
-        const threads = await tx.$queryRaw<{ id: string }[]>`SELECT id::text FROM threads WHERE owner_id = ${userId} FOR UPDATE`;
-        const ids = threads.map((row) => row.id);
-        // Running runs see their cancel flag (and then their row gone): their workers stop.
-        await tx.$executeRaw`UPDATE tool_runs SET cancel_requested = true WHERE thread_id = ANY(${ids}::uuid[]) AND status IN ('queued', 'running')`;
-        // Audit rows keep who acted and when, never content.
-        await tx.$executeRaw`UPDATE audit_log SET details = '{}'::jsonb WHERE thread_id = ANY(${ids}::uuid[]) OR details->>'ownerId' = ${userId} OR details->>'userId' = ${userId}`;
-        // Calls recorded without a thread of theirs are not theirs; the rest cascade with the threads.
-        await tx.$executeRaw`DELETE FROM model_calls WHERE thread_id = ANY(${ids}::uuid[])`;
-        const deleted = await tx.$executeRaw`DELETE FROM users WHERE id = ${userId}`;
-        await tx.$executeRaw`
+      return db.$transaction(
+        async (tx) => {
+          const users = await tx.$queryRaw<{ kind: string }[]>`SELECT kind FROM users WHERE id = ${userId} FOR UPDATE`;
+          const erasedKind = users[0]?.kind === 'guest' ? 'guest' : users[0] ? 'external' : kind;
+          const threads = await tx.$queryRaw<
+            { id: string }[]
+          >`SELECT id::text FROM threads WHERE owner_id = ${userId} FOR UPDATE`;
+          const ids = threads.map((row) => row.id);
+          // Running runs see their cancel flag (and then their row gone): their workers stop.
+          await tx.$executeRaw`UPDATE tool_runs SET cancel_requested = true WHERE thread_id = ANY(${ids}::uuid[]) AND status IN ('queued', 'running')`;
+          // Audit rows keep who acted and when, never content.
+          await tx.$executeRaw`UPDATE audit_log SET details = '{}'::jsonb WHERE thread_id = ANY(${ids}::uuid[]) OR details->>'ownerId' = ${userId} OR details->>'userId' = ${userId}`;
+          // Calls recorded without a thread of theirs are not theirs; the rest cascade with the threads.
+          await tx.$executeRaw`DELETE FROM model_calls WHERE thread_id = ANY(${ids}::uuid[])`;
+          const deleted = await tx.$executeRaw`DELETE FROM users WHERE id = ${userId}`;
+          await tx.$executeRaw`
           INSERT INTO erased_users (user_id, kind, erased_at) VALUES (${userId}, ${erasedKind}, clock_timestamp())
           ON CONFLICT (user_id) DO UPDATE SET erased_at = excluded.erased_at, kind = CASE WHEN erased_users.kind = 'guest' THEN 'guest' ELSE excluded.kind END`;
-        return { existed: deleted > 0, threads: ids.length };
-      }, { timeout: 60_000 });
+          return { existed: deleted > 0, threads: ids.length };
+        },
+        { timeout: 60_000 },
+      );
     },
 
     async guestsCreatedBefore(before, limit) {

@@ -44,7 +44,11 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
           sum(c.reported_cached_tokens)::int AS cached
         FROM messages m JOIN model_calls c ON c.message_id = coalesce(m.origin_message_id, m.id) AND c.purpose = 'chat'
         WHERE m.turn_id = ${turnId}::uuid`;
-      return { promptTokens: rows[0]?.prompt ?? 0, completionTokens: rows[0]?.completion ?? 0, cachedTokens: rows[0]?.cached ?? null };
+      return {
+        promptTokens: rows[0]?.prompt ?? 0,
+        completionTokens: rows[0]?.completion ?? 0,
+        cachedTokens: rows[0]?.cached ?? null,
+      };
     },
   };
 }

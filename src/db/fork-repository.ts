@@ -43,7 +43,13 @@ const ENTRIES = Prisma.sql`
  * or a forget committing meanwhile is copied whole or not at all. `parent` is empty (and nothing is written) when a
  * queued or running turn of the parent has a message at or before the fork point.
  */
-function forkStatement(input: { forkId: string; parentId: string; throughSeq: number; title: string; maxThreads: number }): Prisma.Sql {
+function forkStatement(input: {
+  forkId: string;
+  parentId: string;
+  throughSeq: number;
+  title: string;
+  maxThreads: number;
+}): Prisma.Sql {
   const { forkId, parentId, throughSeq, title, maxThreads } = input;
   return Prisma.sql`
     WITH parent AS (
@@ -133,7 +139,9 @@ export function createForkRepository(db: Database): ForkStore {
       // counts every thread created before, so the cap is exact.
       const [, rows] = await db.$transaction([
         db.$executeRaw(ownerThreadsLock(ownerId)),
-        db.$queryRaw<(ThreadRow & { owned: number })[]>(forkStatement({ forkId: randomUUID(), parentId, throughSeq, title, maxThreads })),
+        db.$queryRaw<(ThreadRow & { owned: number })[]>(
+          forkStatement({ forkId: randomUUID(), parentId, throughSeq, title, maxThreads }),
+        ),
       ]);
       const row = rows[0];
       if (row?.id) {
@@ -147,40 +155,60 @@ export function createForkRepository(db: Database): ForkStore {
     async forkWithMessage({ parentId, ownerId, throughSeq, title, maxThreads, message }) {
       const { clientMessageId } = message;
       // A fork of a long thread is one heavy statement: room for it, and a connection held for no model call.
-      return db.$transaction(async (tx) => {
-        if (clientMessageId) {
-          // Two edits with one client id take turns here; the second sees the first's committed fork.
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`edit:${parentId}:${clientMessageId}`}::text, 0))`;
-          const earlier = await tx.$queryRaw<{ id: string }[]>`
+      return db.$transaction(
+        async (tx) => {
+          if (clientMessageId) {
+            // Two edits with one client id take turns here; the second sees the first's committed fork.
+            await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`edit:${parentId}:${clientMessageId}`}::text, 0))`;
+            const earlier = await tx.$queryRaw<{ id: string }[]>`
             SELECT t.id FROM threads t JOIN messages m ON m.thread_id = t.id
             WHERE t.forked_from_thread_id = ${parentId}::uuid AND m.client_message_id = ${clientMessageId} LIMIT 1`;
-          if (earlier[0]) return { existing: earlier[0].id };
-        }
-        await tx.$executeRaw(ownerThreadsLock(ownerId));
-        const rows = await tx.$queryRaw<(ThreadRow & { owned: number })[]>(forkStatement({ forkId: randomUUID(), parentId, throughSeq, title, maxThreads }));
-        const row = rows[0];
-        if (!row?.id) {
-          const owned = row?.owned ?? 0;
-          return { refused: owned >= maxThreads ? 'quota' as const : 'busy' as const, owned };
-        }
-        const { owned: _owned, ...thread } = row;
-        const messageId = randomUUID();
-        const turnId = randomUUID();
-        const [result] = await tx.$queryRaw<{ accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string } }[]>`
+            if (earlier[0]) return { existing: earlier[0].id };
+          }
+          await tx.$executeRaw(ownerThreadsLock(ownerId));
+          const rows = await tx.$queryRaw<(ThreadRow & { owned: number })[]>(
+            forkStatement({ forkId: randomUUID(), parentId, throughSeq, title, maxThreads }),
+          );
+          const row = rows[0];
+          if (!row?.id) {
+            const owned = row?.owned ?? 0;
+            return { refused: owned >= maxThreads ? ('quota' as const) : ('busy' as const), owned };
+          }
+          const { owned: _owned, ...thread } = row;
+          const messageId = randomUUID();
+          const turnId = randomUUID();
+          const [result] = await tx.$queryRaw<
+            {
+              accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string };
+            }[]
+          >`
           SELECT chat_accept_user_message(${row.id}::uuid, ${ownerId}::text, ${messageId}::uuid, ${turnId}::uuid, ${message.content}::text,
             ${message.tokens}::int, ${message.encoding}::text, ${clientMessageId}::text, ${message.maxQueued}::int) AS accepted`;
-        const accepted = result?.accepted;
-        // Thrown inside the transaction: the fork is rolled back with it, nothing is left to count against the quota.
-        if (!accepted?.message || !accepted.turnCreatedAt) throw new AppError('BUSY', 'The edit could not be stored; try again.');
-        return {
-          thread: toThread(thread),
-          accepted: {
-            message: toMessage(messageFromJson(accepted.message)),
-            turn: toTurn({ id: turnId, threadId: row.id, kind: 'message', userMessageId: messageId, status: 'queued', error: null, createdAt: new Date(accepted.turnCreatedAt), startedAt: null, finishedAt: null }),
-            duplicate: false,
-          },
-        };
-      }, { maxWait: 10_000, timeout: 60_000 });
+          const accepted = result?.accepted;
+          // Thrown inside the transaction: the fork is rolled back with it, nothing is left to count against the quota.
+          if (!accepted?.message || !accepted.turnCreatedAt)
+            throw new AppError('BUSY', 'The edit could not be stored; try again.');
+          return {
+            thread: toThread(thread),
+            accepted: {
+              message: toMessage(messageFromJson(accepted.message)),
+              turn: toTurn({
+                id: turnId,
+                threadId: row.id,
+                kind: 'message',
+                userMessageId: messageId,
+                status: 'queued',
+                error: null,
+                createdAt: new Date(accepted.turnCreatedAt),
+                startedAt: null,
+                finishedAt: null,
+              }),
+              duplicate: false,
+            },
+          };
+        },
+        { maxWait: 10_000, timeout: 60_000 },
+      );
     },
 
     async listForks(threadId) {
@@ -189,7 +217,12 @@ export function createForkRepository(db: Database): ForkStore {
         select: { id: true, title: true, forkedFromSeq: true, createdAt: true },
         orderBy: [{ forkedFromSeq: 'asc' }, { createdAt: 'asc' }],
       });
-      return rows.map((row) => ({ threadId: row.id, title: row.title, seq: row.forkedFromSeq ?? 0, createdAt: row.createdAt }));
+      return rows.map((row) => ({
+        threadId: row.id,
+        title: row.title,
+        seq: row.forkedFromSeq ?? 0,
+        createdAt: row.createdAt,
+      }));
     },
 
     async findForkByClientMessageId({ parentId, clientMessageId }) {

@@ -29,7 +29,10 @@ interface RecalledJson {
 
 function toRecalled(json: RecalledJson): RecalledMessage {
   return {
-    seq: json.seq, role: json.role, content: json.content, createdAt: new Date(json.createdAt),
+    seq: json.seq,
+    role: json.role,
+    content: json.content,
+    createdAt: new Date(json.createdAt),
     ...(json.score !== undefined ? { score: Number(json.score) } : {}),
     ...(json.threadId !== undefined ? { thread: { id: json.threadId, title: json.title ?? '' } } : {}),
   };
@@ -70,7 +73,11 @@ function recallSql(defaultTokens: number): Prisma.Sql {
 function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'user'): Prisma.Sql {
   const windowEntries = Prisma.sql`context_entries w WHERE w.thread_id = t.id AND NOT w.pinned AND w.seq >= t.context_start_seq`;
   const query = Prisma.sql`coalesce((SELECT w.content FROM ${windowEntries} AND w.role = 'user' ORDER BY w.seq DESC LIMIT 1), '')`;
-  const ranked = elsewhereRankedSql({ threadId: Prisma.sql`t.id`, query, limit: Prisma.sql`${RECALL_ELSEWHERE_CANDIDATES}::int` });
+  const ranked = elsewhereRankedSql({
+    threadId: Prisma.sql`t.id`,
+    query,
+    limit: Prisma.sql`${RECALL_ELSEWHERE_CANDIDATES}::int`,
+  });
   return Prisma.sql`CASE WHEN coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0
       AND coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user' THEN (
       SELECT coalesce(json_agg(json_build_object('seq', r.seq, 'role', r.role, 'content', left(r.content, ${RECALL_CANDIDATE_MAX_CHARS}::int),
@@ -171,7 +178,10 @@ interface SavedMemoryJson {
 
 /** The context read's row: the thread's columns, its entries, the auto-recall candidates and the saved memories. */
 export type ThreadContextRow = ThreadRow & {
-  entries: EntryJson[]; recalled: RecalledJson[] | null; recalled_elsewhere?: RecalledJson[] | null; saved_memories?: SavedMemoryJson[] | null;
+  entries: EntryJson[];
+  recalled: RecalledJson[] | null;
+  recalled_elsewhere?: RecalledJson[] | null;
+  saved_memories?: SavedMemoryJson[] | null;
   held_recall?: HeldRecallJson[] | null;
   last_prompt?: { tools: number; messages: number[] } | null;
   held_recall_tokens?: number | null;
@@ -183,7 +193,14 @@ export type ThreadContextRow = ThreadRow & {
  * `recallSticky` (RECALL_STICKY): the held recall notes' tokens come with every read, their messages with a read
  * with recall or `heldNotes`; off, neither is read.
  */
-export function threadContextSelect(threadId: string, recallTokens: number | undefined, savedMemoryTokens?: number, recallScope: 'thread' | 'user' = 'thread', recallSticky = false, heldNotes = recallTokens !== undefined): Prisma.Sql {
+export function threadContextSelect(
+  threadId: string,
+  recallTokens: number | undefined,
+  savedMemoryTokens?: number,
+  recallScope: 'thread' | 'user' = 'thread',
+  recallSticky = false,
+  heldNotes = recallTokens !== undefined,
+): Prisma.Sql {
   const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
   const elsewhere = recallTokens !== undefined ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`;
   const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
@@ -206,9 +223,20 @@ export function threadContextSelect(threadId: string, recallTokens: number | und
 
 /** The ThreadContext of a context read's row. */
 export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
-  const { entries, recalled, recalled_elsewhere: elsewhere, saved_memories: saved, held_recall: held, held_recall_tokens: heldTokens, last_prompt: lastPrompt, ...threadRow } = row;
+  const {
+    entries,
+    recalled,
+    recalled_elsewhere: elsewhere,
+    saved_memories: saved,
+    held_recall: held,
+    held_recall_tokens: heldTokens,
+    last_prompt: lastPrompt,
+    ...threadRow
+  } = row;
   const all = entries.map(toEntryFromJson);
-  const savedMemories: SavedMemoryItem[] | null = saved ? saved.map((json) => ({ id: json.id, text: json.text, tokens: json.tokens, createdAt: new Date(json.createdAt) })) : null;
+  const savedMemories: SavedMemoryItem[] | null = saved
+    ? saved.map((json) => ({ id: json.id, text: json.text, tokens: json.tokens, createdAt: new Date(json.createdAt) }))
+    : null;
   return {
     thread: toThread(threadRow),
     window: all.filter((entry) => !entry.pinned),
@@ -218,7 +246,14 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
     ...(savedMemories ? { savedMemories } : {}),
     ...(heldTokens ? { heldRecallTokens: heldTokens } : {}),
     ...(lastPrompt ? { lastPrompt } : {}),
-    ...(held && held.length > 0 ? { heldRecall: held.map((note) => ({ servedSeq: note.servedSeq, recalled: [...note.own, ...note.elsewhere].map(toRecalled) })) } : {}),
+    ...(held && held.length > 0
+      ? {
+          heldRecall: held.map((note) => ({
+            servedSeq: note.servedSeq,
+            recalled: [...note.own, ...note.elsewhere].map(toRecalled),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -230,12 +265,33 @@ export function threadContextFromRow(row: ThreadContextRow): ThreadContext {
  * `userMemoryTokens`. `recallTokens` is the deployment's default slot. With `promptParts` (and no `recall`), what a
  * chat prompt shows besides the recall slot comes too (saved memories, held recall notes), without the search.
  */
-export async function loadThreadContext(db: Database, threadId: string, options: { recall?: boolean; promptParts?: boolean; recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user'; recallSticky?: boolean } = {}): Promise<ThreadContext | null> {
+export async function loadThreadContext(
+  db: Database,
+  threadId: string,
+  options: {
+    recall?: boolean;
+    promptParts?: boolean;
+    recallTokens?: number;
+    userMemoryTokens?: number;
+    recallScope?: 'thread' | 'user';
+    recallSticky?: boolean;
+  } = {},
+): Promise<ThreadContext | null> {
   const promptParts = options.recall === true || options.promptParts === true;
   const savedMemoryTokens = promptParts ? options.userMemoryTokens : undefined;
   // Prepared: with auto-recall, this is the search's long ranking statement (see prepared-statement.ts).
-  const rows = await db.sql.rows<ThreadContextRow>(prepared('thread_context', threadContextSelect(
-    threadId, options.recall ? options.recallTokens ?? 1 : undefined, savedMemoryTokens, options.recallScope, options.recallSticky, promptParts,
-  )));
+  const rows = await db.sql.rows<ThreadContextRow>(
+    prepared(
+      'thread_context',
+      threadContextSelect(
+        threadId,
+        options.recall ? (options.recallTokens ?? 1) : undefined,
+        savedMemoryTokens,
+        options.recallScope,
+        options.recallSticky,
+        promptParts,
+      ),
+    ),
+  );
   return rows[0] ? threadContextFromRow(rows[0]) : null;
 }

@@ -1,8 +1,23 @@
 import type { ContextEntry, ToolCall } from '../core/context/types';
-import type { MessageStatus, Thread, ThreadSettings, TranscriptMessage, Turn, TurnKind, TurnStatus } from '../core/domain';
+import type {
+  MessageStatus,
+  Thread,
+  ThreadSettings,
+  TranscriptMessage,
+  Turn,
+  TurnKind,
+  TurnStatus,
+} from '../core/domain';
 import type { SummaryRevisionRecord } from '../core/ports';
 import type { ToolRun, ToolRunStatus } from '../core/tools/types';
-import type { ContextEntry as ContextEntryRow, Message as MessageRow, SummaryRevision as SummaryRevisionRow, Thread as ThreadRow, ToolRun as ToolRunRow, Turn as TurnRow } from './generated/client';
+import type {
+  ContextEntry as ContextEntryRow,
+  Message as MessageRow,
+  SummaryRevision as SummaryRevisionRow,
+  Thread as ThreadRow,
+  ToolRun as ToolRunRow,
+  Turn as TurnRow,
+} from './generated/client';
 
 /** Row <-> domain converters. Prisma rows stop here. */
 
@@ -26,12 +41,16 @@ export function toThread(row: ThreadRow): Thread {
     updatedAt: row.updatedAt,
     lastActivityAt: row.lastActivityAt,
     lastSeq: row.lastSeq,
-    summary: row.summaryRevision > 0 || row.summaryText
-      ? {
-        text: row.summaryText, tokens: row.summaryTokens, coveredThroughSeq: row.summaryCoveredThroughSeq, revision: row.summaryRevision,
-        segmentEnds: row.summarySegmentEnds ?? [],
-      }
-      : null,
+    summary:
+      row.summaryRevision > 0 || row.summaryText
+        ? {
+            text: row.summaryText,
+            tokens: row.summaryTokens,
+            coveredThroughSeq: row.summaryCoveredThroughSeq,
+            revision: row.summaryRevision,
+            segmentEnds: row.summarySegmentEnds ?? [],
+          }
+        : null,
     summaryEncoding: row.summaryEncoding,
     contextStartSeq: row.contextStartSeq,
     memoryMode: row.memoryMode === 'window-only' ? 'window-only' : 'summary',
@@ -40,7 +59,10 @@ export function toThread(row: ThreadRow): Thread {
     lastFoldAt: row.lastFoldAt,
     lastFoldError: row.lastFoldError,
     // A parent deleted since keeps the fork's seq (its thread id is then null).
-    forkedFrom: row.forkedFromSeq !== null && row.forkedFromSeq !== undefined ? { threadId: row.forkedFromThreadId ?? null, seq: row.forkedFromSeq } : null,
+    forkedFrom:
+      row.forkedFromSeq !== null && row.forkedFromSeq !== undefined
+        ? { threadId: row.forkedFromThreadId ?? null, seq: row.forkedFromSeq }
+        : null,
   };
 }
 
@@ -69,7 +91,12 @@ export function toMessage(row: MessageRow): TranscriptMessage {
 }
 
 export function toEntry(row: ContextEntryRow): ContextEntry {
-  const entry: ContextEntry = { seq: row.seq, role: row.role as ContextEntry['role'], content: row.content, tokens: row.tokens };
+  const entry: ContextEntry = {
+    seq: row.seq,
+    role: row.role as ContextEntry['role'],
+    content: row.content,
+    tokens: row.tokens,
+  };
   if (row.encoding === 'o200k_base' || row.encoding === 'cl100k_base') entry.tokenEncoding = row.encoding;
   const toolCalls = toolCallsOf(row.toolCalls);
   if (toolCalls) entry.toolCalls = toolCalls;

@@ -20,13 +20,16 @@ interface ContextResetUndo {
 function undoOf(value: unknown): ContextResetUndo | null {
   if (!value || typeof value !== 'object') return null;
   const undo = value as Partial<ContextResetUndo>;
-  return typeof undo.contextStartSeq === 'number' && typeof undo.lastSeq === 'number' ? (undo as ContextResetUndo) : null;
+  return typeof undo.contextStartSeq === 'number' && typeof undo.lastSeq === 'number'
+    ? (undo as ContextResetUndo)
+    : null;
 }
 
 /** Locks the thread row for the transaction: memory writes and folds' commits on a thread are serialized. */
 /** What a run cancelled by a forget reports instead of its result (no word of what it read). */
-export const RUN_DISCARDED_BY_FORGET = 'Messages were deleted from this conversation while this run was under way, so its result was '
-  + 'discarded (it may have read them). Run it again if it is still needed.';
+export const RUN_DISCARDED_BY_FORGET =
+  'Messages were deleted from this conversation while this run was under way, so its result was ' +
+  'discarded (it may have read them). Run it again if it is still needed.';
 
 /**
  * A forget cancels every run of the thread that has not reported yet: those may have read the transcript before the
@@ -37,7 +40,14 @@ export const RUN_DISCARDED_BY_FORGET = 'Messages were deleted from this conversa
 async function discardUnreportedRuns(tx: Tx, threadId: string, now: Date): Promise<void> {
   await tx.toolRun.updateMany({
     where: { threadId, reportedAt: null },
-    data: { status: 'cancelled', cancelRequested: true, result: null, resultTokens: null, condensed: null, error: RUN_DISCARDED_BY_FORGET },
+    data: {
+      status: 'cancelled',
+      cancelRequested: true,
+      result: null,
+      resultTokens: null,
+      condensed: null,
+      error: RUN_DISCARDED_BY_FORGET,
+    },
   });
   await tx.toolRun.updateMany({ where: { threadId, reportedAt: null, finishedAt: null }, data: { finishedAt: now } });
 }
@@ -50,7 +60,10 @@ async function lockThread(tx: Tx, threadId: string): Promise<ThreadRow> {
 }
 
 async function pinnedTokensIn(tx: Tx | Database, threadId: string, contextStartSeq: number): Promise<number> {
-  const sum = await tx.contextEntry.aggregate({ where: { threadId, pinned: true, seq: { gte: contextStartSeq } }, _sum: { tokens: true } });
+  const sum = await tx.contextEntry.aggregate({
+    where: { threadId, pinned: true, seq: { gte: contextStartSeq } },
+    _sum: { tokens: true },
+  });
   return sum._sum.tokens ?? 0;
 }
 
@@ -64,7 +77,10 @@ async function messagesByIds(tx: Tx | Database, ids: string[]) {
 export function createMemoryRepository(db: Database): MemoryStore & ExportReader {
   return {
     async listMessagesBySeq({ threadId, fromSeq, throughSeq }) {
-      const rows = await db.message.findMany({ where: { threadId, seq: { gte: fromSeq, lte: throughSeq } }, orderBy: { seq: 'asc' } });
+      const rows = await db.message.findMany({
+        where: { threadId, seq: { gte: fromSeq, lte: throughSeq } },
+        orderBy: { seq: 'asc' },
+      });
       return rows.map(toMessage);
     },
 
@@ -90,8 +106,15 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
     async pin({ threadId, seqs, maxPinnedTokens }) {
       return db.$transaction(async (tx) => {
         const thread = await lockThread(tx, threadId);
-        const messages = await tx.message.findMany({ where: { threadId, seq: { in: seqs }, deletedAt: null, superseded: false } });
-        const entries = new Map((await tx.contextEntry.findMany({ where: { threadId, seq: { in: seqs } } })).map((entry) => [entry.seq, entry]));
+        const messages = await tx.message.findMany({
+          where: { threadId, seq: { in: seqs }, deletedAt: null, superseded: false },
+        });
+        const entries = new Map(
+          (await tx.contextEntry.findMany({ where: { threadId, seq: { in: seqs } } })).map((entry) => [
+            entry.seq,
+            entry,
+          ]),
+        );
         const pinnedTokens = await pinnedTokensIn(tx, threadId, thread.contextStartSeq);
         let addedTokens = 0;
         for (const message of messages) {
@@ -103,14 +126,24 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
           if (message.seq === null) continue;
           const entry = entries.get(message.seq);
           if (entry) {
-            if (!entry.pinned) await tx.contextEntry.update({ where: { threadId_seq: { threadId, seq: message.seq } }, data: { pinned: true } });
+            if (!entry.pinned)
+              await tx.contextEntry.update({
+                where: { threadId_seq: { threadId, seq: message.seq } },
+                data: { pinned: true },
+              });
             continue;
           }
           // A fold already took it: the model sees it again verbatim, from the transcript.
           await tx.contextEntry.create({
             data: {
-              threadId, seq: message.seq, messageId: message.id, role: message.role, content: message.content,
-              tokens: message.tokens, encoding: message.encoding ?? 'o200k_base', pinned: true,
+              threadId,
+              seq: message.seq,
+              messageId: message.id,
+              role: message.role,
+              content: message.content,
+              tokens: message.tokens,
+              encoding: message.encoding ?? 'o200k_base',
+              pinned: true,
               ...(message.toolCalls ? { toolCalls: message.toolCalls as Prisma.InputJsonValue } : {}),
               ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
             },
@@ -119,24 +152,37 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         const ids = messages.map((message) => message.id);
         await tx.message.updateMany({ where: { id: { in: ids } }, data: { pinned: true } });
         await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
-        return { pinned: true as const, messages: await messagesByIds(tx, ids), pinnedTokens: pinnedTokens + addedTokens };
+        return {
+          pinned: true as const,
+          messages: await messagesByIds(tx, ids),
+          pinnedTokens: pinnedTokens + addedTokens,
+        };
       });
     },
 
     async unpin({ threadId, seqs }) {
       return db.$transaction(async (tx) => {
         const thread = await lockThread(tx, threadId);
-        const rows = await tx.message.findMany({ where: { threadId, seq: { in: seqs }, pinned: true }, select: { id: true } });
+        const rows = await tx.message.findMany({
+          where: { threadId, seq: { in: seqs }, pinned: true },
+          select: { id: true },
+        });
         const ids = rows.map((row) => row.id);
         await tx.contextEntry.updateMany({ where: { threadId, seq: { in: seqs } }, data: { pinned: false } });
         await tx.message.updateMany({ where: { id: { in: ids } }, data: { pinned: false } });
         await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
-        return { messages: await messagesByIds(tx, ids), pinnedTokens: await pinnedTokensIn(tx, threadId, thread.contextStartSeq) };
+        return {
+          messages: await messagesByIds(tx, ids),
+          pinnedTokens: await pinnedTokensIn(tx, threadId, thread.contextStartSeq),
+        };
       });
     },
 
     async updateSettings({ threadId, settings, memoryMode }) {
-      const row = await db.thread.update({ where: { id: threadId }, data: { settings: settings as Prisma.InputJsonValue, memoryMode, ...bumpVersion } });
+      const row = await db.thread.update({
+        where: { id: threadId },
+        data: { settings: settings as Prisma.InputJsonValue, memoryMode, ...bumpVersion },
+      });
       return toThread(row);
     },
 
@@ -147,16 +193,24 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         // Nothing was said since the last fresh context: a second one changes nothing (and keeps the first's undo).
         if (pending && pending.lastSeq === thread.lastSeq) return toThread(thread);
         const undo: ContextResetUndo = {
-          contextStartSeq: thread.contextStartSeq, coveredThroughSeq: thread.summaryCoveredThroughSeq,
-          summaryRevision: thread.summaryRevision, summaryEncoding: thread.summaryEncoding, lastSeq: thread.lastSeq,
+          contextStartSeq: thread.contextStartSeq,
+          coveredThroughSeq: thread.summaryCoveredThroughSeq,
+          summaryRevision: thread.summaryRevision,
+          summaryEncoding: thread.summaryEncoding,
+          lastSeq: thread.lastSeq,
         };
         // The summary closes (its revision stays in the history); coverage through lastSeq keeps it from reading as
         // withdrawn, and the next fold starts at the new context start.
         const row = await tx.thread.update({
           where: { id: threadId },
           data: {
-            contextStartSeq: thread.lastSeq + 1, summaryText: '', summarySegmentEnds: [], summaryTokens: 0, summaryCoveredThroughSeq: thread.lastSeq,
-            contextResetUndo: undo as unknown as Prisma.InputJsonValue, ...bumpVersion,
+            contextStartSeq: thread.lastSeq + 1,
+            summaryText: '',
+            summarySegmentEnds: [],
+            summaryTokens: 0,
+            summaryCoveredThroughSeq: thread.lastSeq,
+            contextResetUndo: undo as unknown as Prisma.InputJsonValue,
+            ...bumpVersion,
           },
         });
         return toThread(row);
@@ -168,18 +222,25 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         const thread = await lockThread(tx, threadId);
         const undo = undoOf(thread.contextResetUndo);
         if (!undo || undo.lastSeq !== thread.lastSeq || undo.summaryRevision !== thread.summaryRevision) return null;
-        const revision = undo.summaryRevision > 0
-          ? await tx.summaryRevision.findUnique({ where: { threadId_revision: { threadId, revision: undo.summaryRevision } } })
-          : null;
+        const revision =
+          undo.summaryRevision > 0
+            ? await tx.summaryRevision.findUnique({
+                where: { threadId_revision: { threadId, revision: undo.summaryRevision } },
+              })
+            : null;
         // A revision redacted meanwhile (a forget) comes back withdrawn, to be rebuilt.
         const usable = revision && revision.redactedAt === null ? revision : null;
         const row = await tx.thread.update({
           where: { id: threadId },
           data: {
-            contextStartSeq: undo.contextStartSeq, summaryCoveredThroughSeq: undo.coveredThroughSeq,
-            summaryText: usable?.text ?? '', summarySegmentEnds: usable?.segmentEnds ?? [], summaryTokens: usable?.tokens ?? 0,
+            contextStartSeq: undo.contextStartSeq,
+            summaryCoveredThroughSeq: undo.coveredThroughSeq,
+            summaryText: usable?.text ?? '',
+            summarySegmentEnds: usable?.segmentEnds ?? [],
+            summaryTokens: usable?.tokens ?? 0,
             summaryEncoding: undo.summaryEncoding,
-            contextResetUndo: Prisma.DbNull, ...bumpVersion,
+            contextResetUndo: Prisma.DbNull,
+            ...bumpVersion,
           },
         });
         return toThread(row);
@@ -193,7 +254,10 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         const ids = rows.map((row) => row.id);
         const seqs = rows.flatMap((row) => (row.seq === null ? [] : [row.seq]));
         const now = new Date();
-        await tx.message.updateMany({ where: { id: { in: ids } }, data: { content: '', toolCalls: Prisma.DbNull, deletedAt: now, pinned: false } });
+        await tx.message.updateMany({
+          where: { id: { in: ids } },
+          data: { content: '', toolCalls: Prisma.DbNull, deletedAt: now, pinned: false },
+        });
         await tx.contextEntry.deleteMany({ where: { threadId, seq: { in: seqs } } });
         const toolRunIds = rows.flatMap((row) => (row.toolRunId ? [row.toolRunId] : []));
         await tx.toolRun.updateMany({
@@ -202,7 +266,8 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         });
         await discardUnreportedRuns(tx, threadId, now);
         // The saved memories a forgotten message asked for go with it (issue 27).
-        if (ids.length > 0) await tx.$executeRaw`DELETE FROM saved_memories WHERE source_message_id = ANY(${ids}::uuid[])`;
+        if (ids.length > 0)
+          await tx.$executeRaw`DELETE FROM saved_memories WHERE source_message_id = ANY(${ids}::uuid[])`;
         // The condensed tool results kept with model call manifests: their text goes too (the seq stays, marked forgotten).
         if (seqs.length > 0) {
           await tx.$executeRaw`
@@ -214,12 +279,20 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
               AND EXISTS (SELECT 1 FROM jsonb_array_elements(tool_results) result WHERE (result->>'seq')::int = ANY(${seqs}::int[]))`;
         }
         // Summaries are progressive: a revision may hold every message from its lineage's context start on.
-        const redacted = seqs.length === 0 ? { count: 0 } : await tx.summaryRevision.updateMany({
-          where: { threadId, redactedAt: null, OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })) },
-          data: { text: '', segmentEnds: [], redactedAt: now },
-        });
-        const covered = thread.summaryRevision > 0
-          && seqs.some((seq) => seq >= thread.contextStartSeq && seq <= thread.summaryCoveredThroughSeq);
+        const redacted =
+          seqs.length === 0
+            ? { count: 0 }
+            : await tx.summaryRevision.updateMany({
+                where: {
+                  threadId,
+                  redactedAt: null,
+                  OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })),
+                },
+                data: { text: '', segmentEnds: [], redactedAt: now },
+              });
+        const covered =
+          thread.summaryRevision > 0 &&
+          seqs.some((seq) => seq >= thread.contextStartSeq && seq <= thread.summaryCoveredThroughSeq);
         const updated = await tx.thread.update({
           where: { id: threadId },
           data: { ...(covered ? { summaryText: '', summarySegmentEnds: [], summaryTokens: 0 } : {}), ...bumpVersion },
@@ -232,10 +305,15 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
       return db.$transaction(async (tx) => {
         await lockThread(tx, threadId);
         const active = await tx.turn.count({ where: { threadId, status: { in: ['queued', 'running'] } } });
-        if (active > 0) throw new AppError('BUSY', 'An answer is still being written; wait for it (or stop it), then regenerate.');
-        const user = await tx.message.findFirst({ where: { id: userMessageId, threadId, role: 'user', deletedAt: null } });
+        if (active > 0)
+          throw new AppError('BUSY', 'An answer is still being written; wait for it (or stop it), then regenerate.');
+        const user = await tx.message.findFirst({
+          where: { id: userMessageId, threadId, role: 'user', deletedAt: null },
+        });
         if (!user || user.seq === null) throw new AppError('NOT_FOUND', 'No such message to answer again.');
-        const later = await tx.message.count({ where: { threadId, role: 'user', seq: { gt: user.seq }, deletedAt: null } });
+        const later = await tx.message.count({
+          where: { threadId, role: 'user', seq: { gt: user.seq }, deletedAt: null },
+        });
         if (later > 0) throw new AppError('CONFLICT', 'Only the answer to the last message can be regenerated.');
         const ids = await supersedeAnswersAfter(tx, threadId, user.seq);
         const turn = await tx.turn.create({ data: { threadId, kind: 'regenerate', userMessageId } });
@@ -245,7 +323,10 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
     },
 
     async lastUserMessage(threadId) {
-      const row = await db.message.findFirst({ where: { threadId, role: 'user', seq: { not: null }, deletedAt: null }, orderBy: { seq: 'desc' } });
+      const row = await db.message.findFirst({
+        where: { threadId, role: 'user', seq: { not: null }, deletedAt: null },
+        orderBy: { seq: 'desc' },
+      });
       return row ? toMessage(row) : null;
     },
 
@@ -258,12 +339,20 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
     },
 
     async messagesAfter({ threadId, afterSeq, limit }) {
-      const rows = await db.message.findMany({ where: { threadId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit });
+      const rows = await db.message.findMany({
+        where: { threadId, seq: { gt: afterSeq } },
+        orderBy: { seq: 'asc' },
+        take: limit,
+      });
       return rows.map(toMessage);
     },
 
     async revisionsAfter({ threadId, afterRevision, limit }) {
-      const rows = await db.summaryRevision.findMany({ where: { threadId, revision: { gt: afterRevision } }, orderBy: { revision: 'asc' }, take: limit });
+      const rows = await db.summaryRevision.findMany({
+        where: { threadId, revision: { gt: afterRevision } },
+        orderBy: { revision: 'asc' },
+        take: limit,
+      });
       return rows.map(toRevisionRecord);
     },
   };

@@ -86,19 +86,39 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         ORDER BY c.created_at DESC
         LIMIT 1`;
       const call = rows[0];
-      if (!call) throw new AppError('NOT_FOUND', 'No model call produced this message (only answers of the assistant have one).');
+      if (!call)
+        throw new AppError(
+          'NOT_FOUND',
+          'No model call produced this message (only answers of the assistant have one).',
+        );
       const results = toolResultsOf(call.tool_results);
-      const seqs = [...new Set([...call.window_seqs, ...call.pinned_seqs, ...call.recalled_seqs, ...results.map((result) => result.seq)])];
-      const messages = seqs.length === 0 ? [] : await db.$queryRaw<MessageRow[]>`
+      const seqs = [
+        ...new Set([
+          ...call.window_seqs,
+          ...call.pinned_seqs,
+          ...call.recalled_seqs,
+          ...results.map((result) => result.seq),
+        ]),
+      ];
+      const messages =
+        seqs.length === 0
+          ? []
+          : await db.$queryRaw<MessageRow[]>`
         SELECT id, seq, role, content, (deleted_at IS NOT NULL) AS forgotten
         FROM messages WHERE thread_id = ${threadId}::uuid AND seq = ANY(${seqs}::int[])`;
       const bySeq = new Map(messages.map((message) => [message.seq, message]));
       // Saved memories the pack carried, as they stand now (deleted since: no text).
-      const saved = call.saved_memory_ids.length === 0 ? [] : await db.$queryRaw<{ id: string; text: string }[]>`
+      const saved =
+        call.saved_memory_ids.length === 0
+          ? []
+          : await db.$queryRaw<{ id: string; text: string }[]>`
         SELECT id::text, text FROM saved_memories WHERE id = ANY(${call.saved_memory_ids}::uuid[])`;
       const savedText = new Map(saved.map((item) => [item.id, item.text]));
       const elsewhere = call.recalled_elsewhere ?? [];
-      const titles = elsewhere.length === 0 ? [] : await db.$queryRaw<{ id: string; title: string }[]>`
+      const titles =
+        elsewhere.length === 0
+          ? []
+          : await db.$queryRaw<{ id: string; title: string }[]>`
         SELECT id::text, title FROM threads WHERE id = ANY(${[...new Set(elsewhere.map((ref) => ref.threadId))]}::uuid[])`;
       const titleOf = new Map(titles.map((row) => [row.id, row.title]));
       // A seq with no message left, or a forgotten one, shows as forgotten: nothing of its content is served.
@@ -106,11 +126,25 @@ export function createMessageContextReader(db: Database): MessageContextReader {
       const seen = (seq: number, place: SeenMessageDto['place']): SeenMessageDto => {
         const message = bySeq.get(seq);
         const gone = forgotten(seq);
-        return { seq, role: message?.role ?? 'user', place, messageId: message?.id ?? null, forgotten: gone, content: gone ? null : (message?.content ?? null) };
+        return {
+          seq,
+          role: message?.role ?? 'user',
+          place,
+          messageId: message?.id ?? null,
+          forgotten: gone,
+          content: gone ? null : (message?.content ?? null),
+        };
       };
       const toolResults: SeenToolResultDto[] = results.map((result) => {
         const gone = result.forgotten === true || forgotten(result.seq);
-        return { seq: result.seq, role: result.role, toolCallId: result.toolCallId, content: gone ? null : (result.content ?? null), tokens: result.tokens, forgotten: gone };
+        return {
+          seq: result.seq,
+          role: result.role,
+          toolCallId: result.toolCallId,
+          content: gone ? null : (result.content ?? null),
+          tokens: result.tokens,
+          forgotten: gone,
+        };
       });
       const revision = call.summary_revision ?? 0;
       return {
@@ -124,20 +158,37 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         promptDivergence: call.prompt_divergence,
         overflowRetry: call.overflow_retry,
         omitted: call.omitted,
-        systemPrefix: call.prefix_hash !== null ? {
-          hash: call.prefix_hash, text: options.systemPromptText ? (call.prefix_text ?? '') : null, tokens: call.prefix_tokens ?? 0,
-        } : null,
-        summary: revision > 0 && call.summary_tokens !== null ? {
-          revision, text: call.summary_redacted ? null : call.summary_text, tokens: call.summary_tokens,
-          fromSeq: call.summary_from_seq ?? 0, throughSeq: call.summary_through_seq ?? 0, redacted: call.summary_redacted === true,
-        } : null,
+        systemPrefix:
+          call.prefix_hash !== null
+            ? {
+                hash: call.prefix_hash,
+                text: options.systemPromptText ? (call.prefix_text ?? '') : null,
+                tokens: call.prefix_tokens ?? 0,
+              }
+            : null,
+        summary:
+          revision > 0 && call.summary_tokens !== null
+            ? {
+                revision,
+                text: call.summary_redacted ? null : call.summary_text,
+                tokens: call.summary_tokens,
+                fromSeq: call.summary_from_seq ?? 0,
+                throughSeq: call.summary_through_seq ?? 0,
+                redacted: call.summary_redacted === true,
+              }
+            : null,
         windowSeqs: call.window_seqs,
         pinnedSeqs: call.pinned_seqs,
         recalledSeqs: call.recalled_seqs,
-        recalledElsewhere: elsewhere.map((ref) => ({ threadId: ref.threadId, seq: ref.seq, title: titleOf.get(ref.threadId) ?? null })),
+        recalledElsewhere: elsewhere.map((ref) => ({
+          threadId: ref.threadId,
+          seq: ref.seq,
+          title: titleOf.get(ref.threadId) ?? null,
+        })),
         savedMemories: call.saved_memory_ids.map((id) => ({ id, text: savedText.get(id) ?? null })),
         messages: [
-          ...call.pinned_seqs.map((seq) => seen(seq, 'pinned')), ...call.recalled_seqs.map((seq) => seen(seq, 'recalled')),
+          ...call.pinned_seqs.map((seq) => seen(seq, 'pinned')),
+          ...call.recalled_seqs.map((seq) => seen(seq, 'recalled')),
           ...call.window_seqs.map((seq) => seen(seq, 'window')),
         ],
         toolResults,

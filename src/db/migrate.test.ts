@@ -2,9 +2,19 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrationChecksum, planMigrations, readMigrationFiles, type MigrationFile, type MigrationRow } from './migrate';
+import {
+  migrationChecksum,
+  planMigrations,
+  readMigrationFiles,
+  type MigrationFile,
+  type MigrationRow,
+} from './migrate';
 
-const file = (name: string, script = `-- ${name}\n`): MigrationFile => ({ name, script, checksum: migrationChecksum(script) });
+const file = (name: string, script = `-- ${name}\n`): MigrationFile => ({
+  name,
+  script,
+  checksum: migrationChecksum(script),
+});
 
 function row(migration: MigrationFile, overrides: Partial<MigrationRow> = {}): MigrationRow {
   return {
@@ -40,7 +50,11 @@ describe('planMigrations', () => {
   it('refuses while a failed migration is unresolved, naming it', () => {
     const failed = row(second, { finished_at: null, applied_steps_count: 0, logs: 'boom' });
     expect(() => planMigrations([first, second], [row(first), failed])).toThrowError(
-      expect.objectContaining({ code: 'FAILED_MIGRATION_IN_DATABASE', migrationName: second.name, message: expect.stringContaining(second.name) }),
+      expect.objectContaining({
+        code: 'FAILED_MIGRATION_IN_DATABASE',
+        migrationName: second.name,
+        message: expect.stringContaining(second.name),
+      }),
     );
   });
 
@@ -51,7 +65,9 @@ describe('planMigrations', () => {
 
   it('refuses when an applied migration was edited, but accepts a CRLF -> LF conversion', () => {
     const edited = file(first.name, '-- changed\n');
-    expect(() => planMigrations([edited], [row(first)])).toThrowError(expect.objectContaining({ code: 'MIGRATION_MODIFIED', migrationName: first.name }));
+    expect(() => planMigrations([edited], [row(first)])).toThrowError(
+      expect.objectContaining({ code: 'MIGRATION_MODIFIED', migrationName: first.name }),
+    );
     const withCrlf = row(file(first.name, 'A;\r\nB;\r\n'));
     expect(planMigrations([file(first.name, 'A;\nB;\n')], [withCrlf]).pending).toEqual([]);
   });
@@ -78,6 +94,9 @@ describe('readMigrationFiles', () => {
   it('fails naming a migration folder without migration.sql', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'read-migrations-'));
     await mkdir(path.join(dir, '20260101000000_empty'));
-    await expect(readMigrationFiles(dir)).rejects.toMatchObject({ code: 'INVALID_MIGRATIONS_DIR', migrationName: '20260101000000_empty' });
+    await expect(readMigrationFiles(dir)).rejects.toMatchObject({
+      code: 'INVALID_MIGRATIONS_DIR',
+      migrationName: '20260101000000_empty',
+    });
   });
 });

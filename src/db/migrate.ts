@@ -95,26 +95,38 @@ export async function readMigrationFiles(migrationsDir: string): Promise<Migrati
   try {
     entries = await readdir(migrationsDir, { withFileTypes: true });
   } catch (error) {
-    throw new MigrationError('INVALID_MIGRATIONS_DIR', `Cannot read migrations folder ${migrationsDir}`, undefined, { cause: error });
+    throw new MigrationError('INVALID_MIGRATIONS_DIR', `Cannot read migrations folder ${migrationsDir}`, undefined, {
+      cause: error,
+    });
   }
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
-  return Promise.all(names.map(async (name) => {
-    const file = path.join(migrationsDir, name, 'migration.sql');
-    let script: string;
-    try {
-      script = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new MigrationError('INVALID_MIGRATIONS_DIR', `Migration ${name} has no readable ${file}`, name, { cause: error });
-    }
-    return { name, script, checksum: migrationChecksum(script) };
-  }));
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  return Promise.all(
+    names.map(async (name) => {
+      const file = path.join(migrationsDir, name, 'migration.sql');
+      let script: string;
+      try {
+        script = await readFile(file, 'utf8');
+      } catch (error) {
+        throw new MigrationError('INVALID_MIGRATIONS_DIR', `Migration ${name} has no readable ${file}`, name, {
+          cause: error,
+        });
+      }
+      return { name, script, checksum: migrationChecksum(script) };
+    }),
+  );
 }
 
 /**
  * Decides what to apply, refusing like Prisma on a failed or modified migration.
  * Rows that were rolled back (`prisma migrate resolve --rolled-back`) are ignored.
  */
-export function planMigrations(files: MigrationFile[], rows: MigrationRow[]): { pending: MigrationFile[]; unknownApplied: string[] } {
+export function planMigrations(
+  files: MigrationFile[],
+  rows: MigrationRow[],
+): { pending: MigrationFile[]; unknownApplied: string[] } {
   const live = rows.filter((row) => row.rolled_back_at === null);
   const failed = live.find((row) => row.finished_at === null);
   if (failed) {
@@ -165,14 +177,20 @@ export async function applyMigrations(options: ApplyMigrationsOptions): Promise<
       const { rows } = await client.query<MigrationRow>('SELECT * FROM _prisma_migrations ORDER BY started_at ASC');
       const { pending, unknownApplied } = planMigrations(files, rows);
       if (unknownApplied.length > 0) {
-        log.warn({ migrations: unknownApplied }, 'migrations applied to the database are missing from the migrations folder');
+        log.warn(
+          { migrations: unknownApplied },
+          'migrations applied to the database are missing from the migrations folder',
+        );
       }
       const applied: string[] = [];
       for (const migration of pending) {
         await applyOne(client, migration, log);
         applied.push(migration.name);
       }
-      log.info({ applied, total: files.length }, applied.length > 0 ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
+      log.info(
+        { applied, total: files.length },
+        applied.length > 0 ? `applied ${applied.length} migration(s)` : 'database schema is up to date',
+      );
       return applied;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
@@ -189,7 +207,12 @@ async function acquireLock(client: pg.Client, lockTimeoutMs: number): Promise<vo
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
   } catch (error) {
     if ((error as { code?: string }).code === '55P03') {
-      throw new MigrationError('LOCK_TIMEOUT', `Timed out after ${lockTimeoutMs} ms waiting for the migration lock held by another process`, undefined, { cause: error });
+      throw new MigrationError(
+        'LOCK_TIMEOUT',
+        `Timed out after ${lockTimeoutMs} ms waiting for the migration lock held by another process`,
+        undefined,
+        { cause: error },
+      );
     }
     throw error;
   } finally {
@@ -198,7 +221,9 @@ async function acquireLock(client: pg.Client, lockTimeoutMs: number): Promise<vo
 }
 
 async function ensureMigrationsTable(client: pg.Client): Promise<void> {
-  const { rows } = await client.query<{ exists: boolean }>(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`);
+  const { rows } = await client.query<{ exists: boolean }>(
+    `SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists`,
+  );
   if (!rows[0]?.exists) await client.query(PRISMA_MIGRATIONS_TABLE_DDL);
 }
 
@@ -224,7 +249,12 @@ async function applyOne(client: pg.Client, migration: MigrationFile, log: Migrat
     await client.query('ROLLBACK');
     await recordFailure(client, { id, migration, startedAt, error });
     log.error({ migration: migration.name, err: error }, `migration ${migration.name} failed and was rolled back`);
-    throw new MigrationError('MIGRATION_FAILED', `Migration ${migration.name} failed: ${describePgError(error)}`, migration.name, { cause: error });
+    throw new MigrationError(
+      'MIGRATION_FAILED',
+      `Migration ${migration.name} failed: ${describePgError(error)}`,
+      migration.name,
+      { cause: error },
+    );
   }
   await client.query(
     'UPDATE _prisma_migrations SET applied_steps_count = applied_steps_count + 1, finished_at = clock_timestamp() WHERE id = $1',
@@ -235,7 +265,10 @@ async function applyOne(client: pg.Client, migration: MigrationFile, log: Migrat
 
 // The failed row (finished_at NULL) makes every later start refuse until someone resolves it,
 // exactly as Prisma leaves it, so `prisma migrate resolve` works on our databases too.
-async function recordFailure(client: pg.Client, failure: { id: string; migration: MigrationFile; startedAt: Date; error: unknown }): Promise<void> {
+async function recordFailure(
+  client: pg.Client,
+  failure: { id: string; migration: MigrationFile; startedAt: Date; error: unknown },
+): Promise<void> {
   const { id, migration, startedAt, error } = failure;
   const logs = `Migration ${migration.name} failed to apply. Its statements were rolled back.\n\n${describePgError(error)}`;
   await client.query(
@@ -252,5 +285,7 @@ function describePgError(error: unknown): string {
     details.detail && `Detail: ${details.detail}`,
     details.position && `Position: ${details.position}`,
     details.where && `Where: ${details.where}`,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

@@ -10,7 +10,10 @@ export interface ModelCallHistory {
    */
   listForThread(input: { threadId: string; before?: string; limit: number }): Promise<ModelCallListDto>;
   /** The newest `limit` chat calls of `model` with a usage report: estimated and reported prompt tokens, oldest first. */
-  recentPromptCounts(input: { model: string; limit: number }): Promise<{ estimated: number; reported: number; ownerId: string | null }[]>;
+  recentPromptCounts(input: {
+    model: string;
+    limit: number;
+  }): Promise<{ estimated: number; reported: number; ownerId: string | null }[]>;
 }
 
 interface CallRow {
@@ -93,7 +96,10 @@ export function createModelCallHistory(db: Database): ModelCallHistory {
         LIMIT ${limit + 1}`;
       const page = rows.slice(0, limit);
       const oldest = page.at(-1);
-      return { calls: page.reverse().map(toPoint), nextCursor: rows.length > limit && oldest ? encodeCursor(oldest) : null };
+      return {
+        calls: page.reverse().map(toPoint),
+        nextCursor: rows.length > limit && oldest ? encodeCursor(oldest) : null,
+      };
     },
   };
 }

@@ -9,7 +9,10 @@ describe('prepared statements', () => {
     expect(name).toMatch(/^search_for_model_[0-9a-f]{16}$/);
     expect(preparedStatementName(search.text)).toBe(name);
     // Another text under the same name is another statement (node-postgres refuses one name for two texts).
-    const other = prepared('search_for_model', Prisma.sql`SELECT seq FROM messages WHERE thread_id = ${'t'}::uuid AND seq < ${1}::int`);
+    const other = prepared(
+      'search_for_model',
+      Prisma.sql`SELECT seq FROM messages WHERE thread_id = ${'t'}::uuid AND seq < ${1}::int`,
+    );
     expect(preparedStatementName(other.text)).toMatch(/^search_for_model_/);
     expect(preparedStatementName(other.text)).not.toBe(name);
     expect(preparedStatementName('SELECT 1')).toBe('');

@@ -15,7 +15,8 @@ const MARK = /^\s*\/\* prepared:([a-z][a-z_]*) \*\//;
 
 /** `sql` marked to be sent as a prepared statement named after `name` (lower case and underscores). */
 export function prepared(name: string, sql: Prisma.Sql): Prisma.Sql {
-  if (!/^[a-z][a-z_]*$/.test(name)) throw new Error(`prepared statement name ${name}: lower case letters and underscores only`);
+  if (!/^[a-z][a-z_]*$/.test(name))
+    throw new Error(`prepared statement name ${name}: lower case letters and underscores only`);
   return Prisma.sql`/* prepared:${Prisma.raw(name)} */ ${sql}`;
 }
 

@@ -16,11 +16,17 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * (src/db/prepared-statement.ts) are sent as named prepared statements, through Prisma or `sql`; every other one unnamed.
  */
 export function createDatabase(options: { url: string; poolSize?: number }): Database {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 20,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // A connection that breaks while idle is dropped by the pool and the next query opens another: without a
   // listener, the error would end the process.
   pool.on('error', () => undefined);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: (query) => preparedStatementName(query.sql) }) });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool, { statementNameGenerator: (query) => preparedStatementName(query.sql) }),
+  });
   const disconnect = prisma.$disconnect.bind(prisma);
   // Ended here, not by the adapter: a process whose Prisma never connected still closes the hot path's connections.
   return Object.assign(prisma, {
@@ -37,7 +43,13 @@ export function createDatabase(options: { url: string; poolSize?: number }): Dat
  * or from the driver directly (23505).
  */
 export function isUniqueViolation(error: unknown): boolean {
-  const known = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string } } } } | null;
+  const known = error as {
+    code?: string;
+    meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string } } };
+  } | null;
   if (known?.code === 'P2002' || known?.code === '23505') return true;
-  return known?.code === 'P2010' && (known.meta?.code === '23505' || known.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation');
+  return (
+    known?.code === 'P2010' &&
+    (known.meta?.code === '23505' || known.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation')
+  );
 }

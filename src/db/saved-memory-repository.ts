@@ -15,14 +15,22 @@ interface SavedMemoryRow {
   updatedAt: Date;
 }
 
-const COLUMNS = Prisma.raw(`id, user_id AS "userId", text, tokens, source_thread_id AS "sourceThreadId", source_seq AS "sourceSeq",
+const COLUMNS =
+  Prisma.raw(`id, user_id AS "userId", text, tokens, source_thread_id AS "sourceThreadId", source_seq AS "sourceSeq",
   created_at AS "createdAt", updated_at AS "updatedAt"`);
 
 function toSavedMemory(row: SavedMemoryRow): SavedMemory {
   return {
-    id: row.id, userId: row.userId, text: row.text, tokens: row.tokens,
-    source: row.sourceThreadId !== null && row.sourceSeq !== null ? { threadId: row.sourceThreadId, seq: row.sourceSeq } : null,
-    createdAt: row.createdAt, updatedAt: row.updatedAt,
+    id: row.id,
+    userId: row.userId,
+    text: row.text,
+    tokens: row.tokens,
+    source:
+      row.sourceThreadId !== null && row.sourceSeq !== null
+        ? { threadId: row.sourceThreadId, seq: row.sourceSeq }
+        : null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 
@@ -39,7 +47,9 @@ export function createSavedMemoryRepository(db: Database): SavedMemoryStore {
       return db.$transaction(async (tx) => {
         // The user's lock, then the count: exact under concurrent creations, across processes.
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('saved-memories-of:' || ${userId}::text, 0))`;
-        const [count] = await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM saved_memories WHERE user_id = ${userId}`;
+        const [count] = await tx.$queryRaw<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM saved_memories WHERE user_id = ${userId}`;
         if ((count?.n ?? 0) >= maxItems) return null;
         const rows = await tx.$queryRaw<SavedMemoryRow[]>`
           INSERT INTO saved_memories (id, user_id, text, tokens, source_thread_id, source_seq, source_message_id, created_at, updated_at)
@@ -74,7 +84,11 @@ export function createSavedMemoryRepository(db: Database): SavedMemoryStore {
         WHERE t.id = ${threadId}::uuid`;
       const row = rows[0];
       if (!row) return null;
-      return { userId: row.userId, source: row.messageId !== null && row.seq !== null ? { threadId, seq: row.seq, messageId: row.messageId } : null };
+      return {
+        userId: row.userId,
+        source:
+          row.messageId !== null && row.seq !== null ? { threadId, seq: row.seq, messageId: row.messageId } : null,
+      };
     },
   };
 }

@@ -22,7 +22,12 @@ interface MatchRow {
 }
 
 const toMatch = (row: MatchRow): TranscriptMatch => ({
-  messageId: row.messageId, seq: row.seq, role: row.role as TranscriptMatch['role'], content: row.content, createdAt: row.createdAt, score: Number(row.score),
+  messageId: row.messageId,
+  seq: row.seq,
+  role: row.role as TranscriptMatch['role'],
+  content: row.content,
+  createdAt: row.createdAt,
+  score: Number(row.score),
 });
 
 /** The snippet without its markers, and where the markers were. */
@@ -44,7 +49,12 @@ export function parseHeadline(marked: string): { snippet: string; highlights: { 
  * The statement of `searchForModel`: the best matches of the thread's ranking (src/db/search-sql.ts) with their text.
  * Exported for bench:recall, which times this very statement inside Postgres.
  */
-export function modelSearchSql({ threadId, query, limit, beforeSeq }: Parameters<TranscriptSearch['searchForModel']>[0]): Prisma.Sql {
+export function modelSearchSql({
+  threadId,
+  query,
+  limit,
+  beforeSeq,
+}: Parameters<TranscriptSearch['searchForModel']>[0]): Prisma.Sql {
   const ranked = rankedSeqsSql({
     threadId: Prisma.sql`${threadId}::uuid`,
     query: Prisma.sql`${query}::text`,
@@ -52,10 +62,13 @@ export function modelSearchSql({ threadId, query, limit, beforeSeq }: Parameters
     beforeSeq: beforeSeq !== undefined ? Prisma.sql`${beforeSeq}::int` : Prisma.sql`2147483647`,
     limit: Prisma.sql`${limit}::int`,
   });
-  return prepared('search_for_model', Prisma.sql`
+  return prepared(
+    'search_for_model',
+    Prisma.sql`
     SELECT m.id AS "messageId", m.seq, m.role, left(m.content, ${MATCH_MAX_CHARS}::int) AS content, m.created_at AS "createdAt", r.score
     FROM (${ranked}) r JOIN messages m ON m.thread_id = ${threadId}::uuid AND m.seq = r.seq
-    ORDER BY r.score DESC, r.seq DESC`);
+    ORDER BY r.score DESC, r.seq DESC`,
+  );
 }
 
 export function createSearchRepository(db: Database): TranscriptSearch {
@@ -66,14 +79,27 @@ export function createSearchRepository(db: Database): TranscriptSearch {
     },
 
     async searchElsewhere({ threadId, query, limit, defaultScope }) {
-      const ranked = elsewhereRankedSql({ threadId: Prisma.sql`${threadId}::uuid`, query: Prisma.sql`${query}::text`, limit: Prisma.sql`${limit}::int` });
-      const rows = await db.sql.rows<MatchRow & { threadId: string; threadTitle: string }>(prepared('search_elsewhere', Prisma.sql`
+      const ranked = elsewhereRankedSql({
+        threadId: Prisma.sql`${threadId}::uuid`,
+        query: Prisma.sql`${query}::text`,
+        limit: Prisma.sql`${limit}::int`,
+      });
+      const rows = await db.sql.rows<MatchRow & { threadId: string; threadTitle: string }>(
+        prepared(
+          'search_elsewhere',
+          Prisma.sql`
         SELECT r.id AS "messageId", r.thread_id AS "threadId", r.title AS "threadTitle", r.seq, r.role,
           left(r.content, ${MATCH_MAX_CHARS}::int) AS content, r.created_at AS "createdAt", r.score
         FROM (${ranked}) r
         WHERE coalesce((SELECT settings->>'recallScope' FROM threads WHERE id = ${threadId}::uuid), ${defaultScope}::text) = 'user'
-        ORDER BY r.score DESC`));
-      return rows.map((row): ElsewhereMatch => ({ ...toMatch(row), threadId: row.threadId, threadTitle: row.threadTitle }));
+        ORDER BY r.score DESC`,
+        ),
+      );
+      return rows.map((row): ElsewhereMatch => ({
+        ...toMatch(row),
+        threadId: row.threadId,
+        threadTitle: row.threadTitle,
+      }));
     },
 
     async messagesAt({ threadId, seqs }) {
@@ -106,7 +132,9 @@ export function createSearchRepository(db: Database): TranscriptSearch {
             'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS marked
         FROM hits h JOIN threads t ON t.id = h.thread_id, q
         ORDER BY h.rank DESC, h.created_at DESC, h.id`;
-      const hits = rows.slice(0, limit).map(({ marked, ...row }): MessageSearchHit => ({ ...row, role: row.role, ...parseHeadline(marked) }));
+      const hits = rows
+        .slice(0, limit)
+        .map(({ marked, ...row }): MessageSearchHit => ({ ...row, role: row.role, ...parseHeadline(marked) }));
       return { hits, hasMore: rows.length > limit };
     },
   };

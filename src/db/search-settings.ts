@@ -7,8 +7,13 @@ const INDEXED_PREFIX_CHARS = 100_000;
 const REINDEX_BATCH = 2000;
 
 async function assertConfigurationExists(db: Database, language: string): Promise<void> {
-  const rows = await db.$queryRaw<{ found: boolean }[]>`SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = ${language}) AS found`;
-  if (rows[0]?.found !== true) throw new ConfigError(`SEARCH_LANGUAGE: Postgres has no text search configuration "${language}" (see SELECT cfgname FROM pg_ts_config)`);
+  const rows = await db.$queryRaw<
+    { found: boolean }[]
+  >`SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = ${language}) AS found`;
+  if (rows[0]?.found !== true)
+    throw new ConfigError(
+      `SEARCH_LANGUAGE: Postgres has no text search configuration "${language}" (see SELECT cfgname FROM pg_ts_config)`,
+    );
 }
 
 /**
@@ -21,12 +26,17 @@ export async function checkSearchLanguage(db: Database, language: string, log: L
   const rows = await db.$queryRaw<{ language: string }[]>`SELECT language FROM search_settings WHERE id = 1`;
   const stored = rows[0]?.language;
   if (stored === language) return;
-  const indexed = await db.$queryRaw<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM messages WHERE search_vector IS NOT NULL) AS any`;
+  const indexed = await db.$queryRaw<
+    { any: boolean }[]
+  >`SELECT EXISTS (SELECT 1 FROM messages WHERE search_vector IS NOT NULL) AS any`;
   if (indexed[0]?.any !== true) {
     await db.$executeRaw`INSERT INTO search_settings (id, language) VALUES (1, ${language}) ON CONFLICT (id) DO UPDATE SET language = EXCLUDED.language`;
     return;
   }
-  log.warn({ configured: language, indexed: stored }, 'SEARCH_LANGUAGE differs from the language the search index was built with: run `npm run search:reindex`; search uses the indexed language until then');
+  log.warn(
+    { configured: language, indexed: stored },
+    'SEARCH_LANGUAGE differs from the language the search index was built with: run `npm run search:reindex`; search uses the indexed language until then',
+  );
 }
 
 /**
@@ -46,7 +56,11 @@ export async function reindexSearch(db: Database, language: string, log: LogPort
       WHERE m.id = batch.id RETURNING m.id::text AS id`;
     if (rows.length === 0) return total;
     total += rows.length;
-    after = rows.map((row) => row.id).sort().at(-1) ?? after;
+    after =
+      rows
+        .map((row) => row.id)
+        .sort()
+        .at(-1) ?? after;
     log.info({ reindexed: total }, 'search reindex progress');
   }
 }

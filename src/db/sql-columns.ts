@@ -10,10 +10,12 @@ export const MESSAGE_COLUMNS = Prisma.raw(`id, thread_id AS "threadId", seq, rol
   tool_run_id AS "toolRunId", pinned, superseded, deleted_at AS "deletedAt", created_at AS "createdAt",
   updated_at AS "updatedAt", completed_at AS "completedAt"`);
 
-export const TURN_COLUMNS = Prisma.raw(`id, thread_id AS "threadId", kind, user_message_id AS "userMessageId", status, error,
+export const TURN_COLUMNS =
+  Prisma.raw(`id, thread_id AS "threadId", kind, user_message_id AS "userMessageId", status, error,
   created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`);
 
-export const THREAD_COLUMNS = Prisma.raw(`id, owner_id AS "ownerId", title, created_at AS "createdAt", updated_at AS "updatedAt",
+export const THREAD_COLUMNS =
+  Prisma.raw(`id, owner_id AS "ownerId", title, created_at AS "createdAt", updated_at AS "updatedAt",
   last_activity_at AS "lastActivityAt", last_seq AS "lastSeq", summary_text AS "summaryText", summary_tokens AS "summaryTokens",
   summary_encoding AS "summaryEncoding", summary_covered_through_seq AS "summaryCoveredThroughSeq",
   summary_revision AS "summaryRevision", summary_segment_ends AS "summarySegmentEnds", context_start_seq AS "contextStartSeq", memory_mode AS "memoryMode", settings, version,
@@ -22,7 +24,10 @@ export const THREAD_COLUMNS = Prisma.raw(`id, owner_id AS "ownerId", title, crea
 
 /** `columns` with every name qualified by `alias` (for joins). */
 export function qualified(columns: Prisma.Sql, alias: string): Prisma.Sql {
-  const text = columns.sql.replace(/(^|,\s*)([a-z_]+)/g, (_, separator: string, name: string) => `${separator}${alias}.${name}`);
+  const text = columns.sql.replace(
+    /(^|,\s*)([a-z_]+)/g,
+    (_, separator: string, name: string) => `${separator}${alias}.${name}`,
+  );
   return Prisma.raw(text);
 }
 

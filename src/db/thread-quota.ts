@@ -15,10 +15,16 @@ export function ownerThreadsLock(ownerId: string): Prisma.Sql {
  * when the owner already has `maxThreads` threads. The lock makes the cap exact under concurrent creations, across
  * processes.
  */
-export async function claimThreadSlot(tx: Prisma.TransactionClient, ownerId: string, maxThreads: number): Promise<void> {
+export async function claimThreadSlot(
+  tx: Prisma.TransactionClient,
+  ownerId: string,
+  maxThreads: number,
+): Promise<void> {
   await tx.$executeRaw(ownerThreadsLock(ownerId));
   // Counted after the lock is held, so this snapshot sees every creation that held it before.
-  const rows = await tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM threads WHERE owner_id = ${ownerId}::text`;
+  const rows = await tx.$queryRaw<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM threads WHERE owner_id = ${ownerId}::text`;
   const count = rows[0]?.n ?? 0;
   if (count >= maxThreads) throw threadQuotaExceeded(count, maxThreads, 'start another');
 }

@@ -13,10 +13,12 @@ export function createThreadRepository(db: Database): ThreadStore {
       await db.user.upsert({ where: { id: userId }, create: { id: userId, kind }, update: {} });
     },
     async createThread({ ownerId, title, maxThreads }) {
-      return toThread(await db.$transaction(async (tx) => {
-        await claimThreadSlot(tx, ownerId, maxThreads);
-        return tx.thread.create({ data: { ownerId, ...(title ? { title } : {}) } });
-      }));
+      return toThread(
+        await db.$transaction(async (tx) => {
+          await claimThreadSlot(tx, ownerId, maxThreads);
+          return tx.thread.create({ data: { ownerId, ...(title ? { title } : {}) } });
+        }),
+      );
     },
     async findThread(threadId, ownerId) {
       // On every request: one raw statement (no ORM query planning). A malformed id is simply not found.
@@ -30,14 +32,19 @@ export function createThreadRepository(db: Database): ThreadStore {
       const rows = await db.thread.findMany({
         where: {
           ownerId,
-          ...(after ? { OR: [{ lastActivityAt: { lt: after.at } }, { lastActivityAt: after.at, id: { lt: after.id } }] } : {}),
+          ...(after
+            ? { OR: [{ lastActivityAt: { lt: after.at } }, { lastActivityAt: after.at, id: { lt: after.id } }] }
+            : {}),
         },
         orderBy: [{ lastActivityAt: 'desc' }, { id: 'desc' }],
         take: limit + 1,
       });
       const items = rows.slice(0, limit).map(toThread);
       const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.lastActivityAt, id: last.id }) : null };
+      return {
+        items,
+        nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.lastActivityAt, id: last.id }) : null,
+      };
     },
     async renameThread(threadId, title) {
       return toThread(await db.thread.update({ where: { id: threadId }, data: { title } }));

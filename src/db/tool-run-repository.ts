@@ -36,7 +36,13 @@ export function createToolRunRepository(db: Database): ToolRunStore {
         // No seq yet: it gets the thread's next seq when the result lands, so the note sits where it arrived.
         const message = await tx.message.create({
           // Not tied to the turn (it outlives it): it is found by its run id.
-          data: { threadId, role: 'system', content: `${name} (run ${id}) is queued…`, status: 'streaming', toolRunId: id },
+          data: {
+            threadId,
+            role: 'system',
+            content: `${name} (run ${id}) is queued…`,
+            status: 'streaming',
+            toolRunId: id,
+          },
         });
         return { run: toToolRun(run), message: toMessage(message) };
       });
@@ -45,7 +51,9 @@ export function createToolRunRepository(db: Database): ToolRunStore {
     async findRun(runId, ownerId) {
       // A handle that is not a uuid names no run (and must not reach Postgres as a malformed uuid).
       if (!UUID.test(runId)) return null;
-      const row = await db.toolRun.findFirst({ where: { id: runId, ...(ownerId !== null ? { thread: { ownerId } } : {}) } });
+      const row = await db.toolRun.findFirst({
+        where: { id: runId, ...(ownerId !== null ? { thread: { ownerId } } : {}) },
+      });
       return row ? toToolRun(row) : null;
     },
 
@@ -62,7 +70,10 @@ export function createToolRunRepository(db: Database): ToolRunStore {
 
     async saveProgress({ runId, progress, note, transcriptText }) {
       await db.toolRun.updateMany({ where: { id: runId, status: 'running' }, data: { progress, progressNote: note } });
-      await db.message.updateMany({ where: { toolRunId: runId, role: 'system', status: 'streaming' }, data: { content: transcriptText } });
+      await db.message.updateMany({
+        where: { toolRunId: runId, role: 'system', status: 'streaming' },
+        data: { content: transcriptText },
+      });
       const message = await db.message.findFirst({ where: { toolRunId: runId, role: 'system' } });
       return message ? toMessage(message) : null;
     },
@@ -74,8 +85,19 @@ export function createToolRunRepository(db: Database): ToolRunStore {
 
     async requestCancel(runId) {
       // A run no worker has started yet is cancelled at once; a running one when its worker reads the flag.
-      const queued = await db.toolRun.updateMany({ where: { id: runId, status: 'queued' }, data: { status: 'cancelled', cancelRequested: true, error: 'The user cancelled the run before it started.', finishedAt: new Date() } });
-      const running = await db.toolRun.updateMany({ where: { id: runId, status: 'running' }, data: { cancelRequested: true } });
+      const queued = await db.toolRun.updateMany({
+        where: { id: runId, status: 'queued' },
+        data: {
+          status: 'cancelled',
+          cancelRequested: true,
+          error: 'The user cancelled the run before it started.',
+          finishedAt: new Date(),
+        },
+      });
+      const running = await db.toolRun.updateMany({
+        where: { id: runId, status: 'running' },
+        data: { cancelRequested: true },
+      });
       if (queued.count + running.count === 0) return null;
       const row = await db.toolRun.findUnique({ where: { id: runId } });
       return row ? toToolRun(row) : null;
@@ -84,7 +106,15 @@ export function createToolRunRepository(db: Database): ToolRunStore {
     async finishRun({ runId, status, result, resultTokens, condensed, error }) {
       const finished = await db.toolRun.updateMany({
         where: { id: runId, status: { notIn: TERMINAL } },
-        data: { status, result, resultTokens, condensed, error, finishedAt: new Date(), ...(status === 'succeeded' ? { progress: 1 } : {}) },
+        data: {
+          status,
+          result,
+          resultTokens,
+          condensed,
+          error,
+          finishedAt: new Date(),
+          ...(status === 'succeeded' ? { progress: 1 } : {}),
+        },
       });
       if (finished.count === 0) return null;
       const row = await db.toolRun.findUnique({ where: { id: runId } });
@@ -100,23 +130,51 @@ export function createToolRunRepository(db: Database): ToolRunStore {
         await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${owner.threadId}::uuid FOR UPDATE`;
         if (!TERMINAL.includes(basedOn.status)) return { reported: false as const };
         // Only the outcome the text was written from: a forget may have replaced it since it was read.
-        const marked = await tx.toolRun.updateMany({ where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error }, data: { reportedAt: new Date() } });
+        const marked = await tx.toolRun.updateMany({
+          where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error },
+          data: { reportedAt: new Date() },
+        });
         if (marked.count === 0) return { reported: false as const };
         const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
         const threadId = run.threadId;
         // Takes the thread row lock: reports and turn appends of one thread are serialized from here on.
         const seq = await nextSeq(tx, threadId);
         const existing = await tx.message.findFirst({ where: { toolRunId: runId, role: 'system' } });
-        const data = { seq, content: transcriptText, status: 'complete', tokens: transcriptTokens, encoding, completedAt: new Date() };
+        const data = {
+          seq,
+          content: transcriptText,
+          status: 'complete',
+          tokens: transcriptTokens,
+          encoding,
+          completedAt: new Date(),
+        };
         const message = existing
           ? await tx.message.update({ where: { id: existing.id }, data })
           : await tx.message.create({ data: { ...data, threadId, role: 'system', toolRunId: runId } });
-        await tx.contextEntry.create({ data: { threadId, seq, messageId: message.id, role: 'system', content: note.content, tokens: note.tokens, encoding } });
+        await tx.contextEntry.create({
+          data: {
+            threadId,
+            seq,
+            messageId: message.id,
+            role: 'system',
+            content: note.content,
+            tokens: note.tokens,
+            encoding,
+          },
+        });
         // Results landing together share one follow-up: join a follow-up that has not started yet.
-        const queued = await tx.turn.findFirst({ where: { threadId, kind: 'follow-up', status: 'queued' }, orderBy: { createdAt: 'asc' } });
+        const queued = await tx.turn.findFirst({
+          where: { threadId, kind: 'follow-up', status: 'queued' },
+          orderBy: { createdAt: 'asc' },
+        });
         const followUp = queued ?? (await tx.turn.create({ data: { threadId, kind: 'follow-up' } }));
         await tx.toolRun.update({ where: { id: runId }, data: { followUpTurnId: followUp.id } });
-        return { reported: true as const, message: toMessage(message), followUp: toTurn(followUp), followUpCreated: !queued };
+        return {
+          reported: true as const,
+          message: toMessage(message),
+          followUp: toTurn(followUp),
+          followUpCreated: !queued,
+        };
       });
     },
 
@@ -144,7 +202,11 @@ export function createToolRunRepository(db: Database): ToolRunStore {
     async followUpNoteSeqs(turnId) {
       const runs = await db.toolRun.findMany({ where: { followUpTurnId: turnId }, select: { id: true } });
       if (runs.length === 0) return [];
-      const notes = await db.message.findMany({ where: { toolRunId: { in: runs.map((run) => run.id) }, role: 'system', seq: { not: null } }, select: { seq: true }, orderBy: { seq: 'asc' } });
+      const notes = await db.message.findMany({
+        where: { toolRunId: { in: runs.map((run) => run.id) }, role: 'system', seq: { not: null } },
+        select: { seq: true },
+        orderBy: { seq: 'asc' },
+      });
       return notes.flatMap((note) => (note.seq === null ? [] : [note.seq]));
     },
 
@@ -169,7 +231,10 @@ export function createToolRunRepository(db: Database): ToolRunStore {
     },
 
     async markRemoteCancelled(runId) {
-      await db.toolRun.updateMany({ where: { id: runId, remoteCancelledAt: null }, data: { remoteCancelledAt: new Date() } });
+      await db.toolRun.updateMany({
+        where: { id: runId, remoteCancelledAt: null },
+        data: { remoteCancelledAt: new Date() },
+      });
     },
 
     async runsNeedingWork({ limit, olderThanMs, stalePollMs = 30_000 }) {
@@ -195,12 +260,18 @@ export function createToolServices(db: Database): ToolServices {
       // In a fork, a copied text names the original's handle: the fork's own copy of the run or message answers it.
       const run = await db.toolRun.findFirst({ where: { threadId, OR: [{ id: handle }, { originRunId: handle }] } });
       if (run) return { name: run.name, text: run.result ?? run.error ?? `(run ${run.status}; no result yet)` };
-      const message = await db.message.findFirst({ where: { threadId, role: 'tool', OR: [{ id: handle }, { originMessageId: handle }] } });
+      const message = await db.message.findFirst({
+        where: { threadId, role: 'tool', OR: [{ id: handle }, { originMessageId: handle }] },
+      });
       if (message) return { name: `tool call ${message.toolCallId ?? ''}`.trim(), text: message.content };
       return null;
     },
     async listTranscript({ threadId, afterSeq, limit }) {
-      const rows = await db.message.findMany({ where: { threadId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit });
+      const rows = await db.message.findMany({
+        where: { threadId, seq: { gt: afterSeq } },
+        orderBy: { seq: 'asc' },
+        take: limit,
+      });
       return rows.map(toMessage);
     },
   };

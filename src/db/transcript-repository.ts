@@ -7,11 +7,18 @@ export function createTranscriptRepository(db: Database): TranscriptStore {
     async listMessages({ threadId, before, after, limit }) {
       if (after !== undefined) {
         // Catch-up reads: everything after `after`, plus messages still waiting in the queue.
-        const rows = await db.message.findMany({ where: { threadId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });
+        const rows = await db.message.findMany({
+          where: { threadId, seq: { gt: after } },
+          orderBy: { seq: 'asc' },
+          take: limit + 1,
+        });
         const hasMoreAfter = rows.length > limit;
         const messages = rows.slice(0, limit).map(toMessage);
-        const pending = hasMoreAfter ? [] : await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
-        const hasMoreBefore = after > 0 && (await db.message.count({ where: { threadId, seq: { lte: after } }, take: 1 })) > 0;
+        const pending = hasMoreAfter
+          ? []
+          : await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
+        const hasMoreBefore =
+          after > 0 && (await db.message.count({ where: { threadId, seq: { lte: after } }, take: 1 })) > 0;
         return { messages: [...messages, ...pending.map(toMessage)], hasMoreBefore, hasMoreAfter };
       }
       // Newest page, or the page before `before`: read backwards, return ascending.
@@ -23,7 +30,8 @@ export function createTranscriptRepository(db: Database): TranscriptStore {
       const hasMoreBefore = rows.length > limit;
       const messages = rows.slice(0, limit).reverse().map(toMessage);
       if (before !== undefined) {
-        const hasMoreAfter = (await db.message.count({ where: { threadId, OR: [{ seq: { gte: before } }, { seq: null }] }, take: 1 })) > 0;
+        const hasMoreAfter =
+          (await db.message.count({ where: { threadId, OR: [{ seq: { gte: before } }, { seq: null }] }, take: 1 })) > 0;
         return { messages, hasMoreBefore, hasMoreAfter };
       }
       const pending = await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
@@ -40,14 +48,19 @@ export function createTranscriptRepository(db: Database): TranscriptStore {
     async listSummarizableEntries({ threadId, fromSeq, throughSeq }) {
       const rows = await db.message.findMany({
         where: {
-          threadId, seq: { gte: fromSeq, lte: throughSeq }, deletedAt: null, superseded: false,
+          threadId,
+          seq: { gte: fromSeq, lte: throughSeq },
+          deletedAt: null,
+          superseded: false,
           status: { in: ['complete', 'cancelled', 'error'] },
         },
         orderBy: { seq: 'asc' },
       });
       return rows
         .filter((row) => row.content.length > 0 || Array.isArray(row.toolCalls))
-        .map((row) => toEntry({ ...row, seq: row.seq ?? 0, messageId: row.id, pinned: false, encoding: row.encoding ?? '' }));
+        .map((row) =>
+          toEntry({ ...row, seq: row.seq ?? 0, messageId: row.id, pinned: false, encoding: row.encoding ?? '' }),
+        );
     },
   };
 }

@@ -3,12 +3,25 @@ import { AppError } from '../core/errors';
 import type { ChatCallRecord, NextTurn, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
-import { loadThreadContext, threadContextFromRow, threadContextSelect, type ThreadContextRow } from './load-thread-context';
+import {
+  loadThreadContext,
+  threadContextFromRow,
+  threadContextSelect,
+  type ThreadContextRow,
+} from './load-thread-context';
 import { prepared } from './prepared-statement';
 import { UUID } from './keyset-cursor';
 import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
-import { ASYNC_COMMIT, MESSAGE_COLUMNS, TURN_COLUMNS, jsonParameter, messageFromJson, qualified, turnFromJson } from './sql-columns';
+import {
+  ASYNC_COMMIT,
+  MESSAGE_COLUMNS,
+  TURN_COLUMNS,
+  jsonParameter,
+  messageFromJson,
+  qualified,
+  turnFromJson,
+} from './sql-columns';
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
 
 type Tx = Prisma.TransactionClient;
@@ -21,7 +34,11 @@ interface NextTurnJson {
 
 /** Hands out the thread's next seq; the row lock it takes serializes appends per thread. */
 export async function nextSeq(tx: Tx, threadId: string): Promise<number> {
-  const row = await tx.thread.update({ where: { id: threadId }, data: { lastSeq: { increment: 1 }, lastActivityAt: new Date() }, select: { lastSeq: true } });
+  const row = await tx.thread.update({
+    where: { id: threadId },
+    data: { lastSeq: { increment: 1 }, lastActivityAt: new Date() },
+    select: { lastSeq: true },
+  });
   return row.lastSeq;
 }
 
@@ -45,7 +62,15 @@ const KNOWN_PREFIXES_MAX = 64;
  * `userMemoryTokens` (USER_MEMORY_TOKENS) bounds the owner's saved memories those reads bring.
  * The turn's start also finalizes a fresh context and supersedes regenerated answers (chat_start_next_turn).
  */
-export function createTurnRepository(db: Database, options: { recallTokens?: number; userMemoryTokens?: number; recallScope?: 'thread' | 'user'; recallSticky?: boolean } = {}): TurnStore {
+export function createTurnRepository(
+  db: Database,
+  options: {
+    recallTokens?: number;
+    userMemoryTokens?: number;
+    recallScope?: 'thread' | 'user';
+    recallSticky?: boolean;
+  } = {},
+): TurnStore {
   const recallTokens = options.recallTokens ?? 1;
   const userMemoryTokens = options.userMemoryTokens;
   const recallScope = options.recallScope ?? 'thread';
@@ -59,7 +84,7 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
   const findByClientMessageId = async (threadId: string, ownerId: string | null, clientMessageId: string) => {
-    const rows = await db.sql.rows<(MessageRow & { turnRow: Record<string, unknown> | null })>(Prisma.sql`
+    const rows = await db.sql.rows<MessageRow & { turnRow: Record<string, unknown> | null }>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
         (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
       FROM messages m JOIN threads t ON t.id = m.thread_id AND (${ownerId}::text IS NULL OR t.owner_id = ${ownerId}::text)
@@ -78,7 +103,13 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
     // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
     // which the one-statement read sees whole or not at all).
-    const context = await loadThreadContext(db, threadId, { recall: true, recallTokens, recallScope, recallSticky, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) });
+    const context = await loadThreadContext(db, threadId, {
+      recall: true,
+      recallTokens,
+      recallScope,
+      recallSticky,
+      ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}),
+    });
     // The thread was deleted under the started turn: nothing to answer.
     if (!context) return { outcome: 'idle' };
     return { outcome: 'started', turn, userMessage, context };
@@ -95,17 +126,32 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       const messageId = randomUUID();
       const turnId = randomUUID();
       try {
-        const [result] = await db.sql.rows<{ accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string } }>(Prisma.sql`
+        const [result] = await db.sql.rows<{
+          accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string };
+        }>(Prisma.sql`
           SELECT chat_accept_user_message(${threadId}::uuid, ${ownerId}::text, ${messageId}::uuid, ${turnId}::uuid, ${content}::text,
             ${tokens}::int, ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
         const accepted = result?.accepted;
         if (!accepted || accepted.missing) throw new AppError('NOT_FOUND', 'No such thread.');
         if (!accepted.message || !accepted.turnCreatedAt) {
-          throw new AppError('BUSY', `This thread already has ${(accepted?.queued ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
+          throw new AppError(
+            'BUSY',
+            `This thread already has ${(accepted?.queued ?? 1) - 1} message(s) waiting; try again when the current answer is done.`,
+          );
         }
         return {
           message: toMessage(messageFromJson(accepted.message)),
-          turn: toTurn({ id: turnId, threadId, kind: 'message', userMessageId: messageId, status: 'queued', error: null, createdAt: new Date(accepted.turnCreatedAt), startedAt: null, finishedAt: null }),
+          turn: toTurn({
+            id: turnId,
+            threadId,
+            kind: 'message',
+            userMessageId: messageId,
+            status: 'queued',
+            error: null,
+            createdAt: new Date(accepted.turnCreatedAt),
+            startedAt: null,
+            finishedAt: null,
+          }),
           duplicate: false,
         };
       } catch (error) {
@@ -118,12 +164,17 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async queueTurn({ threadId, kind, userMessageId, maxQueued }) {
-      const [result] = await db.sql.rows<{ queued: { active: number; same: boolean; turn: Record<string, unknown> | null } }>(Prisma.sql`
+      const [result] = await db.sql.rows<{
+        queued: { active: number; same: boolean; turn: Record<string, unknown> | null };
+      }>(Prisma.sql`
         SELECT chat_queue_turn(${threadId}::uuid, ${randomUUID()}::uuid, ${kind}::text, ${userMessageId}::uuid, ${maxQueued}::int) AS queued`);
       const queued = result?.queued;
       if (queued?.turn) return toTurn(turnFromJson(queued.turn));
       if (queued?.same) throw new AppError('CONFLICT', 'This message is already being answered again.');
-      throw new AppError('BUSY', `This thread already has ${(queued?.active ?? 1) - 1} message(s) waiting; try again when the current answer is done.`);
+      throw new AppError(
+        'BUSY',
+        `This thread already has ${(queued?.active ?? 1) - 1} message(s) waiting; try again when the current answer is done.`,
+      );
     },
 
     async findTurn(turnId) {
@@ -140,16 +191,27 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async releaseLease({ threadId, owner }) {
-      const [row] = await db.sql.rows<{ queued: boolean }>(Prisma.sql`SELECT chat_release_lease(${threadId}::uuid, ${owner}::text) AS queued`);
+      const [row] = await db.sql.rows<{ queued: boolean }>(
+        Prisma.sql`SELECT chat_release_lease(${threadId}::uuid, ${owner}::text) AS queued`,
+      );
       return row?.queued === true;
     },
 
     async nextTurn({ threadId, owner, ttlMs }) {
-      const [row] = await db.sql.rows<{ next: NextTurnJson }>(Prisma.sql`SELECT chat_next_turn(${threadId}::uuid, ${owner}::text, ${ttlMs}::int) AS next`);
+      const [row] = await db.sql.rows<{ next: NextTurnJson }>(
+        Prisma.sql`SELECT chat_next_turn(${threadId}::uuid, ${owner}::text, ${ttlMs}::int) AS next`,
+      );
       return nextTurnOf(row?.next, threadId);
     },
 
-    loadContext: (threadId, read) => loadThreadContext(db, threadId, { ...read, recallTokens, recallScope, recallSticky, ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}) }),
+    loadContext: (threadId, read) =>
+      loadThreadContext(db, threadId, {
+        ...read,
+        recallTokens,
+        recallScope,
+        recallSticky,
+        ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}),
+      }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       // The thread row first, then its entries: the order of every other writer (memory-repository's lockThread,
@@ -158,7 +220,9 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
         summaryTokens !== null
           ? db.thread.updateMany({ where: { id: threadId }, data: { summaryTokens, summaryEncoding: encoding } })
           : db.$executeRaw`SELECT 1 FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
-        ...entries.map((entry) => db.contextEntry.updateMany({ where: { threadId, seq: entry.seq }, data: { tokens: entry.tokens, encoding } })),
+        ...entries.map((entry) =>
+          db.contextEntry.updateMany({ where: { threadId, seq: entry.seq }, data: { tokens: entry.tokens, encoding } }),
+        ),
       ]);
     },
 
@@ -179,7 +243,9 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async saveStreamingText(messageId, content) {
-      await db.sql.run(Prisma.sql`UPDATE messages SET content = ${content}, updated_at = now() WHERE id = ${messageId}::uuid AND status = 'streaming'`);
+      await db.sql.run(
+        Prisma.sql`UPDATE messages SET content = ${content}, updated_at = now() WHERE id = ${messageId}::uuid AND status = 'streaming'`,
+      );
     },
 
     async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry, call }) {
@@ -223,9 +289,16 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
       // The context read uses the statement's snapshot: it sees the answer's commit (an earlier statement), not what
       // the function changes (the turn, the next turn's start). LEFT JOIN: the step's result comes back even when the
       // thread is gone.
-      const [row] = await db.sql.rows<Partial<ThreadContextRow> & { done: { turn: Record<string, unknown>; next: NextTurnJson } | null }>(prepared('complete_turn', Prisma.sql`
+      const [row] = await db.sql.rows<
+        Partial<ThreadContextRow> & { done: { turn: Record<string, unknown>; next: NextTurnJson } | null }
+      >(
+        prepared(
+          'complete_turn',
+          Prisma.sql`
         SELECT chat_complete_turn(${turnId}::uuid, ${threadId}::uuid, ${owner}::text, ${ttlMs}::int, ${startNext}::boolean) AS done, ctx.*
-        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined, undefined, recallScope, recallSticky)}) ctx ON true`));
+        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined, undefined, recallScope, recallSticky)}) ctx ON true`,
+        ),
+      );
       if (!row?.done) throw new AppError('NOT_FOUND', 'No such turn.');
       const { done, ...context } = row;
       return {
@@ -250,11 +323,20 @@ export function createTurnRepository(db: Database, options: { recallTokens?: num
     },
 
     async failInterruptedTurns(threadId) {
-      const error = { code: 'INTERNAL', message: 'The server running this answer stopped; the answer was interrupted.' };
+      const error = {
+        code: 'INTERNAL',
+        message: 'The server running this answer stopped; the answer was interrupted.',
+      };
       await db.$transaction([
         // A tool run's message streams independently of turns (the tools worker completes it).
-        db.message.updateMany({ where: { threadId, status: 'streaming', toolRunId: null }, data: { status: 'error', error, completedAt: new Date() } }),
-        db.turn.updateMany({ where: { threadId, status: 'running' }, data: { status: 'error', error, finishedAt: new Date() } }),
+        db.message.updateMany({
+          where: { threadId, status: 'streaming', toolRunId: null },
+          data: { status: 'error', error, completedAt: new Date() },
+        }),
+        db.turn.updateMany({
+          where: { threadId, status: 'running' },
+          data: { status: 'error', error, finishedAt: new Date() },
+        }),
       ]);
     },
   };

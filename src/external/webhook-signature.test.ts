@@ -9,7 +9,9 @@ const request = { method: 'POST', path: `/api/tool-runs/${runId}/result`, runId 
 describe('tool webhook signatures (runner protocol v2)', () => {
   it('is "v2=" + the HMAC-SHA256 of "v2\\n<timestamp>\\n<METHOD>\\n<path>\\n<runId>\\n<raw body>"', () => {
     const body = '{"progress":0.5}';
-    const expected = createHmac('sha256', secret).update(`v2\n1700000000000\nPOST\n${request.path}\n${runId}\n${body}`).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(`v2\n1700000000000\nPOST\n${request.path}\n${runId}\n${body}`)
+      .digest('hex');
     expect(signWebhook({ secret, timestamp: 1700000000000, ...request, body })).toBe(`v2=${expected}`);
   });
 
@@ -17,11 +19,15 @@ describe('tool webhook signatures (runner protocol v2)', () => {
     const now = 1_800_000_000_000;
     const body = Buffer.from('{"status":"succeeded","result":"ok"}');
     const signature = signWebhook({ secret, timestamp: now, ...request, body });
-    const check = (overrides: Partial<Parameters<typeof verifyWebhook>[0]>) => verifyWebhook({ secret, timestamp: String(now), signature, ...request, body, now, ...overrides });
+    const check = (overrides: Partial<Parameters<typeof verifyWebhook>[0]>) =>
+      verifyWebhook({ secret, timestamp: String(now), signature, ...request, body, now, ...overrides });
     expect(check({ now: now + 1000 })).toEqual({ ok: true, signature });
     expect(check({ body: Buffer.from('{"status":"succeeded","result":"ok" }') }).ok).toBe(false);
     expect(check({ secret: 't'.repeat(32) }).ok).toBe(false);
-    expect(check({ now: now + 6 * 60_000 })).toEqual({ ok: false, reason: 'the request is too old (or from the future)' });
+    expect(check({ now: now + 6 * 60_000 })).toEqual({
+      ok: false,
+      reason: 'the request is too old (or from the future)',
+    });
     expect(check({ timestamp: undefined }).ok).toBe(false);
     expect(check({ timestamp: 'yesterday' }).ok).toBe(false);
     expect(check({ signature: 'v2=00' }).ok).toBe(false);
@@ -37,8 +43,17 @@ describe('tool webhook signatures (runner protocol v2)', () => {
     const now = 1_800_000_000_000;
     const body = '{"progress":0.5}';
     const legacy = `sha256=${createHmac('sha256', secret).update(`${now}.${body}`).digest('hex')}`;
-    const check = verifyWebhook({ secret, timestamp: String(now), signature: legacy, ...request, body: Buffer.from(body), now });
+    const check = verifyWebhook({
+      secret,
+      timestamp: String(now),
+      signature: legacy,
+      ...request,
+      body: Buffer.from(body),
+      now,
+    });
     expect(check.ok).toBe(false);
-    expect(!check.ok && check.reason).toMatch(/protocol v1 signature \(sha256=\) is no longer accepted; sign with protocol v2/);
+    expect(!check.ok && check.reason).toMatch(
+      /protocol v1 signature \(sha256=\) is no longer accepted; sign with protocol v2/,
+    );
   });
 });

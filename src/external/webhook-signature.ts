@@ -36,8 +36,16 @@ export function signWebhook(input: SignedRequest & { secret: string }): string {
 }
 
 /** The headers of a signed JSON request, timestamped now. */
-export function signedHeaders(secret: string, request: Omit<SignedRequest, 'timestamp' | 'body'> & { body: string }, now = Date.now()): Record<string, string> {
-  return { 'content-type': 'application/json', [TIMESTAMP_HEADER]: String(now), [SIGNATURE_HEADER]: signWebhook({ secret, timestamp: now, ...request }) };
+export function signedHeaders(
+  secret: string,
+  request: Omit<SignedRequest, 'timestamp' | 'body'> & { body: string },
+  now = Date.now(),
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    [TIMESTAMP_HEADER]: String(now),
+    [SIGNATURE_HEADER]: signWebhook({ secret, timestamp: now, ...request }),
+  };
 }
 
 export type SignatureCheck = { ok: true; signature: string } | { ok: false; reason: string };
@@ -47,16 +55,38 @@ export type SignatureCheck = { ok: true; signature: string } | { ok: false; reas
  * over method, path, run id and the raw body equal (compared in constant time). A protocol-v1 signature is refused
  * with a reason naming the change. Replays are refused by the caller, which remembers accepted signatures.
  */
-export function verifyWebhook(input: Omit<SignedRequest, 'timestamp'> & { secret: string; timestamp: string | undefined; signature: string | undefined; now?: number }): SignatureCheck {
-  if (!input.timestamp || !input.signature) return { ok: false, reason: `the ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required` };
+export function verifyWebhook(
+  input: Omit<SignedRequest, 'timestamp'> & {
+    secret: string;
+    timestamp: string | undefined;
+    signature: string | undefined;
+    now?: number;
+  },
+): SignatureCheck {
+  if (!input.timestamp || !input.signature)
+    return { ok: false, reason: `the ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required` };
   if (input.signature.startsWith(LEGACY_PREFIX)) {
-    return { ok: false, reason: `a runner protocol v1 signature (${LEGACY_PREFIX}) is no longer accepted; sign with protocol v2 (${SIGNATURE_PREFIX}, over method, path, run id and body; see the README's runner protocol)` };
+    return {
+      ok: false,
+      reason: `a runner protocol v1 signature (${LEGACY_PREFIX}) is no longer accepted; sign with protocol v2 (${SIGNATURE_PREFIX}, over method, path, run id and body; see the README's runner protocol)`,
+    };
   }
   const timestamp = Number(input.timestamp);
   if (!Number.isSafeInteger(timestamp)) return { ok: false, reason: `${TIMESTAMP_HEADER} must be Unix milliseconds` };
-  if (Math.abs((input.now ?? Date.now()) - timestamp) > SIGNATURE_TOLERANCE_MS) return { ok: false, reason: 'the request is too old (or from the future)' };
-  const expected = Buffer.from(signWebhook({ secret: input.secret, timestamp, method: input.method, path: input.path, runId: input.runId, body: input.body }));
+  if (Math.abs((input.now ?? Date.now()) - timestamp) > SIGNATURE_TOLERANCE_MS)
+    return { ok: false, reason: 'the request is too old (or from the future)' };
+  const expected = Buffer.from(
+    signWebhook({
+      secret: input.secret,
+      timestamp,
+      method: input.method,
+      path: input.path,
+      runId: input.runId,
+      body: input.body,
+    }),
+  );
   const given = Buffer.from(input.signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'the signature does not match' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'the signature does not match' };
   return { ok: true, signature: input.signature };
 }

@@ -12,7 +12,10 @@ describe('token verification', () => {
     expect(await tokens.verify(token)).toBe(first);
 
     vi.useFakeTimers({ now: first.expiresAt + 1000, toFake: ['Date'] });
-    await expect(tokens.verify(token)).rejects.toMatchObject({ code: 'UNAUTHORIZED', message: 'The token has expired.' });
+    await expect(tokens.verify(token)).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'The token has expired.',
+    });
   });
 
   it('never accepts a token signed with another secret, remembered or not', async () => {

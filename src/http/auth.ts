@@ -51,10 +51,14 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
     ...(options.audience ? { audience: options.audience } : {}),
   };
 
-  async function sign(principal: { userId: string; role?: 'admin'; kind: 'guest' | 'external'; firstIssuedAt?: number }, ttlSeconds = guestTtl): Promise<string> {
+  async function sign(
+    principal: { userId: string; role?: 'admin'; kind: 'guest' | 'external'; firstIssuedAt?: number },
+    ttlSeconds = guestTtl,
+  ): Promise<string> {
     const now = nowSeconds();
     const firstIssuedAt = principal.kind === 'guest' ? (principal.firstIssuedAt ?? now) : undefined;
-    const expiresAt = firstIssuedAt === undefined ? now + ttlSeconds : Math.min(now + ttlSeconds, firstIssuedAt + guestMaxAge);
+    const expiresAt =
+      firstIssuedAt === undefined ? now + ttlSeconds : Math.min(now + ttlSeconds, firstIssuedAt + guestMaxAge);
     const jwt = new SignJWT({
       kind: principal.kind,
       ...(principal.role ? { role: principal.role } : {}),
@@ -85,12 +89,19 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
   /** Verifies signature and claims as of `at` (seconds; default now). */
   async function verifiedPayload(token: string, at?: number): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, key, { ...verifyOptions, ...(at !== undefined ? { currentDate: new Date(at * 1000) } : {}) });
+      const { payload } = await jwtVerify(token, key, {
+        ...verifyOptions,
+        ...(at !== undefined ? { currentDate: new Date(at * 1000) } : {}),
+      });
       return payload;
     } catch (error) {
       const expired = error instanceof joseErrors.JWTExpired;
       const missingExpiry = error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'exp' && !expired;
-      const message = expired ? 'The token has expired.' : missingExpiry ? 'The token has no expiry (exp).' : 'The token is not valid.';
+      const message = expired
+        ? 'The token has expired.'
+        : missingExpiry
+          ? 'The token has no expiry (exp).'
+          : 'The token is not valid.';
       throw new AppError('UNAUTHORIZED', message, { cause: error });
     }
   }
@@ -125,10 +136,14 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
     const payload = await verifiedPayload(token, at);
     const principal = toPrincipal(payload);
     if (principal.kind !== 'guest' || principal.role === 'admin') {
-      throw new AppError('FORBIDDEN', 'Only guest tokens are refreshed here; ask the application that issued this token for a new one.');
+      throw new AppError(
+        'FORBIDDEN',
+        'Only guest tokens are refreshed here; ask the application that issued this token for a new one.',
+      );
     }
     const claimed = payload[FIRST_ISSUED_AT_CLAIM] ?? payload.iat;
-    if (typeof claimed !== 'number') throw new AppError('UNAUTHORIZED', 'The token does not say when the guest session began.');
+    if (typeof claimed !== 'number')
+      throw new AppError('UNAUTHORIZED', 'The token does not say when the guest session began.');
     if (nowSeconds() >= claimed + guestMaxAge) {
       throw new AppError('UNAUTHORIZED', 'This guest session has reached its maximum age; start a new one.');
     }

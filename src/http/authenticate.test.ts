@@ -12,14 +12,18 @@ function world() {
   const tombstones = new Map<string, ErasureRecord>();
   const deps = {
     tokens,
-    threads: { ensureUser: async (userId: string) => { upserts.push(userId); } } as unknown as ThreadStore,
+    threads: {
+      ensureUser: async (userId: string) => {
+        upserts.push(userId);
+      },
+    } as unknown as ThreadStore,
     erasures: { erasureOf: async (userId: string) => tombstones.get(userId) ?? null },
   };
   return { upserts, tombstones, deps };
 }
 
 describe('principalFromToken and erased users', () => {
-  it('stores a user\'s row on their first request only; after an erasure a newer token stores it once again', async () => {
+  it("stores a user's row on their first request only; after an erasure a newer token stores it once again", async () => {
     const { upserts, tombstones, deps } = world();
     const userId = `host-${crypto.randomUUID()}`;
     const token = await tokens.sign({ userId, kind: 'external' });
@@ -50,8 +54,12 @@ describe('principalFromToken and erased users', () => {
     const { upserts, tombstones, deps } = world();
     const userId = `guest-${crypto.randomUUID()}`;
     tombstones.set(userId, { erasedAt: new Date(Date.now() - 60_000), kind: 'guest' });
-    await expect(principalFromToken(await tokens.sign({ userId, kind: 'guest' }), deps)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(principalFromToken(await tokens.sign({ userId, kind: 'external' }), deps)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(principalFromToken(await tokens.sign({ userId, kind: 'guest' }), deps)).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
+    await expect(principalFromToken(await tokens.sign({ userId, kind: 'external' }), deps)).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
     expect(upserts).toEqual([]);
   });
 });

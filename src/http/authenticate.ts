@@ -43,7 +43,10 @@ export function forgetKnownUser(userId: string): void {
  * The principal of a bearer token. A token of an erased user is refused (UNAUTHORIZED) when it was
  * issued before the erasure, and always for a guest; a newer token of a host-minted user recreates an empty user.
  */
-export async function principalFromToken(token: string | null, deps: { tokens: TokenService; threads: ThreadStore; erasures: Pick<ErasureStore, 'erasureOf'> }): Promise<Principal> {
+export async function principalFromToken(
+  token: string | null,
+  deps: { tokens: TokenService; threads: ThreadStore; erasures: Pick<ErasureStore, 'erasureOf'> },
+): Promise<Principal> {
   if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required.');
   const principal = await deps.tokens.verify(token);
   const erasure = await deps.erasures.erasureOf(principal.userId);
@@ -59,7 +62,11 @@ export async function principalFromToken(token: string | null, deps: { tokens: T
 }
 
 /** Requires `Authorization: Bearer <jwt>`; puts the principal in `response.locals.principal`. */
-export function authenticate(deps: { tokens: TokenService; threads: ThreadStore; erasures: Pick<ErasureStore, 'erasureOf'> }): RequestHandler {
+export function authenticate(deps: {
+  tokens: TokenService;
+  threads: ThreadStore;
+  erasures: Pick<ErasureStore, 'erasureOf'>;
+}): RequestHandler {
   return (request, response, next) => {
     principalFromToken(bearerToken(request.headers.authorization), deps).then((principal) => {
       response.locals.principal = principal;

@@ -39,7 +39,10 @@ export function clientAddressKey(address: string | undefined): string {
     const [high = 0, low = 0] = groups.slice(6);
     return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   }
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The requesting client's key (express' `request.ip`: the client behind a proxy trusted by TRUST_PROXY). */

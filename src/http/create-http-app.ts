@@ -25,14 +25,18 @@ import { toolRunRoutes } from './routes/tool-run-routes';
 import { TOOL_CALLBACK_PATHS, toolCallbackBodyParser, toolCallbackRoutes } from './routes/tool-callback-routes';
 
 /** The express app: security headers, CORS to configured origins, JSON bodies sized to the largest valid message. */
-export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) => void; beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {}): Express {
+export function createHttpApp(
+  deps: HttpDeps,
+  extra: { first?: (app: Express) => void; beforeApi?: (app: Express) => void; afterApi?: (app: Express) => void } = {},
+): Express {
   const app = express();
   app.disable('x-powered-by');
   // TRUST_PROXY: only a known proxy may say who the client is (request.ip keys the per-address limits).
   app.set('trust proxy', deps.trustProxy);
   app.use((request, response, next) => {
     const incoming = request.headers['x-request-id'];
-    response.locals.requestId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    response.locals.requestId =
+      typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     response.setHeader('X-Request-Id', response.locals.requestId as string);
     // Every log line written while this request runs carries its id (and the user's, once authenticated).
     const logContext: LogContext = { requestId: response.locals.requestId as string };
@@ -44,13 +48,20 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, credentials: deps.corsCredentials }));
   app.use(healthRoutes(deps.probes));
   // Runners' results may be TOOL_RESULT_MAX_CHARS long: their callbacks get a parser of their own, first.
-  if (deps.toolCallbacks) app.use(TOOL_CALLBACK_PATHS, ...toolCallbackBodyParser(deps.toolCallbacks.deps.maxResultChars));
+  if (deps.toolCallbacks)
+    app.use(TOOL_CALLBACK_PATHS, ...toolCallbackBodyParser(deps.toolCallbacks.deps.maxResultChars));
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
-  app.use('/api', express.json({
-    limit: deps.limits.maxMessageChars * 6 + 16_384, strict: true,
-    // Kept for the runners' callbacks, whose HMAC is over the raw bytes (the same buffer, not a copy).
-    verify: (request, _response, buffer) => { (request as { rawBody?: Buffer }).rawBody = buffer; },
-  }));
+  app.use(
+    '/api',
+    express.json({
+      limit: deps.limits.maxMessageChars * 6 + 16_384,
+      strict: true,
+      // Kept for the runners' callbacks, whose HMAC is over the raw bytes (the same buffer, not a copy).
+      verify: (request, _response, buffer) => {
+        (request as { rawBody?: Buffer }).rawBody = buffer;
+      },
+    }),
+  );
   // The body parser resumes in the socket's async context: re-enter the request's.
   app.use((_request, response, next) => runInLogContext(response.locals.logContext as LogContext, next));
   extra.beforeApi?.(app);
@@ -63,7 +74,16 @@ export function createHttpApp(deps: HttpDeps, extra: { first?: (app: Express) =>
     (response.locals.logContext as LogContext).userId = principalOf(response).userId;
     runInLogContext(response.locals.logContext as LogContext, next);
   });
-  app.use('/api', threadRoutes(deps), messageRoutes(deps), contextRoutes(deps), toolRunRoutes(deps), memoryRoutes(deps), exportRoutes(deps), searchRoutes(deps));
+  app.use(
+    '/api',
+    threadRoutes(deps),
+    messageRoutes(deps),
+    contextRoutes(deps),
+    toolRunRoutes(deps),
+    memoryRoutes(deps),
+    exportRoutes(deps),
+    searchRoutes(deps),
+  );
   app.use('/api', forkRoutes(deps), savedMemoryRoutes(deps), accountRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);

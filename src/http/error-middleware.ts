@@ -8,11 +8,14 @@ import type { LogPort } from '../core/ports';
 export function errorMiddleware(log: LogPort): ErrorRequestHandler {
   return (error: unknown, _request, response, _next) => {
     const appError = toAppError(error);
-    if (appError.code === 'UNAVAILABLE') log.warn({ err: appError.cause, requestId: response.locals.requestId }, 'database unavailable');
+    if (appError.code === 'UNAVAILABLE')
+      log.warn({ err: appError.cause, requestId: response.locals.requestId }, 'database unavailable');
     if (appError.code === 'INTERNAL') log.error({ err: error, requestId: response.locals.requestId }, 'request failed');
     const retryAfter = appError.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(Math.ceil(retryAfter)));
-    const body: { error: ErrorBody & Record<string, unknown> } = { error: { code: appError.code, message: appError.message, ...appError.details } };
+    const body: { error: ErrorBody & Record<string, unknown> } = {
+      error: { code: appError.code, message: appError.message, ...appError.details },
+    };
     response.status(ERROR_STATUS[appError.code]).json(body);
   };
 }

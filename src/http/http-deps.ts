@@ -4,7 +4,17 @@ import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';
 import type { SavedMemoryDeps } from '../core/saved-memories';
 import type { ErasureStore } from '../core/erasure';
-import type { ExportReader, LogPort, ThreadEventBus, ThreadStore, ToolQueue, ToolRunStore, TranscriptSearch, TranscriptStore, TurnStore } from '../core/ports';
+import type {
+  ExportReader,
+  LogPort,
+  ThreadEventBus,
+  ThreadStore,
+  ToolQueue,
+  ToolRunStore,
+  TranscriptSearch,
+  TranscriptStore,
+  TurnStore,
+} from '../core/ports';
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { AsyncToolDeps } from '../core/tools/run-async-tool';
 import type { TurnRunner } from '../core/turn/turn-runner';

@@ -12,10 +12,15 @@ export function toAppError(error: unknown): AppError {
   const type = (error as { type?: string })?.type;
   if (status === 413 || type === 'entity.too.large') return new AppError('TOO_LARGE', 'The request body is too large.');
   if (type === 'entity.parse.failed') return new AppError('VALIDATION', 'The request body is not valid JSON.');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new AppError('VALIDATION', 'The request body must be UTF-8 JSON.');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return new AppError('VALIDATION', 'The request body must be UTF-8 JSON.');
   if (status === 400) return new AppError('VALIDATION', 'The request is malformed.');
   if (isDatabaseUnavailable(error)) {
-    return new AppError('UNAVAILABLE', 'The database is unavailable right now; nothing was half-written. Try again in a moment.', { cause: error, details: { retryAfterSeconds: 2 } });
+    return new AppError(
+      'UNAVAILABLE',
+      'The database is unavailable right now; nothing was half-written. Try again in a moment.',
+      { cause: error, details: { retryAfterSeconds: 2 } },
+    );
   }
   return new AppError('INTERNAL', 'Something went wrong on our side.', { cause: error });
 }

@@ -2,7 +2,14 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { FoldQueue, ForgetRebuildQueue, IdleFoldQueue, RebuildQueue } from '../core/ports';
 import { createProducerQueue, withEnqueueTimeout } from './producer-queue';
-import { FOLD_JOB, FORGET_REBUILD_JOB, IDLE_FOLD_JOB, REBUILD_JOB, SUMMARY_QUEUE, type SummaryJobPayload } from './queue-names';
+import {
+  FOLD_JOB,
+  FORGET_REBUILD_JOB,
+  IDLE_FOLD_JOB,
+  REBUILD_JOB,
+  SUMMARY_QUEUE,
+  type SummaryJobPayload,
+} from './queue-names';
 
 export interface FoldProducer extends FoldQueue, RebuildQueue, ForgetRebuildQueue, IdleFoldQueue {
   queue: Queue<SummaryJobPayload>;
@@ -17,7 +24,12 @@ export const DEFAULT_IDLE_FOLD_DELAY_MS = 300_000;
  * is a no-op. (A fixed jobId would be ignored as long as a failed job with that id is kept, stopping the
  * thread's folds for good; ids must not contain ':'.)
  */
-export function createFoldProducer(options: { connection: Redis; prefix: string; onError?: (error: Error) => void; idleFoldDelayMs?: number }): FoldProducer {
+export function createFoldProducer(options: {
+  connection: Redis;
+  prefix: string;
+  onError?: (error: Error) => void;
+  idleFoldDelayMs?: number;
+}): FoldProducer {
   const idleFoldDelayMs = options.idleFoldDelayMs ?? DEFAULT_IDLE_FOLD_DELAY_MS;
   const queue = createProducerQueue<SummaryJobPayload>(SUMMARY_QUEUE, { ...options, attempts: 5 });
   return {
@@ -31,7 +43,11 @@ export function createFoldProducer(options: { connection: Redis; prefix: string;
     async enqueueForgetRebuild({ threadId, version }) {
       // Deduplicated per withdrawal, not per thread: a rebuild already running may have read the forgotten text.
       const job = await withEnqueueTimeout(
-        queue.add(FORGET_REBUILD_JOB, { threadId, version }, { deduplication: { id: `forget-rebuild-${threadId}-${version}` } }),
+        queue.add(
+          FORGET_REBUILD_JOB,
+          { threadId, version },
+          { deduplication: { id: `forget-rebuild-${threadId}-${version}` } },
+        ),
       );
       return job.id ?? null;
     },
@@ -46,9 +62,17 @@ export function createFoldProducer(options: { connection: Redis; prefix: string;
       // Debounced: while the thread's idle fold is delayed, a new one only moves it to `idleFoldDelayMs` from now
       // (reschedule). Its own id, not the trigger fold's, so a waiting idle fold never swallows a trigger fold; a
       // deduplication id, not a jobId, so a finished or failed job kept for admins never blocks the next one.
-      await withEnqueueTimeout(queue.add(IDLE_FOLD_JOB, { threadId }, {
-        delay: idleFoldDelayMs, deduplication: { id: `idle-fold-${threadId}`, reschedule: true }, attempts: 2,
-      }));
+      await withEnqueueTimeout(
+        queue.add(
+          IDLE_FOLD_JOB,
+          { threadId },
+          {
+            delay: idleFoldDelayMs,
+            deduplication: { id: `idle-fold-${threadId}`, reschedule: true },
+            attempts: 2,
+          },
+        ),
+      );
     },
     close: () => queue.close(),
   };

@@ -8,7 +8,10 @@ export const ENQUEUE_TIMEOUT_MS = 2000;
  * A queue for producers on the request path: bounded attempts with exponential backoff, finished jobs kept an hour
  * (failed ones a week, for admins), and Redis outages reported through `onError` while it reconnects by itself.
  */
-export function createProducerQueue<Payload>(name: string, options: { connection: Redis; prefix: string; attempts: number; onError?: (error: Error) => void }): Queue<Payload> {
+export function createProducerQueue<Payload>(
+  name: string,
+  options: { connection: Redis; prefix: string; attempts: number; onError?: (error: Error) => void },
+): Queue<Payload> {
   const queue = new Queue<Payload>(name, {
     connection: options.connection,
     prefix: options.prefix,
@@ -28,6 +31,11 @@ export function withEnqueueTimeout<T>(promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS); }),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${ENQUEUE_TIMEOUT_MS} ms`)),
+        ENQUEUE_TIMEOUT_MS,
+      );
+    }),
   ]).finally(() => clearTimeout(timer));
 }

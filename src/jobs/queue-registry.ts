@@ -41,18 +41,28 @@ export function createQueueRegistry(): QueueRegistry {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
       });
-      const all = Promise.all([...queues.values()].map(async (queue) => {
-        const counts = await queue.getJobCounts('waiting', 'active', 'failed', 'delayed', 'completed', 'prioritized', 'waiting-children');
-        return {
-          name: queue.name,
-          // Prioritized and waiting-for-children jobs are waiting too, from an admin's point of view.
-          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts['waiting-children'] ?? 0),
-          active: counts.active ?? 0,
-          failed: counts.failed ?? 0,
-          delayed: counts.delayed ?? 0,
-          completed: counts.completed ?? 0,
-        };
-      }));
+      const all = Promise.all(
+        [...queues.values()].map(async (queue) => {
+          const counts = await queue.getJobCounts(
+            'waiting',
+            'active',
+            'failed',
+            'delayed',
+            'completed',
+            'prioritized',
+            'waiting-children',
+          );
+          return {
+            name: queue.name,
+            // Prioritized and waiting-for-children jobs are waiting too, from an admin's point of view.
+            waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts['waiting-children'] ?? 0),
+            active: counts.active ?? 0,
+            failed: counts.failed ?? 0,
+            delayed: counts.delayed ?? 0,
+            completed: counts.completed ?? 0,
+          };
+        }),
+      );
       try {
         return await Promise.race([all, timeout]);
       } finally {

@@ -24,12 +24,25 @@ describe('createSharedRateLimiter while Redis is not ready', () => {
     const { server, port, sockets } = await silentServer();
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     cleanups.push(() => sockets.forEach((socket) => socket.destroy()));
-    const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
+    const redis = new Redis({
+      host: '127.0.0.1',
+      port,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+    });
     cleanups.push(() => redis.disconnect());
     redis.on('error', () => undefined);
     void redis.connect().catch(() => undefined);
     const before = redis.listenerCount('ready');
-    const limiter = createSharedRateLimiter({ redis, prefix: 'test', name: 'sends', limit: 3, log: silentLog, timeoutMs: 5 });
+    const limiter = createSharedRateLimiter({
+      redis,
+      prefix: 'test',
+      name: 'sends',
+      limit: 3,
+      log: silentLog,
+      timeoutMs: 5,
+    });
 
     const decisions = [];
     for (let hit = 0; hit < 5; hit += 1) decisions.push(await limiter.hit('user-1'));

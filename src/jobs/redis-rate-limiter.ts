@@ -27,7 +27,13 @@ if ARGV[3] == '1' then
 end
 return {1, 0}`;
 
-type WindowCommand = (key: string, limit: number, windowMs: number, count: '0' | '1', member: string) => Promise<[number, number]>;
+type WindowCommand = (
+  key: string,
+  limit: number,
+  windowMs: number,
+  count: '0' | '1',
+  member: string,
+) => Promise<[number, number]>;
 
 /** Redis connections that know the sliding-window script (defined once per connection). */
 const defined = new WeakSet<Redis>();
@@ -106,16 +112,24 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Rate
     try {
       await connected();
       const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
-      const [allowed, retryAfterMs] = await withTimeout(command(`${options.prefix}:rate:${options.name}:${key}`, options.limit, windowMs, count ? '1' : '0', member), timeoutMs);
+      const [allowed, retryAfterMs] = await withTimeout(
+        command(`${options.prefix}:rate:${options.name}:${key}`, options.limit, windowMs, count ? '1' : '0', member),
+        timeoutMs,
+      );
       if (degraded) {
         degraded = false;
         options.log.info({ limit: options.name }, 'rate limit shared through Redis again');
       }
-      return allowed === 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+      return allowed === 1
+        ? { allowed: true }
+        : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
     } catch (error) {
       if (!degraded) {
         degraded = true;
-        options.log.warn({ err: error, limit: options.name }, 'Redis unreachable: this rate limit is enforced per process until it is back');
+        options.log.warn(
+          { err: error, limit: options.name },
+          'Redis unreachable: this rate limit is enforced per process until it is back',
+        );
       }
       return count ? fallback.hit(key) : fallback.check(key);
     }
@@ -140,7 +154,9 @@ export async function deleteRateLimitKeys(input: { redis: Redis; prefix: string;
   do {
     const [next, keys] = await input.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
     // A limit name never holds a colon: the key after `rate:<name>:` is exactly the user's.
-    const exact = keys.filter((candidate) => candidate.slice(`${input.prefix}:rate:`.length).split(':').slice(1).join(':') === input.key);
+    const exact = keys.filter(
+      (candidate) => candidate.slice(`${input.prefix}:rate:`.length).split(':').slice(1).join(':') === input.key,
+    );
     if (exact.length > 0) deleted += await input.redis.del(...exact);
     cursor = next;
   } while (cursor !== '0');

@@ -18,7 +18,11 @@ interface JobPayloadIds {
  * job's reason may quote a provider's error). Scans each state's list once, then removes what matched; returns how
  * many were removed. Erasure is rare, and the lists hold ids only, so a scan is cheap next to an index to keep.
  */
-export async function removeJobsOf(input: { queues: Queue[]; threadIds: readonly string[]; runIds: readonly string[] }): Promise<number> {
+export async function removeJobsOf(input: {
+  queues: Queue[];
+  threadIds: readonly string[];
+  runIds: readonly string[];
+}): Promise<number> {
   const threads = new Set(input.threadIds);
   const runs = new Set(input.runIds);
   if (threads.size === 0 && runs.size === 0) return 0;
@@ -30,7 +34,9 @@ export async function removeJobsOf(input: { queues: Queue[]; threadIds: readonly
         const jobs = await queue.getJobs([state], start, start + PAGE - 1, true);
         for (const job of jobs) {
           const data = (job.data ?? {}) as JobPayloadIds;
-          const names = (typeof data.threadId === 'string' && threads.has(data.threadId)) || (typeof data.runId === 'string' && runs.has(data.runId));
+          const names =
+            (typeof data.threadId === 'string' && threads.has(data.threadId)) ||
+            (typeof data.runId === 'string' && runs.has(data.runId));
           if (names && job.id) matching.add(job.id);
         }
         if (jobs.length < PAGE) break;

@@ -8,7 +8,14 @@ import { TOOLS_QUEUE, type ToolJobPayload } from './queue-names';
  * The tools worker. A killed worker's job is found by stalled-job detection (`stalledIntervalMs`,
  * `lockDurationMs`) and run again elsewhere; a job that stalls more than twice fails, and its run is failed.
  */
-export function startToolWorker(options: { connection: Redis; prefix: string; concurrency: number; deps: AsyncToolDeps; stalledIntervalMs: number; lockDurationMs: number }): Worker<ToolJobPayload> {
+export function startToolWorker(options: {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  deps: AsyncToolDeps;
+  stalledIntervalMs: number;
+  lockDurationMs: number;
+}): Worker<ToolJobPayload> {
   const worker = new Worker<ToolJobPayload>(TOOLS_QUEUE, createToolProcessor(options.deps), {
     connection: options.connection,
     prefix: options.prefix,

@@ -1,5 +1,15 @@
 import type { ContextSettings } from '../core/context-settings';
-import type { FoldLagPolicy, FoldQueue, ForgetRebuildQueue, LogPort, MemoryStore, SummaryStore, ToolQueue, ToolRunStore, TurnStore } from '../core/ports';
+import type {
+  FoldLagPolicy,
+  FoldQueue,
+  ForgetRebuildQueue,
+  LogPort,
+  MemoryStore,
+  SummaryStore,
+  ToolQueue,
+  ToolRunStore,
+  TurnStore,
+} from '../core/ports';
 
 /** The deployment trigger as the thresholds of the sweeper's SQL (any condition fires). */
 export function foldThresholds(settings: ContextSettings): { minWindowTokens: number; minWindowMessages: number } {
@@ -7,10 +17,14 @@ export function foldThresholds(settings: ContextSettings): { minWindowTokens: nu
   let minWindowMessages = Number.MAX_SAFE_INTEGER;
   for (const condition of settings.trigger.conditions) {
     if (condition.kind === 'tokens') minWindowTokens = Math.min(minWindowTokens, condition.value);
-    if (condition.kind === 'fraction') minWindowTokens = Math.min(minWindowTokens, Math.floor(condition.value * settings.profile.maxInputTokens));
+    if (condition.kind === 'fraction')
+      minWindowTokens = Math.min(minWindowTokens, Math.floor(condition.value * settings.profile.maxInputTokens));
     if (condition.kind === 'messages') minWindowMessages = Math.min(minWindowMessages, condition.value);
   }
-  return { minWindowTokens: Math.min(minWindowTokens, 2_000_000_000), minWindowMessages: Math.min(minWindowMessages, 2_000_000_000) };
+  return {
+    minWindowTokens: Math.min(minWindowTokens, 2_000_000_000),
+    minWindowMessages: Math.min(minWindowMessages, 2_000_000_000),
+  };
 }
 
 /** The deployment's trigger and keep in the form the admin list's SQL evaluates (`foldLagEntries`). */
@@ -18,14 +32,18 @@ export function foldLagPolicy(settings: ContextSettings): FoldLagPolicy {
   const { keep } = settings;
   return {
     ...foldThresholds(settings),
-    keep: keep.kind === 'fraction'
-      ? { kind: 'tokens', value: Math.floor(keep.value * settings.profile.maxInputTokens) }
-      : { kind: keep.kind, value: keep.value },
+    keep:
+      keep.kind === 'fraction'
+        ? { kind: 'tokens', value: Math.floor(keep.value * settings.profile.maxInputTokens) }
+        : { kind: keep.kind, value: keep.value },
   };
 }
 
 /** Enqueues the rebuilds of withdrawn summaries (one job per withdrawal: repeated sweeps deduplicate). */
-async function enqueueWithdrawnRebuilds(rebuilds: NonNullable<Parameters<typeof createSweeper>[0]['rebuilds']>, log: LogPort): Promise<number> {
+async function enqueueWithdrawnRebuilds(
+  rebuilds: NonNullable<Parameters<typeof createSweeper>[0]['rebuilds']>,
+  log: LogPort,
+): Promise<number> {
   let enqueued = 0;
   for (const { threadId, version } of await rebuilds.memory.threadsAwaitingRebuild(100)) {
     try {
@@ -92,7 +110,11 @@ export function createSweeper(options: {
       }
     }
     const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
-    const due = await options.summaries.threadsNeedingFold({ limit: 500, ...foldThresholds(options.settings), maxInputTokens: options.settings.profile.maxInputTokens });
+    const due = await options.summaries.threadsNeedingFold({
+      limit: 500,
+      ...foldThresholds(options.settings),
+      maxInputTokens: options.settings.profile.maxInputTokens,
+    });
     for (const threadId of due) {
       try {
         await options.folds.enqueueFold(threadId, 'sweeper');
@@ -104,7 +126,8 @@ export function createSweeper(options: {
     }
     const toolRunsEnqueued = await enqueueToolRuns();
     await applyRetention();
-    if (foldsEnqueued + threadsResumed + rebuildsEnqueued + toolRunsEnqueued > 0) options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued, toolRunsEnqueued }, 'sweeper caught up');
+    if (foldsEnqueued + threadsResumed + rebuildsEnqueued + toolRunsEnqueued > 0)
+      options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued, toolRunsEnqueued }, 'sweeper caught up');
     return { foldsEnqueued, threadsResumed, toolRunsEnqueued };
   }
   async function applyRetention(): Promise<void> {
@@ -112,15 +135,26 @@ export function createSweeper(options: {
     if (!retention) return;
     const now = (retention.now ?? (() => new Date()))().getTime();
     const day = 86_400_000;
-    const deleted = retention.retentionDays === undefined ? null : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
+    const deleted =
+      retention.retentionDays === undefined
+        ? null
+        : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
     const threadsDeleted = deleted?.threadIds.length ?? 0;
     if (deleted && threadsDeleted > 0) {
-      await retention.removeJobs(deleted).catch((error: unknown) => options.log.warn({ err: error }, 'could not remove the jobs of threads deleted by retention'));
+      await retention
+        .removeJobs(deleted)
+        .catch((error: unknown) =>
+          options.log.warn({ err: error }, 'could not remove the jobs of threads deleted by retention'),
+        );
     }
     const guestGraceMs = (retention.retentionDays ?? 7) * day;
-    const guests = await retention.guestsCreatedBefore(new Date(now - retention.guestMaxAgeSeconds * 1000 - guestGraceMs), 100);
+    const guests = await retention.guestsCreatedBefore(
+      new Date(now - retention.guestMaxAgeSeconds * 1000 - guestGraceMs),
+      100,
+    );
     for (const userId of guests) await retention.eraseGuest(userId);
-    if (threadsDeleted + guests.length > 0) options.log.info({ threadsDeleted, guestsErased: guests.length }, 'retention applied');
+    if (threadsDeleted + guests.length > 0)
+      options.log.info({ threadsDeleted, guestsErased: guests.length }, 'retention applied');
   }
   async function enqueueToolRuns(): Promise<number> {
     if (!options.toolRuns) return 0;
@@ -142,7 +176,11 @@ export function createSweeper(options: {
     start() {
       const tick = () => {
         if (running) return;
-        running = sweep().catch((error: unknown) => options.log.warn({ err: error }, 'sweep failed')).finally(() => { running = null; });
+        running = sweep()
+          .catch((error: unknown) => options.log.warn({ err: error }, 'sweep failed'))
+          .finally(() => {
+            running = null;
+          });
       };
       tick();
       timer = setInterval(tick, options.intervalMs ?? 60_000);

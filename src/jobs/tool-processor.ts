@@ -15,7 +15,10 @@ export function createToolProcessor(deps: AsyncToolDeps) {
       return await runAsyncTool({ runId: parsed.data.runId }, deps);
     } catch (error) {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      deps.log.warn({ err: error, runId: parsed.data.runId, attempt: job.attemptsMade + 1, lastAttempt }, 'tool job failed');
+      deps.log.warn(
+        { err: error, runId: parsed.data.runId, attempt: job.attemptsMade + 1, lastAttempt },
+        'tool job failed',
+      );
       if (lastAttempt) await failRun(parsed.data.runId, error, deps);
       throw error;
     }
@@ -25,6 +28,14 @@ export function createToolProcessor(deps: AsyncToolDeps) {
 /** Gives up on a run: recorded as failed (never reported yet; the sweeper re-enqueues it for the report). */
 export async function failRun(runId: string, error: unknown, deps: Pick<AsyncToolDeps, 'runs' | 'log'>): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
-  await deps.runs.finishRun({ runId, status: 'failed', result: null, resultTokens: null, condensed: null, error: `The tool could not be run: ${reason}` })
+  await deps.runs
+    .finishRun({
+      runId,
+      status: 'failed',
+      result: null,
+      resultTokens: null,
+      condensed: null,
+      error: `The tool could not be run: ${reason}`,
+    })
     .catch((storeError: unknown) => deps.log.error({ err: storeError, runId }, 'could not record a failed tool run'));
 }

@@ -16,7 +16,11 @@ export const TOOL_JOB_ATTEMPTS = 3;
  * Enqueues tool runs, deduplicated per run while a job of it waits or runs (the sweeper may enqueue a run again;
  * that is a no-op then). A dead Redis makes the enqueue fail fast; the run row stays `queued` for the sweeper.
  */
-export function createToolProducer(options: { connection: Redis; prefix: string; onError?: (error: Error) => void }): ToolProducer {
+export function createToolProducer(options: {
+  connection: Redis;
+  prefix: string;
+  onError?: (error: Error) => void;
+}): ToolProducer {
   const queue = createProducerQueue<ToolJobPayload>(TOOLS_QUEUE, { ...options, attempts: TOOL_JOB_ATTEMPTS });
   return {
     queue,

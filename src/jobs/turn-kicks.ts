@@ -14,8 +14,16 @@ export function publishTurnKick(connection: Redis, prefix: string, threadId: str
 }
 
 /** Subscribes on a connection of its own (a subscribed connection can do nothing else). */
-export function subscribeTurnKicks(options: { url: string; prefix: string; onKick: (threadId: string) => void; onError?: (error: Error) => void }): { close(): void } {
-  const subscriber = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+export function subscribeTurnKicks(options: {
+  url: string;
+  prefix: string;
+  onKick: (threadId: string) => void;
+  onError?: (error: Error) => void;
+}): { close(): void } {
+  const subscriber = new Redis(options.url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
   subscriber.on('error', (error) => options.onError?.(error));
   const channel = turnKicksChannel(options.prefix);
   subscriber.subscribe(channel).catch((error: unknown) => options.onError?.(error as Error));
@@ -34,15 +42,28 @@ export function turnCancelsChannel(prefix: string): string {
 }
 
 /** Asks every process to stop the thread's running answer; with `turnId`, only when that turn is the one running. */
-export function publishTurnCancel(connection: Redis, prefix: string, threadId: string, turnId?: string): Promise<number> {
+export function publishTurnCancel(
+  connection: Redis,
+  prefix: string,
+  threadId: string,
+  turnId?: string,
+): Promise<number> {
   return connection.publish(turnCancelsChannel(prefix), turnId === undefined ? threadId : `${threadId}:${turnId}`);
 }
 
 const CANCEL_MESSAGE = /^([0-9a-f-]{36})(?::([0-9a-f-]{36}))?$/i;
 
 /** Subscribes on a connection of its own. */
-export function subscribeTurnCancels(options: { url: string; prefix: string; onCancel: (threadId: string, turnId?: string) => void; onError?: (error: Error) => void }): { close(): void } {
-  const subscriber = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+export function subscribeTurnCancels(options: {
+  url: string;
+  prefix: string;
+  onCancel: (threadId: string, turnId?: string) => void;
+  onError?: (error: Error) => void;
+}): { close(): void } {
+  const subscriber = new Redis(options.url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
   subscriber.on('error', (error) => options.onError?.(error));
   const channel = turnCancelsChannel(options.prefix);
   subscriber.subscribe(channel).catch((error: unknown) => options.onError?.(error as Error));

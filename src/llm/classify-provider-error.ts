@@ -4,7 +4,8 @@
  * `status`, `code`, `headers`, names and causes, so it does not depend on SDK classes or versions.
  */
 
-export type ProviderErrorKind = 'context_overflow' | 'rate_limited' | 'server' | 'timeout' | 'network' | 'bad_request' | 'aborted';
+export type ProviderErrorKind =
+  'context_overflow' | 'rate_limited' | 'server' | 'timeout' | 'network' | 'bad_request' | 'aborted';
 
 export interface ProviderErrorClassification {
   kind: ProviderErrorKind;
@@ -48,9 +49,20 @@ type ErrorLike = {
   lc_error_code?: unknown;
 };
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
-const NETWORK_MESSAGES = /terminated|other side closed|socket hang up|fetch failed|premature close|connection error|network error|stream ended before/i;
-const CONTEXT_OVERFLOW_MESSAGES = /context_length_exceeded|maximum context length|exceeds the context window|Input tokens exceed the configured limit/i;
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
+const NETWORK_MESSAGES =
+  /terminated|other side closed|socket hang up|fetch failed|premature close|connection error|network error|stream ended before/i;
+const CONTEXT_OVERFLOW_MESSAGES =
+  /context_length_exceeded|maximum context length|exceeds the context window|Input tokens exceed the configured limit/i;
 
 /** The error and its causes, outermost first (bounded, cycle-safe). */
 function causeChain(error: unknown): ErrorLike[] {
@@ -68,9 +80,10 @@ function constructorName(error: ErrorLike): string {
 }
 
 function cleanMessage(error: unknown): string {
-  const raw = typeof error === 'object' && error !== null && typeof (error as ErrorLike).message === 'string'
-    ? ((error as ErrorLike).message as string)
-    : String(error);
+  const raw =
+    typeof error === 'object' && error !== null && typeof (error as ErrorLike).message === 'string'
+      ? ((error as ErrorLike).message as string)
+      : String(error);
   return raw.split('\n\nTroubleshooting URL:')[0]!.trim() || 'Unknown model provider error';
 }
 
@@ -84,7 +97,8 @@ function headerValue(headers: unknown, name: string): string | null {
 /** `retry-after-ms`, else `retry-after` as seconds or an HTTP date; undefined when absent or invalid. */
 export function parseRetryAfterMs(headers: unknown, now: number = Date.now()): number | undefined {
   const milliseconds = Number(headerValue(headers, 'retry-after-ms'));
-  if (headerValue(headers, 'retry-after-ms') !== null && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  if (headerValue(headers, 'retry-after-ms') !== null && Number.isFinite(milliseconds) && milliseconds >= 0)
+    return milliseconds;
   const value = headerValue(headers, 'retry-after');
   if (value === null || value.trim() === '') return undefined;
   const seconds = Number(value);
@@ -99,39 +113,58 @@ function findStatus(chain: ErrorLike[]): { status: number; error: ErrorLike } | 
 }
 
 function isAbort(chain: ErrorLike[]): boolean {
-  return chain.some((error) => error.name === 'AbortError' || error.name === 'ModelAbortError' || constructorName(error) === 'APIUserAbortError' || error.lc_error_code === 'MODEL_ABORTED');
+  return chain.some(
+    (error) =>
+      error.name === 'AbortError' ||
+      error.name === 'ModelAbortError' ||
+      constructorName(error) === 'APIUserAbortError' ||
+      error.lc_error_code === 'MODEL_ABORTED',
+  );
 }
 
 function isContextOverflow(chain: ErrorLike[]): boolean {
-  return chain.some((error) =>
-    error.name === 'ContextOverflowError' ||
-    error.code === 'context_length_exceeded' ||
-    (typeof error.message === 'string' && CONTEXT_OVERFLOW_MESSAGES.test(error.message)));
+  return chain.some(
+    (error) =>
+      error.name === 'ContextOverflowError' ||
+      error.code === 'context_length_exceeded' ||
+      (typeof error.message === 'string' && CONTEXT_OVERFLOW_MESSAGES.test(error.message)),
+  );
 }
 
 function isTimeout(chain: ErrorLike[]): boolean {
-  return chain.some((error) =>
-    error.name === 'TimeoutError' ||
-    constructorName(error) === 'APIConnectionTimeoutError' ||
-    error.code === 'ETIMEDOUT' ||
-    error.code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    error.code === 'UND_ERR_BODY_TIMEOUT' ||
-    (typeof error.message === 'string' && /timed out|timeout/i.test(error.message)));
+  return chain.some(
+    (error) =>
+      error.name === 'TimeoutError' ||
+      constructorName(error) === 'APIConnectionTimeoutError' ||
+      error.code === 'ETIMEDOUT' ||
+      error.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      error.code === 'UND_ERR_BODY_TIMEOUT' ||
+      (typeof error.message === 'string' && /timed out|timeout/i.test(error.message)),
+  );
 }
 
 function isNetwork(chain: ErrorLike[]): boolean {
-  return chain.some((error) =>
-    constructorName(error) === 'APIConnectionError' ||
-    (typeof error.code === 'string' && (NETWORK_CODES.has(error.code) || error.code.startsWith('UND_ERR'))) ||
-    (typeof error.message === 'string' && NETWORK_MESSAGES.test(error.message)));
+  return chain.some(
+    (error) =>
+      constructorName(error) === 'APIConnectionError' ||
+      (typeof error.code === 'string' && (NETWORK_CODES.has(error.code) || error.code.startsWith('UND_ERR'))) ||
+      (typeof error.message === 'string' && NETWORK_MESSAGES.test(error.message)),
+  );
 }
 
 function classifyStatus(status: number, error: ErrorLike, message: string): ProviderErrorClassification {
   if (status === 429) {
     // OpenAI answers 429 for an exhausted quota too; waiting does not help there.
-    const quota = error.code === 'insufficient_quota' || /insufficient_quota|exceeded your current quota/i.test(message);
+    const quota =
+      error.code === 'insufficient_quota' || /insufficient_quota|exceeded your current quota/i.test(message);
     const retryAfterMs = parseRetryAfterMs(error.headers);
-    return { kind: 'rate_limited', retryable: !quota, status, message, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+    return {
+      kind: 'rate_limited',
+      retryable: !quota,
+      status,
+      message,
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+    };
   }
   if (status === 408) return { kind: 'timeout', retryable: true, status, message };
   if (status === 409 || status >= 500) return { kind: 'server', retryable: true, status, message };
@@ -143,10 +176,19 @@ function classifyStatus(status: number, error: ErrorLike, message: string): Prov
  * `aborted` whatever the error looks like (the caller cancelled or timed the turn out itself).
  * Unknown errors are `server`, not retryable.
  */
-export function classifyProviderError(error: unknown, options: { signal?: AbortSignal } = {}): ProviderErrorClassification {
+export function classifyProviderError(
+  error: unknown,
+  options: { signal?: AbortSignal } = {},
+): ProviderErrorClassification {
   if (error instanceof ModelCallError) {
     const { kind, retryable, retryAfterMs, status, message } = error;
-    return { kind, retryable, message, ...(retryAfterMs !== undefined && { retryAfterMs }), ...(status !== undefined && { status }) };
+    return {
+      kind,
+      retryable,
+      message,
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+      ...(status !== undefined && { status }),
+    };
   }
   const chain = causeChain(error);
   const message = cleanMessage(error);

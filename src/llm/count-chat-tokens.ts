@@ -36,7 +36,6 @@ const ENUM_INIT = -3;
 const ENUM_ITEM = 3;
 const FUNCTIONS_END = 12;
 
-
 /** The encoding OpenAI uses for a model name; `o200k_base` for unknown names. */
 export function encodingForModel(model: string): TokenEncodingName {
   const name = model.split('/').pop()?.toLowerCase() ?? '';
@@ -77,7 +76,10 @@ function countToolDefinitionTokens(tools: OpenAIToolDefinition[], encoding: Toke
   for (const tool of tools) {
     const { name, description = '', parameters } = tool.function;
     tokens += FUNCTION_INIT + countTextTokens(`${name}:${description.replace(/\.$/, '')}`, encoding);
-    const properties = (parameters?.properties ?? {}) as Record<string, { type?: unknown; description?: string; enum?: unknown[] }>;
+    const properties = (parameters?.properties ?? {}) as Record<
+      string,
+      { type?: unknown; description?: string; enum?: unknown[] }
+    >;
     const keys = Object.keys(properties);
     if (keys.length > 0) tokens += PROPERTIES_INIT;
     for (const key of keys) {

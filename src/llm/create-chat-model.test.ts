@@ -2,7 +2,12 @@ import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { replyWithError, startOpenAIStub, type OpenAIStub } from '../../test/support/openai-stub.js';
 import type { PackMessage } from '../core/context/types.js';
-import { createChatModels, modelAcceptsTemperature, OPENAI_BASE_URL, PLACEHOLDER_API_KEY } from './create-chat-model.js';
+import {
+  createChatModels,
+  modelAcceptsTemperature,
+  OPENAI_BASE_URL,
+  PLACEHOLDER_API_KEY,
+} from './create-chat-model.js';
 import { OfflineChatModel } from './offline-chat-model.js';
 import { streamChat } from './stream-chat.js';
 
@@ -26,13 +31,23 @@ describe('createChatModels', () => {
     expect(chat.clientConfig.baseURL).toBe(OPENAI_BASE_URL);
     expect(chat.model).toBe('gpt-4o-mini');
     expect(chat.streamUsage).toBe(true);
-    expect(models.label).toEqual({ provider: 'openai-compatible', model: 'gpt-4o-mini', summaryModel: 'gpt-4o-mini', baseUrl: OPENAI_BASE_URL });
+    expect(models.label).toEqual({
+      provider: 'openai-compatible',
+      model: 'gpt-4o-mini',
+      summaryModel: 'gpt-4o-mini',
+      baseUrl: OPENAI_BASE_URL,
+    });
     expect(JSON.stringify(models.label)).not.toContain('sk-test');
   });
 
   it('selects ChatOpenAI with a placeholder key for a base URL only, and talks to it', async () => {
     const models = createChatModels({ baseUrl: stub.url, chatModel: 'qwen2.5:7b' });
-    expect(models.label).toEqual({ provider: 'openai-compatible', model: 'qwen2.5:7b', summaryModel: 'qwen2.5:7b', baseUrl: stub.url });
+    expect(models.label).toEqual({
+      provider: 'openai-compatible',
+      model: 'qwen2.5:7b',
+      summaryModel: 'qwen2.5:7b',
+      baseUrl: stub.url,
+    });
     const result = await streamChat({ model: models.chat, messages: pack });
     expect(result.text).toBe('stub reply to: hello');
     expect(result.usage).not.toBeNull();
@@ -64,7 +79,11 @@ describe('createChatModels', () => {
   it('lets the config decide which models accept temperature', async () => {
     const never = createChatModels({ baseUrl: stub.url, acceptsTemperature: false });
     await streamChat({ model: never.summarizer, messages: pack });
-    const byName = createChatModels({ baseUrl: stub.url, summaryModel: 'local-model', acceptsTemperature: (model) => model === 'local-model' });
+    const byName = createChatModels({
+      baseUrl: stub.url,
+      summaryModel: 'local-model',
+      acceptsTemperature: (model) => model === 'local-model',
+    });
     await streamChat({ model: byName.summarizer, messages: pack });
     expect(stub.requests[0]!.body.temperature).toBeUndefined();
     expect(stub.requests[1]!.body.temperature).toBe(0);
@@ -79,7 +98,20 @@ describe('createChatModels', () => {
   });
 
   it('knows which models reject temperature', () => {
-    expect(['gpt-5', 'gpt-5-mini', 'o1', 'o3-mini', 'o4-mini', 'openai/gpt-5'].map(modelAcceptsTemperature)).toEqual([false, false, false, false, false, false]);
-    expect(['gpt-4o-mini', 'gpt-4.1', 'llama3.1:8b', 'qwen2.5', 'omni-model'].map(modelAcceptsTemperature)).toEqual([true, true, true, true, true]);
+    expect(['gpt-5', 'gpt-5-mini', 'o1', 'o3-mini', 'o4-mini', 'openai/gpt-5'].map(modelAcceptsTemperature)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(['gpt-4o-mini', 'gpt-4.1', 'llama3.1:8b', 'qwen2.5', 'omni-model'].map(modelAcceptsTemperature)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 });

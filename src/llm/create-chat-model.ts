@@ -77,13 +77,23 @@ function langChainTreatsAsReasoning(model: string): boolean {
  * it knows as reasoning models (and overwrites that key for them); other names our profile calls reasoning (e.g.
  * `openai/o4-mini` behind a gateway) get the key through `modelKwargs`.
  */
-function outputCapFields(model: string, maxOutputTokens: number | undefined, reasoning: boolean): { maxTokens?: number; modelKwargs?: Record<string, number> } {
+function outputCapFields(
+  model: string,
+  maxOutputTokens: number | undefined,
+  reasoning: boolean,
+): { maxTokens?: number; modelKwargs?: Record<string, number> } {
   if (maxOutputTokens === undefined) return {};
   if (!reasoning || langChainTreatsAsReasoning(model)) return { maxTokens: maxOutputTokens };
   return { modelKwargs: { max_completion_tokens: maxOutputTokens } };
 }
 
-function createOpenAIModel(options: { config: ChatModelsConfig; model: string; temperature?: number; maxOutputTokens?: number; reasoning?: boolean }): ChatOpenAI {
+function createOpenAIModel(options: {
+  config: ChatModelsConfig;
+  model: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  reasoning?: boolean;
+}): ChatOpenAI {
   const { config, model, temperature } = options;
   return new ChatOpenAI({
     model,
@@ -118,14 +128,23 @@ export function createChatModels(config: ChatModelsConfig): ChatModels {
   }
   return {
     chat: createOpenAIModel({
-      config, model: chatModel, reasoning: config.chatReasoning ?? !modelAcceptsTemperature(chatModel),
+      config,
+      model: chatModel,
+      reasoning: config.chatReasoning ?? !modelAcceptsTemperature(chatModel),
       ...(config.chatMaxOutputTokens !== undefined ? { maxOutputTokens: config.chatMaxOutputTokens } : {}),
     }),
     summarizer: createOpenAIModel({
-      config, model: summaryModel, reasoning: config.summaryReasoning ?? !modelAcceptsTemperature(summaryModel),
+      config,
+      model: summaryModel,
+      reasoning: config.summaryReasoning ?? !modelAcceptsTemperature(summaryModel),
       ...(acceptsTemperature(config, summaryModel) && { temperature: 0 }),
       ...(config.summaryMaxOutputTokens !== undefined ? { maxOutputTokens: config.summaryMaxOutputTokens } : {}),
     }),
-    label: { provider: 'openai-compatible', model: chatModel, summaryModel, baseUrl: config.baseUrl || OPENAI_BASE_URL },
+    label: {
+      provider: 'openai-compatible',
+      model: chatModel,
+      summaryModel,
+      baseUrl: config.baseUrl || OPENAI_BASE_URL,
+    },
   };
 }

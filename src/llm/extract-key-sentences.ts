@@ -48,7 +48,8 @@ export function scoreSentence(sentence: string): number {
 export function extractIdentifiers(text: string): string[] {
   const found: Array<{ value: string; at: number }> = [];
   for (const { pattern } of IDENTIFIER_PATTERNS) {
-    for (const match of text.matchAll(pattern)) found.push({ value: match[0].trim().replace(/[.,:;]+$/, ''), at: match.index ?? 0 });
+    for (const match of text.matchAll(pattern))
+      found.push({ value: match[0].trim().replace(/[.,:;]+$/, ''), at: match.index ?? 0 });
   }
   found.sort((a, b) => a.at - b.at);
   return [...new Set(found.map((item) => item.value).filter((value) => value.length > 1))];
@@ -86,7 +87,11 @@ function normalize(sentence: string): string {
  * highest-scoring (then newest) first when they exceed `maxTokens`. Without any such sentence,
  * the first sentences are kept instead. Duplicates (e.g. re-fed summary lines) are kept once.
  */
-export function selectKeySentences(options: { material: string; maxTokens: number; lineCost?: (sentence: string) => number }): string[] {
+export function selectKeySentences(options: {
+  material: string;
+  maxTokens: number;
+  lineCost?: (sentence: string) => number;
+}): string[] {
   const cost = options.lineCost ?? ((sentence: string) => countTextTokens(`- ${sentence}\n`));
   const seen = new Set<string>();
   const sentences: ScoredSentence[] = [];
@@ -97,9 +102,10 @@ export function selectKeySentences(options: { material: string; maxTokens: numbe
     sentences.push({ text, position: sentences.length, score: scoreSentence(text) });
   }
   const withIdentifiers = sentences.filter((sentence) => sentence.score > 0);
-  const candidates = withIdentifiers.length > 0
-    ? [...withIdentifiers].sort((a, b) => b.score - a.score || b.position - a.position)
-    : sentences;
+  const candidates =
+    withIdentifiers.length > 0
+      ? [...withIdentifiers].sort((a, b) => b.score - a.score || b.position - a.position)
+      : sentences;
   const kept: ScoredSentence[] = [];
   let used = 0;
   for (const sentence of candidates) {

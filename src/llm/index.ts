@@ -9,7 +9,12 @@ export {
   type ChatModels,
   type ChatModelsConfig,
 } from './create-chat-model.js';
-export { OfflineChatModel, OFFLINE_MODEL_NAME, type OfflineChatModelMode, type OfflineChatModelOptions } from './offline-chat-model.js';
+export {
+  OfflineChatModel,
+  OFFLINE_MODEL_NAME,
+  type OfflineChatModelMode,
+  type OfflineChatModelOptions,
+} from './offline-chat-model.js';
 export { streamChat, type StreamChatOptions, type StreamChatResult } from './stream-chat.js';
 export {
   classifyProviderError,
@@ -28,4 +33,9 @@ export {
   type ModelUsage,
   type ToolCallDelta,
 } from './to-langchain-messages.js';
-export { countChatPromptTokens, countTextTokens, encodingForModel, type OpenAIToolDefinition } from './count-chat-tokens.js';
+export {
+  countChatPromptTokens,
+  countTextTokens,
+  encodingForModel,
+  type OpenAIToolDefinition,
+} from './count-chat-tokens.js';

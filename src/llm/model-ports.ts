@@ -9,7 +9,10 @@ import { streamChat } from './stream-chat';
 function toCoreError(error: unknown): unknown {
   if (error instanceof ModelCallError) {
     return new CoreModelCallError({
-      kind: error.kind, message: error.message, retryable: error.retryable, cause: error,
+      kind: error.kind,
+      message: error.message,
+      retryable: error.retryable,
+      cause: error,
       ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
     });
   }
@@ -21,7 +24,13 @@ function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResul
     text: result.text,
     toolCalls: result.toolCalls,
     invalidToolCalls: result.invalidToolCalls,
-    usage: result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, cachedTokens: result.usage.cachedTokens } : null,
+    usage: result.usage
+      ? {
+          promptTokens: result.usage.promptTokens,
+          completionTokens: result.usage.completionTokens,
+          cachedTokens: result.usage.cachedTokens,
+        }
+      : null,
   };
 }
 
@@ -31,7 +40,10 @@ export function promptCacheKeyOf(threadId: string): string {
 }
 
 /** Whether PROMPT_CACHE_KEY sends `prompt_cache_key`: `auto` only to OpenAI's own API (others may refuse unknown fields). */
-export function sendsPromptCacheKey(mode: 'auto' | 'on' | 'off', endpoint: { provider: string; baseUrl?: string | undefined }): boolean {
+export function sendsPromptCacheKey(
+  mode: 'auto' | 'on' | 'off',
+  endpoint: { provider: string; baseUrl?: string | undefined },
+): boolean {
   if (mode !== 'auto' || endpoint.provider === 'offline') return mode === 'on' && endpoint.provider !== 'offline';
   if (!endpoint.baseUrl) return true;
   try {
@@ -45,15 +57,27 @@ export function sendsPromptCacheKey(mode: 'auto' | 'on' | 'off', endpoint: { pro
  * The core's chat port over a LangChain chat model (ChatOpenAI or the offline model). `promptCacheKey`: whether a
  * call's `cacheKey` is sent as `prompt_cache_key` (PROMPT_CACHE_KEY; default false).
  */
-export function createChatPort(model: BaseChatModel, modelName: string, options: { promptCacheKey?: boolean } = {}): ChatModelPort {
+export function createChatPort(
+  model: BaseChatModel,
+  modelName: string,
+  options: { promptCacheKey?: boolean } = {},
+): ChatModelPort {
   return {
     model: modelName,
     async stream({ messages, signal, onDelta, tools, toolChoice, cacheKey }) {
       try {
-        return toChatResult(await streamChat({
-          model, messages, signal, onDelta, callTags: ['chat'], ...(tools && tools.length > 0 ? { tools } : {}),
-          ...(toolChoice ? { toolChoice } : {}), ...(cacheKey && options.promptCacheKey ? { promptCacheKey: promptCacheKeyOf(cacheKey) } : {}),
-        }));
+        return toChatResult(
+          await streamChat({
+            model,
+            messages,
+            signal,
+            onDelta,
+            callTags: ['chat'],
+            ...(tools && tools.length > 0 ? { tools } : {}),
+            ...(toolChoice ? { toolChoice } : {}),
+            ...(cacheKey && options.promptCacheKey ? { promptCacheKey: promptCacheKeyOf(cacheKey) } : {}),
+          }),
+        );
       } catch (error) {
         throw toCoreError(error);
       }
@@ -65,15 +89,26 @@ export function createChatPort(model: BaseChatModel, modelName: string, options:
  * The summarizer port. Its calls are tagged `summary` and no delta handler is attached, so summarizer
  * tokens never reach a user's stream.
  */
-export function createSummarizerPort(model: BaseChatModel, modelName: string, options: { promptCacheKey?: boolean } = {}): SummarizerPort {
+export function createSummarizerPort(
+  model: BaseChatModel,
+  modelName: string,
+  options: { promptCacheKey?: boolean } = {},
+): SummarizerPort {
   return {
     model: modelName,
     async summarize({ messages, signal, tools, toolChoice, cacheKey }) {
       try {
-        return toChatResult(await streamChat({
-          model, messages, ...(signal ? { signal } : {}), callTags: ['summary'], ...(tools && tools.length > 0 ? { tools } : {}),
-          ...(toolChoice ? { toolChoice } : {}), ...(cacheKey && options.promptCacheKey ? { promptCacheKey: promptCacheKeyOf(cacheKey) } : {}),
-        }));
+        return toChatResult(
+          await streamChat({
+            model,
+            messages,
+            ...(signal ? { signal } : {}),
+            callTags: ['summary'],
+            ...(tools && tools.length > 0 ? { tools } : {}),
+            ...(toolChoice ? { toolChoice } : {}),
+            ...(cacheKey && options.promptCacheKey ? { promptCacheKey: promptCacheKeyOf(cacheKey) } : {}),
+          }),
+        );
       } catch (error) {
         throw toCoreError(error);
       }

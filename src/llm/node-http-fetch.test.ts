@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyProviderError } from './classify-provider-error';
 import { nodeHttpFetch } from './node-http-fetch';
 
-describe('nodeHttpFetch (the model client\'s HTTP)', () => {
+describe("nodeHttpFetch (the model client's HTTP)", () => {
   let server: http.Server;
   let base: string;
   const seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
@@ -15,10 +15,14 @@ describe('nodeHttpFetch (the model client\'s HTTP)', () => {
   beforeAll(async () => {
     server = http.createServer((request, response) => {
       let body = '';
-      request.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
       request.on('end', () => {
         seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
-        response.on('close', () => { if (!response.writableFinished) closedEarly.push(request.url ?? ''); });
+        response.on('close', () => {
+          if (!response.writableFinished) closedEarly.push(request.url ?? '');
+        });
         switch (request.url) {
           case '/stream':
             // The first chunk is flushed before the server ends: the reader must get it without waiting for the end.
@@ -57,10 +61,19 @@ describe('nodeHttpFetch (the model client\'s HTTP)', () => {
   });
 
   it('sends method, headers and body, and streams the response body as it arrives', async () => {
-    const response = await nodeHttpFetch(`${base}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: '{"a":1}' });
+    const response = await nodeHttpFetch(`${base}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: '{"a":1}',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe('req-1');
-    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/stream', body: '{"a":1}', headers: { authorization: 'Bearer k', 'content-type': 'application/json' } });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'POST',
+      url: '/stream',
+      body: '{"a":1}',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     expect(decoder.decode((await reader.read()).value)).toBe('data: one\n\n');
@@ -81,10 +94,12 @@ describe('nodeHttpFetch (the model client\'s HTTP)', () => {
     expect(empty.body).toBeNull();
   });
 
-  it('aborts: before the call with the signal\'s reason, and mid-body the reader fails and the server sees the close', async () => {
+  it("aborts: before the call with the signal's reason, and mid-body the reader fails and the server sees the close", async () => {
     const before = new AbortController();
     before.abort();
-    await expect(nodeHttpFetch(`${base}/stream`, { signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(nodeHttpFetch(`${base}/stream`, { signal: before.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
 
     const during = new AbortController();
     const response = await nodeHttpFetch(`${base}/hang`, { signal: during.signal });
@@ -95,13 +110,19 @@ describe('nodeHttpFetch (the model client\'s HTTP)', () => {
     await expect.poll(() => closedEarly).toContain('/hang');
   });
 
-  it('rejects a refused connection with Node\'s error, which the provider-error classification calls a network failure', async () => {
+  it("rejects a refused connection with Node's error, which the provider-error classification calls a network failure", async () => {
     const unused = http.createServer();
     await new Promise<void>((resolve) => unused.listen(0, '127.0.0.1', resolve));
     const port = (unused.address() as AddressInfo).port;
     await new Promise((resolve) => unused.close(resolve));
-    const error = await nodeHttpFetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', body: '{}' }).catch((failure: unknown) => failure);
+    const error = await nodeHttpFetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{}',
+    }).catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: 'ECONNREFUSED' });
-    expect(classifyProviderError(new Error('Connection error.', { cause: error }))).toMatchObject({ kind: 'network', retryable: true });
+    expect(classifyProviderError(new Error('Connection error.', { cause: error }))).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
   });
 });

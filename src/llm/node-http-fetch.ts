@@ -46,7 +46,8 @@ function headersOf(response: http.IncomingMessage): Headers {
 
 export function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body;
-  if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) return fetch(input, init);
+  if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array)))
+    return fetch(input, init);
   const url = new URL(input);
   const agent = url.protocol === 'http:' || url.protocol === 'https:' ? agents[url.protocol] : null;
   if (!agent) return fetch(input, init);
@@ -67,7 +68,13 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
       // A connection lost mid-body fails the body's reader with Node's error (ECONNRESET).
       if (stream && stream !== response) response.on('error', (error) => stream.destroy(error));
       if (!stream) response.resume();
-      resolve(new Response(stream ? Readable.toWeb(stream) as ReadableStream<Uint8Array> : null, { status, statusText: response.statusMessage ?? '', headers: headersOf(response) }));
+      resolve(
+        new Response(stream ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : null, {
+          status,
+          statusText: response.statusMessage ?? '',
+          headers: headersOf(response),
+        }),
+      );
     });
     // Before the response the promise rejects with the signal's reason; after it, the body's reader fails with it.
     const onAbort = () => {

@@ -7,20 +7,33 @@ import { countTextTokens } from './count-chat-tokens.js';
 import { OfflineChatModel } from './offline-chat-model.js';
 import { streamChat } from './stream-chat.js';
 
-const message = (role: PackMessage['role'], content: string, extra: Partial<PackMessage> = {}): PackMessage => ({ role, content, tokens: 0, ...extra });
+const message = (role: PackMessage['role'], content: string, extra: Partial<PackMessage> = {}): PackMessage => ({
+  role,
+  content,
+  tokens: 0,
+  ...extra,
+});
 
 const calculatorTool = {
   type: 'function' as const,
-  function: { name: 'calculator', description: 'Evaluates arithmetic', parameters: { type: 'object', properties: { expression: { type: 'string' } } } },
+  function: {
+    name: 'calculator',
+    description: 'Evaluates arithmetic',
+    parameters: { type: 'object', properties: { expression: { type: 'string' } } },
+  },
 };
 
-const SUMMARY_INSTRUCTIONS = 'You summarize conversations. Keep names, numbers and identifiers. Answer in at most 120 tokens.';
+const SUMMARY_INSTRUCTIONS =
+  'You summarize conversations. Keep names, numbers and identifiers. Answer in at most 120 tokens.';
 
 describe('OfflineChatModel, chat mode', () => {
   it('streams a deterministic restatement in several chunks with usage', async () => {
     const model = new OfflineChatModel();
     const pack = [
-      message('system', 'You are helpful. Earlier parts may reach you as a summary citing [#12].\n\n## Summary of the conversation so far (through message #4)\n- user: order ORD-7731 ships to Lyon.'),
+      message(
+        'system',
+        'You are helpful. Earlier parts may reach you as a summary citing [#12].\n\n## Summary of the conversation so far (through message #4)\n- user: order ORD-7731 ships to Lyon.',
+      ),
       message('user', 'hi'),
       message('assistant', 'hello'),
       message('user', 'What did I order?'),
@@ -44,7 +57,10 @@ describe('OfflineChatModel, chat mode', () => {
   });
 
   it('says when there is no summary', async () => {
-    const result = await streamChat({ model: new OfflineChatModel(), messages: [message('system', 'You are helpful.'), message('user', 'hello')] });
+    const result = await streamChat({
+      model: new OfflineChatModel(),
+      messages: [message('system', 'You are helpful.'), message('user', 'hello')],
+    });
     expect(result.text).toContain('with no summary yet');
     expect(result.text).toContain('Set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.');
   });
@@ -54,11 +70,17 @@ describe('OfflineChatModel, chat mode', () => {
     const asked = [message('user', 'Please calculate 2+2')];
     const call = await streamChat({ model, messages: asked, tools: [calculatorTool] });
     expect(call.finishReason).toBe('tool_calls');
-    expect(call.toolCalls).toEqual([{ id: expect.stringMatching(/^call_offline_/), name: 'calculator', args: { expression: '2+2' } }]);
+    expect(call.toolCalls).toEqual([
+      { id: expect.stringMatching(/^call_offline_/), name: 'calculator', args: { expression: '2+2' } },
+    ]);
     const answered = await streamChat({
       model,
       tools: [calculatorTool],
-      messages: [...asked, message('assistant', '', { toolCalls: call.toolCalls }), message('tool', '4', { toolCallId: call.toolCalls[0]!.id })],
+      messages: [
+        ...asked,
+        message('assistant', '', { toolCalls: call.toolCalls }),
+        message('tool', '4', { toolCallId: call.toolCalls[0]!.id }),
+      ],
     });
     expect(answered.text).toBe('[offline model] calculator returned: 4');
   });
@@ -95,21 +117,39 @@ describe('OfflineChatModel, chat mode', () => {
 describe('OfflineChatModel, chat mode, asked about something said earlier', () => {
   const at = new Date('2026-05-02T10:00:00Z');
   /** The recall slot exactly as the pack builder renders it. */
-  const recallSlot = (recalled: RecalledMessage[]): PackMessage => buildRecallSlot({
-    recalled, excludeSeqs: new Set(), tokens: 1500, measure: (entry) => Math.ceil(entry.content.length / 4) + 3,
-  })!.message;
-  const summary = message('system', 'You are helpful.\n\n## Summary of the conversation so far (through message #8)\n- user: plans a trip, hotel HOTEL-77.');
-  const ask = (question: string, before: PackMessage[]) => streamChat({ model: new OfflineChatModel(), messages: [...before, message('user', question, { seq: 20 })] });
+  const recallSlot = (recalled: RecalledMessage[]): PackMessage =>
+    buildRecallSlot({
+      recalled,
+      excludeSeqs: new Set(),
+      tokens: 1500,
+      measure: (entry) => Math.ceil(entry.content.length / 4) + 3,
+    })!.message;
+  const summary = message(
+    'system',
+    'You are helpful.\n\n## Summary of the conversation so far (through message #8)\n- user: plans a trip, hotel HOTEL-77.',
+  );
+  const ask = (question: string, before: PackMessage[]) =>
+    streamChat({ model: new OfflineChatModel(), messages: [...before, message('user', question, { seq: 20 })] });
 
   it('quotes the recalled message that answers the question, with its seq', async () => {
     const slot = recallSlot([
       { seq: 3, role: 'user', content: 'Our budget for the trip is 2400 EUR, flights included.', createdAt: at },
-      { seq: 4, role: 'assistant', content: '[offline model] You said: "Our budget for the trip is 2400 EUR".', createdAt: at },
+      {
+        seq: 4,
+        role: 'assistant',
+        content: '[offline model] You said: "Our budget for the trip is 2400 EUR".',
+        createdAt: at,
+      },
       { seq: 7, role: 'user', content: 'What budget did we settle on?', createdAt: at },
     ]);
-    const window = [message('user', 'Book the museum tickets.', { seq: 18 }), message('assistant', '[offline model] You said: "Book the museum tickets."', { seq: 19 })];
+    const window = [
+      message('user', 'Book the museum tickets.', { seq: 18 }),
+      message('assistant', '[offline model] You said: "Book the museum tickets."', { seq: 19 }),
+    ];
     const result = await ask('What was my budget?', [summary, slot, ...window]);
-    expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
+    expect(result.text).toMatch(
+      /^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/,
+    );
     // The question itself is not restated, nor the summary's identifiers: the quote is the answer.
     expect(result.text).not.toContain('You said');
     expect(result.text).toContain('including a summary of earlier messages');
@@ -117,7 +157,14 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
   });
 
   it('quotes a window message with its seq, the latest statement winning, a multi-line recalled text read whole', async () => {
-    const slot = recallSlot([{ seq: 2, role: 'user', content: 'Notes for the trip:\nthe vault code is PLANT-8812\nand the door code 4455.', createdAt: at }]);
+    const slot = recallSlot([
+      {
+        seq: 2,
+        role: 'user',
+        content: 'Notes for the trip:\nthe vault code is PLANT-8812\nand the door code 4455.',
+        createdAt: at,
+      },
+    ]);
     const window = [
       message('user', 'The hotel is near Alfama.', { seq: 15 }),
       message('assistant', 'Noted: the hotel is near Alfama.', { seq: 16 }),
@@ -127,33 +174,84 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
     const hotel = await ask('Please remind me where the hotel is.', [summary, slot, ...window]);
     expect(hotel.text).toContain('[#17] (you, in my window) says: "Actually the hotel moved to Baixa."');
     const vault = await ask('What was the vault code I gave you?', [summary, slot, ...window]);
-    expect(vault.text).toContain('[#2] (you, recalled from earlier) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."');
+    expect(vault.text).toContain(
+      '[#2] (you, recalled from earlier) says: "Notes for the trip: the vault code is PLANT-8812 and the door code 4455."',
+    );
   });
 
   it('finds the slot where the pack puts it, right after the question (strict: joined to it, after its text), with other chats after', async () => {
-    const window = [message('user', 'Book the museum tickets.', { seq: 18 }), message('assistant', 'Noted.', { seq: 19 }), message('user', 'What was my budget?', { seq: 20 })];
+    const window = [
+      message('user', 'Book the museum tickets.', { seq: 18 }),
+      message('assistant', 'Noted.', { seq: 19 }),
+      message('user', 'What was my budget?', { seq: 20 }),
+    ];
     const state = {
-      contextStartSeq: 1, memoryMode: 'summary' as const, pinned: [], window: window.map((entry) => ({ seq: entry.seq!, role: entry.role as 'user' | 'assistant', content: entry.content, tokens: 10 })),
+      contextStartSeq: 1,
+      memoryMode: 'summary' as const,
+      pinned: [],
+      window: window.map((entry) => ({
+        seq: entry.seq!,
+        role: entry.role as 'user' | 'assistant',
+        content: entry.content,
+        tokens: 10,
+      })),
       summary: { text: '- user: plans a trip, hotel HOTEL-77.', tokens: 12, coveredThroughSeq: 17, revision: 1 },
       recalled: [
-        { seq: 3, role: 'user' as const, content: 'Our budget for the trip is 2400 EUR, flights included.', createdAt: at, score: 3 },
-        { seq: 4, role: 'assistant' as const, content: '[offline model] You said: "Our budget for the trip is 2400 EUR, flights included.".', createdAt: at, score: 9 },
-        { seq: 5, role: 'user' as const, content: 'The budget of the Porto trip was 900 EUR.', createdAt: at, score: 2, thread: { id: 'other-thread', title: 'Porto' } },
+        {
+          seq: 3,
+          role: 'user' as const,
+          content: 'Our budget for the trip is 2400 EUR, flights included.',
+          createdAt: at,
+          score: 3,
+        },
+        {
+          seq: 4,
+          role: 'assistant' as const,
+          content: '[offline model] You said: "Our budget for the trip is 2400 EUR, flights included.".',
+          createdAt: at,
+          score: 9,
+        },
+        {
+          seq: 5,
+          role: 'user' as const,
+          content: 'The budget of the Porto trip was 900 EUR.',
+          createdAt: at,
+          score: 2,
+          thread: { id: 'other-thread', title: 'Porto' },
+        },
       ],
     };
     for (const compat of [undefined, 'strict'] as const) {
-      const pack = buildContextPack({ systemPrefix: 'You are helpful.', systemPrefixTokens: 8, budget: 10_000, recallTokens: 1500, state, ...(compat ? { compat } : {}) });
+      const pack = buildContextPack({
+        systemPrefix: 'You are helpful.',
+        systemPrefixTokens: 8,
+        budget: 10_000,
+        recallTokens: 1500,
+        state,
+        ...(compat ? { compat } : {}),
+      });
       const slot = pack.messages.findIndex((entry) => entry.content.includes(RECALL_HEADING));
       expect(pack.messages[slot]?.content).toContain(RECALL_ELSEWHERE_HEADING);
       // openai: the slot is its own user message right after the question; strict: it joins the question's turn, after its text.
       expect(slot).toBe(pack.messages.length - 1);
       if (!compat) expect(pack.messages[slot - 1]?.content).toBe(window.at(-1)?.content);
       const result = await streamChat({ model: new OfflineChatModel(), messages: pack.messages });
-      expect(result.text).toMatch(/^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/);
+      expect(result.text).toMatch(
+        /^\[offline model\] \[#3\] \(you, recalled from earlier\) says: "Our budget for the trip is 2400 EUR, flights included\."/,
+      );
     }
     // A statement after the slot is the user's message, not the slot: restated as before.
-    const pack = buildContextPack({ systemPrefix: 'You are helpful.', systemPrefixTokens: 8, budget: 10_000, recallTokens: 1500, compat: 'strict', state: { ...state, window: [{ seq: 20, role: 'user' as const, content: 'Sintra is a maybe.', tokens: 10 }] } });
-    expect((await streamChat({ model: new OfflineChatModel(), messages: pack.messages })).text).toContain('You said: "Sintra is a maybe."');
+    const pack = buildContextPack({
+      systemPrefix: 'You are helpful.',
+      systemPrefixTokens: 8,
+      budget: 10_000,
+      recallTokens: 1500,
+      compat: 'strict',
+      state: { ...state, window: [{ seq: 20, role: 'user' as const, content: 'Sintra is a maybe.', tokens: 10 }] },
+    });
+    expect((await streamChat({ model: new OfflineChatModel(), messages: pack.messages })).text).toContain(
+      'You said: "Sintra is a maybe."',
+    );
   });
 
   it('restates as before when the message is no question about the past, or nothing in the context answers it', async () => {
@@ -183,8 +281,18 @@ describe('OfflineChatModel, summarizer mode', () => {
 
   it('keeps the sentences with names, numbers and identifiers, and the previous summary', async () => {
     const model = new OfflineChatModel({ mode: 'summarizer' });
-    const summary = await streamChat({ model, messages: [message('system', SUMMARY_INSTRUCTIONS), message('user', material)] });
-    for (const identifier of ['Alice Martin', 'INV-2024-0042', '/etc/billing/config.yaml', 'https://billing.example.com/v2/import', '12,500 EUR', 'March 3rd']) {
+    const summary = await streamChat({
+      model,
+      messages: [message('system', SUMMARY_INSTRUCTIONS), message('user', material)],
+    });
+    for (const identifier of [
+      'Alice Martin',
+      'INV-2024-0042',
+      '/etc/billing/config.yaml',
+      'https://billing.example.com/v2/import',
+      '12,500 EUR',
+      'March 3rd',
+    ]) {
       expect(summary.text).toContain(identifier);
     }
     expect(summary.text).not.toContain('weather is nice');
@@ -196,8 +304,16 @@ describe('OfflineChatModel, summarizer mode', () => {
 
   it('stays within the token cap stated in the prompt, preferring identifier-dense sentences', async () => {
     const model = new OfflineChatModel({ mode: 'summarizer' });
-    const long = Array.from({ length: 60 }, (_, index) => `user: Ticket T-${1000 + index} was opened by Bob on day ${index}.`).join('\n');
-    const summary = await streamChat({ model, messages: [new SystemMessage(SUMMARY_INSTRUCTIONS), new HumanMessage(long)].map((entry) => message(entry.type === 'system' ? 'system' : 'user', entry.text)) });
+    const long = Array.from(
+      { length: 60 },
+      (_, index) => `user: Ticket T-${1000 + index} was opened by Bob on day ${index}.`,
+    ).join('\n');
+    const summary = await streamChat({
+      model,
+      messages: [new SystemMessage(SUMMARY_INSTRUCTIONS), new HumanMessage(long)].map((entry) =>
+        message(entry.type === 'system' ? 'system' : 'user', entry.text),
+      ),
+    });
     expect(countTextTokens(summary.text)).toBeLessThanOrEqual(120);
     expect(summary.text).toContain('T-1059'); // newest first when over the cap
     const kept = summary.text.split('\n').slice(1);
@@ -223,7 +339,10 @@ describe('OfflineChatModel, summarizer mode', () => {
 
   it('keeps the first sentences when nothing carries an identifier', async () => {
     const model = new OfflineChatModel({ mode: 'summarizer' });
-    const summary = await streamChat({ model, messages: [message('system', 'Summarize.'), message('user', 'we talked about nothing much. it was fine.')] });
+    const summary = await streamChat({
+      model,
+      messages: [message('system', 'Summarize.'), message('user', 'we talked about nothing much. it was fine.')],
+    });
     expect(summary.text).toContain('we talked about nothing much.');
   });
 });

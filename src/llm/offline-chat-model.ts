@@ -28,7 +28,12 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countChatPromptTokens, countTextTokens, type WireChatMessage, type OpenAIToolDefinition } from './count-chat-tokens.js';
+import {
+  countChatPromptTokens,
+  countTextTokens,
+  type WireChatMessage,
+  type OpenAIToolDefinition,
+} from './count-chat-tokens.js';
 import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.js';
 import { RECALL_HEADING } from '../core/context/build-recall-slot.js';
 import { bestRecalledAnswer, newestUserMessage } from './offline-recall-answer.js';
@@ -58,7 +63,8 @@ const QUOTE_CHARS = 120;
 const TOOL_RESULT_CHARS = 300;
 const MAX_REMEMBERED_IDENTIFIERS = 3;
 const SUMMARY_HEADER = 'Summary (offline model, extractive):';
-const CAP_IN_PROMPT = /(?:at most|no more than|not exceed|under|within|maximum of|max(?:imum)?|limit of|cap(?:ped)?(?: at| of)?)\s*:?\s*~?(\d[\d,_]*)\s*tokens/i;
+const CAP_IN_PROMPT =
+  /(?:at most|no more than|not exceed|under|within|maximum of|max(?:imum)?|limit of|cap(?:ped)?(?: at| of)?)\s*:?\s*~?(\d[\d,_]*)\s*tokens/i;
 const CALCULATE_REQUEST = /\b(?:calculate|compute|what is|what's)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
 
 type PlannedReply = { text: string; toolCall?: { id: string; name: string; args: Record<string, unknown> } };
@@ -92,22 +98,28 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     return this.withConfig({ ...kwargs, tools: wireTools });
   }
 
-  override async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  override async _generate(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     let aggregate: ChatGenerationChunk | undefined;
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
       aggregate = aggregate ? aggregate.concat(chunk) : chunk;
     }
     const message = aggregate?.message as AIMessageChunk | undefined;
     return {
-      generations: [{
-        text: aggregate?.text ?? '',
-        message: new AIMessage({
-          content: message?.content ?? '',
-          tool_calls: message?.tool_calls ?? [],
-          usage_metadata: message?.usage_metadata,
-          response_metadata: { ...aggregate?.generationInfo, model_name: OFFLINE_MODEL_NAME },
-        }),
-      }],
+      generations: [
+        {
+          text: aggregate?.text ?? '',
+          message: new AIMessage({
+            content: message?.content ?? '',
+            tool_calls: message?.tool_calls ?? [],
+            usage_metadata: message?.usage_metadata,
+            response_metadata: { ...aggregate?.generationInfo, model_name: OFFLINE_MODEL_NAME },
+          }),
+        },
+      ],
     };
   }
 
@@ -130,16 +142,28 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
       const { id, name, args } = reply.toolCall;
       yield new ChatGenerationChunk({
         text: '',
-        message: new AIMessageChunk({ content: '', tool_call_chunks: [{ type: 'tool_call_chunk', id, name, args: JSON.stringify(args), index: 0 }] }),
+        message: new AIMessageChunk({
+          content: '',
+          tool_call_chunks: [{ type: 'tool_call_chunk', id, name, args: JSON.stringify(args), index: 0 }],
+        }),
       });
     }
-    const inputTokens = countChatPromptTokens({ model: OFFLINE_MODEL_NAME, messages: messages.map(toWireMessage), tools: options.tools ?? [] });
-    const outputTokens = countTextTokens(reply.text) + (reply.toolCall ? countTextTokens(JSON.stringify(reply.toolCall.args)) + 3 : 0);
+    const inputTokens = countChatPromptTokens({
+      model: OFFLINE_MODEL_NAME,
+      messages: messages.map(toWireMessage),
+      tools: options.tools ?? [],
+    });
+    const outputTokens =
+      countTextTokens(reply.text) + (reply.toolCall ? countTextTokens(JSON.stringify(reply.toolCall.args)) + 3 : 0);
     yield new ChatGenerationChunk({
       text: '',
       message: new AIMessageChunk({
         content: '',
-        usage_metadata: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+        usage_metadata: {
+          input_tokens: inputTokens,
+          output_tokens: outputTokens,
+          total_tokens: inputTokens + outputTokens,
+        },
       }),
       generationInfo: { finish_reason: reply.toolCall ? 'tool_calls' : 'stop', model_name: OFFLINE_MODEL_NAME },
     });
@@ -150,7 +174,9 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     const [first, ...rest] = messages;
     const instructions = first?.type === 'system' && rest.length > 0 ? first.text : '';
     const material = instructions ? rest : messages;
-    const statedCap = Number(CAP_IN_PROMPT.exec(instructions || material.map((message) => message.text).join('\n'))?.[1]?.replace(/[,_]/g, ''));
+    const statedCap = Number(
+      CAP_IN_PROMPT.exec(instructions || material.map((message) => message.text).join('\n'))?.[1]?.replace(/[,_]/g, ''),
+    );
     const cap = Math.min(this.maxSummaryTokens, Number.isFinite(statedCap) && statedCap > 0 ? statedCap : Infinity);
     const labelled = material.length > 1;
     const text = material
@@ -213,7 +239,9 @@ function planChatReply(messages: BaseMessage[], tools: OpenAIToolDefinition[]): 
   const lastUser = newest?.message;
   const calculator = tools.find((tool) => tool.function.name === 'calculator');
   // Only a request the model has not acted on yet (what may follow it is per-call text the server added).
-  const pending = newest !== undefined && !messages.slice(newest.index + 1).some((message) => message.type === 'ai' || message.type === 'tool');
+  const pending =
+    newest !== undefined &&
+    !messages.slice(newest.index + 1).some((message) => message.type === 'ai' || message.type === 'tool');
   const expression = lastUser && pending ? CALCULATE_REQUEST.exec(lastUser.text)?.[1]?.trim() : undefined;
   if (calculator && expression) {
     const properties = Object.keys((calculator.function.parameters?.properties ?? {}) as Record<string, unknown>);
@@ -228,7 +256,9 @@ function planChatReply(messages: BaseMessage[], tools: OpenAIToolDefinition[]): 
 
 function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): string {
   const callId = (toolMessage as BaseMessage & { tool_call_id?: string }).tool_call_id;
-  const caller = [...messages].reverse().find((message) => message.type === 'ai' && (message as AIMessage).tool_calls?.some((call) => call.id === callId));
+  const caller = [...messages]
+    .reverse()
+    .find((message) => message.type === 'ai' && (message as AIMessage).tool_calls?.some((call) => call.id === callId));
   const name = (caller as AIMessage | undefined)?.tool_calls?.find((call) => call.id === callId)?.name ?? 'the tool';
   return `[offline model] ${name} returned: ${quote(toolMessage.text, TOOL_RESULT_CHARS)}`;
 }
@@ -254,7 +284,9 @@ function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefi
   const recalled = bestRecalledAnswer(messages, lastUser);
   const said = recalled
     ? `[#${recalled.seq}] (${recalled.role === 'user' ? 'you' : recalled.role}, ${recalled.source === 'recalled' ? 'recalled from earlier' : 'in my window'}) says: "${quote(recalled.text, QUOTE_CHARS)}".`
-    : lastUser ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".` : 'I received no user message.';
+    : lastUser
+      ? `You said: "${quote(lastUser.text, QUOTE_CHARS)}".`
+      : 'I received no user message.';
   const parts = [
     `[offline model] ${said}`,
     `My context: ${messages.length} messages (${counts.system} system, ${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool), ${tokens} tokens,`,
@@ -272,7 +304,11 @@ function toWireMessage(message: BaseMessage): WireChatMessage {
     role: roleName(message),
     content: message.text,
     ...(toolCalls.length > 0 && {
-      tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })),
+      tool_calls: toolCalls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.args) },
+      })),
     }),
   };
 }

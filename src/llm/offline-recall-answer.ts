@@ -19,16 +19,19 @@ export interface QuotableMessage {
 }
 
 const RECALLED_LINE = /^\[#(\d+) · (\w+) · [^\]]*\] ?(.*)$/;
-const QUESTION_START = /^\s*(?:what|which|when|where|who|whom|whose|how|why|did|do|does|was|were|is|are|can|could|remind|recall|tell me|have i|had i)\b/i;
+const QUESTION_START =
+  /^\s*(?:what|which|when|where|who|whom|whose|how|why|did|do|does|was|were|is|are|can|could|remind|recall|tell me|have i|had i)\b/i;
 /** Asking about the past in a sentence that is not phrased as a question: "Please remind me what my budget was." */
 const ASKS_TO_RECALL = /\b(?:remind me|do you remember|recall)\b/i;
-const STOP_WORDS = new Set((
-  'a an the and or but if then so of to in on at by for with from about as into over under again is are was were be been being am '
-  + 'do does did doing have has had having i me my mine myself we our ours you your yours he him his she her it its they them their '
-  + 'this that these those there here what which who whom whose when where why how all any some no not nor only own same than too very '
-  + 'can could will would shall should may might must just also please remind remember recall tell told say said gave give given '
-  + 'again earlier before ago once know let us one thing things something anything yes ok okay thanks thank'
-).split(' '));
+const STOP_WORDS = new Set(
+  (
+    'a an the and or but if then so of to in on at by for with from about as into over under again is are was were be been being am ' +
+    'do does did doing have has had having i me my mine myself we our ours you your yours he him his she her it its they them their ' +
+    'this that these those there here what which who whom whose when where why how all any some no not nor only own same than too very ' +
+    'can could will would shall should may might must just also please remind remember recall tell told say said gave give given ' +
+    'again earlier before ago once know let us one thing things something anything yes ok okay thanks thank'
+  ).split(' '),
+);
 
 function stem(word: string): string {
   const bare = word.replace(/'s$/, '');
@@ -41,7 +44,10 @@ function stem(word: string): string {
 
 /** The distinct content words of a text, stemmed. */
 export function contentTerms(text: string): Set<string> {
-  const words = text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter((word) => word.length > 0);
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}']+/u)
+    .filter((word) => word.length > 0);
   return new Set(words.filter((word) => !STOP_WORDS.has(word) && (word.length > 2 || /\d/.test(word))).map(stem));
 }
 
@@ -74,13 +80,21 @@ function withoutRecallSlot(text: string): string {
  * The user's newest message: the last human message that is neither the recall slot nor a server note (both are
  * user-level text the server adds). In a strict pack the recall slot joined that message (after its text): it is cut out.
  */
-export function newestUserMessage(messages: readonly BaseMessage[]): { message: BaseMessage; index: number } | undefined {
+export function newestUserMessage(
+  messages: readonly BaseMessage[],
+): { message: BaseMessage; index: number } | undefined {
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index]!;
     if (message.type !== 'human') continue;
     const text = withoutRecallSlot(message.text);
     if (text === '' || text.startsWith(SERVER_NOTE_OPEN) || text.startsWith('[Server note]')) continue;
-    return { message: text === message.text ? message : new HumanMessage({ content: text, additional_kwargs: message.additional_kwargs }), index };
+    return {
+      message:
+        text === message.text
+          ? message
+          : new HumanMessage({ content: text, additional_kwargs: message.additional_kwargs }),
+      index,
+    };
   }
   return undefined;
 }
@@ -93,7 +107,13 @@ function roleOf(message: BaseMessage): string {
 function windowMessages(messages: readonly BaseMessage[], question: BaseMessage): QuotableMessage[] {
   return messages.flatMap((message) => {
     const seq = message.additional_kwargs?.[TRANSCRIPT_SEQ_KEY];
-    if (message === question || typeof seq !== 'number' || message.type === 'system' || message.text.startsWith(SERVER_NOTE_OPEN)) return [];
+    if (
+      message === question ||
+      typeof seq !== 'number' ||
+      message.type === 'system' ||
+      message.text.startsWith(SERVER_NOTE_OPEN)
+    )
+      return [];
     if (seq === question.additional_kwargs?.[TRANSCRIPT_SEQ_KEY]) return [];
     return [{ seq, role: roleOf(message), text: message.text, source: 'window' as const }];
   });
@@ -104,19 +124,32 @@ function windowMessages(messages: readonly BaseMessage[], question: BaseMessage)
  * question or nothing matches at least half of its content words. Statements beat questions, the user's own words
  * beat answers, and the later message wins a tie (a budget said twice: the newest figure).
  */
-export function bestRecalledAnswer(messages: readonly BaseMessage[], question: BaseMessage | undefined): QuotableMessage | null {
-  if (!question || !(question.text.includes('?') || QUESTION_START.test(question.text) || ASKS_TO_RECALL.test(question.text))) return null;
+export function bestRecalledAnswer(
+  messages: readonly BaseMessage[],
+  question: BaseMessage | undefined,
+): QuotableMessage | null {
+  if (
+    !question ||
+    !(question.text.includes('?') || QUESTION_START.test(question.text) || ASKS_TO_RECALL.test(question.text))
+  )
+    return null;
   const wanted = contentTerms(question.text);
   if (wanted.size === 0) return null;
   const needed = Math.max(1, Math.ceil(wanted.size / 2));
-  const candidates = [...recalledMessages(messages), ...windowMessages(messages, question)]
-    .filter((candidate) => candidate.text.trim().length > 0 && !candidate.text.startsWith(OFFLINE_ANSWER_PREFIX));
+  const candidates = [...recalledMessages(messages), ...windowMessages(messages, question)].filter(
+    (candidate) => candidate.text.trim().length > 0 && !candidate.text.startsWith(OFFLINE_ANSWER_PREFIX),
+  );
   let best: { candidate: QuotableMessage; rank: number[] } | null = null;
   for (const candidate of candidates) {
     const terms = contentTerms(candidate.text);
     const matched = [...wanted].filter((term) => terms.has(term)).length;
     if (matched < needed) continue;
-    const rank = [matched, candidate.text.trim().endsWith('?') ? 0 : 1, candidate.role === 'user' ? 1 : 0, candidate.seq];
+    const rank = [
+      matched,
+      candidate.text.trim().endsWith('?') ? 0 : 1,
+      candidate.role === 'user' ? 1 : 0,
+      candidate.seq,
+    ];
     if (!best || compareRanks(rank, best.rank) > 0) best = { candidate, rank };
   }
   return best?.candidate ?? null;

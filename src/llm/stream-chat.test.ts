@@ -33,16 +33,34 @@ function model(options: { timeoutMs?: number; baseURL?: string } = {}): ChatOpen
   });
 }
 
-const message = (role: PackMessage['role'], content: string, extra: Partial<PackMessage> = {}): PackMessage => ({ role, content, tokens: 0, ...extra });
+const message = (role: PackMessage['role'], content: string, extra: Partial<PackMessage> = {}): PackMessage => ({
+  role,
+  content,
+  tokens: 0,
+  ...extra,
+});
 const pack: PackMessage[] = [message('system', 'You are helpful.'), message('user', 'Hello there')];
 
 const tools: OpenAIToolDefinition[] = [
-  { type: 'function', function: { name: 'calculator', description: 'Evaluates arithmetic', parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] } } },
-  { type: 'function', function: { name: 'current_time', description: 'Current time', parameters: { type: 'object', properties: {} } } },
+  {
+    type: 'function',
+    function: {
+      name: 'calculator',
+      description: 'Evaluates arithmetic',
+      parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+    },
+  },
+  {
+    type: 'function',
+    function: { name: 'current_time', description: 'Current time', parameters: { type: 'object', properties: {} } },
+  },
 ];
 
 async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(ModelCallError);
   return error as ModelCallError;
 }
@@ -67,12 +85,18 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join('')).toBe('The answer is forty two.');
     expect(result).toMatchObject({ text: 'The answer is forty two.', toolCalls: [], finishReason: 'stop' });
-    expect(result.usage).toEqual({ promptTokens: stub.requests[0]!.promptTokens, completionTokens: 6, cachedTokens: 0 });
+    expect(result.usage).toEqual({
+      promptTokens: stub.requests[0]!.promptTokens,
+      completionTokens: 6,
+      cachedTokens: 0,
+    });
     expect(stub.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('parses a streamed tool call and sends the tools in OpenAI format', async () => {
-    stub.setResponder(() => replyWithToolCalls([{ id: 'call_1', name: 'calculator', arguments: { expression: '2+2' } }]));
+    stub.setResponder(() =>
+      replyWithToolCalls([{ id: 'call_1', name: 'calculator', arguments: { expression: '2+2' } }]),
+    );
     const result = await streamChat({ model: model(), messages: pack, tools });
     expect(result.toolCalls).toEqual([{ id: 'call_1', name: 'calculator', args: { expression: '2+2' } }]);
     expect(result.finishReason).toBe('tool_calls');
@@ -100,7 +124,10 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
     await streamChat({ model: first.model, messages: pack });
     expect(first.binds).toBe(2);
     expect(stub.requests.map((request) => request.body.tools?.map((tool) => tool.function.name) ?? [])).toEqual([
-      ['calculator', 'current_time'], ['calculator', 'current_time'], ['calculator'], [],
+      ['calculator', 'current_time'],
+      ['calculator', 'current_time'],
+      ['calculator'],
+      [],
     ]);
     // Another model with the same tools gets its own binding (its own endpoint, key and options).
     const second = counted();
@@ -110,30 +137,48 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
   });
 
   it('parses parallel tool calls, text before them, and invalid arguments', async () => {
-    stub.setResponder(() => replyWithToolCalls([
-      { id: 'call_a', name: 'calculator', arguments: { expression: '6*7' } },
-      { id: 'call_b', name: 'current_time', arguments: {} },
-      { id: 'call_c', name: 'calculator', arguments: '{"expression": ' },
-    ], { text: 'Let me check. ' }));
+    stub.setResponder(() =>
+      replyWithToolCalls(
+        [
+          { id: 'call_a', name: 'calculator', arguments: { expression: '6*7' } },
+          { id: 'call_b', name: 'current_time', arguments: {} },
+          { id: 'call_c', name: 'calculator', arguments: '{"expression": ' },
+        ],
+        { text: 'Let me check. ' },
+      ),
+    );
     const result = await streamChat({ model: model(), messages: pack, tools });
     expect(result.text).toBe('Let me check. ');
     expect(result.toolCalls).toEqual([
       { id: 'call_a', name: 'calculator', args: { expression: '6*7' } },
       { id: 'call_b', name: 'current_time', args: {} },
     ]);
-    expect(result.invalidToolCalls).toMatchObject([{ id: 'call_c', name: 'calculator', rawArguments: '{"expression": ' }]);
+    expect(result.invalidToolCalls).toMatchObject([
+      { id: 'call_c', name: 'calculator', rawArguments: '{"expression": ' },
+    ]);
   });
 
   it('round-trips a tool exchange the stub accepts', async () => {
     const exchange: PackMessage[] = [
       ...pack,
-      message('assistant', '', { toolCalls: [{ id: 'call_a', name: 'calculator', args: { expression: '6*7' } }, { id: 'call_b', name: 'current_time', args: {} }] }),
+      message('assistant', '', {
+        toolCalls: [
+          { id: 'call_a', name: 'calculator', args: { expression: '6*7' } },
+          { id: 'call_b', name: 'current_time', args: {} },
+        ],
+      }),
       message('tool', '12:00', { toolCallId: 'call_b' }),
       message('tool', '42', { toolCallId: 'call_a' }),
     ];
     const result = await streamChat({ model: model(), messages: exchange, tools });
     expect(result.finishReason).toBe('stop');
-    expect(stub.requests[0]!.body.messages.at(2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_a', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }, { id: 'call_b' }] });
+    expect(stub.requests[0]!.body.messages.at(2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [
+        { id: 'call_a', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } },
+        { id: 'call_b' },
+      ],
+    });
   });
 
   it('surfaces the stub rejecting an orphan tool message as bad_request', async () => {
@@ -144,7 +189,11 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
   });
 
   it('surfaces the stub rejecting an unanswered tool call as bad_request', async () => {
-    const unanswered = [...pack, message('assistant', '', { toolCalls: [{ id: 'call_y', name: 'calculator', args: {} }] }), message('user', 'and?')];
+    const unanswered = [
+      ...pack,
+      message('assistant', '', { toolCalls: [{ id: 'call_y', name: 'calculator', args: {} }] }),
+      message('user', 'and?'),
+    ];
     const error = await failure(streamChat({ model: model(), messages: unanswered }));
     expect(error).toMatchObject({ kind: 'bad_request', retryable: false, status: 400 });
     expect(error.message).toMatch(/did not have response messages: call_y/);
@@ -165,9 +214,17 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
 
   it('classifies 500 and 503 as retryable server errors', async () => {
     stub.setResponder(() => replyWithError(500));
-    expect(await failure(streamChat({ model: model(), messages: pack }))).toMatchObject({ kind: 'server', retryable: true, status: 500 });
+    expect(await failure(streamChat({ model: model(), messages: pack }))).toMatchObject({
+      kind: 'server',
+      retryable: true,
+      status: 500,
+    });
     stub.setResponder(() => replyWithError(503));
-    expect(await failure(streamChat({ model: model(), messages: pack }))).toMatchObject({ kind: 'server', retryable: true, status: 503 });
+    expect(await failure(streamChat({ model: model(), messages: pack }))).toMatchObject({
+      kind: 'server',
+      retryable: true,
+      status: 503,
+    });
     expect(stub.requests).toHaveLength(2);
   });
 
@@ -184,15 +241,17 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
     const controller = new AbortController();
     const deltas: string[] = [];
     const started = Date.now();
-    const error = await failure(streamChat({
-      model: model(),
-      messages: pack,
-      signal: controller.signal,
-      onDelta: (text) => {
-        deltas.push(text);
-        if (deltas.length === 2) controller.abort();
-      },
-    }));
+    const error = await failure(
+      streamChat({
+        model: model(),
+        messages: pack,
+        signal: controller.signal,
+        onDelta: (text) => {
+          deltas.push(text);
+          if (deltas.length === 2) controller.abort();
+        },
+      }),
+    );
     expect(error).toMatchObject({ kind: 'aborted', retryable: false });
     expect(error.partialText).toBe('one two ');
     expect(Date.now() - started).toBeLessThan(300);
@@ -220,24 +279,51 @@ describe('streamChat over HTTP with ChatOpenAI', () => {
 
   it('rethrows an onDelta error as is', async () => {
     const bug = new Error('subscriber bug');
-    await expect(streamChat({ model: model(), messages: pack, onDelta: () => { throw bug; } })).rejects.toBe(bug);
+    await expect(
+      streamChat({
+        model: model(),
+        messages: pack,
+        onDelta: () => {
+          throw bug;
+        },
+      }),
+    ).rejects.toBe(bug);
   });
 
   it('passes callTags to the run, where callbacks see them', async () => {
     const seen: string[][] = [];
     const tagged = model();
-    tagged.callbacks = [{ handleChatModelStart: (_llm: unknown, _messages: unknown, _runId: string, _parent?: string, _extra?: unknown, tags?: string[]) => { seen.push(tags ?? []); } }];
+    tagged.callbacks = [
+      {
+        handleChatModelStart: (
+          _llm: unknown,
+          _messages: unknown,
+          _runId: string,
+          _parent?: string,
+          _extra?: unknown,
+          tags?: string[],
+        ) => {
+          seen.push(tags ?? []);
+        },
+      },
+    ];
     await streamChat({ model: tagged, messages: pack, callTags: ['summary'] });
     expect(seen).toEqual([['summary']]);
   });
 });
 
 describe('sendsPromptCacheKey (PROMPT_CACHE_KEY)', () => {
-  it('auto: only to OpenAI\'s own API; on and off as said; never to the offline model', () => {
+  it("auto: only to OpenAI's own API; on and off as said; never to the offline model", () => {
     expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible' })).toBe(true);
-    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1' })).toBe(true);
-    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe(false);
-    expect(sendsPromptCacheKey('on', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe(true);
+    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible', baseUrl: 'https://api.openai.com/v1' })).toBe(
+      true,
+    );
+    expect(sendsPromptCacheKey('auto', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe(
+      false,
+    );
+    expect(sendsPromptCacheKey('on', { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe(
+      true,
+    );
     expect(sendsPromptCacheKey('off', { provider: 'openai-compatible' })).toBe(false);
     expect(sendsPromptCacheKey('on', { provider: 'offline' })).toBe(false);
     expect(promptCacheKeyOf('a')).toMatch(/^[0-9a-f]{32}$/);

@@ -90,11 +90,19 @@ export async function streamChat(options: StreamChatOptions): Promise<StreamChat
     signal?.throwIfAborted();
   } catch (error) {
     if (error instanceof DeltaHandlerError) throw error.original;
-    throw new ModelCallError({ classification: classifyProviderError(error, signal ? { signal } : {}), cause: error, partialText: text });
+    throw new ModelCallError({
+      classification: classifyProviderError(error, signal ? { signal } : {}),
+      cause: error,
+      partialText: text,
+    });
   }
   if (finishReason === null) {
     throw new ModelCallError({
-      classification: { kind: 'network', retryable: true, message: 'The model stream ended before the model finished its answer' },
+      classification: {
+        kind: 'network',
+        retryable: true,
+        message: 'The model stream ended before the model finished its answer',
+      },
       cause: null,
       partialText: text,
     });

@@ -60,7 +60,12 @@ export function toLangChainMessage(message: PackMessage): BaseMessage {
       return new AIMessage({
         content: message.content,
         additional_kwargs,
-        tool_calls: (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args, type: 'tool_call' as const })),
+        tool_calls: (message.toolCalls ?? []).map((call) => ({
+          id: call.id,
+          name: call.name,
+          args: call.args,
+          type: 'tool_call' as const,
+        })),
       });
     case 'tool':
       if (!message.toolCallId) throw new Error(`Tool message (seq ${message.seq ?? '?'}) has no toolCallId`);
@@ -76,7 +81,9 @@ export function toLangChainMessages(messages: PackMessage[]): BaseMessage[] {
 function chunkText(chunk: AIMessageChunk): string {
   if (typeof chunk.content === 'string') return chunk.content;
   return chunk.content
-    .map((part) => (typeof part === 'string' ? part : part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .map((part) =>
+      typeof part === 'string' ? part : part.type === 'text' && typeof part.text === 'string' ? part.text : '',
+    )
     .join('');
 }
 
@@ -92,7 +99,13 @@ export function fromAIMessageChunk(chunk: AIMessageChunk): ChunkContent {
       ...(delta.name && { name: delta.name }),
       argumentsDelta: delta.args ?? '',
     })),
-    usage: usage ? { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, cachedTokens: usage.input_token_details?.cache_read ?? null } : null,
+    usage: usage
+      ? {
+          promptTokens: usage.input_tokens,
+          completionTokens: usage.output_tokens,
+          cachedTokens: usage.input_token_details?.cache_read ?? null,
+        }
+      : null,
     finishReason: typeof finishReason === 'string' ? finishReason : null,
   };
 }
@@ -101,7 +114,10 @@ export function fromAIMessageChunk(chunk: AIMessageChunk): ChunkContent {
  * Assembles streamed tool call fragments into domain tool calls. A call whose arguments are not a
  * JSON object lands in `invalid`. A call without an id (some local servers) gets a generated one.
  */
-export function assembleToolCalls(deltas: ToolCallDelta[], createId: () => string): { valid: ToolCall[]; invalid: InvalidToolCall[] } {
+export function assembleToolCalls(
+  deltas: ToolCallDelta[],
+  createId: () => string,
+): { valid: ToolCall[]; invalid: InvalidToolCall[] } {
   const byIndex = new Map<number, { id?: string; name: string; arguments: string }>();
   for (const delta of deltas) {
     const call = byIndex.get(delta.index) ?? { name: '', arguments: '' };
@@ -126,7 +142,8 @@ function parseArguments(raw: string): { ok: true; args: Record<string, unknown> 
   if (raw.trim() === '') return { ok: true, args: {} };
   try {
     const value: unknown = JSON.parse(raw);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, args: value as Record<string, unknown> };
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return { ok: true, args: value as Record<string, unknown> };
     return { ok: false, error: 'Tool call arguments are not a JSON object' };
   } catch (error) {
     return { ok: false, error: `Tool call arguments are not valid JSON: ${(error as Error).message}` };

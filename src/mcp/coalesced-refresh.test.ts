@@ -5,15 +5,30 @@ import { CoalescedRefresh } from './coalesced-refresh';
 function countedRefresh(options: { active?: () => boolean } = {}) {
   const finishers: (() => void)[] = [];
   const refresh = new CoalescedRefresh({
-    delayMs: 500, active: options.active ?? (() => true),
-    run: () => new Promise<void>((resolve) => { finishers.push(resolve); }),
+    delayMs: 500,
+    active: options.active ?? (() => true),
+    run: () =>
+      new Promise<void>((resolve) => {
+        finishers.push(resolve);
+      }),
   });
-  return { refresh, runs: () => finishers.length, finish: async (index: number) => { finishers[index]?.(); await vi.advanceTimersByTimeAsync(0); } };
+  return {
+    refresh,
+    runs: () => finishers.length,
+    finish: async (index: number) => {
+      finishers[index]?.();
+      await vi.advanceTimersByTimeAsync(0);
+    },
+  };
 }
 
 describe('CoalescedRefresh (MCP tools-changed notifications)', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('runs once for a burst of requests, after the delay', async () => {
     const { refresh, runs } = countedRefresh();

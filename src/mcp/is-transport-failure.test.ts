@@ -21,9 +21,21 @@ describe('isTransportFailure', () => {
 
   it('counts a closed, refused or reset connection and an HTTP transport error', () => {
     expect(isTransportFailure(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'))).toBe(true);
-    expect(isTransportFailure(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) }))).toBe(true);
+    expect(
+      isTransportFailure(
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+        }),
+      ),
+    ).toBe(true);
     expect(isTransportFailure(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
     expect(isTransportFailure(new Error('Not connected'))).toBe(true);
-    expect(isTransportFailure(Object.assign(new Error('Error POSTing to endpoint (HTTP 404): Session not found'), { name: 'StreamableHTTPError' }))).toBe(true);
+    expect(
+      isTransportFailure(
+        Object.assign(new Error('Error POSTing to endpoint (HTTP 404): Session not found'), {
+          name: 'StreamableHTTPError',
+        }),
+      ),
+    ).toBe(true);
   });
 });

@@ -1,7 +1,17 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /** System error codes of a connection that is gone (as opposed to a slow or refusing server). */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ERR_STREAM_DESTROYED']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'ERR_STREAM_DESTROYED',
+]);
 const CONNECTION_MESSAGE = /fetch failed|socket hang up|not connected|connection closed|other side closed/i;
 
 /**
@@ -12,7 +22,8 @@ const CONNECTION_MESSAGE = /fetch failed|socket hang up|not connected|connection
  */
 export function isTransportFailure(error: unknown): boolean {
   if (error instanceof McpError) return error.code === (ErrorCode.ConnectionClosed as number);
-  if (!(error instanceof Error) || error.name === 'AbortError' || /timed out|timeout/i.test(error.message)) return false;
+  if (!(error instanceof Error) || error.name === 'AbortError' || /timed out|timeout/i.test(error.message))
+    return false;
   if (error.name === 'StreamableHTTPError') return true;
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 4; depth += 1) {

@@ -21,7 +21,8 @@ export interface McpCallResult {
 
 function blockText(block: ContentBlock): string {
   switch (block.type) {
-    case 'text': return block.text ?? '';
+    case 'text':
+      return block.text ?? '';
     case 'image':
     case 'audio': {
       const bytes = block.data ? Math.floor((block.data.length * 3) / 4) : 0;
@@ -32,7 +33,8 @@ function blockText(block: ContentBlock): string {
     case 'resource': {
       const resource = block.resource;
       if (!resource) return '[resource]';
-      if (resource.text !== undefined) return `[resource <${resource.uri}>${resource.mimeType ? ` (${resource.mimeType})` : ''}]\n${resource.text}`;
+      if (resource.text !== undefined)
+        return `[resource <${resource.uri}>${resource.mimeType ? ` (${resource.mimeType})` : ''}]\n${resource.text}`;
       const bytes = resource.blob ? Math.floor((resource.blob.length * 3) / 4) : 0;
       return `[resource <${resource.uri}>: ${resource.mimeType ?? 'binary'}, ${bytes} bytes, not shown]`;
     }
@@ -50,7 +52,11 @@ export function mcpResultText(result: McpCallResult): { text: string; isError: b
   const parts = (result.content ?? []).map(blockText).filter((part) => part.length > 0);
   const hasText = (result.content ?? []).some((block) => block.type === 'text' && (block.text ?? '').length > 0);
   if (result.structuredContent !== undefined && !hasText) parts.push(JSON.stringify(result.structuredContent, null, 2));
-  if (parts.length === 0 && result.toolResult !== undefined) parts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
+  if (parts.length === 0 && result.toolResult !== undefined)
+    parts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
   const text = parts.join('\n');
-  return { text: text || (result.isError ? 'the tool reported an error without details' : '(the tool returned no content)'), isError: result.isError === true };
+  return {
+    text: text || (result.isError ? 'the tool reported an error without details' : '(the tool returned no content)'),
+    isError: result.isError === true,
+  };
 }

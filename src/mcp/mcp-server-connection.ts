@@ -58,7 +58,9 @@ export const MCP_REFRESH_DEBOUNCE_MS = 500;
  * Reads a server's `tools/list` pages: at most MCP_MAX_LIST_PAGES pages and MCP_MAX_TOOLS tools, so a server that
  * pages forever (or lists thousands of tools) cannot hold a connection or fill memory. `truncated`: there was more.
  */
-export async function readToolPages<Tool>(listPage: (cursor: string | undefined) => Promise<{ tools: Tool[]; nextCursor?: string }>): Promise<{ tools: Tool[]; pages: number; truncated: boolean }> {
+export async function readToolPages<Tool>(
+  listPage: (cursor: string | undefined) => Promise<{ tools: Tool[]; nextCursor?: string }>,
+): Promise<{ tools: Tool[]; pages: number; truncated: boolean }> {
   const tools: Tool[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -85,7 +87,10 @@ export class McpServerConnection {
   /** A tools-changed refresh waiting for its debounce, or running; a notification meanwhile asks for one more. */
   private refresher: CoalescedRefresh | null = null;
 
-  constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {}
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly options: McpConnectionOptions,
+  ) {}
 
   get name(): string {
     return this.config.name;
@@ -98,8 +103,14 @@ export class McpServerConnection {
 
   status(): McpServerStatus {
     return {
-      name: this.config.name, transport: this.config.transport, state: this.state, tools: this.toolCount, restarts: this.restarts,
-      lastError: this.lastError, nextAttemptAt: this.nextAttemptAt, supportsTasks: this.supportsTasks(),
+      name: this.config.name,
+      transport: this.config.transport,
+      state: this.state,
+      tools: this.toolCount,
+      restarts: this.restarts,
+      lastError: this.lastError,
+      nextAttemptAt: this.nextAttemptAt,
+      supportsTasks: this.supportsTasks(),
       pid: this.state === 'ready' ? (this.stdio?.pid ?? null) : null,
     };
   }
@@ -111,15 +122,22 @@ export class McpServerConnection {
   /** The connected client; throws McpServerUnavailableError while the server is down or restarting. */
   client(): Client {
     if (this.current && this.state === 'ready') return this.current;
-    const when = this.nextAttemptAt ? ` (next attempt in ${Math.max(0, Math.ceil((this.nextAttemptAt.getTime() - Date.now()) / 1000))} s)` : '';
-    throw new McpServerUnavailableError(`the MCP server ${this.config.name} is not available right now: ${this.state === 'stopped' ? 'it was stopped' : `it is restarting${when}`}. Try again later.`);
+    const when = this.nextAttemptAt
+      ? ` (next attempt in ${Math.max(0, Math.ceil((this.nextAttemptAt.getTime() - Date.now()) / 1000))} s)`
+      : '';
+    throw new McpServerUnavailableError(
+      `the MCP server ${this.config.name} is not available right now: ${this.state === 'stopped' ? 'it was stopped' : `it is restarting${when}`}. Try again later.`,
+    );
   }
 
   /** A call failed at the transport (connection refused, stream broken): reconnect. */
   reportTransportFailure(error: unknown): void {
     if (this.state !== 'ready' || this.closing) return;
     this.lastError = error instanceof Error ? error.message : String(error);
-    this.options.log.warn({ server: this.config.name, err: error }, 'MCP server call failed at the transport: reconnecting');
+    this.options.log.warn(
+      { server: this.config.name, err: error },
+      'MCP server call failed at the transport: reconnecting',
+    );
     this.dropClient();
     this.scheduleRestart();
   }
@@ -131,14 +149,24 @@ export class McpServerConnection {
     this.refresher?.stop();
     const client = this.current;
     this.current = null;
-    await client?.close().catch((error: unknown) => this.options.log.debug({ err: error, server: this.config.name }, 'closing an MCP client failed'));
+    await client
+      ?.close()
+      .catch((error: unknown) =>
+        this.options.log.debug({ err: error, server: this.config.name }, 'closing an MCP client failed'),
+      );
   }
 
   private transport() {
     const { config } = this;
     if (config.transport === 'stdio') {
       // The SDK adds the safe defaults (PATH, HOME, ...) to `env`: the child never inherits this server's secrets.
-      this.stdio = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, stderr: 'ignore', ...(config.cwd ? { cwd: config.cwd } : {}) });
+      this.stdio = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        stderr: 'ignore',
+        ...(config.cwd ? { cwd: config.cwd } : {}),
+      });
       return this.stdio;
     }
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
@@ -157,7 +185,11 @@ export class McpServerConnection {
       }
       client.onclose = () => this.onClosed(client);
       this.refresher?.stop();
-      const refresher = new CoalescedRefresh({ run: () => this.refresh(client), delayMs: MCP_REFRESH_DEBOUNCE_MS, active: () => client === this.current });
+      const refresher = new CoalescedRefresh({
+        run: () => this.refresh(client),
+        delayMs: MCP_REFRESH_DEBOUNCE_MS,
+        active: () => client === this.current,
+      });
       this.refresher = refresher;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => refresher.request());
       this.current = client;
@@ -166,7 +198,10 @@ export class McpServerConnection {
       this.nextAttemptAt = null;
       this.toolCount = tools.length;
       this.options.onTools(tools);
-      this.options.log.info({ server: this.config.name, tools: tools.length, tasks: this.supportsTasks() }, 'MCP server connected');
+      this.options.log.info(
+        { server: this.config.name, tools: tools.length, tasks: this.supportsTasks() },
+        'MCP server connected',
+      );
       return true;
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
@@ -178,9 +213,14 @@ export class McpServerConnection {
   }
 
   private async listAll(client: Client, timeoutMs: number): Promise<ListedTool[]> {
-    const listed = await readToolPages((cursor) => client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }));
+    const listed = await readToolPages((cursor) =>
+      client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }),
+    );
     if (listed.truncated) {
-      this.options.log.warn({ server: this.config.name, pages: listed.pages, maxPages: MCP_MAX_LIST_PAGES, maxTools: MCP_MAX_TOOLS }, 'MCP server lists more tools than we read: the rest are left out');
+      this.options.log.warn(
+        { server: this.config.name, pages: listed.pages, maxPages: MCP_MAX_LIST_PAGES, maxTools: MCP_MAX_TOOLS },
+        'MCP server lists more tools than we read: the rest are left out',
+      );
     }
     return listed.tools;
   }
@@ -191,7 +231,10 @@ export class McpServerConnection {
       if (client !== this.current) return;
       this.toolCount = tools.length;
       this.options.onTools(tools);
-      this.options.log.info({ server: this.config.name, tools: tools.length }, 'MCP server tools changed: list refreshed');
+      this.options.log.info(
+        { server: this.config.name, tools: tools.length },
+        'MCP server tools changed: list refreshed',
+      );
     } catch (error) {
       this.options.log.warn({ server: this.config.name, err: error }, 'could not refresh the MCP server tools');
     }

@@ -21,6 +21,7 @@ describe('mcpToolName', () => {
   });
 
   it('always yields a name OpenAI accepts', () => {
-    for (const tool of ['ü', '名前', 'x'.repeat(200), 'a b c']) expect(mcpToolName('s', tool)).toMatch(OPENAI_TOOL_NAME);
+    for (const tool of ['ü', '名前', 'x'.repeat(200), 'a b c'])
+      expect(mcpToolName('s', tool)).toMatch(OPENAI_TOOL_NAME);
   });
 });

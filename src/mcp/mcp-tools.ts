@@ -12,7 +12,10 @@ import { mcpToolName } from './mcp-tool-name';
 const ANY_ARGUMENTS = z.record(z.string(), z.unknown());
 const INLINE_TIMEOUT_MS = 30_000;
 
-function progressOf(update: { progress: number; total?: number; message?: string }): { progress: number; note?: string } {
+function progressOf(update: { progress: number; total?: number; message?: string }): {
+  progress: number;
+  note?: string;
+} {
   const progress = update.total && update.total > 0 ? Math.min(1, update.progress / update.total) : 0;
   const note = update.message ?? (update.total ? undefined : `${update.progress}`);
   return { progress, ...(note ? { note } : {}) };
@@ -38,46 +41,68 @@ function taskSupport(listed: ListedTool): 'required' | 'optional' | 'forbidden' 
  * task id after a worker died); over stdio the task lives in the worker's child process, so the call is held by the
  * job (a retry after a worker died calls the tool again).
  */
-export function mcpTools(connection: McpServerConnection, listed: readonly ListedTool[], options: { asyncTimeoutMs: number }): Tool[] {
+export function mcpTools(
+  connection: McpServerConnection,
+  listed: readonly ListedTool[],
+  options: { asyncTimeoutMs: number },
+): Tool[] {
   const { config } = connection;
-  const allowed = (name: string) => !config.deny.includes(name) && (!config.allow || config.allow.includes('*') || config.allow.includes(name));
-  return listed.filter((tool) => allowed(tool.name)).map((listedTool): Tool => {
-    const overrides = config.tools[listedTool.name] ?? {};
-    const support = taskSupport(listedTool);
-    const mode = support === 'required' ? 'async' : (overrides.mode ?? config.mode);
-    const timeoutMs = overrides.timeoutMs ?? config.timeoutMs ?? (mode === 'inline' ? INLINE_TIMEOUT_MS : options.asyncTimeoutMs);
-    const parameters = { ...(listedTool.inputSchema as Record<string, unknown>) };
-    delete parameters.$schema;
-    const background = mode === 'async' && support !== 'forbidden' && config.transport === 'http' && connection.supportsTasks()
-      ? taskWork(connection, listedTool.name, timeoutMs)
-      : undefined;
-    return {
-      name: mcpToolName(config.name, listedTool.name),
-      description: (listedTool.description ?? listedTool.title ?? `${listedTool.name} (MCP server ${config.name})`).slice(0, 1024),
-      schema: ANY_ARGUMENTS,
-      parameters: { type: 'object', ...parameters },
-      mode,
-      timeoutMs,
-      source: { kind: 'mcp', server: config.name, tool: listedTool.name },
-      ...(background ? { background } : {}),
-      run: (args, context) => (support === 'required'
-        ? callAsTask(connection, listedTool.name, args as Record<string, unknown>, context, timeoutMs)
-        : callTool(connection, listedTool.name, args as Record<string, unknown>, context, timeoutMs)),
-    };
-  });
+  const allowed = (name: string) =>
+    !config.deny.includes(name) && (!config.allow || config.allow.includes('*') || config.allow.includes(name));
+  return listed
+    .filter((tool) => allowed(tool.name))
+    .map((listedTool): Tool => {
+      const overrides = config.tools[listedTool.name] ?? {};
+      const support = taskSupport(listedTool);
+      const mode = support === 'required' ? 'async' : (overrides.mode ?? config.mode);
+      const timeoutMs =
+        overrides.timeoutMs ?? config.timeoutMs ?? (mode === 'inline' ? INLINE_TIMEOUT_MS : options.asyncTimeoutMs);
+      const parameters = { ...(listedTool.inputSchema as Record<string, unknown>) };
+      delete parameters.$schema;
+      const background =
+        mode === 'async' && support !== 'forbidden' && config.transport === 'http' && connection.supportsTasks()
+          ? taskWork(connection, listedTool.name, timeoutMs)
+          : undefined;
+      return {
+        name: mcpToolName(config.name, listedTool.name),
+        description: (
+          listedTool.description ??
+          listedTool.title ??
+          `${listedTool.name} (MCP server ${config.name})`
+        ).slice(0, 1024),
+        schema: ANY_ARGUMENTS,
+        parameters: { type: 'object', ...parameters },
+        mode,
+        timeoutMs,
+        source: { kind: 'mcp', server: config.name, tool: listedTool.name },
+        ...(background ? { background } : {}),
+        run: (args, context) =>
+          support === 'required'
+            ? callAsTask(connection, listedTool.name, args as Record<string, unknown>, context, timeoutMs)
+            : callTool(connection, listedTool.name, args as Record<string, unknown>, context, timeoutMs),
+      };
+    });
 }
 
-async function callTool(connection: McpServerConnection, name: string, args: Record<string, unknown>, context: ToolContext, timeoutMs: number): Promise<string> {
+async function callTool(
+  connection: McpServerConnection,
+  name: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  timeoutMs: number,
+): Promise<string> {
   const client = connection.client();
   let result: McpCallResult;
   try {
-    result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-      signal: context.signal, timeout: timeoutMs + 1000, resetTimeoutOnProgress: true,
+    result = (await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+      signal: context.signal,
+      timeout: timeoutMs + 1000,
+      resetTimeoutOnProgress: true,
       onprogress: (update) => {
         const { progress, note } = progressOf(update);
         void context.reportProgress(progress, note);
       },
-    }) as McpCallResult;
+    })) as McpCallResult;
   } catch (error) {
     if (isTransportFailure(error) && !context.signal.aborted) connection.reportTransportFailure(error);
     throw error;
@@ -87,7 +112,13 @@ async function callTool(connection: McpServerConnection, name: string, args: Rec
 }
 
 /** A tool that requires tasks, over stdio: submitted and polled inside this call; an abort cancels the task. */
-async function callAsTask(connection: McpServerConnection, name: string, args: Record<string, unknown>, context: ToolContext, timeoutMs: number): Promise<string> {
+async function callAsTask(
+  connection: McpServerConnection,
+  name: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  timeoutMs: number,
+): Promise<string> {
   const client = connection.client();
   let taskId: string | null = null;
   const cancel = () => {
@@ -96,7 +127,9 @@ async function callAsTask(connection: McpServerConnection, name: string, args: R
   context.signal.addEventListener('abort', cancel, { once: true });
   try {
     const stream = client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, {
-      signal: context.signal, timeout: timeoutMs + 1000, task: { ttl: timeoutMs + 60_000 },
+      signal: context.signal,
+      timeout: timeoutMs + 1000,
+      task: { ttl: timeoutMs + 60_000 },
       onprogress: (update) => {
         const { progress, note } = progressOf(update);
         void context.reportProgress(progress, note);
@@ -104,7 +137,8 @@ async function callAsTask(connection: McpServerConnection, name: string, args: R
     });
     for await (const message of stream) {
       if (message.type === 'taskCreated') taskId = message.task.taskId;
-      if (message.type === 'taskStatus' && message.task.statusMessage) void context.reportProgress(0, message.task.statusMessage);
+      if (message.type === 'taskStatus' && message.task.statusMessage)
+        void context.reportProgress(0, message.task.statusMessage);
       if (message.type === 'result') return resultOrError(message.result as McpCallResult);
       if (message.type === 'error') throw message.error;
     }
@@ -120,14 +154,20 @@ function taskWork(connection: McpServerConnection, name: string, timeoutMs: numb
     pollIntervalMs: 1000,
     async submit(args, context) {
       const client = connection.client();
-      const created = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CreateTaskResultSchema, {
-        signal: context.signal, timeout: 30_000, task: { ttl: timeoutMs + 10 * 60_000 },
-        // Progress notifications reach this process for as long as it lives; polls carry the status otherwise.
-        onprogress: (update) => {
-          const { progress, note } = progressOf(update);
-          void context.reportProgress(progress, note);
+      const created = await client.request(
+        { method: 'tools/call', params: { name, arguments: args } },
+        CreateTaskResultSchema,
+        {
+          signal: context.signal,
+          timeout: 30_000,
+          task: { ttl: timeoutMs + 10 * 60_000 },
+          // Progress notifications reach this process for as long as it lives; polls carry the status otherwise.
+          onprogress: (update) => {
+            const { progress, note } = progressOf(update);
+            void context.reportProgress(progress, note);
+          },
         },
-      });
+      );
       return { taskId: created.task.taskId };
     },
     async poll(taskId): Promise<BackgroundStatus> {
@@ -137,16 +177,24 @@ function taskWork(connection: McpServerConnection, name: string, timeoutMs: numb
         task = await client.experimental.tasks.getTask(taskId);
       } catch (error) {
         // The server no longer knows the task (it restarted, or the task expired): it cannot be resumed.
-        if (error instanceof McpError && error.code === -32602) return { state: 'failed', error: `The MCP server ${connection.name} no longer knows task ${taskId} (${error.message}); run it again if it is still needed.` };
+        if (error instanceof McpError && error.code === -32602)
+          return {
+            state: 'failed',
+            error: `The MCP server ${connection.name} no longer knows task ${taskId} (${error.message}); run it again if it is still needed.`,
+          };
         if (isTransportFailure(error)) connection.reportTransportFailure(error);
         throw error;
       }
-      if (task.status === 'working' || task.status === 'input_required') return { state: 'working', ...(task.statusMessage ? { note: task.statusMessage } : {}) };
-      if (task.status === 'cancelled') return { state: 'cancelled', error: task.statusMessage ?? 'The task was cancelled.' };
-      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((error: unknown) => {
-        if (task.status === 'failed') return null;
-        throw error;
-      });
+      if (task.status === 'working' || task.status === 'input_required')
+        return { state: 'working', ...(task.statusMessage ? { note: task.statusMessage } : {}) };
+      if (task.status === 'cancelled')
+        return { state: 'cancelled', error: task.statusMessage ?? 'The task was cancelled.' };
+      const result = await client.experimental.tasks
+        .getTaskResult(taskId, CallToolResultSchema)
+        .catch((error: unknown) => {
+          if (task.status === 'failed') return null;
+          throw error;
+        });
       if (!result) return { state: 'failed', error: task.statusMessage ?? 'The task failed.' };
       const { text, isError } = mcpResultText(result as McpCallResult);
       return isError || task.status === 'failed' ? { state: 'failed', error: text } : { state: 'succeeded', text };

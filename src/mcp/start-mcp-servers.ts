@@ -16,7 +16,13 @@ export interface McpHub {
  * reached at start is retried in the background (its tools appear when it connects). Later refreshes (tools-changed
  * notifications, reconnects) that collide leave the newcomer out, logged.
  */
-export async function startMcpServers(input: { servers: readonly McpServerConfig[]; registry: ToolRegistry; log: LogPort; asyncTimeoutMs: number; backoffMs?: number }): Promise<McpHub> {
+export async function startMcpServers(input: {
+  servers: readonly McpServerConfig[];
+  registry: ToolRegistry;
+  log: LogPort;
+  asyncTimeoutMs: number;
+  backoffMs?: number;
+}): Promise<McpHub> {
   const { registry, log } = input;
   let started = false;
   const pending = new Map<string, ListedTool[]>();
@@ -29,7 +35,10 @@ export async function startMcpServers(input: { servers: readonly McpServerConfig
           pending.set(config.name, listed);
           return;
         }
-        const { refused } = registry.setGroup(`mcp:${config.name}`, mcpTools(connection, listed, { asyncTimeoutMs: input.asyncTimeoutMs }));
+        const { refused } = registry.setGroup(
+          `mcp:${config.name}`,
+          mcpTools(connection, listed, { asyncTimeoutMs: input.asyncTimeoutMs }),
+        );
         for (const message of refused) log.error({ server: config.name }, `MCP tool refused: ${message}`);
       },
     });
@@ -39,7 +48,12 @@ export async function startMcpServers(input: { servers: readonly McpServerConfig
   try {
     for (const connection of connections) {
       const listed = pending.get(connection.name);
-      if (listed) registry.setGroup(`mcp:${connection.name}`, mcpTools(connection, listed, { asyncTimeoutMs: input.asyncTimeoutMs }), { strict: true });
+      if (listed)
+        registry.setGroup(
+          `mcp:${connection.name}`,
+          mcpTools(connection, listed, { asyncTimeoutMs: input.asyncTimeoutMs }),
+          { strict: true },
+        );
     }
   } catch (error) {
     await Promise.all(connections.map((connection) => connection.close()));

@@ -1,6 +1,18 @@
-export { currentLogContext, runInLogContext, runWithLogContext, updateLogContext, type LogContext } from './log-context';
+export {
+  currentLogContext,
+  runInLogContext,
+  runWithLogContext,
+  updateLogContext,
+  type LogContext,
+} from './log-context';
 export { createMetrics, type Metrics, type MetricsSources, type ObservedQueue } from './metrics';
-export { instrumentModelCalls, instrumentSummaryStore, instrumentTurnStore, withModelCallContext, type Lifecycle } from './instrument-ports';
+export {
+  instrumentModelCalls,
+  instrumentSummaryStore,
+  instrumentTurnStore,
+  withModelCallContext,
+  type Lifecycle,
+} from './instrument-ports';
 export { observeSocketServer } from './observe-sockets';
 export { observeWorker } from './observe-workers';
 export { startMetricsServer } from './start-metrics-server';

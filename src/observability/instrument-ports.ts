@@ -1,4 +1,14 @@
-import type { ChatModelPort, ChatResult, LogPort, ModelCallRecord, ModelCallStore, NextTurn, SummarizerPort, SummaryStore, TurnStore } from '../core/ports';
+import type {
+  ChatModelPort,
+  ChatResult,
+  LogPort,
+  ModelCallRecord,
+  ModelCallStore,
+  NextTurn,
+  SummarizerPort,
+  SummaryStore,
+  TurnStore,
+} from '../core/ports';
 import { runWithLogContext, updateLogContext } from './log-context';
 import type { Metrics } from './metrics';
 import type { TurnTimer } from './turn-timer';
@@ -10,8 +20,10 @@ function observeModelCall(metrics: Metrics, call: ModelCallRecord): void {
   if (call.latencyMs !== null) metrics.modelCallDuration.observe(labels, call.latencyMs / 1000);
   metrics.estimatedPromptTokens.inc(labels, call.estimatedPromptTokens);
   metrics.tokens.inc({ ...labels, direction: 'in' }, call.reportedPromptTokens ?? call.estimatedPromptTokens);
-  if (call.reportedCompletionTokens !== null) metrics.tokens.inc({ ...labels, direction: 'out' }, call.reportedCompletionTokens);
-  if (call.reportedCachedTokens !== undefined && call.reportedCachedTokens !== null) metrics.cachedPromptTokens.inc(labels, call.reportedCachedTokens);
+  if (call.reportedCompletionTokens !== null)
+    metrics.tokens.inc({ ...labels, direction: 'out' }, call.reportedCompletionTokens);
+  if (call.reportedCachedTokens !== undefined && call.reportedCachedTokens !== null)
+    metrics.cachedPromptTokens.inc(labels, call.reportedCachedTokens);
   if (call.reportedPromptTokens !== null && call.reportedPromptTokens > 0) {
     metrics.reportedPromptTokens.inc(labels, call.reportedPromptTokens);
     metrics.estimateRatio.observe(labels, call.estimatedPromptTokens / call.reportedPromptTokens);
@@ -40,7 +52,8 @@ export function instrumentSummaryStore(store: SummaryStore, metrics: Metrics): S
       const result = await store.commit(commit);
       if (result.committed) {
         metrics.folds.inc({ author: commit.author });
-        if (commit.durationMs !== null) metrics.foldDuration.observe({ author: commit.author }, commit.durationMs / 1000);
+        if (commit.durationMs !== null)
+          metrics.foldDuration.observe({ author: commit.author }, commit.durationMs / 1000);
         metrics.foldEntries.observe(commit.foldedSeqs.length);
       }
       return result;
@@ -64,7 +77,10 @@ export interface Lifecycle {
  * drain, and once the process is closing hands out no more turns, so a drain ends after its running turn and
  * the queued ones wait in Postgres for the next process (its sweeper resumes them).
  */
-export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTimer; lifecycle: Lifecycle; metrics: Metrics }): TurnStore {
+export function instrumentTurnStore(
+  store: TurnStore,
+  options: { timer: TurnTimer; lifecycle: Lifecycle; metrics: Metrics },
+): TurnStore {
   const { timer, lifecycle, metrics } = options;
   const started = (next: NextTurn): NextTurn => {
     if (next.outcome === 'started') {
@@ -95,7 +111,10 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
       return turn;
     },
     async completeTurn(input) {
-      const completed = await store.completeTurn({ ...input, startNext: input.startNext !== false && !lifecycle.closing });
+      const completed = await store.completeTurn({
+        ...input,
+        startNext: input.startNext !== false && !lifecycle.closing,
+      });
       timer.turnEnded(input.turnId, 'complete');
       updateLogContext({ turnId: undefined });
       return { ...completed, next: started(completed.next) };
@@ -117,21 +136,37 @@ export function instrumentTurnStore(store: TurnStore, options: { timer: TurnTime
  * each call ends with a debug line of its duration and usage (never its content).
  */
 export function withModelCallContext<P extends ChatModelPort | SummarizerPort>(port: P, log: LogPort): P {
-  const timed = async (purpose: string, model: string, call: () => Promise<ChatResult>): Promise<ChatResult> => runWithLogContext({ purpose, model }, async () => {
-    const started = performance.now();
-    try {
-      const result = await call();
-      log.debug({ ms: Math.round(performance.now() - started), promptTokens: result.usage?.promptTokens ?? null, completionTokens: result.usage?.completionTokens ?? null }, 'model call finished');
-      return result;
-    } catch (error) {
-      log.debug({ ms: Math.round(performance.now() - started), err: error }, 'model call failed');
-      throw error;
-    }
-  });
+  const timed = async (purpose: string, model: string, call: () => Promise<ChatResult>): Promise<ChatResult> =>
+    runWithLogContext({ purpose, model }, async () => {
+      const started = performance.now();
+      try {
+        const result = await call();
+        log.debug(
+          {
+            ms: Math.round(performance.now() - started),
+            promptTokens: result.usage?.promptTokens ?? null,
+            completionTokens: result.usage?.completionTokens ?? null,
+          },
+          'model call finished',
+        );
+        return result;
+      } catch (error) {
+        log.debug({ ms: Math.round(performance.now() - started), err: error }, 'model call failed');
+        throw error;
+      }
+    });
   if ('stream' in port) {
     const chat = port as ChatModelPort;
-    return { ...chat, model: chat.model, stream: (input) => timed('chat', chat.model, () => chat.stream(input)) } satisfies ChatModelPort as P;
+    return {
+      ...chat,
+      model: chat.model,
+      stream: (input) => timed('chat', chat.model, () => chat.stream(input)),
+    } satisfies ChatModelPort as P;
   }
   const summarizer = port as SummarizerPort;
-  return { ...summarizer, model: summarizer.model, summarize: (input) => timed('summary', summarizer.model, () => summarizer.summarize(input)) } satisfies SummarizerPort as P;
+  return {
+    ...summarizer,
+    model: summarizer.model,
+    summarize: (input) => timed('summary', summarizer.model, () => summarizer.summarize(input)),
+  } satisfies SummarizerPort as P;
 }

@@ -36,41 +36,148 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
   const metrics = {
     registry,
     sources,
-    turnDuration: new Histogram({ name: 'chat_turn_duration_seconds', help: 'Turn latency: start of the turn to its end, by final status.', labelNames: ['status'], buckets: SECONDS_SLOW, registers }),
-    timeToFirstToken: new Histogram({ name: 'chat_turn_first_token_seconds', help: 'Start of the turn to the first streamed token of its answer.', buckets: SECONDS_FAST, registers }),
-    modelCalls: new Counter({ name: 'chat_model_calls_total', help: 'Model calls by model, purpose (chat, summary, condense) and outcome (ok, error).', labelNames: ['model', 'purpose', 'outcome'], registers }),
-    modelCallDuration: new Histogram({ name: 'chat_model_call_duration_seconds', help: 'Model call latency by model and purpose.', labelNames: ['model', 'purpose'], buckets: SECONDS_SLOW, registers }),
-    tokens: new Counter({ name: 'chat_model_tokens_total', help: 'Tokens in (prompt: reported by the provider, else our estimate) and out (completion, reported) by model and purpose.', labelNames: ['model', 'purpose', 'direction'], registers }),
-    estimatedPromptTokens: new Counter({ name: 'chat_model_estimated_prompt_tokens_total', help: 'Prompt tokens as our token counter estimated them before the call.', labelNames: ['model', 'purpose'], registers }),
-    cachedPromptTokens: new Counter({ name: 'chat_model_cached_prompt_tokens_total', help: 'Prompt tokens the provider reported as read from its prompt cache (calls that reported it).', labelNames: ['model', 'purpose'], registers }),
-    reportedPromptTokens: new Counter({ name: 'chat_model_reported_prompt_tokens_total', help: 'Prompt tokens as the provider reported them (calls with a usage report only).', labelNames: ['model', 'purpose'], registers }),
-    estimateRatio: new Histogram({ name: 'chat_prompt_token_estimate_ratio', help: 'Estimated / reported prompt tokens per call with a usage report (1 = exact, above 1 = overestimate).', labelNames: ['model', 'purpose'], buckets: [0.5, 0.8, 0.9, 0.95, 0.98, 1, 1.02, 1.05, 1.1, 1.25, 1.5, 2], registers }),
-    folds: new Counter({ name: 'chat_folds_total', help: 'Committed summary folds by author (fold, overflow-fallback, rebuild, admin).', labelNames: ['author'], registers }),
-    foldDuration: new Histogram({ name: 'chat_fold_duration_seconds', help: 'Time a fold took: planning, summarizer calls and checks, up to the commit.', labelNames: ['author'], buckets: SECONDS_SLOW, registers }),
-    foldEntries: new Histogram({ name: 'chat_fold_entries', help: 'Window entries folded into the summary per fold.', buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500], registers }),
-    foldLag: new Histogram({ name: 'chat_fold_lag_seconds', help: 'Fold job lag: enqueued to finished (queue wait + run), in the worker that ran it.', buckets: SECONDS_SLOW, registers }),
-    foldBacklog: new Gauge({ name: 'chat_fold_backlog_threads', help: 'Threads whose window was over the fold trigger at the last sweep (capped at the sweep limit, 500).', registers }),
-    failedJobs: new Counter({ name: 'chat_jobs_failed_total', help: 'Job attempts that failed in this process, by queue; final=true when no retry is left.', labelNames: ['queue', 'final'], registers }),
-    rateLimited: new Counter({ name: 'chat_rate_limited_total', help: 'Requests answered RATE_LIMITED, by transport (http, socket).', labelNames: ['transport'], registers }),
-    httpResponses: new Counter({ name: 'chat_http_responses_total', help: 'HTTP responses by method and status code.', labelNames: ['method', 'status'], registers }),
+    turnDuration: new Histogram({
+      name: 'chat_turn_duration_seconds',
+      help: 'Turn latency: start of the turn to its end, by final status.',
+      labelNames: ['status'],
+      buckets: SECONDS_SLOW,
+      registers,
+    }),
+    timeToFirstToken: new Histogram({
+      name: 'chat_turn_first_token_seconds',
+      help: 'Start of the turn to the first streamed token of its answer.',
+      buckets: SECONDS_FAST,
+      registers,
+    }),
+    modelCalls: new Counter({
+      name: 'chat_model_calls_total',
+      help: 'Model calls by model, purpose (chat, summary, condense) and outcome (ok, error).',
+      labelNames: ['model', 'purpose', 'outcome'],
+      registers,
+    }),
+    modelCallDuration: new Histogram({
+      name: 'chat_model_call_duration_seconds',
+      help: 'Model call latency by model and purpose.',
+      labelNames: ['model', 'purpose'],
+      buckets: SECONDS_SLOW,
+      registers,
+    }),
+    tokens: new Counter({
+      name: 'chat_model_tokens_total',
+      help: 'Tokens in (prompt: reported by the provider, else our estimate) and out (completion, reported) by model and purpose.',
+      labelNames: ['model', 'purpose', 'direction'],
+      registers,
+    }),
+    estimatedPromptTokens: new Counter({
+      name: 'chat_model_estimated_prompt_tokens_total',
+      help: 'Prompt tokens as our token counter estimated them before the call.',
+      labelNames: ['model', 'purpose'],
+      registers,
+    }),
+    cachedPromptTokens: new Counter({
+      name: 'chat_model_cached_prompt_tokens_total',
+      help: 'Prompt tokens the provider reported as read from its prompt cache (calls that reported it).',
+      labelNames: ['model', 'purpose'],
+      registers,
+    }),
+    reportedPromptTokens: new Counter({
+      name: 'chat_model_reported_prompt_tokens_total',
+      help: 'Prompt tokens as the provider reported them (calls with a usage report only).',
+      labelNames: ['model', 'purpose'],
+      registers,
+    }),
+    estimateRatio: new Histogram({
+      name: 'chat_prompt_token_estimate_ratio',
+      help: 'Estimated / reported prompt tokens per call with a usage report (1 = exact, above 1 = overestimate).',
+      labelNames: ['model', 'purpose'],
+      buckets: [0.5, 0.8, 0.9, 0.95, 0.98, 1, 1.02, 1.05, 1.1, 1.25, 1.5, 2],
+      registers,
+    }),
+    folds: new Counter({
+      name: 'chat_folds_total',
+      help: 'Committed summary folds by author (fold, overflow-fallback, rebuild, admin).',
+      labelNames: ['author'],
+      registers,
+    }),
+    foldDuration: new Histogram({
+      name: 'chat_fold_duration_seconds',
+      help: 'Time a fold took: planning, summarizer calls and checks, up to the commit.',
+      labelNames: ['author'],
+      buckets: SECONDS_SLOW,
+      registers,
+    }),
+    foldEntries: new Histogram({
+      name: 'chat_fold_entries',
+      help: 'Window entries folded into the summary per fold.',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+      registers,
+    }),
+    foldLag: new Histogram({
+      name: 'chat_fold_lag_seconds',
+      help: 'Fold job lag: enqueued to finished (queue wait + run), in the worker that ran it.',
+      buckets: SECONDS_SLOW,
+      registers,
+    }),
+    foldBacklog: new Gauge({
+      name: 'chat_fold_backlog_threads',
+      help: 'Threads whose window was over the fold trigger at the last sweep (capped at the sweep limit, 500).',
+      registers,
+    }),
+    failedJobs: new Counter({
+      name: 'chat_jobs_failed_total',
+      help: 'Job attempts that failed in this process, by queue; final=true when no retry is left.',
+      labelNames: ['queue', 'final'],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'chat_rate_limited_total',
+      help: 'Requests answered RATE_LIMITED, by transport (http, socket).',
+      labelNames: ['transport'],
+      registers,
+    }),
+    httpResponses: new Counter({
+      name: 'chat_http_responses_total',
+      help: 'HTTP responses by method and status code.',
+      labelNames: ['method', 'status'],
+      registers,
+    }),
   };
 
   new Gauge({
-    name: 'chat_queue_jobs', help: 'Jobs per queue and state (read from Redis at scrape time; the same for every process).', labelNames: ['queue', 'state'], registers,
+    name: 'chat_queue_jobs',
+    help: 'Jobs per queue and state (read from Redis at scrape time; the same for every process).',
+    labelNames: ['queue', 'state'],
+    registers,
     async collect() {
       this.reset();
-      await Promise.all(sources.queues.map(async (queue) => {
-        try {
-          const counts = await queue.getJobCounts(...QUEUE_STATES);
-          for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
-        } catch (error) {
-          // Redis down: the queue's series are absent from this scrape rather than failing all of it.
-          options.log.debug({ err: error, queue: queue.name }, 'could not read queue counts for /metrics');
-        }
-      }));
+      await Promise.all(
+        sources.queues.map(async (queue) => {
+          try {
+            const counts = await queue.getJobCounts(...QUEUE_STATES);
+            for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+          } catch (error) {
+            // Redis down: the queue's series are absent from this scrape rather than failing all of it.
+            options.log.debug({ err: error, queue: queue.name }, 'could not read queue counts for /metrics');
+          }
+        }),
+      );
     },
   });
-  new Gauge({ name: 'chat_active_sockets', help: 'Socket.io connections open on this process.', registers, collect() { this.set(sources.activeSockets()); } });
-  new Gauge({ name: 'chat_turns_in_flight', help: 'Turns streaming in this process now.', registers, collect() { this.set(sources.turnsInFlight()); } });
+  new Gauge({
+    name: 'chat_active_sockets',
+    help: 'Socket.io connections open on this process.',
+    registers,
+    collect() {
+      this.set(sources.activeSockets());
+    },
+  });
+  new Gauge({
+    name: 'chat_turns_in_flight',
+    help: 'Turns streaming in this process now.',
+    registers,
+    collect() {
+      this.set(sources.turnsInFlight());
+    },
+  });
   return metrics;
 }

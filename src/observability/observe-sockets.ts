@@ -14,12 +14,17 @@ export function observeSocketServer(io: Pick<Server, 'on'>, metrics: Metrics): v
       if (typeof last === 'function') {
         const ack = last as (response: unknown) => void;
         packet[packet.length - 1] = (response: unknown) => {
-          if ((response as { error?: { code?: string } } | null)?.error?.code === 'RATE_LIMITED') metrics.rateLimited.inc({ transport: 'socket' });
+          if ((response as { error?: { code?: string } } | null)?.error?.code === 'RATE_LIMITED')
+            metrics.rateLimited.inc({ transport: 'socket' });
           ack(response);
         };
       }
       const userId = (socket.data as { userId?: string }).userId;
-      runWithLogContext({ requestId: randomUUID(), socketId: socket.id, event: String(packet[0]), ...(userId ? { userId } : {}) }, next, { fresh: true });
+      runWithLogContext(
+        { requestId: randomUUID(), socketId: socket.id, event: String(packet[0]), ...(userId ? { userId } : {}) },
+        next,
+        { fresh: true },
+      );
     });
   });
 }

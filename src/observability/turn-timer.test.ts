@@ -6,7 +6,9 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 
 async function turnsTimed(metrics: ReturnType<typeof createMetrics>): Promise<number> {
   const metric = await metrics.turnDuration.get();
-  return metric.values.filter((value) => value.metricName === 'chat_turn_duration_seconds_count').reduce((sum, value) => sum + value.value, 0);
+  return metric.values
+    .filter((value) => value.metricName === 'chat_turn_duration_seconds_count')
+    .reduce((sum, value) => sum + value.value, 0);
 }
 
 describe('TurnTimer', () => {

@@ -19,7 +19,10 @@ export class TurnTimer {
   private readonly now: () => number;
 
   /** `now` in milliseconds (default `performance.now`). */
-  constructor(private readonly metrics: Metrics, options: { now?: () => number; maxTurns?: number } = {}) {
+  constructor(
+    private readonly metrics: Metrics,
+    options: { now?: () => number; maxTurns?: number } = {},
+  ) {
     this.now = options.now ?? (() => performance.now());
     this.maxTurns = options.maxTurns ?? TIMED_TURNS_MAX;
   }
@@ -32,7 +35,8 @@ export class TurnTimer {
   /** Listens to the bus for first tokens; returns the unsubscribe. */
   watch(events: ThreadEventBus): () => void {
     return events.subscribeAll((event) => {
-      if (event.type === 'message-start' && event.message.status === 'streaming' && event.message.turnId) this.firstToken(event.message.turnId);
+      if (event.type === 'message-start' && event.message.status === 'streaming' && event.message.turnId)
+        this.firstToken(event.message.turnId);
     });
   }
 

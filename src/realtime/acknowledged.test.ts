@@ -34,7 +34,10 @@ describe('acknowledged', () => {
     const { call, log } = setup(async () => {
       throw new AppError('RATE_LIMITED', 'Slow down.', { details: { retryAfterSeconds: 7 } });
     });
-    expect(await call({ value: 1 })).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: 'Slow down.', retryAfterSeconds: 7 } });
+    expect(await call({ value: 1 })).toEqual({
+      ok: false,
+      error: { code: 'RATE_LIMITED', message: 'Slow down.', retryAfterSeconds: 7 },
+    });
     expect(log.error).not.toHaveBeenCalled();
   });
 

@@ -21,7 +21,11 @@ export interface HandlerContext<P> {
 }
 
 /** The error of a failed ack: AppErrors keep their code and safe message; anything else is INTERNAL, logged, not shown. */
-export function toAckError(error: unknown, log: LogPort, context: { event: string; userId: string }): ErrorBody & Record<string, unknown> {
+export function toAckError(
+  error: unknown,
+  log: LogPort,
+  context: { event: string; userId: string },
+): ErrorBody & Record<string, unknown> {
   if (isAppError(error)) return { ...error.details, code: error.code, message: error.message };
   // The same mapping as REST: an unreachable database is a retryable UNAVAILABLE, not an INTERNAL.
   const mapped = toAppError(error);
@@ -71,7 +75,11 @@ export function acknowledged<S extends z.ZodType, R extends object>(options: {
     const handle = async () => {
       const decision = limiter ? await limiter.hit(socket.id) : { allowed: true as const };
       if (!decision.allowed) {
-        throw new AppError('RATE_LIMITED', `Too many events on this connection; try again in ${decision.retryAfterSeconds} s.`, { details: { retryAfterSeconds: decision.retryAfterSeconds } });
+        throw new AppError(
+          'RATE_LIMITED',
+          `Too many events on this connection; try again in ${decision.retryAfterSeconds} s.`,
+          { details: { retryAfterSeconds: decision.retryAfterSeconds } },
+        );
       }
       const parsed = schema.safeParse(payload);
       if (!parsed.success) throw validationError(parsed.error);

@@ -18,19 +18,24 @@ function refused(data: ConnectErrorData): ExtendedError {
 export function authenticateSocket(deps: Pick<SocketDeps, 'tokens' | 'threads' | 'log' | 'erasures'>) {
   return (socket: TypedSocket, next: (error?: ExtendedError) => void): void => {
     const auth: unknown = socket.handshake.auth;
-    const token = typeof auth === 'object' && auth !== null && typeof (auth as { token?: unknown }).token === 'string'
-      ? (auth as { token: string }).token
-      : null;
-    principalFromToken(token, deps).then((principal) => {
-      socket.data.userId = principal.userId;
-      socket.data.role = principal.role;
-      socket.data.expiresAt = principal.expiresAt;
-      next();
-    }, (error: unknown) => {
-      if (isAppError(error) && error.code === 'UNAUTHORIZED') return next(refused({ code: 'UNAUTHORIZED', message: error.message }));
-      deps.log.error({ err: error }, 'socket authentication failed');
-      // Not the client's fault (e.g. the database is down), but the connection cannot be served either.
-      next(refused({ code: 'UNAVAILABLE', message: 'The server cannot accept connections right now.' }));
-    });
+    const token =
+      typeof auth === 'object' && auth !== null && typeof (auth as { token?: unknown }).token === 'string'
+        ? (auth as { token: string }).token
+        : null;
+    principalFromToken(token, deps).then(
+      (principal) => {
+        socket.data.userId = principal.userId;
+        socket.data.role = principal.role;
+        socket.data.expiresAt = principal.expiresAt;
+        next();
+      },
+      (error: unknown) => {
+        if (isAppError(error) && error.code === 'UNAUTHORIZED')
+          return next(refused({ code: 'UNAUTHORIZED', message: error.message }));
+        deps.log.error({ err: error }, 'socket authentication failed');
+        // Not the client's fault (e.g. the database is down), but the connection cannot be served either.
+        next(refused({ code: 'UNAVAILABLE', message: 'The server cannot accept connections right now.' }));
+      },
+    );
   };
 }

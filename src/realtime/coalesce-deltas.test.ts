@@ -3,12 +3,19 @@ import { applyMessageDelta } from '../shared/apply-message-delta';
 import type { ThreadEvent } from '../shared/events';
 import { createDeltaCoalescer } from './coalesce-deltas';
 
-const delta = (offset: number, text: string, messageId = 'm1', threadId = 't1'): ThreadEvent => ({ type: 'message-delta', threadId, messageId, offset, delta: text });
+const delta = (offset: number, text: string, messageId = 'm1', threadId = 't1'): ThreadEvent => ({
+  type: 'message-delta',
+  threadId,
+  messageId,
+  offset,
+  delta: text,
+});
 const end = (threadId = 't1'): ThreadEvent => ({ type: 'turn-end', threadId, turnId: 'u1', status: 'complete' });
 
 describe('createDeltaCoalescer', () => {
   let emitted: ThreadEvent[];
-  const coalescer = (windowMs = 50) => createDeltaCoalescer({ windowMs, emit: (event) => emitted.push(event), now: () => Date.now() });
+  const coalescer = (windowMs = 50) =>
+    createDeltaCoalescer({ windowMs, emit: (event) => emitted.push(event), now: () => Date.now() });
 
   beforeEach(() => {
     vi.useFakeTimers();
@@ -83,7 +90,12 @@ describe('createDeltaCoalescer', () => {
 
   it('sends every delta as it comes with a window of 0', () => {
     const deltas = coalescer(0);
-    for (const [offset, text] of [[0, 'a'], [1, 'b'], [2, 'c']] as const) deltas.push(delta(offset, text));
+    for (const [offset, text] of [
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'c'],
+    ] as const)
+      deltas.push(delta(offset, text));
     expect(emitted).toEqual([delta(0, 'a'), delta(1, 'b'), delta(2, 'c')]);
   });
 });

@@ -30,7 +30,11 @@ export interface DeltaCoalescer {
  * the thread (`message-end`, `turn-end`, tool events...) first sends what waits, so the order of events holds.
  * `windowMs: 0` sends every delta as it comes.
  */
-export function createDeltaCoalescer(options: { windowMs: number; emit: (event: ThreadEvent) => void; now?: () => number }): DeltaCoalescer {
+export function createDeltaCoalescer(options: {
+  windowMs: number;
+  emit: (event: ThreadEvent) => void;
+  now?: () => number;
+}): DeltaCoalescer {
   const { windowMs, emit } = options;
   const now = options.now ?? (() => performance.now());
   const threads = new Map<string, ThreadState>();
@@ -42,7 +46,13 @@ export function createDeltaCoalescer(options: { windowMs: number; emit: (event: 
     if (!pending) return;
     state.pending = null;
     state.lastEmitAt = now();
-    emit({ type: 'message-delta', threadId, messageId: pending.messageId, offset: pending.offset, delta: pending.parts.join('') });
+    emit({
+      type: 'message-delta',
+      threadId,
+      messageId: pending.messageId,
+      offset: pending.offset,
+      delta: pending.parts.join(''),
+    });
   };
 
   const onDelta = (event: DeltaEvent) => {
@@ -53,7 +63,8 @@ export function createDeltaCoalescer(options: { windowMs: number; emit: (event: 
     }
     const pending = state.pending;
     // Only text that continues the waiting text joins it (another message, or a restart at offset 0, does not).
-    if (pending && (pending.messageId !== event.messageId || pending.offset + pending.length !== event.offset)) send(event.threadId, state);
+    if (pending && (pending.messageId !== event.messageId || pending.offset + pending.length !== event.offset))
+      send(event.threadId, state);
     if (!state.pending && now() - state.lastEmitAt >= windowMs) {
       state.lastEmitAt = now();
       emit(event);
@@ -63,7 +74,12 @@ export function createDeltaCoalescer(options: { windowMs: number; emit: (event: 
       state.pending.parts.push(event.delta);
       state.pending.length += event.delta.length;
     } else {
-      state.pending = { messageId: event.messageId, offset: event.offset, parts: [event.delta], length: event.delta.length };
+      state.pending = {
+        messageId: event.messageId,
+        offset: event.offset,
+        parts: [event.delta],
+        length: event.delta.length,
+      };
     }
     if (!state.timer) {
       const thread = state;

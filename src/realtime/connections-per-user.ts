@@ -23,7 +23,10 @@ export function connectionsPerUser(max: number) {
     const sockets = open.get(userId) ?? new Set<string>();
     if (sockets.size >= max) {
       const error: ExtendedError = new Error('Too many open connections');
-      const data: ConnectErrorData = { code: 'RATE_LIMITED', message: `This user already has ${sockets.size} open connections (the most is ${max}); close a tab or window and reconnect.` };
+      const data: ConnectErrorData = {
+        code: 'RATE_LIMITED',
+        message: `This user already has ${sockets.size} open connections (the most is ${max}); close a tab or window and reconnect.`,
+      };
       error.data = data;
       next(error);
       return;
@@ -31,7 +34,9 @@ export function connectionsPerUser(max: number) {
     sockets.add(socket.id);
     open.set(userId, sockets);
     socket.once('disconnect', () => release(userId, socket.id));
-    setTimeout(() => { if (!socket.connected) release(userId, socket.id); }, CONNECT_GRACE_MS).unref();
+    setTimeout(() => {
+      if (!socket.connected) release(userId, socket.id);
+    }, CONNECT_GRACE_MS).unref();
     next();
   };
 }

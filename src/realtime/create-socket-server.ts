@@ -17,7 +17,14 @@ import { turnCancel } from './handlers/turn-cancel';
 import { maxHttpBufferSize } from './max-http-buffer-size';
 import { createRedisSocketAdapter } from './redis-socket-adapter';
 import type { SocketDeps } from './socket-deps';
-import { messageEditPayload, messageSendPayload, threadJoinPayload, threadLeavePayload, toolCancelPayload, turnCancelPayload } from './socket-schemas';
+import {
+  messageEditPayload,
+  messageSendPayload,
+  threadJoinPayload,
+  threadLeavePayload,
+  toolCancelPayload,
+  turnCancelPayload,
+} from './socket-schemas';
 import type { TypedServer, TypedSocket } from './socket-types';
 
 export interface SocketServer {
@@ -41,20 +48,38 @@ export interface SocketServerOptions {
 
 type Handler<S extends z.ZodType> = (context: HandlerContext<z.infer<S>>) => Promise<object | AtAck<object>>;
 
-function registerHandlers(socket: TypedSocket, deps: SocketDeps, events: RateLimiter, flushEvents: (threadId: string) => void): void {
+function registerHandlers(
+  socket: TypedSocket,
+  deps: SocketDeps,
+  events: RateLimiter,
+  flushEvents: (threadId: string) => void,
+): void {
   const on = <S extends z.ZodType>(event: string, schema: S, run: Handler<S>) => {
-    (socket.on as (event: string, listener: (...args: unknown[]) => void) => void)(event, acknowledged({ event, socket, schema, log: deps.log, run, limiter: events }));
+    (socket.on as (event: string, listener: (...args: unknown[]) => void) => void)(
+      event,
+      acknowledged({ event, socket, schema, log: deps.log, run, limiter: events }),
+    );
   };
   on('thread-join', threadJoinPayload, (context) => threadJoin({ ...deps, flushEvents }, context));
   on('thread-leave', threadLeavePayload, (context) => threadLeave(context));
   // New work is refused once the process is shutting down, like REST's 503: an accept committed while the socket
   // closes would lose its ack; refused, the client resends it (same clientMessageId) to the next process.
-  const unlessClosing = <S extends z.ZodType>(run: Handler<S>): Handler<S> => async (context) => {
-    if (deps.closing?.()) throw new AppError('UNAVAILABLE', 'The server is restarting; send it again in a moment.');
-    return run(context);
-  };
-  on('message-send', messageSendPayload, unlessClosing((context) => messageSend(deps, context)));
-  on('message-edit', messageEditPayload, unlessClosing((context) => messageEdit(deps, context)));
+  const unlessClosing =
+    <S extends z.ZodType>(run: Handler<S>): Handler<S> =>
+    async (context) => {
+      if (deps.closing?.()) throw new AppError('UNAVAILABLE', 'The server is restarting; send it again in a moment.');
+      return run(context);
+    };
+  on(
+    'message-send',
+    messageSendPayload,
+    unlessClosing((context) => messageSend(deps, context)),
+  );
+  on(
+    'message-edit',
+    messageEditPayload,
+    unlessClosing((context) => messageEdit(deps, context)),
+  );
   on('turn-cancel', turnCancelPayload, (context) => turnCancel(deps, context));
   on('tool-cancel', toolCancelPayload, (context) => toolCancel(deps, context));
 }
@@ -82,7 +107,12 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
   io.use(connectionsPerUser(deps.limits.maxSocketsPerUser));
   // Every client event counts, per socket (a socket lives in one process, so memory is the right place).
   const eventLimiter = createMemoryRateLimiter({ limit: deps.limits.socketEventsPerMinute });
-  const forwarding = forwardThreadEvents({ events: deps.events, emitter: io, log: deps.log, ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}) });
+  const forwarding = forwardThreadEvents({
+    events: deps.events,
+    emitter: io,
+    log: deps.log,
+    ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}),
+  });
   io.on('connection', (socket) => {
     // The per-user room: an erasure disconnects every socket of the user, in every process, with one call.
     void socket.join(userRoom(socket.data.userId));

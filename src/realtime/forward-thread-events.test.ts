@@ -8,7 +8,11 @@ describe('forwardThreadEvents', () => {
   it("emits each event once to its thread's room, without its type", () => {
     const events = createLocalEventBus();
     const emitted: Array<[string, string, object]> = [];
-    const forwarding = forwardThreadEvents({ events, log, emitter: { to: (room) => ({ emit: (event, payload) => emitted.push([room, event, payload]) }) } });
+    const forwarding = forwardThreadEvents({
+      events,
+      log,
+      emitter: { to: (room) => ({ emit: (event, payload) => emitted.push([room, event, payload]) }) },
+    });
     events.publish({ type: 'message-delta', threadId: 't1', messageId: 'm1', offset: 0, delta: 'Hi' });
     events.publish({ type: 'turn-end', threadId: 't2', turnId: 'u1', status: 'complete' });
     forwarding.stop();
@@ -22,7 +26,12 @@ describe('forwardThreadEvents', () => {
   it('coalesces the deltas of a stream into fewer emits, sends them before the next event, and sends what waits on stop', () => {
     const events = createLocalEventBus();
     const emitted: Array<[string, object]> = [];
-    const forwarding = forwardThreadEvents({ events, log, coalesceMs: 60_000, emitter: { to: () => ({ emit: (event, payload) => emitted.push([event, payload]) }) } });
+    const forwarding = forwardThreadEvents({
+      events,
+      log,
+      coalesceMs: 60_000,
+      emitter: { to: () => ({ emit: (event, payload) => emitted.push([event, payload]) }) },
+    });
     const words = ['one ', 'two ', 'three ', 'four'];
     let offset = 0;
     for (const word of words) {
@@ -46,7 +55,17 @@ describe('forwardThreadEvents', () => {
     const events = createLocalEventBus();
     const perThread = vi.fn();
     events.subscribe('t1', perThread);
-    forwardThreadEvents({ events, log, emitter: { to: () => ({ emit: () => { throw new Error('adapter down'); } }) } });
+    forwardThreadEvents({
+      events,
+      log,
+      emitter: {
+        to: () => ({
+          emit: () => {
+            throw new Error('adapter down');
+          },
+        }),
+      },
+    });
     expect(() => events.publish({ type: 'turn-end', threadId: 't1', turnId: 'u1', status: 'complete' })).not.toThrow();
     expect(perThread).toHaveBeenCalledOnce();
     expect(log.warn).toHaveBeenCalledOnce();

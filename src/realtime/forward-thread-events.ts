@@ -31,7 +31,12 @@ export interface ThreadEventForwarding {
  * createDeltaCoalescer): the first goes out at once, the rest in fewer frames, and every other event of the thread
  * waits for them.
  */
-export function forwardThreadEvents(options: { events: ThreadEventBus; emitter: RoomEmitter; log: LogPort; coalesceMs?: number }): ThreadEventForwarding {
+export function forwardThreadEvents(options: {
+  events: ThreadEventBus;
+  emitter: RoomEmitter;
+  log: LogPort;
+  coalesceMs?: number;
+}): ThreadEventForwarding {
   const { events, emitter, log } = options;
   const coalescer = createDeltaCoalescer({
     windowMs: options.coalesceMs ?? DEFAULT_COALESCE_MS,

@@ -20,7 +20,11 @@ function failSoft(client: Redis, onError: (error: unknown) => void): Redis {
       if (typeof property === 'string' && FIRE_AND_FORGET.has(property)) {
         return (...args: unknown[]) => {
           const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-          if (result instanceof Promise) return result.catch((error: unknown) => { onError(error); return 0; });
+          if (result instanceof Promise)
+            return result.catch((error: unknown) => {
+              onError(error);
+              return 0;
+            });
           return result;
         };
       }
@@ -57,15 +61,25 @@ export function socketChannelKey(prefix: string): string {
  */
 export function createRedisSocketAdapter(options: { url: string; prefix: string; log: LogPort }) {
   const { log } = options;
-  const onError = throttledWarning(log, 'socket.io redis adapter: publish failed; other server processes miss these events (local tabs still get them)');
+  const onError = throttledWarning(
+    log,
+    'socket.io redis adapter: publish failed; other server processes miss these events (local tabs still get them)',
+  );
   const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
-  const publisher = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy });
+  const publisher = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy,
+  });
   // The subscriber re-subscribes by itself after a reconnect.
   const subscriber = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy });
   publisher.on('error', (error) => log.debug({ err: error }, 'socket.io redis publisher error'));
   subscriber.on('error', (error) => log.debug({ err: error }, 'socket.io redis subscriber error'));
   return {
-    adapter: createAdapter(failSoft(publisher, onError), failSoft(subscriber, onError), { key: socketChannelKey(options.prefix) }),
+    adapter: createAdapter(failSoft(publisher, onError), failSoft(subscriber, onError), {
+      key: socketChannelKey(options.prefix),
+    }),
     close() {
       publisher.disconnect();
       subscriber.disconnect();
@@ -77,11 +91,19 @@ export function createRedisSocketAdapter(options: { url: string; prefix: string;
  * For processes without a socket server (`worker` mode): emits to rooms through Redis, where the server
  * processes' adapters deliver to their sockets. Events emitted while Redis is down are dropped (logged).
  */
-export function createRedisRoomEmitter(options: { url: string; prefix: string; log: LogPort }): { emitter: RoomEmitter; close(): void } {
+export function createRedisRoomEmitter(options: { url: string; prefix: string; log: LogPort }): {
+  emitter: RoomEmitter;
+  close(): void;
+} {
   const { log } = options;
-  const client = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+  const client = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
   client.on('error', (error) => log.debug({ err: error }, 'socket.io redis emitter error'));
-  const onError = throttledWarning(log, 'socket.io redis emitter: publish failed; the servers\' tabs miss these events');
+  const onError = throttledWarning(log, "socket.io redis emitter: publish failed; the servers' tabs miss these events");
   const emitter = new Emitter(failSoft(client, onError), { key: socketChannelKey(options.prefix) });
   return {
     emitter: { to: (room) => ({ emit: (event, payload) => emitter.to(room).emit(event, payload) }) },

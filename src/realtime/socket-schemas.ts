@@ -4,25 +4,31 @@ import { z } from 'zod';
  * Payload schemas of the client events (src/shared/socket-events.ts). Strict: unknown keys are refused.
  * Content length is not capped here: sendMessage answers TOO_LARGE with the limit in the message.
  */
-export const threadJoinPayload = z.object({
-  threadId: z.string().uuid(),
-  afterSeq: z.number().int().min(0).optional(),
-}).strict();
+export const threadJoinPayload = z
+  .object({
+    threadId: z.string().uuid(),
+    afterSeq: z.number().int().min(0).optional(),
+  })
+  .strict();
 
 export const threadLeavePayload = z.object({ threadId: z.string().uuid() }).strict();
 
-export const messageSendPayload = z.object({
-  threadId: z.string().uuid(),
-  content: z.string(),
-  clientMessageId: z.string().min(1).max(100),
-}).strict();
+export const messageSendPayload = z
+  .object({
+    threadId: z.string().uuid(),
+    content: z.string(),
+    clientMessageId: z.string().min(1).max(100),
+  })
+  .strict();
 
-export const messageEditPayload = z.object({
-  threadId: z.string().uuid(),
-  messageId: z.string().uuid(),
-  content: z.string(),
-  clientMessageId: z.string().min(1).max(100),
-}).strict();
+export const messageEditPayload = z
+  .object({
+    threadId: z.string().uuid(),
+    messageId: z.string().uuid(),
+    content: z.string(),
+    clientMessageId: z.string().min(1).max(100),
+  })
+  .strict();
 
 export const turnCancelPayload = z.object({ threadId: z.string().uuid() }).strict();
 

@@ -339,7 +339,14 @@ export interface MessageContextDto {
    */
   systemPrefix: { hash: string; text: string | null; tokens: number } | null;
   /** The summary revision the model got (its text is null once redacted by a forget). */
-  summary: { revision: number; text: string | null; tokens: number; fromSeq: number; throughSeq: number; redacted: boolean } | null;
+  summary: {
+    revision: number;
+    text: string | null;
+    tokens: number;
+    fromSeq: number;
+    throughSeq: number;
+    redacted: boolean;
+  } | null;
   windowSeqs: number[];
   pinnedSeqs: number[];
   /** Older transcript messages auto-recall put in the pack. */

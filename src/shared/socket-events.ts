@@ -47,9 +47,15 @@ export interface MessageEditPayload {
 export interface ClientToServerEvents {
   'thread-join': (payload: ThreadJoinPayload, ack: Ack<ThreadJoinResult>) => void;
   'thread-leave': (payload: { threadId: string }, ack: Ack<Record<string, never>>) => void;
-  'message-send': (payload: MessageSendPayload, ack: Ack<{ message: MessageDto; turnId: string; duplicate: boolean }>) => void;
+  'message-send': (
+    payload: MessageSendPayload,
+    ack: Ack<{ message: MessageDto; turnId: string; duplicate: boolean }>,
+  ) => void;
   /** Acked like message-send, with the fork (`thread`) that holds the edited message; its answer streams to the fork's room. */
-  'message-edit': (payload: MessageEditPayload, ack: Ack<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }>) => void;
+  'message-edit': (
+    payload: MessageEditPayload,
+    ack: Ack<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }>,
+  ) => void;
   'turn-cancel': (payload: { threadId: string }, ack: Ack<{ cancelled: boolean }>) => void;
   'tool-cancel': (payload: { runId: string }, ack: Ack<{ cancelled: boolean }>) => void;
 }
@@ -67,7 +73,12 @@ export interface ServerToClientEvents {
   'tool-start': (payload: { threadId: string; run: ToolRunDto }) => void;
   'tool-progress': (payload: { threadId: string; runId: string; progress: number; note?: string }) => void;
   'tool-end': (payload: { threadId: string; run: ToolRunDto }) => void;
-  'summary-updated': (payload: { threadId: string; revision: number; coveredThroughSeq: number; tokens: number }) => void;
+  'summary-updated': (payload: {
+    threadId: string;
+    revision: number;
+    coveredThroughSeq: number;
+    tokens: number;
+  }) => void;
   'thread-updated': (payload: { threadId: string; thread: ThreadDto }) => void;
   'context-reset': (payload: { threadId: string; seq: number }) => void;
   /**

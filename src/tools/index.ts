@@ -1,4 +1,12 @@
-import { analyzeThreadTool, calculatorTool, currentTimeTool, readToolResultTool, saveMemoryTool, searchTranscriptTool, type Tool } from '../core/tools';
+import {
+  analyzeThreadTool,
+  calculatorTool,
+  currentTimeTool,
+  readToolResultTool,
+  saveMemoryTool,
+  searchTranscriptTool,
+  type Tool,
+} from '../core/tools';
 
 /**
  * The one place a deployment registers its tools: add yours to this list (see src/core/tools/types.ts for the

@@ -39,8 +39,14 @@ describe('admin authentication', () => {
     // This file tries many wrong credentials on purpose: the failed-credential lockout is tested in test/security.
     app = await startTestApp({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '1000' } });
     ({ token: userToken } = await app.guest());
-    adminJwt = await createTokenService(app.authSecret).sign({ userId: 'alice-admin', role: 'admin', kind: 'external' });
-    thread = (await (await app.api('/api/threads', { method: 'POST', token: userToken, json: { title: 'private' } })).json()) as ThreadDto;
+    adminJwt = await createTokenService(app.authSecret).sign({
+      userId: 'alice-admin',
+      role: 'admin',
+      kind: 'external',
+    });
+    thread = (await (
+      await app.api('/api/threads', { method: 'POST', token: userToken, json: { title: 'private' } })
+    ).json()) as ThreadDto;
   });
   afterAll(async () => {
     await app?.stop();
@@ -58,9 +64,18 @@ describe('admin authentication', () => {
         { what: 'the raw token as cookie', headers: { Cookie: `admin_session=${ADMIN_TOKEN}` } },
       ];
       for (const attempt of attempts) {
-        const response = await app.api(route.path, { method: route.method, headers: attempt.headers, ...(route.json ? { json: route.json } : {}) });
-        expect({ route: `${route.method} ${route.path}`, with: attempt.what, status: response.status }).toEqual({ route: `${route.method} ${route.path}`, with: attempt.what, status: 401 });
-        if (route.path.startsWith('/api/')) expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+        const response = await app.api(route.path, {
+          method: route.method,
+          headers: attempt.headers,
+          ...(route.json ? { json: route.json } : {}),
+        });
+        expect({ route: `${route.method} ${route.path}`, with: attempt.what, status: response.status }).toEqual({
+          route: `${route.method} ${route.path}`,
+          with: attempt.what,
+          status: 401,
+        });
+        if (route.path.startsWith('/api/'))
+          expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
       }
     }
     // Nothing was changed by the refused writes.
@@ -109,7 +124,10 @@ describe('admin authentication', () => {
   });
 
   it('never lets a session outlive the admin JWT that opened it (a short-lived JWT opens a short session)', async () => {
-    const shortJwt = await createTokenService(app.authSecret).sign({ userId: 'bob-admin', role: 'admin', kind: 'external' }, 2);
+    const shortJwt = await createTokenService(app.authSecret).sign(
+      { userId: 'bob-admin', role: 'admin', kind: 'external' },
+      2,
+    );
     const tokenExpiry = decodeJwt(shortJwt).exp! * 1000;
     const opened = await app.api('/api/admin/session', { method: 'POST', json: { token: shortJwt } });
     expect(opened.status).toBe(201);
@@ -124,7 +142,9 @@ describe('admin authentication', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, tokenExpiry - Date.now()) + 1100));
     expect((await app.api('/api/admin/threads', { headers: cookie })).status).toBe(401);
     // A long-lived JWT still gets the full session TTL (8 h), not more.
-    const long = (await (await app.api('/api/admin/session', { method: 'POST', json: { token: adminJwt } })).json()) as { expiresAt: string };
+    const long = (await (
+      await app.api('/api/admin/session', { method: 'POST', json: { token: adminJwt } })
+    ).json()) as { expiresAt: string };
     expect(Date.parse(long.expiresAt) - Date.now()).toBeGreaterThan(7.9 * 3600_000);
     expect(Date.parse(long.expiresAt) - Date.now()).toBeLessThanOrEqual(8 * 3600_000);
   });
@@ -136,6 +156,11 @@ describe('admin authentication', () => {
     expect(value).not.toContain(ADMIN_TOKEN);
     expect((await app.api('/api/admin/threads', { headers: { Cookie: value } })).status).toBe(200);
     const audit = (await (await app.api('/api/admin/audit', { headers: { Cookie: value } })).json()) as AuditPageDto;
-    expect(audit.entries[0]).toMatchObject({ actor: 'admin-token', action: 'admin.session-started', threadId: null, details: { via: 'admin-token' } });
+    expect(audit.entries[0]).toMatchObject({
+      actor: 'admin-token',
+      action: 'admin.session-started',
+      threadId: null,
+      details: { via: 'admin-token' },
+    });
   });
 });

@@ -27,7 +27,9 @@ describe('estimated costs (GET /api/admin/costs)', () => {
     await kit.send(first.id, 'What is the capital of France?');
     await kit.send(first.id, 'And of Portugal?');
     await kit.send(second.id, 'Hello there.');
-    const chatPrompt = server.stub.requests.filter((request) => request.kind === 'chat').reduce((sum, request) => sum + request.promptTokens, 0);
+    const chatPrompt = server.stub.requests
+      .filter((request) => request.kind === 'chat')
+      .reduce((sum, request) => sum + request.promptTokens, 0);
 
     const byDay = await costs('by=day');
     expect(byDay.pricedModels).toEqual(['gpt-4o-mini']);
@@ -41,12 +43,19 @@ describe('estimated costs (GET /api/admin/costs)', () => {
     expect(today.cost).toBeCloseTo((uncached * 2 + today.cachedTokens * 1 + today.completionTokens * 8) / 1_000_000, 9);
 
     const byThread = await costs('by=thread');
-    expect(byThread.rows.map((row) => [row.label, row.calls])).toEqual([['first', 2], ['second', 1]]);
+    expect(byThread.rows.map((row) => [row.label, row.calls])).toEqual([
+      ['first', 2],
+      ['second', 1],
+    ]);
     expect(byThread.rows.reduce((sum, row) => sum + (row.cost ?? 0), 0)).toBeCloseTo(today.cost ?? 0, 9);
 
     const byUser = await costs('by=user');
     expect(byUser.rows).toHaveLength(1);
-    const owner = ((await (await server.app.api(`/api/admin/threads/${first.id}`, { token: ADMIN_TOKEN })).json()) as AdminThreadDetailDto).thread.ownerId;
+    const owner = (
+      (await (
+        await server.app.api(`/api/admin/threads/${first.id}`, { token: ADMIN_TOKEN })
+      ).json()) as AdminThreadDetailDto
+    ).thread.ownerId;
     expect(byUser.rows[0]).toMatchObject({ key: owner, calls: 3 });
 
     expect((await server.app.api('/api/admin/costs?by=week', { token: ADMIN_TOKEN })).status).toBe(400);
@@ -57,8 +66,18 @@ describe('estimated costs (GET /api/admin/costs)', () => {
 describe('the cached share in the estimated costs (GET /api/admin/costs)', () => {
   // The stub reports cached tokens as OpenAI's prompt cache would, and no usage at all for a message marked "Unreported".
   const server = useChatServer({
-    stub: { promptCache: true, responder: (request) => replyWithText('noted', lastUserText(request.body).startsWith('Unreported') ? { omitUsage: true } : {}) },
-    env: { CHAT_MODEL: 'gpt-4o-mini', MODEL_PRICES: JSON.stringify(PRICES), SYSTEM_PROMPT, RECALL_TOKENS: '0', SUMMARY_TRIGGER: 'messages=50' },
+    stub: {
+      promptCache: true,
+      responder: (request) =>
+        replyWithText('noted', lastUserText(request.body).startsWith('Unreported') ? { omitUsage: true } : {}),
+    },
+    env: {
+      CHAT_MODEL: 'gpt-4o-mini',
+      MODEL_PRICES: JSON.stringify(PRICES),
+      SYSTEM_PROMPT,
+      RECALL_TOKENS: '0',
+      SUMMARY_TRIGGER: 'messages=50',
+    },
   });
   const kit = memoryKit(server);
 
@@ -87,7 +106,12 @@ describe('the cached share in the estimated costs (GET /api/admin/costs)', () =>
     const byThread = await costs('by=thread');
     const cached = byThread.rows.find((row) => row.key === cachedThread.id);
     const unreported = byThread.rows.find((row) => row.key === unreportedThread.id);
-    expect(cached).toMatchObject({ calls: 3, promptTokens: reportedPrompt, cachedTokens: reportedCached, estimatedCalls: 0 });
+    expect(cached).toMatchObject({
+      calls: 3,
+      promptTokens: reportedPrompt,
+      cachedTokens: reportedCached,
+      estimatedCalls: 0,
+    });
     expect(cached?.cachedShare).toBeCloseTo(share, 9);
     // A call without a usage report: its prompt tokens are our estimate, and it has no cached share at all.
     expect(unreported).toMatchObject({ calls: 1, cachedTokens: 0, estimatedCalls: 1, cachedShare: null });
@@ -95,7 +119,13 @@ describe('the cached share in the estimated costs (GET /api/admin/costs)', () =>
 
     // The whole period: every call counted, the estimated one's tokens in the prompt tokens but not in the share.
     const total = byThread.total;
-    expect(total).toMatchObject({ calls: 4, promptTokens: reportedPrompt + unreported!.promptTokens, cachedTokens: reportedCached, estimatedCalls: 1, unpricedModels: [] });
+    expect(total).toMatchObject({
+      calls: 4,
+      promptTokens: reportedPrompt + unreported!.promptTokens,
+      cachedTokens: reportedCached,
+      estimatedCalls: 1,
+      unpricedModels: [],
+    });
     expect(total.cachedShare).toBeCloseTo(share, 9);
     expect(total.cachedShare!).toBeGreaterThan(total.cachedTokens / total.promptTokens);
     expect(total.completionTokens).toBe(byThread.rows.reduce((sum, row) => sum + row.completionTokens, 0));

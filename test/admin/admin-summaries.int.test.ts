@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminThreadDetailDto, AuditPageDto, SummaryRevisionDto, SummaryRevisionListDto } from '../../src/shared/admin-api';
+import type {
+  AdminThreadDetailDto,
+  AuditPageDto,
+  SummaryRevisionDto,
+  SummaryRevisionListDto,
+} from '../../src/shared/admin-api';
 import type { ThreadDto } from '../../src/shared/api';
 import type { ThreadEvent } from '../../src/shared/events';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
@@ -24,12 +29,18 @@ describe('summary revisions through the admin API', () => {
   async function sendTurns(count: number) {
     for (let index = 0; index < count; index += 1) {
       turn += 1;
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `Turn ${turn}: remember CODE-${1000 + turn}.` } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `Turn ${turn}: remember CODE-${1000 + turn}.` },
+      });
       expect(response.status).toBe(201);
     }
   }
   async function detail(): Promise<AdminThreadDetailDto> {
-    return (await (await app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN })).json()) as AdminThreadDetailDto;
+    return (await (
+      await app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN })
+    ).json()) as AdminThreadDetailDto;
   }
   async function revisions(): Promise<SummaryRevisionDto[]> {
     const response = await app.api(`/api/admin/threads/${thread.id}/summaries`, { token: ADMIN_TOKEN });
@@ -37,17 +48,29 @@ describe('summary revisions through the admin API', () => {
     return ((await response.json()) as SummaryRevisionListDto).revisions;
   }
   async function settled(minRevision: number) {
-    await waitFor(async () => {
-      const current = await detail();
-      return !current.context.foldPending && current.context.revision >= minRevision;
-    }, { timeoutMs: 30_000, what: `folds to settle at revision ${minRevision} or later` });
+    await waitFor(
+      async () => {
+        const current = await detail();
+        return !current.context.foldPending && current.context.revision >= minRevision;
+      },
+      { timeoutMs: 30_000, what: `folds to settle at revision ${minRevision} or later` },
+    );
   }
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, CHAT_MODEL: 'gpt-4o-mini', SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2' } });
+    app = await startTestApp({
+      env: {
+        OPENAI_BASE_URL: stub.url,
+        CHAT_MODEL: 'gpt-4o-mini',
+        SUMMARY_TRIGGER: 'messages=4',
+        SUMMARY_KEEP: 'messages=2',
+      },
+    });
     ({ token } = await app.guest());
-    thread = (await (await app.api('/api/threads', { method: 'POST', token, json: { title: 'folded often' } })).json()) as ThreadDto;
+    thread = (await (
+      await app.api('/api/threads', { method: 'POST', token, json: { title: 'folded often' } })
+    ).json()) as ThreadDto;
   });
   afterAll(async () => {
     await app?.stop();
@@ -96,21 +119,48 @@ describe('summary revisions through the admin API', () => {
     const events: ThreadEvent[] = [];
     const unsubscribe = app.application.deps.events.subscribe(thread.id, (event) => events.push(event));
 
-    const stale = await app.api(`/api/admin/threads/${thread.id}/summary`, { method: 'PUT', token: ADMIN_TOKEN, json: { text: 'stale', expectedRevision: before.context.revision - 1 } });
+    const stale = await app.api(`/api/admin/threads/${thread.id}/summary`, {
+      method: 'PUT',
+      token: ADMIN_TOKEN,
+      json: { text: 'stale', expectedRevision: before.context.revision - 1 },
+    });
     expect(stale.status).toBe(409);
 
     const corrected = await app.api(`/api/admin/threads/${thread.id}/summary`, {
-      method: 'PUT', token: ADMIN_TOKEN, json: { text: 'Corrected by an admin: the customer id is CODE-4242.', expectedRevision: before.context.revision },
+      method: 'PUT',
+      token: ADMIN_TOKEN,
+      json: { text: 'Corrected by an admin: the customer id is CODE-4242.', expectedRevision: before.context.revision },
     });
     expect(corrected.status).toBe(200);
-    const revision = (await corrected.json()) as { revision: number; fromSeq: number; throughSeq: number; tokens: number };
-    expect(revision).toMatchObject({ revision: before.context.revision + 1, fromSeq: 1, throughSeq: before.context.coveredThroughSeq });
+    const revision = (await corrected.json()) as {
+      revision: number;
+      fromSeq: number;
+      throughSeq: number;
+      tokens: number;
+    };
+    expect(revision).toMatchObject({
+      revision: before.context.revision + 1,
+      fromSeq: 1,
+      throughSeq: before.context.coveredThroughSeq,
+    });
     expect(revision.tokens).toBeGreaterThan(0);
     unsubscribe();
-    expect(events).toContainEqual({ type: 'summary-updated', threadId: thread.id, revision: revision.revision, coveredThroughSeq: revision.throughSeq, tokens: revision.tokens });
+    expect(events).toContainEqual({
+      type: 'summary-updated',
+      threadId: thread.id,
+      revision: revision.revision,
+      coveredThroughSeq: revision.throughSeq,
+      tokens: revision.tokens,
+    });
 
     const adminRevision = (await revisions()).at(-1);
-    expect(adminRevision).toMatchObject({ author: 'admin', authorId: 'admin-token', fromSeq: 1, throughSeq: revision.throughSeq, model: null });
+    expect(adminRevision).toMatchObject({
+      author: 'admin',
+      authorId: 'admin-token',
+      fromSeq: 1,
+      throughSeq: revision.throughSeq,
+      model: null,
+    });
 
     const summaryCallsBefore = stub.requests.filter((request) => request.kind === 'summary').length;
     await sendTurns(2);
@@ -126,16 +176,22 @@ describe('summary revisions through the admin API', () => {
   it('rebuilds the summary from the transcript as a new revision covering from the context start', async () => {
     const before = await detail();
     const summaryCallsBefore = stub.requests.filter((request) => request.kind === 'summary').length;
-    const accepted = await app.api(`/api/admin/threads/${thread.id}/rebuild-summary`, { method: 'POST', token: ADMIN_TOKEN });
+    const accepted = await app.api(`/api/admin/threads/${thread.id}/rebuild-summary`, {
+      method: 'POST',
+      token: ADMIN_TOKEN,
+    });
     expect(accepted.status).toBe(202);
     const { jobId } = (await accepted.json()) as { jobId: string };
     expect(jobId).toEqual(expect.any(String));
 
     let rebuilt: SummaryRevisionDto | undefined;
-    await waitFor(async () => {
-      rebuilt = (await revisions()).find((entry) => entry.author === 'rebuild');
-      return rebuilt !== undefined;
-    }, { timeoutMs: 30_000, what: 'the rebuild revision' });
+    await waitFor(
+      async () => {
+        rebuilt = (await revisions()).find((entry) => entry.author === 'rebuild');
+        return rebuilt !== undefined;
+      },
+      { timeoutMs: 30_000, what: 'the rebuild revision' },
+    );
     expect(rebuilt).toMatchObject({ authorId: 'admin-token', fromSeq: 1, model: 'gpt-4o-mini' });
     expect(rebuilt?.revision).toBeGreaterThan(before.context.revision);
     expect(rebuilt?.throughSeq).toBeGreaterThanOrEqual(before.context.coveredThroughSeq);
@@ -154,14 +210,23 @@ describe('summary revisions through the admin API', () => {
     expect(accepted.status).toBe(202);
     expect(((await accepted.json()) as { jobId: string | null }).jobId).toEqual(expect.any(String));
 
-    const audit = (await (await app.api(`/api/admin/audit?threadId=${thread.id}`, { token: ADMIN_TOKEN })).json()) as AuditPageDto;
+    const audit = (await (
+      await app.api(`/api/admin/audit?threadId=${thread.id}`, { token: ADMIN_TOKEN })
+    ).json()) as AuditPageDto;
     // Admin reads of the thread are audited too (thread.viewed); the writes are these three, newest first.
     expect(audit.entries.every((entry) => entry.actor === 'admin-token' && entry.threadId === thread.id)).toBe(true);
     const writes = audit.entries.filter((entry) => entry.action !== 'thread.viewed');
-    expect(writes.map((entry) => entry.action)).toEqual(['summary.fold-requested', 'summary.rebuild-requested', 'summary.corrected']);
+    expect(writes.map((entry) => entry.action)).toEqual([
+      'summary.fold-requested',
+      'summary.rebuild-requested',
+      'summary.corrected',
+    ]);
     expect(writes[2]?.details).toMatchObject({ fromSeq: 1 });
 
-    const missing = await app.api('/api/admin/threads/00000000-0000-4000-8000-000000000000/summarize', { method: 'POST', token: ADMIN_TOKEN });
+    const missing = await app.api('/api/admin/threads/00000000-0000-4000-8000-000000000000/summarize', {
+      method: 'POST',
+      token: ADMIN_TOKEN,
+    });
     expect(missing.status).toBe(404);
   });
 });

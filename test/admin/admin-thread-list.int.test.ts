@@ -21,14 +21,27 @@ describe('the admin thread list', () => {
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
-    app = await startTestApp({ mode: 'serve', env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2' } });
+    app = await startTestApp({
+      mode: 'serve',
+      env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2' },
+    });
     const alice = await app.guest();
     const bob = await app.guest();
-    for (const [name, owner, turns] of [['lagging', alice, 3], ['quiet', bob, 1], ['empty', bob, 0]] as const) {
-      const thread = (await (await app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: `${name} thread` } })).json()) as ThreadDto;
+    for (const [name, owner, turns] of [
+      ['lagging', alice, 3],
+      ['quiet', bob, 1],
+      ['empty', bob, 0],
+    ] as const) {
+      const thread = (await (
+        await app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: `${name} thread` } })
+      ).json()) as ThreadDto;
       threads[name] = thread;
       for (let turn = 1; turn <= turns; turn += 1) {
-        const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content: `${name} ${turn}` } });
+        const response = await app.api(`/api/threads/${thread.id}/messages`, {
+          method: 'POST',
+          token: owner.token,
+          json: { content: `${name} ${turn}` },
+        });
         expect(response.status).toBe(201);
       }
     }
@@ -42,11 +55,22 @@ describe('the admin thread list', () => {
     const page = await list('?sort=lag');
     const byTitle = new Map(page.threads.map((thread) => [thread.title, thread] as const));
     // 6 window entries, trigger messages=4 fires, keep messages=2 keeps 2: 4 wait to be folded.
-    expect(byTitle.get('lagging thread')).toMatchObject<Partial<AdminThreadDto>>({ messageCount: 6, windowEntries: 6, foldLagEntries: 4, lastFoldAt: null, lastFoldError: null });
+    expect(byTitle.get('lagging thread')).toMatchObject<Partial<AdminThreadDto>>({
+      messageCount: 6,
+      windowEntries: 6,
+      foldLagEntries: 4,
+      lastFoldAt: null,
+      lastFoldError: null,
+    });
     expect(byTitle.get('lagging thread')?.windowTokens).toBeGreaterThan(0);
     // Below the trigger nothing waits, even though the window is at the keep size.
     expect(byTitle.get('quiet thread')).toMatchObject({ messageCount: 2, windowEntries: 2, foldLagEntries: 0 });
-    expect(byTitle.get('empty thread')).toMatchObject({ messageCount: 0, windowEntries: 0, foldLagEntries: 0, summary: { preview: '', tokens: 0, revision: 0, coveredThroughSeq: 0 } });
+    expect(byTitle.get('empty thread')).toMatchObject({
+      messageCount: 0,
+      windowEntries: 0,
+      foldLagEntries: 0,
+      summary: { preview: '', tokens: 0, revision: 0, coveredThroughSeq: 0 },
+    });
     expect(page.threads[0]?.title).toBe('lagging thread');
     expect(new Set(page.threads.map((thread) => thread.owner.id)).size).toBe(2);
   });
@@ -54,7 +78,10 @@ describe('the admin thread list', () => {
   it('filters by title or owner and pages with a cursor', async () => {
     expect((await list('?query=quiet')).threads.map((thread) => thread.title)).toEqual(['quiet thread']);
     const bobsId = (await list('?query=quiet')).threads[0]?.owner.id ?? '';
-    expect((await list(`?query=${encodeURIComponent(bobsId)}`)).threads.map((thread) => thread.title).sort()).toEqual(['empty thread', 'quiet thread']);
+    expect((await list(`?query=${encodeURIComponent(bobsId)}`)).threads.map((thread) => thread.title).sort()).toEqual([
+      'empty thread',
+      'quiet thread',
+    ]);
     expect((await list('?query=100%25')).threads).toEqual([]);
 
     for (const sort of ['activity', 'lag', 'summary', 'errors']) {
@@ -65,10 +92,18 @@ describe('the admin thread list', () => {
         seen.push(...page.threads.map((thread) => thread.id));
         cursor = page.nextCursor;
       } while (cursor);
-      expect(seen.sort()).toEqual(Object.values(threads).map((thread) => thread.id).sort());
+      expect(seen.sort()).toEqual(
+        Object.values(threads)
+          .map((thread) => thread.id)
+          .sort(),
+      );
     }
     const newestFirst = await list('?sort=activity');
-    expect(newestFirst.threads.map((thread) => thread.title)).toEqual(['empty thread', 'quiet thread', 'lagging thread']);
+    expect(newestFirst.threads.map((thread) => thread.title)).toEqual([
+      'empty thread',
+      'quiet thread',
+      'lagging thread',
+    ]);
     expect((await app.api('/api/admin/threads?sort=size', { token: ADMIN_TOKEN })).status).toBe(400);
   });
 

@@ -17,13 +17,17 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
   beforeAll(async () => {
     stub = await startOpenAIStub({
       classifyRequest,
-      responder: summaryResponder({ chat: (request) => {
-        const turn = Number(/^Turn (\d+):/.exec(lastUserText(request.body))?.[1] ?? 0);
-        return replyWithText(`noted ${turn}`, unreported.has(turn) ? { omitUsage: true } : {});
-      } }),
+      responder: summaryResponder({
+        chat: (request) => {
+          const turn = Number(/^Turn (\d+):/.exec(lastUserText(request.body))?.[1] ?? 0);
+          return replyWithText(`noted ${turn}`, unreported.has(turn) ? { omitUsage: true } : {});
+        },
+      }),
     });
     // Folding alone (no auto-recall slot): the chart's prompt line shows what folds save.
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RECALL_TOKENS: '0' } });
+    app = await startTestApp({
+      env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RECALL_TOKENS: '0' },
+    });
   });
   afterAll(async () => {
     await app?.stop();
@@ -35,7 +39,11 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
     const { token } = await app.guest();
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     const send = async (turn: number) => {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `Turn ${turn}: ${'a steady stream of words about the plan. '.repeat(20)}` } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `Turn ${turn}: ${'a steady stream of words about the plan. '.repeat(20)}` },
+      });
       expect(((await response.json()) as SendMessageResponseDto).turn.status).toBe('complete');
     };
     for (let turn = 1; turn <= 10; turn += 1) await send(turn);
@@ -44,10 +52,13 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
     expect((await app.api(path, { token })).status).toBe(401);
 
     let calls: ModelCallPointDto[] = [];
-    await waitFor(async () => {
-      calls = ((await (await app.api(path, { token: ADMIN_TOKEN })).json()) as ModelCallListDto).calls;
-      return calls.some((call) => call.purpose === 'summary');
-    }, { timeoutMs: 20_000, what: 'a summary call' });
+    await waitFor(
+      async () => {
+        calls = ((await (await app.api(path, { token: ADMIN_TOKEN })).json()) as ModelCallListDto).calls;
+        return calls.some((call) => call.purpose === 'summary');
+      },
+      { timeoutMs: 20_000, what: 'a summary call' },
+    );
     // One more answer once the folds are done (however slow the machine): its prompt stands for a folded transcript.
     await waitForIdleSummaryQueue(app);
     await send(11);
@@ -57,9 +68,13 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
     // The provider's figure where it reported one (the stub's own count of the request), ours, marked, where not.
     const chatRequests = stub.requests.filter((request) => request.kind === 'chat');
     const chatCalls = calls.filter((call) => call.purpose === 'chat');
-    expect(chatCalls.map((call) => call.promptTokensSource)).toEqual(chatRequests.map((_, index) => (unreported.has(index + 1) ? 'estimate' : 'provider')));
+    expect(chatCalls.map((call) => call.promptTokensSource)).toEqual(
+      chatRequests.map((_, index) => (unreported.has(index + 1) ? 'estimate' : 'provider')),
+    );
     chatCalls.forEach((call, index) => {
-      expect(call.promptTokens).toBe(call.promptTokensSource === 'provider' ? chatRequests[index]!.promptTokens : call.estimatedPromptTokens);
+      expect(call.promptTokens).toBe(
+        call.promptTokensSource === 'provider' ? chatRequests[index]!.promptTokens : call.estimatedPromptTokens,
+      );
       expect(call.messageId).toEqual(expect.any(String));
     });
 
@@ -80,7 +95,9 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
     const pages: ModelCallListDto[] = [];
     let before: string | null = null;
     do {
-      const response = await app.api(`${path}?limit=4${before ? `&before=${encodeURIComponent(before)}` : ''}`, { token: ADMIN_TOKEN });
+      const response = await app.api(`${path}?limit=4${before ? `&before=${encodeURIComponent(before)}` : ''}`, {
+        token: ADMIN_TOKEN,
+      });
       expect(response.status).toBe(200);
       const page = (await response.json()) as ModelCallListDto;
       pages.push(page);
@@ -100,7 +117,9 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
       'not-a-cursor',
     ];
     for (const cursor of cursors) {
-      const response = await app.api(`/api/admin/threads/${thread.id}/model-calls?before=${cursor}`, { token: ADMIN_TOKEN });
+      const response = await app.api(`/api/admin/threads/${thread.id}/model-calls?before=${cursor}`, {
+        token: ADMIN_TOKEN,
+      });
       expect(response.status, cursor).toBe(400);
       expect(await response.json()).toMatchObject({ error: { code: 'VALIDATION' } });
     }
@@ -110,8 +129,15 @@ describe('GET /api/admin/threads/:id/model-calls (the admin tokens chart)', () =
     unreported = new Set();
     const { token } = await app.guest();
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    for (let turn = 1; turn <= 3; turn += 1) await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `Turn ${turn}: hello` } });
-    const page = (await (await app.api(`/api/admin/threads/${thread.id}/model-calls?limit=2`, { token: ADMIN_TOKEN })).json()) as ModelCallListDto;
+    for (let turn = 1; turn <= 3; turn += 1)
+      await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `Turn ${turn}: hello` },
+      });
+    const page = (await (
+      await app.api(`/api/admin/threads/${thread.id}/model-calls?limit=2`, { token: ADMIN_TOKEN })
+    ).json()) as ModelCallListDto;
     const chat = page.calls.filter((call) => call.purpose === 'chat');
     expect(chat.map((call) => call.throughSeq)).toEqual([3, 5]);
     expect(page.nextCursor).not.toBeNull();

@@ -18,8 +18,14 @@ describe('the estimate correction from reported prompt tokens', () => {
   let app: TestApp;
   let kit: ReturnType<typeof memoryKit>;
   const summaries = heldSummaryResponder();
-  const env = () => ({ OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: `tokens=${TRIGGER_TOKENS}`, SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '300' });
-  const estimate = async (target: TestApp) => (await (await target.api('/api/admin/token-estimate', { headers: ADMIN })).json()) as TokenEstimateDto;
+  const env = () => ({
+    OPENAI_BASE_URL: stub.url,
+    SUMMARY_TRIGGER: `tokens=${TRIGGER_TOKENS}`,
+    SUMMARY_KEEP: 'messages=2',
+    SUMMARY_MAX_TOKENS: '300',
+  });
+  const estimate = async (target: TestApp) =>
+    (await (await target.api('/api/admin/token-estimate', { headers: ADMIN })).json()) as TokenEstimateDto;
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaries.responder, promptTokenScale: 1.3 });
@@ -32,7 +38,7 @@ describe('the estimate correction from reported prompt tokens', () => {
     await stub?.close();
   });
 
-  it('learns the provider\'s count, shrinks the pack budget, folds earlier, and shows it to admins', async () => {
+  it("learns the provider's count, shrinks the pack budget, folds earlier, and shows it to admins", async () => {
     expect(await estimate(app)).toMatchObject({ observedRatio: null, factor: 1, samples: 0 });
     const thread = await kit.createThread();
     // Folds are held: the trigger's decision stays visible as foldPending instead of being folded away.
@@ -56,7 +62,9 @@ describe('the estimate correction from reported prompt tokens', () => {
     expect(learned.factor).toBeCloseTo(learned.observedRatio!, 5);
 
     // The pack budget is the budget as the provider counts: estimate × factor stays within it.
-    const pack = (await (await app.api(`/api/threads/${thread.id}/context`, { token: kit.token })).json()) as ContextPackDto;
+    const pack = (await (
+      await app.api(`/api/threads/${thread.id}/context`, { token: kit.token })
+    ).json()) as ContextPackDto;
     const { budget } = app.application.deps.settings;
     expect(pack.budget).toBeLessThanOrEqual(Math.floor(budget / learned.factor));
     expect(pack.tokens * learned.factor).toBeLessThanOrEqual(budget);
@@ -64,7 +72,10 @@ describe('the estimate correction from reported prompt tokens', () => {
   });
 
   it('starts a restarted server from the stored calls', async () => {
-    const again = await startTestApp({ env: { ...env(), REDIS_PREFIX: `t${randomBytes(5).toString('hex')}` }, database: { url: app.databaseUrl } });
+    const again = await startTestApp({
+      env: { ...env(), REDIS_PREFIX: `t${randomBytes(5).toString('hex')}` },
+      database: { url: app.databaseUrl },
+    });
     try {
       const seeded = await estimate(again);
       expect(seeded.samples).toBeGreaterThan(0);
@@ -90,11 +101,14 @@ describe('a provider that counts lower', () => {
   it('never loosens the budget guard', async () => {
     const kit = memoryKit(app, (await app.guest()).token);
     const thread = await kit.createThread();
-    for (let turn = 1; turn <= 3; turn += 1) await kit.send(thread.id, `Message ${turn}: ${'some words to count '.repeat(10)}`);
+    for (let turn = 1; turn <= 3; turn += 1)
+      await kit.send(thread.id, `Message ${turn}: ${'some words to count '.repeat(10)}`);
     const seen = (await (await app.api('/api/admin/token-estimate', { headers: ADMIN })).json()) as TokenEstimateDto;
     expect(seen.observedRatio).toBeLessThan(0.75);
     expect(seen.factor).toBe(1);
-    const pack = (await (await app.api(`/api/threads/${thread.id}/context`, { token: kit.token })).json()) as ContextPackDto;
+    const pack = (await (
+      await app.api(`/api/threads/${thread.id}/context`, { token: kit.token })
+    ).json()) as ContextPackDto;
     expect(pack.budget).toBeLessThanOrEqual(app.application.deps.settings.budget);
   });
 });

@@ -13,13 +13,19 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 const takesLease = (sql: string) => /chat_next_turn\(/.test(sql);
 
 function sseEvents(text: string): { event: string; data: Record<string, unknown> }[] {
-  return text.split('\n\n').filter((block) => block.startsWith('event: ')).map((block) => {
-    const [eventLine, dataLine] = block.split('\n');
-    return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) as Record<string, unknown> };
-  });
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: '))
+    .map((block) => {
+      const [eventLine, dataLine] = block.split('\n');
+      return {
+        event: eventLine!.slice('event: '.length),
+        data: JSON.parse(dataLine!.slice('data: '.length)) as Record<string, unknown>,
+      };
+    });
 }
 
-describe('a turn whose wait fails reports the failure\'s own code (SSE like REST)', () => {
+describe("a turn whose wait fails reports the failure's own code (SSE like REST)", () => {
   let stub: OpenAIStub;
   let proxy: PostgresCutProxy;
   let app: TestApp;
@@ -31,7 +37,10 @@ describe('a turn whose wait fails reports the failure\'s own code (SSE like REST
     await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
     proxy = await startPostgresCutProxy(database.url);
     // A turn that really timed out would end at 3 s (+15 s for the waiter): a database failure must not look like one.
-    app = await startTestApp({ database: { url: proxy.url }, env: { OPENAI_BASE_URL: stub.url, TURN_TIMEOUT_MS: '3000' } });
+    app = await startTestApp({
+      database: { url: proxy.url },
+      env: { OPENAI_BASE_URL: stub.url, TURN_TIMEOUT_MS: '3000' },
+    });
     ({ token } = await app.guest());
   });
   afterAll(async () => {
@@ -41,20 +50,30 @@ describe('a turn whose wait fails reports the failure\'s own code (SSE like REST
     await stub?.close();
   });
 
-  const newThread = async () => (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+  const newThread = async () =>
+    (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
 
   it('ends the event stream with UNAVAILABLE when Postgres goes away during the turn, not PROVIDER_TIMEOUT', async () => {
     const thread = await newThread();
     proxy.cutAt(takesLease);
     const started = Date.now();
-    const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'hello' }, headers: { Accept: 'text/event-stream' } });
+    const response = await app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token,
+      json: { content: 'hello' },
+      headers: { Accept: 'text/event-stream' },
+    });
     expect(response.status).toBe(200);
     const events = sseEvents(await response.text());
     expect(proxy.cut).toBe(true);
     expect(events[0]?.event).toBe('message-accepted');
     const failure = events.at(-1)!;
     expect(failure.event).toBe('turn-error');
-    expect(failure.data).toMatchObject({ threadId: thread.id, turnId: events[0]?.data.turnId, error: { code: 'UNAVAILABLE' } });
+    expect(failure.data).toMatchObject({
+      threadId: thread.id,
+      turnId: events[0]?.data.turnId,
+      error: { code: 'UNAVAILABLE' },
+    });
     expect(Date.now() - started).toBeLessThan(15_000);
     proxy.restore();
   }, 60_000);
@@ -62,7 +81,11 @@ describe('a turn whose wait fails reports the failure\'s own code (SSE like REST
   it('answers the same failure over REST as 503 UNAVAILABLE', async () => {
     const thread = await newThread();
     proxy.cutAt(takesLease);
-    const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'hello' } });
+    const response = await app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token,
+      json: { content: 'hello' },
+    });
     expect(proxy.cut).toBe(true);
     expect(response.status).toBe(503);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');

@@ -12,14 +12,25 @@ test.describe('admin console', () => {
     await app?.stop();
   });
 
-  test('signs in, finds a thread, shows its revisions and token chart, and saves an edited summary', async ({ page }, testInfo) => {
+  test('signs in, finds a thread, shows its revisions and token chart, and saves an edited summary', async ({
+    page,
+  }, testInfo) => {
     const guest = await app.guest();
     const thread = await app.createThread(guest.token, 'Quarterly planning');
     await app.createThread(guest.token, 'Unrelated chat');
     for (let turn = 1; turn <= 8; turn += 1) {
-      await app.chat(guest.token, thread.id, [`Planning note ${turn}: CODE-${200 + turn} ${'and some more words about the plan. '.repeat(turn)}`]);
+      await app.chat(guest.token, thread.id, [
+        `Planning note ${turn}: CODE-${200 + turn} ${'and some more words about the plan. '.repeat(turn)}`,
+      ]);
     }
-    await expect.poll(async () => (await app.api<{ context: { revision: number } }>(`/api/threads/${thread.id}`, { token: guest.token })).context.revision, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(
+        async () =>
+          (await app.api<{ context: { revision: number } }>(`/api/threads/${thread.id}`, { token: guest.token }))
+            .context.revision,
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThanOrEqual(2);
 
     await page.goto(`${app.baseUrl}/admin`);
     const token = page.getByLabel('Admin token');
@@ -53,7 +64,11 @@ test.describe('admin console', () => {
     const allThreads = costs.getByRole('row', { name: /^All threads/ });
     await expect(allThreads).toBeVisible();
     // Only one thread has model calls: the total counts exactly its calls.
-    const plannedCalls = await costs.getByRole('row', { name: /^Quarterly planning/ }).getByRole('cell').nth(1).textContent();
+    const plannedCalls = await costs
+      .getByRole('row', { name: /^Quarterly planning/ })
+      .getByRole('cell')
+      .nth(1)
+      .textContent();
     expect(Number(plannedCalls)).toBeGreaterThanOrEqual(8);
     await expect(allThreads.getByRole('cell').nth(0)).toHaveText(plannedCalls ?? '');
     await page.getByRole('searchbox', { name: /Search threads/ }).fill('Quarterly');
@@ -69,13 +84,21 @@ test.describe('admin console', () => {
     await expect(timeline.getByRole('listitem')).not.toHaveCount(0);
     await expect(timeline.getByText(/Revision 1 · fold/)).toBeVisible();
     await expect(page.getByRole('img', { name: /Tokens per model call: \d+ calls/ })).toBeVisible();
-    await expect(page.getByText(/chat calls · last call: \d+ context tokens \(reported by the provider\) vs \d+ transcript tokens/)).toBeVisible();
-    await expect(page.getByTestId('cached-share')).toHaveText(/^Provider prompt cache: 0% of the prompt tokens of \d+ calls shown$/);
+    await expect(
+      page.getByText(
+        /chat calls · last call: \d+ context tokens \(reported by the provider\) vs \d+ transcript tokens/,
+      ),
+    ).toBeVisible();
+    await expect(page.getByTestId('cached-share')).toHaveText(
+      /^Provider prompt cache: 0% of the prompt tokens of \d+ calls shown$/,
+    );
     await screenshot(page, testInfo, 'admin-thread');
     await expectNoAxeViolations(page, { what: 'the admin console thread view' });
 
     await page.getByRole('button', { name: 'Edit summary' }).click();
-    await page.getByRole('textbox', { name: 'Summary text' }).fill('The user plans the quarter. Key code: CODE-201. Corrected by an admin.');
+    await page
+      .getByRole('textbox', { name: 'Summary text' })
+      .fill('The user plans the quarter. Key code: CODE-201. Corrected by an admin.');
     await page.getByRole('button', { name: 'Save summary' }).click();
     await expect(page.getByRole('status')).toHaveText('Summary saved.');
     await expect(timeline.getByText(/Revision \d+ · admin/)).toBeVisible();

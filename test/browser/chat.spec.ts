@@ -5,8 +5,17 @@ import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot } from './support/session';
 
 const MARKDOWN_ANSWER = [
-  'Here is **the plan**:', '', '- first step', '- second step', '', '```js', 'const answer = 42;', '```', '',
-  'Raw HTML stays text: <img src="x" onerror="window.__pwned = 1"> and <script>window.__pwned = 2</script>', '',
+  'Here is **the plan**:',
+  '',
+  '- first step',
+  '- second step',
+  '',
+  '```js',
+  'const answer = 42;',
+  '```',
+  '',
+  'Raw HTML stays text: <img src="x" onerror="window.__pwned = 1"> and <script>window.__pwned = 2</script>',
+  '',
   'See [the docs](https://example.com/docs) — done.',
 ].join('\n');
 
@@ -61,7 +70,10 @@ test.describe('chat', () => {
     await expectNoAxeViolations(page, { what: 'the chat with an answer' });
   });
 
-  test('message actions: a quiet icon row that shows on hover and keyboard focus, with tooltips, always shown on touch screens', async ({ page, browser }, testInfo) => {
+  test('message actions: a quiet icon row that shows on hover and keyboard focus, with tooltips, always shown on touch screens', async ({
+    page,
+    browser,
+  }, testInfo) => {
     await page.goto(app.baseUrl);
     await page.getByRole('button', { name: '+ New chat' }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
@@ -74,10 +86,11 @@ test.describe('chat', () => {
     // The last answer's: What the model saw, Pin, Regenerate, Branch from here, Delete.
     await expect(actions.getByRole('button')).toHaveCount(5);
     const opacity = (locator: typeof actions) => locator.evaluate((element) => getComputedStyle(element).opacity);
-    const tooltip = (locator: typeof actions) => locator.evaluate((element) => {
-      const after = getComputedStyle(element, '::after');
-      return { text: after.content, opacity: after.opacity };
-    });
+    const tooltip = (locator: typeof actions) =>
+      locator.evaluate((element) => {
+        const after = getComputedStyle(element, '::after');
+        return { text: after.content, opacity: after.opacity };
+      });
 
     // At rest: present (and in the tab order) but not shown.
     await page.mouse.move(0, 0);
@@ -94,7 +107,12 @@ test.describe('chat', () => {
     await page.mouse.move(0, 0);
     await box.focus();
     const deleteAnswer = actions.getByRole('button', { name: /^Delete answer #\d+$/ });
-    for (let step = 0; step < 6 && !(await deleteAnswer.evaluate((element) => element === document.activeElement)); step += 1) await page.keyboard.press('Shift+Tab');
+    for (
+      let step = 0;
+      step < 6 && !(await deleteAnswer.evaluate((element) => element === document.activeElement));
+      step += 1
+    )
+      await page.keyboard.press('Shift+Tab');
     await expect(deleteAnswer).toBeFocused();
     await expect.poll(() => opacity(actions)).toBe('1');
     await expect.poll(() => tooltip(deleteAnswer)).toEqual({ text: '"Delete"', opacity: '1' });
@@ -123,10 +141,16 @@ test.describe('chat', () => {
     const touch = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 800 } });
     try {
       const phone = await touch.newPage();
-      await phone.addInitScript((session) => localStorage.setItem('split-context-chat.session', session), await page.evaluate(() => localStorage.getItem('split-context-chat.session') ?? ''));
+      await phone.addInitScript(
+        (session) => localStorage.setItem('split-context-chat.session', session),
+        await page.evaluate(() => localStorage.getItem('split-context-chat.session') ?? ''),
+      );
       await phone.goto(page.url());
       expect(await phone.evaluate(() => matchMedia('(hover: none)').matches)).toBe(true);
-      const phoneActions = phone.getByRole('log', { name: 'Conversation' }).getByRole('group', { name: /^Actions on answer #\d+$/ }).last();
+      const phoneActions = phone
+        .getByRole('log', { name: 'Conversation' })
+        .getByRole('group', { name: /^Actions on answer #\d+$/ })
+        .last();
       await expect(phoneActions).toBeVisible();
       await expect.poll(() => opacity(phoneActions)).toBe('1');
       await screenshot(phone, testInfo, 'message-actions-touch');
@@ -135,7 +159,10 @@ test.describe('chat', () => {
     }
   });
 
-  test('a first visit signs in one guest, whose socket joins the thread it created (a production build)', async ({ page, request }) => {
+  test('a first visit signs in one guest, whose socket joins the thread it created (a production build)', async ({
+    page,
+    request,
+  }) => {
     const guestSignIns: string[] = [];
     page.on('request', (sent) => {
       if (sent.method() === 'POST' && new URL(sent.url()).pathname === '/api/auth/guest') guestSignIns.push(sent.url());
@@ -149,9 +176,15 @@ test.describe('chat', () => {
     expect(guestSignIns).toHaveLength(1);
     // The bundle served is React's production build: a development one (vite under NODE_ENV=development) runs
     // every mount effect twice under StrictMode, which signed in two guests on a first visit.
-    const scripts = await page.evaluate(() => [...document.querySelectorAll('script[src]')].map((script) => (script as HTMLScriptElement).src));
+    const scripts = await page.evaluate(() =>
+      [...document.querySelectorAll('script[src]')].map((script) => (script as HTMLScriptElement).src),
+    );
     expect(scripts.length).toBeGreaterThan(0);
-    for (const src of scripts) expect((await (await request.get(src)).text()).includes('not wrapped in act('), `${src} is a development build`).toBe(false);
+    for (const src of scripts)
+      expect(
+        (await (await request.get(src)).text()).includes('not wrapped in act('),
+        `${src} is a development build`,
+      ).toBe(false);
   });
 
   test('Stop cancels a running answer and keeps the partial text', async ({ page }) => {
@@ -181,6 +214,8 @@ test.describe('chat', () => {
 
     app.stub!.setResponder(echoResponder);
     await failed.getByRole('button', { name: 'Retry' }).click();
-    await expect(page.getByRole('article', { name: 'Assistant message' }).filter({ hasText: 'stub reply to: Are you there?' })).toBeVisible();
+    await expect(
+      page.getByRole('article', { name: 'Assistant message' }).filter({ hasText: 'stub reply to: Are you there?' }),
+    ).toBeVisible();
   });
 });

@@ -11,7 +11,9 @@ test.describe('first visit with the offline model', () => {
     await app?.stop();
   });
 
-  test('creates a guest session that survives a reload, labels the offline model, and manages threads', async ({ page }, testInfo) => {
+  test('creates a guest session that survives a reload, labels the offline model, and manages threads', async ({
+    page,
+  }, testInfo) => {
     await page.goto(app.baseUrl);
     await expect(page.getByText('Offline model (demo replies)')).toBeVisible();
     const threads = page.getByRole('navigation', { name: 'Threads' });
@@ -22,7 +24,10 @@ test.describe('first visit with the offline model', () => {
     expect(session).toContain('guest-');
 
     // Rename in place.
-    await threads.getByRole('button', { name: /^Rename / }).first().click();
+    await threads
+      .getByRole('button', { name: /^Rename / })
+      .first()
+      .click();
     await threads.getByRole('textbox', { name: 'Thread title' }).fill('Holiday plans');
     await threads.getByRole('textbox', { name: 'Thread title' }).press('Enter');
     await expect(threads.getByRole('button', { name: /^Holiday plans/ })).toBeVisible();
@@ -33,7 +38,9 @@ test.describe('first visit with the offline model', () => {
     await expect(page).not.toHaveURL(firstUrl);
     await page.reload();
     await expect(threads.getByRole('button', { name: /^Holiday plans/ })).toBeVisible();
-    expect(await page.evaluate(() => JSON.parse(localStorage.getItem('split-context-chat.session') ?? '{}').userId)).toBe(JSON.parse(session!).userId);
+    expect(
+      await page.evaluate(() => JSON.parse(localStorage.getItem('split-context-chat.session') ?? '{}').userId),
+    ).toBe(JSON.parse(session!).userId);
     const titles = await threads.locator('.thread-title').allTextContents();
     expect(titles).toHaveLength(2);
     expect(titles[1]).toBe('Holiday plans');

@@ -27,7 +27,9 @@ test.describe('edit and branch', () => {
     return { thread, conversation };
   }
 
-  test('edits a message: the answer to the new text comes in a branch, and the original thread is one click away', async ({ page }, testInfo) => {
+  test('edits a message: the answer to the new text comes in a branch, and the original thread is one click away', async ({
+    page,
+  }, testInfo) => {
     const { thread, conversation } = await openThread(page, ['Plan a trip to Rome.', 'Book a hotel near CODE-31.']);
     await conversation.getByRole('button', { name: 'Edit message #3' }).click();
     const editor = conversation.getByRole('textbox', { name: 'Edit message #3' });

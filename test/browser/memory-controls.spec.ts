@@ -22,7 +22,10 @@ test.describe('memory controls', () => {
   };
 
   test.beforeAll(async () => {
-    app = await startBrowserApp({ responder, env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', PINNED_MAX_TOKENS: '60' } });
+    app = await startBrowserApp({
+      responder,
+      env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', PINNED_MAX_TOKENS: '60' },
+    });
   });
   test.afterAll(async () => {
     await app?.stop();
@@ -45,7 +48,9 @@ test.describe('memory controls', () => {
     return page.getByRole('complementary', { name: 'Memory' });
   };
 
-  test('pins a message: the pin shows on it and in the memory panel; past the cap a clear error', async ({ page }, testInfo) => {
+  test('pins a message: the pin shows on it and in the memory panel; past the cap a clear error', async ({
+    page,
+  }, testInfo) => {
     const long = `A long note to pin: ${Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ')}.`;
     const { conversation } = await openThread(page, ['Short note CODE-11.', long]);
     const panel = await openMemory(page);
@@ -62,7 +67,11 @@ test.describe('memory controls', () => {
 
     // The long one does not fit under the cap: refused, with what to do about it.
     await conversation.getByRole('button', { name: 'Pin message #3' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: /tokens allowed for pinned messages are in use\. Unpin something first\./ })).toBeVisible();
+    await expect(
+      page
+        .getByRole('alert')
+        .filter({ hasText: /tokens allowed for pinned messages are in use\. Unpin something first\./ }),
+    ).toBeVisible();
     await expect(conversation.locator('[data-seq="3"]').getByLabel('pinned', { exact: true })).toHaveCount(0);
     await screenshot(page, testInfo, 'pin-cap-1440');
     await expectNoAxeViolations(page, { what: 'the memory panel with a pinned message' });
@@ -73,7 +82,9 @@ test.describe('memory controls', () => {
     await expect(panel.getByText('Nothing pinned')).toBeVisible();
   });
 
-  test('edits the memory settings: errors next to the field, then window-only memory applied', async ({ page }, testInfo) => {
+  test('edits the memory settings: errors next to the field, then window-only memory applied', async ({
+    page,
+  }, testInfo) => {
     await openThread(page, ['Settings please, CODE-21.']);
     const panel = await openMemory(page);
     const form = panel.getByRole('form', { name: 'Memory settings' });
@@ -110,7 +121,9 @@ test.describe('memory controls', () => {
     await screenshot(page, testInfo, 'settings-375');
   });
 
-  test('starts a new context: a divider, earlier messages still there, undo until the next message', async ({ page }, testInfo) => {
+  test('starts a new context: a divider, earlier messages still there, undo until the next message', async ({
+    page,
+  }, testInfo) => {
     const { conversation } = await openThread(page, ['Before the marker CODE-31.', 'Still before CODE-32.']);
     await conversation.getByRole('button', { name: 'Start a new context here' }).click();
     const divider = conversation.getByRole('separator', { name: 'New context from #5: the model sees nothing above' });
@@ -141,14 +154,29 @@ test.describe('memory controls', () => {
     await screenshot(page, testInfo, 'divider-375');
   });
 
-  test('deletes a message with its answer, or only the message; a folded one rebuilds memory', async ({ page }, testInfo) => {
+  test('deletes a message with its answer, or only the message; a folded one rebuilds memory', async ({
+    page,
+  }, testInfo) => {
     const turns = ['My locker code is CODE-4242.', 'Note CODE-42.', 'Note CODE-43.', 'Note CODE-44.'];
     const { guest, thread, conversation } = await openThread(page, turns);
     // The first turn was folded into the summary.
-    await expect.poll(async () => (await app.api<{ context: { coveredThroughSeq: number; foldPending: boolean } }>(`/api/threads/${thread.id}`, { token: guest.token })).context.coveredThroughSeq, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(
+        async () =>
+          (
+            await app.api<{ context: { coveredThroughSeq: number; foldPending: boolean } }>(
+              `/api/threads/${thread.id}`,
+              { token: guest.token },
+            )
+          ).context.coveredThroughSeq,
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThanOrEqual(2);
 
     let release = () => {};
-    summaryGate = new Promise<void>((resolve) => { release = resolve; });
+    summaryGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     try {
       await conversation.getByRole('button', { name: 'Delete message #1' }).click();
       await conversation.getByRole('button', { name: 'Delete with its answer' }).click();
@@ -162,7 +190,9 @@ test.describe('memory controls', () => {
       summaryGate = null;
       release();
     }
-    await expect(page.getByRole('status').filter({ hasText: 'Memory is being rebuilt' })).toHaveCount(0, { timeout: 30_000 });
+    await expect(page.getByRole('status').filter({ hasText: 'Memory is being rebuilt' })).toHaveCount(0, {
+      timeout: 30_000,
+    });
 
     // Only this message: its answer stays.
     await conversation.getByRole('button', { name: 'Delete message #7' }).click();
@@ -170,11 +200,15 @@ test.describe('memory controls', () => {
     await expect(conversation.getByRole('article', { name: 'You message, deleted' })).toHaveCount(2);
     await expect(conversation.getByText('Note CODE-44.', { exact: true })).toHaveCount(0);
     await expect(conversation.getByText(/^Answer \d+ to: Note CODE-44\.$/)).toBeVisible();
-    const transcript = await app.api<{ messages: MessageDto[] }>(`/api/threads/${thread.id}/messages`, { token: guest.token });
+    const transcript = await app.api<{ messages: MessageDto[] }>(`/api/threads/${thread.id}/messages`, {
+      token: guest.token,
+    });
     expect(transcript.messages.filter((message) => message.deleted).map((message) => message.seq)).toEqual([1, 2, 7]);
   });
 
-  test('regenerates the last answer: a new one, the old one kept as a collapsed previous answer', async ({ page }, testInfo) => {
+  test('regenerates the last answer: a new one, the old one kept as a collapsed previous answer', async ({
+    page,
+  }, testInfo) => {
     const { conversation } = await openThread(page, ['Tell me about CODE-51.']);
     const old = conversation.getByRole('article', { name: 'Assistant message' });
     const oldText = (await old.innerText()).match(/Answer \d+ to: Tell me about CODE-51\./)![0];
@@ -193,10 +227,22 @@ test.describe('memory controls', () => {
     await screenshot(page, testInfo, 'regenerated-1440');
   });
 
-  test('a summary citation scrolls the transcript to the cited message, loading older history', async ({ page }, testInfo) => {
+  test('a summary citation scrolls the transcript to the cited message, loading older history', async ({
+    page,
+  }, testInfo) => {
     const turns = Array.from({ length: 30 }, (_, index) => `History CODE-${600 + index}.`);
     const { guest, thread, conversation } = await openThread(page, turns);
-    await expect.poll(async () => (await app.api<{ context: { coveredThroughSeq: number } }>(`/api/threads/${thread.id}`, { token: guest.token })).context.coveredThroughSeq, { timeout: 30_000 }).toBeGreaterThan(20);
+    await expect
+      .poll(
+        async () =>
+          (
+            await app.api<{ context: { coveredThroughSeq: number } }>(`/api/threads/${thread.id}`, {
+              token: guest.token,
+            })
+          ).context.coveredThroughSeq,
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThan(20);
     // The join shows the newest 50 of 60 messages: #1 is not loaded.
     await expect(conversation.locator('[data-seq="1"]')).toHaveCount(0);
 
@@ -205,7 +251,9 @@ test.describe('memory controls', () => {
     const citation = panel.locator('.summary-text').getByRole('link', { name: '#1–2: show messages #1 to #2' }).first();
     await expect(citation).toBeVisible({ timeout: 30_000 });
     await expect(citation).toHaveText('#1–2');
-    await expect(panel.locator('.summary-text').getByRole('link', { name: '#3: show message #3' }).first()).toBeVisible();
+    await expect(
+      panel.locator('.summary-text').getByRole('link', { name: '#3: show message #3' }).first(),
+    ).toBeVisible();
     await expectNoAxeViolations(page, { what: 'the memory panel with summary citations' });
     await citation.click();
     const cited = conversation.locator('[data-seq="1"]');
@@ -217,7 +265,9 @@ test.describe('memory controls', () => {
 
     // At 375 px the panel covers the transcript: a citation closes it and shows the message.
     await page.setViewportSize({ width: 375, height: 760 });
-    await conversation.evaluate((element) => { element.scrollTop = element.scrollHeight; });
+    await conversation.evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
     const narrow = page.getByRole('complementary', { name: 'Memory' });
     await expect(narrow).toBeVisible();
     await screenshot(page, testInfo, 'memory-panel-375');
@@ -244,12 +294,15 @@ test.describe('memory controls', () => {
     await expect(editor.getByRole('alert')).toContainText('must be 1 to 8000 characters');
     await expect(prompt).toHaveAttribute('aria-invalid', 'true');
 
-    const text = 'You keep the running summary of this support chat. Two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';
+    const text =
+      'You keep the running summary of this support chat. Two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';
     await prompt.fill(text);
     await editor.getByRole('button', { name: 'Save prompt' }).click();
     await expect(editor.getByRole('status')).toHaveText('Summary prompt saved.');
     await screenshot(page, testInfo, 'admin-summary-prompt');
-    const settings = await app.api<ThreadMemorySettingsDto>(`/api/threads/${thread.id}/settings`, { token: guest.token });
+    const settings = await app.api<ThreadMemorySettingsDto>(`/api/threads/${thread.id}/settings`, {
+      token: guest.token,
+    });
     expect(settings.summaryPrompt).toBe(text);
     await page.reload();
     await expect(page.getByRole('region', { name: 'Summary prompt' }).getByRole('textbox')).toHaveValue(text);

@@ -6,7 +6,9 @@ import { screenshot } from './support/session';
 test.describe('memory panel', () => {
   let app: BrowserApp;
   test.beforeAll(async () => {
-    app = await startBrowserApp({ env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' } });
+    app = await startBrowserApp({
+      env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' },
+    });
   });
   test.afterAll(async () => {
     await app?.stop();
@@ -33,7 +35,9 @@ test.describe('memory panel', () => {
     await expect(panel.getByText(/Revision [1-9]\d* · covers #1–#\d+/)).toBeVisible({ timeout: 30_000 });
     await expect(panel.locator('.summary-text')).toContainText('Intent: testing long chats');
     await expect(panel.locator('.summary-text')).toContainText('CODE-101');
-    await expect(panel.getByRole('list', { name: 'Window entries' }).getByRole('listitem').first()).toContainText('tok');
+    await expect(panel.getByRole('list', { name: 'Window entries' }).getByRole('listitem').first()).toContainText(
+      'tok',
+    );
     await expect(panel.getByText(/Window: \d+ entries/)).toBeVisible();
     // The transcript keeps every message and marks where the model's window starts.
     await expect(page.getByRole('separator', { name: "The model's window starts here" })).toBeVisible();

@@ -12,7 +12,10 @@ test.describe('connection loss', () => {
     await app?.stop();
   });
 
-  test('shows the connection state, catches up without duplicates, and sends what was typed offline once', async ({ page, context }, testInfo) => {
+  test('shows the connection state, catches up without duplicates, and sends what was typed offline once', async ({
+    page,
+    context,
+  }, testInfo) => {
     const guest = await app.guest();
     const thread = await app.createThread(guest.token, 'Flaky train wifi');
     await app.chat(guest.token, thread.id, ['Before the tunnel']);
@@ -30,7 +33,9 @@ test.describe('connection loss', () => {
     // And this tab writes while offline.
     await page.getByRole('textbox', { name: 'Message' }).fill('Typed in the tunnel');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    await expect(conversation.getByRole('article', { name: 'Your message, not sent yet' })).toContainText('waiting for the connection');
+    await expect(conversation.getByRole('article', { name: 'Your message, not sent yet' })).toContainText(
+      'waiting for the connection',
+    );
     await screenshot(page, testInfo, 'offline');
 
     await context.setOffline(false);
@@ -41,25 +46,37 @@ test.describe('connection loss', () => {
 
     // Each message once on screen, in the server's order, and the offline one stored once.
     const onScreen = await conversation.getByRole('article').allInnerTexts();
-    const stored = (await app.api<MessagePageDto>(`/api/threads/${thread.id}/messages`, { token: guest.token })).messages;
+    const stored = (await app.api<MessagePageDto>(`/api/threads/${thread.id}/messages`, { token: guest.token }))
+      .messages;
     expect(stored.map((message: MessageDto) => message.content)).toEqual([
-      'Before the tunnel', 'stub reply to: Before the tunnel', 'Sent from my other tab', 'stub reply to: Sent from my other tab',
-      'Typed in the tunnel', 'stub reply to: Typed in the tunnel',
+      'Before the tunnel',
+      'stub reply to: Before the tunnel',
+      'Sent from my other tab',
+      'stub reply to: Sent from my other tab',
+      'Typed in the tunnel',
+      'stub reply to: Typed in the tunnel',
     ]);
     expect(onScreen).toHaveLength(stored.length);
     stored.forEach((message, index) => expect(onScreen[index]).toContain(message.content));
     await screenshot(page, testInfo, 'caught-up');
   });
-  test('catches up a long absence in bounded socket acks, asking again after the last seq (never one huge page)', async ({ page, context }) => {
+  test('catches up a long absence in bounded socket acks, asking again after the last seq (never one huge page)', async ({
+    page,
+    context,
+  }) => {
     const guest = await app.guest();
     const thread = await app.createThread(guest.token, 'Long absence');
     await app.chat(guest.token, thread.id, ['Before the flight']);
     const joins: string[] = [];
     const restCatchUps: string[] = [];
-    page.on('websocket', (socket) => socket.on('framesent', (frame) => {
-      if (typeof frame.payload === 'string' && frame.payload.includes('"thread-join"')) joins.push(frame.payload);
-    }));
-    page.on('request', (request) => { if (/\/messages\?after=/.test(request.url())) restCatchUps.push(request.url()); });
+    page.on('websocket', (socket) =>
+      socket.on('framesent', (frame) => {
+        if (typeof frame.payload === 'string' && frame.payload.includes('"thread-join"')) joins.push(frame.payload);
+      }),
+    );
+    page.on('request', (request) => {
+      if (/\/messages\?after=/.test(request.url())) restCatchUps.push(request.url());
+    });
     await useGuest(page, guest);
     await page.goto(`${app.baseUrl}/threads/${thread.id}`);
     const conversation = page.getByRole('log', { name: 'Conversation' });

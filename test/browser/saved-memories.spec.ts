@@ -1,6 +1,12 @@
 import { expect, test } from '@playwright/test';
 import type { SavedMemoryListDto, SendMessageResponseDto } from '../../src/shared/api';
-import { echoResponder, lastUserText, replyWithText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
+import {
+  echoResponder,
+  lastUserText,
+  replyWithText,
+  replyWithToolCalls,
+  type StubResponder,
+} from '../support/openai-stub';
 import { summaryResponder } from '../support/summary-stub';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
@@ -21,7 +27,9 @@ test.describe('saved memories', () => {
     await app?.stop();
   });
 
-  test('lists what the model saved with its source (opening the chat at that message); add, edit and delete items', async ({ page }, testInfo) => {
+  test('lists what the model saved with its source (opening the chat at that message); add, edit and delete items', async ({
+    page,
+  }, testInfo) => {
     const guest = await app.guest();
     const passport = await app.createThread(guest.token, 'Passport');
     await app.chat(guest.token, passport.id, ['Remember: The passport number is C4R55T901.']);
@@ -77,13 +85,19 @@ test.describe('saved memories', () => {
     await expect(conversation.getByText('Saved to your memories: "The passport number is C4R55T901."')).toBeVisible();
   });
 
-  test('the memory panel lists what comes from other chats (linked), and "What the model saw" shows the saved memories', async ({ page }) => {
+  test('the memory panel lists what comes from other chats (linked), and "What the model saw" shows the saved memories', async ({
+    page,
+  }) => {
     const guest = await app.guest();
     const papers = await app.createThread(guest.token, 'Travel papers');
     await app.chat(guest.token, papers.id, ['My passport number is C4R55T901.']);
     await app.api('/api/memory', { method: 'POST', token: guest.token, json: { text: 'I am vegetarian.' } });
     const later = await app.createThread(guest.token, 'A new day');
-    const asked = await app.api<SendMessageResponseDto>(`/api/threads/${later.id}/messages`, { method: 'POST', token: guest.token, json: { content: 'What is my passport number?' } });
+    const asked = await app.api<SendMessageResponseDto>(`/api/threads/${later.id}/messages`, {
+      method: 'POST',
+      token: guest.token,
+      json: { content: 'What is my passport number?' },
+    });
     const answer = asked.messages.at(-1)!;
 
     await useGuest(page, guest);
@@ -102,7 +116,9 @@ test.describe('saved memories', () => {
     await expect(page).toHaveURL(`${app.baseUrl}/threads/${papers.id}`);
     await expect(page.getByRole('log', { name: 'Conversation' }).locator('[data-seq="1"]')).toHaveClass(/search-hit/);
   });
-  test('the settings form\'s "Recall from": this chat only takes the other chats out of the next call, and stays so', async ({ page }) => {
+  test('the settings form\'s "Recall from": this chat only takes the other chats out of the next call, and stays so', async ({
+    page,
+  }) => {
     const guest = await app.guest();
     const papers = await app.createThread(guest.token, 'Visa papers');
     await app.chat(guest.token, papers.id, ['My visa number is V-77342.']);
@@ -124,9 +140,13 @@ test.describe('saved memories', () => {
     await form.getByRole('button', { name: 'Save settings' }).click();
     await expect(form.getByRole('status')).toHaveText('Memory settings saved.');
     await expect(panel.getByTestId('recalled-elsewhere')).toHaveCount(0);
-    const pack = await app.api<{ recalledElsewhere: unknown[] }>(`/api/threads/${later.id}/context`, { token: guest.token });
+    const pack = await app.api<{ recalledElsewhere: unknown[] }>(`/api/threads/${later.id}/context`, {
+      token: guest.token,
+    });
     expect(pack.recalledElsewhere).toEqual([]);
-    const shown = await app.api<{ settings: { recallScope: string | null } }>(`/api/threads/${later.id}`, { token: guest.token });
+    const shown = await app.api<{ settings: { recallScope: string | null } }>(`/api/threads/${later.id}`, {
+      token: guest.token,
+    });
     expect(shown.settings.recallScope).toBe('thread');
 
     await page.reload();

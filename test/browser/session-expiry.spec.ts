@@ -15,12 +15,18 @@ test.describe('session expiry', () => {
     await app?.stop();
   });
 
-  test('the socket is closed when its token expires; the app refreshes and reconnects keeping its place and unsent text', async ({ page }, testInfo) => {
+  test('the socket is closed when its token expires; the app refreshes and reconnects keeping its place and unsent text', async ({
+    page,
+  }, testInfo) => {
     const guest = await app.guest();
     // A token of the same guest session that outlives the setup, for the test's own REST calls.
     const setupToken = await app.application.deps.tokens.sign({ userId: guest.userId, kind: 'guest' }, 3600);
     const thread = await app.createThread(setupToken, 'A long talk');
-    await app.chat(setupToken, thread.id, Array.from({ length: 8 }, (_, index) => `Point ${index + 1}:\n${'a line of detail\n'.repeat(4)}`));
+    await app.chat(
+      setupToken,
+      thread.id,
+      Array.from({ length: 8 }, (_, index) => `Point ${index + 1}:\n${'a line of detail\n'.repeat(4)}`),
+    );
 
     const sockets: WebSocket[] = [];
     let expiredEvents = 0;
@@ -39,12 +45,16 @@ test.describe('session expiry', () => {
     const messagesBefore = await conversation.getByRole('article').count();
 
     // A place in the scrollback, a half-written message, and a marker that a reload would wipe.
-    await conversation.evaluate((element) => { element.scrollTop = Math.floor((element.scrollHeight - element.clientHeight) / 2); });
+    await conversation.evaluate((element) => {
+      element.scrollTop = Math.floor((element.scrollHeight - element.clientHeight) / 2);
+    });
     const scrolledTo = await conversation.evaluate((element) => element.scrollTop);
     expect(scrolledTo).toBeGreaterThan(50);
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('Half-written thought');
-    await page.evaluate(() => { (window as unknown as { stillThisPage: boolean }).stillThisPage = true; });
+    await page.evaluate(() => {
+      (window as unknown as { stillThisPage: boolean }).stillThisPage = true;
+    });
 
     // The server closes the socket at the token's expiry, saying so first; the app reconnects on its own.
     await expect.poll(() => expiredEvents, { timeout: (TOKEN_TTL_SECONDS + 20) * 1000 }).toBeGreaterThan(0);
@@ -57,7 +67,10 @@ test.describe('session expiry', () => {
     await expect(box).toHaveValue('Half-written thought');
     await expect(conversation.getByRole('article')).toHaveCount(messagesBefore);
     expect(Math.abs((await conversation.evaluate((element) => element.scrollTop)) - scrolledTo)).toBeLessThanOrEqual(2);
-    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('split-context-chat.session') ?? 'null') as { userId: string; token: string });
+    const stored = await page.evaluate(
+      () =>
+        JSON.parse(localStorage.getItem('split-context-chat.session') ?? 'null') as { userId: string; token: string },
+    );
     expect(stored.userId).toBe(guest.userId);
     expect(stored.token).not.toBe(guest.token);
 

@@ -12,11 +12,14 @@ const FOLLOW_UP = 'The background analysis is done: see the numbers above.';
 function chat(request: StubRequest) {
   const last = request.body.messages.at(-1);
   // A follow-up ends with the server's note (user-level text under SERVER_NOTE_OPEN).
-  if (last?.role === 'user' && wireContentText(last.content).startsWith(SERVER_NOTE_OPEN)) return replyWithText(FOLLOW_UP);
+  if (last?.role === 'user' && wireContentText(last.content).startsWith(SERVER_NOTE_OPEN))
+    return replyWithText(FOLLOW_UP);
   if (last?.role === 'tool') return replyWithText('It is running; I will tell you when it is done.');
   const user = lastUserText(request.body);
-  if (user === 'Analyze this thread') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 700 } }]);
-  if (user === 'Analyze it very slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 5000 } }]);
+  if (user === 'Analyze this thread')
+    return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 700 } }]);
+  if (user === 'Analyze it very slowly')
+    return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 5000 } }]);
   return replyWithText(`Noted: ${user}`);
 }
 
@@ -29,7 +32,9 @@ test.describe('tool cards', () => {
     await app?.stop();
   });
 
-  test('an async tool shows its progress in a card, then its result, and the follow-up answer links to the card', async ({ page }, testInfo) => {
+  test('an async tool shows its progress in a card, then its result, and the follow-up answer links to the card', async ({
+    page,
+  }, testInfo) => {
     await page.goto(app.baseUrl);
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('Remember ORD-77 please');

@@ -41,7 +41,11 @@ describe('the offline model on a first visit', () => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     let foldedAfter: number | null = null;
     for (const [index, content] of NEWCOMER_MESSAGES.entries()) {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content },
+      });
       expect(response.status).toBe(201);
       const reply = ((await response.json()) as SendMessageResponseDto).messages.at(-1)?.content ?? '';
       expect(reply).toContain('[offline model]');
@@ -49,14 +53,21 @@ describe('the offline model on a first visit', () => {
       expect(reply.length).toBeLessThan(content.length + 260);
       // Asked about the budget said earlier, it quotes that message with its seq (from its window or from recall).
       if (content.includes('remind me what my budget was')) {
-        expect(reply).toMatch(/^\[offline model\] \[#3\] \(you, (?:in my window|recalled from earlier)\) says: "My budget is 2400 EUR for the whole week\."/);
+        expect(reply).toMatch(
+          /^\[offline model\] \[#3\] \(you, (?:in my window|recalled from earlier)\) says: "My budget is 2400 EUR for the whole week\."/,
+        );
       }
       // Folds run in the background: give the one a turn may have started time to land before the next turn.
-      await waitFor(async () => {
-        const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { foldPending: boolean; revision: number } };
-        if (detail.context.revision > 0 && foldedAfter === null) foldedAfter = index + 1;
-        return !detail.context.foldPending;
-      }, { timeoutMs: 30_000, what: 'the fold of this turn' });
+      await waitFor(
+        async () => {
+          const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as {
+            context: { foldPending: boolean; revision: number };
+          };
+          if (detail.context.revision > 0 && foldedAfter === null) foldedAfter = index + 1;
+          return !detail.context.foldPending;
+        },
+        { timeoutMs: 30_000, what: 'the fold of this turn' },
+      );
     }
     // The trigger (768 tokens of the 2,048 demo window) is reached at turn 11 (792 tokens) and the offline model's
     // replies are deterministic. (Turn 12 was seen when the fold committed while GET /api/threads/:id read the thread
@@ -64,23 +75,34 @@ describe('the offline model on a first visit', () => {
     expect(foldedAfter, 'turns before the first summary').toBe(11);
   }, 120_000);
 
-  it('reads the thread detail\'s summary and window from one snapshot, even with a fold committing meanwhile', async () => {
+  it("reads the thread detail's summary and window from one snapshot, even with a fold committing meanwhile", async () => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'My budget is 2400 EUR.' } })).status).toBe(201);
+    expect(
+      (
+        await app.api(`/api/threads/${thread.id}/messages`, {
+          method: 'POST',
+          token,
+          json: { content: 'My budget is 2400 EUR.' },
+        })
+      ).status,
+    ).toBe(201);
     // A fold commits right after the ownership check read the thread (the moment the old route read its window).
     const threads = app.application.deps.threads;
     const findThread = threads.findThread.bind(threads);
     threads.findThread = async (...args) => {
       const found = await findThread(...args);
       await app.application.db.$transaction([
-        app.application.db.$executeRaw`UPDATE threads SET summary_text = 'Summary: a budget of 2400 EUR [#1].', summary_tokens = 12, summary_revision = 1,
+        app.application.db
+          .$executeRaw`UPDATE threads SET summary_text = 'Summary: a budget of 2400 EUR [#1].', summary_tokens = 12, summary_revision = 1,
           summary_covered_through_seq = 2, version = version + 1 WHERE id = ${thread.id}::uuid`,
         app.application.db.$executeRaw`DELETE FROM context_entries WHERE thread_id = ${thread.id}::uuid AND seq <= 2`,
       ]);
       return found;
     };
     try {
-      const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number; summaryTokens: number; coveredThroughSeq: number; windowEntries: number } };
+      const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as {
+        context: { revision: number; summaryTokens: number; coveredThroughSeq: number; windowEntries: number };
+      };
       expect(detail.context).toMatchObject({ revision: 1, coveredThroughSeq: 2, windowEntries: 0 });
       expect(detail.context.summaryTokens).toBeGreaterThan(0);
     } finally {

@@ -4,12 +4,29 @@ import type { FoldLagPolicy, SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores, PortStores } from './port-fixtures';
 import { codeOf, ENCODING, exchange, newThread, pause } from './store-fixtures';
 
-const POLICY: FoldLagPolicy = { minWindowTokens: 1_000_000, minWindowMessages: 6, keep: { kind: 'messages', value: 2 } };
+const POLICY: FoldLagPolicy = {
+  minWindowTokens: 1_000_000,
+  minWindowMessages: 6,
+  keep: { kind: 'messages', value: 2 },
+};
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number, text: string): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text, segmentEnds: [text.length], tokens: text.length, encoding: ENCODING, fromSeq: 1, throughSeq,
-  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1), model: 'summarizer', tokensIn: 40, tokensOut: 5, durationMs: 10,
-  identifiersKept: 0, identifiersTotal: 0,
+  threadId,
+  expectedVersion,
+  author: 'fold',
+  text,
+  segmentEnds: [text.length],
+  tokens: text.length,
+  encoding: ENCODING,
+  fromSeq: 1,
+  throughSeq,
+  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
+  model: 'summarizer',
+  tokensIn: 40,
+  tokensOut: 5,
+  durationMs: 10,
+  identifiersKept: 0,
+  identifiersTotal: 0,
 });
 
 /** One owner's threads: a quiet one, one with a long summary, one with a fold error, one with a window to fold. */
@@ -38,18 +55,39 @@ export function describeAdminThreadStoreContract(name: string, make: MakePortSto
     it('lists threads with their owner and context health; newest activity first by default', async () => {
       const stores = make();
       const { ownerId, quiet, summarized, summary, failing, lagging } = await seed(stores);
-      const { items, nextCursor } = await stores.admin.listThreads({ query: ownerId, limit: 10, sort: 'activity', policy: POLICY });
+      const { items, nextCursor } = await stores.admin.listThreads({
+        query: ownerId,
+        limit: 10,
+        sort: 'activity',
+        policy: POLICY,
+      });
       expect(nextCursor).toBeNull();
       expect(items.map((row) => row.id)).toEqual([lagging.id, failing.id, summarized.id, quiet.id]);
       const byId = new Map(items.map((row) => [row.id, row]));
       expect(byId.get(quiet.id)).toMatchObject({
-        title: 'Quiet thread', ownerId, ownerKind: 'guest', memoryMode: 'summary', messageCount: 2, summaryPreview: '', summaryTokens: 0,
-        summaryRevision: 0, coveredThroughSeq: 0, windowEntries: 2, windowTokens: 'hello'.length + 'answer to hello'.length, foldLagEntries: 0,
-        lastFoldAt: null, lastFoldError: null,
+        title: 'Quiet thread',
+        ownerId,
+        ownerKind: 'guest',
+        memoryMode: 'summary',
+        messageCount: 2,
+        summaryPreview: '',
+        summaryTokens: 0,
+        summaryRevision: 0,
+        coveredThroughSeq: 0,
+        windowEntries: 2,
+        windowTokens: 'hello'.length + 'answer to hello'.length,
+        foldLagEntries: 0,
+        lastFoldAt: null,
+        lastFoldError: null,
       });
       expect(byId.get(summarized.id)).toMatchObject({
-        messageCount: 6, summaryPreview: summary.slice(0, 240), summaryTokens: summary.length, summaryRevision: 1, coveredThroughSeq: 4,
-        windowEntries: 2, lastFoldError: null,
+        messageCount: 6,
+        summaryPreview: summary.slice(0, 240),
+        summaryTokens: summary.length,
+        summaryRevision: 1,
+        coveredThroughSeq: 4,
+        windowEntries: 2,
+        lastFoldError: null,
       });
       expect(byId.get(summarized.id)?.lastFoldAt).toBeInstanceOf(Date);
       expect(byId.get(failing.id)?.lastFoldError).toBe('summarizer timed out');
@@ -62,12 +100,20 @@ export function describeAdminThreadStoreContract(name: string, make: MakePortSto
     it('sorts by summary size, fold errors or fold lag, ties by activity', async () => {
       const stores = make();
       const { ownerId, quiet, summarized, failing, lagging } = await seed(stores);
-      const ids = async (sort: 'summary' | 'errors' | 'lag') => (await stores.admin.listThreads({ query: ownerId, limit: 10, sort, policy: POLICY })).items.map((row) => row.id);
+      const ids = async (sort: 'summary' | 'errors' | 'lag') =>
+        (await stores.admin.listThreads({ query: ownerId, limit: 10, sort, policy: POLICY })).items.map(
+          (row) => row.id,
+        );
       expect(await ids('summary')).toEqual([summarized.id, lagging.id, failing.id, quiet.id]);
       expect(await ids('errors')).toEqual([failing.id, lagging.id, summarized.id, quiet.id]);
       expect(await ids('lag')).toEqual([lagging.id, failing.id, summarized.id, quiet.id]);
-      const tokenPolicy: FoldLagPolicy = { minWindowTokens: 1, minWindowMessages: 1_000, keep: { kind: 'tokens', value: 'answer to d'.length } };
-      const rows = (await stores.admin.listThreads({ query: ownerId, limit: 10, sort: 'lag', policy: tokenPolicy })).items;
+      const tokenPolicy: FoldLagPolicy = {
+        minWindowTokens: 1,
+        minWindowMessages: 1_000,
+        keep: { kind: 'tokens', value: 'answer to d'.length },
+      };
+      const rows = (await stores.admin.listThreads({ query: ownerId, limit: 10, sort: 'lag', policy: tokenPolicy }))
+        .items;
       // By tokens: the newest entry fills the keep exactly; the seven older ones are beyond it.
       expect(rows.find((row) => row.id === lagging.id)?.foldLagEntries).toBe(7);
     });
@@ -78,29 +124,54 @@ export function describeAdminThreadStoreContract(name: string, make: MakePortSto
       const titled = await stores.admin.listThreads({ query: 'Failing', limit: 50, sort: 'activity', policy: POLICY });
       expect(titled.items.map((row) => row.id)).toContain(failing.id);
       expect(titled.items.every((row) => row.title.includes('Failing'))).toBe(true);
-      const byThreadId = await stores.admin.listThreads({ query: summarized.id.toUpperCase(), limit: 50, sort: 'activity', policy: POLICY });
+      const byThreadId = await stores.admin.listThreads({
+        query: summarized.id.toUpperCase(),
+        limit: 50,
+        sort: 'activity',
+        policy: POLICY,
+      });
       expect(byThreadId.items.map((row) => row.id)).toEqual([summarized.id]);
       for (const sort of ['activity', 'summary', 'errors', 'lag'] as const) {
-        const whole = (await stores.admin.listThreads({ query: ownerId, limit: 10, sort, policy: POLICY })).items.map((row) => row.id);
+        const whole = (await stores.admin.listThreads({ query: ownerId, limit: 10, sort, policy: POLICY })).items.map(
+          (row) => row.id,
+        );
         const paged: string[] = [];
         let cursor: string | undefined;
         for (let page = 0; page < 6; page += 1) {
-          const result = await stores.admin.listThreads({ query: ownerId, limit: 1, sort, policy: POLICY, ...(cursor ? { cursor } : {}) });
+          const result = await stores.admin.listThreads({
+            query: ownerId,
+            limit: 1,
+            sort,
+            policy: POLICY,
+            ...(cursor ? { cursor } : {}),
+          });
           paged.push(...result.items.map((row) => row.id));
           if (!result.nextCursor) break;
           cursor = result.nextCursor;
         }
         expect(paged).toEqual(whole);
       }
-      expect(await codeOf(stores.admin.listThreads({ limit: 1, sort: 'activity', policy: POLICY, cursor: 'garbage' }))).toBe('VALIDATION');
+      expect(
+        await codeOf(stores.admin.listThreads({ limit: 1, sort: 'activity', policy: POLICY, cursor: 'garbage' })),
+      ).toBe('VALIDATION');
     });
 
-    it('measures a thread\'s transcript: messages, tokens, characters, last seq (zeros for an unknown thread)', async () => {
+    it("measures a thread's transcript: messages, tokens, characters, last seq (zeros for an unknown thread)", async () => {
       const stores = make();
       const thread = await newThread(stores);
       await exchange(stores, thread.id, 'héllo', 'world!');
-      expect(await stores.admin.transcriptSize(thread.id)).toEqual({ messages: 2, tokens: 'héllo'.length + 'world!'.length, characters: 11, lastSeq: 2 });
-      expect(await stores.admin.transcriptSize(randomUUID())).toEqual({ messages: 0, tokens: 0, characters: 0, lastSeq: 0 });
+      expect(await stores.admin.transcriptSize(thread.id)).toEqual({
+        messages: 2,
+        tokens: 'héllo'.length + 'world!'.length,
+        characters: 11,
+        lastSeq: 2,
+      });
+      expect(await stores.admin.transcriptSize(randomUUID())).toEqual({
+        messages: 0,
+        tokens: 0,
+        characters: 0,
+        lastSeq: 0,
+      });
     });
   });
 }

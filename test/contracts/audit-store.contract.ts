@@ -6,7 +6,7 @@ import { codeOf, pause } from './store-fixtures';
 /** The AuditStore contract (every admin write is recorded; the admin console lists them newest first). */
 export function describeAuditStoreContract(name: string, make: MakePortStores): void {
   describe(`AuditStore contract: ${name}`, () => {
-    it('records who did what to which thread, with details, and lists a thread\'s entries newest first a page at a time', async () => {
+    it("records who did what to which thread, with details, and lists a thread's entries newest first a page at a time", async () => {
       const { audit } = make();
       const threadId = randomUUID();
       const actions = ['pin', 'unpin', 'reset-context', 'rebuild-summary', 'export'];
@@ -18,7 +18,11 @@ export function describeAuditStoreContract(name: string, make: MakePortStores): 
       const whole = await audit.list({ threadId, limit: 50 });
       expect(whole.items.map((entry) => entry.action)).toEqual([...actions].reverse());
       expect(whole.nextCursor).toBeNull();
-      expect(whole.items[0]).toMatchObject({ actor: 'admin-token', threadId, details: { seqs: [1, 2], note: 'export' } });
+      expect(whole.items[0]).toMatchObject({
+        actor: 'admin-token',
+        threadId,
+        details: { seqs: [1, 2], note: 'export' },
+      });
       expect(whole.items[0]?.id).toEqual(expect.any(String));
       expect(whole.items[0]?.createdAt).toBeInstanceOf(Date);
       const paged: string[] = [];
@@ -32,7 +36,7 @@ export function describeAuditStoreContract(name: string, make: MakePortStores): 
       expect(paged).toEqual([...actions].reverse());
     });
 
-    it('records entries without a thread and with no details ({}), and lists every thread\'s entries without a filter', async () => {
+    it("records entries without a thread and with no details ({}), and lists every thread's entries without a filter", async () => {
       const { audit } = make();
       const action = `sign-in-${randomUUID()}`;
       await pause(3);

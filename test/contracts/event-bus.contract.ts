@@ -8,7 +8,7 @@ const reset = (threadId: string, seq: number): ThreadEvent => ({ type: 'context-
 /** The ThreadEventBus contract (what the turn, the fold and the tools publish reaches sockets and SSE responses). */
 export function describeEventBusContract(name: string, make: () => ThreadEventBus): void {
   describe(`ThreadEventBus contract: ${name}`, () => {
-    it('delivers a thread\'s events to its subscribers only, in order, synchronously', () => {
+    it("delivers a thread's events to its subscribers only, in order, synchronously", () => {
       const bus = make();
       const [a, b] = [randomUUID(), randomUUID()];
       const ofA: ThreadEvent[] = [];
@@ -23,7 +23,7 @@ export function describeEventBusContract(name: string, make: () => ThreadEventBu
       expect(ofB).toEqual([reset(b, 1)]);
     });
 
-    it('delivers every thread\'s events to subscribeAll, after the thread\'s own subscribers', () => {
+    it("delivers every thread's events to subscribeAll, after the thread's own subscribers", () => {
       const bus = make();
       const [a, b] = [randomUUID(), randomUUID()];
       const seen: string[] = [];

@@ -4,8 +4,22 @@ import type { MakePortStores } from './port-fixtures';
 import { ENCODING, exchange, newThread, send } from './store-fixtures';
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text: `Summary through ${throughSeq}.`, segmentEnds: [`Summary through ${throughSeq}.`.length], tokens: 5, encoding: ENCODING, fromSeq: 1, throughSeq,
-  foldedSeqs: [throughSeq - 1, throughSeq], model: 'summarizer', tokensIn: 40, tokensOut: 5, durationMs: 10, identifiersKept: 0, identifiersTotal: 0,
+  threadId,
+  expectedVersion,
+  author: 'fold',
+  text: `Summary through ${throughSeq}.`,
+  segmentEnds: [`Summary through ${throughSeq}.`.length],
+  tokens: 5,
+  encoding: ENCODING,
+  fromSeq: 1,
+  throughSeq,
+  foldedSeqs: [throughSeq - 1, throughSeq],
+  model: 'summarizer',
+  tokensIn: 40,
+  tokensOut: 5,
+  durationMs: 10,
+  identifiersKept: 0,
+  identifiersTotal: 0,
 });
 
 /** The ExportReader contract (a thread's export, read a page at a time whatever its length). */
@@ -32,19 +46,28 @@ export function describeExportReaderContract(name: string, make: MakePortStores)
       expect(await stores.exportReader.messagesAfter({ threadId: thread.id, afterSeq: 6, limit: 4 })).toEqual([]);
     });
 
-    it('reads the summary revisions ascending, a page at a time, only the thread\'s own', async () => {
+    it("reads the summary revisions ascending, a page at a time, only the thread's own", async () => {
       const stores = make();
       const thread = await newThread(stores);
       const other = await newThread(stores);
       for (const question of ['q1', 'q2', 'q3']) await exchange(stores, thread.id, question);
       await exchange(stores, other.id, 'elsewhere');
       for (const [index, throughSeq] of [2, 4, 6].entries()) {
-        expect(await stores.summaries.commit(commitOf(thread.id, thread.version + index, throughSeq))).toEqual({ committed: true, revision: index + 1 });
+        expect(await stores.summaries.commit(commitOf(thread.id, thread.version + index, throughSeq))).toEqual({
+          committed: true,
+          revision: index + 1,
+        });
       }
-      expect(await stores.summaries.commit(commitOf(other.id, other.version, 2))).toEqual({ committed: true, revision: 1 });
+      expect(await stores.summaries.commit(commitOf(other.id, other.version, 2))).toEqual({
+        committed: true,
+        revision: 1,
+      });
       const first = await stores.exportReader.revisionsAfter({ threadId: thread.id, afterRevision: 0, limit: 2 });
-      expect(first.map((revision) => [revision.revision, revision.text, revision.throughSeq, revision.redacted])).toEqual([
-        [1, 'Summary through 2.', 2, false], [2, 'Summary through 4.', 4, false],
+      expect(
+        first.map((revision) => [revision.revision, revision.text, revision.throughSeq, revision.redacted]),
+      ).toEqual([
+        [1, 'Summary through 2.', 2, false],
+        [2, 'Summary through 4.', 4, false],
       ]);
       const second = await stores.exportReader.revisionsAfter({ threadId: thread.id, afterRevision: 2, limit: 2 });
       expect(second.map((revision) => revision.revision)).toEqual([3]);

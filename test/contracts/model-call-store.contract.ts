@@ -10,9 +10,22 @@ export function describeModelCallStoreContract(name: string, make: MakePortStore
       const stores = make();
       const thread = await newThread(stores);
       const call: ModelCallRecord = {
-        threadId: thread.id, messageId: null, purpose: 'summary', model: 'summarizer', estimatedPromptTokens: 812, reportedPromptTokens: 820,
-        reportedCompletionTokens: 64, latencyMs: 950, summaryRevision: 3, windowFromSeq: 4, windowThroughSeq: 9, pinnedSeqs: [2],
-        recalledSeqs: [1, 3], omitted: 2, overflowRetry: true, error: null,
+        threadId: thread.id,
+        messageId: null,
+        purpose: 'summary',
+        model: 'summarizer',
+        estimatedPromptTokens: 812,
+        reportedPromptTokens: 820,
+        reportedCompletionTokens: 64,
+        latencyMs: 950,
+        summaryRevision: 3,
+        windowFromSeq: 4,
+        windowThroughSeq: 9,
+        pinnedSeqs: [2],
+        recalledSeqs: [1, 3],
+        omitted: 2,
+        overflowRetry: true,
+        error: null,
       };
       await stores.calls.record(call);
       expect(await stores.storedCalls(thread.id)).toEqual([call]);
@@ -22,20 +35,51 @@ export function describeModelCallStoreContract(name: string, make: MakePortStore
       const stores = make();
       const thread = await newThread(stores);
       await stores.calls.record({
-        threadId: thread.id, messageId: null, purpose: 'chat', model: 'gpt-4o-mini', estimatedPromptTokens: 100, reportedPromptTokens: null,
-        reportedCompletionTokens: null, latencyMs: null, error: 'context_length_exceeded',
+        threadId: thread.id,
+        messageId: null,
+        purpose: 'chat',
+        model: 'gpt-4o-mini',
+        estimatedPromptTokens: 100,
+        reportedPromptTokens: null,
+        reportedCompletionTokens: null,
+        latencyMs: null,
+        error: 'context_length_exceeded',
       });
-      expect(await stores.storedCalls(thread.id)).toEqual([{
-        threadId: thread.id, messageId: null, purpose: 'chat', model: 'gpt-4o-mini', estimatedPromptTokens: 100, reportedPromptTokens: null,
-        reportedCompletionTokens: null, latencyMs: null, summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [],
-        recalledSeqs: [], omitted: 0, overflowRetry: false, error: 'context_length_exceeded',
-      }]);
+      expect(await stores.storedCalls(thread.id)).toEqual([
+        {
+          threadId: thread.id,
+          messageId: null,
+          purpose: 'chat',
+          model: 'gpt-4o-mini',
+          estimatedPromptTokens: 100,
+          reportedPromptTokens: null,
+          reportedCompletionTokens: null,
+          latencyMs: null,
+          summaryRevision: null,
+          windowFromSeq: null,
+          windowThroughSeq: null,
+          pinnedSeqs: [],
+          recalledSeqs: [],
+          omitted: 0,
+          overflowRetry: false,
+          error: 'context_length_exceeded',
+        },
+      ]);
     });
 
-    it('deletes a thread\'s calls with the thread', async () => {
+    it("deletes a thread's calls with the thread", async () => {
       const stores = make();
       const thread = await newThread(stores);
-      await stores.calls.record({ threadId: thread.id, messageId: null, purpose: 'condense', model: 'm', estimatedPromptTokens: 1, reportedPromptTokens: 1, reportedCompletionTokens: 1, latencyMs: 1 });
+      await stores.calls.record({
+        threadId: thread.id,
+        messageId: null,
+        purpose: 'condense',
+        model: 'm',
+        estimatedPromptTokens: 1,
+        reportedPromptTokens: 1,
+        reportedCompletionTokens: 1,
+        latencyMs: 1,
+      });
       expect(await stores.storedCalls(thread.id)).toHaveLength(1);
       await stores.threads.deleteThread(thread.id);
       expect(await stores.storedCalls(thread.id)).toEqual([]);

@@ -1,6 +1,20 @@
-import type { AdminThreadStore, AuditStore, ExportReader, ForkStore, MemoryStore, ModelCallRecord, ModelCallStore } from '../../src/core/ports';
+import type {
+  AdminThreadStore,
+  AuditStore,
+  ExportReader,
+  ForkStore,
+  MemoryStore,
+  ModelCallRecord,
+  ModelCallStore,
+} from '../../src/core/ports';
 import {
-  createMemoryAdminThreadStore, createMemoryAuditStore, createMemoryDatabase, createMemoryExportReader, createMemoryForkStore, createMemoryMemoryStore, createMemoryModelCallStore,
+  createMemoryAdminThreadStore,
+  createMemoryAuditStore,
+  createMemoryDatabase,
+  createMemoryExportReader,
+  createMemoryForkStore,
+  createMemoryMemoryStore,
+  createMemoryModelCallStore,
   createMemoryStores,
   type Stores,
 } from '../fakes';
@@ -26,7 +40,8 @@ export function createMemoryPortStores(): PortStores {
     ...createMemoryStores(database),
     audit: createMemoryAuditStore(database),
     calls: createMemoryModelCallStore(database),
-    storedCalls: async (threadId) => database.calls.filter((call) => call.threadId === threadId).map((call) => structuredClone(call)),
+    storedCalls: async (threadId) =>
+      database.calls.filter((call) => call.threadId === threadId).map((call) => structuredClone(call)),
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
     memory: createMemoryMemoryStore(database),

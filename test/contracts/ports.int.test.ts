@@ -35,10 +35,22 @@ let stores: PortStores;
 async function storedCalls(threadId: string): Promise<ModelCallRecord[]> {
   const rows = await db.modelCall.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' } });
   return rows.map((row) => ({
-    threadId: row.threadId, messageId: row.messageId, purpose: row.purpose as ModelCallRecord['purpose'], model: row.model,
-    estimatedPromptTokens: row.estimatedPromptTokens, reportedPromptTokens: row.reportedPromptTokens, reportedCompletionTokens: row.reportedCompletionTokens,
-    latencyMs: row.latencyMs, summaryRevision: row.summaryRevision, windowFromSeq: row.windowFromSeq, windowThroughSeq: row.windowThroughSeq,
-    pinnedSeqs: row.pinnedSeqs, recalledSeqs: row.recalledSeqs, omitted: row.omitted, overflowRetry: row.overflowRetry, error: row.error,
+    threadId: row.threadId,
+    messageId: row.messageId,
+    purpose: row.purpose as ModelCallRecord['purpose'],
+    model: row.model,
+    estimatedPromptTokens: row.estimatedPromptTokens,
+    reportedPromptTokens: row.reportedPromptTokens,
+    reportedCompletionTokens: row.reportedCompletionTokens,
+    latencyMs: row.latencyMs,
+    summaryRevision: row.summaryRevision,
+    windowFromSeq: row.windowFromSeq,
+    windowThroughSeq: row.windowThroughSeq,
+    pinnedSeqs: row.pinnedSeqs,
+    recalledSeqs: row.recalledSeqs,
+    omitted: row.omitted,
+    overflowRetry: row.overflowRetry,
+    error: row.error,
   }));
 }
 

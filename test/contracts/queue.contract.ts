@@ -53,7 +53,12 @@ export function describeQueueContract(name: string, make: () => Promise<QueueHar
       expect(elsewhere).not.toBe(first);
       expect(await queues.pending('summary')).toEqual([
         { id: first, name: 'fold', data: { threadId: thread, reason: 'trigger fired', force: false }, delayed: false },
-        { id: elsewhere, name: 'fold', data: { threadId: other, reason: 'trigger fired', force: true }, delayed: false },
+        {
+          id: elsewhere,
+          name: 'fold',
+          data: { threadId: other, reason: 'trigger fired', force: true },
+          delayed: false,
+        },
       ]);
     });
 
@@ -100,7 +105,9 @@ export function describeQueueContract(name: string, make: () => Promise<QueueHar
       await queues.tools.enqueuePoll(run, 60_000);
       const pending = await queues.pending('tools');
       expect(pending.map((job) => [job.name, job.data, job.delayed])).toEqual([
-        ['run', { runId: run }, false], ['poll', { runId: run }, true], ['poll', { runId: run }, true],
+        ['run', { runId: run }, false],
+        ['poll', { runId: run }, true],
+        ['poll', { runId: run }, true],
       ]);
       // Only the run is ready: the polls wait for their delay.
       expect(await queues.work('tools', 'complete')).toEqual([pending[0]?.id]);

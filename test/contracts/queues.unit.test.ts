@@ -8,7 +8,8 @@ describeQueueContract('in-memory queues', async () => {
     folds: queues.folds,
     tools: queues.tools,
     async pending(queue) {
-      return queues.jobs.filter((job) => job.queue === queue && (job.state === 'waiting' || job.state === 'delayed'))
+      return queues.jobs
+        .filter((job) => job.queue === queue && (job.state === 'waiting' || job.state === 'delayed'))
         .map((job) => ({ id: job.id, name: job.name, data: job.data, delayed: job.readyAt > Date.now() }));
     },
     async work(queue, outcome) {

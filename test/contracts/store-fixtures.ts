@@ -16,9 +16,20 @@ export async function newThread(stores: Stores, options: { ownerId?: string; tit
 }
 
 /** A user message accepted into the thread's queue (pending, no seq yet) with its turn. */
-export async function send(stores: Stores, threadId: string, content: string, options: { clientMessageId?: string; maxQueued?: number; ownerId?: string } = {}) {
+export async function send(
+  stores: Stores,
+  threadId: string,
+  content: string,
+  options: { clientMessageId?: string; maxQueued?: number; ownerId?: string } = {},
+) {
   return stores.turns.acceptUserMessage({
-    threadId, ownerId: options.ownerId ?? null, content, tokens: content.length, encoding: ENCODING, clientMessageId: options.clientMessageId ?? null, maxQueued: options.maxQueued ?? 5,
+    threadId,
+    ownerId: options.ownerId ?? null,
+    content,
+    tokens: content.length,
+    encoding: ENCODING,
+    clientMessageId: options.clientMessageId ?? null,
+    maxQueued: options.maxQueued ?? 5,
   });
 }
 
@@ -27,14 +38,29 @@ export async function send(stores: Stores, threadId: string, content: string, op
  * answer streamed then finished into the window, the turn's end with the next step (nothing queued: the lease released).
  * Returns the user message and the answer.
  */
-export async function exchange(stores: Stores, threadId: string, content: string, answer = `answer to ${content}`): Promise<{ user: TranscriptMessage; answer: TranscriptMessage; turn: Turn }> {
+export async function exchange(
+  stores: Stores,
+  threadId: string,
+  content: string,
+  answer = `answer to ${content}`,
+): Promise<{ user: TranscriptMessage; answer: TranscriptMessage; turn: Turn }> {
   const owner = `process-${randomUUID()}`;
   await send(stores, threadId, content);
   const started = await stores.turns.nextTurn({ threadId, owner, ttlMs: 30_000 });
   if (started.outcome !== 'started' || !started.userMessage) throw new Error('no turn started');
-  const streaming = await stores.turns.appendTurnMessage({ threadId, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
+  const streaming = await stores.turns.appendTurnMessage({
+    threadId,
+    turnId: started.turn.id,
+    role: 'assistant',
+    content: '',
+    status: 'streaming',
+  });
   const finished = await stores.turns.finishMessage({
-    messageId: streaming.id, content: answer, status: 'complete', tokens: answer.length, encoding: ENCODING,
+    messageId: streaming.id,
+    content: answer,
+    status: 'complete',
+    tokens: answer.length,
+    encoding: ENCODING,
     entry: { role: 'assistant', content: answer, tokens: answer.length },
   });
   const { turn, next } = await stores.turns.completeTurn({ turnId: started.turn.id, threadId, owner, ttlMs: 30_000 });

@@ -3,14 +3,29 @@ import type { SummaryCommit } from '../../src/core/ports';
 import { ENCODING, exchange, newThread, type MakeStores } from './store-fixtures';
 
 const commitOf = (threadId: string, expectedVersion: number, fields: Partial<SummaryCommit> = {}): SummaryCommit => ({
-  threadId, expectedVersion, author: 'fold', text: 'The user asked two questions.', segmentEnds: [29], tokens: 7, encoding: ENCODING, fromSeq: 1, throughSeq: 2,
-  foldedSeqs: [1, 2], model: 'summarizer', tokensIn: 40, tokensOut: 7, durationMs: 120, identifiersKept: 1, identifiersTotal: 2, ...fields,
+  threadId,
+  expectedVersion,
+  author: 'fold',
+  text: 'The user asked two questions.',
+  segmentEnds: [29],
+  tokens: 7,
+  encoding: ENCODING,
+  fromSeq: 1,
+  throughSeq: 2,
+  foldedSeqs: [1, 2],
+  model: 'summarizer',
+  tokensIn: 40,
+  tokensOut: 7,
+  durationMs: 120,
+  identifiersKept: 1,
+  identifiersTotal: 2,
+  ...fields,
 });
 
 /** The SummaryStore contract (the fold's commit, the sweeper's query, the admin's revision list). */
 export function describeSummaryStoreContract(name: string, make: MakeStores): void {
   describe(`SummaryStore contract: ${name}`, () => {
-    it('commits a revision against the thread\'s version: the summary moves, the folded entries leave the window', async () => {
+    it("commits a revision against the thread's version: the summary moves, the folded entries leave the window", async () => {
       const stores = make();
       const thread = await newThread(stores);
       await exchange(stores, thread.id, 'q1', 'a1');
@@ -19,16 +34,33 @@ export function describeSummaryStoreContract(name: string, make: MakeStores): vo
       expect(result).toEqual({ committed: true, revision: 1 });
       const context = await stores.turns.loadContext(thread.id);
       expect(context?.thread).toMatchObject({
-        version: thread.version + 1, summaryEncoding: ENCODING, lastFoldError: null,
+        version: thread.version + 1,
+        summaryEncoding: ENCODING,
+        lastFoldError: null,
         summary: { text: 'The user asked two questions.', tokens: 7, coveredThroughSeq: 2, revision: 1 },
       });
       expect(context?.thread.lastFoldAt).toBeInstanceOf(Date);
       expect(context?.window.map((entry) => entry.seq)).toEqual([3, 4]);
       const revisions = await stores.summaries.listRevisions(thread.id);
-      expect(revisions).toEqual([expect.objectContaining({
-        revision: 1, author: 'fold', authorId: null, text: 'The user asked two questions.', tokens: 7, fromSeq: 1, throughSeq: 2, model: 'summarizer',
-        tokensIn: 40, tokensOut: 7, durationMs: 120, identifiersKept: 1, identifiersTotal: 2, redacted: false, segmentEnds: [29],
-      })]);
+      expect(revisions).toEqual([
+        expect.objectContaining({
+          revision: 1,
+          author: 'fold',
+          authorId: null,
+          text: 'The user asked two questions.',
+          tokens: 7,
+          fromSeq: 1,
+          throughSeq: 2,
+          model: 'summarizer',
+          tokensIn: 40,
+          tokensOut: 7,
+          durationMs: 120,
+          identifiersKept: 1,
+          identifiersTotal: 2,
+          redacted: false,
+          segmentEnds: [29],
+        }),
+      ]);
       // The thread's summary keeps the segment ends the next fold appends after.
       expect(context?.thread.summary?.segmentEnds).toEqual([29]);
     });
@@ -43,8 +75,12 @@ export function describeSummaryStoreContract(name: string, make: MakeStores): vo
       expect(await stores.summaries.listRevisions(thread.id)).toEqual([]);
 
       const results = await Promise.all([
-        stores.summaries.commit(commitOf(thread.id, thread.version, { text: 'one', throughSeq: 2, foldedSeqs: [1, 2] })),
-        stores.summaries.commit(commitOf(thread.id, thread.version, { text: 'other', throughSeq: 3, foldedSeqs: [1, 2, 3] })),
+        stores.summaries.commit(
+          commitOf(thread.id, thread.version, { text: 'one', throughSeq: 2, foldedSeqs: [1, 2] }),
+        ),
+        stores.summaries.commit(
+          commitOf(thread.id, thread.version, { text: 'other', throughSeq: 3, foldedSeqs: [1, 2, 3] }),
+        ),
       ]);
       expect(results.filter((result) => result.committed)).toHaveLength(1);
       const revisions = await stores.summaries.listRevisions(thread.id);
@@ -53,8 +89,11 @@ export function describeSummaryStoreContract(name: string, make: MakeStores): vo
       expect(context?.thread.summary?.text).toBe(revisions[0]?.text);
       expect(context?.window.map((entry) => entry.seq)).toEqual(revisions[0]?.text === 'one' ? [3, 4] : [4]);
       // The next fold plans against the new version.
-      expect(await stores.summaries.commit(commitOf(thread.id, thread.version + 1, { text: 'next', fromSeq: 1, throughSeq: 4, foldedSeqs: [3, 4] })))
-        .toEqual({ committed: true, revision: 2 });
+      expect(
+        await stores.summaries.commit(
+          commitOf(thread.id, thread.version + 1, { text: 'next', fromSeq: 1, throughSeq: 4, foldedSeqs: [3, 4] }),
+        ),
+      ).toEqual({ committed: true, revision: 2 });
       expect((await stores.summaries.listRevisions(thread.id)).map((revision) => revision.revision)).toEqual([1, 2]);
     });
 
@@ -68,7 +107,7 @@ export function describeSummaryStoreContract(name: string, make: MakeStores): vo
       expect((await stores.threads.findThread(thread.id, null))?.lastFoldError).toBeNull();
     });
 
-    it('finds the threads whose window passes the deployment\'s trigger (messages or tokens, summary included)', async () => {
+    it("finds the threads whose window passes the deployment's trigger (messages or tokens, summary included)", async () => {
       const stores = make();
       const due = await newThread(stores);
       const quiet = await newThread(stores);
@@ -76,13 +115,23 @@ export function describeSummaryStoreContract(name: string, make: MakeStores): vo
       for (let turn = 1; turn <= 3; turn += 1) await exchange(stores, due.id, `q${turn}`, `a${turn}`);
       await exchange(stores, quiet.id, 'q', 'a');
       await exchange(stores, wordy.id, 'x'.repeat(500), 'y'.repeat(500));
-      const found = await stores.summaries.threadsNeedingFold({ limit: 100_000, minWindowTokens: 900, minWindowMessages: 6, maxInputTokens: 4000 });
+      const found = await stores.summaries.threadsNeedingFold({
+        limit: 100_000,
+        minWindowTokens: 900,
+        minWindowMessages: 6,
+        maxInputTokens: 4000,
+      });
       expect(found).toContain(due.id);
       expect(found).toContain(wordy.id);
       expect(found).not.toContain(quiet.id);
       // After a fold the window is small again.
       await stores.summaries.commit(commitOf(due.id, due.version, { throughSeq: 4, foldedSeqs: [1, 2, 3, 4] }));
-      const after = await stores.summaries.threadsNeedingFold({ limit: 100_000, minWindowTokens: 900, minWindowMessages: 6, maxInputTokens: 4000 });
+      const after = await stores.summaries.threadsNeedingFold({
+        limit: 100_000,
+        minWindowTokens: 900,
+        minWindowMessages: 6,
+        maxInputTokens: 4000,
+      });
       expect(after).not.toContain(due.id);
     });
   });

@@ -9,8 +9,16 @@ export function describeThreadStoreContract(name: string, make: MakeStores): voi
       const stores = make();
       const thread = await newThread(stores);
       expect(thread).toMatchObject({
-        title: 'New chat', lastSeq: 0, summary: null, contextStartSeq: 1, memoryMode: 'summary', settings: {}, version: 0,
-        lastFoldAt: null, lastFoldError: null, forkedFrom: null,
+        title: 'New chat',
+        lastSeq: 0,
+        summary: null,
+        contextStartSeq: 1,
+        memoryMode: 'summary',
+        settings: {},
+        version: 0,
+        lastFoldAt: null,
+        lastFoldError: null,
+        forkedFrom: null,
       });
       expect(thread.createdAt).toBeInstanceOf(Date);
       expect((await newThread(stores, { title: 'Trip' })).title).toBe('Trip');
@@ -38,7 +46,7 @@ export function describeThreadStoreContract(name: string, make: MakeStores): voi
       expect(await stores.threads.findThread(randomUUID(), null)).toBeNull();
     });
 
-    it('lists an owner\'s threads newest activity first, a page at a time, each exactly once', async () => {
+    it("lists an owner's threads newest activity first, a page at a time, each exactly once", async () => {
       const stores = make();
       const first = await newThread(stores);
       const ownerId = first.ownerId;

@@ -46,17 +46,31 @@ export function describeTranscriptStoreContract(name: string, make: MakeStores):
       const stores = make();
       const thread = await newThread(stores);
       const { turn } = await exchange(stores, thread.id, 'first question', 'first answer');
-      await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: turn.id, role: 'assistant', content: 'still streaming', status: 'streaming' });
+      await stores.turns.appendTurnMessage({
+        threadId: thread.id,
+        turnId: turn.id,
+        role: 'assistant',
+        content: 'still streaming',
+        status: 'streaming',
+      });
       await exchange(stores, thread.id, 'second question', 'second answer');
       await send(stores, thread.id, 'pending');
-      const entries = await stores.transcript.listSummarizableEntries({ threadId: thread.id, fromSeq: 1, throughSeq: 100 });
+      const entries = await stores.transcript.listSummarizableEntries({
+        threadId: thread.id,
+        fromSeq: 1,
+        throughSeq: 100,
+      });
       expect(entries).toEqual([
         { seq: 1, role: 'user', content: 'first question', tokens: 14, tokenEncoding: ENCODING },
         { seq: 2, role: 'assistant', content: 'first answer', tokens: 12, tokenEncoding: ENCODING },
         { seq: 4, role: 'user', content: 'second question', tokens: 15, tokenEncoding: ENCODING },
         { seq: 5, role: 'assistant', content: 'second answer', tokens: 13, tokenEncoding: ENCODING },
       ]);
-      const bounded = await stores.transcript.listSummarizableEntries({ threadId: thread.id, fromSeq: 2, throughSeq: 4 });
+      const bounded = await stores.transcript.listSummarizableEntries({
+        threadId: thread.id,
+        fromSeq: 2,
+        throughSeq: 4,
+      });
       expect(bounded.map((entry) => entry.seq)).toEqual([2, 4]);
     });
   });

@@ -21,12 +21,29 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       await exchange(stores, thread.id, 'first');
       const accepted = await send(stores, thread.id, 'waiting');
       expect(accepted.duplicate).toBe(false);
-      expect(accepted.message).toMatchObject({ threadId: thread.id, role: 'user', content: 'waiting', status: 'pending', seq: null, turnId: accepted.turn.id });
-      expect(accepted.turn).toMatchObject({ threadId: thread.id, kind: 'message', userMessageId: accepted.message.id, status: 'queued', startedAt: null });
+      expect(accepted.message).toMatchObject({
+        threadId: thread.id,
+        role: 'user',
+        content: 'waiting',
+        status: 'pending',
+        seq: null,
+        turnId: accepted.turn.id,
+      });
+      expect(accepted.turn).toMatchObject({
+        threadId: thread.id,
+        kind: 'message',
+        userMessageId: accepted.message.id,
+        status: 'queued',
+        startedAt: null,
+      });
       expect(await stores.turns.findTurn(accepted.turn.id)).toEqual(accepted.turn);
       expect(await stores.turns.hasQueuedTurns(thread.id)).toBe(true);
       const page = await stores.transcript.listMessages({ threadId: thread.id, limit: 50 });
-      expect(page.messages.map((message) => [message.seq, message.content])).toEqual([[1, 'first'], [2, 'answer to first'], [null, 'waiting']]);
+      expect(page.messages.map((message) => [message.seq, message.content])).toEqual([
+        [1, 'first'],
+        [2, 'answer to first'],
+        [null, 'waiting'],
+      ]);
     });
 
     it('is idempotent by clientMessageId within a thread: a resend returns the stored message and turn, stores nothing', async () => {
@@ -58,12 +75,25 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       const stores = make();
       const thread = await newThread(stores);
       const { user } = await exchange(stores, thread.id, 'question');
-      const retry = await stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: user.id, maxQueued: 5 });
+      const retry = await stores.turns.queueTurn({
+        threadId: thread.id,
+        kind: 'retry',
+        userMessageId: user.id,
+        maxQueued: 5,
+      });
       expect(retry).toMatchObject({ threadId: thread.id, kind: 'retry', userMessageId: user.id, status: 'queued' });
-      expect(await codeOf(stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: user.id, maxQueued: 5 }))).toBe('CONFLICT');
+      expect(
+        await codeOf(
+          stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: user.id, maxQueued: 5 }),
+        ),
+      ).toBe('CONFLICT');
       await send(stores, thread.id, 'next');
       const busy = await exchange(stores, (await newThread(stores)).id, 'elsewhere');
-      expect(await codeOf(stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: busy.user.id, maxQueued: 1 }))).toBe('BUSY');
+      expect(
+        await codeOf(
+          stores.turns.queueTurn({ threadId: thread.id, kind: 'retry', userMessageId: busy.user.id, maxQueued: 1 }),
+        ),
+      ).toBe('BUSY');
     });
 
     it('takes the lease with compare-and-set: one owner at a time, renewable, released only by its owner, free once expired', async () => {
@@ -110,11 +140,19 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect(started.turn.startedAt).toBeInstanceOf(Date);
       expect(started.userMessage).toMatchObject({ id: first.message.id, seq: 1, status: 'complete' });
       expect(started.context.thread.lastSeq).toBe(1);
-      expect(started.context.window).toEqual([{ seq: 1, role: 'user', content: 'first', tokens: 5, tokenEncoding: ENCODING }]);
+      expect(started.context.window).toEqual([
+        { seq: 1, role: 'user', content: 'first', tokens: 5, tokenEncoding: ENCODING },
+      ]);
       // The lease is p's now.
       expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(false);
       // An answer appended meanwhile takes seq 2: the second message gets 3 when its turn starts, not when it was sent.
-      const answer = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: first.turn.id, role: 'assistant', content: '', status: 'streaming' });
+      const answer = await stores.turns.appendTurnMessage({
+        threadId: thread.id,
+        turnId: first.turn.id,
+        role: 'assistant',
+        content: '',
+        status: 'streaming',
+      });
       expect(answer.seq).toBe(2);
       await stores.turns.finishTurn({ turnId: first.turn.id, status: 'complete' });
       const again = startedOf(await next('p'));
@@ -126,7 +164,9 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       // Nothing queued: the step releases the lease, so another process' runner takes the next send at once.
       expect(await next('p')).toEqual({ outcome: 'idle' });
       expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
-      expect(await stores.turns.nextTurn({ threadId: randomUUID(), owner: 'p', ttlMs: 30_000 })).toEqual({ outcome: 'leased-elsewhere' });
+      expect(await stores.turns.nextTurn({ threadId: randomUUID(), owner: 'p', ttlMs: 30_000 })).toEqual({
+        outcome: 'leased-elsewhere',
+      });
     });
 
     it('completes a turn with the step to the next: the next turn started under the lease, the context as the turn left it', async () => {
@@ -135,14 +175,35 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       await send(stores, thread.id, 'question');
       const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
       const waiting = await send(stores, thread.id, 'sent during the answer');
-      const streaming = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
-      await stores.turns.finishMessage({ messageId: streaming.id, content: 'the answer', status: 'complete', tokens: 10, encoding: ENCODING, entry: { role: 'assistant', content: 'the answer', tokens: 10 } });
-      const completed = await stores.turns.completeTurn({ turnId: started.turn.id, threadId: thread.id, owner: 'p', ttlMs: 30_000 });
+      const streaming = await stores.turns.appendTurnMessage({
+        threadId: thread.id,
+        turnId: started.turn.id,
+        role: 'assistant',
+        content: '',
+        status: 'streaming',
+      });
+      await stores.turns.finishMessage({
+        messageId: streaming.id,
+        content: 'the answer',
+        status: 'complete',
+        tokens: 10,
+        encoding: ENCODING,
+        entry: { role: 'assistant', content: 'the answer', tokens: 10 },
+      });
+      const completed = await stores.turns.completeTurn({
+        turnId: started.turn.id,
+        threadId: thread.id,
+        owner: 'p',
+        ttlMs: 30_000,
+      });
       expect(completed.turn).toMatchObject({ id: started.turn.id, status: 'complete', error: null });
       expect(completed.turn.finishedAt).toBeInstanceOf(Date);
       expect(await stores.turns.findTurn(started.turn.id)).toEqual(completed.turn);
       // The context as this turn left it (the fold decision's), without the next turn's message...
-      expect(completed.context?.window.map((entry) => [entry.seq, entry.role, entry.content, entry.tokens])).toEqual([[1, 'user', 'question', 8], [2, 'assistant', 'the answer', 10]]);
+      expect(completed.context?.window.map((entry) => [entry.seq, entry.role, entry.content, entry.tokens])).toEqual([
+        [1, 'user', 'question', 8],
+        [2, 'assistant', 'the answer', 10],
+      ]);
       expect(completed.context?.thread).toMatchObject({ id: thread.id, lastSeq: 2 });
       // ...and the next turn started in the same step, its message at the next seq, its context with it.
       const next = startedOf(completed.next);
@@ -153,14 +214,24 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
 
       // A closing process starts nothing: the queued turn stays queued and the lease is free for another process.
       const last = await send(stores, thread.id, 'left for another process');
-      const closing = await stores.turns.completeTurn({ turnId: next.turn.id, threadId: thread.id, owner: 'p', ttlMs: 30_000, startNext: false });
+      const closing = await stores.turns.completeTurn({
+        turnId: next.turn.id,
+        threadId: thread.id,
+        owner: 'p',
+        ttlMs: 30_000,
+        startNext: false,
+      });
       expect(closing.next).toEqual({ outcome: 'idle' });
       expect((await stores.turns.findTurn(last.turn.id))?.status).toBe('queued');
       expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
-      expect(await codeOf(stores.turns.completeTurn({ turnId: randomUUID(), threadId: thread.id, owner: 'p', ttlMs: 30_000 }))).toBe('NOT_FOUND');
+      expect(
+        await codeOf(
+          stores.turns.completeTurn({ turnId: randomUUID(), threadId: thread.id, owner: 'p', ttlMs: 30_000 }),
+        ),
+      ).toBe('NOT_FOUND');
     });
 
-    it('accepts only on the owner\'s thread: another user\'s or an unknown thread is NOT_FOUND, stores nothing, finds no resend', async () => {
+    it("accepts only on the owner's thread: another user's or an unknown thread is NOT_FOUND, stores nothing, finds no resend", async () => {
       const stores = make();
       const thread = await newThread(stores);
       const owner = thread.ownerId;
@@ -168,18 +239,29 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect(mine.duplicate).toBe(false);
       expect(await codeOf(send(stores, thread.id, 'not yours', { ownerId: 'someone-else' }))).toBe('NOT_FOUND');
       // A resend's id is no way into another user's thread either.
-      expect(await codeOf(send(stores, thread.id, 'mine', { ownerId: 'someone-else', clientMessageId: 'c-1' }))).toBe('NOT_FOUND');
+      expect(await codeOf(send(stores, thread.id, 'mine', { ownerId: 'someone-else', clientMessageId: 'c-1' }))).toBe(
+        'NOT_FOUND',
+      );
       expect(await codeOf(send(stores, randomUUID(), 'nowhere', { ownerId: owner }))).toBe('NOT_FOUND');
       expect(await codeOf(send(stores, 'not-a-uuid', 'nowhere', { ownerId: owner }))).toBe('NOT_FOUND');
       expect(await stores.threads.countMessages(thread.id)).toBe(1);
-      expect((await send(stores, thread.id, 'mine', { ownerId: owner, clientMessageId: 'c-1' })).message.id).toBe(mine.message.id);
+      expect((await send(stores, thread.id, 'mine', { ownerId: owner, clientMessageId: 'c-1' })).message.id).toBe(
+        mine.message.id,
+      );
     });
 
     it('finishes a message: the answer joins the window with its entry, a failed one stays out, streaming text stops changing', async () => {
       const stores = make();
       const thread = await newThread(stores);
       const { user, answer, turn } = await exchange(stores, thread.id, 'question', 'the answer');
-      expect(answer).toMatchObject({ seq: 2, role: 'assistant', content: 'the answer', status: 'complete', turnId: turn.id, tokens: 10 });
+      expect(answer).toMatchObject({
+        seq: 2,
+        role: 'assistant',
+        content: 'the answer',
+        status: 'complete',
+        turnId: turn.id,
+        tokens: 10,
+      });
       expect(answer.completedAt).toBeInstanceOf(Date);
       expect(turn).toMatchObject({ status: 'complete' });
       await stores.turns.saveStreamingText(answer.id, 'changed after the end');
@@ -187,15 +269,35 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
 
       await send(stores, thread.id, 'again');
       const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
-      const failed = await stores.turns.appendTurnMessage({ threadId: thread.id, turnId: started.turn.id, role: 'assistant', content: '', status: 'streaming' });
+      const failed = await stores.turns.appendTurnMessage({
+        threadId: thread.id,
+        turnId: started.turn.id,
+        role: 'assistant',
+        content: '',
+        status: 'streaming',
+      });
       await stores.turns.saveStreamingText(failed.id, 'Half an');
       expect((await stores.transcript.findMessage(thread.id, failed.id))?.content).toBe('Half an');
       const error = { code: 'PROVIDER_ERROR', message: 'the provider failed' };
-      const ended = await stores.turns.finishMessage({ messageId: failed.id, content: 'Half an', status: 'error', error, tokens: 2, encoding: ENCODING });
+      const ended = await stores.turns.finishMessage({
+        messageId: failed.id,
+        content: 'Half an',
+        status: 'error',
+        error,
+        tokens: 2,
+        encoding: ENCODING,
+      });
       expect(ended).toMatchObject({ status: 'error', error, content: 'Half an' });
-      expect(await stores.turns.finishTurn({ turnId: started.turn.id, status: 'error', error })).toMatchObject({ status: 'error', error });
+      expect(await stores.turns.finishTurn({ turnId: started.turn.id, status: 'error', error })).toMatchObject({
+        status: 'error',
+        error,
+      });
       const context = await stores.turns.loadContext(thread.id);
-      expect(context?.window.map((entry) => [entry.seq, entry.role, entry.content])).toEqual([[1, 'user', 'question'], [2, 'assistant', 'the answer'], [3, 'user', 'again']]);
+      expect(context?.window.map((entry) => [entry.seq, entry.role, entry.content])).toEqual([
+        [1, 'user', 'question'],
+        [2, 'assistant', 'the answer'],
+        [3, 'user', 'again'],
+      ]);
       expect((await stores.transcript.listTurnMessages(turn.id)).map((message) => message.id)).toEqual([answer.id]);
       expect(user.seq).toBe(1);
     });
@@ -224,14 +326,24 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
 
       // A process died mid-answer: its lease expires, the sweeper fails the running turn and the streaming answer.
       const started = startedOf(await stores.turns.nextTurn({ threadId: stranded.id, owner: 'dying', ttlMs: 1 }));
-      const streaming = await stores.turns.appendTurnMessage({ threadId: stranded.id, turnId: started.turn.id, role: 'assistant', content: 'Par', status: 'streaming' });
+      const streaming = await stores.turns.appendTurnMessage({
+        threadId: stranded.id,
+        turnId: started.turn.id,
+        role: 'assistant',
+        content: 'Par',
+        status: 'streaming',
+      });
       await pause(50);
       expect(await stores.turns.threadsWithStrandedTurns(10_000)).toContain(stranded.id);
       await stores.turns.failInterruptedTurns(stranded.id);
       const turn = await stores.turns.findTurn(started.turn.id);
       expect(turn).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
       expect(turn?.finishedAt).toBeInstanceOf(Date);
-      expect(await stores.transcript.findMessage(stranded.id, streaming.id)).toMatchObject({ status: 'error', content: 'Par', error: { code: 'INTERNAL' } });
+      expect(await stores.transcript.findMessage(stranded.id, streaming.id)).toMatchObject({
+        status: 'error',
+        content: 'Par',
+        error: { code: 'INTERNAL' },
+      });
       expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(stranded.id);
     });
 
@@ -239,9 +351,20 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       const stores = make();
       const thread = await newThread(stores);
       await exchange(stores, thread.id, 'count me');
-      await stores.turns.saveTokenCounts({ threadId: thread.id, encoding: 'cl100k_base', entries: [{ seq: 1, tokens: 3 }, { seq: 2, tokens: 7 }], summaryTokens: null });
+      await stores.turns.saveTokenCounts({
+        threadId: thread.id,
+        encoding: 'cl100k_base',
+        entries: [
+          { seq: 1, tokens: 3 },
+          { seq: 2, tokens: 7 },
+        ],
+        summaryTokens: null,
+      });
       const context = await stores.turns.loadContext(thread.id);
-      expect(context?.window.map((entry) => [entry.seq, entry.tokens, entry.tokenEncoding])).toEqual([[1, 3, 'cl100k_base'], [2, 7, 'cl100k_base']]);
+      expect(context?.window.map((entry) => [entry.seq, entry.tokens, entry.tokenEncoding])).toEqual([
+        [1, 3, 'cl100k_base'],
+        [2, 7, 'cl100k_base'],
+      ]);
       expect(await stores.turns.loadContext(randomUUID())).toBeNull();
       expect(await stores.turns.findTurn(randomUUID())).toBeNull();
     });

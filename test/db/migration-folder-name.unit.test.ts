@@ -3,7 +3,9 @@ import { migrationFolderName, slugifyMigrationName } from '../../scripts/prisma/
 
 describe('migration folder names', () => {
   it('uses Prisma’s UTC timestamp prefix and a snake_case name', () => {
-    expect(migrationFolderName('Add thread tags', new Date('2026-03-04T05:06:07.890Z'))).toBe('20260304050607_add_thread_tags');
+    expect(migrationFolderName('Add thread tags', new Date('2026-03-04T05:06:07.890Z'))).toBe(
+      '20260304050607_add_thread_tags',
+    );
   });
 
   it('rejects a name with nothing usable in it', () => {

@@ -8,8 +8,16 @@ import type { StubRequest } from '../support/openai-stub';
 export const SERVICE_KEY = 'facade-test-service-key-0123456789abcdef';
 
 /** The official SDK against the server's /v1, no retries (a test sees every refusal as it is). */
-export function openaiClient(server: ChatServer, options: { apiKey?: string; headers?: Record<string, string> } = {}): OpenAI {
-  return new OpenAI({ apiKey: options.apiKey ?? server.token, baseURL: `${server.app.baseUrl}/v1`, maxRetries: 0, defaultHeaders: options.headers ?? {} });
+export function openaiClient(
+  server: ChatServer,
+  options: { apiKey?: string; headers?: Record<string, string> } = {},
+): OpenAI {
+  return new OpenAI({
+    apiKey: options.apiKey ?? server.token,
+    baseURL: `${server.app.baseUrl}/v1`,
+    maxRetries: 0,
+    defaultHeaders: options.headers ?? {},
+  });
 }
 
 /** The text of every message of an upstream request, joined. */
@@ -23,10 +31,23 @@ export function chatRequests(server: ChatServer): StubRequest[] {
 }
 
 /** Sends `history` + a user message with the SDK, streamed, and returns the answer text and the thread id header. */
-export async function streamTurn(client: OpenAI, history: ChatCompletionMessageParam[], text: string, headers: Record<string, string> = {}): Promise<{ answer: string; threadId: string | null; usage: OpenAI.CompletionUsage | null; chunks: number }> {
-  const { data: stream, response } = await client.chat.completions.create({
-    model: 'gpt-4o-mini', messages: [...history, { role: 'user', content: text }], stream: true, stream_options: { include_usage: true },
-  }, { headers }).withResponse();
+export async function streamTurn(
+  client: OpenAI,
+  history: ChatCompletionMessageParam[],
+  text: string,
+  headers: Record<string, string> = {},
+): Promise<{ answer: string; threadId: string | null; usage: OpenAI.CompletionUsage | null; chunks: number }> {
+  const { data: stream, response } = await client.chat.completions
+    .create(
+      {
+        model: 'gpt-4o-mini',
+        messages: [...history, { role: 'user', content: text }],
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      { headers },
+    )
+    .withResponse();
   let answer = '';
   let usage: OpenAI.CompletionUsage | null = null;
   let chunks = 0;

@@ -7,8 +7,10 @@ import { chatRequests, openaiClient, streamTurn } from './facade-kit';
 const server = useChatServer({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
 
 /** Open WebUI's title task as it sends it: one user message, the task template with an excerpt of the chat. */
-const titleTask = (history: string) => `### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n### Guidelines:\n- The title should clearly represent the main theme.\n### Output:\nJSON format: { "title": "your concise title here" }\n### Chat History:\n<chat_history>\n${history}\n</chat_history>`;
-const tagsTask = (history: string) => `### Task:\nGenerate 1-3 broad tags categorizing the main themes of the chat history.\n### Chat History:\n<chat_history>\n${history}\n</chat_history>`;
+const titleTask = (history: string) =>
+  `### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n### Guidelines:\n- The title should clearly represent the main theme.\n### Output:\nJSON format: { "title": "your concise title here" }\n### Chat History:\n<chat_history>\n${history}\n</chat_history>`;
+const tagsTask = (history: string) =>
+  `### Task:\nGenerate 1-3 broad tags categorizing the main themes of the chat history.\n### Chat History:\n<chat_history>\n${history}\n</chat_history>`;
 
 async function threadsOf(token: string): Promise<{ id: string }[]> {
   return ((await (await server.app.api('/api/threads', { token })).json()) as { threads: { id: string }[] }).threads;
@@ -20,7 +22,7 @@ async function contentsOf(threadId: string, token: string): Promise<string[]> {
 }
 
 describe('auxiliary requests of a chat UI (FACADE_AUXILIARY_PREFIXES)', () => {
-  it('Open WebUI\'s title and tags tasks, sent with the chat\'s id, are answered as sent: no fork, nothing stored', async () => {
+  it("Open WebUI's title and tags tasks, sent with the chat's id, are answered as sent: no fork, nothing stored", async () => {
     const guest = await server.guest();
     const client = openaiClient(server, { apiKey: guest.token });
     const headers = { 'X-OpenWebUI-Chat-Id': 'webui-chat-7' };
@@ -34,7 +36,9 @@ describe('auxiliary requests of a chat UI (FACADE_AUXILIARY_PREFIXES)', () => {
     const stored = await contentsOf(threadId!, guest.token);
 
     const title = titleTask('USER: tell me about tulips\nASSISTANT: stub reply to: tell me about tulips');
-    const { data: completion, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: title }] }, { headers }).withResponse();
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: title }] }, { headers })
+      .withResponse();
     expect(completion.choices[0]?.message.content).toBe(`stub reply to: ${title}`);
     expect(response.headers.get('x-chat-thread-id')).toBeNull();
     const upstream = chatRequests(server).at(-1)!;
@@ -62,7 +66,10 @@ describe('auxiliary requests of a chat UI (FACADE_AUXILIARY_PREFIXES)', () => {
     const client = openaiClient(server, { apiKey: guest.token });
     const before = chatRequests(server).length;
     for (let index = 0; index < 6; index += 1) await streamTurn(client, [], titleTask(`USER: message ${index}`));
-    await expect(streamTurn(client, [], titleTask('USER: one too many'))).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    await expect(streamTurn(client, [], titleTask('USER: one too many'))).rejects.toMatchObject({
+      status: 429,
+      code: 'rate_limit_exceeded',
+    });
     expect(chatRequests(server).length - before).toBe(6);
     expect(await threadsOf(guest.token)).toEqual([]);
   });

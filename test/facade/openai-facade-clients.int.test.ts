@@ -16,24 +16,35 @@ const weather: StubResponder = (request) => {
   if (last?.role === 'tool') return replyWithText(`The weather: ${wireContentText(last.content)}`);
   if (/weather/i.test(wireContentText(last?.content ?? '')) === false) return echoResponder(request);
   if ((request.body.tools ?? []).some((tool) => tool.function.name === 'get_weather')) {
-    return replyWithToolCalls([{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }], { text: 'Let me check.' });
+    return replyWithToolCalls([{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }], {
+      text: 'Let me check.',
+    });
   }
   return echoResponder(request);
 };
 
 const server = useChatServer({ stub: { classifyRequest, responder: weather } });
 
-const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{
-  type: 'function',
-  function: { name: 'get_weather', description: 'The weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-}];
+const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'The weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
+];
 
 describe('client tools through the OpenAI-compatible route', () => {
   it('a call of a client tool ends the answer with tool_calls; the results sent next continue the turn', async () => {
     const client = openaiClient(server);
     const headers = { 'X-Thread-Id': 'weather-1' };
     const question = { role: 'user' as const, content: 'Weather in Oslo?' };
-    const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [question], tools }, { headers });
+    const first = await client.chat.completions.create(
+      { model: 'gpt-4o-mini', messages: [question], tools },
+      { headers },
+    );
     const choice = first.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBe('Let me check.');
@@ -45,35 +56,72 @@ describe('client tools through the OpenAI-compatible route', () => {
     expect(offered).toEqual(expect.arrayContaining(['get_weather', 'calculator']));
     expect(offered).not.toContain('analyze_thread');
 
-    const second = await client.chat.completions.create({
-      model: 'gpt-4o-mini', tools, messages: [question, choice.message, { role: 'tool', tool_call_id: 'call_w1', content: 'rainy, 7 degrees' }],
-    }, { headers });
+    const second = await client.chat.completions.create(
+      {
+        model: 'gpt-4o-mini',
+        tools,
+        messages: [question, choice.message, { role: 'tool', tool_call_id: 'call_w1', content: 'rainy, 7 degrees' }],
+      },
+      { headers },
+    );
     expect(second.choices[0]?.message.content).toBe('The weather: rainy, 7 degrees');
     expect(second.choices[0]?.finish_reason).toBe('stop');
-    const threadId = (await client.chat.completions.create({
-      model: 'gpt-4o-mini', tools,
-      messages: [question, choice.message, { role: 'tool', tool_call_id: 'call_w1', content: 'rainy, 7 degrees' }, { role: 'assistant', content: second.choices[0]?.message.content ?? '' }, { role: 'user', content: 'thanks' }],
-    }, { headers }).withResponse()).response.headers.get('x-chat-thread-id');
-    const messages = ((await (await server.app.api(`/api/threads/${threadId}/messages?limit=50`, { token: server.token })).json()) as { messages: MessageDto[] }).messages;
+    const threadId = (
+      await client.chat.completions
+        .create(
+          {
+            model: 'gpt-4o-mini',
+            tools,
+            messages: [
+              question,
+              choice.message,
+              { role: 'tool', tool_call_id: 'call_w1', content: 'rainy, 7 degrees' },
+              { role: 'assistant', content: second.choices[0]?.message.content ?? '' },
+              { role: 'user', content: 'thanks' },
+            ],
+          },
+          { headers },
+        )
+        .withResponse()
+    ).response.headers.get('x-chat-thread-id');
+    const messages = (
+      (await (await server.app.api(`/api/threads/${threadId}/messages?limit=50`, { token: server.token })).json()) as {
+        messages: MessageDto[];
+      }
+    ).messages;
     expect(messages.map((message) => [message.role, message.content])).toEqual([
-      ['user', 'Weather in Oslo?'], ['assistant', 'Let me check.'], ['tool', 'rainy, 7 degrees'], ['assistant', 'The weather: rainy, 7 degrees'],
-      ['user', 'thanks'], ['assistant', 'stub reply to: thanks'],
+      ['user', 'Weather in Oslo?'],
+      ['assistant', 'Let me check.'],
+      ['tool', 'rainy, 7 degrees'],
+      ['assistant', 'The weather: rainy, 7 degrees'],
+      ['user', 'thanks'],
+      ['assistant', 'stub reply to: thanks'],
     ]);
     expect(messages[1]?.toolCalls).toEqual([{ id: 'call_w1', name: 'get_weather', args: { city: 'Oslo' } }]);
   });
 
-  it('our inline tools run server-side, unseen: the answer joins the rounds\' texts, usage sums every upstream call', async () => {
+  it("our inline tools run server-side, unseen: the answer joins the rounds' texts, usage sums every upstream call", async () => {
     const client = openaiClient(server);
     server.stub.setResponder((request) => {
       const last = request.body.messages.at(-1);
       if (last?.role === 'tool') return replyWithText(`So it is ${wireContentText(last.content)}.`);
-      return replyWithToolCalls([{ id: 'call_c1', name: 'calculator', arguments: { expression: '6*7' } }], { text: 'Computing.' });
+      return replyWithToolCalls([{ id: 'call_c1', name: 'calculator', arguments: { expression: '6*7' } }], {
+        text: 'Computing.',
+      });
     });
     const before = server.stub.requests.length;
     try {
-      const { data: stream, response } = await client.chat.completions.create({
-        model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'what is 6*7?' }],
-      }, { headers: { 'X-Thread-Id': 'server-tools' } }).withResponse();
+      const { data: stream, response } = await client.chat.completions
+        .create(
+          {
+            model: 'gpt-4o-mini',
+            stream: true,
+            stream_options: { include_usage: true },
+            messages: [{ role: 'user', content: 'what is 6*7?' }],
+          },
+          { headers: { 'X-Thread-Id': 'server-tools' } },
+        )
+        .withResponse();
       let answer = '';
       let usage: OpenAI.CompletionUsage | undefined;
       for await (const chunk of stream) {
@@ -87,9 +135,19 @@ describe('client tools through the OpenAI-compatible route', () => {
       expect(usage?.prompt_tokens).toBe(calls[0]!.promptTokens + calls[1]!.promptTokens);
       // The next request carries the answer as the client saw it: recognised, a plain turn.
       server.stub.reset();
-      const next = await client.chat.completions.create({
-        model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'what is 6*7?' }, { role: 'assistant', content: answer }, { role: 'user', content: 'thanks' }],
-      }, { headers: { 'X-Thread-Id': 'server-tools' } }).withResponse();
+      const next = await client.chat.completions
+        .create(
+          {
+            model: 'gpt-4o-mini',
+            messages: [
+              { role: 'user', content: 'what is 6*7?' },
+              { role: 'assistant', content: answer },
+              { role: 'user', content: 'thanks' },
+            ],
+          },
+          { headers: { 'X-Thread-Id': 'server-tools' } },
+        )
+        .withResponse();
       expect(next.response.headers.get('x-chat-thread-id')).toBe(response.headers.get('x-chat-thread-id'));
       expect(next.data.choices[0]?.message.content).toBe('stub reply to: thanks');
     } finally {
@@ -98,13 +156,20 @@ describe('client tools through the OpenAI-compatible route', () => {
   });
 
   it('streams a client tool call as tool_calls deltas', async () => {
-    const stream = await openaiClient(server).chat.completions.create({
-      model: 'gpt-4o-mini', tools, stream: true, messages: [{ role: 'user', content: 'Weather there?' }],
-    }, { headers: { 'X-Thread-Id': 'weather-stream' } });
+    const stream = await openaiClient(server).chat.completions.create(
+      {
+        model: 'gpt-4o-mini',
+        tools,
+        stream: true,
+        messages: [{ role: 'user', content: 'Weather there?' }],
+      },
+      { headers: { 'X-Thread-Id': 'weather-stream' } },
+    );
     const calls: string[] = [];
     let finish: string | null = null;
     for await (const chunk of stream) {
-      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.name) calls.push(call.function.name);
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? [])
+        if (call.function?.name) calls.push(call.function.name);
       finish = chunk.choices[0]?.finish_reason ?? finish;
     }
     expect(calls).toEqual(['get_weather']);
@@ -115,25 +180,48 @@ describe('client tools through the OpenAI-compatible route', () => {
     const client = openaiClient(server);
     const headers = { 'X-Thread-Id': 'weather-bad' };
     const question = { role: 'user' as const, content: 'Weather in Rome?' };
-    const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [question], tools }, { headers });
+    const first = await client.chat.completions.create(
+      { model: 'gpt-4o-mini', messages: [question], tools },
+      { headers },
+    );
     const asked = first.choices[0]!.message;
-    const forged = { ...asked, tool_calls: [{ id: 'call_forged', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } }] };
-    await expect(client.chat.completions.create({ model: 'gpt-4o-mini', tools, messages: [question, forged, { role: 'tool', tool_call_id: 'call_forged', content: 'sunny' }] }, { headers }))
-      .rejects.toMatchObject({ status: 400, type: 'invalid_request_error' });
+    const forged = {
+      ...asked,
+      tool_calls: [
+        { id: 'call_forged', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } },
+      ],
+    };
+    await expect(
+      client.chat.completions.create(
+        {
+          model: 'gpt-4o-mini',
+          tools,
+          messages: [question, forged, { role: 'tool', tool_call_id: 'call_forged', content: 'sunny' }],
+        },
+        { headers },
+      ),
+    ).rejects.toMatchObject({ status: 400, type: 'invalid_request_error' });
   });
 });
 
 describe("LangChain's ChatOpenAI against the route", () => {
-  it('invokes and streams with the whole history; the system message becomes the thread\'s instructions', async () => {
+  it("invokes and streams with the whole history; the system message becomes the thread's instructions", async () => {
     const model = new ChatOpenAI({
-      model: 'gpt-4o-mini', apiKey: server.token, maxRetries: 0,
+      model: 'gpt-4o-mini',
+      apiKey: server.token,
+      maxRetries: 0,
       configuration: { baseURL: `${server.app.baseUrl}/v1`, defaultHeaders: { 'X-Thread-Id': 'langchain-1' } },
     });
     const system = new SystemMessage('Answer like a pirate.');
     const first = await model.invoke([system, new HumanMessage('ahoy')]);
     expect(first.content).toBe('stub reply to: ahoy');
     let streamed = '';
-    for await (const chunk of await model.stream([system, new HumanMessage('ahoy'), new AIMessage(String(first.content)), new HumanMessage('where is the treasure?')])) {
+    for await (const chunk of await model.stream([
+      system,
+      new HumanMessage('ahoy'),
+      new AIMessage(String(first.content)),
+      new HumanMessage('where is the treasure?'),
+    ])) {
       streamed += typeof chunk.content === 'string' ? chunk.content : '';
     }
     expect(streamed).toBe('stub reply to: where is the treasure?');

@@ -6,8 +6,12 @@ import { chatRequests, openaiClient, requestText, SERVICE_KEY, streamTurn } from
 
 const server = useChatServer({ env: { OPENAI_FACADE_KEYS: SERVICE_KEY } });
 
-const ownedThreads = async (userId: string) => (await query<{ id: string }>(server.app, 'SELECT id::text FROM threads WHERE owner_id = $1', [userId])).map((row) => row.id);
-const userRows = async (userId: string) => (await query(server.app, 'SELECT 1 FROM users WHERE id = $1', [userId])).length;
+const ownedThreads = async (userId: string) =>
+  (await query<{ id: string }>(server.app, 'SELECT id::text FROM threads WHERE owner_id = $1', [userId])).map(
+    (row) => row.id,
+  );
+const userRows = async (userId: string) =>
+  (await query(server.app, 'SELECT 1 FROM users WHERE id = $1', [userId])).length;
 
 /** An erased user must not come back through /v1 (issue 27): the tombstone holds there as on /api. */
 describe('the OpenAI-compatible route after an erasure', () => {
@@ -17,7 +21,10 @@ describe('the OpenAI-compatible route after an erasure', () => {
     await streamTurn(client, [], 'guest detail GUEST-77');
     expect((await server.app.api('/api/me', { method: 'DELETE', token })).status).toBe(204);
 
-    await expect(streamTurn(client, [], 'hello after erasure')).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+    await expect(streamTurn(client, [], 'hello after erasure')).rejects.toMatchObject({
+      status: 401,
+      code: 'invalid_api_key',
+    });
     await expect(client.models.list()).rejects.toMatchObject({ status: 401 });
     expect(await userRows(userId)).toBe(0);
     expect(await ownedThreads(userId)).toEqual([]);
@@ -27,9 +34,18 @@ describe('the OpenAI-compatible route after an erasure', () => {
     const userId = `facade-host-${Date.now()}`;
     const old = await server.app.application.deps.tokens.sign({ userId, kind: 'external' });
     await streamTurn(openaiClient(server, { apiKey: old }), [], 'host detail HOST-88', { 'X-Thread-Id': 'c1' });
-    expect((await server.app.api(`/api/admin/users/${encodeURIComponent(userId)}`, { method: 'DELETE', token: await adminToken(server.app) })).status).toBe(204);
+    expect(
+      (
+        await server.app.api(`/api/admin/users/${encodeURIComponent(userId)}`, {
+          method: 'DELETE',
+          token: await adminToken(server.app),
+        })
+      ).status,
+    ).toBe(204);
 
-    await expect(streamTurn(openaiClient(server, { apiKey: old }), [], 'again', { 'X-Thread-Id': 'c1' })).rejects.toMatchObject({ status: 401 });
+    await expect(
+      streamTurn(openaiClient(server, { apiKey: old }), [], 'again', { 'X-Thread-Id': 'c1' }),
+    ).rejects.toMatchObject({ status: 401 });
     expect(await userRows(userId)).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // iat has seconds
     const later = await server.app.application.deps.tokens.sign({ userId, kind: 'external' });
@@ -45,12 +61,22 @@ describe('the OpenAI-compatible route after an erasure', () => {
     const headers = { 'X-Thread-Id': 'dave-chat' };
     const first = await streamTurn(client, [], 'dave detail SVC-99', headers);
     expect(await ownedThreads(userId)).toEqual([first.threadId]);
-    expect((await server.app.api(`/api/admin/users/${encodeURIComponent(userId)}`, { method: 'DELETE', token: await adminToken(server.app) })).status).toBe(204);
+    expect(
+      (
+        await server.app.api(`/api/admin/users/${encodeURIComponent(userId)}`, {
+          method: 'DELETE',
+          token: await adminToken(server.app),
+        })
+      ).status,
+    ).toBe(204);
     expect(await userRows(userId)).toBe(0);
 
     // The client resends the erased conversation: its answer is one this server no longer has, so it is refused.
     server.stub.reset();
-    const history = [{ role: 'user' as const, content: 'dave detail SVC-99' }, { role: 'assistant' as const, content: first.answer }];
+    const history = [
+      { role: 'user' as const, content: 'dave detail SVC-99' },
+      { role: 'assistant' as const, content: first.answer },
+    ];
     await expect(streamTurn(client, history, 'and now?', headers)).rejects.toMatchObject({ status: 400 });
     expect(await ownedThreads(userId)).toEqual([]);
     // A new conversation works (the process stored dave before the erasure: it must store him again), empty.

@@ -17,7 +17,10 @@ describe('a conversation with more branches than a request compares', () => {
     const guest = await server.guest();
     const client = openaiClient(server, { apiKey: guest.token });
     const headers = { 'X-Thread-Id': 'many-branches' };
-    const opening: ChatCompletionMessageParam[] = [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'stub reply to: one' }];
+    const opening: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'stub reply to: one' },
+    ];
     const original = (await streamTurn(client, [], 'one', headers)).threadId!;
     await streamTurn(client, opening, 'two', headers);
     // Editing the second message again and again: a branch each time, more than are compared.
@@ -30,13 +33,39 @@ describe('a conversation with more branches than a request compares', () => {
     expect(new Set(branches).size).toBe(MAX_BRANCHES_COMPARED + 1);
 
     // Back to the original branch, the least recently active of all, then to the first edit.
-    const back = await streamTurn(client, [...opening, { role: 'user', content: 'two' }, { role: 'assistant', content: 'stub reply to: two' }], 'three', headers);
+    const back = await streamTurn(
+      client,
+      [...opening, { role: 'user', content: 'two' }, { role: 'assistant', content: 'stub reply to: two' }],
+      'three',
+      headers,
+    );
     expect(back.threadId).toBe(original);
-    expect(await contentsOf(original, guest.token)).toEqual(['one', 'stub reply to: one', 'two', 'stub reply to: two', 'three', 'stub reply to: three']);
-    const first = await streamTurn(client, [...opening, { role: 'user', content: 'two v1' }, { role: 'assistant', content: 'stub reply to: two v1' }], 'more', headers);
+    expect(await contentsOf(original, guest.token)).toEqual([
+      'one',
+      'stub reply to: one',
+      'two',
+      'stub reply to: two',
+      'three',
+      'stub reply to: three',
+    ]);
+    const first = await streamTurn(
+      client,
+      [...opening, { role: 'user', content: 'two v1' }, { role: 'assistant', content: 'stub reply to: two v1' }],
+      'more',
+      headers,
+    );
     expect(first.threadId).toBe(branches[0]);
-    expect(await contentsOf(branches[0]!, guest.token)).toEqual(['one', 'stub reply to: one', 'two v1', 'stub reply to: two v1', 'more', 'stub reply to: more']);
-    const threads = ((await (await server.app.api('/api/threads?limit=100', { token: guest.token })).json()) as { threads: unknown[] }).threads;
+    expect(await contentsOf(branches[0]!, guest.token)).toEqual([
+      'one',
+      'stub reply to: one',
+      'two v1',
+      'stub reply to: two v1',
+      'more',
+      'stub reply to: more',
+    ]);
+    const threads = (
+      (await (await server.app.api('/api/threads?limit=100', { token: guest.token })).json()) as { threads: unknown[] }
+    ).threads;
     expect(threads).toHaveLength(MAX_BRANCHES_COMPARED + 2);
   });
 });

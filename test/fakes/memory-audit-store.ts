@@ -10,7 +10,8 @@ interface Cursor {
 
 function decode(cursor: string): Cursor {
   const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (rest.length > 0 || !id || Number.isNaN(Number(at))) throw new AppError('VALIDATION', 'Invalid cursor: pass the nextCursor of the previous page unchanged.');
+  if (rest.length > 0 || !id || Number.isNaN(Number(at)))
+    throw new AppError('VALIDATION', 'Invalid cursor: pass the nextCursor of the previous page unchanged.');
   return { at: Number(at), id };
 }
 
@@ -31,7 +32,13 @@ export function createMemoryAuditStore(database: MemoryDatabase): AuditStore {
       const rows = sorted.slice(start, start + limit + 1).map(({ entry }) => copy(entry));
       const items = rows.slice(0, limit);
       const last = items.at(-1);
-      return { items, nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdAt.getTime()}|${last.id}`).toString('base64url') : null };
+      return {
+        items,
+        nextCursor:
+          rows.length > limit && last
+            ? Buffer.from(`${last.createdAt.getTime()}|${last.id}`).toString('base64url')
+            : null,
+      };
     },
   };
 }

@@ -65,7 +65,17 @@ export interface MemoryDatabase {
 }
 
 export function createMemoryDatabase(): MemoryDatabase {
-  return { users: new Map(), threads: new Map(), messages: [], entries: [], turns: [], revisions: [], toolRuns: [], calls: [], audit: [] };
+  return {
+    users: new Map(),
+    threads: new Map(),
+    messages: [],
+    entries: [],
+    turns: [],
+    revisions: [],
+    toolRuns: [],
+    calls: [],
+    audit: [],
+  };
 }
 
 export const newId = (): string => randomUUID();
@@ -86,7 +96,9 @@ export function toMessage(row: MessageRow): TranscriptMessage {
 }
 
 /** The entry as the core sees it (`tokenEncoding` only for the encodings the counter knows, `pinned` only when set). */
-export function toEntry(row: Pick<EntryRow, 'seq' | 'role' | 'content' | 'tokens' | 'toolCalls' | 'toolCallId' | 'pinned' | 'encoding'>): ContextEntry {
+export function toEntry(
+  row: Pick<EntryRow, 'seq' | 'role' | 'content' | 'tokens' | 'toolCalls' | 'toolCallId' | 'pinned' | 'encoding'>,
+): ContextEntry {
   const entry: ContextEntry = { seq: row.seq, role: row.role, content: row.content, tokens: row.tokens };
   if (row.encoding === 'o200k_base' || row.encoding === 'cl100k_base') entry.tokenEncoding = row.encoding;
   if (Array.isArray(row.toolCalls)) entry.toolCalls = copy(row.toolCalls);
@@ -103,4 +115,5 @@ export function nextSeq(thread: ThreadRow): number {
   return thread.lastSeq;
 }
 
-export const byId = <T extends { id: string }>(rows: T[], id: string): T | undefined => rows.find((row) => row.id === id);
+export const byId = <T extends { id: string }>(rows: T[], id: string): T | undefined =>
+  rows.find((row) => row.id === id);

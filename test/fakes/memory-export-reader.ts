@@ -16,7 +16,9 @@ export function createMemoryExportReader(database: MemoryDatabase): ExportReader
         .filter((revision) => revision.threadId === threadId && revision.revision > afterRevision)
         .sort((a, b) => a.revision - b.revision)
         .slice(0, limit)
-        .map(({ threadId: _threadId, contextStartSeq: _contextStartSeq, ...revision }) => copy({ ...revision, text: revision.redacted ? '' : revision.text }));
+        .map(({ threadId: _threadId, contextStartSeq: _contextStartSeq, ...revision }) =>
+          copy({ ...revision, text: revision.redacted ? '' : revision.text }),
+        );
     },
   };
 }

@@ -1,6 +1,14 @@
 import type { ForkStore } from '../../src/core/ports';
 import type { Turn } from '../../src/core/domain';
-import { copy, newId, toThread, type EntryRow, type MemoryDatabase, type MessageRow, type ThreadRow } from './memory-database';
+import {
+  copy,
+  newId,
+  toThread,
+  type EntryRow,
+  type MemoryDatabase,
+  type MessageRow,
+  type ThreadRow,
+} from './memory-database';
 import { createMemoryTurnStore } from './memory-turn-store';
 
 /**
@@ -22,24 +30,32 @@ function startAt(database: MemoryDatabase, parent: ThreadRow, throughSeq: number
  * (the repository prefers a tool result's text as it entered a pack, from the model call manifests).
  */
 export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
-  const owned = (ownerId: string) => [...database.threads.values()].filter((thread) => thread.ownerId === ownerId).length;
+  const owned = (ownerId: string) =>
+    [...database.threads.values()].filter((thread) => thread.ownerId === ownerId).length;
   /** Removes everything a fork wrote: the rollback of forkWithMessage's transaction. */
   const dropFork = (forkId: string) => {
     database.threads.delete(forkId);
     for (const table of ['messages', 'entries', 'turns', 'revisions', 'toolRuns'] as const) {
       const rows = database[table] as { threadId: string }[];
-      for (let index = rows.length - 1; index >= 0; index -= 1) if (rows[index]?.threadId === forkId) rows.splice(index, 1);
+      for (let index = rows.length - 1; index >= 0; index -= 1)
+        if (rows[index]?.threadId === forkId) rows.splice(index, 1);
     }
   };
   const store: ForkStore = {
     async forkWithMessage({ message, ...fork }) {
       // Synchronous from the look-up to the fork: as serialized as the repository's lock.
-      const earlier = message.clientMessageId ? await store.findForkByClientMessageId({ parentId: fork.parentId, clientMessageId: message.clientMessageId }) : null;
+      const earlier = message.clientMessageId
+        ? await store.findForkByClientMessageId({ parentId: fork.parentId, clientMessageId: message.clientMessageId })
+        : null;
       if (earlier) return { existing: earlier };
       const written = await store.forkThread(fork);
       if (!('thread' in written)) return written;
       try {
-        const accepted = await createMemoryTurnStore(database).acceptUserMessage({ threadId: written.thread.id, ownerId: fork.ownerId, ...message });
+        const accepted = await createMemoryTurnStore(database).acceptUserMessage({
+          threadId: written.thread.id,
+          ownerId: fork.ownerId,
+          ...message,
+        });
         return { thread: written.thread, accepted };
       } catch (error) {
         dropFork(written.thread.id);
@@ -49,48 +65,104 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
     async forkThread({ parentId, ownerId, throughSeq, title, maxThreads }) {
       const parent = database.threads.get(parentId);
       const count = owned(ownerId);
-      const messages = database.messages.filter((message) => message.threadId === parentId && message.seq !== null && message.seq <= throughSeq);
-      const activeTurns = new Set(database.turns.filter((turn) => turn.threadId === parentId && (turn.status === 'queued' || turn.status === 'running')).map((turn) => turn.id));
-      const busy = messages.some((message) => (message.turnId !== null && activeTurns.has(message.turnId)) || message.status === 'streaming' || message.status === 'pending');
-      if (!parent || parent.lastSeq < throughSeq || count >= maxThreads || busy) return { refused: count >= maxThreads ? 'quota' : 'busy', owned: count };
+      const messages = database.messages.filter(
+        (message) => message.threadId === parentId && message.seq !== null && message.seq <= throughSeq,
+      );
+      const activeTurns = new Set(
+        database.turns
+          .filter((turn) => turn.threadId === parentId && (turn.status === 'queued' || turn.status === 'running'))
+          .map((turn) => turn.id),
+      );
+      const busy = messages.some(
+        (message) =>
+          (message.turnId !== null && activeTurns.has(message.turnId)) ||
+          message.status === 'streaming' ||
+          message.status === 'pending',
+      );
+      if (!parent || parent.lastSeq < throughSeq || count >= maxThreads || busy)
+        return { refused: count >= maxThreads ? 'quota' : 'busy', owned: count };
 
       const start = startAt(database, parent, throughSeq);
       const chosen = database.revisions
-        .filter((revision) => revision.threadId === parentId && revision.throughSeq <= throughSeq && !revision.redacted && (revision.contextStartSeq ?? 1) === start)
+        .filter(
+          (revision) =>
+            revision.threadId === parentId &&
+            revision.throughSeq <= throughSeq &&
+            !revision.redacted &&
+            (revision.contextStartSeq ?? 1) === start,
+        )
         .sort((a, b) => b.revision - a.revision)[0];
       const now = new Date();
       const fork: ThreadRow = {
-        id: newId(), ownerId: parent.ownerId, title, createdAt: now, updatedAt: now, lastActivityAt: now, lastSeq: throughSeq,
-        summary: chosen ? { text: chosen.text, tokens: chosen.tokens, coveredThroughSeq: chosen.throughSeq, revision: chosen.revision } : null,
-        summaryEncoding: chosen ? parent.summaryEncoding : null, contextStartSeq: start, memoryMode: parent.memoryMode, settings: copy(parent.settings),
-        version: 0, lastFoldAt: null, lastFoldError: null, forkedFrom: { threadId: parent.id, seq: throughSeq }, lease: null,
+        id: newId(),
+        ownerId: parent.ownerId,
+        title,
+        createdAt: now,
+        updatedAt: now,
+        lastActivityAt: now,
+        lastSeq: throughSeq,
+        summary: chosen
+          ? {
+              text: chosen.text,
+              tokens: chosen.tokens,
+              coveredThroughSeq: chosen.throughSeq,
+              revision: chosen.revision,
+            }
+          : null,
+        summaryEncoding: chosen ? parent.summaryEncoding : null,
+        contextStartSeq: start,
+        memoryMode: parent.memoryMode,
+        settings: copy(parent.settings),
+        version: 0,
+        lastFoldAt: null,
+        lastFoldError: null,
+        forkedFrom: { threadId: parent.id, seq: throughSeq },
+        lease: null,
       };
       database.threads.set(fork.id, fork);
       const covered = chosen?.throughSeq ?? start - 1;
 
       const turnIds = new Map<string, string>();
       const messageIds = new Map<string, string>(messages.map((message) => [message.id, newId()]));
-      for (const turn of database.turns.filter((candidate) => candidate.threadId === parentId && messages.some((message) => message.turnId === candidate.id))) {
-        const copied: Turn = { ...copy(turn), id: newId(), threadId: fork.id, userMessageId: turn.userMessageId ? messageIds.get(turn.userMessageId) ?? null : null };
+      for (const turn of database.turns.filter(
+        (candidate) => candidate.threadId === parentId && messages.some((message) => message.turnId === candidate.id),
+      )) {
+        const copied: Turn = {
+          ...copy(turn),
+          id: newId(),
+          threadId: fork.id,
+          userMessageId: turn.userMessageId ? (messageIds.get(turn.userMessageId) ?? null) : null,
+        };
         turnIds.set(turn.id, copied.id);
         database.turns.push(copied);
       }
       const runIds = new Map<string, string>();
       for (const message of messages) {
-        const run = message.role === 'system' && message.toolRunId ? database.toolRuns.find((candidate) => candidate.id === message.toolRunId) : undefined;
+        const run =
+          message.role === 'system' && message.toolRunId
+            ? database.toolRuns.find((candidate) => candidate.id === message.toolRunId)
+            : undefined;
         if (!run) continue;
         const id = newId();
         runIds.set(run.id, id);
         database.toolRuns.push({
-          ...copy(run), id, threadId: fork.id, messageId: messageIds.get(run.messageId) ?? run.messageId,
-          followUpTurnId: run.followUpTurnId ? turnIds.get(run.followUpTurnId) ?? null : null,
+          ...copy(run),
+          id,
+          threadId: fork.id,
+          messageId: messageIds.get(run.messageId) ?? run.messageId,
+          followUpTurnId: run.followUpTurnId ? (turnIds.get(run.followUpTurnId) ?? null) : null,
         });
       }
       for (const message of messages) {
         const copied: MessageRow = {
-          ...copy(message), id: messageIds.get(message.id) as string, threadId: fork.id, clientMessageId: null,
-          turnId: message.turnId ? turnIds.get(message.turnId) ?? null : null, toolRunId: message.toolRunId ? runIds.get(message.toolRunId) ?? null : null,
-          pinned: message.pinned && (message.seq ?? 0) >= start, originMessageId: message.originMessageId ?? message.id,
+          ...copy(message),
+          id: messageIds.get(message.id) as string,
+          threadId: fork.id,
+          clientMessageId: null,
+          turnId: message.turnId ? (turnIds.get(message.turnId) ?? null) : null,
+          toolRunId: message.toolRunId ? (runIds.get(message.toolRunId) ?? null) : null,
+          pinned: message.pinned && (message.seq ?? 0) >= start,
+          originMessageId: message.originMessageId ?? message.id,
         };
         database.messages.push(copied);
       }
@@ -102,20 +174,38 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
         const seq = message.seq as number;
         const entry = database.entries.find((candidate) => candidate.threadId === parentId && candidate.seq === seq);
         if (entry) {
-          if (seq >= start && (entry.pinned || seq > covered)) entries.push({ ...copy(entry), threadId: fork.id, messageId: messageIds.get(message.id) ?? null });
+          if (seq >= start && (entry.pinned || seq > covered))
+            entries.push({ ...copy(entry), threadId: fork.id, messageId: messageIds.get(message.id) ?? null });
           continue;
         }
         const finished = message.status === 'complete' || (message.status === 'cancelled' && message.content !== '');
-        if (seq > covered && seq >= start && !message.deleted && !message.superseded && (message.content !== '' || message.toolCalls !== null) && finished) {
+        if (
+          seq > covered &&
+          seq >= start &&
+          !message.deleted &&
+          !message.superseded &&
+          (message.content !== '' || message.toolCalls !== null) &&
+          finished
+        ) {
           entries.push({
-            threadId: fork.id, seq, messageId: messageIds.get(message.id) ?? null, role: message.role, content: message.content, tokens: message.tokens,
-            encoding: message.encoding ?? 'o200k_base', pinned: false, ...(message.toolCalls ? { toolCalls: copy(message.toolCalls) } : {}),
+            threadId: fork.id,
+            seq,
+            messageId: messageIds.get(message.id) ?? null,
+            role: message.role,
+            content: message.content,
+            tokens: message.tokens,
+            encoding: message.encoding ?? 'o200k_base',
+            pinned: false,
+            ...(message.toolCalls ? { toolCalls: copy(message.toolCalls) } : {}),
             ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
           });
         }
       }
       database.entries.push(...entries);
-      for (const revision of database.revisions.filter((row) => row.threadId === parentId && row.revision <= (fork.summary?.revision ?? 0) && row.throughSeq <= throughSeq)) {
+      for (const revision of database.revisions.filter(
+        (row) =>
+          row.threadId === parentId && row.revision <= (fork.summary?.revision ?? 0) && row.throughSeq <= throughSeq,
+      )) {
         database.revisions.push({ ...copy(revision), threadId: fork.id });
       }
       return { thread: toThread(fork) };
@@ -124,13 +214,28 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
     async listForks(threadId) {
       return [...database.threads.values()]
         .filter((thread) => thread.forkedFrom?.threadId === threadId)
-        .sort((a, b) => (a.forkedFrom?.seq ?? 0) - (b.forkedFrom?.seq ?? 0) || a.createdAt.getTime() - b.createdAt.getTime())
-        .map((thread) => ({ threadId: thread.id, title: thread.title, seq: thread.forkedFrom?.seq ?? 0, createdAt: new Date(thread.createdAt) }));
+        .sort(
+          (a, b) =>
+            (a.forkedFrom?.seq ?? 0) - (b.forkedFrom?.seq ?? 0) || a.createdAt.getTime() - b.createdAt.getTime(),
+        )
+        .map((thread) => ({
+          threadId: thread.id,
+          title: thread.title,
+          seq: thread.forkedFrom?.seq ?? 0,
+          createdAt: new Date(thread.createdAt),
+        }));
     },
 
     async findForkByClientMessageId({ parentId, clientMessageId }) {
-      const forks = new Set([...database.threads.values()].filter((thread) => thread.forkedFrom?.threadId === parentId).map((thread) => thread.id));
-      return database.messages.find((message) => forks.has(message.threadId) && message.clientMessageId === clientMessageId)?.threadId ?? null;
+      const forks = new Set(
+        [...database.threads.values()]
+          .filter((thread) => thread.forkedFrom?.threadId === parentId)
+          .map((thread) => thread.id),
+      );
+      return (
+        database.messages.find((message) => forks.has(message.threadId) && message.clientMessageId === clientMessageId)
+          ?.threadId ?? null
+      );
     },
 
     async listCopies({ messageIds, ownerId }) {
@@ -141,7 +246,13 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
       for (const [id, root] of roots) {
         for (const message of database.messages) {
           const thread = database.threads.get(message.threadId);
-          if (message.id === id || (message.id !== root && message.originMessageId !== root) || !thread || thread.ownerId !== ownerId) continue;
+          if (
+            message.id === id ||
+            (message.id !== root && message.originMessageId !== root) ||
+            !thread ||
+            thread.ownerId !== ownerId
+          )
+            continue;
           if (message.deleted || message.seq === null || askedThreads.has(message.threadId)) continue;
           found.set(message.id, { threadId: thread.id, title: thread.title, messageId: message.id, seq: message.seq });
         }

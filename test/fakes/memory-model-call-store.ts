@@ -5,7 +5,8 @@ import { copy, type MemoryDatabase } from './memory-database';
 export function createMemoryModelCallStore(database: MemoryDatabase): ModelCallStore {
   return {
     async record(call) {
-      if (call.threadId !== null && !database.threads.has(call.threadId)) throw new Error(`foreign key: no thread ${call.threadId}`);
+      if (call.threadId !== null && !database.threads.has(call.threadId))
+        throw new Error(`foreign key: no thread ${call.threadId}`);
       database.calls.push(withDefaults(call));
     },
   };
@@ -15,8 +16,13 @@ export function createMemoryModelCallStore(database: MemoryDatabase): ModelCallS
 export function withDefaults(call: ModelCallRecord): ModelCallRecord {
   return {
     ...copy(call),
-    summaryRevision: call.summaryRevision ?? null, windowFromSeq: call.windowFromSeq ?? null, windowThroughSeq: call.windowThroughSeq ?? null,
-    pinnedSeqs: call.pinnedSeqs ?? [], recalledSeqs: call.recalledSeqs ?? [], omitted: call.omitted ?? 0, overflowRetry: call.overflowRetry ?? false,
+    summaryRevision: call.summaryRevision ?? null,
+    windowFromSeq: call.windowFromSeq ?? null,
+    windowThroughSeq: call.windowThroughSeq ?? null,
+    pinnedSeqs: call.pinnedSeqs ?? [],
+    recalledSeqs: call.recalledSeqs ?? [],
+    omitted: call.omitted ?? 0,
+    overflowRetry: call.overflowRetry ?? false,
     error: call.error ?? null,
   };
 }

@@ -34,10 +34,17 @@ export function createMemoryQueues(): MemoryQueues {
     jobs: [],
     down: false,
     folds: {
-      enqueueFold: async (threadId, reason, force = false) => add('summary', 'fold', { threadId, reason, force }, { deduplicationId: `fold-${threadId}` }),
+      enqueueFold: async (threadId, reason, force = false) =>
+        add('summary', 'fold', { threadId, reason, force }, { deduplicationId: `fold-${threadId}` }),
       enqueueForgetRebuild: async ({ threadId, version }) =>
-        add('summary', 'forget-rebuild', { threadId, version }, { deduplicationId: `forget-rebuild-${threadId}-${version}` }),
-      enqueueRebuild: async ({ threadId, actorId }) => add('summary', 'rebuild', { threadId, actorId }, { deduplicationId: `rebuild-${threadId}` }),
+        add(
+          'summary',
+          'forget-rebuild',
+          { threadId, version },
+          { deduplicationId: `forget-rebuild-${threadId}-${version}` },
+        ),
+      enqueueRebuild: async ({ threadId, actorId }) =>
+        add('summary', 'rebuild', { threadId, actorId }, { deduplicationId: `rebuild-${threadId}` }),
     },
     tools: {
       async enqueueToolRun(runId) {
@@ -48,7 +55,10 @@ export function createMemoryQueues(): MemoryQueues {
       },
     },
     async work(queue, processor) {
-      const ready = queues.jobs.filter((job) => job.queue === queue && (job.state === 'waiting' || job.state === 'delayed') && job.readyAt <= Date.now());
+      const ready = queues.jobs.filter(
+        (job) =>
+          job.queue === queue && (job.state === 'waiting' || job.state === 'delayed') && job.readyAt <= Date.now(),
+      );
       for (const job of ready) {
         job.state = 'active';
         try {
@@ -62,16 +72,31 @@ export function createMemoryQueues(): MemoryQueues {
     },
   };
 
-  function add(queue: QueueName, name: string, data: Record<string, unknown>, options: { deduplicationId?: string; delayMs?: number }): string {
+  function add(
+    queue: QueueName,
+    name: string,
+    data: Record<string, unknown>,
+    options: { deduplicationId?: string; delayMs?: number },
+  ): string {
     if (queues.down) throw new Error('Redis did not answer');
     const deduplicationId = options.deduplicationId ?? null;
-    const pending = deduplicationId === null ? undefined
-      : queues.jobs.find((job) => job.deduplicationId === deduplicationId && ['waiting', 'delayed', 'active'].includes(job.state));
+    const pending =
+      deduplicationId === null
+        ? undefined
+        : queues.jobs.find(
+            (job) => job.deduplicationId === deduplicationId && ['waiting', 'delayed', 'active'].includes(job.state),
+          );
     if (pending) return pending.id;
     counters[queue] += 1;
     const delayMs = options.delayMs ?? 0;
     const job: MemoryJob = {
-      id: String(counters[queue]), queue, name, data, deduplicationId, readyAt: Date.now() + delayMs, state: delayMs > 0 ? 'delayed' : 'waiting',
+      id: String(counters[queue]),
+      queue,
+      name,
+      data,
+      deduplicationId,
+      readyAt: Date.now() + delayMs,
+      state: delayMs > 0 ? 'delayed' : 'waiting',
     };
     queues.jobs.push(job);
     return job.id;

@@ -16,7 +16,9 @@ export interface Stores {
 }
 
 /** Every in-memory store over one shared MemoryDatabase (`database`: its tables, for assertions). */
-export function createMemoryStores(database: MemoryDatabase = createMemoryDatabase()): Stores & { database: MemoryDatabase } {
+export function createMemoryStores(
+  database: MemoryDatabase = createMemoryDatabase(),
+): Stores & { database: MemoryDatabase } {
   return {
     database,
     threads: createMemoryThreadStore(database),

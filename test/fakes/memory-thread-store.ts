@@ -17,9 +17,23 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
       if (count >= maxThreads) throw threadQuotaExceeded(count, maxThreads, 'start another');
       const now = new Date();
       const thread = {
-        id: newId(), ownerId, title: title || 'New chat', createdAt: now, updatedAt: now, lastActivityAt: now, lastSeq: 0,
-        summary: null, summaryEncoding: null, contextStartSeq: 1, memoryMode: 'summary' as const, settings: {}, version: 0,
-        lastFoldAt: null, lastFoldError: null, forkedFrom: null, lease: null,
+        id: newId(),
+        ownerId,
+        title: title || 'New chat',
+        createdAt: now,
+        updatedAt: now,
+        lastActivityAt: now,
+        lastSeq: 0,
+        summary: null,
+        summaryEncoding: null,
+        contextStartSeq: 1,
+        memoryMode: 'summary' as const,
+        settings: {},
+        version: 0,
+        lastFoldAt: null,
+        lastFoldError: null,
+        forkedFrom: null,
+        lease: null,
       };
       database.threads.set(thread.id, thread);
       return toThread(thread);
@@ -31,13 +45,25 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
     },
     async listThreads({ ownerId, cursor, limit }) {
       // Newest activity first, ties by id descending; the cursor is the last item's (activity, id).
-      const after = cursor ? (JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { at: number; id: string }) : null;
+      const after = cursor
+        ? (JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { at: number; id: string })
+        : null;
       const sorted = owned(ownerId)
-        .sort((a, b) => b.lastActivityAt.getTime() - a.lastActivityAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-        .filter((thread) => !after || thread.lastActivityAt.getTime() < after.at || (thread.lastActivityAt.getTime() === after.at && thread.id < after.id));
+        .sort(
+          (a, b) => b.lastActivityAt.getTime() - a.lastActivityAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+        )
+        .filter(
+          (thread) =>
+            !after ||
+            thread.lastActivityAt.getTime() < after.at ||
+            (thread.lastActivityAt.getTime() === after.at && thread.id < after.id),
+        );
       const items = sorted.slice(0, limit).map(toThread);
       const last = items.at(-1);
-      const nextCursor = sorted.length > limit && last ? Buffer.from(JSON.stringify({ at: last.lastActivityAt.getTime(), id: last.id })).toString('base64url') : null;
+      const nextCursor =
+        sorted.length > limit && last
+          ? Buffer.from(JSON.stringify({ at: last.lastActivityAt.getTime(), id: last.id })).toString('base64url')
+          : null;
       return { items, nextCursor };
     },
     async renameThread(threadId, title) {

@@ -9,7 +9,9 @@ export function createMemoryTranscriptStore(database: MemoryDatabase): Transcrip
   const pendingOf = (threadId: string) => ofThread(threadId).filter((message) => message.seq === null);
   return {
     async listMessages({ threadId, before, after, limit }) {
-      const stored = ofThread(threadId).filter((message) => message.seq !== null).sort(bySeq);
+      const stored = ofThread(threadId)
+        .filter((message) => message.seq !== null)
+        .sort(bySeq);
       if (after !== undefined) {
         // Catch-up reads: everything after `after`, then the messages still waiting in the queue.
         const later = stored.filter((message) => (message.seq ?? 0) > after);
@@ -32,15 +34,30 @@ export function createMemoryTranscriptStore(database: MemoryDatabase): Transcrip
       return found ? toMessage(found) : null;
     },
     async listTurnMessages(turnId) {
-      return database.messages.filter((message) => message.turnId === turnId && message.role !== 'user').sort(bySeq).map(toMessage);
+      return database.messages
+        .filter((message) => message.turnId === turnId && message.role !== 'user')
+        .sort(bySeq)
+        .map(toMessage);
     },
     async listSummarizableEntries({ threadId, fromSeq, throughSeq }) {
       return ofThread(threadId)
         .filter((message) => message.seq !== null && message.seq >= fromSeq && message.seq <= throughSeq)
-        .filter((message) => !message.deleted && !message.superseded && ['complete', 'cancelled', 'error'].includes(message.status))
+        .filter(
+          (message) =>
+            !message.deleted && !message.superseded && ['complete', 'cancelled', 'error'].includes(message.status),
+        )
         .filter((message) => message.content.length > 0 || Array.isArray(message.toolCalls))
         .sort(bySeq)
-        .map((message) => toEntry({ ...message, seq: message.seq ?? 0, pinned: false, encoding: message.encoding ?? '', toolCalls: message.toolCalls ?? undefined, toolCallId: message.toolCallId ?? undefined }));
+        .map((message) =>
+          toEntry({
+            ...message,
+            seq: message.seq ?? 0,
+            pinned: false,
+            encoding: message.encoding ?? '',
+            toolCalls: message.toolCalls ?? undefined,
+            toolCallId: message.toolCallId ?? undefined,
+          }),
+        );
     },
   };
 }

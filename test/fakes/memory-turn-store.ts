@@ -1,18 +1,39 @@
 import { AppError } from '../../src/core/errors';
 import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
 import type { AcceptedMessage, NextTurn, TurnStore } from '../../src/core/ports';
-import { byId, copy, newId, nextSeq, toEntry, toMessage, toThread, type MemoryDatabase, type MessageRow, type ThreadRow } from './memory-database';
+import {
+  byId,
+  copy,
+  newId,
+  nextSeq,
+  toEntry,
+  toMessage,
+  toThread,
+  type MemoryDatabase,
+  type MessageRow,
+  type ThreadRow,
+} from './memory-database';
 
 const ACTIVE = new Set<Turn['status']>(['queued', 'running']);
-const busy = (active: number) => new AppError('BUSY', `This thread already has ${active - 1} message(s) waiting; try again when the current answer is done.`);
+const busy = (active: number) =>
+  new AppError(
+    'BUSY',
+    `This thread already has ${active - 1} message(s) waiting; try again when the current answer is done.`,
+  );
 
 /** The thread and its context entries, as one read (no auto-recall: that is Postgres' text search). */
 export function memoryContext(database: MemoryDatabase, threadId: string): ThreadContext | null {
   const thread = database.threads.get(threadId);
   if (!thread) return null;
-  const entries = database.entries.filter((entry) => entry.threadId === threadId && entry.seq >= thread.contextStartSeq)
-    .sort((a, b) => a.seq - b.seq).map(toEntry);
-  return { thread: toThread(thread), window: entries.filter((entry) => !entry.pinned), pinned: entries.filter((entry) => entry.pinned) };
+  const entries = database.entries
+    .filter((entry) => entry.threadId === threadId && entry.seq >= thread.contextStartSeq)
+    .sort((a, b) => a.seq - b.seq)
+    .map(toEntry);
+  return {
+    thread: toThread(thread),
+    window: entries.filter((entry) => !entry.pinned),
+    pinned: entries.filter((entry) => entry.pinned),
+  };
 }
 
 /**
@@ -25,9 +46,20 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
     if (!thread) throw new Error(`foreign key: no thread ${threadId}`);
     return thread;
   };
-  const activeTurns = (threadId: string) => database.turns.filter((turn) => turn.threadId === threadId && ACTIVE.has(turn.status));
+  const activeTurns = (threadId: string) =>
+    database.turns.filter((turn) => turn.threadId === threadId && ACTIVE.has(turn.status));
   const addTurn = (threadId: string, kind: TurnKind, userMessageId: string | null): Turn => {
-    const turn: Turn = { id: newId(), threadId, kind, userMessageId, status: 'queued', error: null, createdAt: new Date(), startedAt: null, finishedAt: null };
+    const turn: Turn = {
+      id: newId(),
+      threadId,
+      kind,
+      userMessageId,
+      status: 'queued',
+      error: null,
+      createdAt: new Date(),
+      startedAt: null,
+      finishedAt: null,
+    };
     database.turns.push(turn);
     return turn;
   };
@@ -38,39 +70,59 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
   };
   const leaseLive = (thread: ThreadRow) => thread.lease !== null && thread.lease.expiresAt >= Date.now();
 
-/** The runner's step: the lease (compare-and-set), then the oldest queued turn started, or the lease released. */
+  /** The runner's step: the lease (compare-and-set), then the oldest queued turn started, or the lease released. */
   const step = (threadId: string, owner: string, ttlMs: number, start: boolean): NextTurn => {
     const thread = database.threads.get(threadId);
     if (!thread || (leaseLive(thread) && thread.lease?.owner !== owner)) return { outcome: 'leased-elsewhere' };
     thread.lease = { owner, expiresAt: Date.now() + ttlMs };
-    const next = start ? database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued') : undefined;
+    const next = start
+      ? database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued')
+      : undefined;
     if (!next) {
       thread.lease = null;
       return { outcome: 'idle' };
     }
-    const user = next.userMessageId ? byId(database.messages, next.userMessageId) ?? null : null;
+    const user = next.userMessageId ? (byId(database.messages, next.userMessageId) ?? null) : null;
     if (user && user.seq === null) {
       const now = new Date();
       const seq = nextSeq(thread);
       Object.assign(user, { seq, status: 'complete', completedAt: now, updatedAt: now });
       database.entries.push({
-        threadId, seq, messageId: user.id, role: 'user', content: user.content, tokens: user.tokens,
-        encoding: user.encoding ?? 'o200k_base', pinned: false,
+        threadId,
+        seq,
+        messageId: user.id,
+        role: 'user',
+        content: user.content,
+        tokens: user.tokens,
+        encoding: user.encoding ?? 'o200k_base',
+        pinned: false,
       });
     }
     // The answers being replaced leave the window before the new one is generated.
     if (next.kind === 'regenerate' && user?.seq != null) supersedeAnswersAfter(database, threadId, user.seq);
     Object.assign(next, { status: 'running', startedAt: new Date() });
     const context = memoryContext(database, threadId);
-    return context ? { outcome: 'started', turn: copy(next), userMessage: user ? toMessage(user) : null, context } : { outcome: 'idle' };
+    return context
+      ? { outcome: 'started', turn: copy(next), userMessage: user ? toMessage(user) : null, context }
+      : { outcome: 'idle' };
   };
 
   return {
-    async acceptUserMessage({ threadId, ownerId, content, tokens, encoding, clientMessageId, maxQueued }): Promise<AcceptedMessage> {
+    async acceptUserMessage({
+      threadId,
+      ownerId,
+      content,
+      tokens,
+      encoding,
+      clientMessageId,
+      maxQueued,
+    }): Promise<AcceptedMessage> {
       const owned = database.threads.get(threadId);
       if (!owned || (ownerId !== null && owned.ownerId !== ownerId)) throw new AppError('NOT_FOUND', 'No such thread.');
       if (clientMessageId) {
-        const seen = database.messages.find((message) => message.threadId === threadId && message.clientMessageId === clientMessageId);
+        const seen = database.messages.find(
+          (message) => message.threadId === threadId && message.clientMessageId === clientMessageId,
+        );
         const turn = seen?.turnId ? byId(database.turns, seen.turnId) : undefined;
         if (seen && turn) return { message: toMessage(seen), turn: copy(turn), duplicate: true };
       }
@@ -80,12 +132,39 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       const now = new Date();
       const turnId = newId();
       const message: MessageRow = {
-        id: newId(), threadId, seq: null, role: 'user', content, toolCalls: null, toolCallId: null, status: 'pending', error: null, tokens,
-        clientMessageId, turnId, toolRunId: null, pinned: false, superseded: false, deleted: false, createdAt: now, updatedAt: now,
-        completedAt: null, encoding,
+        id: newId(),
+        threadId,
+        seq: null,
+        role: 'user',
+        content,
+        toolCalls: null,
+        toolCallId: null,
+        status: 'pending',
+        error: null,
+        tokens,
+        clientMessageId,
+        turnId,
+        toolRunId: null,
+        pinned: false,
+        superseded: false,
+        deleted: false,
+        createdAt: now,
+        updatedAt: now,
+        completedAt: null,
+        encoding,
       };
       database.messages.push(message);
-      const turn: Turn = { id: turnId, threadId, kind: 'message', userMessageId: message.id, status: 'queued', error: null, createdAt: now, startedAt: null, finishedAt: null };
+      const turn: Turn = {
+        id: turnId,
+        threadId,
+        kind: 'message',
+        userMessageId: message.id,
+        status: 'queued',
+        error: null,
+        createdAt: now,
+        startedAt: null,
+        finishedAt: null,
+      };
       database.turns.push(turn);
       thread.lastActivityAt = now;
       thread.updatedAt = now;
@@ -96,7 +175,8 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       threadOf(threadId);
       const active = activeTurns(threadId);
       // Like `IS NOT DISTINCT FROM`: two turns without a user message (follow-ups) are the same too.
-      if (active.some((turn) => turn.userMessageId === userMessageId)) throw new AppError('CONFLICT', 'This message is already being answered again.');
+      if (active.some((turn) => turn.userMessageId === userMessageId))
+        throw new AppError('CONFLICT', 'This message is already being answered again.');
       if (active.length > maxQueued) throw busy(active.length);
       return copy(addTurn(threadId, kind, userMessageId));
     },
@@ -130,7 +210,8 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
       for (const { seq, tokens } of entries) {
-        for (const entry of database.entries) if (entry.threadId === threadId && entry.seq === seq) Object.assign(entry, { tokens, encoding });
+        for (const entry of database.entries)
+          if (entry.threadId === threadId && entry.seq === seq) Object.assign(entry, { tokens, encoding });
       }
       const thread = database.threads.get(threadId);
       if (thread && summaryTokens !== null) {
@@ -144,9 +225,26 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
       const now = new Date();
       const message: MessageRow = {
-        id: newId(), threadId, seq: nextSeq(thread), role, content, toolCalls: toolCalls ? copy(toolCalls) : null, toolCallId: toolCallId ?? null,
-        status, error: null, tokens: 0, clientMessageId: null, turnId, toolRunId: toolRunId ?? null, pinned: false, superseded: false,
-        deleted: false, createdAt: now, updatedAt: now, completedAt: null, encoding: null,
+        id: newId(),
+        threadId,
+        seq: nextSeq(thread),
+        role,
+        content,
+        toolCalls: toolCalls ? copy(toolCalls) : null,
+        toolCallId: toolCallId ?? null,
+        status,
+        error: null,
+        tokens: 0,
+        clientMessageId: null,
+        turnId,
+        toolRunId: toolRunId ?? null,
+        pinned: false,
+        superseded: false,
+        deleted: false,
+        createdAt: now,
+        updatedAt: now,
+        completedAt: null,
+        encoding: null,
       };
       database.messages.push(message);
       return toMessage(message);
@@ -159,16 +257,33 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
 
     async finishMessage({ messageId, content, status, error, toolCalls, tokens, encoding, entry, call }) {
       const message = messageRow(messageId);
-      if (entry && message.seq !== null && database.entries.some((row) => row.threadId === message.threadId && row.seq === message.seq)) {
+      if (
+        entry &&
+        message.seq !== null &&
+        database.entries.some((row) => row.threadId === message.threadId && row.seq === message.seq)
+      ) {
         throw new Error(`unique violation: context entry #${message.seq} exists`);
       }
       const now = new Date();
       Object.assign(message, {
-        content, status, tokens, encoding, completedAt: now, updatedAt: now,
-        error: error ? copy(error) : message.error, toolCalls: toolCalls ? copy(toolCalls) : message.toolCalls,
+        content,
+        status,
+        tokens,
+        encoding,
+        completedAt: now,
+        updatedAt: now,
+        error: error ? copy(error) : message.error,
+        toolCalls: toolCalls ? copy(toolCalls) : message.toolCalls,
       });
       if (entry && message.seq !== null) {
-        database.entries.push({ ...copy(entry), threadId: message.threadId, seq: message.seq, messageId: message.id, encoding, pinned: false });
+        database.entries.push({
+          ...copy(entry),
+          threadId: message.threadId,
+          seq: message.seq,
+          messageId: message.id,
+          encoding,
+          pinned: false,
+        });
       }
       if (call) database.calls.push({ ...copy(call), messageId: message.id });
       return toMessage(message);
@@ -204,7 +319,10 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
     },
 
     async failInterruptedTurns(threadId) {
-      const error = { code: 'INTERNAL', message: 'The server running this answer stopped; the answer was interrupted.' };
+      const error = {
+        code: 'INTERNAL',
+        message: 'The server running this answer stopped; the answer was interrupted.',
+      };
       const now = new Date();
       for (const message of database.messages) {
         // A tool run's message streams independently of turns (the tools worker completes it).
@@ -213,7 +331,8 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
         }
       }
       for (const turn of database.turns) {
-        if (turn.threadId === threadId && turn.status === 'running') Object.assign(turn, { status: 'error', error: copy(error), finishedAt: now });
+        if (turn.threadId === threadId && turn.status === 'running')
+          Object.assign(turn, { status: 'error', error: copy(error), finishedAt: now });
       }
     },
   };
@@ -221,8 +340,15 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
 
 /** Marks the non-user messages after `userSeq` superseded and drops their context entries, pinned ones included. */
 export function supersedeAnswersAfter(database: MemoryDatabase, threadId: string, userSeq: number): void {
-  const answers = database.messages.filter((message) => message.threadId === threadId && message.seq !== null && message.seq > userSeq
-    && message.role !== 'user' && !message.superseded && !message.deleted);
+  const answers = database.messages.filter(
+    (message) =>
+      message.threadId === threadId &&
+      message.seq !== null &&
+      message.seq > userSeq &&
+      message.role !== 'user' &&
+      !message.superseded &&
+      !message.deleted,
+  );
   for (const message of answers) Object.assign(message, { superseded: true, pinned: false });
   const seqs = new Set(answers.map((message) => message.seq));
   database.entries = database.entries.filter((entry) => entry.threadId !== threadId || !seqs.has(entry.seq));

@@ -8,10 +8,21 @@ import { memoryKit, query } from '../memory/memory-test-kit';
 const FORK_MAX_MESSAGES = 4;
 
 describe('fork limits (FORKS_PER_MINUTE, FORK_MAX_MESSAGES)', () => {
-  const server = useChatServer({ stub: { responder: () => replyWithText('noted') }, env: { FORK_MAX_MESSAGES: String(FORK_MAX_MESSAGES) } });
+  const server = useChatServer({
+    stub: { responder: () => replyWithText('noted') },
+    env: { FORK_MAX_MESSAGES: String(FORK_MAX_MESSAGES) },
+  });
 
-  const fork = (threadId: string, atMessageId: string, token: string) => server.app.api(`/api/threads/${threadId}/fork`, { method: 'POST', token, json: { atMessageId } });
-  const forksOf = async (threadId: string) => (await query<{ n: number }>(server.app, 'SELECT count(*)::int AS n FROM threads WHERE forked_from_thread_id = $1', [threadId]))[0]?.n;
+  const fork = (threadId: string, atMessageId: string, token: string) =>
+    server.app.api(`/api/threads/${threadId}/fork`, { method: 'POST', token, json: { atMessageId } });
+  const forksOf = async (threadId: string) =>
+    (
+      await query<{ n: number }>(
+        server.app,
+        'SELECT count(*)::int AS n FROM threads WHERE forked_from_thread_id = $1',
+        [threadId],
+      )
+    )[0]?.n;
 
   it('answers 429 RATE_LIMITED with Retry-After once a user made FORKS_PER_MINUTE (10) forks in a minute, long before 60', async () => {
     const user = await server.guest();
@@ -58,10 +69,16 @@ describe('fork limits (FORKS_PER_MINUTE, FORK_MAX_MESSAGES)', () => {
     expect(body.error.message).toMatch(/FORK_MAX_MESSAGES = 4/);
     // An edit of #7 would fork through #6: refused the same way, before it spends from the send limit.
     const fourth = await kit.send(parent.id, 'four');
-    const edit = await server.app.api(`/api/threads/${parent.id}/messages/${fourth.userMessage.id}/edit`, { method: 'POST', token: user.token, json: { content: 'four, edited' } });
+    const edit = await server.app.api(`/api/threads/${parent.id}/messages/${fourth.userMessage.id}/edit`, {
+      method: 'POST',
+      token: user.token,
+      json: { content: 'four, edited' },
+    });
     expect(edit.status).toBe(413);
     expect(await forksOf(parent.id)).toBe(2);
-    const threads = (await (await server.app.api('/api/threads', { token: user.token })).json()) as { threads: ThreadDto[] };
+    const threads = (await (await server.app.api('/api/threads', { token: user.token })).json()) as {
+      threads: ThreadDto[];
+    };
     expect(threads.threads).toHaveLength(3);
   });
 });

@@ -23,8 +23,15 @@ const running = new Set<ChildProcess>();
  * Postgres and Redis under DATA_DIR. In its own process group, as a terminal runs it, so Ctrl-C reaches the group.
  */
 async function start(dataDir: string, port: number): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AUTH_SECRET', 'ADMIN_TOKEN']) delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'development',
+  };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AUTH_SECRET', 'ADMIN_TOKEN'])
+    delete env[name];
   // npm as the user runs it (not the test runner's npm_* environment, which would make it a nested script).
   for (const name of Object.keys(env)) if (name.startsWith('npm_')) delete env[name];
   const child = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -45,7 +52,11 @@ async function start(dataDir: string, port: number): Promise<Started> {
 
 /** Readiness follows the first connections by a moment (slower on a loaded machine). */
 async function waitForReady(port: number): Promise<void> {
-  await waitFor(async () => ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { status: string }).status === 'ready', { timeoutMs: 20_000, what: 'Postgres and Redis up' });
+  await waitFor(
+    async () =>
+      ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { status: string }).status === 'ready',
+    { timeoutMs: 20_000, what: 'Postgres and Redis up' },
+  );
 }
 
 /**
@@ -98,9 +109,13 @@ describe('npm start on embedded defaults', () => {
     expect(first.output()).toContain(path.join(dataDir, 'admin-token'));
     expect(first.output()).not.toContain(adminToken);
 
-    const guest = (await (await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).json()) as { token: string };
+    const guest = (await (await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).json()) as {
+      token: string;
+    };
     const created = await fetch(`http://127.0.0.1:${port}/api/threads`, {
-      method: 'POST', headers: { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'kept across restarts' }),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'kept across restarts' }),
     });
     expect(created.status).toBe(201);
     // Chat with the offline model until the trigger fires, and watch the summary appear.
@@ -108,16 +123,27 @@ describe('npm start on embedded defaults', () => {
     const auth = { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' };
     for (let turn = 1; turn <= 12; turn += 1) {
       const content = `Part ${turn} of my notes: the invoice INV-${4000 + turn} is due on 2026-12-${10 + turn}. ${'Details about the shipment, the customer and the warehouse schedule follow here. '.repeat(30)}`;
-      const sent = await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}/messages`, { method: 'POST', headers: auth, body: JSON.stringify({ content }) });
+      const sent = await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}/messages`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ content }),
+      });
       expect(sent.status).toBe(201);
       const answer = ((await sent.json()) as { messages: { content: string }[] }).messages.at(-1)?.content ?? '';
       expect(answer.length).toBeGreaterThan(0);
     }
-    await waitFor(async () => {
-      const detail = (await (await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}`, { headers: auth })).json()) as { context: { revision: number } };
-      return detail.context.revision > 0;
-    }, { timeoutMs: 30_000, what: 'the offline summary' });
-    const context = (await (await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}/context`, { headers: auth })).json()) as { summary: { text: string } | null };
+    await waitFor(
+      async () => {
+        const detail = (await (
+          await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}`, { headers: auth })
+        ).json()) as { context: { revision: number } };
+        return detail.context.revision > 0;
+      },
+      { timeoutMs: 30_000, what: 'the offline summary' },
+    );
+    const context = (await (
+      await fetch(`http://127.0.0.1:${port}/api/threads/${threadId}/context`, { headers: auth })
+    ).json()) as { summary: { text: string } | null };
     // The offline model's 2,048-token demo window keeps a short summary: it holds invoice numbers of folded parts.
     expect(context.summary?.text).toMatch(/INV-40\d\d/);
 
@@ -131,9 +157,13 @@ describe('npm start on embedded defaults', () => {
 
     // A second start reuses the data: the guest's token (secret kept under DATA_DIR) still lists its thread.
     const second = await start(dataDir, port);
-    const threads = await fetch(`http://127.0.0.1:${port}/api/threads`, { headers: { Authorization: `Bearer ${guest.token}` } });
+    const threads = await fetch(`http://127.0.0.1:${port}/api/threads`, {
+      headers: { Authorization: `Bearer ${guest.token}` },
+    });
     expect(threads.status).toBe(200);
-    expect(((await threads.json()) as { threads: { title: string }[] }).threads.map((thread) => thread.title)).toEqual(['kept across restarts']);
+    expect(((await threads.json()) as { threads: { title: string }[] }).threads.map((thread) => thread.title)).toEqual([
+      'kept across restarts',
+    ]);
     expect(await stop(second)).toBe(true);
   }, 400_000);
 
@@ -146,8 +176,14 @@ describe('npm start on embedded defaults', () => {
     const started = await start(dataDir, port);
     try {
       await waitForReady(port);
-      const guest = (await (await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).json()) as { token: string };
-      const sent = await fetch(`http://127.0.0.1:${port}/api/threads`, { method: 'POST', headers: { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+      const guest = (await (await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).json()) as {
+        token: string;
+      };
+      const sent = await fetch(`http://127.0.0.1:${port}/api/threads`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       expect(sent.status).toBe(201);
     } finally {
       expect(await stop(started)).toBe(true);

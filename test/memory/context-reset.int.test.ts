@@ -13,14 +13,23 @@ describe('a fresh context with the same scrollback, through REST', () => {
   });
   const kit = memoryKit(server);
 
-  const reset = (threadId: string, method: 'POST' | 'DELETE') => server.app.api(`/api/threads/${threadId}/context-reset`, { method, token: server.token });
+  const reset = (threadId: string, method: 'POST' | 'DELETE') =>
+    server.app.api(`/api/threads/${threadId}/context-reset`, { method, token: server.token });
 
   it('hides everything before the marker from the model while the transcript keeps it; undo until the next message', async () => {
     const thread = await kit.createThread();
-    for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Earlier turn ${turn}: remember CODE-${300 + turn}.`);
+    for (let turn = 1; turn <= 4; turn += 1)
+      await kit.send(thread.id, `Earlier turn ${turn}: remember CODE-${300 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 2);
     const pinned = (await kit.transcript(thread.id)).find((message) => message.seq === 7);
-    expect((await server.app.api(`/api/threads/${thread.id}/messages/${pinned?.id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages/${pinned?.id}/pin`, {
+          method: 'POST',
+          token: server.token,
+        })
+      ).status,
+    ).toBe(200);
     const before = await kit.context(thread.id);
     expect(leadingText(before)).toContain('CODE-301');
     expect(before.pinnedSeqs).toEqual([7]);
@@ -31,7 +40,9 @@ describe('a fresh context with the same scrollback, through REST', () => {
     const marker = (await started.json()) as ContextResetResponseDto;
     expect(marker).toMatchObject({ seq: 9, thread: { contextStartSeq: 9 } });
     expect(recorder.events).toContainEqual({ type: 'context-reset', threadId: thread.id, seq: 9 });
-    expect(recorder.events).toContainEqual(expect.objectContaining({ type: 'thread-updated', thread: expect.objectContaining({ contextStartSeq: 9 }) }));
+    expect(recorder.events).toContainEqual(
+      expect.objectContaining({ type: 'thread-updated', thread: expect.objectContaining({ contextStartSeq: 9 }) }),
+    );
     const fresh = await kit.context(thread.id);
     expect(fresh.messages).toHaveLength(1);
     expect(leadingText(fresh)).not.toContain('Summary');
@@ -43,7 +54,9 @@ describe('a fresh context with the same scrollback, through REST', () => {
     expect(((await undone.json()) as ContextResetResponseDto).seq).toBe(1);
     expect(recorder.events).toContainEqual({ type: 'context-reset', threadId: thread.id, seq: 1 });
     const restored = await kit.context(thread.id);
-    expect(restored.messages.map((message) => message.content)).toEqual(before.messages.map((message) => message.content));
+    expect(restored.messages.map((message) => message.content)).toEqual(
+      before.messages.map((message) => message.content),
+    );
     expect(restored.pinnedSeqs).toEqual([7]);
 
     // Again, then a message: the model sees only what follows the marker, and the reset can no longer be undone.

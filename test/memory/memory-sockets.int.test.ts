@@ -40,8 +40,16 @@ describe('memory controls over sockets', () => {
     return tab;
   };
   /** Waits for an event of `type` after index `from` matching `check`; checks its payload shape; returns it. */
-  const received = async (tab: Tab, type: ControlEvent, check: (payload: Record<string, unknown>) => boolean, from = 0) => {
-    await waitFor(() => eventsOf(tab, type, from).some(check), { timeoutMs: 30_000, what: `${type} on the second tab` });
+  const received = async (
+    tab: Tab,
+    type: ControlEvent,
+    check: (payload: Record<string, unknown>) => boolean,
+    from = 0,
+  ) => {
+    await waitFor(() => eventsOf(tab, type, from).some(check), {
+      timeoutMs: 30_000,
+      what: `${type} on the second tab`,
+    });
     const payload = eventsOf(tab, type, from).find(check)!;
     expect(Object.keys(payload).sort()).toEqual([...PAYLOAD_KEYS[type]]);
     return payload;
@@ -49,7 +57,11 @@ describe('memory controls over sockets', () => {
   const messageOf = (payload: Record<string, unknown>) => payload.message as MessageDto;
   const threadOf = (payload: Record<string, unknown>) => payload.thread as ThreadDto;
   const call = async (path: string, method: string, json?: unknown) => {
-    const response = await server.app.api(path, { method, token: server.token, ...(json !== undefined ? { json } : {}) });
+    const response = await server.app.api(path, {
+      method,
+      token: server.token,
+      ...(json !== undefined ? { json } : {}),
+    });
     expect(response.status, await response.clone().text()).toBeLessThan(300);
     return response;
   };
@@ -63,17 +75,40 @@ describe('memory controls over sockets', () => {
     expect(refused.response.ok).toBe(false);
 
     await call(`/api/threads/${thread.id}/messages/${userMessage.id}/pin`, 'POST');
-    const pinned = await received(other, 'message-updated', (payload) => messageOf(payload).id === userMessage.id && messageOf(payload).pinned);
+    const pinned = await received(
+      other,
+      'message-updated',
+      (payload) => messageOf(payload).id === userMessage.id && messageOf(payload).pinned,
+    );
     expect(pinned.threadId).toBe(thread.id);
-    expect(messageOf(pinned)).toMatchObject({ seq: 1, role: 'user', content: 'Pin me: CODE-700.', pinned: true, deleted: false });
+    expect(messageOf(pinned)).toMatchObject({
+      seq: 1,
+      role: 'user',
+      content: 'Pin me: CODE-700.',
+      pinned: true,
+      deleted: false,
+    });
 
     const mark = other.events.length;
     await call(`/api/threads/${thread.id}/messages/${userMessage.id}/pin`, 'DELETE');
-    await received(other, 'message-updated', (payload) => messageOf(payload).id === userMessage.id && !messageOf(payload).pinned, mark);
+    await received(
+      other,
+      'message-updated',
+      (payload) => messageOf(payload).id === userMessage.id && !messageOf(payload).pinned,
+      mark,
+    );
 
     await call(`/api/threads/${thread.id}/settings`, 'PATCH', { keep: 'messages=3', memory: 'window-only' });
-    const settings = await received(other, 'thread-updated', (payload) => threadOf(payload).settings.keep === 'messages=3');
-    expect(threadOf(settings)).toMatchObject({ id: thread.id, memoryMode: 'window-only', settings: { keep: 'messages=3', trigger: null } });
+    const settings = await received(
+      other,
+      'thread-updated',
+      (payload) => threadOf(payload).settings.keep === 'messages=3',
+    );
+    expect(threadOf(settings)).toMatchObject({
+      id: thread.id,
+      memoryMode: 'window-only',
+      settings: { keep: 'messages=3', trigger: null },
+    });
 
     await call(`/api/threads/${thread.id}`, 'PATCH', { title: 'renamed live' });
     const renamed = await received(other, 'thread-updated', (payload) => threadOf(payload).title === 'renamed live');
@@ -94,7 +129,10 @@ describe('memory controls over sockets', () => {
 
     const mark = other.events.length;
     await call(`/api/threads/${thread.id}/context-reset`, 'DELETE');
-    expect(await received(other, 'context-reset', (payload) => payload.seq === 1, mark)).toEqual({ threadId: thread.id, seq: 1 });
+    expect(await received(other, 'context-reset', (payload) => payload.seq === 1, mark)).toEqual({
+      threadId: thread.id,
+      seq: 1,
+    });
     await received(other, 'thread-updated', (payload) => threadOf(payload).contextStartSeq === 1, mark);
   });
 
@@ -110,7 +148,10 @@ describe('memory controls over sockets', () => {
     expect(messageOf(superseded)).toMatchObject({ seq: 2, superseded: true, content: replaced.content });
     const fresh = body.messages[0] as MessageDto;
     expect(fresh.seq).toBe(3);
-    await waitFor(() => eventsOf(other, 'message-end').some((payload) => messageOf(payload).id === fresh.id), { timeoutMs: 30_000, what: 'the new answer on the other tab' });
+    await waitFor(() => eventsOf(other, 'message-end').some((payload) => messageOf(payload).id === fresh.id), {
+      timeoutMs: 30_000,
+      what: 'the new answer on the other tab',
+    });
   });
 
   it('forget sends tombstones and the rebuilding state, then summary-updated once the rebuild commits', async () => {
@@ -137,7 +178,12 @@ describe('memory controls over sockets', () => {
       summaries.release();
     }
     const summary = await received(other, 'summary-updated', () => true);
-    expect(summary).toMatchObject({ threadId: thread.id, revision: expect.any(Number), coveredThroughSeq: expect.any(Number), tokens: expect.any(Number) });
+    expect(summary).toMatchObject({
+      threadId: thread.id,
+      revision: expect.any(Number),
+      coveredThroughSeq: expect.any(Number),
+      tokens: expect.any(Number),
+    });
     expect(summary.coveredThroughSeq as number).toBeGreaterThanOrEqual(4);
     await received(other, 'thread-updated', (payload) => !threadOf(payload).memoryRebuilding);
     const types = other.events.map((event) => event.type);

@@ -2,7 +2,13 @@ import type { Queue } from 'bullmq';
 import pg from 'pg';
 import { IDLE_FOLD_JOB } from '../../src/jobs/queue-names';
 import { expect } from 'vitest';
-import type { ContextPackDto, MessageDto, SendMessageResponseDto, ThreadDetailDto, ThreadDto } from '../../src/shared/api';
+import type {
+  ContextPackDto,
+  MessageDto,
+  SendMessageResponseDto,
+  ThreadDetailDto,
+  ThreadDto,
+} from '../../src/shared/api';
 import type { ThreadEvent } from '../../src/shared/events';
 import type { TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -18,7 +24,8 @@ export interface KitTarget {
  * fixture (it may be called before the server started), or `memoryKit(app, token)`.
  */
 export function memoryKit(target: TestApp | KitTarget, guestToken?: string) {
-  if ('application' in target && guestToken === undefined) throw new Error('memoryKit(app, token): the token is missing');
+  if ('application' in target && guestToken === undefined)
+    throw new Error('memoryKit(app, token): the token is missing');
   const bound: KitTarget = 'application' in target ? { app: target, token: guestToken ?? '' } : target;
   const api: TestApp['api'] = (pathName, init = {}) => bound.app.api(pathName, { ...init, token: bound.token });
   const json = async <T>(response: Response, status: number): Promise<T> => {
@@ -34,7 +41,10 @@ export function memoryKit(target: TestApp | KitTarget, guestToken?: string) {
       return json<ThreadDto>(await api('/api/threads', { method: 'POST', json: { title } }), 201);
     },
     async send(threadId: string, content: string): Promise<SendMessageResponseDto> {
-      const body = await json<SendMessageResponseDto>(await api(`/api/threads/${threadId}/messages`, { method: 'POST', json: { content } }), 201);
+      const body = await json<SendMessageResponseDto>(
+        await api(`/api/threads/${threadId}/messages`, { method: 'POST', json: { content } }),
+        201,
+      );
       expect(body.turn.status).toBe('complete');
       return body;
     },
@@ -45,14 +55,18 @@ export function memoryKit(target: TestApp | KitTarget, guestToken?: string) {
       return json<ContextPackDto>(await api(`/api/threads/${threadId}/context`), 200);
     },
     async transcript(threadId: string): Promise<MessageDto[]> {
-      return (await json<{ messages: MessageDto[] }>(await api(`/api/threads/${threadId}/messages?limit=200`), 200)).messages;
+      return (await json<{ messages: MessageDto[] }>(await api(`/api/threads/${threadId}/messages?limit=200`), 200))
+        .messages;
     },
     /** Waits until the summary covers `seq` and no fold is due or running. */
     async waitForFoldThrough(threadId: string, seq: number): Promise<void> {
-      await waitFor(async () => {
-        const detail = await kit.detail(threadId);
-        return detail.context.coveredThroughSeq >= seq && !detail.context.foldPending;
-      }, { timeoutMs: 30_000, what: `a fold through #${seq}` });
+      await waitFor(
+        async () => {
+          const detail = await kit.detail(threadId);
+          return detail.context.coveredThroughSeq >= seq && !detail.context.foldPending;
+        },
+        { timeoutMs: 30_000, what: `a fold through #${seq}` },
+      );
       await waitForIdleSummaryQueue(bound.app);
     },
   };
@@ -74,13 +88,16 @@ export function leadingText(pack: ContextPackDto): string {
 }
 
 export async function waitForIdleSummaryQueue(app: TestApp): Promise<void> {
-  await waitFor(async () => {
-    const { queue } = app.application.folds;
-    const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
-    // A thread's idle fold waits PROMPT_CACHE_TTL (minutes) after its last turn: not work the queue has to do now.
-    const delayed = await queue.getJobs(['delayed']);
-    return Object.values(counts).every((count) => count === 0) && delayed.every((job) => job.name === IDLE_FOLD_JOB);
-  }, { timeoutMs: 30_000, what: 'the summary queue to be idle' });
+  await waitFor(
+    async () => {
+      const { queue } = app.application.folds;
+      const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
+      // A thread's idle fold waits PROMPT_CACHE_TTL (minutes) after its last turn: not work the queue has to do now.
+      const delayed = await queue.getJobs(['delayed']);
+      return Object.values(counts).every((count) => count === 0) && delayed.every((job) => job.name === IDLE_FOLD_JOB);
+    },
+    { timeoutMs: 30_000, what: 'the summary queue to be idle' },
+  );
 }
 
 /** Records the thread events published on the app's bus (what the socket server forwards to the thread's room). */
@@ -91,7 +108,11 @@ export function recordEvents(app: TestApp, threadId: string): { events: ThreadEv
 }
 
 /** One query against the app's database. */
-export async function query<T extends pg.QueryResultRow>(app: TestApp, sql: string, values: unknown[] = []): Promise<T[]> {
+export async function query<T extends pg.QueryResultRow>(
+  app: TestApp,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: app.databaseUrl });
   await client.connect();
   try {
@@ -105,13 +126,26 @@ export async function query<T extends pg.QueryResultRow>(app: TestApp, sql: stri
  * The jobs of the summary and tools queues, in any state, whose payload names one of the threads or runs, as
  * `queue:name:state` (e.g. `summary:idle-fold:delayed`).
  */
-export async function jobsNaming(app: TestApp, threadIds: readonly string[], runIds: readonly string[] = []): Promise<string[]> {
+export async function jobsNaming(
+  app: TestApp,
+  threadIds: readonly string[],
+  runIds: readonly string[] = [],
+): Promise<string[]> {
   const { folds, toolQueue } = app.application;
   const found: string[] = [];
   for (const queue of [folds.queue, toolQueue.queue] as Queue[]) {
-    for (const job of await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'failed'])) {
+    for (const job of await queue.getJobs([
+      'waiting',
+      'prioritized',
+      'delayed',
+      'active',
+      'waiting-children',
+      'completed',
+      'failed',
+    ])) {
       const data = job.data as { threadId?: string; runId?: string };
-      if (threadIds.includes(data.threadId ?? '') || runIds.includes(data.runId ?? '')) found.push(`${queue.name}:${job.name}:${await job.getState()}`);
+      if (threadIds.includes(data.threadId ?? '') || runIds.includes(data.runId ?? ''))
+        found.push(`${queue.name}:${job.name}:${await job.getState()}`);
     }
   }
   return found;

@@ -13,7 +13,7 @@ const METRICS_TOKEN = 'prompt-cache-metrics-token-0123456789';
 // A system prompt above OpenAI's 1,024-token minimum, so every call's prompt can be cached.
 const SYSTEM_PROMPT = `You are the assistant of the prompt cache suite. ${Array.from({ length: 700 }, (_, index) => `rule${index}`).join(' ')}`;
 
-describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and where a prompt first differed', () => {
+describe("prompt caching: prompt_cache_key, the provider's cached tokens and where a prompt first differed", () => {
   const server = useChatServer({
     stub: { promptCache: true, responder: () => replyWithText('noted') },
     env: { SYSTEM_PROMPT, PROMPT_CACHE_KEY: 'on', RECALL_TOKENS: '0', METRICS_TOKEN },
@@ -30,14 +30,18 @@ describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and wh
     const requests = chats().slice(before);
     expect(requests).toHaveLength(3);
     // One key per thread, a hash of its id (never the id itself).
-    expect(new Set(requests.map((request) => request.body.prompt_cache_key))).toEqual(new Set([promptCacheKeyOf(thread.id)]));
+    expect(new Set(requests.map((request) => request.body.prompt_cache_key))).toEqual(
+      new Set([promptCacheKeyOf(thread.id)]),
+    );
     expect(JSON.stringify(requests[0]?.body)).not.toContain(thread.id);
     // The stub served each later prompt's whole previous prompt from its cache (in 128-token steps).
     expect(requests[0]?.cachedTokens).toBe(0);
     expect(requests[2]?.cachedTokens).toBeGreaterThanOrEqual(1024);
     expect(requests[2]!.cachedTokens! % 128).toBe(0);
 
-    const response = await server.app.api(`/api/threads/${thread.id}/messages/${third.messages.at(-1)!.id}/context`, { token: server.token });
+    const response = await server.app.api(`/api/threads/${thread.id}/messages/${third.messages.at(-1)!.id}/context`, {
+      token: server.token,
+    });
     const view = (await response.json()) as MessageContextDto;
     expect(view.reportedCachedTokens).toBe(requests[2]?.cachedTokens);
     // The previous prompt [system, user, assistant, user] is a prefix of this one: the first difference is at 4.
@@ -46,12 +50,18 @@ describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and wh
     expect(view.promptDivergence!.tokensBefore).toBeLessThan(view.estimatedPromptTokens);
 
     const admin = await adminToken(server.app);
-    const list = (await (await server.app.api(`/api/admin/threads/${thread.id}/model-calls`, { token: admin })).json()) as ModelCallListDto;
-    expect(list.calls.filter((call) => call.purpose === 'chat').map((call) => call.reportedCachedTokens)).toEqual(requests.map((request) => request.cachedTokens));
+    const list = (await (
+      await server.app.api(`/api/admin/threads/${thread.id}/model-calls`, { token: admin })
+    ).json()) as ModelCallListDto;
+    expect(list.calls.filter((call) => call.purpose === 'chat').map((call) => call.reportedCachedTokens)).toEqual(
+      requests.map((request) => request.cachedTokens),
+    );
 
     const metrics = await (await server.app.api('/metrics', { token: METRICS_TOKEN })).text();
     const counted = /chat_model_cached_prompt_tokens_total\{model="[^"]+",purpose="chat"\} (\d+)/.exec(metrics);
-    expect(Number(counted?.[1])).toBeGreaterThanOrEqual(requests.reduce((sum, request) => sum + (request.cachedTokens ?? 0), 0));
+    expect(Number(counted?.[1])).toBeGreaterThanOrEqual(
+      requests.reduce((sum, request) => sum + (request.cachedTokens ?? 0), 0),
+    );
   });
 
   it('marks the first difference when the previous call was made by another server process', async () => {
@@ -60,12 +70,21 @@ describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and wh
     await kit.send(thread.id, 'Second message.');
     // A second process of the same deployment (same database, Redis prefix and auth secret) answers the third.
     const other = await startTestApp({
-      database: { url: server.app.databaseUrl }, authSecret: server.app.authSecret,
-      env: { OPENAI_BASE_URL: server.stub.url, SYSTEM_PROMPT, PROMPT_CACHE_KEY: 'on', RECALL_TOKENS: '0', REDIS_PREFIX: server.app.prefix },
+      database: { url: server.app.databaseUrl },
+      authSecret: server.app.authSecret,
+      env: {
+        OPENAI_BASE_URL: server.stub.url,
+        SYSTEM_PROMPT,
+        PROMPT_CACHE_KEY: 'on',
+        RECALL_TOKENS: '0',
+        REDIS_PREFIX: server.app.prefix,
+      },
     });
     try {
       const third = await memoryKit(other, server.token).send(thread.id, 'Third message.');
-      const response = await other.api(`/api/threads/${thread.id}/messages/${third.messages.at(-1)!.id}/context`, { token: server.token });
+      const response = await other.api(`/api/threads/${thread.id}/messages/${third.messages.at(-1)!.id}/context`, {
+        token: server.token,
+      });
       const view = (await response.json()) as MessageContextDto;
       // The stored fingerprints of the second call: [system, user, assistant, user] is a prefix of this prompt.
       expect(view.promptDivergence?.messageIndex).toBe(4);
@@ -76,10 +95,16 @@ describe('prompt caching: prompt_cache_key, the provider\'s cached tokens and wh
   });
 });
 
-describe('a fold continues the chat prompt (FOLD_PROMPT=auto), so the provider serves it from the chat calls\' cache', () => {
+describe("a fold continues the chat prompt (FOLD_PROMPT=auto), so the provider serves it from the chat calls' cache", () => {
   const server = useChatServer({
     stub: { promptCache: true, classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
-    env: { SYSTEM_PROMPT, PROMPT_CACHE_KEY: 'on', RECALL_TOKENS: '0', SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=2' },
+    env: {
+      SYSTEM_PROMPT,
+      PROMPT_CACHE_KEY: 'on',
+      RECALL_TOKENS: '0',
+      SUMMARY_TRIGGER: 'messages=8',
+      SUMMARY_KEEP: 'messages=2',
+    },
   });
   const kit = memoryKit(server);
 
@@ -88,7 +113,9 @@ describe('a fold continues the chat prompt (FOLD_PROMPT=auto), so the provider s
     for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${700 + turn} is noted.`);
     await kit.waitForFoldThrough(thread.id, 6);
     const fold = server.stub.requests.find((request) => request.kind === 'summary');
-    const lastChat = server.stub.requests.filter((request) => request.kind === 'chat' && request.body.prompt_cache_key === promptCacheKeyOf(thread.id)).at(-1);
+    const lastChat = server.stub.requests
+      .filter((request) => request.kind === 'chat' && request.body.prompt_cache_key === promptCacheKeyOf(thread.id))
+      .at(-1);
     expect(fold?.body.tools).toEqual(lastChat?.body.tools);
     expect(fold?.body.tools?.length).toBeGreaterThan(0);
     expect(fold?.body.tool_choice).toBe('none');

@@ -14,8 +14,11 @@ describe('regenerating the last answer through REST', () => {
   });
   const kit = memoryKit(server);
 
-  const chatTexts = (from: number) => server.stub.requests.slice(from).filter((request) => request.kind === 'chat')
-    .map((request) => request.body.messages.map((message) => wireContentText(message.content)));
+  const chatTexts = (from: number) =>
+    server.stub.requests
+      .slice(from)
+      .filter((request) => request.kind === 'chat')
+      .map((request) => request.body.messages.map((message) => wireContentText(message.content)));
 
   it('appends a new answer, keeps the replaced one marked superseded, and the model never sees both', async () => {
     const thread = await kit.createThread();
@@ -26,14 +29,22 @@ describe('regenerating the last answer through REST', () => {
 
     const recorder = recordEvents(server.app, thread.id);
     const mark = server.stub.requests.length;
-    const response = await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: server.token });
+    const response = await server.app.api(`/api/threads/${thread.id}/regenerate`, {
+      method: 'POST',
+      token: server.token,
+    });
     expect(response.status).toBe(201);
     const body = (await response.json()) as SendMessageResponseDto & { superseded: MessageDto[] };
     expect(body.turn.status).toBe('complete');
     expect(body.userMessage.id).toBe(second.userMessage.id);
     expect(body.messages.map((message) => [message.seq, message.content])).toEqual([[5, 'answer number 3']]);
     expect(body.superseded.map((message) => [message.id, message.superseded])).toEqual([[replaced.id, true]]);
-    expect(recorder.events).toContainEqual(expect.objectContaining({ type: 'message-updated', message: expect.objectContaining({ id: replaced.id, superseded: true }) }));
+    expect(recorder.events).toContainEqual(
+      expect.objectContaining({
+        type: 'message-updated',
+        message: expect.objectContaining({ id: replaced.id, superseded: true }),
+      }),
+    );
 
     // The regenerate call saw the question without the old answer.
     const regenerated = chatTexts(mark);
@@ -43,18 +54,32 @@ describe('regenerating the last answer through REST', () => {
     // The next turn sees the new answer only; the transcript keeps both.
     await kit.send(thread.id, 'Third question?');
     const next = chatTexts(mark).at(-1) ?? [];
-    expect(next.slice(1)).toEqual(['First question?', 'answer number 1', 'Second question?', 'answer number 3', 'Third question?']);
+    expect(next.slice(1)).toEqual([
+      'First question?',
+      'answer number 1',
+      'Second question?',
+      'answer number 3',
+      'Third question?',
+    ]);
     const transcript = await kit.transcript(thread.id);
     expect(transcript.map((message) => [message.seq, message.content, message.superseded])).toEqual([
-      [1, 'First question?', false], [2, 'answer number 1', false], [3, 'Second question?', false],
-      [4, 'answer number 2', true], [5, 'answer number 3', false], [6, 'Third question?', false], [7, 'answer number 4', false],
+      [1, 'First question?', false],
+      [2, 'answer number 1', false],
+      [3, 'Second question?', false],
+      [4, 'answer number 2', true],
+      [5, 'answer number 3', false],
+      [6, 'Third question?', false],
+      [7, 'answer number 4', false],
     ]);
     recorder.stop();
   });
 
   it('refuses when there is nothing to answer again', async () => {
     const thread = await kit.createThread();
-    const response = await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: server.token });
+    const response = await server.app.api(`/api/threads/${thread.id}/regenerate`, {
+      method: 'POST',
+      token: server.token,
+    });
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('CONFLICT');
   });

@@ -10,7 +10,11 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
     const kit = memoryKit(server);
     const idle = await kit.createThread('Idle');
     const said = await kit.send(idle.id, 'An old conversation.');
-    const forked = await server.app.api(`/api/threads/${idle.id}/fork`, { method: 'POST', token: server.token, json: { atMessageId: said.messages.at(-1)!.id } });
+    const forked = await server.app.api(`/api/threads/${idle.id}/fork`, {
+      method: 'POST',
+      token: server.token,
+      json: { atMessageId: said.messages.at(-1)!.id },
+    });
     expect(forked.status).toBe(201);
     const fork = (await forked.json()) as { id: string };
     const active = await kit.createThread('Active');
@@ -22,9 +26,14 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
     // Each turn scheduled its thread's idle fold: the deleted threads' jobs must go with them, the others' stay.
     // (Checked before the threads age: the test app sweeps every 500 ms.)
     for (const thread of [idle, active, oldThread]) {
-      await waitFor(async () => (await jobsNaming(server.app, [thread.id])).includes('summary:idle-fold:delayed'), { timeoutMs: 5000, what: `${thread.title}'s idle fold` });
+      await waitFor(async () => (await jobsNaming(server.app, [thread.id])).includes('summary:idle-fold:delayed'), {
+        timeoutMs: 5000,
+        what: `${thread.title}'s idle fold`,
+      });
     }
-    await query(server.app, `UPDATE threads SET last_activity_at = now() - interval '31 days' WHERE id = $1`, [idle.id]);
+    await query(server.app, `UPDATE threads SET last_activity_at = now() - interval '31 days' WHERE id = $1`, [
+      idle.id,
+    ]);
     // Past GUEST_MAX_AGE (2 days) plus RETENTION_DAYS (30): erased whole, with a tombstone.
     await query(server.app, `UPDATE users SET created_at = now() - interval '33 days' WHERE id = $1`, [old.userId]);
     const young = await server.guest();
@@ -39,7 +48,9 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
     expect((await query(server.app, 'SELECT 1 FROM messages WHERE thread_id = $1', [idle.id])).length).toBe(0);
     expect(threads).not.toContain(oldThread.id);
     expect((await query(server.app, 'SELECT 1 FROM users WHERE id = $1', [old.userId])).length).toBe(0);
-    expect((await query(server.app, 'SELECT kind FROM erased_users WHERE user_id = $1', [old.userId]))).toEqual([{ kind: 'guest' }]);
+    expect(await query(server.app, 'SELECT kind FROM erased_users WHERE user_id = $1', [old.userId])).toEqual([
+      { kind: 'guest' },
+    ]);
     expect((await server.app.api('/api/threads', { token: old.token })).status).toBe(401);
     expect((await query(server.app, 'SELECT 1 FROM users WHERE id = $1', [young.userId])).length).toBe(1);
     expect(await jobsNaming(server.app, [idle.id, oldThread.id])).toEqual([]);

@@ -25,7 +25,8 @@ describe('the retention figure of a fold, measured on the text committed, throug
         // The first answer always drops the identifiers; what happens when re-asked depends on the summarizer.
         if (isCondense(request)) return replyWithText('Intent: keeping notes.');
         if (!isReask(request) || mode === 'never-keeps') return replyWithText('Intent: keeping notes.');
-        const padding = mode === 'cap-drops-them' ? ` ${'The notes go on about the warehouse and the schedule. '.repeat(30)}` : '';
+        const padding =
+          mode === 'cap-drops-them' ? ` ${'The notes go on about the warehouse and the schedule. '.repeat(30)}` : '';
         return replyWithText(`Intent: keeping notes on CODE-501 and CODE-502.${padding}`);
       },
     },
@@ -41,10 +42,17 @@ describe('the retention figure of a fold, measured on the text committed, throug
     await kit.send(thread.id, 'note CODE-501 and CODE-502 for later');
     await kit.send(thread.id, 'thanks');
     await kit.waitForFoldThrough(thread.id, 2);
-    const revisions = (await (await server.app.api(`/api/admin/threads/${thread.id}/summaries`, { token: ADMIN_TOKEN })).json()) as SummaryRevisionListDto;
+    const revisions = (await (
+      await server.app.api(`/api/admin/threads/${thread.id}/summaries`, { token: ADMIN_TOKEN })
+    ).json()) as SummaryRevisionListDto;
     const summary = (await kit.context(thread.id)).summary;
     const summaryRequests = server.stub.requests.filter((request) => request.kind === 'summary');
-    return { revision: revisions.revisions.at(-1)!, summary, reasks: summaryRequests.filter(isReask).length, condenses: summaryRequests.filter(isCondense).length };
+    return {
+      revision: revisions.revisions.at(-1)!,
+      summary,
+      reasks: summaryRequests.filter(isReask).length,
+      condenses: summaryRequests.filter(isCondense).length,
+    };
   }
 
   it('re-asks once when the first answer drops identifiers, and commits the answer that keeps them', async () => {

@@ -3,7 +3,14 @@ import { SAVED_MEMORIES_HEADING } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { MessageContextDto, MessageDto, SavedMemoryDto, SavedMemoryListDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
-import { echoResponder, lastUserText, replyWithText, replyWithToolCalls, type StubRequest, type StubResponder } from '../support/openai-stub';
+import {
+  echoResponder,
+  lastUserText,
+  replyWithText,
+  replyWithToolCalls,
+  type StubRequest,
+  type StubResponder,
+} from '../support/openai-stub';
 import { memoryKit } from './memory-test-kit';
 
 /** "Remember: <fact>" makes the model call save_memory with the fact; the tool's answer gets a short reply. */
@@ -21,7 +28,7 @@ function leading(request: StubRequest | undefined): string {
   return first && first.role === 'system' ? wireContentText(first.content) : '';
 }
 
-describe('saved memories: the user\'s items reach the model in every thread', () => {
+describe("saved memories: the user's items reach the model in every thread", () => {
   const server = useChatServer({
     stub: { responder },
     env: { USER_MEMORY_TOKENS: '60', MAX_MEMORY_ITEMS: '4', MEMORY_WRITES_PER_MINUTE: '12' },
@@ -32,34 +39,42 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
   async function call(token: string, path: string, init: { method?: string; json?: unknown } = {}) {
     const response = await server.app.api(path, { ...init, token });
     const text = await response.text();
-    return { status: response.status, body: text === '' ? null : JSON.parse(text) as unknown };
+    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
   }
   const list = async (token: string) => ((await call(token, '/api/memory')).body as SavedMemoryListDto).items;
 
-  it('REST: add, list newest first, edit, delete; 400 naming the field, 404 for another user\'s item, 409 past MAX_MEMORY_ITEMS', async () => {
+  it("REST: add, list newest first, edit, delete; 400 naming the field, 404 for another user's item, 409 past MAX_MEMORY_ITEMS", async () => {
     const { token } = await server.guest();
     const first = await call(token, '/api/memory', { method: 'POST', json: { text: '  The user is vegetarian.  ' } });
     expect(first.status).toBe(201);
     const item = first.body as SavedMemoryDto;
     expect(item).toMatchObject({ text: 'The user is vegetarian.', source: null, inContext: true });
-    const second = (await call(token, '/api/memory', { method: 'POST', json: { text: 'The user lives in Porto.' } })).body as SavedMemoryDto;
+    const second = (await call(token, '/api/memory', { method: 'POST', json: { text: 'The user lives in Porto.' } }))
+      .body as SavedMemoryDto;
     expect((await list(token)).map((entry) => entry.id)).toEqual([second.id, item.id]);
 
-    const edited = await call(token, `/api/memory/${item.id}`, { method: 'PATCH', json: { text: 'The user is vegan.' } });
+    const edited = await call(token, `/api/memory/${item.id}`, {
+      method: 'PATCH',
+      json: { text: 'The user is vegan.' },
+    });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ id: item.id, text: 'The user is vegan.' });
 
     for (const text of ['', '   ', 'x'.repeat(1001)]) {
       const refused = await call(token, '/api/memory', { method: 'POST', json: { text } });
       expect(refused.status).toBe(400);
-      expect((refused.body as { error: { code: string; message: string } }).error).toMatchObject({ code: 'VALIDATION' });
+      expect((refused.body as { error: { code: string; message: string } }).error).toMatchObject({
+        code: 'VALIDATION',
+      });
       expect((refused.body as { error: { message: string } }).error.message).toMatch(/\btext\b/);
     }
     expect((await call(token, '/api/memory', { method: 'POST', json: {} })).status).toBe(400);
     expect((await call(token, '/api/memory', { method: 'POST', json: { text: 'x'.repeat(1000) } })).status).toBe(201);
 
     const stranger = await server.guest();
-    expect((await call(stranger.token, `/api/memory/${item.id}`, { method: 'PATCH', json: { text: 'mine now' } })).status).toBe(404);
+    expect(
+      (await call(stranger.token, `/api/memory/${item.id}`, { method: 'PATCH', json: { text: 'mine now' } })).status,
+    ).toBe(404);
     expect((await call(stranger.token, `/api/memory/${item.id}`, { method: 'DELETE' })).status).toBe(404);
     expect(await list(stranger.token)).toEqual([]);
     expect((await list(token)).find((entry) => entry.id === item.id)?.text).toBe('The user is vegan.');
@@ -77,19 +92,29 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
 
   it('writes are rate-limited per user (MEMORY_WRITES_PER_MINUTE)', async () => {
     const { token } = await server.guest();
-    const created = (await call(token, '/api/memory', { method: 'POST', json: { text: 'Counting writes.' } })).body as SavedMemoryDto;
+    const created = (await call(token, '/api/memory', { method: 'POST', json: { text: 'Counting writes.' } }))
+      .body as SavedMemoryDto;
     const statuses: number[] = [];
     for (let write = 0; write < 12; write += 1) {
-      statuses.push((await call(token, `/api/memory/${created.id}`, { method: 'PATCH', json: { text: `Counting writes ${write}.` } })).status);
+      statuses.push(
+        (
+          await call(token, `/api/memory/${created.id}`, {
+            method: 'PATCH',
+            json: { text: `Counting writes ${write}.` },
+          })
+        ).status,
+      );
     }
     expect(statuses.slice(0, 11).every((status) => status === 200)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
   });
 
-  it('an item reaches the model in every thread of its user (after the system prefix, before the summary), never another user\'s, and stops once deleted', async () => {
+  it("an item reaches the model in every thread of its user (after the system prefix, before the summary), never another user's, and stops once deleted", async () => {
     const owner = await server.guest();
     const kit = memoryKit(server.app, owner.token);
-    const item = (await call(owner.token, '/api/memory', { method: 'POST', json: { text: 'The locker code is LOCK-7741.' } })).body as SavedMemoryDto;
+    const item = (
+      await call(owner.token, '/api/memory', { method: 'POST', json: { text: 'The locker code is LOCK-7741.' } })
+    ).body as SavedMemoryDto;
     for (const title of ['first chat', 'second chat']) {
       const thread = await kit.createThread(title);
       const sent = await kit.send(thread.id, 'What is my locker code?');
@@ -98,7 +123,8 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
       expect(system.indexOf(SAVED_MEMORIES_HEADING)).toBeGreaterThan(0);
       // What the model saw records the item.
       const answer = sent.messages.at(-1) as MessageDto;
-      const seen = (await call(owner.token, `/api/threads/${thread.id}/messages/${answer.id}/context`)).body as MessageContextDto;
+      const seen = (await call(owner.token, `/api/threads/${thread.id}/messages/${answer.id}/context`))
+        .body as MessageContextDto;
       expect(seen.savedMemories).toEqual([{ id: item.id, text: 'The locker code is LOCK-7741.' }]);
     }
     const stranger = await server.guest();
@@ -123,7 +149,8 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
       'Middle fact: the car is a green hatchback.',
       'Newest fact: the favourite tea is a smoky lapsang souchong, brewed for exactly three minutes in the morning.',
     ];
-    for (const text of texts) expect((await call(token, '/api/memory', { method: 'POST', json: { text } })).status).toBe(201);
+    for (const text of texts)
+      expect((await call(token, '/api/memory', { method: 'POST', json: { text } })).status).toBe(201);
     const items = await list(token);
     expect(items.map((entry) => entry.text)).toEqual([...texts].reverse());
     expect(items[0]?.inContext).toBe(true);
@@ -142,9 +169,18 @@ describe('saved memories: the user\'s items reach the model in every thread', ()
     const asked = sent.userMessage;
     const items = await list(token);
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ text: 'The passport number is C4R55T901.', source: { threadId: thread.id, seq: asked.seq } });
+    expect(items[0]).toMatchObject({
+      text: 'The passport number is C4R55T901.',
+      source: { threadId: thread.id, seq: asked.seq },
+    });
     const transcript = await kit.transcript(thread.id);
-    expect(transcript.some((message) => message.role === 'system' && message.content === 'Saved to your memories: "The passport number is C4R55T901."')).toBe(true);
+    expect(
+      transcript.some(
+        (message) =>
+          message.role === 'system' &&
+          message.content === 'Saved to your memories: "The passport number is C4R55T901."',
+      ),
+    ).toBe(true);
 
     const next = await kit.createThread('a new day');
     await kit.send(next.id, 'What is my passport number?');

@@ -10,13 +10,18 @@ describe('per-thread memory settings through REST', () => {
   const server = useChatServer({
     stub: { classifyRequest, responder: summaryResponder({ chat: () => replyWithText('noted') }) },
     env: {
-      SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2',
-      SUMMARY_MAX_TOKENS: '100', SUMMARY_INPUT_MAX_TOKENS: '400', CONTEXT_MAX_INPUT_TOKENS: '1100', RESERVED_OUTPUT_TOKENS: '200',
+      SUMMARY_TRIGGER: 'messages=6',
+      SUMMARY_KEEP: 'messages=2',
+      SUMMARY_MAX_TOKENS: '100',
+      SUMMARY_INPUT_MAX_TOKENS: '400',
+      CONTEXT_MAX_INPUT_TOKENS: '1100',
+      RESERVED_OUTPUT_TOKENS: '200',
     },
   });
   const kit = memoryKit(server);
 
-  const patch = (threadId: string, json: unknown, as = server.token) => server.app.api(`/api/threads/${threadId}/settings`, { method: 'PATCH', token: as, json });
+  const patch = (threadId: string, json: unknown, as = server.token) =>
+    server.app.api(`/api/threads/${threadId}/settings`, { method: 'PATCH', token: as, json });
 
   it('validates trigger and keep like the env policies, naming the field', async () => {
     const thread = await kit.createThread();
@@ -34,40 +39,80 @@ describe('per-thread memory settings through REST', () => {
       expect(error.code).toBe('VALIDATION');
       expect(error.message).toMatch(message);
     }
-    const defaults = (await (await server.app.api(`/api/threads/${thread.id}/settings`, { token: server.token })).json()) as ThreadMemorySettingsDto;
-    expect(defaults).toMatchObject({ trigger: null, keep: null, memory: 'summary', defaults: { trigger: 'messages=6', keep: 'messages=2' }, pinnedMaxTokens: 225 });
+    const defaults = (await (
+      await server.app.api(`/api/threads/${thread.id}/settings`, { token: server.token })
+    ).json()) as ThreadMemorySettingsDto;
+    expect(defaults).toMatchObject({
+      trigger: null,
+      keep: null,
+      memory: 'summary',
+      defaults: { trigger: 'messages=6', keep: 'messages=2' },
+      pinnedMaxTokens: 225,
+    });
 
     const recorder = recordEvents(server.app, thread.id);
     const ok = await patch(thread.id, { trigger: 'messages=10', keep: 'messages=3' });
     expect(ok.status).toBe(200);
-    expect((await ok.json()) as ThreadMemorySettingsDto).toMatchObject({ trigger: 'messages=10', keep: 'messages=3', thread: { settings: { trigger: 'messages=10', keep: 'messages=3' } } });
-    const renamed = await server.app.api(`/api/threads/${thread.id}`, { method: 'PATCH', token: server.token, json: { title: 'renamed' } });
+    expect((await ok.json()) as ThreadMemorySettingsDto).toMatchObject({
+      trigger: 'messages=10',
+      keep: 'messages=3',
+      thread: { settings: { trigger: 'messages=10', keep: 'messages=3' } },
+    });
+    const renamed = await server.app.api(`/api/threads/${thread.id}`, {
+      method: 'PATCH',
+      token: server.token,
+      json: { title: 'renamed' },
+    });
     expect(renamed.status).toBe(200);
     const updates = recorder.events.flatMap((event) => (event.type === 'thread-updated' ? [event.thread] : []));
-    expect(updates.map((update: ThreadDto) => [update.title, update.settings.trigger])).toEqual([['memory', 'messages=10'], ['renamed', 'messages=10']]);
+    expect(updates.map((update: ThreadDto) => [update.title, update.settings.trigger])).toEqual([
+      ['memory', 'messages=10'],
+      ['renamed', 'messages=10'],
+    ]);
     recorder.stop();
     // Back to the deployment's policy.
-    expect(((await (await patch(thread.id, { trigger: null, keep: null })).json()) as ThreadMemorySettingsDto).trigger).toBeNull();
+    expect(
+      ((await (await patch(thread.id, { trigger: null, keep: null })).json()) as ThreadMemorySettingsDto).trigger,
+    ).toBeNull();
   });
 
   it('shows the recall settings on the thread itself (GET /api/threads/:id, the thread list, thread-updated events)', async () => {
     const thread = await kit.createThread('recall settings');
-    expect(thread.settings).toEqual({ trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null });
+    expect(thread.settings).toEqual({
+      trigger: null,
+      keep: null,
+      summaryPrompt: null,
+      recallTokens: null,
+      recallScope: null,
+    });
     const recorder = recordEvents(server.app, thread.id);
     expect((await patch(thread.id, { recallScope: 'thread', recallTokens: 0 })).status).toBe(200);
-    const shown = (await (await server.app.api(`/api/threads/${thread.id}`, { token: server.token })).json()) as ThreadDto;
+    const shown = (await (
+      await server.app.api(`/api/threads/${thread.id}`, { token: server.token })
+    ).json()) as ThreadDto;
     expect(shown.settings).toMatchObject({ recallScope: 'thread', recallTokens: 0 });
-    const listed = (await (await server.app.api('/api/threads', { token: server.token })).json()) as { threads: ThreadDto[] };
-    expect(listed.threads.find((each) => each.id === thread.id)?.settings).toMatchObject({ recallScope: 'thread', recallTokens: 0 });
-    expect(recorder.events.flatMap((event) => (event.type === 'thread-updated' ? [event.thread.settings.recallScope] : []))).toEqual(['thread']);
+    const listed = (await (await server.app.api('/api/threads', { token: server.token })).json()) as {
+      threads: ThreadDto[];
+    };
+    expect(listed.threads.find((each) => each.id === thread.id)?.settings).toMatchObject({
+      recallScope: 'thread',
+      recallTokens: 0,
+    });
+    expect(
+      recorder.events.flatMap((event) => (event.type === 'thread-updated' ? [event.thread.settings.recallScope] : [])),
+    ).toEqual(['thread']);
     recorder.stop();
     expect((await patch(thread.id, { recallScope: null, recallTokens: null })).status).toBe(200);
-    expect(((await (await server.app.api(`/api/threads/${thread.id}`, { token: server.token })).json()) as ThreadDto).settings).toMatchObject({ recallScope: null, recallTokens: null });
+    expect(
+      ((await (await server.app.api(`/api/threads/${thread.id}`, { token: server.token })).json()) as ThreadDto)
+        .settings,
+    ).toMatchObject({ recallScope: null, recallTokens: null });
   });
 
   it('lets only admins set the summary prompt, which the next fold uses', async () => {
     const thread = await kit.createThread();
-    const prompt = 'You keep the running summary of this support chat. Write it in two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';
+    const prompt =
+      'You keep the running summary of this support chat. Write it in two lines. Only cite #{{fromSeq}} to #{{throughSeq}}.';
     const refused = await patch(thread.id, { summaryPrompt: prompt });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
@@ -75,7 +120,8 @@ describe('per-thread memory settings through REST', () => {
     expect(set.status).toBe(200);
     expect(((await set.json()) as ThreadMemorySettingsDto).summaryPrompt).toBe(prompt);
     const before = server.stub.requests.length;
-    for (let turn = 1; turn <= 4; turn += 1) await kit.send(thread.id, `Support turn ${turn}, ticket CODE-${700 + turn}.`);
+    for (let turn = 1; turn <= 4; turn += 1)
+      await kit.send(thread.id, `Support turn ${turn}, ticket CODE-${700 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 2);
     const summaries = server.stub.requests.slice(before).filter((request) => request.kind === 'summary');
     expect(summaries.length).toBeGreaterThan(0);
@@ -98,7 +144,9 @@ describe('per-thread memory settings through REST', () => {
     // ... the window-only one never does, even when the sweeper looks for due folds.
     await server.app.application.sweeper.sweep();
     await waitForIdleSummaryQueue(server.app);
-    expect(await query(server.app, 'SELECT revision FROM summary_revisions WHERE thread_id = $1', [windowOnly.id])).toEqual([]);
+    expect(
+      await query(server.app, 'SELECT revision FROM summary_revisions WHERE thread_id = $1', [windowOnly.id]),
+    ).toEqual([]);
     const detail = await kit.detail(windowOnly.id);
     expect(detail.context).toMatchObject({ revision: 0, coveredThroughSeq: 0, windowEntries: 18, foldPending: false });
     const pack = await kit.context(windowOnly.id);

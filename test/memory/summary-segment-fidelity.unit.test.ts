@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { filterCitations, type ContextEntry } from '../../src/core/context';
 import { appendSegments } from '../../src/core/summary/append-segments';
-import { ensureCap, ensureRetention, summarizeChunks, summaryTemplateFor, type SummarizeDeps } from '../../src/core/summary/summarize-entries';
+import {
+  ensureCap,
+  ensureRetention,
+  summarizeChunks,
+  summaryTemplateFor,
+  type SummarizeDeps,
+} from '../../src/core/summary/summarize-entries';
 import type { SegmentedSummary } from '../../src/core/summary/summary-segments';
 import { silentLog, testSettings } from '../fakes/summary-use-case-fakes';
 import { createSummarizerPort } from '../../src/llm/model-ports';
@@ -61,10 +67,18 @@ async function foldAll(mode: 'append' | 'rewrite', entries: ContextEntry[], deps
     const throughSeq = folded.at(-1)?.seq ?? 1;
     const call = { threadId: 'thread-1', usage: { tokensIn: 0, tokensOut: 0 } };
     if (mode === 'append') {
-      summary = (await appendSegments({ ...call, previous: summary, folded, fromSeq, contextStartSeq: 1, summaryPrompt: undefined }, deps)).summary;
+      summary = (
+        await appendSegments(
+          { ...call, previous: summary, folded, fromSeq, contextStartSeq: 1, summaryPrompt: undefined },
+          deps,
+        )
+      ).summary;
     } else {
       // The fold before segments: the previous summary rewritten with the new messages, re-asked, capped.
-      let text = await summarizeChunks({ ...call, previous: summary, folded, fromSeq, template: summaryTemplateFor(undefined) }, deps);
+      let text = await summarizeChunks(
+        { ...call, previous: summary, folded, fromSeq, template: summaryTemplateFor(undefined) },
+        deps,
+      );
       text = (await ensureRetention({ ...call, text, folded }, deps)).text;
       text = filterCitations({ summary: await ensureCap({ ...call, text }, deps), fromSeq: 1, throughSeq });
       summary = { text, segmentEnds: [text.length] };
@@ -89,12 +103,15 @@ function prefixKeepingFolds(texts: readonly string[]): number {
 // the cap (room for the next segments) where a rewrite fills it, and each segment carries its own header. An
 // extractive summarizer never drifts when it rewrites, so this test cannot show what appending saves there.
 describe('summary fidelity after ten folds: appending segments against rewriting', () => {
-  it('keeps nearly as many planted identifiers when appending, all of the last fold\'s, and the earlier text between consolidations', async () => {
+  it("keeps nearly as many planted identifiers when appending, all of the last fold's, and the earlier text between consolidations", async () => {
     const { entries, identifiers } = conversation();
     const deps = setup();
     const appended = await foldAll('append', entries, deps);
     const rewritten = await foldAll('rewrite', entries, deps);
-    const kept = { append: survivors(appended.at(-1) ?? '', identifiers), rewrite: survivors(rewritten.at(-1) ?? '', identifiers) };
+    const kept = {
+      append: survivors(appended.at(-1) ?? '', identifiers),
+      rewrite: survivors(rewritten.at(-1) ?? '', identifiers),
+    };
     const lastFold = identifiers.slice(-3);
     const figures = {
       planted: identifiers.length,
@@ -112,6 +129,7 @@ describe('summary fidelity after ten folds: appending segments against rewriting
     expect(figures.lastFoldKeptAppend).toBe(3);
     // Most folds append (the summary's earlier text, and the prompt prefix a provider caches, survives them).
     expect(figures.prefixKeptAppend).toBeGreaterThanOrEqual(FOLDS / 2);
-    for (const text of appended) expect(deps.settings.counter.countText(text)).toBeLessThanOrEqual(deps.settings.summaryMaxTokens);
+    for (const text of appended)
+      expect(deps.settings.counter.countText(text)).toBeLessThanOrEqual(deps.settings.summaryMaxTokens);
   });
 });

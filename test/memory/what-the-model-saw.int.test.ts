@@ -30,7 +30,14 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
   it('serves, for an answer given after a fold, the summary revision, the window and pinned seqs and the figures the model really got', async () => {
     const thread = await kit.createThread();
     const first = await kit.send(thread.id, 'Keep this: the vault code is ORCA-77.');
-    expect((await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token: server.token })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, {
+          method: 'POST',
+          token: server.token,
+        })
+      ).status,
+    ).toBe(200);
     for (let turn = 1; turn <= 5; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${700 + turn} is noted.`);
     await kit.waitForFoldThrough(thread.id, 6);
     const asked = await kit.send(thread.id, 'Which codes did I give you?');
@@ -49,7 +56,11 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     expect(leading).toContain(view.summary!.text!);
     expect(view.summary!.text).toContain('CODE-701');
     // The owner gets the system prompt's hash and size, never its text (the operator's instructions).
-    expect(view.systemPrefix).toEqual({ hash: expect.stringMatching(/^[0-9a-f]{64}$/), text: null, tokens: expect.any(Number) });
+    expect(view.systemPrefix).toEqual({
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      text: null,
+      tokens: expect.any(Number),
+    });
     expect(view.systemPrefix!.tokens).toBeGreaterThan(0);
     expect(JSON.stringify(view)).not.toContain(SYSTEM_PROMPT);
 
@@ -64,29 +75,50 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     expect(view.windowSeqs.at(-1)).toBe(asked.userMessage.seq);
     expect(view.windowSeqs.every((seq) => seq > view.summary!.throughSeq)).toBe(true);
     expect(view.pinnedSeqs).toEqual([first.userMessage.seq]);
-    expect(view.messages.find((message) => message.place === 'pinned')).toMatchObject({ seq: first.userMessage.seq, content: 'Keep this: the vault code is ORCA-77.', forgotten: false });
+    expect(view.messages.find((message) => message.place === 'pinned')).toMatchObject({
+      seq: first.userMessage.seq,
+      content: 'Keep this: the vault code is ORCA-77.',
+      forgotten: false,
+    });
 
     // Our estimate beside the provider's figure (the stub reports usage), and the parts add up to the estimate.
     expect(view.reportedPromptTokens).toBe(request.promptTokens);
     expect(view.estimatedPromptTokens).toBeGreaterThan(0);
     const parts = view.parts!;
-    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + (parts.recall ?? 0) + parts.notes + parts.priming + parts.toolSchemas).toBe(view.estimatedPromptTokens);
+    expect(
+      parts.systemPrefix +
+        parts.summary +
+        parts.pinned +
+        parts.window +
+        (parts.recall ?? 0) +
+        parts.notes +
+        parts.priming +
+        parts.toolSchemas,
+    ).toBe(view.estimatedPromptTokens);
     expect(parts.summary).toBeGreaterThan(0);
     expect(parts.pinned).toBeGreaterThan(0);
 
     // Every stored answer of the thread has its manifest; the system prefix is stored once for all of them.
-    const answers = transcript.filter((message: MessageDto) => message.role === 'assistant' && message.status === 'complete');
+    const answers = transcript.filter(
+      (message: MessageDto) => message.role === 'assistant' && message.status === 'complete',
+    );
     expect(answers.length).toBe(7);
     for (const stored of answers) expect((await seenBy(thread.id, stored.id)).status).toBe(200);
     const prefixes = await query<{ n: number }>(server.app, 'SELECT count(*)::int AS n FROM system_prefixes');
     expect(prefixes[0]?.n).toBe(1);
-    const withoutManifest = await query<{ n: number }>(server.app, `SELECT count(*)::int AS n FROM messages m WHERE m.thread_id = $1 AND m.role = 'assistant'
-      AND NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.message_id = m.id AND c.system_prefix_hash IS NOT NULL)`, [thread.id]);
+    const withoutManifest = await query<{ n: number }>(
+      server.app,
+      `SELECT count(*)::int AS n FROM messages m WHERE m.thread_id = $1 AND m.role = 'assistant'
+      AND NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.message_id = m.id AND c.system_prefix_hash IS NOT NULL)`,
+      [thread.id],
+    );
     expect(withoutManifest[0]?.n).toBe(0);
 
     // An admin sees the same plus the system prompt's text, through the admin API (the console) and an admin JWT.
     const asAdmin = { ...view, systemPrefix: { ...view.systemPrefix!, text: SYSTEM_PROMPT } };
-    const admin = await server.app.api(`/api/admin/threads/${thread.id}/messages/${answer.id}/context`, { token: 'test-admin-token-0123456789' });
+    const admin = await server.app.api(`/api/admin/threads/${thread.id}/messages/${answer.id}/context`, {
+      token: 'test-admin-token-0123456789',
+    });
     expect(admin.status).toBe(200);
     expect(await admin.json()).toEqual(asAdmin);
     const byAdminJwt = await seenBy(thread.id, answer.id, await adminToken(server.app));
@@ -104,7 +136,12 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     expect(text).not.toContain(SYSTEM_PROMPT);
     const pack = JSON.parse(text) as ContextPackDto;
     const [prompt, summary] = pack.messages;
-    expect(prompt).toEqual({ role: 'system', content: '', tokens: expect.any(Number), systemPrompt: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), hidden: true } });
+    expect(prompt).toEqual({
+      role: 'system',
+      content: '',
+      tokens: expect.any(Number),
+      systemPrompt: { hash: expect.stringMatching(/^[0-9a-f]{64}$/), hidden: true },
+    });
     expect(prompt!.tokens).toBeGreaterThan(0);
     // The owner's summary is still shown, in an entry of its own.
     expect(summary?.role).toBe('system');
@@ -113,7 +150,11 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     expect(summary?.systemPrompt).toBeUndefined();
     const admin = await server.app.api(`/api/admin/threads/${thread.id}`, { token: 'test-admin-token-0123456789' });
     const adminPack = ((await admin.json()) as AdminThreadDetailDto).pack;
-    expect(adminPack.messages[0]).toEqual({ ...prompt, content: SYSTEM_PROMPT, systemPrompt: { hash: prompt!.systemPrompt!.hash, hidden: false } });
+    expect(adminPack.messages[0]).toEqual({
+      ...prompt,
+      content: SYSTEM_PROMPT,
+      systemPrompt: { hash: prompt!.systemPrompt!.hash, hidden: false },
+    });
     expect(adminPack.messages.slice(1)).toEqual(pack.messages.slice(1));
     expect(adminPack.tokens).toBe(pack.tokens);
     // The split keeps the figures: the entries still add up to what the call costs.
@@ -125,12 +166,24 @@ describe('what the model saw, for any answer (GET /api/threads/:id/messages/:mes
     const secret = await kit.send(thread.id, 'My locker combination is 31-07-19.');
     const asked = await kit.send(thread.id, 'Thanks, that is all.');
     const answer = asked.messages.at(-1)!;
-    expect((await seen(thread.id, answer.id)).messages.find((message) => message.seq === secret.userMessage.seq)?.content).toBe('My locker combination is 31-07-19.');
+    expect(
+      (await seen(thread.id, answer.id)).messages.find((message) => message.seq === secret.userMessage.seq)?.content,
+    ).toBe('My locker combination is 31-07-19.');
 
-    expect((await server.app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}?only=true`, { method: 'DELETE', token: server.token })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages/${secret.userMessage.id}?only=true`, {
+          method: 'DELETE',
+          token: server.token,
+        })
+      ).status,
+    ).toBe(200);
     const after = await seen(thread.id, answer.id);
     expect(after.windowSeqs).toContain(secret.userMessage.seq);
-    expect(after.messages.find((message) => message.seq === secret.userMessage.seq)).toMatchObject({ forgotten: true, content: null });
+    expect(after.messages.find((message) => message.seq === secret.userMessage.seq)).toMatchObject({
+      forgotten: true,
+      content: null,
+    });
     expect(JSON.stringify(after)).not.toContain('31-07-19');
 
     // A user message has no call; another user's thread is a 404 like a missing one.

@@ -14,7 +14,9 @@ function seriesValue(text: string, name: string, labels: Record<string, string> 
     if (line.startsWith('#') || !line.startsWith(name)) continue;
     const match = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]));
+    const present = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]),
+    );
     if (Object.entries(labels).every(([key, value]) => present[key] === value)) return Number(match[3]);
   }
   return 0;
@@ -28,7 +30,13 @@ describe('/metrics', () => {
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
     app = await startTestApp({
-      env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RATE_LIMIT_PER_MINUTE: '3', METRICS_PORT: '0' },
+      env: {
+        OPENAI_BASE_URL: stub.url,
+        SUMMARY_TRIGGER: 'messages=6',
+        SUMMARY_KEEP: 'messages=2',
+        RATE_LIMIT_PER_MINUTE: '3',
+        METRICS_PORT: '0',
+      },
     });
   });
   afterAll(async () => {
@@ -65,26 +73,52 @@ describe('/metrics', () => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     tab = await openTab(app, token);
     for (let turn = 1; turn <= 3; turn += 1) {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `turn ${turn} keeps CODE-${turn}` } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `turn ${turn} keeps CODE-${turn}` },
+      });
       expect(response.status).toBe(201);
     }
     // The limit is 3 a minute: the fourth send is refused, over HTTP and over the socket.
-    expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'one too many' } })).status).toBe(429);
-    const refused = await tab.request('message-send', { threadId: thread.id, content: 'one too many', clientMessageId: 'over-limit' });
+    expect(
+      (
+        await app.api(`/api/threads/${thread.id}/messages`, {
+          method: 'POST',
+          token,
+          json: { content: 'one too many' },
+        })
+      ).status,
+    ).toBe(429);
+    const refused = await tab.request('message-send', {
+      threadId: thread.id,
+      content: 'one too many',
+      clientMessageId: 'over-limit',
+    });
     expect(refused.response).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' } });
 
     // Six messages reach the trigger: the in-process worker folds.
     let text = '';
-    await waitFor(async () => {
-      text = await scrape();
-      return seriesValue(text, 'chat_folds_total', { author: 'fold' }) >= 1 && seriesValue(text, 'chat_fold_lag_seconds_count') >= 1;
-    }, { timeoutMs: 30_000, what: 'a fold in the metrics' });
+    await waitFor(
+      async () => {
+        text = await scrape();
+        return (
+          seriesValue(text, 'chat_folds_total', { author: 'fold' }) >= 1 &&
+          seriesValue(text, 'chat_fold_lag_seconds_count') >= 1
+        );
+      },
+      { timeoutMs: 30_000, what: 'a fold in the metrics' },
+    );
 
     expect(seriesValue(text, 'chat_turn_duration_seconds_count', { status: 'complete' })).toBe(3);
     expect(seriesValue(text, 'chat_turn_duration_seconds_sum', { status: 'complete' })).toBeGreaterThan(0);
     expect(seriesValue(text, 'chat_turn_first_token_seconds_count')).toBe(3);
-    expect(seriesValue(text, 'chat_model_calls_total', { purpose: 'chat', outcome: 'ok', model: 'gpt-4o-mini' })).toBe(3);
-    expect(seriesValue(text, 'chat_model_calls_total', { purpose: 'summary', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(text, 'chat_model_calls_total', { purpose: 'chat', outcome: 'ok', model: 'gpt-4o-mini' })).toBe(
+      3,
+    );
+    expect(seriesValue(text, 'chat_model_calls_total', { purpose: 'summary', outcome: 'ok' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(seriesValue(text, 'chat_model_tokens_total', { purpose: 'chat', direction: 'in' })).toBeGreaterThan(0);
     expect(seriesValue(text, 'chat_model_tokens_total', { purpose: 'chat', direction: 'out' })).toBeGreaterThan(0);
     // The stub reports usage: estimates and reports are both exported, and their ratio per call.
@@ -103,6 +137,9 @@ describe('/metrics', () => {
     expect(seriesValue(text, 'chat_http_responses_total', { method: 'POST', status: '201' })).toBeGreaterThanOrEqual(4);
 
     tab.close();
-    await waitFor(async () => seriesValue(await scrape(), 'chat_active_sockets') === 0, { timeoutMs: 10_000, what: 'the socket to be counted out' });
+    await waitFor(async () => seriesValue(await scrape(), 'chat_active_sockets') === 0, {
+      timeoutMs: 10_000,
+      what: 'the socket to be counted out',
+    });
   });
 });

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../src/db/migrate';
 import type { ThreadDto } from '../../src/shared/api';
 import { createTestDatabase } from '../support/databases';
-import { lastUserText, replyWithText, startOpenAIStub, type OpenAIStub, type StubResponder } from '../support/openai-stub';
+import {
+  lastUserText,
+  replyWithText,
+  startOpenAIStub,
+  type OpenAIStub,
+  type StubResponder,
+} from '../support/openai-stub';
 import { openTab, type Tab } from '../support/socket-client';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
@@ -16,10 +22,12 @@ import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const words = (text: string, count: number) => Array.from({ length: count }, (_, index) => `${text}-${index} `);
 /** An answer of `count` words, one chunk each, `delayMs` apart. */
-const slowly = (count: number, delayMs: number): StubResponder => (request) => {
-  const said = lastUserText(request.body);
-  return replyWithText('', { chunks: [`answer to ${said}: `, ...words('w', count)], chunkDelayMs: delayMs });
-};
+const slowly =
+  (count: number, delayMs: number): StubResponder =>
+  (request) => {
+    const said = lastUserText(request.body);
+    return replyWithText('', { chunks: [`answer to ${said}: `, ...words('w', count)], chunkDelayMs: delayMs });
+  };
 
 describe('SIGTERM under traffic (a rolling restart)', () => {
   let stub: OpenAIStub;
@@ -33,12 +41,24 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
     stub = await startOpenAIStub({ responder: slowly(40, 100) });
     const database = await createTestDatabase('restart');
     databaseUrl = database.url;
-    await applyMigrations({ databaseUrl, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
+    await applyMigrations({
+      databaseUrl,
+      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
+      log: silent,
+    });
     dataDir = await makeServiceTempDir('chat-restart-');
     env = {
-      DATABASE_URL: databaseUrl, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`, OPENAI_BASE_URL: stub.url,
-      DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      SHUTDOWN_GRACE_MS: '1500', SWEEP_INTERVAL_MS: '500', RATE_LIMIT_PER_MINUTE: '10000', MAX_QUEUED_TURNS: '4',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
+      OPENAI_BASE_URL: stub.url,
+      DATA_DIR: dataDir,
+      AUTH_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_TOKEN: randomBytes(16).toString('hex'),
+      SHUTDOWN_GRACE_MS: '1500',
+      SWEEP_INTERVAL_MS: '500',
+      RATE_LIMIT_PER_MINUTE: '10000',
+      MAX_QUEUED_TURNS: '4',
     };
   });
   afterAll(async () => {
@@ -52,25 +72,30 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
     const first = startServerProcess(env);
     servers.push(first);
     const base = `http://127.0.0.1:${await first.port}`;
-    const api = (pathName: string, token: string | null, json?: unknown) => fetch(`${base}${pathName}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-    });
+    const api = (pathName: string, token: string | null, json?: unknown) =>
+      fetch(`${base}${pathName}`, {
+        method: json === undefined ? 'GET' : 'POST',
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      });
 
     // Three clients, each on its own thread, sending over a socket as fast as the server accepts.
-    const clients = await Promise.all(Array.from({ length: 3 }, async () => {
-      const { token } = (await (await api('/api/auth/guest', null, {})).json()) as { token: string };
-      const thread = (await (await api('/api/threads', token, {})).json()) as ThreadDto;
-      const tab = await openTab({ baseUrl: base }, token);
-      tabs.push(tab);
-      return { token, thread, tab, accepted: [] as string[], refused: 0 };
-    }));
+    const clients = await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        const { token } = (await (await api('/api/auth/guest', null, {})).json()) as { token: string };
+        const thread = (await (await api('/api/threads', token, {})).json()) as ThreadDto;
+        const tab = await openTab({ baseUrl: base }, token);
+        tabs.push(tab);
+        return { token, thread, tab, accepted: [] as string[], refused: 0 };
+      }),
+    );
     let sending = true;
     const traffic = clients.map(async (client, index) => {
       for (let n = 0; sending && client.tab.socket.connected; n += 1) {
         const content = `client ${index} message ${n}`;
-        const { response } = await client.tab.request('message-send', { threadId: client.thread.id, content, clientMessageId: `c${index}-m${n}` }).catch(() => ({ response: { ok: false } }));
+        const { response } = await client.tab
+          .request('message-send', { threadId: client.thread.id, content, clientMessageId: `c${index}-m${n}` })
+          .catch(() => ({ response: { ok: false } }));
         if (response.ok) client.accepted.push(content);
         else client.refused += 1;
         await new Promise((resolve) => setTimeout(resolve, 150));
@@ -83,9 +108,13 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
       // SIGTERM while answers stream and others wait in the threads' queues (both waited for: a turn starts within
       // milliseconds of its send, so two answers can stream before a second send per thread was accepted).
       const acceptedSoFar = () => clients.reduce((sum, client) => sum + client.accepted.length, 0);
-      await waitFor(async () => (await db.query("SELECT 1 FROM messages WHERE status = 'streaming'")).rowCount! >= 2
-        && (await db.query("SELECT 1 FROM turns WHERE status = 'queued'")).rowCount! >= 1 && acceptedSoFar() >= 6,
-      { timeoutMs: 20_000, what: 'answers streaming and turns queued behind them' });
+      await waitFor(
+        async () =>
+          (await db.query("SELECT 1 FROM messages WHERE status = 'streaming'")).rowCount! >= 2 &&
+          (await db.query("SELECT 1 FROM turns WHERE status = 'queued'")).rowCount! >= 1 &&
+          acceptedSoFar() >= 6,
+        { timeoutMs: 20_000, what: 'answers streaming and turns queued behind them' },
+      );
       first.child.kill('SIGTERM');
       expect(await first.exited, first.output().slice(-3000)).toBe(0);
       sending = false;
@@ -105,11 +134,16 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
       const second = startServerProcess(env);
       servers.push(second);
       await second.port;
-      await waitFor(async () => (await count("SELECT count(*) AS n FROM turns WHERE status IN ('queued', 'running')")) === 0, { timeoutMs: 30_000, what: 'the queued turns to finish on the second server' });
+      await waitFor(
+        async () => (await count("SELECT count(*) AS n FROM turns WHERE status IN ('queued', 'running')")) === 0,
+        { timeoutMs: 30_000, what: 'the queued turns to finish on the second server' },
+      );
 
       for (const content of accepted) {
         const rows = await db.query<{ status: string; seq: number | null; turn_status: string }>(
-          'SELECT m.status, m.seq, t.status AS turn_status FROM messages m JOIN turns t ON t.id = m.turn_id WHERE m.content = $1', [content]);
+          'SELECT m.status, m.seq, t.status AS turn_status FROM messages m JOIN turns t ON t.id = m.turn_id WHERE m.content = $1',
+          [content],
+        );
         expect(rows.rows, content).toHaveLength(1);
         expect(rows.rows[0]!.seq, content).not.toBeNull();
         expect(['complete', 'cancelled']).toContain(rows.rows[0]!.turn_status);
@@ -117,9 +151,14 @@ describe('SIGTERM under traffic (a rolling restart)', () => {
       expect(await count("SELECT count(*) AS n FROM messages WHERE status IN ('streaming', 'pending')")).toBe(0);
       // Each thread's transcript is gapless and alternates question, answer.
       for (const client of clients) {
-        const rows = await db.query<{ seq: number; role: string }>('SELECT seq, role FROM messages WHERE thread_id = $1 ORDER BY seq', [client.thread.id]);
+        const rows = await db.query<{ seq: number; role: string }>(
+          'SELECT seq, role FROM messages WHERE thread_id = $1 ORDER BY seq',
+          [client.thread.id],
+        );
         expect(rows.rows.map((row) => row.seq)).toEqual(rows.rows.map((_, index) => index + 1));
-        expect(rows.rows.map((row) => row.role)).toEqual(rows.rows.map((_, index) => (index % 2 === 0 ? 'user' : 'assistant')));
+        expect(rows.rows.map((row) => row.role)).toEqual(
+          rows.rows.map((_, index) => (index % 2 === 0 ? 'user' : 'assistant')),
+        );
         expect(rows.rows.filter((row) => row.role === 'user')).toHaveLength(client.accepted.length);
       }
       second.child.kill('SIGTERM');

@@ -16,7 +16,12 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
   const server = useChatServer({
     stub: { classifyRequest, responder: summaryResponder() },
     // A trigger no test reaches: any fold here is an idle fold (or the forced one, below).
-    env: { SUMMARY_TRIGGER: 'messages=200', SUMMARY_KEEP: 'messages=2', PROMPT_CACHE_TTL: String(TTL_MS / 1000), IDLE_FOLD_MIN_TOKENS: '20' },
+    env: {
+      SUMMARY_TRIGGER: 'messages=200',
+      SUMMARY_KEEP: 'messages=2',
+      PROMPT_CACHE_TTL: String(TTL_MS / 1000),
+      IDLE_FOLD_MIN_TOKENS: '20',
+    },
   });
   const kit = memoryKit(server);
 
@@ -27,7 +32,9 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     await kit.send(threadId, content);
   }
   async function detail(threadId: string): Promise<AdminThreadDetailDto> {
-    return (await (await server.app.api(`/api/admin/threads/${threadId}`, { token: ADMIN_TOKEN })).json()) as AdminThreadDetailDto;
+    return (await (
+      await server.app.api(`/api/admin/threads/${threadId}`, { token: ADMIN_TOKEN })
+    ).json()) as AdminThreadDetailDto;
   }
   async function idleJobs(threadId: string) {
     const jobs = await server.app.application.folds.queue.getJobs(['delayed', 'waiting', 'active']);
@@ -42,12 +49,18 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     const redis = new Redis(server.app.redisUrl);
     try {
       let due = 0;
-      await waitFor(async () => {
-        const jobs = await idleJobs(threadId);
-        const score = jobs.length === 1 && jobs[0]?.id ? await redis.zscore(`${server.app.prefix}:summary:delayed`, jobs[0].id) : null;
-        due = score === null ? 0 : Math.floor(Number(score) / 0x1000);
-        return due >= after + TTL_MS;
-      }, { timeoutMs: 10_000, what: 'the idle fold to be scheduled' });
+      await waitFor(
+        async () => {
+          const jobs = await idleJobs(threadId);
+          const score =
+            jobs.length === 1 && jobs[0]?.id
+              ? await redis.zscore(`${server.app.prefix}:summary:delayed`, jobs[0].id)
+              : null;
+          due = score === null ? 0 : Math.floor(Number(score) / 0x1000);
+          return due >= after + TTL_MS;
+        },
+        { timeoutMs: 10_000, what: 'the idle fold to be scheduled' },
+      );
       return due;
     } finally {
       redis.disconnect();
@@ -74,7 +87,10 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     const pushed = await idleJobs(thread.id);
     expect(pushed.map((each) => each.id)).toEqual([job?.id]);
 
-    await waitFor(async () => (await detail(thread.id)).context.revision === 1, { timeoutMs: 30_000, what: 'the idle fold' });
+    await waitFor(async () => (await detail(thread.id)).context.revision === 1, {
+      timeoutMs: 30_000,
+      what: 'the idle fold',
+    });
     const folded = await detail(thread.id);
     // Quiet since the last turn: never before the cache lifetime after it.
     expect(Date.now()).toBeGreaterThanOrEqual(pushedDue);
@@ -92,7 +108,10 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     const sent = Date.now();
     await send(thread.id, 'Hi.');
     await dueAfter(thread.id, sent);
-    await waitFor(async () => (await idleJobs(thread.id)).length === 0, { timeoutMs: 30_000, what: 'the idle fold job to run' });
+    await waitFor(async () => (await idleJobs(thread.id)).length === 0, {
+      timeoutMs: 30_000,
+      what: 'the idle fold job to run',
+    });
     expect((await detail(thread.id)).context.revision).toBe(0);
   });
 
@@ -104,6 +123,9 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     await dueAfter(thread.id, sent);
     const jobId = await server.app.application.folds.enqueueFold(thread.id, 'trigger fired', true);
     expect(jobId).not.toBeNull();
-    await waitFor(async () => (await detail(thread.id)).context.revision >= 1, { timeoutMs: 30_000, what: 'the trigger fold' });
+    await waitFor(async () => (await detail(thread.id)).context.revision >= 1, {
+      timeoutMs: 30_000,
+      what: 'the trigger fold',
+    });
   });
 });

@@ -25,7 +25,13 @@ describe('with Redis stopped', () => {
     redis = await startEmbeddedRedis({ dataDir: redisDir, port: redisPort, persist: false });
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder() });
     app = await startTestApp({
-      env: { OPENAI_BASE_URL: stub.url, REDIS_URL: redis.url, SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' },
+      env: {
+        OPENAI_BASE_URL: stub.url,
+        REDIS_URL: redis.url,
+        SUMMARY_TRIGGER: 'messages=8',
+        SUMMARY_KEEP: 'messages=2',
+        SUMMARY_MAX_TOKENS: '200',
+      },
     });
     ({ token } = await app.guest());
   });
@@ -39,12 +45,24 @@ describe('with Redis stopped', () => {
   it('keeps turns working, reports readiness as degraded, and folds what was missed once Redis is back', async () => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     // One turn with Redis up first, so the timings below are not the stub's first-call warm-up.
-    expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'warm-up turn CODE-0' } })).status).toBe(201);
+    expect(
+      (
+        await app.api(`/api/threads/${thread.id}/messages`, {
+          method: 'POST',
+          token,
+          json: { content: 'warm-up turn CODE-0' },
+        })
+      ).status,
+    ).toBe(201);
     await redis.stop();
 
     for (let turn = 1; turn <= 4; turn += 1) {
       const started = Date.now();
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `offline turn ${turn} CODE-${turn}` } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `offline turn ${turn} CODE-${turn}` },
+      });
       expect(response.status).toBe(201);
       expect(((await response.json()) as SendMessageResponseDto).turn.status).toBe('complete');
       expect(Date.now() - started).toBeLessThan(3000);
@@ -52,36 +70,59 @@ describe('with Redis stopped', () => {
     const ready = await app.api('/readyz');
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ postgres: 'up', redis: 'down' });
-    const before = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number; foldPending: boolean } };
+    const before = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as {
+      context: { revision: number; foldPending: boolean };
+    };
     expect(before.context).toMatchObject({ revision: 0, foldPending: true });
 
     redis = await startEmbeddedRedis({ dataDir: redisDir, port: redisPort, persist: false });
-    await waitFor(async () => {
-      const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number } };
-      return detail.context.revision > 0;
-    }, { timeoutMs: 20_000, what: 'the sweeper to enqueue the missed fold' });
+    await waitFor(
+      async () => {
+        const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as {
+          context: { revision: number };
+        };
+        return detail.context.revision > 0;
+      },
+      { timeoutMs: 20_000, what: 'the sweeper to enqueue the missed fold' },
+    );
     expect(stub.requests.some((request) => request.kind === 'summary')).toBe(true);
   });
 
   it("catches up a thread's fold under its own lower trigger once Redis is back (the sweeper uses each thread's policy)", async () => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     // The deployment folds at 8 window messages; this thread at 4.
-    expect((await app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token, json: { trigger: 'messages=4' } })).status).toBe(200);
+    expect(
+      (await app.api(`/api/threads/${thread.id}/settings`, { method: 'PATCH', token, json: { trigger: 'messages=4' } }))
+        .status,
+    ).toBe(200);
     await redis.stop();
     for (let turn = 1; turn <= 2; turn += 1) {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `own-trigger turn ${turn} CODE-${40 + turn}` } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `own-trigger turn ${turn} CODE-${40 + turn}` },
+      });
       expect(((await response.json()) as SendMessageResponseDto).turn.status).toBe('complete');
     }
     // 4 window messages: due by the thread's trigger, not by the deployment's; its enqueue failed with Redis down.
-    const before = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number; foldPending: boolean; windowEntries: number } };
+    const before = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as {
+      context: { revision: number; foldPending: boolean; windowEntries: number };
+    };
     expect(before.context).toMatchObject({ revision: 0, foldPending: true, windowEntries: 4 });
 
     redis = await startEmbeddedRedis({ dataDir: redisDir, port: redisPort, persist: false });
-    await waitFor(async () => {
-      const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as { context: { revision: number } };
-      return detail.context.revision > 0;
-    }, { timeoutMs: 20_000, what: "the sweeper to enqueue the thread's missed fold" });
-    const context = (await (await app.api(`/api/threads/${thread.id}/context`, { token })).json()) as { summary: { text: string } | null };
+    await waitFor(
+      async () => {
+        const detail = (await (await app.api(`/api/threads/${thread.id}`, { token })).json()) as {
+          context: { revision: number };
+        };
+        return detail.context.revision > 0;
+      },
+      { timeoutMs: 20_000, what: "the sweeper to enqueue the thread's missed fold" },
+    );
+    const context = (await (await app.api(`/api/threads/${thread.id}/context`, { token })).json()) as {
+      summary: { text: string } | null;
+    };
     expect(context.summary?.text).toContain('CODE-41');
   });
 });

@@ -11,13 +11,15 @@ import { waitFor } from '../support/wait-for';
 import { assertRequestsValid, classifyRequest } from '../tools/tool-test-kit';
 
 /** The roles and texts of a request, as a strict chat template reads them. */
-const turnsOf = (request: StubRequest) => request.body.messages.map((message) => ({ role: message.role, text: wireContentText(message.content) }));
+const turnsOf = (request: StubRequest) =>
+  request.body.messages.map((message) => ({ role: message.role, text: wireContentText(message.content) }));
 
 /** The model: calls a tool when asked to, otherwise answers with the last user text it got. */
 function chat(request: StubRequest) {
   const last = turnsOf(request).at(-1)?.text ?? '';
   if (last.startsWith('[Tool result')) return replyWithText(`the tool said: ${last.split('\n')[1] ?? ''}`);
-  if (last.startsWith(SERVER_NOTE_OPEN) && last.includes('Result of late_report')) return replyWithText('the background report is in');
+  if (last.startsWith(SERVER_NOTE_OPEN) && last.includes('Result of late_report'))
+    return replyWithText('the background report is in');
   const user = lastUserText(request.body);
   if (user === 'echo please') return replyWithToolCalls([{ name: 'quick_echo', arguments: { text: 'ID-42' } }]);
   if (user === 'report in the background please') return replyWithToolCalls([{ name: 'late_report', arguments: {} }]);
@@ -31,10 +33,22 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     app: {
       tuning: {
         extraTools: [
-          defineTool({ name: 'quick_echo', description: 'Echoes its text.', mode: 'inline', schema: z.object({ text: z.string() }), run: async ({ text }) => `echo ${text}` }),
           defineTool({
-            name: 'late_report', description: 'A report that arrives later.', mode: 'async', schema: z.object({}),
-            run: async () => { await new Promise((resolve) => setTimeout(resolve, 300)); return 'report: ID-77 shipped'; },
+            name: 'quick_echo',
+            description: 'Echoes its text.',
+            mode: 'inline',
+            schema: z.object({ text: z.string() }),
+            run: async ({ text }) => `echo ${text}`,
+          }),
+          defineTool({
+            name: 'late_report',
+            description: 'A report that arrives later.',
+            mode: 'async',
+            schema: z.object({}),
+            run: async () => {
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              return 'report: ID-77 shipped';
+            },
           }),
         ],
       },
@@ -53,7 +67,14 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
   it('carries a pinned message and the summary through folds in strictly alternating packs', async () => {
     const thread = await kit.createThread();
     const first = await kit.send(thread.id, 'Keep this: the gate code is 4471-B.');
-    expect((await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, { method: 'POST', token: kit.token })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages/${first.userMessage.id}/pin`, {
+          method: 'POST',
+          token: kit.token,
+        })
+      ).status,
+    ).toBe(200);
     for (let turn = 1; turn <= 5; turn += 1) await kit.send(thread.id, `Turn ${turn}: CODE-${600 + turn} noted.`);
     await kit.waitForFoldThrough(thread.id, 6);
     await kit.send(thread.id, 'What is the gate code?');
@@ -75,7 +96,9 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     const thread = await kit.createThread();
     await kit.send(thread.id, 'old topic one');
     await kit.send(thread.id, 'old topic two');
-    expect((await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: kit.token })).status).toBe(201);
+    expect(
+      (await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: kit.token })).status,
+    ).toBe(201);
     await kit.send(thread.id, 'a new topic');
     expect(turnsOf(chats().at(-1)!).map((message) => message.role)).toEqual(['system', 'user']);
     assertRequestsValid(server.stub, budget);
@@ -91,7 +114,13 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     expect(round.some((message) => message.role === 'tool')).toBe(false);
 
     await kit.send(thread.id, 'report in the background please');
-    await waitFor(async () => (await kit.transcript(thread.id)).some((message) => message.role === 'assistant' && message.content === 'the background report is in'), { timeoutMs: 30_000, what: 'the follow-up answer' });
+    await waitFor(
+      async () =>
+        (await kit.transcript(thread.id)).some(
+          (message) => message.role === 'assistant' && message.content === 'the background report is in',
+        ),
+      { timeoutMs: 30_000, what: 'the follow-up answer' },
+    );
     const followUp = turnsOf(chats().at(-1)!);
     expect(followUp.at(-1)?.role).toBe('user');
     expect(followUp.at(-1)?.text).toContain('report: ID-77 shipped');

@@ -7,15 +7,22 @@ import { useChatServer } from '../support/chat-server';
 import type { TestApp } from '../support/test-app';
 
 /** Seeds `count` complete messages of `chars` characters each (user/assistant alternating) straight into Postgres. */
-async function seedLargeMessages(app: Pick<TestApp, 'databaseUrl'>, threadId: string, options: { count: number; chars: number }): Promise<void> {
+async function seedLargeMessages(
+  app: Pick<TestApp, 'databaseUrl'>,
+  threadId: string,
+  options: { count: number; chars: number },
+): Promise<void> {
   const client = new pg.Client({ connectionString: app.databaseUrl });
   await client.connect();
   try {
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO messages (id, thread_id, seq, role, content, status, tokens, encoding, created_at, updated_at, completed_at)
       SELECT gen_random_uuid(), $1::uuid, g, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END,
         'Message ' || g || ': ' || repeat('x', $3::int), 'complete', 10, 'o200k_base', now(), now(), now()
-      FROM generate_series(1, $2::int) g`, [threadId, options.count, options.chars]);
+      FROM generate_series(1, $2::int) g`,
+      [threadId, options.count, options.chars],
+    );
     await client.query('UPDATE threads SET last_seq = $2 WHERE id = $1', [threadId, options.count]);
   } finally {
     await client.end();
@@ -27,7 +34,10 @@ const sizeOf = (messages: MessageDto[]) => messages.reduce((sum, message) => sum
 describe('socket catch-up (thread-join with afterSeq) of a long transcript of large messages', () => {
   const server = useChatServer();
 
-  const newThread = async () => (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+  const newThread = async () =>
+    (await (
+      await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })
+    ).json()) as ThreadDto;
 
   it('answers bounded acks (about 1 MB of text each), and asking again after the last seq gets the rest exactly once', async () => {
     const thread = await newThread();

@@ -17,8 +17,14 @@ describe('socket.io refusals', () => {
   });
 
   const tab = (as?: string) => server.openTab(as);
-  const newThread = async (as = server.token) => (await (await server.app.api('/api/threads', { method: 'POST', token: as, json: {} })).json()) as ThreadDto;
-  const transcript = async (threadId: string) => ((await (await server.app.api(`/api/threads/${threadId}/messages`, { token: server.token })).json()) as { messages: MessageDto[] }).messages;
+  const newThread = async (as = server.token) =>
+    (await (await server.app.api('/api/threads', { method: 'POST', token: as, json: {} })).json()) as ThreadDto;
+  const transcript = async (threadId: string) =>
+    (
+      (await (await server.app.api(`/api/threads/${threadId}/messages`, { token: server.token })).json()) as {
+        messages: MessageDto[];
+      }
+    ).messages;
 
   it('refuses a connection without a valid token with UNAUTHORIZED', async () => {
     for (const auth of [{ token: 'not-a-jwt' }, {}, { token: 42 }]) {
@@ -52,7 +58,10 @@ describe('socket.io refusals', () => {
     ];
     for (const [event, payload] of malformed) {
       const { response } = await view.request(event, payload);
-      expect(response, `${event} ${JSON.stringify(payload)}`).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+      expect(response, `${event} ${JSON.stringify(payload)}`).toMatchObject({
+        ok: false,
+        error: { code: 'VALIDATION' },
+      });
     }
     // Without an ack callback the server neither answers nor falls over.
     (view.socket.emit as (event: string, ...args: unknown[]) => void)('message-send', { nonsense: true });
@@ -78,7 +87,11 @@ describe('socket.io refusals', () => {
       const { response } = await intruder.request(event, payload);
       expect(response, event).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'No such thread.' } });
     }
-    const { response: sent } = await owner.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'private', clientMessageId: 'p1' });
+    const { response: sent } = await owner.request<{ turnId: string }>('message-send', {
+      threadId: thread.id,
+      content: 'private',
+      clientMessageId: 'p1',
+    });
     expect(sent.ok).toBe(true);
     await waitFor(() => eventsOf(owner, 'turn-end').length === 1, { timeoutMs: 20_000, what: "the owner's turn" });
     expect(intruder.events).toEqual([]);
@@ -88,15 +101,23 @@ describe('socket.io refusals', () => {
   it('answers TOO_LARGE within the frame limit and disconnects a bigger frame, storing nothing', async () => {
     const thread = await newThread();
     const view = await tab();
-    const { response } = await view.request('message-send', { threadId: thread.id, content: 'x'.repeat(MAX_MESSAGE_CHARS + 1), clientMessageId: 'big-1' });
+    const { response } = await view.request('message-send', {
+      threadId: thread.id,
+      content: 'x'.repeat(MAX_MESSAGE_CHARS + 1),
+      clientMessageId: 'big-1',
+    });
     expect(response).toMatchObject({ ok: false, error: { code: 'TOO_LARGE' } });
     expect(view.socket.connected).toBe(true);
 
     const disconnected = new Promise<string>((resolve) => view.socket.once('disconnect', (reason) => resolve(reason)));
     let answered = false;
-    (view.socket.emit as (event: string, ...args: unknown[]) => void)('message-send', { threadId: thread.id, content: 'y'.repeat(maxHttpBufferSize(MAX_MESSAGE_CHARS) + 1), clientMessageId: 'big-2' }, () => {
-      answered = true;
-    });
+    (view.socket.emit as (event: string, ...args: unknown[]) => void)(
+      'message-send',
+      { threadId: thread.id, content: 'y'.repeat(maxHttpBufferSize(MAX_MESSAGE_CHARS) + 1), clientMessageId: 'big-2' },
+      () => {
+        answered = true;
+      },
+    );
     expect(await disconnected).toMatch(/transport (close|error)/);
     expect(answered).toBe(false);
     expect(await transcript(thread.id)).toEqual([]);
@@ -110,12 +131,24 @@ describe('socket.io refusals', () => {
     const thread = await newThread(user.token);
     const view = await tab(user.token);
     for (let index = 0; index < RATE_LIMIT - 1; index += 1) {
-      const { response } = await view.request('message-send', { threadId: thread.id, content: `message ${index}`, clientMessageId: `rl-${index}` });
+      const { response } = await view.request('message-send', {
+        threadId: thread.id,
+        content: `message ${index}`,
+        clientMessageId: `rl-${index}`,
+      });
       expect(response.ok).toBe(true);
     }
-    const rest = await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: user.token, json: { content: 'over REST' } });
+    const rest = await server.app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token: user.token,
+      json: { content: 'over REST' },
+    });
     expect(rest.status).toBe(201);
-    const { response } = await view.request('message-send', { threadId: thread.id, content: 'one too many', clientMessageId: 'rl-last' });
+    const { response } = await view.request('message-send', {
+      threadId: thread.id,
+      content: 'one too many',
+      clientMessageId: 'rl-last',
+    });
     expect(response).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' } });
     expect((response as { error: { retryAfterSeconds?: number } }).error.retryAfterSeconds).toBeGreaterThan(0);
   });

@@ -38,7 +38,11 @@ describe('sockets across server processes', () => {
   beforeAll(async () => {
     // Same database and Redis prefix: three processes of one deployment.
     const first = server.app;
-    const shared = { database: { url: first.databaseUrl }, authSecret: first.authSecret, env: { OPENAI_BASE_URL: server.stub.url, REDIS_PREFIX: first.prefix } };
+    const shared = {
+      database: { url: first.databaseUrl },
+      authSecret: first.authSecret,
+      env: { OPENAI_BASE_URL: server.stub.url, REDIS_PREFIX: first.prefix },
+    };
     second = await startTestApp({ ...shared, mode: 'serve' });
     worker = await startTestApp({ ...shared, mode: 'worker' });
   });
@@ -56,12 +60,19 @@ describe('sockets across server processes', () => {
   };
 
   it('delivers a turn running in one process to the tabs of both, each event once', async () => {
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })
+    ).json()) as ThreadDto;
     const here = await tab(server.app);
     const there = await tab(second);
-    for (const view of [here, there]) expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
+    for (const view of [here, there])
+      expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
 
-    const { response } = await here.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'hello', clientMessageId: 'processes-1' });
+    const { response } = await here.request<{ turnId: string }>('message-send', {
+      threadId: thread.id,
+      content: 'hello',
+      clientMessageId: 'processes-1',
+    });
     if (!response.ok) throw new Error(response.error.message);
     for (const view of [here, there]) {
       await waitFor(() => eventsOf(view, 'turn-end').length > 0, { timeoutMs: 30_000, what: 'the turn to end' });
@@ -76,14 +87,25 @@ describe('sockets across server processes', () => {
   });
 
   it("reaches the servers' tabs with events a worker process publishes", async () => {
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })
+    ).json()) as ThreadDto;
     const here = await tab(server.app);
     const there = await tab(second);
-    for (const view of [here, there]) expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
-    worker.application.deps.events.publish({ type: 'summary-updated', threadId: thread.id, revision: 1, coveredThroughSeq: 4, tokens: 120 });
+    for (const view of [here, there])
+      expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
+    worker.application.deps.events.publish({
+      type: 'summary-updated',
+      threadId: thread.id,
+      revision: 1,
+      coveredThroughSeq: 4,
+      tokens: 120,
+    });
     for (const view of [here, there]) {
       await waitFor(() => eventsOf(view, 'summary-updated').length > 0, { timeoutMs: 10_000, what: 'summary-updated' });
-      expect(eventsOf(view, 'summary-updated')).toEqual([{ threadId: thread.id, revision: 1, coveredThroughSeq: 4, tokens: 120 }]);
+      expect(eventsOf(view, 'summary-updated')).toEqual([
+        { threadId: thread.id, revision: 1, coveredThroughSeq: 4, tokens: 120 },
+      ]);
     }
   });
 });
@@ -110,12 +132,18 @@ describe('sockets with Redis stopped', () => {
   });
 
   it('still streams every event to the tabs of this process', async () => {
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })
+    ).json()) as ThreadDto;
     view = await server.openTab();
     expect((await view.request('thread-join', { threadId: thread.id })).response.ok).toBe(true);
     await redis.stop();
 
-    const { response } = await view.request<{ turnId: string }>('message-send', { threadId: thread.id, content: 'hello offline', clientMessageId: 'offline-1' });
+    const { response } = await view.request<{ turnId: string }>('message-send', {
+      threadId: thread.id,
+      content: 'hello offline',
+      clientMessageId: 'offline-1',
+    });
     if (!response.ok) throw new Error(response.error.message);
     await waitFor(() => eventsOf(view!, 'turn-end').length > 0, { timeoutMs: 30_000, what: 'the turn to end' });
     expectWholeTurnOnce(view, response.turnId);
@@ -123,6 +151,9 @@ describe('sockets with Redis stopped', () => {
     const late = await openTab(server.app, server.token);
     const joined = await late.request<{ messages: MessageDto[] }>('thread-join', { threadId: thread.id });
     late.close();
-    expect(joined.response.ok && joined.response.messages.map((message) => message.content)).toEqual(['hello offline', ANSWER]);
+    expect(joined.response.ok && joined.response.messages.map((message) => message.content)).toEqual([
+      'hello offline',
+      ANSWER,
+    ]);
   });
 });

@@ -17,7 +17,9 @@ type Sent = { message: MessageDto; turnId: string; duplicate: boolean };
 /** The deltas of a message from event index `from`, checked contiguous from `start`; returns the text they add to `initial`. */
 function reassemble(tab: Tab, messageId: string, options: { from?: number; initial?: string } = {}): string {
   let text = options.initial ?? '';
-  for (const delta of eventsOf(tab, 'message-delta', options.from ?? 0).filter((payload) => payload.messageId === messageId)) {
+  for (const delta of eventsOf(tab, 'message-delta', options.from ?? 0).filter(
+    (payload) => payload.messageId === messageId,
+  )) {
     const next = applyMessageDelta(text, delta as { offset: number; delta: string });
     if (next === null) throw new Error(`gap: delta at ${String(delta.offset)} after ${text.length} characters`);
     text = next;
@@ -36,19 +38,39 @@ describe('socket.io streaming', () => {
   });
 
   const tab = (as?: string) => server.openTab(as);
-  const newThread = async () => (await (await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })).json()) as ThreadDto;
+  const newThread = async () =>
+    (await (
+      await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} })
+    ).json()) as ThreadDto;
   const join = async (on: Tab, threadId: string, afterSeq?: number) => {
-    const { response, ackIndex } = await on.request<ThreadJoinResult>('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) });
+    const { response, ackIndex } = await on.request<ThreadJoinResult>('thread-join', {
+      threadId,
+      ...(afterSeq !== undefined ? { afterSeq } : {}),
+    });
     if (!response.ok) throw new Error(`join failed: ${response.error.code} ${response.error.message}`);
     return { ...response, ackIndex };
   };
-  const send = async (on: Tab, threadId: string, content: string, clientMessageId = `c-${Math.random().toString(36).slice(2)}`) => {
+  const send = async (
+    on: Tab,
+    threadId: string,
+    content: string,
+    clientMessageId = `c-${Math.random().toString(36).slice(2)}`,
+  ) => {
     const { response } = await on.request<Sent>('message-send', { threadId, content, clientMessageId });
     if (!response.ok) throw new Error(`send failed: ${response.error.code} ${response.error.message}`);
     return response;
   };
-  const turnEnded = (on: Tab, turnId: string) => waitFor(() => eventsOf(on, 'turn-end').some((event) => event.turnId === turnId), { timeoutMs: 30_000, what: `turn ${turnId} to end` });
-  const transcript = async (threadId: string) => ((await (await server.app.api(`/api/threads/${threadId}/messages?limit=200`, { token: server.token })).json()) as { messages: MessageDto[] }).messages;
+  const turnEnded = (on: Tab, turnId: string) =>
+    waitFor(() => eventsOf(on, 'turn-end').some((event) => event.turnId === turnId), {
+      timeoutMs: 30_000,
+      what: `turn ${turnId} to end`,
+    });
+  const transcript = async (threadId: string) =>
+    (
+      (await (await server.app.api(`/api/threads/${threadId}/messages?limit=200`, { token: server.token })).json()) as {
+        messages: MessageDto[];
+      }
+    ).messages;
 
   it('streams a turn to two tabs of the same user: start, ordered deltas that add up to the answer, end', async () => {
     const thread = await newThread();
@@ -63,7 +85,9 @@ describe('socket.io streaming', () => {
     await turnEnded(second, sent.turnId);
 
     for (const view of [first, second]) {
-      expect(eventsOf(view, 'message-created').map((event) => (event.message as MessageDto).id)).toEqual([sent.message.id]);
+      expect(eventsOf(view, 'message-created').map((event) => (event.message as MessageDto).id)).toEqual([
+        sent.message.id,
+      ]);
       const starts = eventsOf(view, 'message-start');
       const ends = eventsOf(view, 'message-end');
       expect(starts).toHaveLength(1);
@@ -90,10 +114,16 @@ describe('socket.io streaming', () => {
   });
 
   it('sends a fast stream in fewer frames than deltas and a slow one a frame per delta, the same text to WebSocket, polling and upgrading tabs', async () => {
-    const tabs = [await tab(), await server.openTab(undefined, { transports: ['polling'] }), await server.openTab(undefined, { transports: ['polling', 'websocket'] })];
+    const tabs = [
+      await tab(),
+      await server.openTab(undefined, { transports: ['polling'] }),
+      await server.openTab(undefined, { transports: ['polling', 'websocket'] }),
+    ];
     const frames: Record<string, number> = {};
     // Closed at the end: the user may keep MAX_SOCKETS_PER_USER sockets, and the other tests open theirs.
-    onTestFinished(() => { for (const view of tabs) view.close(); });
+    onTestFinished(() => {
+      for (const view of tabs) view.close();
+    });
     for (const question of ['fast answer please', 'slow answer please']) {
       const thread = await newThread();
       for (const view of tabs) await join(view, thread.id);
@@ -101,7 +131,9 @@ describe('socket.io streaming', () => {
       for (const view of tabs) await turnEnded(view, sent.turnId);
       const full = answerFor(question);
       const [first, ...others] = tabs.map((view) => {
-        const answer = eventsOf(view, 'message-end').map((event) => event.message as MessageDto).find((message) => message.threadId === thread.id)!;
+        const answer = eventsOf(view, 'message-end')
+          .map((event) => event.message as MessageDto)
+          .find((message) => message.threadId === thread.id)!;
         expect(answer.content).toBe(full);
         expect(reassemble(view, answer.id)).toBe(full);
         const types = view.events.filter((event) => event.payload.threadId === thread.id).map((event) => event.type);
@@ -133,7 +165,11 @@ describe('socket.io streaming', () => {
 
     // While the tab is away, two more turns happen over REST.
     for (const question of ['second question', 'third question']) {
-      const response = await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: server.token, json: { content: question } });
+      const response = await server.app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token: server.token,
+        json: { content: question },
+      });
       expect(response.status).toBe(201);
     }
 
@@ -143,7 +179,12 @@ describe('socket.io streaming', () => {
     expect(all.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(joined.messages.map((message) => message.seq)).toEqual([3, 4, 5, 6]);
     expect(joined.messages).toEqual(all.filter((message) => message.seq! > lastSeq));
-    expect(joined.messages.map((message) => message.content)).toEqual(['second question', answerFor('second question'), 'third question', answerFor('third question')]);
+    expect(joined.messages.map((message) => message.content)).toEqual([
+      'second question',
+      answerFor('second question'),
+      'third question',
+      answerFor('third question'),
+    ]);
     expect(joined.hasMoreBefore).toBe(true);
     expect(joined.hasMoreAfter).toBe(false);
 
@@ -170,7 +211,10 @@ describe('socket.io streaming', () => {
     expect(late.message.id).toBe(first.message.id);
 
     const all = await transcript(thread.id);
-    expect(all.map((message) => [message.role, message.content])).toEqual([['user', 'only once please'], ['assistant', answerFor('only once please')]]);
+    expect(all.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'only once please'],
+      ['assistant', answerFor('only once please')],
+    ]);
     expect(server.stub.requests.length - chatRequests).toBe(1);
     expect(eventsOf(view, 'turn-end')).toHaveLength(1);
   });
@@ -206,7 +250,10 @@ describe('socket.io streaming', () => {
     const sender = await tab();
     await join(sender, thread.id);
     const sent = await send(sender, thread.id, 'slow answer to watch');
-    await waitFor(() => eventsOf(sender, 'message-delta').length >= 5, { timeoutMs: 20_000, what: 'the answer to be streaming' });
+    await waitFor(() => eventsOf(sender, 'message-delta').length >= 5, {
+      timeoutMs: 20_000,
+      what: 'the answer to be streaming',
+    });
 
     const late = await tab();
     const joined = await join(late, thread.id);

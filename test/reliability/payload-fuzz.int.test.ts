@@ -32,18 +32,33 @@ describe('REST payload fuzzing', () => {
     await db.connect();
     let stored = 0;
     try {
-      await fc.assert(fc.asyncProperty(fc.oneof(anyJson, fc.record({ content: anyJson, clientMessageId: fc.option(anyJson) }), fc.record({ content: fc.string({ maxLength: 50 }) })), async (body) => {
-        const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: body });
-        const payload = (await response.json()) as { error?: { code: string; message: string } };
-        expect(response.status).toBeLessThan(500);
-        if (response.status === 201) {
-          stored += 1;
-        } else {
-          expect(payload.error?.code && ERROR_STATUS[payload.error.code as keyof typeof ERROR_STATUS]).toBe(response.status);
-          expect(payload.error?.message.length).toBeGreaterThan(0);
-        }
-      }), { numRuns: 60 });
-      const count = Number((await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0].count);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            anyJson,
+            fc.record({ content: anyJson, clientMessageId: fc.option(anyJson) }),
+            fc.record({ content: fc.string({ maxLength: 50 }) }),
+          ),
+          async (body) => {
+            const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: body });
+            const payload = (await response.json()) as { error?: { code: string; message: string } };
+            expect(response.status).toBeLessThan(500);
+            if (response.status === 201) {
+              stored += 1;
+            } else {
+              expect(payload.error?.code && ERROR_STATUS[payload.error.code as keyof typeof ERROR_STATUS]).toBe(
+                response.status,
+              );
+              expect(payload.error?.message.length).toBeGreaterThan(0);
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+      const count = Number(
+        (await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0]
+          .count,
+      );
       expect(count).toBe(stored);
     } finally {
       await db.end();
@@ -51,40 +66,60 @@ describe('REST payload fuzzing', () => {
   }, 120_000);
 
   it('answers malformed thread bodies and queries with VALIDATION', async () => {
-    await fc.assert(fc.asyncProperty(anyJson, fc.string({ maxLength: 30 }), async (body, query) => {
-      const created = await app.api('/api/threads', { method: 'POST', token, json: body });
-      expect([201, 400]).toContain(created.status);
-      const listed = await app.api(`/api/threads?limit=${encodeURIComponent(query)}`, { token });
-      expect([200, 400]).toContain(listed.status);
-      const page = await app.api(`/api/threads/${thread.id}/messages?before=${encodeURIComponent(query)}`, { token });
-      expect([200, 400]).toContain(page.status);
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(anyJson, fc.string({ maxLength: 30 }), async (body, query) => {
+        const created = await app.api('/api/threads', { method: 'POST', token, json: body });
+        expect([201, 400]).toContain(created.status);
+        const listed = await app.api(`/api/threads?limit=${encodeURIComponent(query)}`, { token });
+        expect([200, 400]).toContain(listed.status);
+        const page = await app.api(`/api/threads/${thread.id}/messages?before=${encodeURIComponent(query)}`, { token });
+        expect([200, 400]).toContain(page.status);
+      }),
+      { numRuns: 40 },
+    );
   }, 120_000);
 
   it('answers any socket payload with an ok or a coded error ack, never a crash, and stores a message only on ok', async () => {
     const tab = await openTab(app, token);
     const db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
-    const before = Number((await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0].count);
+    const before = Number(
+      (await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0]
+        .count,
+    );
     let stored = 0;
     try {
       const payloads = fc.oneof(
         anyJson,
         fc.record({ threadId: fc.oneof(fc.constant(thread.id), anyJson), content: anyJson, clientMessageId: anyJson }),
-        fc.record({ threadId: fc.constant(thread.id), content: fc.string({ maxLength: 40 }), clientMessageId: fc.stringMatching(/^[a-z0-9]{1,20}$/) }),
+        fc.record({
+          threadId: fc.constant(thread.id),
+          content: fc.string({ maxLength: 40 }),
+          clientMessageId: fc.stringMatching(/^[a-z0-9]{1,20}$/),
+        }),
       );
-      await fc.assert(fc.asyncProperty(fc.constantFrom('message-send', 'thread-join', 'turn-cancel', 'tool-cancel', 'thread-leave'), payloads, async (event, payload) => {
-        const { response } = await tab.request<Record<string, unknown>>(event, payload);
-        if (response.ok) {
-          if (event === 'message-send' && response.duplicate === false) stored += 1;
-        } else {
-          expect(Object.hasOwn(ERROR_STATUS, response.error.code)).toBe(true);
-          expect(response.error.code).not.toBe('INTERNAL');
-          expect(response.error.message.length).toBeGreaterThan(0);
-        }
-      }), { numRuns: 80 });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('message-send', 'thread-join', 'turn-cancel', 'tool-cancel', 'thread-leave'),
+          payloads,
+          async (event, payload) => {
+            const { response } = await tab.request<Record<string, unknown>>(event, payload);
+            if (response.ok) {
+              if (event === 'message-send' && response.duplicate === false) stored += 1;
+            } else {
+              expect(Object.hasOwn(ERROR_STATUS, response.error.code)).toBe(true);
+              expect(response.error.code).not.toBe('INTERNAL');
+              expect(response.error.message.length).toBeGreaterThan(0);
+            }
+          },
+        ),
+        { numRuns: 80 },
+      );
       expect(tab.socket.connected).toBe(true);
-      const after = Number((await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0].count);
+      const after = Number(
+        (await db.query("SELECT count(*) FROM messages WHERE thread_id = $1 AND role = 'user'", [thread.id])).rows[0]
+          .count,
+      );
       expect(after - before).toBe(stored);
     } finally {
       tab.close();

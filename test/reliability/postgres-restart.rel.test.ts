@@ -30,8 +30,14 @@ describe('Postgres restarted during traffic', () => {
     await admin.query('CREATE DATABASE chat');
     await admin.end();
     databaseUrl = postgres.url.replace(/\/postgres$/, '/chat');
-    await applyMigrations({ databaseUrl, migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
-    stub = await startOpenAIStub({ responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: 50 }) });
+    await applyMigrations({
+      databaseUrl,
+      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
+      log: silent,
+    });
+    stub = await startOpenAIStub({
+      responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: 50 }),
+    });
     app = await startTestApp({ database: { url: databaseUrl }, env: { OPENAI_BASE_URL: stub.url } });
   });
   afterAll(async () => {
@@ -43,7 +49,11 @@ describe('Postgres restarted during traffic', () => {
 
   it('fails requests with a clear retryable error, writes nothing by halves, and recovers without a restart', async () => {
     const { token } = await app.guest();
-    const threads = await Promise.all([1, 2, 3].map(async () => (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto));
+    const threads = await Promise.all(
+      [1, 2, 3].map(
+        async () => (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto,
+      ),
+    );
     const accepted: { threadId: string; content: string }[] = [];
     const statuses: number[] = [];
     let stop = false;
@@ -51,7 +61,11 @@ describe('Postgres restarted during traffic', () => {
       for (let turn = 0; !stop; turn += 1) {
         const content = `client ${client} turn ${turn}`;
         try {
-          const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } });
+          const response = await app.api(`/api/threads/${thread.id}/messages`, {
+            method: 'POST',
+            token,
+            json: { content },
+          });
           statuses.push(response.status);
           const body = (await response.json()) as SendMessageResponseDto & { error?: { code: string } };
           if (response.status === 201) accepted.push({ threadId: thread.id, content });
@@ -77,19 +91,34 @@ describe('Postgres restarted during traffic', () => {
     expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
     expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([]);
     // It recovered by itself: a new turn works, and the sweeper settles what the outage interrupted.
-    const after = await app.api(`/api/threads/${threads[0]!.id}/messages`, { method: 'POST', token, json: { content: 'after the restart' } });
+    const after = await app.api(`/api/threads/${threads[0]!.id}/messages`, {
+      method: 'POST',
+      token,
+      json: { content: 'after the restart' },
+    });
     expect(after.status).toBe(201);
 
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     try {
-      await waitFor(async () => Number((await db.query("SELECT count(*) FROM messages WHERE status IN ('streaming', 'pending')")).rows[0].count) === 0, { timeoutMs: 30_000, what: 'interrupted turns to settle' });
+      await waitFor(
+        async () =>
+          Number(
+            (await db.query("SELECT count(*) FROM messages WHERE status IN ('streaming', 'pending')")).rows[0].count,
+          ) === 0,
+        { timeoutMs: 30_000, what: 'interrupted turns to settle' },
+      );
       for (const { threadId, content } of accepted) {
-        const rows = await db.query("SELECT status FROM messages WHERE thread_id = $1 AND role = 'user' AND content = $2", [threadId, content]);
+        const rows = await db.query(
+          "SELECT status FROM messages WHERE thread_id = $1 AND role = 'user' AND content = $2",
+          [threadId, content],
+        );
         expect(rows.rowCount).toBe(1);
       }
       for (const thread of threads) {
-        const seqs = (await db.query<{ seq: number }>('SELECT seq FROM messages WHERE thread_id = $1 ORDER BY seq', [thread.id])).rows.map((row) => row.seq);
+        const seqs = (
+          await db.query<{ seq: number }>('SELECT seq FROM messages WHERE thread_id = $1 ORDER BY seq', [thread.id])
+        ).rows.map((row) => row.seq);
         expect(seqs).toEqual(seqs.map((_, index) => index + 1));
       }
     } finally {

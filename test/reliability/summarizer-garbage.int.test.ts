@@ -1,7 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
-import { echoResponder, replyWithText, startOpenAIStub, type OpenAIStub, type StubResponder } from '../support/openai-stub';
+import {
+  echoResponder,
+  replyWithText,
+  startOpenAIStub,
+  type OpenAIStub,
+  type StubResponder,
+} from '../support/openai-stub';
 import { classifyRequest } from '../support/summary-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -20,7 +26,14 @@ describe('a summarizer that returns empty or garbage text', () => {
       return replyWithText(text);
     };
     stub = await startOpenAIStub({ classifyRequest, responder });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', SUMMARY_MAX_TOKENS: '200' } });
+    app = await startTestApp({
+      env: {
+        OPENAI_BASE_URL: stub.url,
+        SUMMARY_TRIGGER: 'messages=4',
+        SUMMARY_KEEP: 'messages=2',
+        SUMMARY_MAX_TOKENS: '200',
+      },
+    });
   });
   afterAll(async () => {
     await app?.stop();
@@ -31,25 +44,43 @@ describe('a summarizer that returns empty or garbage text', () => {
     const { token } = await app.guest();
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     for (let turn = 1; turn <= 3; turn += 1) {
-      const response = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: `message ${turn}` } });
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: `message ${turn}` },
+      });
       expect(((await response.json()) as SendMessageResponseDto).turn.status).toBe('complete');
     }
     const db = new pg.Client({ connectionString: app.databaseUrl });
     await db.connect();
     try {
       // BullMQ retries with backoff (1 s, 2 s, ...); the sweeper may enqueue again later: wait for a recorded failure.
-      await waitFor(async () => {
-        const row = (await db.query('SELECT last_fold_error FROM threads WHERE id = $1', [thread.id])).rows[0] as { last_fold_error: string | null };
-        return row.last_fold_error !== null;
-      }, { timeoutMs: 60_000, what: 'the fold failure to be recorded' });
+      await waitFor(
+        async () => {
+          const row = (await db.query('SELECT last_fold_error FROM threads WHERE id = $1', [thread.id])).rows[0] as {
+            last_fold_error: string | null;
+          };
+          return row.last_fold_error !== null;
+        },
+        { timeoutMs: 60_000, what: 'the fold failure to be recorded' },
+      );
       expect(summaryCalls).toBeGreaterThanOrEqual(5);
-      expect((await db.query('SELECT count(*) FROM summary_revisions WHERE thread_id = $1', [thread.id])).rows[0].count).toBe('0');
-      const state = (await db.query('SELECT summary_text, summary_revision FROM threads WHERE id = $1', [thread.id])).rows[0];
+      expect(
+        (await db.query('SELECT count(*) FROM summary_revisions WHERE thread_id = $1', [thread.id])).rows[0].count,
+      ).toBe('0');
+      const state = (await db.query('SELECT summary_text, summary_revision FROM threads WHERE id = $1', [thread.id]))
+        .rows[0];
       expect(state).toEqual({ summary_text: '', summary_revision: 0 });
     } finally {
       await db.end();
     }
-    const after = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'still answering?' } });
-    expect(((await after.json()) as SendMessageResponseDto).messages.at(-1)?.content).toBe('stub reply to: still answering?');
+    const after = await app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token,
+      json: { content: 'still answering?' },
+    });
+    expect(((await after.json()) as SendMessageResponseDto).messages.at(-1)?.content).toBe(
+      'stub reply to: still answering?',
+    );
   }, 90_000);
 });

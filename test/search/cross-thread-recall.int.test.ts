@@ -4,7 +4,14 @@ import { RECALL_END } from '../../src/core/context/build-recall-slot';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { ContextPackDto, MessageContextDto, ThreadDto, ThreadMemorySettingsDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
-import { echoResponder, lastUserText, replyWithText, replyWithToolCalls, type StubRequest, type StubResponder } from '../support/openai-stub';
+import {
+  echoResponder,
+  lastUserText,
+  replyWithText,
+  replyWithToolCalls,
+  type StubRequest,
+  type StubResponder,
+} from '../support/openai-stub';
 import { memoryKit, query } from '../memory/memory-test-kit';
 
 const PASSPORT = 'C4R55T901';
@@ -14,7 +21,9 @@ const PASSPORT = 'C4R55T901';
  * newest one, or joined to the newest user turn in strict templates), through RECALL_END. Never system authority.
  */
 function recallSlot(request: StubRequest | undefined): string {
-  const message = request?.body.messages.find((candidate) => wireContentText(candidate.content).includes(RECALL_HEADING));
+  const message = request?.body.messages.find((candidate) =>
+    wireContentText(candidate.content).includes(RECALL_HEADING),
+  );
   if (!message) return '';
   expect(message.role).toBe('user');
   const text = wireContentText(message.content);
@@ -46,7 +55,11 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
     const said = await kit.send(first.id, `My passport number is ${PASSPORT}, please keep it in mind.`);
     const answer = said.messages.at(-1)!;
     // A fork of the first chat, with something said only on the fork's side.
-    const forked = await server.app.api(`/api/threads/${first.id}/fork`, { method: 'POST', token: server.token, json: { atMessageId: answer.id } });
+    const forked = await server.app.api(`/api/threads/${first.id}/fork`, {
+      method: 'POST',
+      token: server.token,
+      json: { atMessageId: answer.id },
+    });
     expect(forked.status).toBe(201);
     const fork = (await forked.json()) as ThreadDto;
     await kit.send(fork.id, 'Fork-only note: the zebra code is ZEBRA-42.');
@@ -61,12 +74,21 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
     expect(slot.split('\n').filter((line) => line.includes(`· user · `) && line.includes(PASSPORT))).toHaveLength(1);
     expect(slot).not.toContain(`[chat:${fork.id}#1]`);
     // The manifest records it by thread and seq; what the model saw names the chat.
-    const calls = await query<{ elsewhere: { threadId: string; seq: number }[] }>(server.app,
-      `SELECT recalled_elsewhere AS elsewhere FROM model_calls WHERE thread_id = $1 AND purpose = 'chat' ORDER BY created_at DESC LIMIT 1`, [second.id]);
+    const calls = await query<{ elsewhere: { threadId: string; seq: number }[] }>(
+      server.app,
+      `SELECT recalled_elsewhere AS elsewhere FROM model_calls WHERE thread_id = $1 AND purpose = 'chat' ORDER BY created_at DESC LIMIT 1`,
+      [second.id],
+    );
     expect(calls[0]?.elsewhere).toContainEqual({ threadId: first.id, seq: 1 });
-    const seen = (await (await server.app.api(`/api/threads/${second.id}/messages/${asked.messages.at(-1)!.id}/context`, { token: server.token })).json()) as MessageContextDto;
+    const seen = (await (
+      await server.app.api(`/api/threads/${second.id}/messages/${asked.messages.at(-1)!.id}/context`, {
+        token: server.token,
+      })
+    ).json()) as MessageContextDto;
     expect(seen.recalledElsewhere).toContainEqual({ threadId: first.id, seq: 1, title: 'Travel papers' });
-    const preview = (await (await server.app.api(`/api/threads/${second.id}/context`, { token: server.token })).json()) as ContextPackDto;
+    const preview = (await (
+      await server.app.api(`/api/threads/${second.id}/context`, { token: server.token })
+    ).json()) as ContextPackDto;
     expect(preview.recalledElsewhere).toContainEqual({ threadId: first.id, seq: 1, title: 'Travel papers' });
 
     // The fork family is never a source: the first chat does not get what was said after the fork, nor the fork the first chat's.
@@ -84,7 +106,11 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
 
     // A thread set to recall from itself only gets nothing from the others.
     const own = await kit.createThread('Private');
-    const patched = await server.app.api(`/api/threads/${own.id}/settings`, { method: 'PATCH', token: server.token, json: { recallScope: 'thread' } });
+    const patched = await server.app.api(`/api/threads/${own.id}/settings`, {
+      method: 'PATCH',
+      token: server.token,
+      json: { recallScope: 'thread' },
+    });
     expect(patched.status).toBe(200);
     const settings = (await patched.json()) as ThreadMemorySettingsDto;
     expect(settings.recallScope).toBe('thread');
@@ -93,14 +119,17 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
     expect(everything(lastChat())).not.toContain(PASSPORT);
 
     // A forgotten message stops reaching any thread (the fork's copies of it included).
-    const forgot = await server.app.api(`/api/threads/${first.id}/messages/${said.userMessage.id}`, { method: 'DELETE', token: server.token });
+    const forgot = await server.app.api(`/api/threads/${first.id}/messages/${said.userMessage.id}`, {
+      method: 'DELETE',
+      token: server.token,
+    });
     expect(forgot.status).toBe(200);
     const later = await kit.createThread('After the forget');
     await kit.send(later.id, 'What is my passport number?');
     expect(everything(lastChat())).not.toContain(PASSPORT);
   });
 
-  it('search_transcript searches the other chats too (cited by chat), unless the chat\'s scope is its own', async () => {
+  it("search_transcript searches the other chats too (cited by chat), unless the chat's scope is its own", async () => {
     const { token } = await server.guest();
     const own = memoryKit(server.app, token);
     const first = await own.createThread('Garden');
@@ -113,24 +142,48 @@ describe('cross-thread recall: what was said in one chat reaches the model in th
 
     // The tool's description says which chats it searches: the scope of the thread of the latest call (they run one
     // after the other here).
-    const lastDescription = () => server.stub.requests.at(-1)?.body.tools?.find((tool) => tool.function.name === 'search_transcript')?.function.description ?? '';
-    expect(lastDescription()).toContain('and in the user\'s other chats');
+    const lastDescription = () =>
+      server.stub.requests.at(-1)?.body.tools?.find((tool) => tool.function.name === 'search_transcript')?.function
+        .description ?? '';
+    expect(lastDescription()).toContain("and in the user's other chats");
 
     const scoped = await own.createThread('Scoped');
-    expect((await server.app.api(`/api/threads/${scoped.id}/settings`, { method: 'PATCH', token, json: { recallScope: 'thread' } })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${scoped.id}/settings`, {
+          method: 'PATCH',
+          token,
+          json: { recallScope: 'thread' },
+        })
+      ).status,
+    ).toBe(200);
     const alone = await own.send(scoped.id, 'Search: greenhouse key');
     expect(alone.messages.find((message) => message.role === 'tool')?.content).not.toContain('GREEN-5521');
     expect(lastDescription()).toContain('only this conversation');
-    expect(lastDescription()).not.toContain('and in the user\'s other chats');
+    expect(lastDescription()).not.toContain("and in the user's other chats");
     // The next call's context counts the same tool list.
-    const preview = (await (await server.app.api(`/api/threads/${scoped.id}/context`, { token })).json()) as ContextPackDto;
-    const again = (await (await server.app.api(`/api/threads/${second.id}/context`, { token })).json()) as ContextPackDto;
+    const preview = (await (
+      await server.app.api(`/api/threads/${scoped.id}/context`, { token })
+    ).json()) as ContextPackDto;
+    const again = (await (
+      await server.app.api(`/api/threads/${second.id}/context`, { token })
+    ).json()) as ContextPackDto;
     expect(preview.budget).not.toBe(again.budget);
 
     // Back to the deployment's scope: the same thread's next call describes the other chats again.
-    expect((await server.app.api(`/api/threads/${scoped.id}/settings`, { method: 'PATCH', token, json: { recallScope: null } })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${scoped.id}/settings`, {
+          method: 'PATCH',
+          token,
+          json: { recallScope: null },
+        })
+      ).status,
+    ).toBe(200);
     const reached = await own.send(scoped.id, 'Search: greenhouse key');
-    expect(reached.messages.find((message) => message.role === 'tool' && message.content.includes('GREEN-5521'))).toBeDefined();
-    expect(lastDescription()).toContain('and in the user\'s other chats');
+    expect(
+      reached.messages.find((message) => message.role === 'tool' && message.content.includes('GREEN-5521')),
+    ).toBeDefined();
+    expect(lastDescription()).toContain("and in the user's other chats");
   });
 });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContextPackDto, MessageContextDto, SendMessageResponseDto, ServerInfoDto, ThreadDetailDto, ThreadDto } from '../../src/shared/api';
+import type {
+  ContextPackDto,
+  MessageContextDto,
+  SendMessageResponseDto,
+  ServerInfoDto,
+  ThreadDetailDto,
+  ThreadDto,
+} from '../../src/shared/api';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -27,16 +34,26 @@ describe('the offline model answers from recall', () => {
     expect((await get<ServerInfoDto>('/api/info')).offline).toBe(true);
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
     await send(thread.id, 'Our budget for the Lisbon week is 2400 EUR, flights included.');
-    for (const content of ['I like walking tours.', 'The hotel should be near Alfama.', 'We land at 10:40 on Saturday.', 'Sintra is a maybe.']) {
+    for (const content of [
+      'I like walking tours.',
+      'The hotel should be near Alfama.',
+      'We land at 10:40 on Saturday.',
+      'Sintra is a maybe.',
+    ]) {
       await send(thread.id, content);
-      await waitFor(async () => !(await get<ThreadDetailDto>(`/api/threads/${thread.id}`)).context.foldPending, { timeoutMs: 30_000, what: 'the fold' });
+      await waitFor(async () => !(await get<ThreadDetailDto>(`/api/threads/${thread.id}`)).context.foldPending, {
+        timeoutMs: 30_000,
+        what: 'the fold',
+      });
     }
     const before = await get<ContextPackDto>(`/api/threads/${thread.id}/context`);
     expect(before.window.fromSeq).toBeGreaterThan(2);
 
     const asked = await send(thread.id, 'What was my budget?');
     const answer = asked.messages.at(-1)!;
-    expect(answer.content).toMatch(/^\[offline model\] \[#1\] \(you, recalled from earlier\) says: "Our budget for the Lisbon week is 2400 EUR, flights included\."/);
+    expect(answer.content).toMatch(
+      /^\[offline model\] \[#1\] \(you, recalled from earlier\) says: "Our budget for the Lisbon week is 2400 EUR, flights included\."/,
+    );
     // It came through auto-recall: the answer's manifest lists #1 as recalled, not in its window.
     const seen = await get<MessageContextDto>(`/api/threads/${thread.id}/messages/${answer.id}/context`);
     expect(seen.recalledSeqs).toContain(1);

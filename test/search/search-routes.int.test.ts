@@ -1,23 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import type { RegenerateResponseDto, SearchHitDto, SearchPageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
+import type {
+  RegenerateResponseDto,
+  SearchHitDto,
+  SearchPageDto,
+  SendMessageResponseDto,
+  ThreadDto,
+} from '../../src/shared/api';
 import { query } from '../memory/memory-test-kit';
 import { useChatServer } from '../support/chat-server';
 import { lastUserText, replyWithText } from '../support/openai-stub';
 import { classifyRequest, responder } from '../tools/tool-test-kit';
 
 /** The words of a hit's snippet that the server marked as matches. */
-const marked = (hit: SearchHitDto) => hit.highlights.map(({ start, end }) => hit.snippet.slice(start, end).toLowerCase());
+const marked = (hit: SearchHitDto) =>
+  hit.highlights.map(({ start, end }) => hit.snippet.slice(start, end).toLowerCase());
 
 describe('GET /api/search and GET /api/threads/:id/search', () => {
   let replies = 0;
   // Each answer repeats the user's words under a new number, so a regenerated answer differs from the one it replaces.
-  const server = useChatServer({ stub: { classifyRequest, responder: responder((request) => replyWithText(`Reply ${++replies}: ${lastUserText(request.body)}`)) } });
+  const server = useChatServer({
+    stub: {
+      classifyRequest,
+      responder: responder((request) => replyWithText(`Reply ${++replies}: ${lastUserText(request.body)}`)),
+    },
+  });
 
   async function user() {
     const { token } = await server.guest();
-    const newThread = async (title: string) => (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title } })).json()) as ThreadDto;
+    const newThread = async (title: string) =>
+      (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title } })).json()) as ThreadDto;
     const send = async (threadId: string, content: string) => {
-      const response = await server.app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } });
+      const response = await server.app.api(`/api/threads/${threadId}/messages`, {
+        method: 'POST',
+        token,
+        json: { content },
+      });
       expect(response.status).toBe(201);
       return (await response.json()) as SendMessageResponseDto;
     };
@@ -29,7 +46,7 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     return { token, newThread, send, search };
   }
 
-  it('finds words across all of the caller\'s threads, with thread titles and highlighted snippets, never another user\'s', async () => {
+  it("finds words across all of the caller's threads, with thread titles and highlighted snippets, never another user's", async () => {
     const alice = await user();
     const bob = await user();
     const trip = await alice.newThread('Trip planning');
@@ -57,9 +74,18 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     expect(budget?.seq).toBe(1);
 
     // Stemming and websearch syntax: every word must match, "a phrase", -word.
-    expect((await alice.search('/api/search?q=budgets%20lisbon')).hits.map((hit) => hit.threadId)).toEqual([trip.id, trip.id]);
-    expect((await alice.search(`/api/search?q=${encodeURIComponent('lisbon -tulips')}`)).hits.every((hit) => hit.threadId === trip.id)).toBe(true);
-    expect((await alice.search(`/api/search?q=${encodeURIComponent('"botanical garden"')}`)).hits.map((hit) => hit.threadId)).toEqual([garden.id, garden.id]);
+    expect((await alice.search('/api/search?q=budgets%20lisbon')).hits.map((hit) => hit.threadId)).toEqual([
+      trip.id,
+      trip.id,
+    ]);
+    expect(
+      (await alice.search(`/api/search?q=${encodeURIComponent('lisbon -tulips')}`)).hits.every(
+        (hit) => hit.threadId === trip.id,
+      ),
+    ).toBe(true);
+    expect(
+      (await alice.search(`/api/search?q=${encodeURIComponent('"botanical garden"')}`)).hits.map((hit) => hit.threadId),
+    ).toEqual([garden.id, garden.id]);
     expect((await alice.search(`/api/search?q=${encodeURIComponent('"garden botanical"')}`)).hits).toEqual([]);
 
     // One thread: only its hits; another user's thread is not found, a bad id is a clear 400.
@@ -80,14 +106,25 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     await carol.send(thread.id, 'The bike lock code is BIKE-2112.');
     expect((await carol.search('/api/search?q=LOCKER-5150')).hits.length).toBeGreaterThan(0);
     // Forget the user message and its answer: the tombstones are not found.
-    expect((await server.app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, { method: 'DELETE', token: carol.token })).status).toBe(200);
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages/${forgotten.userMessage.id}`, {
+          method: 'DELETE',
+          token: carol.token,
+        })
+      ).status,
+    ).toBe(200);
     const [answer] = forgotten.messages;
-    if (answer) await server.app.api(`/api/threads/${thread.id}/messages/${answer.id}`, { method: 'DELETE', token: carol.token });
+    if (answer)
+      await server.app.api(`/api/threads/${thread.id}/messages/${answer.id}`, { method: 'DELETE', token: carol.token });
     expect((await carol.search('/api/search?q=locker')).hits).toEqual([]);
     expect((await carol.search(`/api/threads/${thread.id}/search?q=gym`)).hits).toEqual([]);
 
     // Regenerate: the replaced answer is superseded and not found; its replacement is.
-    const regenerated = await server.app.api(`/api/threads/${thread.id}/regenerate`, { method: 'POST', token: carol.token });
+    const regenerated = await server.app.api(`/api/threads/${thread.id}/regenerate`, {
+      method: 'POST',
+      token: carol.token,
+    });
     expect(regenerated.status).toBe(201);
     const { superseded, messages } = (await regenerated.json()) as RegenerateResponseDto;
     expect(superseded.length).toBe(1);
@@ -96,21 +133,39 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     expect(bikeHits).toContain(messages[0]?.id);
 
     // Messages that never completed are not found, whatever their text.
-    const [{ last_seq: lastSeq } = { last_seq: 0 }] = await query<{ last_seq: number }>(server.app, 'SELECT last_seq FROM threads WHERE id = $1', [thread.id]);
+    const [{ last_seq: lastSeq } = { last_seq: 0 }] = await query<{ last_seq: number }>(
+      server.app,
+      'SELECT last_seq FROM threads WHERE id = $1',
+      [thread.id],
+    );
     let seq = lastSeq;
     for (const status of ['streaming', 'error', 'cancelled']) {
       seq += 1;
-      await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, $2, 'assistant', $3, $4)`, [thread.id, seq, `the zeppelin answer was ${status}`, status]);
+      await query(
+        server.app,
+        `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, $2, 'assistant', $3, $4)`,
+        [thread.id, seq, `the zeppelin answer was ${status}`, status],
+      );
     }
-    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, NULL, 'user', 'a queued zeppelin question', 'pending')`, [thread.id]);
+    await query(
+      server.app,
+      `INSERT INTO messages (id, thread_id, seq, role, content, status) VALUES (gen_random_uuid(), $1, NULL, 'user', 'a queued zeppelin question', 'pending')`,
+      [thread.id],
+    );
     await query(server.app, 'UPDATE threads SET last_seq = $2 WHERE id = $1', [thread.id, seq]);
     // Give even a complete-then-failed message a vector: the status alone must keep it out.
-    await query(server.app, `UPDATE messages SET search_vector = to_tsvector('english', content) WHERE thread_id = $1 AND content LIKE '%zeppelin%'`, [thread.id]);
+    await query(
+      server.app,
+      `UPDATE messages SET search_vector = to_tsvector('english', content) WHERE thread_id = $1 AND content LIKE '%zeppelin%'`,
+      [thread.id],
+    );
     expect((await carol.search('/api/search?q=zeppelin')).hits).toEqual([]);
     expect((await carol.search(`/api/threads/${thread.id}/search?q=zeppelin`)).hits).toEqual([]);
 
     // A fresh context hides older messages from the model, not from people.
-    expect((await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: carol.token })).status).toBe(201);
+    expect(
+      (await server.app.api(`/api/threads/${thread.id}/context-reset`, { method: 'POST', token: carol.token })).status,
+    ).toBe(201);
     expect((await carol.search('/api/search?q=BIKE-2112')).hits.length).toBeGreaterThan(0);
   });
 
@@ -119,16 +174,22 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
     const thread = await dave.newThread('Many');
     await dave.send(thread.id, 'first mention of the harpsichord');
     // 24 more complete messages mentioning it (indexed on insert by the search trigger), the newest ranking first.
-    await query(server.app, `INSERT INTO messages (id, thread_id, seq, role, content, status, created_at)
+    await query(
+      server.app,
+      `INSERT INTO messages (id, thread_id, seq, role, content, status, created_at)
       SELECT gen_random_uuid(), $1, 2 + n, CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END, 'harpsichord note number ' || n, 'complete', now() + n * interval '1 second'
-      FROM generate_series(1, 24) AS n`, [thread.id]);
+      FROM generate_series(1, 24) AS n`,
+      [thread.id],
+    );
     await query(server.app, 'UPDATE threads SET last_seq = 26 WHERE id = $1', [thread.id]);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     const pages: number[] = [];
     do {
-      const page: SearchPageDto = await dave.search(`/api/threads/${thread.id}/search?q=harpsichord&limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: SearchPageDto = await dave.search(
+        `/api/threads/${thread.id}/search?q=harpsichord&limit=10${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       pages.push(page.hits.length);
       seen.push(...page.hits.map((hit) => hit.messageId));
       cursor = page.nextCursor;
@@ -147,15 +208,34 @@ describe('GET /api/search and GET /api/threads/:id/search', () => {
       const body = (await response.json()) as { error: { code: string; message: string } };
       return { status: response.status, code: body.error.code, message: body.error.message };
     };
-    expect(await refusal('/api/search')).toEqual({ status: 400, code: 'VALIDATION', message: expect.stringContaining('q is required') });
-    expect(await refusal('/api/search?q=%20%20')).toEqual({ status: 400, code: 'VALIDATION', message: expect.stringContaining('type something to search for') });
+    expect(await refusal('/api/search')).toEqual({
+      status: 400,
+      code: 'VALIDATION',
+      message: expect.stringContaining('q is required'),
+    });
+    expect(await refusal('/api/search?q=%20%20')).toEqual({
+      status: 400,
+      code: 'VALIDATION',
+      message: expect.stringContaining('type something to search for'),
+    });
     expect(await refusal(`/api/search?q=${'x'.repeat(501)}`)).toMatchObject({ status: 400, code: 'VALIDATION' });
     expect(await refusal('/api/search?q=harpsichord&limit=0')).toMatchObject({ status: 400, code: 'VALIDATION' });
     expect(await refusal('/api/search?q=harpsichord&limit=51')).toMatchObject({ status: 400, code: 'VALIDATION' });
-    expect(await refusal('/api/search?q=harpsichord&cursor=garbage')).toEqual({ status: 400, code: 'VALIDATION', message: expect.stringContaining('Invalid cursor') });
+    expect(await refusal('/api/search?q=harpsichord&cursor=garbage')).toEqual({
+      status: 400,
+      code: 'VALIDATION',
+      message: expect.stringContaining('Invalid cursor'),
+    });
     // A cursor of another search (another q, or the other route's scope) is refused, not silently misapplied.
-    expect(await refusal(`/api/search?q=note&cursor=${first.nextCursor}`)).toEqual({ status: 400, code: 'VALIDATION', message: expect.stringContaining('another search') });
-    expect(await refusal(`/api/threads/${thread.id}/search?q=harpsichord&cursor=${first.nextCursor}`)).toMatchObject({ status: 400, code: 'VALIDATION' });
+    expect(await refusal(`/api/search?q=note&cursor=${first.nextCursor}`)).toEqual({
+      status: 400,
+      code: 'VALIDATION',
+      message: expect.stringContaining('another search'),
+    });
+    expect(await refusal(`/api/threads/${thread.id}/search?q=harpsichord&cursor=${first.nextCursor}`)).toMatchObject({
+      status: 400,
+      code: 'VALIDATION',
+    });
     // Query syntax people type never breaks the search (websearch parsing never fails); stop words alone find nothing.
     for (const odd of ['"unclosed', 'a & b | !c', 'or or -', '(harpsichord', 'harpsichord:*', "it's"]) {
       const response = await server.app.api(`/api/search?q=${encodeURIComponent(odd)}`, { token: dave.token });
@@ -173,23 +253,48 @@ describe('the search routes are rate limited per user (SEARCH_PER_MINUTE), apart
 
   it('answers 429 RATE_LIMITED with Retry-After past the limit over both routes, for that user only; sends keep their own budget', async () => {
     const { token } = server;
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token, json: { title: 'Plans' } })).json()) as ThreadDto;
-    expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'The budget is 4000 euros.' } })).status).toBe(201);
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token, json: { title: 'Plans' } })
+    ).json()) as ThreadDto;
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages`, {
+          method: 'POST',
+          token,
+          json: { content: 'The budget is 4000 euros.' },
+        })
+      ).status,
+    ).toBe(201);
 
     // A bad query is refused before it counts.
     expect((await server.app.api('/api/search?q=', { token })).status).toBe(400);
     const statuses: number[] = [];
-    for (const path of ['/api/search?q=budget', `/api/threads/${thread.id}/search?q=budget`, '/api/search?q=euros', `/api/threads/${thread.id}/search?q=budget`]) {
+    for (const path of [
+      '/api/search?q=budget',
+      `/api/threads/${thread.id}/search?q=budget`,
+      '/api/search?q=euros',
+      `/api/threads/${thread.id}/search?q=budget`,
+    ]) {
       statuses.push((await server.app.api(path, { token })).status);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
     const refused = await server.app.api('/api/search?q=budget', { token });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED', message: expect.stringMatching(/Too many searches/) } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'RATE_LIMITED', message: expect.stringMatching(/Too many searches/) },
+    });
 
     // Searching spent nothing of the send limit (2 a minute here: one was used above, one is left).
-    expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'And the dates?' } })).status).toBe(201);
+    expect(
+      (
+        await server.app.api(`/api/threads/${thread.id}/messages`, {
+          method: 'POST',
+          token,
+          json: { content: 'And the dates?' },
+        })
+      ).status,
+    ).toBe(201);
 
     // Another user has a budget of their own.
     const other = await server.guest();

@@ -7,7 +7,8 @@ import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { memoryKit, query } from '../memory/memory-test-kit';
 
 const PLANTED = 'PLANT-4471';
-const texts = (request: StubRequest | undefined) => (request?.body.messages ?? []).map((message) => `${message.role}:${wireContentText(message.content)}`);
+const texts = (request: StubRequest | undefined) =>
+  (request?.body.messages ?? []).map((message) => `${message.role}:${wireContentText(message.content)}`);
 
 describe('sticky recall (RECALL_STICKY=on): a recall slot stays where it was shown until the next fold', () => {
   // The summarizer keeps CODE-n identifiers only: the planted code is dropped by the fold, so only recall brings it back.
@@ -22,7 +23,8 @@ describe('sticky recall (RECALL_STICKY=on): a recall slot stays where it was sho
     const thread = await kit.createThread();
     const said = await kit.send(thread.id, `Please remember: the vault code is ${PLANTED}.`);
     await kit.send(thread.id, 'The greenhouse key is under the blue pot.');
-    for (let turn = 1; turn <= 3; turn += 1) await kit.send(thread.id, `Filler turn ${turn} about gardening CODE-${1000 + turn}.`);
+    for (let turn = 1; turn <= 3; turn += 1)
+      await kit.send(thread.id, `Filler turn ${turn} about gardening CODE-${1000 + turn}.`);
     await kit.waitForFoldThrough(thread.id, 4);
 
     await kit.send(thread.id, 'What was the vault code I gave you?');
@@ -41,12 +43,18 @@ describe('sticky recall (RECALL_STICKY=on): a recall slot stays where it was sho
     expect(slots[1]).toContain('[#3 · user');
     expect(slots[1]).not.toContain('[#1 ·');
     expect(slots[1]).not.toContain('[#4 ·');
-    const [note] = await query<{ note: { servedSeq: number; seqs: number[] } | null }>(server.app,
-      `SELECT recall_note AS note FROM model_calls WHERE thread_id = $1 AND purpose = 'chat' ORDER BY created_at DESC LIMIT 1`, [thread.id]);
+    const [note] = await query<{ note: { servedSeq: number; seqs: number[] } | null }>(
+      server.app,
+      `SELECT recall_note AS note FROM model_calls WHERE thread_id = $1 AND purpose = 'chat' ORDER BY created_at DESC LIMIT 1`,
+      [thread.id],
+    );
     expect(note?.note?.seqs).not.toContain(1);
 
     // Forgetting the recalled message takes it out of the held slot too.
-    const forgot = await server.app.api(`/api/threads/${thread.id}/messages/${said.userMessage.id}`, { method: 'DELETE', token: server.token });
+    const forgot = await server.app.api(`/api/threads/${thread.id}/messages/${said.userMessage.id}`, {
+      method: 'DELETE',
+      token: server.token,
+    });
     expect(forgot.status).toBe(200);
     await kit.send(thread.id, 'Anything else?');
     expect(texts(chats().at(-1)).join('\n')).not.toContain(PLANTED);

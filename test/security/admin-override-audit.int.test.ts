@@ -18,21 +18,33 @@ describe('admin-role actions through user routes are audited', () => {
 
   it("records export, pin, unpin, settings, reset, undo, forget and regenerate by an admin JWT on another user's thread", async () => {
     const owner = await server.guest();
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: 'private' } })).json()) as ThreadDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: owner.token, json: { title: 'private' } })
+    ).json()) as ThreadDto;
     const sent = async (content: string) => {
-      const response = await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content } });
+      const response = await server.app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token: owner.token,
+        json: { content },
+      });
       expect(response.status).toBe(201);
       return (await response.json()) as SendMessageResponseDto;
     };
     const first = await sent('First message.');
     await sent('Second message.');
     // The owner's own actions are not admin actions: nothing is audited for them.
-    expect((await server.app.api(`/api/threads/${thread.id}/export?format=json`, { token: owner.token })).status).toBe(200);
+    expect((await server.app.api(`/api/threads/${thread.id}/export?format=json`, { token: owner.token })).status).toBe(
+      200,
+    );
     expect(await auditOf(thread.id)).toEqual([]);
 
     const admin = await adminToken(server.app, 'admin-ops-7');
     const call = async (method: string, path: string, json?: unknown) => {
-      const response = await server.app.api(`/api/threads/${thread.id}${path}`, { method, token: admin, ...(json !== undefined ? { json } : {}) });
+      const response = await server.app.api(`/api/threads/${thread.id}${path}`, {
+        method,
+        token: admin,
+        ...(json !== undefined ? { json } : {}),
+      });
       expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
       await response.arrayBuffer();
     };
@@ -47,20 +59,40 @@ describe('admin-role actions through user routes are audited', () => {
 
     const entries = await auditOf(thread.id);
     expect(entries.map((entry) => entry.action).reverse()).toEqual([
-      'thread.exported', 'message.pinned', 'message.unpinned', 'thread.settings-changed', 'context.reset', 'context.reset-undone',
-      'answer.regenerated', 'message.forgotten',
+      'thread.exported',
+      'message.pinned',
+      'message.unpinned',
+      'thread.settings-changed',
+      'context.reset',
+      'context.reset-undone',
+      'answer.regenerated',
+      'message.forgotten',
     ]);
     for (const entry of entries) {
-      expect(entry).toMatchObject({ actor: 'admin-ops-7', threadId: thread.id, details: expect.objectContaining({ ownerId: owner.userId, via: 'user-route' }) });
+      expect(entry).toMatchObject({
+        actor: 'admin-ops-7',
+        threadId: thread.id,
+        details: expect.objectContaining({ ownerId: owner.userId, via: 'user-route' }),
+      });
     }
     expect(entries.find((entry) => entry.action === 'thread.exported')?.details).toMatchObject({ format: 'markdown' });
-    expect(entries.find((entry) => entry.action === 'message.forgotten')?.details).toMatchObject({ messageId: first.userMessage.id });
+    expect(entries.find((entry) => entry.action === 'message.forgotten')?.details).toMatchObject({
+      messageId: first.userMessage.id,
+    });
   });
 
   it("records an admin reading another user's settings and what the model saw, through user and admin routes", async () => {
     const owner = await server.guest();
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: owner.token, json: {} })).json()) as ThreadDto;
-    const sent = (await (await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token: owner.token, json: { content: 'Hello.' } })).json()) as SendMessageResponseDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: owner.token, json: {} })
+    ).json()) as ThreadDto;
+    const sent = (await (
+      await server.app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token: owner.token,
+        json: { content: 'Hello.' },
+      })
+    ).json()) as SendMessageResponseDto;
     const answer = sent.messages.find((message) => message.role === 'assistant');
     expect(answer).toBeDefined();
     const read = async (path: string, token: string) => {
@@ -81,7 +113,10 @@ describe('admin-role actions through user routes are audited', () => {
 
     const entries = (await auditOf(thread.id)).reverse();
     expect(entries.map((entry) => [entry.actor === 'admin-reader-3' ? 'jwt' : 'console', entry.action])).toEqual([
-      ['jwt', 'thread.settings-viewed'], ['jwt', 'message-context.viewed'], ['console', 'message-context.viewed'], ['console', 'thread.viewed'],
+      ['jwt', 'thread.settings-viewed'],
+      ['jwt', 'message-context.viewed'],
+      ['console', 'message-context.viewed'],
+      ['console', 'thread.viewed'],
     ]);
     for (const entry of entries) expect(entry.details).toMatchObject({ ownerId: owner.userId });
     expect(entries[1]?.details).toMatchObject({ messageId: answer?.id, via: 'user-route' });
@@ -89,12 +124,18 @@ describe('admin-role actions through user routes are audited', () => {
 
   it('does not audit an admin acting on their own thread, nor a refused attempt', async () => {
     const admin = await adminToken(server.app, 'admin-own-1');
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token: admin, json: {} })).json()) as ThreadDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: admin, json: {} })
+    ).json()) as ThreadDto;
     expect((await server.app.api(`/api/threads/${thread.id}/export?format=json`, { token: admin })).status).toBe(200);
     const other = await server.guest();
-    const otherThread = (await (await server.app.api('/api/threads', { method: 'POST', token: other.token, json: {} })).json()) as ThreadDto;
+    const otherThread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token: other.token, json: {} })
+    ).json()) as ThreadDto;
     // Nothing to regenerate: refused, so nothing happened and nothing is recorded.
-    expect((await server.app.api(`/api/threads/${otherThread.id}/regenerate`, { method: 'POST', token: admin })).status).toBe(409);
+    expect(
+      (await server.app.api(`/api/threads/${otherThread.id}/regenerate`, { method: 'POST', token: admin })).status,
+    ).toBe(409);
     expect(await auditOf(thread.id)).toEqual([]);
     expect(await auditOf(otherThread.id)).toEqual([]);
   });

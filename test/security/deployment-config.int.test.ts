@@ -44,9 +44,15 @@ function externalAddress(): string | null {
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port, timeout: 3000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -57,7 +63,8 @@ afterAll(async () => {
 describe('docker-compose.yml', () => {
   it('cannot be rendered without AUTH_SECRET, ADMIN_TOKEN and METRICS_TOKEN, and names each missing one', () => {
     const none = composeConfig({});
-    const named = (errors: string[]) => new Set(SECRETS.filter((name) => errors.some((error) => error.includes(`variable ${name} `))));
+    const named = (errors: string[]) =>
+      new Set(SECRETS.filter((name) => errors.some((error) => error.includes(`variable ${name} `))));
     expect(named(none.errors)).toEqual(new Set(SECRETS));
     // An empty value counts as missing; the ones given are not reported.
     const partly = composeConfig({ AUTH_SECRET: secret(), ADMIN_TOKEN: '' });
@@ -73,9 +80,19 @@ describe('docker-compose.yml', () => {
       expect(uses.length, name).toBeGreaterThan(0);
       for (const use of uses) expect({ name, operator: use.operator }).toEqual({ name, operator: ':?' });
     }
-    const { services } = composeConfig({ AUTH_SECRET: secret(), ADMIN_TOKEN: secret(), METRICS_TOKEN: secret(), OFFLINE_MODEL: 'allow' });
+    const { services } = composeConfig({
+      AUTH_SECRET: secret(),
+      ADMIN_TOKEN: secret(),
+      METRICS_TOKEN: secret(),
+      OFFLINE_MODEL: 'allow',
+    });
     for (const service of ['serve', 'worker']) {
-      expect(services[service]?.environment).toMatchObject({ NODE_ENV: 'production', OFFLINE_MODEL: 'allow', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+      expect(services[service]?.environment).toMatchObject({
+        NODE_ENV: 'production',
+        OFFLINE_MODEL: 'allow',
+        METRICS_PORT: '9464',
+        METRICS_HOST: '0.0.0.0',
+      });
     }
   });
 
@@ -96,12 +113,18 @@ describe('docker-compose.yml', () => {
     const metricsPort = await findFreePort();
     // Compose's service names do not resolve here: the test's Postgres and Redis stand in for them.
     const server = start({
-      ...environment, DATABASE_URL: database.url, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `c${randomBytes(4).toString('hex')}`,
-      PORT: '0', HOST: '127.0.0.1', METRICS_PORT: String(metricsPort),
+      ...environment,
+      DATABASE_URL: database.url,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: `c${randomBytes(4).toString('hex')}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(metricsPort),
     });
     const port = await server.port;
     expect(server.output()).toMatch(/offline/i);
-    const metrics = (token: string) => fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+    const metrics = (token: string) =>
+      fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
     expect((await metrics(tokens.METRICS_TOKEN)).status).toBe(200);
     expect((await metrics(tokens.ADMIN_TOKEN)).status).toBe(401);
     // Guests are off by default: nobody gets a session (and model access) without a sign-in.
@@ -120,23 +143,38 @@ describe('production secrets', () => {
   beforeAll(async () => {
     const database = await createTestDatabase('prodsecrets');
     base = {
-      NODE_ENV: 'production', DATABASE_URL: database.url, REDIS_URL: inject('redisUrl'), OFFLINE_MODEL: 'allow',
-      AUTH_SECRET: secret(), ADMIN_TOKEN: secret(), METRICS_TOKEN: secret(),
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      REDIS_URL: inject('redisUrl'),
+      OFFLINE_MODEL: 'allow',
+      AUTH_SECRET: secret(),
+      ADMIN_TOKEN: secret(),
+      METRICS_TOKEN: secret(),
     };
   });
 
   it('refuses the placeholders once shipped in docker-compose.yml, and a metrics token equal to the admin token', async () => {
     const [placeholders, same] = await Promise.all([
-      refusal({ ...base, AUTH_SECRET: 'change-me-to-a-long-random-secret-of-32-chars', ADMIN_TOKEN: 'change-me-admin-token' }),
+      refusal({
+        ...base,
+        AUTH_SECRET: 'change-me-to-a-long-random-secret-of-32-chars',
+        ADMIN_TOKEN: 'change-me-admin-token',
+      }),
       refusal({ ...base, METRICS_TOKEN: base.ADMIN_TOKEN! }),
     ]);
-    expect(placeholders).toBe('Configuration error: AUTH_SECRET: a placeholder value is refused when NODE_ENV=production; generate one, e.g. `openssl rand -base64 48`');
-    expect(same).toBe('Configuration error: METRICS_TOKEN: must differ from ADMIN_TOKEN when NODE_ENV=production (a scraper must not hold the admin token)');
+    expect(placeholders).toBe(
+      'Configuration error: AUTH_SECRET: a placeholder value is refused when NODE_ENV=production; generate one, e.g. `openssl rand -base64 48`',
+    );
+    expect(same).toBe(
+      'Configuration error: METRICS_TOKEN: must differ from ADMIN_TOKEN when NODE_ENV=production (a scraper must not hold the admin token)',
+    );
   }, 90_000);
 
   it('refuses to serve the offline model in production unless OFFLINE_MODEL=allow (the compose test above starts with it)', async () => {
     const line = await refusal({ ...base, OFFLINE_MODEL: '' });
-    expect(line).toBe('Configuration error: OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model');
+    expect(line).toBe(
+      'Configuration error: OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model',
+    );
   }, 90_000);
 });
 

@@ -28,23 +28,41 @@ describe('leaks and malformed input', () => {
   const server = useChatServer({
     stub: {
       classifyRequest,
-      responder: (request) => (failSummaries && request.kind === 'summary' ? replyWithError(400, { message: PROVIDER_DETAIL }) : summaries(request)),
+      responder: (request) =>
+        failSummaries && request.kind === 'summary'
+          ? replyWithError(400, { message: PROVIDER_DETAIL })
+          : summaries(request),
     },
-    env: { OPENAI_API_KEY: 'sk-test', SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2', MODEL_MAX_RETRIES: '0' },
+    env: {
+      OPENAI_API_KEY: 'sk-test',
+      SUMMARY_TRIGGER: 'messages=4',
+      SUMMARY_KEEP: 'messages=2',
+      MODEL_MAX_RETRIES: '0',
+    },
   });
 
   it('answers a malformed page cursor with 400 VALIDATION on every paged route, never 500', async () => {
     const { token } = await server.guest();
     // A real page of threads first: the cursor the server hands out still works.
-    for (const title of ['one', 'two', 'three']) await server.app.api('/api/threads', { method: 'POST', token, json: { title } });
-    const first = (await (await server.app.api('/api/threads?limit=2', { token })).json()) as { threads: ThreadDto[]; nextCursor: string | null };
+    for (const title of ['one', 'two', 'three'])
+      await server.app.api('/api/threads', { method: 'POST', token, json: { title } });
+    const first = (await (await server.app.api('/api/threads?limit=2', { token })).json()) as {
+      threads: ThreadDto[];
+      nextCursor: string | null;
+    };
     expect(first.nextCursor).not.toBeNull();
-    const second = await server.app.api(`/api/threads?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`, { token });
+    const second = await server.app.api(`/api/threads?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`, {
+      token,
+    });
     expect(second.status).toBe(200);
     expect(((await second.json()) as { threads: ThreadDto[] }).threads.map((thread) => thread.title)).toEqual(['one']);
 
     for (const cursor of MALFORMED_CURSORS) {
-      for (const [path, bearer] of [['/api/threads', token], ['/api/admin/threads', ADMIN_TOKEN], ['/api/admin/audit', ADMIN_TOKEN]] as const) {
+      for (const [path, bearer] of [
+        ['/api/threads', token],
+        ['/api/admin/threads', ADMIN_TOKEN],
+        ['/api/admin/audit', ADMIN_TOKEN],
+      ] as const) {
         const response = await server.app.api(`${path}?cursor=${encodeURIComponent(cursor)}`, { token: bearer });
         expect({ path, cursor, status: response.status }).toEqual({ path, cursor, status: 400 });
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe('VALIDATION');
@@ -54,17 +72,25 @@ describe('leaks and malformed input', () => {
 
   it('shows users a generic coded notice of a failed fold, and admins the detail', async () => {
     const { token } = await server.guest();
-    const thread = (await (await server.app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    const thread = (await (
+      await server.app.api('/api/threads', { method: 'POST', token, json: {} })
+    ).json()) as ThreadDto;
     failSummaries = true;
     for (const content of ['first', 'second', 'third']) {
-      expect((await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })).status).toBe(201);
+      expect(
+        (await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } }))
+          .status,
+      ).toBe(201);
     }
     // Five attempts with exponential backoff (1 + 2 + 4 + 8 s) before the failure is recorded.
     let detail: ThreadDetailDto | null = null;
-    await waitFor(async () => {
-      detail = (await (await server.app.api(`/api/threads/${thread.id}`, { token })).json()) as ThreadDetailDto;
-      return detail.context.lastFoldError !== null;
-    }, { timeoutMs: 90_000, intervalMs: 500, what: 'the fold to fail for good' });
+    await waitFor(
+      async () => {
+        detail = (await (await server.app.api(`/api/threads/${thread.id}`, { token })).json()) as ThreadDetailDto;
+        return detail.context.lastFoldError !== null;
+      },
+      { timeoutMs: 90_000, intervalMs: 500, what: 'the fold to fail for good' },
+    );
     failSummaries = false;
 
     const shown = detail!.context.lastFoldError!;
@@ -74,7 +100,9 @@ describe('leaks and malformed input', () => {
     for (const fragment of ['eu-west-7', 'sk-live', 'IBAN', 'DE89']) expect(raw).not.toContain(fragment);
     expect(server.stub.requests.some((request) => request.kind === 'summary' && request.status === 400)).toBe(true);
 
-    const admin = (await (await server.app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN })).json()) as AdminThreadDetailDto;
+    const admin = (await (
+      await server.app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN })
+    ).json()) as AdminThreadDetailDto;
     expect(admin.context.lastFoldError).toContain('eu-west-7');
   }, 120_000);
 });
@@ -96,21 +124,38 @@ describe('credentials inside OPENAI_BASE_URL', () => {
     const baseUrl = stub.url.replace('http://', `http://gateway-user:${password}@`) + `?api-key=${queryKey}`;
     const database = await createTestDatabase('scrub');
     const server = startServerProcess({
-      DATABASE_URL: database.url, REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `s${randomBytes(4).toString('hex')}`,
-      OPENAI_BASE_URL: baseUrl, LOG_LEVEL: 'debug', MODEL_MAX_RETRIES: '0', AUTH_SECRET: randomBytes(32).toString('hex'), ADMIN_TOKEN: randomBytes(24).toString('hex'),
+      DATABASE_URL: database.url,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: `s${randomBytes(4).toString('hex')}`,
+      OPENAI_BASE_URL: baseUrl,
+      LOG_LEVEL: 'debug',
+      MODEL_MAX_RETRIES: '0',
+      AUTH_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_TOKEN: randomBytes(24).toString('hex'),
     });
     running.push(server);
     const port = await server.port;
-    const api = (path: string, init: { method?: string; token?: string; json?: unknown } = {}) => fetch(`http://127.0.0.1:${port}${path}`, {
-      method: init.method ?? 'GET',
-      headers: { ...(init.token ? { Authorization: `Bearer ${init.token}` } : {}), 'Content-Type': 'application/json' },
-      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
-    });
+    const api = (path: string, init: { method?: string; token?: string; json?: unknown } = {}) =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method: init.method ?? 'GET',
+        headers: {
+          ...(init.token ? { Authorization: `Bearer ${init.token}` } : {}),
+          'Content-Type': 'application/json',
+        },
+        ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+      });
     const { token } = (await (await api('/api/auth/guest', { method: 'POST' })).json()) as { token: string };
     const thread = (await (await api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    const sent = await api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'hello through the gateway' } });
+    const sent = await api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token,
+      json: { content: 'hello through the gateway' },
+    });
     const answer = JSON.stringify(await sent.json());
-    await waitFor(() => /turn failed|model call failed/.test(server.output()), { timeoutMs: 30_000, what: 'the failed call to be logged' });
+    await waitFor(() => /turn failed|model call failed/.test(server.output()), {
+      timeoutMs: 30_000,
+      what: 'the failed call to be logged',
+    });
 
     const output = server.output();
     // The call was made and failed on the URL's credentials; its error (which quotes the URL) was logged.

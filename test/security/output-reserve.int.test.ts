@@ -6,13 +6,20 @@ import { startTestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 /** One chat turn through a server configured with `env`: the chat request the endpoint received, and /api/info. */
-async function chatRequestOf(stub: OpenAIStub, env: Record<string, string>): Promise<{ body: StubRequestBody & Record<string, unknown>; info: ServerInfoDto }> {
+async function chatRequestOf(
+  stub: OpenAIStub,
+  env: Record<string, string>,
+): Promise<{ body: StubRequestBody & Record<string, unknown>; info: ServerInfoDto }> {
   stub.reset();
   const app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test', ...env } });
   try {
     const { token } = await app.guest();
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
-    const sent = await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content: 'How long may your answer be?' } });
+    const sent = await app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token,
+      json: { content: 'How long may your answer be?' },
+    });
     expect(sent.status).toBe(201);
     const info = (await (await app.api('/api/info')).json()) as ServerInfoDto;
     const chat = stub.requests.find((request) => request.kind === 'chat');
@@ -38,14 +45,20 @@ describe('output cap of chat calls', () => {
     expect(body).not.toHaveProperty('max_completion_tokens');
     expect(info.budget).toBe(128_000 - 4096);
     // An explicit reserve is what is sent.
-    expect((await chatRequestOf(stub, { CHAT_MODEL: 'gpt-4o-mini', RESERVED_OUTPUT_TOKENS: '700' })).body.max_tokens).toBe(700);
+    expect(
+      (await chatRequestOf(stub, { CHAT_MODEL: 'gpt-4o-mini', RESERVED_OUTPUT_TOKENS: '700' })).body.max_tokens,
+    ).toBe(700);
   }, 120_000);
 
   it('sends a reasoning model a reserve with room for reasoning and an answer, as max_completion_tokens', async () => {
     for (const model of ['o3', 'gpt-5-mini', 'openai/o4-mini']) {
       const { body, info } = await chatRequestOf(stub, { CHAT_MODEL: model });
-      expect({ model, max_completion_tokens: body.max_completion_tokens, max_tokens: body.max_tokens, temperature: body.temperature })
-        .toEqual({ model, max_completion_tokens: 25_000, max_tokens: undefined, temperature: undefined });
+      expect({
+        model,
+        max_completion_tokens: body.max_completion_tokens,
+        max_tokens: body.max_tokens,
+        temperature: body.temperature,
+      }).toEqual({ model, max_completion_tokens: 25_000, max_tokens: undefined, temperature: undefined });
       expect(info.budget).toBe((model === 'gpt-5-mini' ? 272_000 : 200_000) - 25_000);
     }
   }, 180_000);
@@ -54,17 +67,27 @@ describe('output cap of chat calls', () => {
     stub.reset();
     const app = await startTestApp({
       env: {
-        OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test', CHAT_MODEL: 'gpt-4o-mini', SUMMARY_TRIGGER: 'messages=4', SUMMARY_KEEP: 'messages=2',
-        SUMMARY_MAX_TOKENS: '300', TOOL_RESULT_INLINE_TOKENS: '200',
+        OPENAI_BASE_URL: stub.url,
+        OPENAI_API_KEY: 'sk-test',
+        CHAT_MODEL: 'gpt-4o-mini',
+        SUMMARY_TRIGGER: 'messages=4',
+        SUMMARY_KEEP: 'messages=2',
+        SUMMARY_MAX_TOKENS: '300',
+        TOOL_RESULT_INLINE_TOKENS: '200',
       },
     });
     try {
       const { token } = await app.guest();
       const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
       for (const content of ['CODE-1 first.', 'CODE-2 second.', 'CODE-3 third.']) {
-        expect((await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })).status).toBe(201);
+        expect(
+          (await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })).status,
+        ).toBe(201);
       }
-      await waitFor(() => stub.requests.some((request) => request.kind === 'summary'), { timeoutMs: 30_000, what: 'a summarizer call' });
+      await waitFor(() => stub.requests.some((request) => request.kind === 'summary'), {
+        timeoutMs: 30_000,
+        what: 'a summarizer call',
+      });
       const summary = stub.requests.find((request) => request.kind === 'summary')?.body as Record<string, unknown>;
       expect(summary.max_tokens).toBe(600);
     } finally {

@@ -8,7 +8,10 @@ const ISSUER = 'https://host.example.com';
 const AUDIENCE = 'split-context-chat';
 
 /** A token as a host application would mint it, with any claims (no `exp` unless given). */
-function hostToken(app: TestApp, claims: { sub?: string; exp?: number | string; iss?: string; aud?: string; [claim: string]: unknown }): Promise<string> {
+function hostToken(
+  app: TestApp,
+  claims: { sub?: string; exp?: number | string; iss?: string; aud?: string; [claim: string]: unknown },
+): Promise<string> {
   const { sub = 'host-user-1', exp, iss, aud, ...rest } = claims;
   const jwt = new SignJWT(rest).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(sub).setIssuedAt();
   if (exp !== undefined) jwt.setExpirationTime(exp);
@@ -21,9 +24,15 @@ async function status(app: TestApp, token: string): Promise<number> {
   return (await app.api('/api/threads', { token })).status;
 }
 
-async function refresh(app: TestApp, token: string): Promise<{ status: number; body: GuestSessionDto & { error?: { code: string; message: string } } }> {
+async function refresh(
+  app: TestApp,
+  token: string,
+): Promise<{ status: number; body: GuestSessionDto & { error?: { code: string; message: string } } }> {
   const response = await app.api('/api/auth/refresh', { method: 'POST', token });
-  return { status: response.status, body: (await response.json()) as GuestSessionDto & { error?: { code: string; message: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as GuestSessionDto & { error?: { code: string; message: string } },
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -40,7 +49,9 @@ describe('bearer tokens with JWT_ISSUER and JWT_AUDIENCE', () => {
   it('refuses a token without exp, on REST and on sockets', async () => {
     const forever = await hostToken(app, { iss: ISSUER, aud: AUDIENCE });
     expect(await status(app, forever)).toBe(401);
-    const body = (await (await app.api('/api/threads', { token: forever })).json()) as { error: { code: string; message: string } };
+    const body = (await (await app.api('/api/threads', { token: forever })).json()) as {
+      error: { code: string; message: string };
+    };
     expect(body.error).toEqual({ code: 'UNAUTHORIZED', message: 'The token has no expiry (exp).' });
     const refused = await connectError(app, { token: forever });
     expect(refused.data?.code).toBe('UNAUTHORIZED');
@@ -48,11 +59,19 @@ describe('bearer tokens with JWT_ISSUER and JWT_AUDIENCE', () => {
 
   it('accepts host tokens only with the configured issuer and audience', async () => {
     expect(await status(app, await hostToken(app, { iss: ISSUER, aud: AUDIENCE, exp: '1h' }))).toBe(200);
-    expect(await status(app, await hostToken(app, { iss: 'https://evil.example.net', aud: AUDIENCE, exp: '1h' }))).toBe(401);
+    expect(await status(app, await hostToken(app, { iss: 'https://evil.example.net', aud: AUDIENCE, exp: '1h' }))).toBe(
+      401,
+    );
     expect(await status(app, await hostToken(app, { aud: AUDIENCE, exp: '1h' }))).toBe(401);
     expect(await status(app, await hostToken(app, { iss: ISSUER, exp: '1h' }))).toBe(401);
     expect(await status(app, await hostToken(app, { iss: ISSUER, aud: 'another-service', exp: '1h' }))).toBe(401);
-    expect((await connectError(app, { token: await hostToken(app, { iss: 'https://evil.example.net', aud: AUDIENCE, exp: '1h' }) })).data?.code).toBe('UNAUTHORIZED');
+    expect(
+      (
+        await connectError(app, {
+          token: await hostToken(app, { iss: 'https://evil.example.net', aud: AUDIENCE, exp: '1h' }),
+        })
+      ).data?.code,
+    ).toBe('UNAUTHORIZED');
   });
 
   it('signs its own guest tokens with them, and refreshes guest tokens only', async () => {
@@ -64,16 +83,43 @@ describe('bearer tokens with JWT_ISSUER and JWT_AUDIENCE', () => {
     expect(refreshed.body.userId).toBe(guest.userId);
 
     // Admin and host-minted tokens are not renewed here, whatever they say.
-    const admin = await hostToken(app, { sub: 'alice-admin', role: 'admin', kind: 'external', iss: ISSUER, aud: AUDIENCE, exp: '1h' });
+    const admin = await hostToken(app, {
+      sub: 'alice-admin',
+      role: 'admin',
+      kind: 'external',
+      iss: ISSUER,
+      aud: AUDIENCE,
+      exp: '1h',
+    });
     const hostUser = await hostToken(app, { sub: 'host-user-7', iss: ISSUER, aud: AUDIENCE, exp: '1h' });
-    const adminGuest = await hostToken(app, { sub: 'guest-x', role: 'admin', kind: 'guest', iss: ISSUER, aud: AUDIENCE, exp: '1h' });
+    const adminGuest = await hostToken(app, {
+      sub: 'guest-x',
+      role: 'admin',
+      kind: 'guest',
+      iss: ISSUER,
+      aud: AUDIENCE,
+      exp: '1h',
+    });
     for (const token of [admin, hostUser, adminGuest]) {
       const answer = await refresh(app, token);
       expect(answer.status).toBe(403);
       expect(answer.body.error?.code).toBe('FORBIDDEN');
     }
     // A guest-looking token of another issuer is not refreshed either.
-    expect((await refresh(app, await hostToken(app, { sub: 'guest-y', kind: 'guest', iss: 'https://evil.example.net', aud: AUDIENCE, exp: '1h' }))).status).toBe(401);
+    expect(
+      (
+        await refresh(
+          app,
+          await hostToken(app, {
+            sub: 'guest-y',
+            kind: 'guest',
+            iss: 'https://evil.example.net',
+            aud: AUDIENCE,
+            exp: '1h',
+          }),
+        )
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -93,7 +139,9 @@ describe('guest sessions with short lifetimes', () => {
     const first = decodeJwt(guest.token);
     expect(first.exp! - first.iat!).toBe(TTL_SECONDS);
     expect(first.orig_iat).toBe(first.iat);
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token: guest.token, json: { title: 'kept' } })).json()) as ThreadDto;
+    const thread = (await (
+      await app.api('/api/threads', { method: 'POST', token: guest.token, json: { title: 'kept' } })
+    ).json()) as ThreadDto;
 
     // Expired: refused everywhere but the refresh, which gives the same user a new token (its threads stay).
     await sleep(TTL_SECONDS * 1000 + 1100);
@@ -101,7 +149,9 @@ describe('guest sessions with short lifetimes', () => {
     const renewed = await refresh(app, guest.token);
     expect(renewed.status).toBe(200);
     expect(renewed.body.userId).toBe(guest.userId);
-    const threads = (await (await app.api('/api/threads', { token: renewed.body.token })).json()) as { threads: ThreadDto[] };
+    const threads = (await (await app.api('/api/threads', { token: renewed.body.token })).json()) as {
+      threads: ThreadDto[];
+    };
     expect(threads.threads.map((candidate) => candidate.id)).toEqual([thread.id]);
 
     // Refreshed again and again, no token outlives the session's maximum age from the first token; then it ends.
@@ -127,7 +177,9 @@ describe('guest sessions with short lifetimes', () => {
 
   it('disconnects a socket when its token expires, with a coded session-expired event first', async () => {
     const guest = await app.guest();
-    const thread = (await (await app.api('/api/threads', { method: 'POST', token: guest.token, json: {} })).json()) as ThreadDto;
+    const thread = (await (
+      await app.api('/api/threads', { method: 'POST', token: guest.token, json: {} })
+    ).json()) as ThreadDto;
     const tab: Tab = await openTab(app, guest.token);
     const joined = await tab.request('thread-join', { threadId: thread.id });
     expect(joined.response.ok).toBe(true);
@@ -137,7 +189,10 @@ describe('guest sessions with short lifetimes', () => {
     const { reason, eventsBefore } = await disconnected;
     expect(reason).toBe('io server disconnect');
     const expired = tab.events.slice(0, eventsBefore).find((event) => event.type === 'session-expired');
-    expect(expired?.payload).toMatchObject({ error: { code: 'UNAUTHORIZED' }, expiredAt: new Date(decodeJwt(guest.token).exp! * 1000).toISOString() });
+    expect(expired?.payload).toMatchObject({
+      error: { code: 'UNAUTHORIZED' },
+      expiredAt: new Date(decodeJwt(guest.token).exp! * 1000).toISOString(),
+    });
     expect(Date.now()).toBeGreaterThanOrEqual(decodeJwt(guest.token).exp! * 1000);
 
     // The client refreshes and connects again as the same user.

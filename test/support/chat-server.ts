@@ -51,7 +51,10 @@ export function useChatServer(options: ChatServerOptions = {}): ChatServer {
   });
 
   const get = () => {
-    if (!started) throw new Error('useChatServer: the server is not started (use it inside tests or hooks that run after its beforeAll)');
+    if (!started)
+      throw new Error(
+        'useChatServer: the server is not started (use it inside tests or hooks that run after its beforeAll)',
+      );
     return started;
   };
   return {

@@ -29,20 +29,32 @@ export function composeVariables(text = readFileSync(composePath, 'utf8')): Comp
  * unset or empty, `${VAR?message}` when unset; `${VAR:-default}` and `${VAR-default}` fall back.
  */
 function interpolate(value: string, environment: Record<string, string | undefined>, errors: string[]): string {
-  return value.replaceAll('$$', '\u0000').replace(EXPRESSION, (_whole, name: string, operator: string | undefined, argument = '') => {
-    const current = environment[name];
-    const unset = current === undefined;
-    const empty = unset || current === '';
-    switch (operator) {
-      case ':-': return empty ? argument : current!;
-      case '-': return unset ? argument : current;
-      case ':?': if (empty) errors.push(`required variable ${name} is missing a value: ${argument}`); return current ?? '';
-      case '?': if (unset) errors.push(`required variable ${name} is missing a value: ${argument}`); return current ?? '';
-      case ':+': return empty ? '' : argument;
-      case '+': return unset ? '' : argument;
-      default: return current ?? '';
-    }
-  }).replaceAll('\u0000', '$');
+  return value
+    .replaceAll('$$', '\u0000')
+    .replace(EXPRESSION, (_whole, name: string, operator: string | undefined, argument = '') => {
+      const current = environment[name];
+      const unset = current === undefined;
+      const empty = unset || current === '';
+      switch (operator) {
+        case ':-':
+          return empty ? argument : current!;
+        case '-':
+          return unset ? argument : current;
+        case ':?':
+          if (empty) errors.push(`required variable ${name} is missing a value: ${argument}`);
+          return current ?? '';
+        case '?':
+          if (unset) errors.push(`required variable ${name} is missing a value: ${argument}`);
+          return current ?? '';
+        case ':+':
+          return empty ? '' : argument;
+        case '+':
+          return unset ? '' : argument;
+        default:
+          return current ?? '';
+      }
+    })
+    .replaceAll('\u0000', '$');
 }
 
 interface ComposeService {
@@ -61,7 +73,9 @@ function interpolateAll(node: unknown, environment: Record<string, string | unde
   if (typeof node === 'number' || typeof node === 'boolean') return String(node);
   if (Array.isArray(node)) return node.map((item) => interpolateAll(item, environment, errors));
   if (node && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, interpolateAll(value, environment, errors)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [key, interpolateAll(value, environment, errors)]),
+    );
   }
   return node;
 }

@@ -23,9 +23,16 @@ export async function adminQuery(sql: string): Promise<void> {
  * A fresh database on the test server: empty, or with `migrated` a copy of the run's migrated template (every
  * migration applied once in global setup). `drop()` removes it (closing leftover connections).
  */
-export async function createTestDatabase(prefix = 'test', options: { migrated?: boolean } = {}): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  prefix = 'test',
+  options: { migrated?: boolean } = {},
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(5).toString('hex')}`;
-  await adminQuery(options.migrated ? `CREATE DATABASE "${name}" TEMPLATE "${inject('pgMigratedTemplate')}"` : `CREATE DATABASE "${name}"`);
+  await adminQuery(
+    options.migrated
+      ? `CREATE DATABASE "${name}" TEMPLATE "${inject('pgMigratedTemplate')}"`
+      : `CREATE DATABASE "${name}"`,
+  );
   return {
     name,
     url: databaseUrl(inject('pgAdminUrl'), name),

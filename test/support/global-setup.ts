@@ -33,7 +33,11 @@ async function migrateTemplate(adminUrl: string): Promise<void> {
   const url = new URL(adminUrl);
   url.pathname = `/${MIGRATED_TEMPLATE}`;
   // applyMigrations closes its connection: a template must have none when it is cloned.
-  await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'), log: silent });
+  await applyMigrations({
+    databaseUrl: url.toString(),
+    migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
+    log: silent,
+  });
 }
 
 /**

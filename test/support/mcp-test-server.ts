@@ -36,16 +36,29 @@ export interface McpTestServer {
 
 /** The SDK's in-memory store, shared by every session (the SDK's scopes tasks to the session that made them). */
 class SharedTaskStore implements TaskStore {
-  constructor(private readonly inner: InMemoryTaskStore, private readonly onCancel: (taskId: string) => void) {}
-  createTask(...[params, requestId, request]: Parameters<TaskStore['createTask']>) { return this.inner.createTask(params, requestId, request); }
-  getTask(taskId: string) { return this.inner.getTask(taskId); }
-  storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result) { return this.inner.storeTaskResult(taskId, status, result); }
-  getTaskResult(taskId: string) { return this.inner.getTaskResult(taskId); }
+  constructor(
+    private readonly inner: InMemoryTaskStore,
+    private readonly onCancel: (taskId: string) => void,
+  ) {}
+  createTask(...[params, requestId, request]: Parameters<TaskStore['createTask']>) {
+    return this.inner.createTask(params, requestId, request);
+  }
+  getTask(taskId: string) {
+    return this.inner.getTask(taskId);
+  }
+  storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result) {
+    return this.inner.storeTaskResult(taskId, status, result);
+  }
+  getTaskResult(taskId: string) {
+    return this.inner.getTaskResult(taskId);
+  }
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string) {
     if (status === 'cancelled') this.onCancel(taskId);
     return this.inner.updateTaskStatus(taskId, status, statusMessage);
   }
-  listTasks(cursor?: string) { return this.inner.listTasks(cursor); }
+  listTasks(cursor?: string) {
+    return this.inner.listTasks(cursor);
+  }
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
@@ -55,7 +68,9 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startMcpTestServer(options: { requireToken?: string; port?: number } = {}): Promise<McpTestServer> {
+export async function startMcpTestServer(
+  options: { requireToken?: string; port?: number } = {},
+): Promise<McpTestServer> {
   const calls = new Map<string, number>();
   const cancelled = new Set<string>();
   const tasks: string[] = [];
@@ -78,53 +93,86 @@ export async function startMcpTestServer(options: { requireToken?: string; port?
   }
 
   function buildServer(): McpServer {
-    const server = new McpServer({ name: 'test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, tasks: { requests: { tools: { call: {} } }, cancel: {} } }, taskStore });
-    server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {
-      count('add');
-      return { content: [{ type: 'text', text: `${a} + ${b} = ${a + b}` }] };
-    });
+    const server = new McpServer(
+      { name: 'test-server', version: '1.0.0' },
+      {
+        capabilities: { tools: { listChanged: true }, tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+        taskStore,
+      },
+    );
+    server.registerTool(
+      'add',
+      { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
+      async ({ a, b }) => {
+        count('add');
+        return { content: [{ type: 'text', text: `${a} + ${b} = ${a + b}` }] };
+      },
+    );
     server.registerTool('malformed', { description: 'Answers a malformed result.', inputSchema: {} }, async () => {
       count('malformed');
       return { content: [{ type: 'no-such-type', value: 42 }] } as never;
     });
-    server.experimental.tasks.registerToolTask('slow_job', {
-      description: 'A slow background job that reports progress; can fail on demand.',
-      inputSchema: { label: z.string(), steps: z.number().int().min(1).default(4), stepMs: z.number().int().min(1).default(300), fail: z.boolean().default(false) },
-      execution: { taskSupport: 'optional' },
-    }, {
-      async createTask({ label, steps, stepMs, fail }, extra) {
-        count('slow_job');
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 600_000, pollInterval: 200 });
-        tasks.push(task.taskId);
-        const controller = new AbortController();
-        aborts.set(task.taskId, controller);
-        const progressToken = extra._meta?.progressToken;
-        void (async () => {
-          for (let step = 1; step <= steps; step += 1) {
-            await new Promise((resolve) => setTimeout(resolve, stepMs));
-            if (controller.signal.aborted) return;
-            if (fail && step === steps) {
-              await inner.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: `job ${label} failed: the disk is full (ID-9)` }], isError: true }).catch(() => undefined);
-              return;
-            }
-            if (step < steps) {
-              await inner.updateTaskStatus(task.taskId, 'working', `step ${step} of ${steps}`).catch(() => undefined);
-              if (progressToken !== undefined) {
-                await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` } }).catch(() => undefined);
+    server.experimental.tasks.registerToolTask(
+      'slow_job',
+      {
+        description: 'A slow background job that reports progress; can fail on demand.',
+        inputSchema: {
+          label: z.string(),
+          steps: z.number().int().min(1).default(4),
+          stepMs: z.number().int().min(1).default(300),
+          fail: z.boolean().default(false),
+        },
+        execution: { taskSupport: 'optional' },
+      },
+      {
+        async createTask({ label, steps, stepMs, fail }, extra) {
+          count('slow_job');
+          const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 600_000, pollInterval: 200 });
+          tasks.push(task.taskId);
+          const controller = new AbortController();
+          aborts.set(task.taskId, controller);
+          const progressToken = extra._meta?.progressToken;
+          void (async () => {
+            for (let step = 1; step <= steps; step += 1) {
+              await new Promise((resolve) => setTimeout(resolve, stepMs));
+              if (controller.signal.aborted) return;
+              if (fail && step === steps) {
+                await inner
+                  .storeTaskResult(task.taskId, 'failed', {
+                    content: [{ type: 'text', text: `job ${label} failed: the disk is full (ID-9)` }],
+                    isError: true,
+                  })
+                  .catch(() => undefined);
+                return;
+              }
+              if (step < steps) {
+                await inner.updateTaskStatus(task.taskId, 'working', `step ${step} of ${steps}`).catch(() => undefined);
+                if (progressToken !== undefined) {
+                  await extra
+                    .sendNotification({
+                      method: 'notifications/progress',
+                      params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` },
+                    })
+                    .catch(() => undefined);
+                }
               }
             }
-          }
-          await inner.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `job ${label} done after ${steps} steps` }] }).catch(() => undefined);
-        })();
-        return { task };
+            await inner
+              .storeTaskResult(task.taskId, 'completed', {
+                content: [{ type: 'text', text: `job ${label} done after ${steps} steps` }],
+              })
+              .catch(() => undefined);
+          })();
+          return { task };
+        },
+        async getTask(_args, extra) {
+          return (await inner.getTask(extra.taskId))!;
+        },
+        async getTaskResult(_args, extra) {
+          return (await inner.getTaskResult(extra.taskId)) as never;
+        },
       },
-      async getTask(_args, extra) {
-        return (await inner.getTask(extra.taskId))!;
-      },
-      async getTaskResult(_args, extra) {
-        return (await inner.getTaskResult(extra.taskId)) as never;
-      },
-    });
+    );
     for (const name of extraTools) registerExtra(server, name);
     servers.add(server);
     return server;
@@ -149,9 +197,13 @@ export async function startMcpTestServer(options: { requireToken?: string; port?
         }
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => { sessions.set(id, created); },
+          onsessioninitialized: (id) => {
+            sessions.set(id, created);
+          },
         });
-        created.onclose = () => { if (created.sessionId) sessions.delete(created.sessionId); };
+        created.onclose = () => {
+          if (created.sessionId) sessions.delete(created.sessionId);
+        };
         await buildServer().connect(created);
         transport = created;
       }
@@ -165,7 +217,10 @@ export async function startMcpTestServer(options: { requireToken?: string; port?
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    calls, cancelled, tasks, authorizations,
+    calls,
+    cancelled,
+    tasks,
+    authorizations,
     addTool(name) {
       extraTools.push(name);
       for (const server of servers) if (server.isConnected()) registerExtra(server, name);

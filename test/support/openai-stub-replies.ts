@@ -97,12 +97,19 @@ export type StubReply = TextReply | ToolCallsReply | ErrorReply | CutReply;
 export type StubResponder = (request: StubRequest) => StubReply | Promise<StubReply>;
 
 const DEFAULT_ERROR_TEXT: Record<number, { message: string; type: string; code: string | null }> = {
-  429: { message: 'Rate limit reached for requests. Please try again later.', type: 'requests', code: 'rate_limit_exceeded' },
-  500: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
+  429: {
+    message: 'Rate limit reached for requests. Please try again later.',
+    type: 'requests',
+    code: 'rate_limit_exceeded',
+  },
+  500: {
+    message: 'The server had an error while processing your request. Sorry about that!',
+    type: 'server_error',
+    code: null,
+  },
   502: { message: 'Bad gateway.', type: 'server_error', code: null },
   503: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', code: null },
 };
-
 
 export interface CompletionIdentity {
   id: string;
@@ -120,7 +127,10 @@ function wireToolCalls(reply: ToolCallsReply): WireToolCall[] {
   return reply.toolCalls.map((call) => ({
     id: call.id ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
     type: 'function',
-    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    },
   }));
 }
 
@@ -131,7 +141,8 @@ function replyText(reply: TextReply | ToolCallsReply | CutReply): string {
 function completionTokens(model: string, text: string, toolCalls: WireToolCall[]): number {
   const encoding = encodingForModel(model);
   let tokens = countTextTokens(text, encoding);
-  for (const call of toolCalls) tokens += 3 + countTextTokens(call.function.name, encoding) + countTextTokens(call.function.arguments, encoding);
+  for (const call of toolCalls)
+    tokens += 3 + countTextTokens(call.function.name, encoding) + countTextTokens(call.function.arguments, encoding);
   return tokens;
 }
 
@@ -141,11 +152,26 @@ function usageOf(promptTokens: number, outputTokens: number, cachedTokens = 0) {
     completion_tokens: outputTokens,
     total_tokens: promptTokens + outputTokens,
     prompt_tokens_details: { cached_tokens: cachedTokens, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
-export function sendCompletion({ response, reply, record, completion }: { response: ServerResponse; reply: TextReply | ToolCallsReply | CutReply; record: StubRequest; completion: CompletionIdentity }): void {
+export function sendCompletion({
+  response,
+  reply,
+  record,
+  completion,
+}: {
+  response: ServerResponse;
+  reply: TextReply | ToolCallsReply | CutReply;
+  record: StubRequest;
+  completion: CompletionIdentity;
+}): void {
   if (reply.type === 'cut') {
     response.destroy();
     return;
@@ -224,7 +250,12 @@ export async function streamReply({ response, reply, record, completion, closed 
     await pause();
     if (closed.aborted) return;
     const opening = { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } };
-    await writeChunk(index === 0 && startsWithToolCall ? { role: 'assistant', content: null, tool_calls: [opening], refusal: null } : { tool_calls: [opening] }, null);
+    await writeChunk(
+      index === 0 && startsWithToolCall
+        ? { role: 'assistant', content: null, tool_calls: [opening], refusal: null }
+        : { tool_calls: [opening] },
+      null,
+    );
     for (const piece of call.function.arguments.match(/[\s\S]{1,8}/g) ?? []) {
       await pause();
       if (closed.aborted) return;
@@ -234,36 +265,69 @@ export async function streamReply({ response, reply, record, completion, closed 
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : ((reply as TextReply).finishReason ?? 'stop');
   await writeChunk({}, finishReason);
   if (includeUsage && !(reply as StreamTiming).omitUsage) {
-    const usage = usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls), record.cachedTokens);
-    await write(response, `data: ${JSON.stringify({ ...completion, object: 'chat.completion.chunk', service_tier: 'default', system_fingerprint: 'fp_stub', choices: [], usage })}\n\n`);
+    const usage = usageOf(
+      record.promptTokens,
+      completionTokens(record.body.model, text, toolCalls),
+      record.cachedTokens,
+    );
+    await write(
+      response,
+      `data: ${JSON.stringify({ ...completion, object: 'chat.completion.chunk', service_tier: 'default', system_fingerprint: 'fp_stub', choices: [], usage })}\n\n`,
+    );
   }
   await write(response, 'data: [DONE]\n\n');
   response.end();
 }
 
 export function sendErrorReply(response: ServerResponse, reply: ErrorReply): void {
-  const defaults = DEFAULT_ERROR_TEXT[reply.status] ?? { message: `Stub error ${reply.status}.`, type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
+  const defaults = DEFAULT_ERROR_TEXT[reply.status] ?? {
+    message: `Stub error ${reply.status}.`,
+    type: reply.status >= 500 ? 'server_error' : 'invalid_request_error',
+    code: null,
+  };
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.retryAfterSeconds !== undefined) headers['retry-after'] = String(reply.retryAfterSeconds);
-  sendError(response, reply.status, {
-    message: reply.message ?? defaults.message,
-    type: reply.errorType ?? defaults.type,
-    param: null,
-    code: reply.code === undefined ? defaults.code : reply.code,
-  }, headers);
+  sendError(
+    response,
+    reply.status,
+    {
+      message: reply.message ?? defaults.message,
+      type: reply.errorType ?? defaults.type,
+      param: null,
+      code: reply.code === undefined ? defaults.code : reply.code,
+    },
+    headers,
+  );
 }
 
 export function sendModels(response: ServerResponse, models: string[]): void {
-  sendJson(response, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'openai-stub' })) });
+  sendJson(response, 200, {
+    object: 'list',
+    data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'openai-stub' })),
+  });
 }
 
-export function sendError(response: ServerResponse, status: number, error: OpenAIErrorBody, headers: Record<string, string> = {}): void {
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  error: OpenAIErrorBody,
+  headers: Record<string, string> = {},
+): void {
   sendJson(response, status, { error }, headers);
 }
 
-export function sendJson(response: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(payload);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   response.end(body);
 }
 

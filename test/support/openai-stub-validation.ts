@@ -56,7 +56,11 @@ function validateContent(message: UnknownRecord, index: number): OpenAIErrorBody
 function validateToolCalls(message: UnknownRecord, index: number): OpenAIErrorBody | null {
   if (message.tool_calls === undefined) return null;
   if (!Array.isArray(message.tool_calls)) {
-    return invalidRequest(`Invalid type for 'messages[${index}].tool_calls': expected an array, but got ${jsonTypeName(message.tool_calls)} instead.`, `messages[${index}].tool_calls`, 'invalid_type');
+    return invalidRequest(
+      `Invalid type for 'messages[${index}].tool_calls': expected an array, but got ${jsonTypeName(message.tool_calls)} instead.`,
+      `messages[${index}].tool_calls`,
+      'invalid_type',
+    );
   }
   for (const [callIndex, call] of message.tool_calls.entries()) {
     const prefix = `messages[${index}].tool_calls[${callIndex}]`;
@@ -70,7 +74,11 @@ function validateToolCalls(message: UnknownRecord, index: number): OpenAIErrorBo
 
 function validateMessageShape(message: unknown, index: number): OpenAIErrorBody | null {
   if (!isRecord(message)) {
-    return invalidRequest(`Invalid type for 'messages[${index}]': expected an object, but got ${jsonTypeName(message)} instead.`, `messages[${index}]`, 'invalid_type');
+    return invalidRequest(
+      `Invalid type for 'messages[${index}]': expected an object, but got ${jsonTypeName(message)} instead.`,
+      `messages[${index}]`,
+      'invalid_type',
+    );
   }
   if (message.role === undefined) return missing(`messages[${index}].role`);
   if (typeof message.role !== 'string' || !VALID_ROLES.includes(message.role)) {
@@ -80,7 +88,8 @@ function validateMessageShape(message: unknown, index: number): OpenAIErrorBody 
       'invalid_value',
     );
   }
-  if (message.role === 'tool' && typeof message.tool_call_id !== 'string') return missing(`messages[${index}].tool_call_id`);
+  if (message.role === 'tool' && typeof message.tool_call_id !== 'string')
+    return missing(`messages[${index}].tool_call_id`);
   return validateContent(message, index) ?? validateToolCalls(message, index);
 }
 
@@ -115,7 +124,8 @@ function validateToolOrdering(messages: UnknownRecord[]): OpenAIErrorBody | null
       continue;
     }
     if (pending.size > 0) return unansweredToolCalls(assistantIndex, pending);
-    const calls = message.role === 'assistant' && Array.isArray(message.tool_calls) ? (message.tool_calls as UnknownRecord[]) : [];
+    const calls =
+      message.role === 'assistant' && Array.isArray(message.tool_calls) ? (message.tool_calls as UnknownRecord[]) : [];
     answerable = new Set(calls.map((call) => call.id as string));
     pending = new Set(answerable);
     assistantIndex = index;
@@ -125,7 +135,12 @@ function validateToolOrdering(messages: UnknownRecord[]): OpenAIErrorBody | null
 
 function validateTools(tools: unknown): OpenAIErrorBody | null {
   if (tools === undefined) return null;
-  if (!Array.isArray(tools)) return invalidRequest(`Invalid type for 'tools': expected an array, but got ${jsonTypeName(tools)} instead.`, 'tools', 'invalid_type');
+  if (!Array.isArray(tools))
+    return invalidRequest(
+      `Invalid type for 'tools': expected an array, but got ${jsonTypeName(tools)} instead.`,
+      'tools',
+      'invalid_type',
+    );
   for (const [index, tool] of tools.entries()) {
     if (!isRecord(tool) || !isRecord(tool.function)) return missing(`tools[${index}].function`);
     const name = tool.function.name;
@@ -149,17 +164,29 @@ export function validateChatRequest(body: unknown): OpenAIErrorBody | null {
   }
   if (body.messages === undefined) return missing('messages');
   if (!Array.isArray(body.messages)) {
-    return invalidRequest(`Invalid type for 'messages': expected an array, but got ${jsonTypeName(body.messages)} instead.`, 'messages', 'invalid_type');
+    return invalidRequest(
+      `Invalid type for 'messages': expected an array, but got ${jsonTypeName(body.messages)} instead.`,
+      'messages',
+      'invalid_type',
+    );
   }
   if (body.messages.length === 0) {
-    return invalidRequest("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+    return invalidRequest(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'messages',
+      'empty_array',
+    );
   }
   for (const [index, message] of body.messages.entries()) {
     const error = validateMessageShape(message, index);
     if (error) return error;
   }
   if (body.stream_options !== undefined && body.stream !== true) {
-    return invalidRequest("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options', null);
+    return invalidRequest(
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      'stream_options',
+      null,
+    );
   }
   return validateTools(body.tools) ?? validateToolOrdering(body.messages as UnknownRecord[]);
 }
@@ -177,12 +204,16 @@ export function validateStrictTemplate(body: unknown): OpenAIErrorBody | null {
   const turns = messages[0]?.role === 'system' ? messages.slice(1) : messages;
   for (const [index, message] of turns.entries()) {
     if (message.role === 'system') return templateError('System message must be at the beginning.');
-    if (!toolsOffered && (message.role === 'tool' || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0))) {
+    if (
+      !toolsOffered &&
+      (message.role === 'tool' || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0))
+    ) {
       return templateError('This chat template does not support tool messages without tools.');
     }
     // With tools offered, a tool result takes the user's turn (as tool-aware templates render it).
     const role = message.role === 'tool' ? 'user' : message.role;
-    if (role !== (index % 2 === 0 ? 'user' : 'assistant')) return templateError('Conversation roles must alternate user/assistant/user/assistant/...');
+    if (role !== (index % 2 === 0 ? 'user' : 'assistant'))
+      return templateError('Conversation roles must alternate user/assistant/user/assistant/...');
   }
   if (turns.length > 0 && turns.length % 2 === 0) return templateError('The last message must be from the user.');
   return null;

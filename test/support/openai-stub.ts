@@ -90,7 +90,10 @@ export function replyWithText(text: string, options: Omit<TextReply, 'type' | 't
 }
 
 /** Tool calls reply helper; several calls are parallel calls. */
-export function replyWithToolCalls(toolCalls: ToolCallsReply['toolCalls'], options: Omit<ToolCallsReply, 'type' | 'toolCalls'> = {}): ToolCallsReply {
+export function replyWithToolCalls(
+  toolCalls: ToolCallsReply['toolCalls'],
+  options: Omit<ToolCallsReply, 'type' | 'toolCalls'> = {},
+): ToolCallsReply {
   return { type: 'tool_calls', toolCalls, ...options };
 }
 
@@ -109,7 +112,9 @@ export function replyWithCut(text: string, options: Omit<CutReply, 'type' | 'tex
  * puts right after it (as a model reads the labelled block as quoted material, not as the question).
  */
 export function lastUserText(body: StubRequestBody): string {
-  const user = [...body.messages].reverse().find((message) => message.role === 'user' && !wireContentText(message.content).startsWith(RECALL_HEADING));
+  const user = [...body.messages]
+    .reverse()
+    .find((message) => message.role === 'user' && !wireContentText(message.content).startsWith(RECALL_HEADING));
   return user ? wireContentText(user.content) : '';
 }
 
@@ -128,13 +133,20 @@ const DEFAULT_MAX_CONTEXT_TOKENS = 128_000;
 export async function startOpenAIStub(options: OpenAIStubOptions = {}): Promise<OpenAIStub> {
   const startResponder = options.responder ?? echoResponder;
   const startMaxContextTokens = options.maxContextTokens ?? DEFAULT_MAX_CONTEXT_TOKENS;
-  const state = { responder: startResponder, maxContextTokens: startMaxContextTokens, requests: [] as StubRequest[], sequence: 0, cache: new PromptCacheEmulator() };
+  const state = {
+    responder: startResponder,
+    maxContextTokens: startMaxContextTokens,
+    requests: [] as StubRequest[],
+    sequence: 0,
+    cache: new PromptCacheEmulator(),
+  };
 
   const server = createServer((request, response) => {
     handleRequest({ request, response, options, state }).catch((error: unknown) => {
       // A test bug (a throwing responder) must be visible, and must not hang the client.
       console.error('openai-stub: handler failed', error);
-      if (!response.headersSent) sendError(response, 500, { message: String(error), type: 'server_error', param: null, code: null });
+      if (!response.headersSent)
+        sendError(response, 500, { message: String(error), type: 'server_error', param: null, code: null });
       else response.destroy();
     });
   });
@@ -183,14 +195,31 @@ async function handleRequest({ request, response, options, state }: HandlerConte
   const path = (request.url ?? '').split('?')[0];
   const apiKey = readBearer(request);
   if (apiKey === null) {
-    return sendError(response, 401, { message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", type: 'invalid_request_error', param: null, code: null });
+    return sendError(response, 401, {
+      message:
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      type: 'invalid_request_error',
+      param: null,
+      code: null,
+    });
   }
   if (options.apiKey !== undefined && apiKey !== options.apiKey) {
-    return sendError(response, 401, { message: `Incorrect API key provided: ${apiKey.slice(0, 6)}****.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' });
+    return sendError(response, 401, {
+      message: `Incorrect API key provided: ${apiKey.slice(0, 6)}****.`,
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_api_key',
+    });
   }
   if (request.method === 'GET' && path === '/v1/models') return sendModels(response, options.models ?? ['gpt-4o-mini']);
-  if (request.method === 'POST' && path === '/v1/chat/completions') return handleChatCompletion({ request, response, options, state }, apiKey);
-  return sendError(response, 404, { message: `Invalid URL (${request.method ?? 'GET'} ${path})`, type: 'invalid_request_error', param: null, code: null });
+  if (request.method === 'POST' && path === '/v1/chat/completions')
+    return handleChatCompletion({ request, response, options, state }, apiKey);
+  return sendError(response, 404, {
+    message: `Invalid URL (${request.method ?? 'GET'} ${path})`,
+    type: 'invalid_request_error',
+    param: null,
+    code: null,
+  });
 }
 
 async function handleChatCompletion(context: HandlerContext, apiKey: string): Promise<void> {
@@ -201,13 +230,23 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
   try {
     parsed = JSON.parse(rawBody);
   } catch {
-    return sendError(response, 400, { message: 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly.)', type: 'invalid_request_error', param: null, code: null });
+    return sendError(response, 400, {
+      message:
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+      type: 'invalid_request_error',
+      param: null,
+      code: null,
+    });
   }
   const rejection = validateChatRequest(parsed) ?? (options.strictTemplate ? validateStrictTemplate(parsed) : null);
   const body = parsed as StubRequestBody;
-  const promptTokens = rejection || options.countPromptTokens === false
-    ? 0
-    : Math.round(publishedPromptTokens({ model: body.model, messages: body.messages, tools: body.tools ?? [] }) * (options.promptTokenScale ?? 1));
+  const promptTokens =
+    rejection || options.countPromptTokens === false
+      ? 0
+      : Math.round(
+          publishedPromptTokens({ model: body.model, messages: body.messages, tools: body.tools ?? [] }) *
+            (options.promptTokenScale ?? 1),
+        );
   const record: StubRequest = {
     index: state.requests.length,
     receivedAt: Date.now(),
@@ -217,7 +256,9 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
     apiKey,
     arrivedAt,
   };
-  response.once('finish', () => { record.finishedAt = performance.now(); });
+  response.once('finish', () => {
+    record.finishedAt = performance.now();
+  });
   state.requests.push(record);
   const overflow = rejection ?? contextLengthError(record, state.maxContextTokens);
   if (overflow) {
@@ -226,12 +267,20 @@ async function handleChatCompletion(context: HandlerContext, apiKey: string): Pr
     return sendError(response, 400, overflow);
   }
   // Never more than the prompt (the emulator reads the template's markup too), still in 128-token steps.
-  if (options.promptCache) record.cachedTokens = Math.min(state.cache.observe(body), Math.floor(promptTokens / CACHE_STEP_TOKENS) * CACHE_STEP_TOKENS);
+  if (options.promptCache)
+    record.cachedTokens = Math.min(
+      state.cache.observe(body),
+      Math.floor(promptTokens / CACHE_STEP_TOKENS) * CACHE_STEP_TOKENS,
+    );
   options.onRequest?.(record);
   const reply = await state.responder(record);
   record.status = reply.type === 'error' ? reply.status : 200;
   const closed = closedSignal(response);
-  const completion = { id: `chatcmpl-stub${++state.sequence}`, created: Math.floor(Date.now() / 1000), model: body.model };
+  const completion = {
+    id: `chatcmpl-stub${++state.sequence}`,
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+  };
   await sleep(reply.firstByteDelayMs ?? 0, undefined, { signal: closed }).catch(() => undefined);
   if (closed.aborted) return;
   if (reply.type === 'error') return sendErrorReply(response, reply);
@@ -243,7 +292,10 @@ function contextLengthError(record: StubRequest, maxContextTokens: number): Open
   if (record.promptTokens <= maxContextTokens) return null;
   const tools = record.body.tools ?? [];
   const messageTokens = publishedPromptTokens({ model: record.body.model, messages: record.body.messages });
-  const detail = tools.length > 0 ? ` (${messageTokens} in the messages, ${record.promptTokens - messageTokens} in the functions)` : '';
+  const detail =
+    tools.length > 0
+      ? ` (${messageTokens} in the messages, ${record.promptTokens - messageTokens} in the functions)`
+      : '';
   return {
     message: `This model's maximum context length is ${maxContextTokens} tokens. However, your messages resulted in ${record.promptTokens} tokens${detail}. Please reduce the length of the messages${tools.length > 0 ? ' or functions' : ''}.`,
     type: 'invalid_request_error',
@@ -251,7 +303,6 @@ function contextLengthError(record: StubRequest, maxContextTokens: number): Open
     code: 'context_length_exceeded',
   };
 }
-
 
 function readBearer(request: IncomingMessage): string | null {
   const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '');
@@ -270,4 +321,3 @@ function closedSignal(response: ServerResponse): AbortSignal {
   response.once('close', () => controller.abort());
   return controller.signal;
 }
-

@@ -24,7 +24,11 @@ function inlineRefs(node: unknown, schemas: Json, depth = 0): unknown {
  * must match the documented schema (converted from the document's JSON Schema, not taken from our zod sources).
  * Returns the problems found, empty when the response agrees.
  */
-export async function responseProblems(document: OpenApiDocument, operation: { method: string; path: string }, response: Response): Promise<string[]> {
+export async function responseProblems(
+  document: OpenApiDocument,
+  operation: { method: string; path: string },
+  response: Response,
+): Promise<string[]> {
   const where = `${operation.method.toUpperCase()} ${operation.path} -> ${response.status}`;
   const item = document.paths?.[operation.path] as Json | undefined;
   const documented = (item?.[operation.method.toLowerCase()] as { responses?: Json } | undefined)?.responses;
@@ -32,11 +36,14 @@ export async function responseProblems(document: OpenApiDocument, operation: { m
   const entry = documented[String(response.status)] as { content?: Record<string, { schema?: unknown }> } | undefined;
   if (!entry) return [`${where}: status not documented (documented: ${Object.keys(documented).join(', ')})`];
   const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
-  if (!entry.content) return response.status === 204 || type === '' ? [] : [`${where}: documented without a body, got ${type}`];
+  if (!entry.content)
+    return response.status === 204 || type === '' ? [] : [`${where}: documented without a body, got ${type}`];
   const media = entry.content[type];
   if (!media) return [`${where}: content type ${type} not documented`];
   if (type !== 'application/json') return [];
   const schema = z.fromJSONSchema(inlineRefs(media.schema, (document.components?.schemas ?? {}) as Json) as never);
   const parsed = schema.safeParse(await response.json());
-  return parsed.success ? [] : parsed.error.issues.slice(0, 5).map((issue) => `${where}: ${issue.path.join('.')}: ${issue.message}`);
+  return parsed.success
+    ? []
+    : parsed.error.issues.slice(0, 5).map((issue) => `${where}: ${issue.path.join('.')}: ${issue.message}`);
 }

@@ -43,7 +43,12 @@ export async function startPostgresCutProxy(databaseUrl: string): Promise<Postgr
     }
     const upstream = connect(Number(target.port || 5432), target.hostname);
     sockets.add(client).add(upstream);
-    const forget = () => { sockets.delete(client); sockets.delete(upstream); client.destroy(); upstream.destroy(); };
+    const forget = () => {
+      sockets.delete(client);
+      sockets.delete(upstream);
+      client.destroy();
+      upstream.destroy();
+    };
     client.on('close', forget).on('error', forget);
     upstream.on('close', forget).on('error', forget);
     upstream.pipe(client);
@@ -79,9 +84,16 @@ export async function startPostgresCutProxy(databaseUrl: string): Promise<Postgr
   url.port = String((server.address() as AddressInfo).port);
   return {
     url: url.toString(),
-    cutAt(matches) { matcher = matches; },
-    get cut() { return cut; },
-    restore() { matcher = null; cut = false; },
+    cutAt(matches) {
+      matcher = matches;
+    },
+    get cut() {
+      return cut;
+    },
+    restore() {
+      matcher = null;
+      cut = false;
+    },
     async close() {
       cutAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));

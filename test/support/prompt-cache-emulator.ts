@@ -62,14 +62,26 @@ function textTokens(text: string): number {
 function renderedParts(body: { model: string; tools?: unknown; messages: readonly WireMessage[] }): Part[] {
   const tools = Array.isArray(body.tools) ? (body.tools as Parameters<typeof countTools>[1]) : [];
   // The reply priming (3) is counted first so that the positions add up to `prompt_tokens`.
-  const parts: Part[] = [{ text: '<|priming|>', tokens: 3 }, { text: `<tools>${JSON.stringify(body.tools ?? [])}</tools>`, tokens: countTools(body.model, tools) }];
+  const parts: Part[] = [
+    { text: '<|priming|>', tokens: 3 },
+    { text: `<tools>${JSON.stringify(body.tools ?? [])}</tools>`, tokens: countTools(body.model, tools) },
+  ];
   for (const message of body.messages) {
     const name = message.name !== undefined ? 1 + textTokens(message.name) : 0;
-    parts.push({ text: `<|start|>${message.role}${message.name !== undefined ? `:${message.name}` : ''}<|message|>`, tokens: 3 + textTokens(message.role) + name });
+    parts.push({
+      text: `<|start|>${message.role}${message.name !== undefined ? `:${message.name}` : ''}<|message|>`,
+      tokens: 3 + textTokens(message.role) + name,
+    });
     parts.push({ text: textOf(message.content) });
     if (Array.isArray(message.tool_calls)) {
       const calls = message.tool_calls as { function?: { name?: string; arguments?: string } }[];
-      parts.push({ text: JSON.stringify(calls), tokens: calls.reduce((sum, call) => sum + 3 + textTokens(call.function?.name ?? '') + textTokens(call.function?.arguments ?? ''), 0) });
+      parts.push({
+        text: JSON.stringify(calls),
+        tokens: calls.reduce(
+          (sum, call) => sum + 3 + textTokens(call.function?.name ?? '') + textTokens(call.function?.arguments ?? ''),
+          0,
+        ),
+      });
     }
     if (message.tool_call_id !== undefined) parts.push({ text: message.tool_call_id });
     parts.push({ text: '<|end|>', tokens: 0 });

@@ -18,7 +18,11 @@ interface Message {
 }
 
 interface Tool {
-  function: { name: string; description?: string; parameters?: { properties?: Record<string, { type?: unknown; description?: string; enum?: unknown[] }> } };
+  function: {
+    name: string;
+    description?: string;
+    parameters?: { properties?: Record<string, { type?: unknown; description?: string; enum?: unknown[] }> };
+  };
 }
 
 interface Encoding {
@@ -77,7 +81,8 @@ function countMessages(model: string, messages: readonly Message[]): number {
     tokens += 3 + encode(message.role) + encode(textOf(message.content));
     if (message.name !== undefined) tokens += 1 + encode(message.name);
     if (message.tool_call_id !== undefined) tokens += encode(message.tool_call_id);
-    for (const call of message.tool_calls ?? []) tokens += 3 + encode(call.function?.name ?? '') + encode(call.function?.arguments ?? '');
+    for (const call of message.tool_calls ?? [])
+      tokens += 3 + encode(call.function?.name ?? '') + encode(call.function?.arguments ?? '');
   }
   return tokens;
 }
@@ -97,13 +102,19 @@ export function countTools(model: string, tools: readonly Tool[]): number {
         tokens -= 3;
         for (const item of property.enum) tokens += 3 + encode(String(item));
       }
-      tokens += encode(`${key}:${String(property.type ?? 'object')}:${(property.description ?? '').replace(/\.$/, '')}`);
+      tokens += encode(
+        `${key}:${String(property.type ?? 'object')}:${(property.description ?? '').replace(/\.$/, '')}`,
+      );
     }
   }
   return tokens + 12;
 }
 
 /** Prompt tokens of a chat completions request as the published rules count them. */
-export function publishedPromptTokens(request: { model: string; messages: readonly Message[]; tools?: readonly Tool[] }): number {
+export function publishedPromptTokens(request: {
+  model: string;
+  messages: readonly Message[];
+  tools?: readonly Tool[];
+}): number {
   return countMessages(request.model, request.messages) + countTools(request.model, request.tools ?? []);
 }

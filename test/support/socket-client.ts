@@ -22,8 +22,17 @@ export interface Tab {
  * A browser tab: a real socket.io-client, connected and authenticated, recording every event. Over WebSocket by
  * default; `transports: ['polling']` stays on HTTP long-polling, `['polling', 'websocket']` starts there and upgrades.
  */
-export async function openTab(app: Pick<TestApp, 'baseUrl'>, token: string, options: { transports?: Array<'websocket' | 'polling'> } = {}): Promise<Tab> {
-  const socket: ClientSocket = connect(app.baseUrl, { auth: { token }, transports: options.transports ?? ['websocket'], reconnection: false, forceNew: true });
+export async function openTab(
+  app: Pick<TestApp, 'baseUrl'>,
+  token: string,
+  options: { transports?: Array<'websocket' | 'polling'> } = {},
+): Promise<Tab> {
+  const socket: ClientSocket = connect(app.baseUrl, {
+    auth: { token },
+    transports: options.transports ?? ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
   const events: RecordedEvent[] = [];
   socket.onAny((type: string, payload: Record<string, unknown>) => events.push({ type, payload }));
   await new Promise<void>((resolve, reject) => {
@@ -48,8 +57,16 @@ export async function openTab(app: Pick<TestApp, 'baseUrl'>, token: string, opti
 }
 
 /** A refused connection's `connect_error`. */
-export function connectError(app: Pick<TestApp, 'baseUrl'>, auth: Record<string, unknown>): Promise<Error & { data?: { code: string; message: string } }> {
-  const socket: ClientSocket = connect(app.baseUrl, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
+export function connectError(
+  app: Pick<TestApp, 'baseUrl'>,
+  auth: Record<string, unknown>,
+): Promise<Error & { data?: { code: string; message: string } }> {
+  const socket: ClientSocket = connect(app.baseUrl, {
+    auth,
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => {
       socket.disconnect();
@@ -64,5 +81,8 @@ export function connectError(app: Pick<TestApp, 'baseUrl'>, auth: Record<string,
 
 /** The events of one type, with their payloads typed loosely. */
 export function eventsOf(tab: Pick<Tab, 'events'>, type: string, from = 0): Array<Record<string, unknown>> {
-  return tab.events.slice(from).filter((event) => event.type === type).map((event) => event.payload);
+  return tab.events
+    .slice(from)
+    .filter((event) => event.type === type)
+    .map((event) => event.payload);
 }

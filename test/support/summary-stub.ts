@@ -45,7 +45,10 @@ export function summaryResponder(options: { chat?: StubResponder; delayMs?: numb
     const codes = [...new Set(text.match(/CODE-\d+/g) ?? [])];
     const range = /(?:New messages|The messages to fold) \(#(\d+) to #(\d+)\)/.exec(text);
     const cite = range ? ` [#${range[1]}–${range[2]}]` : '';
-    return replyWithText(`Intent: testing long chats.${cite} Identifiers: ${codes.join(', ') || 'none'}.`, options.delayMs ? { firstByteDelayMs: options.delayMs } : {});
+    return replyWithText(
+      `Intent: testing long chats.${cite} Identifiers: ${codes.join(', ') || 'none'}.`,
+      options.delayMs ? { firstByteDelayMs: options.delayMs } : {},
+    );
   };
 }
 
@@ -53,7 +56,11 @@ export function summaryResponder(options: { chat?: StubResponder; delayMs?: numb
  * `summaryResponder` whose summarizer calls can be held: while `hold()` is in force they wait, so a test can
  * observe the state before a fold or rebuild commits; `release()` lets them (and later ones) through.
  */
-export function heldSummaryResponder(options: Parameters<typeof summaryResponder>[0] = {}): { responder: StubResponder; hold(): void; release(): void } {
+export function heldSummaryResponder(options: Parameters<typeof summaryResponder>[0] = {}): {
+  responder: StubResponder;
+  hold(): void;
+  release(): void;
+} {
   const summaries = summaryResponder(options);
   let gate: { promise: Promise<void>; open: () => void } | null = null;
   return {
@@ -63,7 +70,9 @@ export function heldSummaryResponder(options: Parameters<typeof summaryResponder
     },
     hold() {
       let open = () => {};
-      const promise = new Promise<void>((resolve) => { open = resolve; });
+      const promise = new Promise<void>((resolve) => {
+        open = resolve;
+      });
       gate = { promise, open };
     },
     release() {

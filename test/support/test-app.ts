@@ -24,21 +24,50 @@ export interface TestApp {
  * the run's migrated template) and the test Redis under its own key prefix. `env` overrides the environment (e.g.
  * OPENAI_BASE_URL of a stub).
  */
-export async function startTestApp(options: { env?: Record<string, string>; mode?: ProcessMode; tuning?: ApplicationOptions['tuning']; database?: { url: string }; authSecret?: string; log?: Logger } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: {
+    env?: Record<string, string>;
+    mode?: ProcessMode;
+    tuning?: ApplicationOptions['tuning'];
+    database?: { url: string };
+    authSecret?: string;
+    log?: Logger;
+  } = {},
+): Promise<TestApp> {
   // A copy of the run's migrated template (global setup applied the migrations once).
   const database = options.database ?? (await createTestDatabase('app', { migrated: true }));
   const prefix = options.env?.REDIS_PREFIX ?? `t${randomBytes(5).toString('hex')}`;
   const redisUrl = options.env?.REDIS_URL ?? inject('redisUrl');
   const authSecret = options.authSecret ?? randomBytes(32).toString('hex');
   const env = loadEnv({
-    NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', REDIS_PREFIX: prefix,
-    DATABASE_URL: database.url, REDIS_URL: redisUrl, HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '10000',
-    SEARCH_PER_MINUTE: '10000', ...options.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    REDIS_PREFIX: prefix,
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '10000',
+    SEARCH_PER_MINUTE: '10000',
+    ...options.env,
   });
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, pretty: false });
   const application = await createApplication({
-    env, databaseUrl: database.url, redisUrl, authSecret, adminToken: 'test-admin-token-0123456789', log, mode: options.mode ?? 'all',
-    tuning: { sweepIntervalMs: 500, stalledIntervalMs: 1000, lockDurationMs: 2000, retryBaseMs: 20, leaseTtlMs: 5000, defaultMetrics: false, ...options.tuning },
+    env,
+    databaseUrl: database.url,
+    redisUrl,
+    authSecret,
+    adminToken: 'test-admin-token-0123456789',
+    log,
+    mode: options.mode ?? 'all',
+    tuning: {
+      sweepIntervalMs: 500,
+      stalledIntervalMs: 1000,
+      lockDurationMs: 2000,
+      retryBaseMs: 20,
+      leaseTtlMs: 5000,
+      defaultMetrics: false,
+      ...options.tuning,
+    },
   });
   const port = await application.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -53,7 +82,13 @@ export async function startTestApp(options: { env?: Record<string, string>; mode
     return fetch(`${baseUrl}${pathName}`, { ...init, headers, body: body ?? null });
   };
   return {
-    application, baseUrl, databaseUrl: database.url, redisUrl, prefix, authSecret, api,
+    application,
+    baseUrl,
+    databaseUrl: database.url,
+    redisUrl,
+    prefix,
+    authSecret,
+    api,
     async guest() {
       const response = await api('/api/auth/guest', { method: 'POST' });
       if (response.status !== 201) throw new Error(`guest sign-in failed: ${response.status} ${await response.text()}`);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/core/tools';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import {
+  lastUserText,
+  replyWithText,
+  replyWithToolCalls,
+  startOpenAIStub,
+  type OpenAIStub,
+  type StubRequest,
+} from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { classifyRequest, lastMessage, responder, threadHelpers, type ThreadHelpers } from './tool-test-kit';
 
@@ -9,8 +16,13 @@ const THREADS = 4;
 
 /** A background tool that runs until it is stopped. */
 const holdAsync = defineTool({
-  name: 'hold_async', description: 'Holds a background slot.', mode: 'async', timeoutMs: 120_000, schema: z.object({}),
-  run: (_args, { signal }) => new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+  name: 'hold_async',
+  description: 'Holds a background slot.',
+  mode: 'async',
+  timeoutMs: 120_000,
+  schema: z.object({}),
+  run: (_args, { signal }) =>
+    new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
 });
 
 describe('MAX_ASYNC_RUNS_PER_USER across threads', () => {
@@ -31,7 +43,10 @@ describe('MAX_ASYNC_RUNS_PER_USER across threads', () => {
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, MAX_ASYNC_RUNS_PER_USER: '1' }, tuning: { extraTools: [holdAsync], toolCancelPollMs: 100 } });
+    app = await startTestApp({
+      env: { OPENAI_BASE_URL: stub.url, MAX_ASYNC_RUNS_PER_USER: '1' },
+      tuning: { extraTools: [holdAsync], toolCancelPollMs: 100 },
+    });
     helpers = await threadHelpers(app);
   });
   afterAll(async () => {
@@ -44,9 +59,13 @@ describe('MAX_ASYNC_RUNS_PER_USER across threads', () => {
     const threads = await Promise.all(Array.from({ length: THREADS }, () => helpers.newThread()));
     const results = await Promise.all(threads.map((thread) => helpers.send(thread.id, 'hold a slot')));
     const answers = results.map((result) => result.messages.find((message) => message.role === 'tool')?.content ?? '');
-    const active = await app.application.db.toolRun.count({ where: { threadId: { in: threads.map((thread) => thread.id) }, status: { in: ['queued', 'running'] } } });
+    const active = await app.application.db.toolRun.count({
+      where: { threadId: { in: threads.map((thread) => thread.id) }, status: { in: ['queued', 'running'] } },
+    });
     expect(active).toBe(1);
     expect(answers.filter((answer) => answer.startsWith('Started hold_async'))).toHaveLength(1);
-    expect(answers.filter((answer) => /^Not run: this user already has 1 background tool runs going/.test(answer))).toHaveLength(THREADS - 1);
+    expect(
+      answers.filter((answer) => /^Not run: this user already has 1 background tool runs going/.test(answer)),
+    ).toHaveLength(THREADS - 1);
   });
 });

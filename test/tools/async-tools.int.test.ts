@@ -1,9 +1,26 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolRunDto } from '../../src/shared/api';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import {
+  lastUserText,
+  replyWithText,
+  replyWithToolCalls,
+  startOpenAIStub,
+  type OpenAIStub,
+  type StubRequest,
+} from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, testTools, threadHelpers, isServerNote, serverNotesOf, type ThreadHelpers } from './tool-test-kit';
+import {
+  assertRequestsValid,
+  classifyRequest,
+  lastMessage,
+  responder,
+  testTools,
+  threadHelpers,
+  isServerNote,
+  serverNotesOf,
+  type ThreadHelpers,
+} from './tool-test-kit';
 
 const FOLLOW_UP_REPLY = 'Here is what the background work found.';
 let slowAnswerMs = 0;
@@ -15,11 +32,20 @@ const notesOf = serverNotesOf;
 function chat(request: StubRequest) {
   const last = lastMessage(request);
   if (isServerNote(last)) return replyWithText(FOLLOW_UP_REPLY);
-  if (last?.role === 'tool') return replyWithText('It is running; I will tell you when it is done.', { firstByteDelayMs: slowAnswerMs });
+  if (last?.role === 'tool')
+    return replyWithText('It is running; I will tell you when it is done.', { firstByteDelayMs: slowAnswerMs });
   const user = lastUserText(request.body);
   if (user === 'analyze') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 250 } }]);
-  if (user === 'two at once') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 20 } }, { name: 'analyze_thread', arguments: { pace_ms: 40 } }]);
-  if (user === 'break things') return replyWithToolCalls([{ name: 'slow_async', arguments: {} }, { name: 'broken_async', arguments: {} }]);
+  if (user === 'two at once')
+    return replyWithToolCalls([
+      { name: 'analyze_thread', arguments: { pace_ms: 20 } },
+      { name: 'analyze_thread', arguments: { pace_ms: 40 } },
+    ]);
+  if (user === 'break things')
+    return replyWithToolCalls([
+      { name: 'slow_async', arguments: {} },
+      { name: 'broken_async', arguments: {} },
+    ]);
   if (user === 'long analysis') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 5000 } }]);
   if (user === 'big background report') return replyWithToolCalls([{ name: 'big_async_report', arguments: {} }]);
   return replyWithText(`plain answer to ${user} ORD-7 ID-42`);
@@ -34,7 +60,10 @@ describe('async tools', () => {
   beforeAll(async () => {
     stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
     // A small inline size, so even the analysis report is condensed by the summary model.
-    app = await startTestApp({ env: { OPENAI_BASE_URL: stub.url, TOOL_RESULT_INLINE_TOKENS: '60' }, tuning: { extraTools: testTools(), toolCancelPollMs: 100 } });
+    app = await startTestApp({
+      env: { OPENAI_BASE_URL: stub.url, TOOL_RESULT_INLINE_TOKENS: '60' },
+      tuning: { extraTools: testTools(), toolCancelPollMs: 100 },
+    });
     helpers = await threadHelpers(app);
     budget = app.application.deps.settings.budget;
   });
@@ -48,7 +77,8 @@ describe('async tools', () => {
   });
 
   const getRun = async (runId: string, token = helpers.token) => app.api(`/api/tool-runs/${runId}`, { token });
-  const followUpTurns = (threadId: string) => app.application.db.turn.findMany({ where: { threadId, kind: 'follow-up' }, orderBy: { createdAt: 'asc' } });
+  const followUpTurns = (threadId: string) =>
+    app.application.db.turn.findMany({ where: { threadId, kind: 'follow-up' }, orderBy: { createdAt: 'asc' } });
   const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
 
   it('answers the call at once, streams progress into the transcript, and delivers the condensed result in one follow-up turn', async () => {
@@ -62,13 +92,29 @@ describe('async tools', () => {
     expect(result.messages[2]?.content).toBe('It is running; I will tell you when it is done.');
 
     // Progress appears in the transcript while the run works (its message has no seq until the result lands).
-    await waitFor(async () => (await helpers.messages(thread.id)).some((message) => message.toolRunId === runId && message.status === 'streaming' && /\[\d+%\]/.test(message.content)), { timeoutMs: 15_000, what: 'progress in the transcript' });
+    await waitFor(
+      async () =>
+        (await helpers.messages(thread.id)).some(
+          (message) =>
+            message.toolRunId === runId && message.status === 'streaming' && /\[\d+%\]/.test(message.content),
+        ),
+      { timeoutMs: 15_000, what: 'progress in the transcript' },
+    );
 
     await waitFor(() => stub.requests.some(isFollowUp), { timeoutMs: 20_000, what: 'the follow-up request' });
-    await waitFor(async () => (await followUpTurns(thread.id)).every((turn) => turn.status === 'complete'), { timeoutMs: 10_000, what: 'the follow-up turn' });
+    await waitFor(async () => (await followUpTurns(thread.id)).every((turn) => turn.status === 'complete'), {
+      timeoutMs: 10_000,
+      what: 'the follow-up turn',
+    });
 
     const run = (await (await getRun(runId)).json()) as ToolRunDto;
-    expect(run).toMatchObject({ id: runId, name: 'analyze_thread', status: 'succeeded', progress: 1, args: { pace_ms: 250 } });
+    expect(run).toMatchObject({
+      id: runId,
+      name: 'analyze_thread',
+      status: 'succeeded',
+      progress: 1,
+      args: { pace_ms: 250 },
+    });
     expect(run.resultPreview).toContain('Thread analysis');
 
     // The transcript keeps the full result, at a seq after the turn that started it.
@@ -76,7 +122,9 @@ describe('async tools', () => {
     const note = transcript.find((message) => message.toolRunId === runId && message.role === 'system');
     expect(note?.status).toBe('complete');
     expect(note?.seq).toBeGreaterThan(result.messages[2]?.seq ?? Infinity);
-    expect(note?.content).toContain(`Result of analyze_thread (run ${runId}, started at seq ${result.messages[0]?.seq}):`);
+    expect(note?.content).toContain(
+      `Result of analyze_thread (run ${runId}, started at seq ${result.messages[0]?.seq}):`,
+    );
     expect(note?.content).toContain('- Messages: ');
     expect(note?.content).toContain('ORD-7');
 
@@ -92,7 +140,9 @@ describe('async tools', () => {
     expect(transcript.at(-1)?.content).toBe(FOLLOW_UP_REPLY);
 
     // Events: tool-start, progress, tool-end for the run.
-    const types = events.filter((event) => ('runId' in event && event.runId === runId) || ('run' in event && event.run.id === runId)).map((event) => event.type);
+    const types = events
+      .filter((event) => ('runId' in event && event.runId === runId) || ('run' in event && event.run.id === runId))
+      .map((event) => event.type);
     expect(types[0]).toBe('tool-start');
     expect(types.filter((type) => type === 'tool-progress').length).toBeGreaterThanOrEqual(4);
     expect(types.at(-1)).toBe('tool-end');
@@ -111,15 +161,20 @@ describe('async tools', () => {
     slowAnswerMs = 4000;
     const result = await helpers.send(thread.id, 'two at once');
     const turnEnded = Date.now();
-    const runIds = result.messages.filter((message) => message.role === 'tool').map((message) => runIdOf(message.content));
+    const runIds = result.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => runIdOf(message.content));
     expect(runIds).toHaveLength(2);
     const runs = await app.application.db.toolRun.findMany({ where: { id: { in: runIds } } });
     expect(runs.every((run) => run.reportedAt !== null && run.reportedAt.getTime() < turnEnded)).toBe(true);
 
-    await waitFor(async () => {
-      const turns = await followUpTurns(thread.id);
-      return turns.length > 0 && turns.every((turn) => turn.status === 'complete');
-    }, { timeoutMs: 15_000, what: 'the follow-up turn' });
+    await waitFor(
+      async () => {
+        const turns = await followUpTurns(thread.id);
+        return turns.length > 0 && turns.every((turn) => turn.status === 'complete');
+      },
+      { timeoutMs: 15_000, what: 'the follow-up turn' },
+    );
     const turns = await followUpTurns(thread.id);
     expect(turns).toHaveLength(1);
     const userTurn = await app.application.db.turn.findUniqueOrThrow({ where: { id: result.turn.id } });
@@ -134,20 +189,37 @@ describe('async tools', () => {
   it('reports a timed-out and a failing run to the model with the reason', async () => {
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'break things');
-    const [slowId, brokenId] = result.messages.filter((message) => message.role === 'tool').map((message) => runIdOf(message.content));
-    await waitFor(async () => {
-      const turns = await followUpTurns(thread.id);
-      const runs = await app.application.db.toolRun.findMany({ where: { threadId: thread.id } });
-      return runs.every((run) => run.reportedAt) && turns.length > 0 && turns.every((turn) => turn.status === 'complete');
-    }, { timeoutMs: 20_000, what: 'both runs reported and followed up' });
+    const [slowId, brokenId] = result.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => runIdOf(message.content));
+    await waitFor(
+      async () => {
+        const turns = await followUpTurns(thread.id);
+        const runs = await app.application.db.toolRun.findMany({ where: { threadId: thread.id } });
+        return (
+          runs.every((run) => run.reportedAt) && turns.length > 0 && turns.every((turn) => turn.status === 'complete')
+        );
+      },
+      { timeoutMs: 20_000, what: 'both runs reported and followed up' },
+    );
     // The follow-up requests are what the model saw: wait until both results reached it (one or two follow-ups).
     const followUpNotes = () => stub.requests.filter(isFollowUp).flatMap(notesOf);
-    await waitFor(() => [slowId!, brokenId!].every((id) => followUpNotes().some((note) => note.includes(id))), { timeoutMs: 20_000, what: 'both results in follow-up requests' });
+    await waitFor(() => [slowId!, brokenId!].every((id) => followUpNotes().some((note) => note.includes(id))), {
+      timeoutMs: 20_000,
+      what: 'both results in follow-up requests',
+    });
     const notes = followUpNotes();
-    expect(notes.find((note) => note.includes(slowId!))).toMatch(/^slow_async \(run .*\) timed out:\nslow_async did not finish within 400 ms and was stopped\./);
-    expect(notes.find((note) => note.includes(brokenId!))).toMatch(/^broken_async \(run .*\) failed:\nbroken_async failed: the archive is corrupt \(ID-77\)/);
+    expect(notes.find((note) => note.includes(slowId!))).toMatch(
+      /^slow_async \(run .*\) timed out:\nslow_async did not finish within 400 ms and was stopped\./,
+    );
+    expect(notes.find((note) => note.includes(brokenId!))).toMatch(
+      /^broken_async \(run .*\) failed:\nbroken_async failed: the archive is corrupt \(ID-77\)/,
+    );
     expect(((await (await getRun(slowId!)).json()) as ToolRunDto).status).toBe('timed_out');
-    expect(((await (await getRun(brokenId!)).json()) as ToolRunDto)).toMatchObject({ status: 'failed', error: 'broken_async failed: the archive is corrupt (ID-77)' });
+    expect((await (await getRun(brokenId!)).json()) as ToolRunDto).toMatchObject({
+      status: 'failed',
+      error: 'broken_async failed: the archive is corrupt (ID-77)',
+    });
     assertRequestsValid(stub, budget);
   });
 
@@ -155,16 +227,29 @@ describe('async tools', () => {
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'long analysis');
     const runId = runIdOf(result.messages[1]?.content);
-    await waitFor(async () => ((await (await getRun(runId)).json()) as ToolRunDto).status === 'running', { timeoutMs: 10_000, what: 'the run to start' });
+    await waitFor(async () => ((await (await getRun(runId)).json()) as ToolRunDto).status === 'running', {
+      timeoutMs: 10_000,
+      what: 'the run to start',
+    });
     const stranger = await app.guest();
-    expect((await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: stranger.token })).status).toBe(404);
+    expect((await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: stranger.token })).status).toBe(
+      404,
+    );
     const cancel = await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token });
     expect(cancel.status).toBe(202);
-    await waitFor(async () => ((await (await getRun(runId)).json()) as ToolRunDto).status === 'cancelled', { timeoutMs: 10_000, what: 'the cancel to land' });
-    const reported = () => stub.requests.filter(isFollowUp).find((request) => notesOf(request).some((note) => note.includes(runId)));
+    await waitFor(async () => ((await (await getRun(runId)).json()) as ToolRunDto).status === 'cancelled', {
+      timeoutMs: 10_000,
+      what: 'the cancel to land',
+    });
+    const reported = () =>
+      stub.requests.filter(isFollowUp).find((request) => notesOf(request).some((note) => note.includes(runId)));
     await waitFor(() => reported() !== undefined, { timeoutMs: 10_000, what: 'the follow-up reporting the cancel' });
-    expect(notesOf(reported()!).join('\n')).toContain(`analyze_thread (run ${runId}, started at seq 2) was cancelled:\nThe user cancelled the run.`);
-    expect((await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token })).status).toBe(409);
+    expect(notesOf(reported()!).join('\n')).toContain(
+      `analyze_thread (run ${runId}, started at seq 2) was cancelled:\nThe user cancelled the run.`,
+    );
+    expect((await app.api(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token: helpers.token })).status).toBe(
+      409,
+    );
     assertRequestsValid(stub, budget);
   });
 });

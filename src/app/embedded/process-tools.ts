@@ -57,7 +57,10 @@ export function startService(options: {
     const child = spawn(command, args, { ...spawnOptions, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let settled = false;
-    const timer = setTimeout(() => finish(new Error(`${name} did not become ready within ${timeoutMs} ms: ${output.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`${name} did not become ready within ${timeoutMs} ms: ${output.slice(-2000)}`)),
+      timeoutMs,
+    );
     function finish(error?: Error): void {
       if (settled) return;
       settled = true;
@@ -80,7 +83,9 @@ export function startService(options: {
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.on('error', (error) => finish(error));
-    child.on('exit', (code, signal) => finish(new Error(`${name} exited early (code ${code}, signal ${signal}): ${output.slice(-2000)}`)));
+    child.on('exit', (code, signal) =>
+      finish(new Error(`${name} exited early (code ${code}, signal ${signal}): ${output.slice(-2000)}`)),
+    );
   });
 }
 

@@ -32,7 +32,12 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
  * Development default: when DATABASE_URL / REDIS_URL are not set, start a real Postgres and a real
  * redis-server with their data under `dataDir`. When they are set, nothing is started.
  */
-export async function startEmbeddedServices(options: { dataDir: string; databaseUrl?: string; redisUrl?: string; log: Logger }): Promise<ServiceUrls> {
+export async function startEmbeddedServices(options: {
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  log: Logger;
+}): Promise<ServiceUrls> {
   const { dataDir, log } = options;
   let postgres: EmbeddedPostgres | undefined;
   let redis: EmbeddedRedis | undefined;

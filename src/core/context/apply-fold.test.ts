@@ -15,7 +15,11 @@ describe('applyFold', () => {
     expect(after.summary).toEqual({ text: 'summary', tokens: 5, coveredThroughSeq: 2, revision: 1 });
     expect(seqs(after.window)).toEqual([3, 4]);
     expect(before.window).toHaveLength(4); // pure
-    const again = applyFold({ state: after, plan: planFold({ window: after.window, keep: { kind: 'messages', value: 1 } }), newSummary });
+    const again = applyFold({
+      state: after,
+      plan: planFold({ window: after.window, keep: { kind: 'messages', value: 1 } }),
+      newSummary,
+    });
     expect(again.summary).toMatchObject({ coveredThroughSeq: 3, revision: 2 });
   });
 
@@ -31,12 +35,26 @@ describe('applyFold', () => {
   });
 
   it('rejects a plan that does not fit the state', () => {
-    expect(() => applyFold({ state: state(window), plan: { folded: [user(9)], kept: [] }, newSummary })).toThrow(/not in the unpinned window: 9/);
-    expect(() => applyFold({ state: state(window, { memoryMode: 'window-only' }), plan: { folded: [user(1)], kept: [] }, newSummary })).toThrow(/window-only/);
+    expect(() => applyFold({ state: state(window), plan: { folded: [user(9)], kept: [] }, newSummary })).toThrow(
+      /not in the unpinned window: 9/,
+    );
+    expect(() =>
+      applyFold({
+        state: state(window, { memoryMode: 'window-only' }),
+        plan: { folded: [user(1)], kept: [] },
+        newSummary,
+      }),
+    ).toThrow(/window-only/);
   });
 
   it('moves pinned entries the summary now reaches into pinned', () => {
-    const withPin = [user(1), { ...calls(2, ['a']), pinned: true }, { ...result(3, 'a'), pinned: true }, user(4), reply(5)];
+    const withPin = [
+      user(1),
+      { ...calls(2, ['a']), pinned: true },
+      { ...result(3, 'a'), pinned: true },
+      user(4),
+      reply(5),
+    ];
     const plan = planFold({ window: withPin, keep: { kind: 'messages', value: 1 } });
     const after = applyFold({ state: state(withPin), plan, newSummary });
     expect(after.summary?.coveredThroughSeq).toBe(4);

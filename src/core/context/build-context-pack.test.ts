@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, type BuildContextPackOptions,
+  buildContextPack,
+  ContextOverBudgetError,
+  OMITTED_NOTE_SUMMARY,
+  OMITTED_NOTE_WINDOW_ONLY,
+  type BuildContextPackOptions,
 } from './build-context-pack';
 import { MISSING_RESULT_TEXT, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';
 import { STRICT_OPENING_USER_TEXT } from './render-strict';
@@ -11,7 +15,12 @@ import { validatePackOrdering } from './validate-pack-ordering';
 
 const counter = createTokenCounter('o200k_base');
 const PREFIX = 'You are a helpful assistant.';
-const summary: SummaryState = { text: 'The user wants a trip to Rome [#1–4].', tokens: 12, coveredThroughSeq: 4, revision: 3 };
+const summary: SummaryState = {
+  text: 'The user wants a trip to Rome [#1–4].',
+  tokens: 12,
+  coveredThroughSeq: 4,
+  revision: 3,
+};
 
 function pack(contextState: ContextState, extra: Partial<BuildContextPackOptions> = {}) {
   return buildContextPack({ systemPrefix: PREFIX, state: contextState, budget: 100_000, counter, ...extra });
@@ -25,13 +34,32 @@ function counted(item: ContextEntry): ContextEntry {
 describe('buildContextPack', () => {
   it('packs an empty thread as the system prefix alone', () => {
     const result = pack(state([]));
-    expect(result.messages).toEqual([{ role: 'system', content: PREFIX, tokens: counter.countMessage({ role: 'system', content: PREFIX }) }]);
+    expect(result.messages).toEqual([
+      { role: 'system', content: PREFIX, tokens: counter.countMessage({ role: 'system', content: PREFIX }) },
+    ]);
     expect(result.tokens).toBe(counter.countPack([{ role: 'system', content: PREFIX }]));
     expect(result.omitted).toBe(0);
     const prefixTokens = counter.countMessage({ role: 'system', content: PREFIX });
     expect(result.manifest).toEqual({
-      summaryRevision: null, windowFromSeq: null, windowThroughSeq: null, pinnedSeqs: [], recalledSeqs: [], recalledElsewhere: [], recallNote: null, savedMemoryIds: [], windowSeqs: [], toolResults: [],
-      parts: { systemPrefix: prefixTokens, summary: 0, pinned: 0, window: 0, recall: 0, notes: 0, priming: result.tokens - prefixTokens },
+      summaryRevision: null,
+      windowFromSeq: null,
+      windowThroughSeq: null,
+      pinnedSeqs: [],
+      recalledSeqs: [],
+      recalledElsewhere: [],
+      recallNote: null,
+      savedMemoryIds: [],
+      windowSeqs: [],
+      toolResults: [],
+      parts: {
+        systemPrefix: prefixTokens,
+        summary: 0,
+        pinned: 0,
+        window: 0,
+        recall: 0,
+        notes: 0,
+        priming: result.tokens - prefixTokens,
+      },
       perCallFrom: 1,
     });
   });
@@ -43,29 +71,56 @@ describe('buildContextPack', () => {
     expect(leading?.role).toBe('system');
     expect(leading?.content.startsWith(`${PREFIX}\n\n`)).toBe(true);
     expect(leading?.content).toContain('through message #4');
-    expect(leading?.content.endsWith(`${summary.text}\n(The summary covers the conversation through message #4.)`)).toBe(true);
+    expect(
+      leading?.content.endsWith(`${summary.text}\n(The summary covers the conversation through message #4.)`),
+    ).toBe(true);
     expect(seqs(rest)).toEqual([2, 3, 5, 6, 7]);
     expect(rest.every((message) => message.role !== 'system')).toBe(true);
-    expect(result.manifest).toMatchObject({ summaryRevision: 3, windowFromSeq: 5, windowThroughSeq: 7, pinnedSeqs: [2, 3], windowSeqs: [5, 6, 7], toolResults: [] });
+    expect(result.manifest).toMatchObject({
+      summaryRevision: 3,
+      windowFromSeq: 5,
+      windowThroughSeq: 7,
+      pinnedSeqs: [2, 3],
+      windowSeqs: [5, 6, 7],
+      toolResults: [],
+    });
     // The parts add up to the pack: the summary section apart from the prefix, pinned and window by their messages.
     const { parts } = result.manifest;
     expect(parts.systemPrefix).toBe(counter.countMessage({ role: 'system', content: PREFIX }));
     expect(parts.systemPrefix + parts.summary).toBe(leading?.tokens);
     expect(parts.pinned).toBe((rest[0]?.tokens ?? 0) + (rest[1]?.tokens ?? 0));
-    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + parts.notes + parts.priming).toBe(result.tokens);
+    expect(parts.systemPrefix + parts.summary + parts.pinned + parts.window + parts.notes + parts.priming).toBe(
+      result.tokens,
+    );
     expect(parts.window).toBe(rest.slice(2).reduce((sum, message) => sum + message.tokens, 0));
   });
 
   it('keeps every tool result of the pack in the manifest, with the text the model got', () => {
     const call = { ...reply(5), toolCalls: [{ id: 'call_1', name: 'lookup', args: {} }] };
-    const result = pack(state([user(4), counted(call), counted({ seq: 6, role: 'tool', content: '[Condensed] rows 1-9', toolCallId: 'call_1', tokens: 0 }), reply(7)]));
+    const result = pack(
+      state([
+        user(4),
+        counted(call),
+        counted({ seq: 6, role: 'tool', content: '[Condensed] rows 1-9', toolCallId: 'call_1', tokens: 0 }),
+        reply(7),
+      ]),
+    );
     expect(result.manifest.windowSeqs).toEqual([4, 5, 6, 7]);
-    expect(result.manifest.toolResults).toEqual([{ seq: 6, role: 'tool', toolCallId: 'call_1', content: '[Condensed] rows 1-9', tokens: counter.countMessage({ role: 'tool', content: '[Condensed] rows 1-9', toolCallId: 'call_1' }) }]);
+    expect(result.manifest.toolResults).toEqual([
+      {
+        seq: 6,
+        role: 'tool',
+        toolCallId: 'call_1',
+        content: '[Condensed] rows 1-9',
+        tokens: counter.countMessage({ role: 'tool', content: '[Condensed] rows 1-9', toolCallId: 'call_1' }),
+      },
+    ]);
   });
 
   it('keeps the system prefix byte-identical whatever the summary (prompt caches hit on it)', () => {
     const first = pack(state([user(5)], { summary })).messages[0]?.content ?? '';
-    const second = pack(state([user(9)], { summary: { ...summary, text: 'Other.', revision: 4 } })).messages[0]?.content ?? '';
+    const second =
+      pack(state([user(9)], { summary: { ...summary, text: 'Other.', revision: 4 } })).messages[0]?.content ?? '';
     expect(first.slice(0, PREFIX.length)).toBe(second.slice(0, PREFIX.length));
     expect(first.slice(0, PREFIX.length)).toBe(PREFIX);
   });
@@ -91,11 +146,18 @@ describe('buildContextPack', () => {
   it('works from a precomputed prefix count without a counter, bounding what it renders itself', () => {
     const prefixTokens = counter.countText(PREFIX);
     const window = [user(5), reply(6)].map(counted);
-    const result = buildContextPack({ systemPrefix: PREFIX, systemPrefixTokens: prefixTokens, state: state(window, { summary }), budget: 10_000 });
+    const result = buildContextPack({
+      systemPrefix: PREFIX,
+      systemPrefixTokens: prefixTokens,
+      state: state(window, { summary }),
+      budget: 10_000,
+    });
     const exact = counter.countPack(result.messages);
     expect(result.tokens).toBeGreaterThanOrEqual(exact);
     expect(result.tokens).toBeLessThan(exact + 80);
-    expect(() => buildContextPack({ systemPrefix: PREFIX, state: state([]), budget: 10_000 })).toThrow(/counter or systemPrefixTokens/);
+    expect(() => buildContextPack({ systemPrefix: PREFIX, state: state([]), budget: 10_000 })).toThrow(
+      /counter or systemPrefixTokens/,
+    );
   });
 
   it('appends per-call server notes after the window and says where the per-call parts start', () => {
@@ -178,8 +240,17 @@ describe('buildContextPack tool rendering (openai)', () => {
     const window = [user(1), calls(2, ['a', 'b']), result(3, 'a'), user(4)];
     const packed = pack(state(window));
     // The call is byte-identical to the stored entry (same as once its answer arrives), with its stored count.
-    expect(packed.messages[2]).toEqual({ role: 'assistant', content: '', seq: 2, tokens: 10, toolCalls: window[1]?.toolCalls });
-    expect(packed.messages.slice(3, 5).map((message) => [message.toolCallId, message.content])).toEqual([['a', 'result of a'], ['b', MISSING_RESULT_TEXT]]);
+    expect(packed.messages[2]).toEqual({
+      role: 'assistant',
+      content: '',
+      seq: 2,
+      tokens: 10,
+      toolCalls: window[1]?.toolCalls,
+    });
+    expect(packed.messages.slice(3, 5).map((message) => [message.toolCallId, message.content])).toEqual([
+      ['a', 'result of a'],
+      ['b', MISSING_RESULT_TEXT],
+    ]);
     expect(validatePackOrdering(packed.messages).ok).toBe(true);
     const orphan = pack(state([result(3, 'gone'), user(4)].map(counted), { contextStartSeq: 3 }));
     expect(orphan.messages[1]).toMatchObject({ role: 'user', seq: 3 });
@@ -212,7 +283,12 @@ describe('buildContextPack strict rendering', () => {
   });
 
   it('puts the omitted note in the newest user turn, never in the leading message, and opens with a user turn', () => {
-    const turns = [entry(1, 'user', 0, { content: 'long opening question '.repeat(30) }), reply(2), user(3), reply(4)].map(counted);
+    const turns = [
+      entry(1, 'user', 0, { content: 'long opening question '.repeat(30) }),
+      reply(2),
+      user(3),
+      reply(4),
+    ].map(counted);
     const full = pack(state(turns), { compat: 'strict' });
     const result = pack(state(turns), { compat: 'strict', budget: full.tokens - 5 });
     expect(result.omitted).toBe(1);
@@ -227,7 +303,12 @@ describe('buildContextPack strict rendering', () => {
 
   it('keeps the leading message byte-identical through the earlier summary text when a fold appends a segment', () => {
     const before = pack(state([user(5), reply(6)], { summary })).messages[0]?.content ?? '';
-    const appended: SummaryState = { text: `${summary.text}\n\nThey booked hotel H-204 [#5–6].`, tokens: 24, coveredThroughSeq: 6, revision: 4 };
+    const appended: SummaryState = {
+      text: `${summary.text}\n\nThey booked hotel H-204 [#5–6].`,
+      tokens: 24,
+      coveredThroughSeq: 6,
+      revision: 4,
+    };
     const after = pack(state([user(7)], { summary: appended })).messages[0]?.content ?? '';
     expect(after.startsWith(before.slice(0, before.indexOf(summary.text) + summary.text.length))).toBe(true);
     expect(after).toContain('through message #6.)');

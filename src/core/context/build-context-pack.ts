@@ -10,7 +10,8 @@ import type { ChatTemplateCompat } from './validate-pack-ordering';
 import type { ContextEntry, ContextState, HeldRecallNote, PackMessage, SavedMemoryItem, SummaryState } from './types';
 
 /** The note a pack carries when the budget guard left out its oldest window entries. */
-export const OMITTED_NOTE_SUMMARY = 'Earlier messages of this conversation are being summarized and are not shown here.';
+export const OMITTED_NOTE_SUMMARY =
+  'Earlier messages of this conversation are being summarized and are not shown here.';
 /** The same note for window-only threads, where left-out messages are simply gone from the context. */
 export const OMITTED_NOTE_WINDOW_ONLY = 'Earlier messages of this conversation are not shown here.';
 
@@ -109,7 +110,10 @@ export interface ContextPack {
 /** Thrown when even the system message, the pinned entries and the newest window turn exceed the budget. */
 export class ContextOverBudgetError extends Error {
   readonly code = 'CONTEXT_OVER_BUDGET';
-  constructor(readonly required: number, readonly budget: number) {
+  constructor(
+    readonly required: number,
+    readonly budget: number,
+  ) {
     super(`The context needs at least ${required} tokens, above the budget of ${budget}`);
     this.name = 'ContextOverBudgetError';
   }
@@ -141,21 +145,38 @@ function chosenSavedMemories(options: BuildContextPackOptions): SavedMemoryItem[
  * The leading system message: the stable system prefix (the same for every thread), then what changes rarely: the
  * user's saved memories, then the summary.
  */
-function leadingMessage(options: BuildContextPackOptions, memories: readonly SavedMemoryItem[], measure: MessageMeasure): PackMessage {
+function leadingMessage(
+  options: BuildContextPackOptions,
+  memories: readonly SavedMemoryItem[],
+  measure: MessageMeasure,
+): PackMessage {
   const summary = options.state.summary;
   const heading = summary && summary.text !== '' ? `\n\n${summaryHeading()}\n` : '';
   const coverage = summary && heading !== '' ? `\n${summaryCoverage(summary)}` : '';
   const memorySection = savedMemoriesSection(memories);
-  const content = options.systemPrefix + memorySection + (summary && heading !== '' ? heading + summary.text + coverage : '');
+  const content =
+    options.systemPrefix + memorySection + (summary && heading !== '' ? heading + summary.text + coverage : '');
   if (options.counter) return { role: 'system', content, tokens: measure({ role: 'system', content }) };
   if (options.systemPrefixTokens === undefined) {
     throw new TypeError('buildContextPack needs a counter or systemPrefixTokens');
   }
   // Stored counts plus bounds for the heading and the coverage line (plain English words and a number: at least two
   // bytes a token); +4 for tokens merging across the joins.
-  const sectionTokens = summary && heading !== '' ? upperBoundTextTokens(heading) + summary.tokens + Math.ceil(upperBoundTextTokens(coverage) / 2) + 4 : 0;
-  const memoryTokens = memorySection !== '' ? upperBoundTextTokens(memorySection.slice(0, memorySection.indexOf('\n- '))) + memories.reduce((sum, item) => sum + item.tokens + 1, 0) + 2 : 0;
-  return { role: 'system', content, tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens + memoryTokens };
+  const sectionTokens =
+    summary && heading !== ''
+      ? upperBoundTextTokens(heading) + summary.tokens + Math.ceil(upperBoundTextTokens(coverage) / 2) + 4
+      : 0;
+  const memoryTokens =
+    memorySection !== ''
+      ? upperBoundTextTokens(memorySection.slice(0, memorySection.indexOf('\n- '))) +
+        memories.reduce((sum, item) => sum + item.tokens + 1, 0) +
+        2
+      : 0;
+  return {
+    role: 'system',
+    content,
+    tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens + memoryTokens,
+  };
 }
 
 function sumTokens(messages: readonly PackMessage[]): number {
@@ -187,7 +208,11 @@ function afterNewestParts(assembly: Assembly, start: number): PackMessage[] {
 
 /** Index (in the window's messages) of the newest user entry's message; the window's length when there is none. */
 function newestUserIndex(assembly: Assembly, start: number, window: readonly PackMessage[]): number {
-  const newest = assembly.blocks.slice(start).flatMap((block) => block.entries).filter((entry) => entry.role === 'user').at(-1);
+  const newest = assembly.blocks
+    .slice(start)
+    .flatMap((block) => block.entries)
+    .filter((entry) => entry.role === 'user')
+    .at(-1);
   const index = newest ? window.findIndex((message) => message.seq === newest.seq) : -1;
   return index === -1 ? window.length : index;
 }
@@ -199,20 +224,34 @@ function newestUserIndex(assembly: Assembly, start: number, window: readonly Pac
  * user's message included (a slot just before the message made the next call pay the message again, measured on
  * bench:cache). Strict templates merge the parts into that user turn, after its text.
  */
-function assemble(assembly: Assembly, start: number, options: { perCall?: boolean; compat?: ChatTemplateCompat | undefined } = {}): PackMessage[] {
+function assemble(
+  assembly: Assembly,
+  start: number,
+  options: { perCall?: boolean; compat?: ChatTemplateCompat | undefined } = {},
+): PackMessage[] {
   const window = assembly.blocks.slice(start).flatMap((block) => block.messages);
   if (options.perCall === false) return [...assembly.head, ...window];
   const newest = newestUserIndex(assembly, start, window);
   const at = Math.min(newest + 1, window.length);
-  return [...assembly.head, ...window.slice(0, at), ...afterNewestParts(assembly, start), ...window.slice(at), ...assembly.tail];
+  return [
+    ...assembly.head,
+    ...window.slice(0, at),
+    ...afterNewestParts(assembly, start),
+    ...window.slice(at),
+    ...assembly.tail,
+  ];
 }
 
 /** The smallest number of oldest window blocks to leave out so the (openai-rendered) pack fits. */
 function firstFittingStart(assembly: Assembly, budget: number): number {
-  const fixed = sumTokens(assembly.head) + (assembly.recall?.tokens ?? 0) + sumTokens(assembly.tail) + REPLY_PRIMING_TOKENS;
+  const fixed =
+    sumTokens(assembly.head) + (assembly.recall?.tokens ?? 0) + sumTokens(assembly.tail) + REPLY_PRIMING_TOKENS;
   let windowTokens = assembly.blocks.reduce((sum, block) => sum + sumTokens(block.messages), 0);
   let start = 0;
-  while (start < assembly.blocks.length && fixed + windowTokens + (start > 0 ? assembly.omittedNote.tokens : 0) > budget) {
+  while (
+    start < assembly.blocks.length &&
+    fixed + windowTokens + (start > 0 ? assembly.omittedNote.tokens : 0) > budget
+  ) {
     windowTokens -= sumTokens(assembly.blocks[start]?.messages ?? []);
     start += 1;
   }
@@ -223,12 +262,19 @@ function firstFittingStart(assembly: Assembly, budget: number): number {
  * The held notes that still apply: those serving a user message of the window, without what the pack now shows
  * otherwise (a message pinned since), and not empty.
  */
-function applicableHeldNotes(state: ContextState, window: readonly ContextEntry[], pinned: readonly ContextEntry[]): HeldRecallNote[] {
+function applicableHeldNotes(
+  state: ContextState,
+  window: readonly ContextEntry[],
+  pinned: readonly ContextEntry[],
+): HeldRecallNote[] {
   const userSeqs = new Set(window.filter((entry) => entry.role === 'user').map((entry) => entry.seq));
   const shown = new Set([...window, ...pinned].map((entry) => entry.seq));
   return (state.heldRecall ?? [])
     .filter((note) => userSeqs.has(note.servedSeq))
-    .map((note) => ({ servedSeq: note.servedSeq, recalled: note.recalled.filter((message) => message.thread !== undefined || !shown.has(message.seq)) }))
+    .map((note) => ({
+      servedSeq: note.servedSeq,
+      recalled: note.recalled.filter((message) => message.thread !== undefined || !shown.has(message.seq)),
+    }))
     .filter((note) => note.recalled.length > 0);
 }
 
@@ -272,27 +318,47 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const heldNotes = applicableHeldNotes(state, window, pinned);
   const held = new Map(heldNotes.map((note) => [note.servedSeq, renderRecallNote(note.recalled, measure)]));
   const newestUser = window.filter((entry) => entry.role === 'user').at(-1);
-  const gated = options.recallGate === true && newestUser !== undefined && (options.recallTokens ?? 0) > 0 && !recallEarnsItsTokens({
-    query: newestUser.content,
-    held: [...[...pinned, ...window].filter((entry) => entry !== newestUser && (entry.role === 'user' || entry.role === 'assistant')).map((entry) => entry.content),
-      ...(state.summary ? [state.summary.text] : []), ...[...held.values()].map((note) => note.content)],
-    candidates: (state.recalled ?? []).map((message) => message.content),
-  });
-  const slot = (newestUser && held.has(newestUser.seq)) || gated ? null : buildRecallSlot({
-    recalled: state.recalled ?? [], excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)),
-    excludeKeys: new Set(heldNotes.flatMap((note) => note.recalled.map(recallKey))), tokens: options.recallTokens ?? 0, measure,
-  });
+  const gated =
+    options.recallGate === true &&
+    newestUser !== undefined &&
+    (options.recallTokens ?? 0) > 0 &&
+    !recallEarnsItsTokens({
+      query: newestUser.content,
+      held: [
+        ...[...pinned, ...window]
+          .filter((entry) => entry !== newestUser && (entry.role === 'user' || entry.role === 'assistant'))
+          .map((entry) => entry.content),
+        ...(state.summary ? [state.summary.text] : []),
+        ...[...held.values()].map((note) => note.content),
+      ],
+      candidates: (state.recalled ?? []).map((message) => message.content),
+    });
+  const slot =
+    (newestUser && held.has(newestUser.seq)) || gated
+      ? null
+      : buildRecallSlot({
+          recalled: state.recalled ?? [],
+          excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)),
+          excludeKeys: new Set(heldNotes.flatMap((note) => note.recalled.map(recallKey))),
+          tokens: options.recallTokens ?? 0,
+          measure,
+        });
   const memories = chosenSavedMemories(options);
   const assembly: Assembly = {
     head: [leadingMessage(options, memories, measure), ...renderEntries(pinned, measure)],
-    blocks: groupExchangeBlocks(window).map((entries) => ({ entries, messages: withHeldNotes(renderEntries(entries, measure), held) })),
+    blocks: groupExchangeBlocks(window).map((entries) => ({
+      entries,
+      messages: withHeldNotes(renderEntries(entries, measure), held),
+    })),
     recall: slot?.message ?? null,
     held,
     tail: (options.notes ?? []).map((content) => systemNote(content, measure)),
     omittedNote: systemNote(note, measure),
   };
   const render = (start: number): PackMessage[] =>
-    options.compat === 'strict' ? renderStrict(assemble(assembly, start, { compat: 'strict' }), measure) : assemble(assembly, start);
+    options.compat === 'strict'
+      ? renderStrict(assemble(assembly, start, { compat: 'strict' }), measure)
+      : assemble(assembly, start);
   let start = firstFittingStart(assembly, budget);
   let messages = render(start);
   // Over budget, the recall slot goes before any window entry does.
@@ -314,8 +380,12 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const kept = assembly.blocks.slice(start).flatMap((block) => block.entries);
   const keptSeqs = new Set(kept.map((entry) => entry.seq));
   const keptNotes = heldNotes.filter((note) => keptSeqs.has(note.servedSeq));
-  const heldOwn = keptNotes.flatMap((note) => note.recalled.filter((message) => !message.thread).map((message) => message.seq));
-  const heldElsewhere = keptNotes.flatMap((note) => note.recalled.flatMap((message) => (message.thread ? [{ threadId: message.thread.id, seq: message.seq }] : [])));
+  const heldOwn = keptNotes.flatMap((note) =>
+    note.recalled.filter((message) => !message.thread).map((message) => message.seq),
+  );
+  const heldElsewhere = keptNotes.flatMap((note) =>
+    note.recalled.flatMap((message) => (message.thread ? [{ threadId: message.thread.id, seq: message.seq }] : [])),
+  );
   const fresh = assembly.recall && slot ? slot : null;
   return {
     messages,
@@ -328,12 +398,31 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
       pinnedSeqs: pinned.map((entry) => entry.seq),
       recalledSeqs: [...new Set([...heldOwn, ...(fresh?.seqs ?? [])])].sort((a, b) => a - b),
       recalledElsewhere: [...heldElsewhere, ...(fresh?.elsewhere ?? [])],
-      recallNote: fresh && newestUser && keptSeqs.has(newestUser.seq) ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens } : null,
+      recallNote:
+        fresh && newestUser && keptSeqs.has(newestUser.seq)
+          ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens }
+          : null,
       savedMemoryIds: memories.map((item) => item.id),
       windowSeqs: kept.map((entry) => entry.seq),
-      toolResults: [...pinned, ...kept].filter(isToolResult).sort((a, b) => a.seq - b.seq).map(toPackToolResult),
-      parts: tokenParts({ options, assembly, start, measure, total: tokens, memories, heldTokens: keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0) }),
-      perCallFrom: firstDifference(messages, options.compat === 'strict' ? renderStrict(assemble(assembly, start, { perCall: false }), measure) : assemble(assembly, start, { perCall: false })),
+      toolResults: [...pinned, ...kept]
+        .filter(isToolResult)
+        .sort((a, b) => a.seq - b.seq)
+        .map(toPackToolResult),
+      parts: tokenParts({
+        options,
+        assembly,
+        start,
+        measure,
+        total: tokens,
+        memories,
+        heldTokens: keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0),
+      }),
+      perCallFrom: firstDifference(
+        messages,
+        options.compat === 'strict'
+          ? renderStrict(assemble(assembly, start, { perCall: false }), measure)
+          : assemble(assembly, start, { perCall: false }),
+      ),
     },
   };
 }
@@ -352,11 +441,25 @@ function isToolResult(entry: ContextEntry): boolean {
 }
 
 function toPackToolResult(entry: ContextEntry): PackToolResult {
-  return { seq: entry.seq, role: entry.role === 'tool' ? 'tool' : 'system', toolCallId: entry.toolCallId ?? null, content: entry.content, tokens: entry.tokens };
+  return {
+    seq: entry.seq,
+    role: entry.role === 'tool' ? 'tool' : 'system',
+    toolCallId: entry.toolCallId ?? null,
+    content: entry.content,
+    tokens: entry.tokens,
+  };
 }
 
 /** The parts of the openai rendering; a strict rendering merges messages, so its difference goes to the window. */
-function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembly; start: number; measure: MessageMeasure; total: number; memories: readonly SavedMemoryItem[]; heldTokens: number }): PackTokenParts {
+function tokenParts(input: {
+  options: BuildContextPackOptions;
+  assembly: Assembly;
+  start: number;
+  measure: MessageMeasure;
+  total: number;
+  memories: readonly SavedMemoryItem[];
+  heldTokens: number;
+}): PackTokenParts {
   const { options, assembly, start, measure } = input;
   const [leading, ...pinned] = assembly.head;
   const leadingTokens = leading?.tokens ?? 0;
@@ -365,15 +468,29 @@ function tokenParts(input: { options: BuildContextPackOptions; assembly: Assembl
     : TOKENS_PER_MESSAGE + 1 + (options.systemPrefixTokens ?? 0);
   const systemPrefix = Math.min(prefixTokens, leadingTokens);
   const memorySection = savedMemoriesSection(input.memories);
-  const savedMemories = memorySection === '' ? 0
-    : Math.min(leadingTokens - systemPrefix, options.counter ? measure({ role: 'system', content: options.systemPrefix + memorySection }) - prefixTokens : input.memories.reduce((sum, item) => sum + item.tokens + 1, 0));
+  const savedMemories =
+    memorySection === ''
+      ? 0
+      : Math.min(
+          leadingTokens - systemPrefix,
+          options.counter
+            ? measure({ role: 'system', content: options.systemPrefix + memorySection }) - prefixTokens
+            : input.memories.reduce((sum, item) => sum + item.tokens + 1, 0),
+        );
   const notes = sumTokens(assembly.tail) + (start > 0 ? assembly.omittedNote.tokens : 0);
   const pinnedTokens = sumTokens(pinned);
   const recall = assembly.recall?.tokens ?? 0;
   const heldRecall = input.heldTokens;
   const fixed = leadingTokens + pinnedTokens + recall + heldRecall + notes + REPLY_PRIMING_TOKENS;
   return {
-    systemPrefix, ...(savedMemories > 0 ? { savedMemories } : {}), summary: leadingTokens - systemPrefix - savedMemories, pinned: pinnedTokens,
-    window: Math.max(0, input.total - fixed), recall, ...(heldRecall > 0 ? { heldRecall } : {}), notes, priming: REPLY_PRIMING_TOKENS,
+    systemPrefix,
+    ...(savedMemories > 0 ? { savedMemories } : {}),
+    summary: leadingTokens - systemPrefix - savedMemories,
+    pinned: pinnedTokens,
+    window: Math.max(0, input.total - fixed),
+    recall,
+    ...(heldRecall > 0 ? { heldRecall } : {}),
+    notes,
+    priming: REPLY_PRIMING_TOKENS,
   };
 }

@@ -5,7 +5,8 @@ import { entry, user } from './test-fixtures';
 import type { SummaryState } from './types';
 
 const summary = (tokens: number): SummaryState => ({ text: 'so far', tokens, coveredThroughSeq: 0, revision: 1 });
-const covered = (chunks: { entries: { seq: number }[] }[]) => chunks.flatMap((chunk) => chunk.entries.map((item) => item.seq));
+const covered = (chunks: { entries: { seq: number }[] }[]) =>
+  chunks.flatMap((chunk) => chunk.entries.map((item) => item.seq));
 
 describe('buildSummarizerInputs', () => {
   it('returns no chunk when nothing is folded', () => {
@@ -20,11 +21,24 @@ describe('buildSummarizerInputs', () => {
 
   it('chunks progressively without losing an entry: first on the previous summary, then on the capped summary so far', () => {
     const folded = Array.from({ length: 20 }, (_, index) => user(index + 1, 1000));
-    const chunks = buildSummarizerInputs({ summary: summary(2000), folded, budget: 6000, summaryMaxTokens: 1200, overheadTokens: 500 });
+    const chunks = buildSummarizerInputs({
+      summary: summary(2000),
+      folded,
+      budget: 6000,
+      summaryMaxTokens: 1200,
+      overheadTokens: 500,
+    });
     // First chunk room: 6000 - 500 - 2000 = 3500 (3 entries); later: 6000 - 500 - 1200 = 4300 (4 entries).
     expect(chunks.map((chunk) => chunk.entries.length)).toEqual([3, 4, 4, 4, 4, 1]);
     expect(covered(chunks)).toEqual(folded.map((item) => item.seq));
-    expect(chunks.map((chunk) => [chunk.fromSeq, chunk.throughSeq])).toEqual([[1, 3], [4, 7], [8, 11], [12, 15], [16, 19], [20, 20]]);
+    expect(chunks.map((chunk) => [chunk.fromSeq, chunk.throughSeq])).toEqual([
+      [1, 3],
+      [4, 7],
+      [8, 11],
+      [12, 15],
+      [16, 19],
+      [20, 20],
+    ]);
     for (const chunk of chunks) expect(chunk.tokens).toBeLessThanOrEqual(4300);
   });
 
@@ -48,14 +62,24 @@ describe('buildSummarizerInputs', () => {
     const counter = createTokenCounter('o200k_base');
     const text = 'The quick brown fox jumps over the lazy dog. '.repeat(1000);
     const big = entry(1, 'user', counter.countMessage({ role: 'user', content: text }), { content: text });
-    const [chunk] = buildSummarizerInputs({ summary: null, folded: [big], budget: 2000, summaryMaxTokens: 500, counter });
+    const [chunk] = buildSummarizerInputs({
+      summary: null,
+      folded: [big],
+      budget: 2000,
+      summaryMaxTokens: 500,
+      counter,
+    });
     const cut = chunk?.entries[0];
     expect(cut && counter.countMessage(cut)).toBeLessThanOrEqual(2000);
     expect(chunk?.truncatedSeqs).toEqual([1]);
   });
 
   it('refuses a budget that leaves no room for entries', () => {
-    expect(() => buildSummarizerInputs({ summary: summary(6000), folded: [user(1)], budget: 6000 })).toThrow(RangeError);
-    expect(() => buildSummarizerInputs({ summary: null, folded: [user(1)], budget: 1000, summaryMaxTokens: 1200 })).toThrow(/no room/);
+    expect(() => buildSummarizerInputs({ summary: summary(6000), folded: [user(1)], budget: 6000 })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      buildSummarizerInputs({ summary: null, folded: [user(1)], budget: 1000, summaryMaxTokens: 1200 }),
+    ).toThrow(/no room/);
   });
 });

@@ -38,7 +38,9 @@ function truncationMarker(omittedCharacters: number): string {
 function cutMiddle(content: string, keepCharacters: number): string {
   const head = Math.ceil((keepCharacters * 2) / 3);
   const tail = keepCharacters - head;
-  return content.slice(0, head) + truncationMarker(content.length - keepCharacters) + (tail > 0 ? content.slice(-tail) : '');
+  return (
+    content.slice(0, head) + truncationMarker(content.length - keepCharacters) + (tail > 0 ? content.slice(-tail) : '')
+  );
 }
 
 /** Cuts the middle of an entry's content so it fits `room` tokens; keeps the head (2/3) and the tail (1/3). */

@@ -12,15 +12,23 @@ function defaultsFor(maxInputTokens: number) {
 }
 
 function tokenThreshold(maxInputTokens: number, conditions: { kind: string; value: number }[]): number {
-  return Math.min(...conditions.map((condition) => (condition.kind === 'fraction' ? condition.value * maxInputTokens : condition.value)));
+  return Math.min(
+    ...conditions.map((condition) =>
+      condition.kind === 'fraction' ? condition.value * maxInputTokens : condition.value,
+    ),
+  );
 }
 
 describe('deriveContextDefaults', () => {
   it.each(WINDOWS)('gives a %i-token window a configuration the validator accepts', (window) => {
     const { profile, budget, defaults } = defaultsFor(window);
     const validated = validatePolicies({
-      trigger: defaults.trigger, keep: defaults.keep, profile, summaryMaxTokens: defaults.summaryMaxTokens,
-      summarizerInputMaxTokens: defaults.summarizerInputMaxTokens, summarizerBudget: budget,
+      trigger: defaults.trigger,
+      keep: defaults.keep,
+      profile,
+      summaryMaxTokens: defaults.summaryMaxTokens,
+      summarizerInputMaxTokens: defaults.summarizerInputMaxTokens,
+      summarizerBudget: budget,
     });
     expect(validated).toEqual(expect.objectContaining({ ok: true }));
     // A fold starts while at least half the pack is free for the system prefix, pins, tools and the next input.

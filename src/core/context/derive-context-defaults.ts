@@ -1,7 +1,10 @@
 import { defaultReservedOutputTokens, type ContextWindow } from './model-profile';
 import {
-  DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_TRIGGER_TOKENS,
-  type KeepPolicy, type TriggerPolicy,
+  DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS,
+  DEFAULT_SUMMARY_MAX_TOKENS,
+  DEFAULT_TRIGGER_TOKENS,
+  type KeepPolicy,
+  type TriggerPolicy,
 } from './policies';
 
 /** Default `SUMMARY_KEEP` where the window allows it. */
@@ -38,14 +41,24 @@ export interface DerivedContextDefaults {
  * The defaults of a window. `reservedOutputTokens` may be the deployment's own: the pack budget, and so everything
  * derived from it, follows the reserve actually in force.
  */
-export function deriveContextDefaults(window: ContextWindow, reservedOutputTokens = defaultReservedOutputTokens(window)): DerivedContextDefaults {
+export function deriveContextDefaults(
+  window: ContextWindow,
+  reservedOutputTokens = defaultReservedOutputTokens(window),
+): DerivedContextDefaults {
   const budget = Math.max(0, window.maxInputTokens - reservedOutputTokens);
   const triggerTokens = Math.max(1, Math.min(DEFAULT_TRIGGER_TOKENS, Math.floor(budget / 2)));
   const roomy = triggerTokens >= DEFAULT_TRIGGER_TOKENS;
   return {
     reservedOutputTokens,
-    trigger: { conditions: [{ kind: 'tokens', value: triggerTokens }, { kind: 'fraction', value: DEFAULT_TRIGGER_FRACTION }] },
-    keep: roomy ? { kind: 'messages', value: DEFAULT_KEEP_MESSAGES } : { kind: 'tokens', value: Math.max(1, Math.floor((2 * triggerTokens) / 5)) },
+    trigger: {
+      conditions: [
+        { kind: 'tokens', value: triggerTokens },
+        { kind: 'fraction', value: DEFAULT_TRIGGER_FRACTION },
+      ],
+    },
+    keep: roomy
+      ? { kind: 'messages', value: DEFAULT_KEEP_MESSAGES }
+      : { kind: 'tokens', value: Math.max(1, Math.floor((2 * triggerTokens) / 5)) },
     summaryMaxTokens: Math.min(DEFAULT_SUMMARY_MAX_TOKENS, Math.floor(triggerTokens / 5)),
     summarizerInputMaxTokens: Math.min(DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, Math.floor(budget * 0.8)),
     pinnedMaxTokens: Math.floor(budget / 4),

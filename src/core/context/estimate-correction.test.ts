@@ -66,6 +66,7 @@ describe('correctedBudget', () => {
   it('keeps estimate × factor within the budget', () => {
     expect(correctedBudget(10_000, 1)).toBe(10_000);
     expect(correctedBudget(10_000, 1.25)).toBe(8000);
-    for (const factor of [1.01, 1.1, 1.33, 1.5]) expect(correctedBudget(7777, factor) * factor).toBeLessThanOrEqual(7777);
+    for (const factor of [1.01, 1.1, 1.33, 1.5])
+      expect(correctedBudget(7777, factor) * factor).toBeLessThanOrEqual(7777);
   });
 });

@@ -42,7 +42,7 @@ export interface EstimateCorrectionOptions {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1]! + sorted[middle]!) / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 export function createEstimateCorrection(options: EstimateCorrectionOptions): EstimateCorrection {
@@ -66,7 +66,8 @@ export function createEstimateCorrection(options: EstimateCorrectionOptions): Es
       return samples;
     },
     observe(estimated, reported, source = '') {
-      if (!Number.isFinite(estimated) || !Number.isFinite(reported) || estimated < minPromptTokens || reported <= 0) return;
+      if (!Number.isFinite(estimated) || !Number.isFinite(reported) || estimated < minPromptTokens || reported <= 0)
+        return;
       const next = reported / estimated;
       const previous = means.get(source);
       means.delete(source);

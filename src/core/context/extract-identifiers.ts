@@ -35,9 +35,49 @@ export const MAX_IDENTIFIER_SCAN_CHARS = 200_000;
  */
 // Capitalised because they open a sentence, not because they are names.
 const SENTENCE_STARTERS = new Set([
-  'A', 'An', 'And', 'Ask', 'At', 'But', 'By', 'Call', 'Dear', 'For', 'From', 'He', 'Hello', 'Hi', 'I', 'If', 'In',
-  'It', 'Let', 'My', 'On', 'Or', 'Our', 'Please', 'See', 'Send', 'She', 'So', 'Tell', 'That', 'The', 'Then', 'These',
-  'They', 'This', 'Those', 'To', 'Use', 'We', 'When', 'With', 'You', 'Your',
+  'A',
+  'An',
+  'And',
+  'Ask',
+  'At',
+  'But',
+  'By',
+  'Call',
+  'Dear',
+  'For',
+  'From',
+  'He',
+  'Hello',
+  'Hi',
+  'I',
+  'If',
+  'In',
+  'It',
+  'Let',
+  'My',
+  'On',
+  'Or',
+  'Our',
+  'Please',
+  'See',
+  'Send',
+  'She',
+  'So',
+  'Tell',
+  'That',
+  'The',
+  'Then',
+  'These',
+  'They',
+  'This',
+  'Those',
+  'To',
+  'Use',
+  'We',
+  'When',
+  'With',
+  'You',
+  'Your',
 ]);
 
 function withoutSentenceStarter(value: string): { value: string; skipped: number } {
@@ -104,5 +144,10 @@ export function checkRetention(options: { folded: readonly ContextEntry[]; summa
   const identifiers = extractIdentifiers(source);
   const summary = normalize(options.summary);
   const missing = identifiers.filter((identifier) => !summary.includes(normalize(identifier)));
-  return { kept: identifiers.length - missing.length, total: identifiers.length, missing, missingVerbatim: missing.filter(mustKeepVerbatim) };
+  return {
+    kept: identifiers.length - missing.length,
+    total: identifiers.length,
+    missing,
+    missingVerbatim: missing.filter(mustKeepVerbatim),
+  };
 }

@@ -5,7 +5,9 @@ const filter = (summary: string) => filterCitations({ summary, fromSeq: 10, thro
 
 describe('filterCitations', () => {
   it('keeps citations inside the covered range', () => {
-    expect(filter('Chose Postgres [#12]. Sizes [#40–44] and [#40-44].')).toBe('Chose Postgres [#12]. Sizes [#40–44] and [#40–44].');
+    expect(filter('Chose Postgres [#12]. Sizes [#40–44] and [#40-44].')).toBe(
+      'Chose Postgres [#12]. Sizes [#40–44] and [#40–44].',
+    );
   });
 
   it('removes citations outside the range with the space before them', () => {

@@ -11,11 +11,14 @@ describe('groupExchangeBlocks', () => {
     expect(groupExchangeBlocks([])).toEqual([]);
   });
 
-  it.each([1, 3, 10])('keeps an assistant message with %i parallel calls and its answers (any order) together', (count) => {
-    const window = [user(1), ...parallelExchange(2, count), reply(2 + count + 1)];
-    const blocks = groupExchangeBlocks(window);
-    expect(blockSeqs(blocks)).toEqual([[1], Array.from({ length: count + 1 }, (_, index) => 2 + index), [count + 3]]);
-  });
+  it.each([1, 3, 10])(
+    'keeps an assistant message with %i parallel calls and its answers (any order) together',
+    (count) => {
+      const window = [user(1), ...parallelExchange(2, count), reply(2 + count + 1)];
+      const blocks = groupExchangeBlocks(window);
+      expect(blockSeqs(blocks)).toEqual([[1], Array.from({ length: count + 1 }, (_, index) => 2 + index), [count + 3]]);
+    },
+  );
 
   it('merges a block of tool messages answering two different assistant messages', () => {
     const window = [user(1), calls(2, ['a']), calls(3, ['b']), result(4, 'b'), result(5, 'a'), reply(6)];

@@ -1,19 +1,70 @@
 export type {
-  ContextEntry, ContextState, EncodingName, MemoryMode, PackMessage, RecalledMessage, HeldRecallNote, Result, Role, SavedMemoryItem, SummaryState, ToolCall,
+  ContextEntry,
+  ContextState,
+  EncodingName,
+  MemoryMode,
+  PackMessage,
+  RecalledMessage,
+  HeldRecallNote,
+  Result,
+  Role,
+  SavedMemoryItem,
+  SummaryState,
+  ToolCall,
 } from './types';
-export { buildRecallSlot, chatCitation, defaultRecallTokens, mergeRecallCandidates, RECALL_ELSEWHERE_HEADING, RECALL_END, RECALL_HEADING, RECALL_LABEL } from './build-recall-slot';
+export {
+  buildRecallSlot,
+  chatCitation,
+  defaultRecallTokens,
+  mergeRecallCandidates,
+  RECALL_ELSEWHERE_HEADING,
+  RECALL_END,
+  RECALL_HEADING,
+  RECALL_LABEL,
+} from './build-recall-slot';
 export type { RecalledElsewhere } from './build-recall-slot';
-export { defaultUserMemoryTokens, SAVED_MEMORIES_HEADING, savedMemoriesInContext, savedMemoriesSection, savedMemoryLine } from './saved-memories-section';
-export { budgetOf, DEFAULT_RESERVED_OUTPUT_CAP, defaultReservedOutputTokens, getModelProfile, summarizerOutputTokens, UNKNOWN_MODEL_PROFILE } from './model-profile';
+export {
+  defaultUserMemoryTokens,
+  SAVED_MEMORIES_HEADING,
+  savedMemoriesInContext,
+  savedMemoriesSection,
+  savedMemoryLine,
+} from './saved-memories-section';
+export {
+  budgetOf,
+  DEFAULT_RESERVED_OUTPUT_CAP,
+  defaultReservedOutputTokens,
+  getModelProfile,
+  summarizerOutputTokens,
+  UNKNOWN_MODEL_PROFILE,
+} from './model-profile';
 export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model-profile';
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
-  createTokenCounter, encoderFor, REPLY_PRIMING_TOKENS, TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize, TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_TOOL_CALL,
+  createTokenCounter,
+  encoderFor,
+  REPLY_PRIMING_TOKENS,
+  TOKEN_COUNT_CACHE_BOUNDS,
+  tokenCountCacheSize,
+  TOKENS_PER_MESSAGE,
+  TOKENS_PER_NAME,
+  TOKENS_PER_TOOL_CALL,
 } from './token-counter';
-export type { CountableMessage, FunctionSchema, TokenCounter, ToolDefinition, ToolParameterSchema } from './token-counter';
+export type {
+  CountableMessage,
+  FunctionSchema,
+  TokenCounter,
+  ToolDefinition,
+  ToolParameterSchema,
+} from './token-counter';
 export {
-  DEFAULT_KEEP, DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, DEFAULT_TRIGGER, DEFAULT_TRIGGER_TOKENS, formatCondition,
+  DEFAULT_KEEP,
+  DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS,
+  DEFAULT_SUMMARY_MAX_TOKENS,
+  DEFAULT_TRIGGER,
+  DEFAULT_TRIGGER_TOKENS,
+  formatCondition,
 } from './policies';
 export type { KeepPolicy, PolicyCondition, TriggerPolicy } from './policies';
 export { formatTriggerPolicy, parseTriggerPolicy } from './parse-trigger-policy';
@@ -32,7 +83,15 @@ export { applyFold } from './apply-fold';
 export type { ApplyFoldOptions } from './apply-fold';
 export { buildSummarizerInputs } from './build-summarizer-inputs';
 export type { BuildSummarizerInputsOptions, SummarizerChunk } from './build-summarizer-inputs';
-export { DEFAULT_SEGMENT_PROMPT, DEFAULT_SUMMARY_PROMPT, EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING, fillSummaryTemplate, renderSummaryPrompt, renderTranscriptLine } from './summary-prompt';
+export {
+  DEFAULT_SEGMENT_PROMPT,
+  DEFAULT_SUMMARY_PROMPT,
+  EARLIER_SUMMARY_CLOSING,
+  EARLIER_SUMMARY_OPENING,
+  fillSummaryTemplate,
+  renderSummaryPrompt,
+  renderTranscriptLine,
+} from './summary-prompt';
 export type { RenderSummaryPromptOptions, SummarizerMessage, SummaryPromptTemplate } from './summary-prompt';
 export { checkRetention, extractIdentifiers, mustKeepVerbatim } from './extract-identifiers';
 export type { RetentionReport } from './extract-identifiers';
@@ -44,9 +103,20 @@ export type { MessageMeasure } from './measure-message';
 export { MISSING_RESULT_TEXT, renderEntries, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';
 export { renderStrict, STRICT_OPENING_USER_TEXT } from './render-strict';
 export {
-  buildContextPack, ContextOverBudgetError, OMITTED_NOTE_SUMMARY, OMITTED_NOTE_WINDOW_ONLY, summaryCoverage, summaryHeading,
+  buildContextPack,
+  ContextOverBudgetError,
+  OMITTED_NOTE_SUMMARY,
+  OMITTED_NOTE_WINDOW_ONLY,
+  summaryCoverage,
+  summaryHeading,
 } from './build-context-pack';
-export type { BuildContextPackOptions, ContextPack, ContextPackManifest, PackTokenParts, PackToolResult } from './build-context-pack';
+export type {
+  BuildContextPackOptions,
+  ContextPack,
+  ContextPackManifest,
+  PackTokenParts,
+  PackToolResult,
+} from './build-context-pack';
 export { assertPackValid, validatePackOrdering } from './validate-pack-ordering';
 export type { ChatTemplateCompat } from './validate-pack-ordering';
 export { MAX_PACK_TOOL_ARGUMENT_CHARS, shortenToolArguments } from './shorten-tool-arguments';

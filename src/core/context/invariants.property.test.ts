@@ -23,7 +23,10 @@ type Piece =
 
 const tokens = fc.integer({ min: 1, max: 400 });
 const piece: fc.Arbitrary<Piece> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('user' as const, 'reply' as const, 'note' as const, 'unanswered' as const), tokens }),
+  fc.record({
+    kind: fc.constantFrom('user' as const, 'reply' as const, 'note' as const, 'unanswered' as const),
+    tokens,
+  }),
   fc.record({
     kind: fc.constant('exchange' as const),
     order: fc.integer({ min: 1, max: 10 }).chain((count) => {
@@ -43,11 +46,19 @@ function build(pieces: readonly Piece[], firstSeq = 1): ContextEntry[] {
   for (const item of pieces) {
     const tag = `s${next()}-`;
     if (item.kind === 'user' || item.kind === 'reply' || item.kind === 'note') {
-      entries.push(entry(next(), item.kind === 'reply' ? 'assistant' : item.kind === 'note' ? 'system' : 'user', item.tokens));
+      entries.push(
+        entry(next(), item.kind === 'reply' ? 'assistant' : item.kind === 'note' ? 'system' : 'user', item.tokens),
+      );
     } else if (item.kind === 'unanswered') {
       entries.push(calls(next(), [`${tag}x`], item.tokens));
     } else if (item.kind === 'exchange') {
-      entries.push(calls(next(), item.order.map((index) => `${tag}${index}`), item.tokens));
+      entries.push(
+        calls(
+          next(),
+          item.order.map((index) => `${tag}${index}`),
+          item.tokens,
+        ),
+      );
       if (item.interleave) entries.push(entry(next(), 'user', item.tokens));
       for (const index of item.order) entries.push(result(next(), `${tag}${index}`, item.tokens));
     } else {
@@ -60,7 +71,9 @@ function build(pieces: readonly Piece[], firstSeq = 1): ContextEntry[] {
   return entries;
 }
 
-const conversation = fc.array(piece, { maxLength: 25 }).map((pieces) => build([{ kind: 'user', tokens: 5 }, ...pieces]));
+const conversation = fc
+  .array(piece, { maxLength: 25 })
+  .map((pieces) => build([{ kind: 'user', tokens: 5 }, ...pieces]));
 const keepPolicy: fc.Arbitrary<KeepPolicy> = fc.oneof(
   fc.record({ kind: fc.constant('messages' as const), value: fc.integer({ min: 1, max: 15 }) }),
   fc.record({ kind: fc.constant('tokens' as const), value: fc.integer({ min: 1, max: 3000 }) }),
@@ -70,7 +83,10 @@ const profile = getModelProfile('gpt-4o');
 /** Every answered call is on the same side of the cut as its answer. */
 function exchangesIntact(folded: readonly ContextEntry[], kept: readonly ContextEntry[]): boolean {
   const side = new Map<string, string>();
-  for (const [name, list] of [['folded', folded], ['kept', kept]] as const) {
+  for (const [name, list] of [
+    ['folded', folded],
+    ['kept', kept],
+  ] as const) {
     for (const item of list) {
       for (const call of item.toolCalls ?? []) side.set(`call:${call.id}`, name);
       if (item.toolCallId) side.set(`result:${item.toolCallId}`, name);
@@ -81,17 +97,19 @@ function exchangesIntact(folded: readonly ContextEntry[], kept: readonly Context
 
 describe('invariants (fast-check)', () => {
   it('planFold partitions the window without splitting an exchange or starting the kept window with a tool message', () => {
-    fc.assert(fc.property(conversation, keepPolicy, (window, keep) => {
-      expect(new Set(window.map((item) => item.seq)).size).toBe(window.length);
-      const plan = planFold({ window, keep });
-      const all = [...plan.folded, ...plan.kept].map((item) => item.seq).sort((a, b) => a - b);
-      expect(all).toEqual(window.map((item) => item.seq));
-      expect(plan.kept.length).toBeGreaterThan(0);
-      expect(plan.kept[0]?.role).not.toBe('tool');
-      expect(exchangesIntact(plan.folded, plan.kept)).toBe(true);
-      const size = keep.kind === 'messages' ? window.length : window.reduce((sum, item) => sum + item.tokens, 0);
-      if (size <= keep.value) expect(plan.folded).toEqual([]);
-    }));
+    fc.assert(
+      fc.property(conversation, keepPolicy, (window, keep) => {
+        expect(new Set(window.map((item) => item.seq)).size).toBe(window.length);
+        const plan = planFold({ window, keep });
+        const all = [...plan.folded, ...plan.kept].map((item) => item.seq).sort((a, b) => a - b);
+        expect(all).toEqual(window.map((item) => item.seq));
+        expect(plan.kept.length).toBeGreaterThan(0);
+        expect(plan.kept[0]?.role).not.toBe('tool');
+        expect(exchangesIntact(plan.folded, plan.kept)).toBe(true);
+        const size = keep.kind === 'messages' ? window.length : window.reduce((sum, item) => sum + item.tokens, 0);
+        if (size <= keep.value) expect(plan.folded).toEqual([]);
+      }),
+    );
   });
 
   it('no entry is lost or duplicated between summary, pinned and window after any sequence of turns, pins and folds', () => {
@@ -100,39 +118,58 @@ describe('invariants (fast-check)', () => {
       fc.record({ action: fc.constant('pin' as const), pick: fc.nat() }),
       fc.record({ action: fc.constant('fold' as const) }),
     );
-    const trigger: TriggerPolicy = { conditions: [{ kind: 'tokens', value: 2000 }, { kind: 'messages', value: 20 }] };
-    fc.assert(fc.property(fc.array(step, { maxLength: 30 }), keepPolicy, (steps, keep) => {
-      let current: ContextState = { summary: null, window: build([{ kind: 'user', tokens: 5 }]), pinned: [], contextStartSeq: 1, memoryMode: 'summary' };
-      let seen = current.window.map((item) => item.seq);
-      const summarized = new Set<number>();
-      for (const next of steps) {
-        if (next.action === 'add') {
-          const added = build([{ kind: 'user', tokens: 5 }, ...next.pieces], (seen.at(-1) ?? 0) + 1);
-          current = { ...current, window: [...current.window, ...added] };
-          seen = [...seen, ...added.map((item) => item.seq)];
-        } else if (next.action === 'pin' && current.window.length > 0) {
-          const target = current.window[next.pick % current.window.length];
-          const pinSeqs = new Set(target ? expandPinToExchange(current.window, target.seq) : []);
-          current = {
-            ...current,
-            window: current.window.filter((item) => !pinSeqs.has(item.seq)),
-            pinned: [...current.pinned, ...current.window.filter((item) => pinSeqs.has(item.seq)).map((item) => ({ ...item, pinned: true }))]
-              .sort((a, b) => a.seq - b.seq),
-          };
-        } else if (shouldFold(current, trigger, profile).fold) {
-          const plan = planFold({ window: current.window, keep });
-          const folded = applyFold({ state: current, plan, newSummary: { text: 'summary', tokens: 50 } });
-          expect(applyFold({ state: folded, plan, newSummary: { text: 'again', tokens: 1 } })).toBe(folded);
-          for (const item of plan.folded) summarized.add(item.seq);
-          current = folded;
+    const trigger: TriggerPolicy = {
+      conditions: [
+        { kind: 'tokens', value: 2000 },
+        { kind: 'messages', value: 20 },
+      ],
+    };
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), keepPolicy, (steps, keep) => {
+        let current: ContextState = {
+          summary: null,
+          window: build([{ kind: 'user', tokens: 5 }]),
+          pinned: [],
+          contextStartSeq: 1,
+          memoryMode: 'summary',
+        };
+        let seen = current.window.map((item) => item.seq);
+        const summarized = new Set<number>();
+        for (const next of steps) {
+          if (next.action === 'add') {
+            const added = build([{ kind: 'user', tokens: 5 }, ...next.pieces], (seen.at(-1) ?? 0) + 1);
+            current = { ...current, window: [...current.window, ...added] };
+            seen = [...seen, ...added.map((item) => item.seq)];
+          } else if (next.action === 'pin' && current.window.length > 0) {
+            const target = current.window[next.pick % current.window.length];
+            const pinSeqs = new Set(target ? expandPinToExchange(current.window, target.seq) : []);
+            current = {
+              ...current,
+              window: current.window.filter((item) => !pinSeqs.has(item.seq)),
+              pinned: [
+                ...current.pinned,
+                ...current.window.filter((item) => pinSeqs.has(item.seq)).map((item) => ({ ...item, pinned: true })),
+              ].sort((a, b) => a.seq - b.seq),
+            };
+          } else if (shouldFold(current, trigger, profile).fold) {
+            const plan = planFold({ window: current.window, keep });
+            const folded = applyFold({ state: current, plan, newSummary: { text: 'summary', tokens: 50 } });
+            expect(applyFold({ state: folded, plan, newSummary: { text: 'again', tokens: 1 } })).toBe(folded);
+            for (const item of plan.folded) summarized.add(item.seq);
+            current = folded;
+          }
+          const places = [
+            ...summarized,
+            ...current.pinned.map((item) => item.seq),
+            ...current.window.map((item) => item.seq),
+          ];
+          expect(places.sort((a, b) => a - b)).toEqual(seen);
+          const covered = current.summary?.coveredThroughSeq ?? 0;
+          expect(current.window.every((item) => item.seq > covered)).toBe(true);
+          expect(current.window[0]?.role).not.toBe('tool');
         }
-        const places = [...summarized, ...current.pinned.map((item) => item.seq), ...current.window.map((item) => item.seq)];
-        expect(places.sort((a, b) => a - b)).toEqual(seen);
-        const covered = current.summary?.coveredThroughSeq ?? 0;
-        expect(current.window.every((item) => item.seq > covered)).toBe(true);
-        expect(current.window[0]?.role).not.toBe('tool');
-      }
-    }));
+      }),
+    );
   });
 
   it('no pack ever has an orphan tool message or an unanswered call, exceeds its budget, or loses track of omissions', () => {
@@ -145,62 +182,88 @@ describe('invariants (fast-check)', () => {
       notes: fc.array(fc.string({ maxLength: 30 }), { maxLength: 2 }),
       withSummary: fc.boolean(),
     });
-    fc.assert(fc.property(options, (input) => {
-      const pinned = input.window.slice(0, input.pinCount);
-      const contextState: ContextState = {
-        summary: input.withSummary ? { text: 'So far [#1].', tokens: 8, coveredThroughSeq: 0, revision: 2 } : null,
-        window: input.window.slice(input.pinCount),
-        pinned,
-        contextStartSeq: input.startOffset,
-        memoryMode: 'summary',
-      };
-      let pack;
-      try {
-        pack = buildContextPack({ systemPrefix: 'You help.', systemPrefixTokens: 3, state: contextState, budget: input.budget, compat: input.compat, notes: input.notes });
-      } catch (error) {
-        expect(error).toBeInstanceOf(ContextOverBudgetError);
-        return;
-      }
-      expect(pack.tokens).toBeLessThanOrEqual(input.budget);
-      expect(pack.tokens).toBe(pack.messages.reduce((sum, message) => sum + message.tokens, 3));
-      const valid = validatePackOrdering(pack.messages, input.compat);
-      expect(valid).toEqual({ ok: true, value: true });
-      expect(pack.messages[0]?.role).toBe('system');
-      expect(pack.messages[0]?.content.startsWith('You help.')).toBe(true);
-      const visibleWindow = contextState.window.filter((item) => item.seq >= input.startOffset);
-      const shownSeqs = new Set(pack.messages.map((message) => message.seq).filter((seq) => seq !== undefined));
-      expect([...shownSeqs].every((seq) => seq >= input.startOffset)).toBe(true);
-      if (input.compat === 'openai') {
-        const shownWindow = visibleWindow.filter((item) => shownSeqs.has(item.seq));
-        expect(shownWindow.length + pack.omitted).toBe(visibleWindow.length);
-        expect(shownWindow).toEqual(visibleWindow.slice(pack.omitted));
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(options, (input) => {
+        const pinned = input.window.slice(0, input.pinCount);
+        const contextState: ContextState = {
+          summary: input.withSummary ? { text: 'So far [#1].', tokens: 8, coveredThroughSeq: 0, revision: 2 } : null,
+          window: input.window.slice(input.pinCount),
+          pinned,
+          contextStartSeq: input.startOffset,
+          memoryMode: 'summary',
+        };
+        let pack;
+        try {
+          pack = buildContextPack({
+            systemPrefix: 'You help.',
+            systemPrefixTokens: 3,
+            state: contextState,
+            budget: input.budget,
+            compat: input.compat,
+            notes: input.notes,
+          });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ContextOverBudgetError);
+          return;
+        }
+        expect(pack.tokens).toBeLessThanOrEqual(input.budget);
+        expect(pack.tokens).toBe(pack.messages.reduce((sum, message) => sum + message.tokens, 3));
+        const valid = validatePackOrdering(pack.messages, input.compat);
+        expect(valid).toEqual({ ok: true, value: true });
+        expect(pack.messages[0]?.role).toBe('system');
+        expect(pack.messages[0]?.content.startsWith('You help.')).toBe(true);
+        const visibleWindow = contextState.window.filter((item) => item.seq >= input.startOffset);
+        const shownSeqs = new Set(pack.messages.map((message) => message.seq).filter((seq) => seq !== undefined));
+        expect([...shownSeqs].every((seq) => seq >= input.startOffset)).toBe(true);
+        if (input.compat === 'openai') {
+          const shownWindow = visibleWindow.filter((item) => shownSeqs.has(item.seq));
+          expect(shownWindow.length + pack.omitted).toBe(visibleWindow.length);
+          expect(shownWindow).toEqual(visibleWindow.slice(pack.omitted));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('chunked progressive summarizer input loses no entry and respects the budget', () => {
-    fc.assert(fc.property(conversation, fc.integer({ min: 2500, max: 8000 }), fc.nat({ max: 1200 }), (folded, budget, previous) => {
-      const summary = { text: 's', tokens: previous, coveredThroughSeq: 0, revision: 1 };
-      const chunks = buildSummarizerInputs({ summary, folded, budget, summaryMaxTokens: 1200 });
-      expect(chunks.flatMap((chunk) => chunk.entries.map((item) => item.seq))).toEqual(folded.map((item) => item.seq));
-      chunks.forEach((chunk, index) => {
-        expect(chunk.tokens).toBeLessThanOrEqual(budget - (index === 0 ? previous : 1200));
-        expect(chunk.fromSeq).toBe(chunk.entries[0]?.seq);
-        expect(chunk.throughSeq).toBe(chunk.entries.at(-1)?.seq);
-      });
-    }));
+    fc.assert(
+      fc.property(
+        conversation,
+        fc.integer({ min: 2500, max: 8000 }),
+        fc.nat({ max: 1200 }),
+        (folded, budget, previous) => {
+          const summary = { text: 's', tokens: previous, coveredThroughSeq: 0, revision: 1 };
+          const chunks = buildSummarizerInputs({ summary, folded, budget, summaryMaxTokens: 1200 });
+          expect(chunks.flatMap((chunk) => chunk.entries.map((item) => item.seq))).toEqual(
+            folded.map((item) => item.seq),
+          );
+          chunks.forEach((chunk, index) => {
+            expect(chunk.tokens).toBeLessThanOrEqual(budget - (index === 0 ? previous : 1200));
+            expect(chunk.fromSeq).toBe(chunk.entries[0]?.seq);
+            expect(chunk.throughSeq).toBe(chunk.entries.at(-1)?.seq);
+          });
+        },
+      ),
+    );
   });
 
   it('filterCitations leaves only citations inside the covered range', () => {
-    const citation = fc.tuple(fc.nat({ max: 100 }), fc.option(fc.nat({ max: 100 }))).map(([first, last]) =>
-      (last === null ? `[#${first}]` : `[#${first}–${last}]`));
-    fc.assert(fc.property(fc.array(fc.oneof(citation, fc.constantFrom(' word', '. ', 'x'))), fc.nat({ max: 50 }), fc.nat({ max: 50 }),
-      (parts, from, length) => {
-        const filtered = filterCitations({ summary: parts.join(''), fromSeq: from, throughSeq: from + length });
-        for (const match of filtered.matchAll(/#(\d+)/g)) {
-          expect(Number(match[1])).toBeGreaterThanOrEqual(from);
-          expect(Number(match[1])).toBeLessThanOrEqual(from + length);
-        }
-      }));
+    const citation = fc
+      .tuple(fc.nat({ max: 100 }), fc.option(fc.nat({ max: 100 })))
+      .map(([first, last]) => (last === null ? `[#${first}]` : `[#${first}–${last}]`));
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(citation, fc.constantFrom(' word', '. ', 'x'))),
+        fc.nat({ max: 50 }),
+        fc.nat({ max: 50 }),
+        (parts, from, length) => {
+          const filtered = filterCitations({ summary: parts.join(''), fromSeq: from, throughSeq: from + length });
+          for (const match of filtered.matchAll(/#(\d+)/g)) {
+            expect(Number(match[1])).toBeGreaterThanOrEqual(from);
+            expect(Number(match[1])).toBeLessThanOrEqual(from + length);
+          }
+        },
+      ),
+    );
   });
 });

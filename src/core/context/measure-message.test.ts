@@ -10,14 +10,23 @@ describe('upper bounds without a tokenizer', () => {
     const message = fc.record({
       role: fc.constantFrom('system' as const, 'user' as const, 'assistant' as const, 'tool' as const),
       content: fc.string({ unit: 'binary', maxLength: 200 }),
-      toolCalls: fc.array(fc.record({ id: fc.string(), name: fc.string({ minLength: 1 }), args: fc.dictionary(fc.string(), fc.string()) }), { maxLength: 3 }),
+      toolCalls: fc.array(
+        fc.record({
+          id: fc.string(),
+          name: fc.string({ minLength: 1 }),
+          args: fc.dictionary(fc.string(), fc.string()),
+        }),
+        { maxLength: 3 },
+      ),
     });
-    fc.assert(fc.property(message, (item) => {
-      for (const counter of counters) {
-        expect(upperBoundMessageTokens(item)).toBeGreaterThanOrEqual(counter.countMessage(item));
-        expect(upperBoundTextTokens(item.content)).toBeGreaterThanOrEqual(counter.countText(item.content));
-      }
-    }));
+    fc.assert(
+      fc.property(message, (item) => {
+        for (const counter of counters) {
+          expect(upperBoundMessageTokens(item)).toBeGreaterThanOrEqual(counter.countMessage(item));
+          expect(upperBoundTextTokens(item.content)).toBeGreaterThanOrEqual(counter.countText(item.content));
+        }
+      }),
+    );
   });
 
   it('is the UTF-8 length plus the message overhead', () => {

@@ -25,7 +25,13 @@ describe('getModelProfile', () => {
     ['GPT-4o', 'o200k_base', 128_000, 16_384, true],
   ] as const)('%s -> %s, %i in, %i out, temperature %s', (name, encoding, maxIn, maxOut, temperature) => {
     const profile = getModelProfile(name);
-    expect(profile).toMatchObject({ name, encoding, maxInputTokens: maxIn, maxOutputTokens: maxOut, acceptsTemperature: temperature });
+    expect(profile).toMatchObject({
+      name,
+      encoding,
+      maxInputTokens: maxIn,
+      maxOutputTokens: maxOut,
+      acceptsTemperature: temperature,
+    });
   });
 
   it('defaults unknown models to o200k_base and a conservative 128k window', () => {
@@ -58,7 +64,9 @@ describe('getModelProfile', () => {
   });
 
   it('rejects overrides that leave no budget', () => {
-    expect(() => getModelProfile('gpt-4o', { maxInputTokens: 4000, reservedOutputTokens: 4096 })).toThrow(/reservedOutputTokens \(4096\) must be below/);
+    expect(() => getModelProfile('gpt-4o', { maxInputTokens: 4000, reservedOutputTokens: 4096 })).toThrow(
+      /reservedOutputTokens \(4096\) must be below/,
+    );
     expect(() => getModelProfile('gpt-4o', { maxInputTokens: 0 })).toThrow(RangeError);
     expect(() => getModelProfile('gpt-4o', { reservedOutputTokens: 1.5 })).toThrow(/positive integer/);
   });

@@ -40,7 +40,11 @@ export const REASONING_RESERVED_OUTPUT_CAP = 25_000;
  * while a runaway one stops by tokens; a reasoning summary model gets REASONING_RESERVED_OUTPUT_CAP more for its
  * hidden reasoning.
  */
-export function summarizerOutputTokens(options: { summaryMaxTokens: number; toolResultInlineTokens: number; reasoning: boolean }): number {
+export function summarizerOutputTokens(options: {
+  summaryMaxTokens: number;
+  toolResultInlineTokens: number;
+  reasoning: boolean;
+}): number {
   const answer = 2 * Math.max(options.summaryMaxTokens, options.toolResultInlineTokens);
   return answer + (options.reasoning ? REASONING_RESERVED_OUTPUT_CAP : 0);
 }
@@ -67,26 +71,114 @@ export function defaultReservedOutputTokens(window: ContextWindow): number {
 
 /** Used for names not in the table: the newest encoding and a conservative 128k window. */
 export const UNKNOWN_MODEL_PROFILE: ProfileRow = {
-  encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false,
+  encoding: 'o200k_base',
+  maxInputTokens: 128_000,
+  maxOutputTokens: 4096,
+  acceptsTemperature: true,
+  reasoning: false,
 };
 
 // Keyed by name prefix; the longest matching prefix wins (`gpt-4o-mini` before `gpt-4o`, `gpt-4-turbo` before `gpt-4`).
 // gpt-5 advertises 400k total but accepts at most 272k input; the others' window is shared by input and output.
 const PROFILE_TABLE: Record<string, ProfileRow> = {
-  'gpt-5': { encoding: 'o200k_base', maxInputTokens: 272_000, maxOutputTokens: 128_000, acceptsTemperature: false, reasoning: true },
-  'gpt-4.1': { encoding: 'o200k_base', maxInputTokens: 1_047_576, maxOutputTokens: 32_768, acceptsTemperature: true, reasoning: false },
-  'gpt-4o': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true, reasoning: false },
-  'gpt-4o-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 16_384, acceptsTemperature: true, reasoning: false },
-  'o1': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false, reasoning: true },
-  'o1-mini': { encoding: 'o200k_base', maxInputTokens: 128_000, maxOutputTokens: 65_536, acceptsTemperature: false, reasoning: true },
-  'o3': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false, reasoning: true },
-  'o4-mini': { encoding: 'o200k_base', maxInputTokens: 200_000, maxOutputTokens: 100_000, acceptsTemperature: false, reasoning: true },
-  'gpt-4': { encoding: 'cl100k_base', maxInputTokens: 8192, maxOutputTokens: 8192, acceptsTemperature: true, reasoning: false },
-  'gpt-4-32k': { encoding: 'cl100k_base', maxInputTokens: 32_768, maxOutputTokens: 8192, acceptsTemperature: true, reasoning: false },
-  'gpt-4-turbo': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
-  'gpt-4-1106': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
-  'gpt-4-0125': { encoding: 'cl100k_base', maxInputTokens: 128_000, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
-  'gpt-3.5-turbo': { encoding: 'cl100k_base', maxInputTokens: 16_385, maxOutputTokens: 4096, acceptsTemperature: true, reasoning: false },
+  'gpt-5': {
+    encoding: 'o200k_base',
+    maxInputTokens: 272_000,
+    maxOutputTokens: 128_000,
+    acceptsTemperature: false,
+    reasoning: true,
+  },
+  'gpt-4.1': {
+    encoding: 'o200k_base',
+    maxInputTokens: 1_047_576,
+    maxOutputTokens: 32_768,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-4o': {
+    encoding: 'o200k_base',
+    maxInputTokens: 128_000,
+    maxOutputTokens: 16_384,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-4o-mini': {
+    encoding: 'o200k_base',
+    maxInputTokens: 128_000,
+    maxOutputTokens: 16_384,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  o1: {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 100_000,
+    acceptsTemperature: false,
+    reasoning: true,
+  },
+  'o1-mini': {
+    encoding: 'o200k_base',
+    maxInputTokens: 128_000,
+    maxOutputTokens: 65_536,
+    acceptsTemperature: false,
+    reasoning: true,
+  },
+  o3: {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 100_000,
+    acceptsTemperature: false,
+    reasoning: true,
+  },
+  'o4-mini': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 100_000,
+    acceptsTemperature: false,
+    reasoning: true,
+  },
+  'gpt-4': {
+    encoding: 'cl100k_base',
+    maxInputTokens: 8192,
+    maxOutputTokens: 8192,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-4-32k': {
+    encoding: 'cl100k_base',
+    maxInputTokens: 32_768,
+    maxOutputTokens: 8192,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-4-turbo': {
+    encoding: 'cl100k_base',
+    maxInputTokens: 128_000,
+    maxOutputTokens: 4096,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-4-1106': {
+    encoding: 'cl100k_base',
+    maxInputTokens: 128_000,
+    maxOutputTokens: 4096,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-4-0125': {
+    encoding: 'cl100k_base',
+    maxInputTokens: 128_000,
+    maxOutputTokens: 4096,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'gpt-3.5-turbo': {
+    encoding: 'cl100k_base',
+    maxInputTokens: 16_385,
+    maxOutputTokens: 4096,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
 };
 
 const PREFIXES_LONGEST_FIRST = Object.keys(PROFILE_TABLE).sort((a, b) => b.length - a.length);
@@ -116,11 +208,15 @@ function assertPositiveInteger(name: string, value: number): void {
 export function getModelProfile(modelName: string, overrides: ModelProfileOverrides = {}): ModelProfile {
   const row = findRow(modelName);
   const maxInputTokens = overrides.maxInputTokens ?? row.maxInputTokens;
-  const reservedOutputTokens = overrides.reservedOutputTokens ?? defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: row.maxOutputTokens, reasoning: row.reasoning });
+  const reservedOutputTokens =
+    overrides.reservedOutputTokens ??
+    defaultReservedOutputTokens({ maxInputTokens, maxOutputTokens: row.maxOutputTokens, reasoning: row.reasoning });
   assertPositiveInteger('maxInputTokens', maxInputTokens);
   assertPositiveInteger('reservedOutputTokens', reservedOutputTokens);
   if (reservedOutputTokens >= maxInputTokens) {
-    throw new RangeError(`reservedOutputTokens (${reservedOutputTokens}) must be below maxInputTokens (${maxInputTokens})`);
+    throw new RangeError(
+      `reservedOutputTokens (${reservedOutputTokens}) must be below maxInputTokens (${maxInputTokens})`,
+    );
   }
   return { name: modelName, ...row, maxInputTokens, reservedOutputTokens };
 }

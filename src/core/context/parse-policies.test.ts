@@ -7,14 +7,21 @@ describe('parseTriggerPolicy', () => {
   it('parses the default', () => {
     expect(parseTriggerPolicy(DEFAULT_TRIGGER)).toEqual({
       ok: true,
-      value: { conditions: [{ kind: 'tokens', value: 6000 }, { kind: 'fraction', value: 0.75 }] },
+      value: {
+        conditions: [
+          { kind: 'tokens', value: 6000 },
+          { kind: 'fraction', value: 0.75 },
+        ],
+      },
     });
   });
 
   it('parses each form, any order, with spaces', () => {
     const parsed = parseTriggerPolicy(' fraction=0.8 , messages=100,tokens = 3000 ');
     expect(parsed.ok && parsed.value.conditions).toEqual([
-      { kind: 'fraction', value: 0.8 }, { kind: 'messages', value: 100 }, { kind: 'tokens', value: 3000 },
+      { kind: 'fraction', value: 0.8 },
+      { kind: 'messages', value: 100 },
+      { kind: 'tokens', value: 3000 },
     ]);
     const single = parseTriggerPolicy('tokens=3000');
     expect(single.ok && formatTriggerPolicy(single.value)).toBe('tokens=3000');

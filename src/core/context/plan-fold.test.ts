@@ -9,7 +9,9 @@ const messages = (value: number): KeepPolicy => ({ kind: 'messages', value });
 const tokens = (value: number): KeepPolicy => ({ kind: 'tokens', value });
 
 function expectPartition(window: ContextEntry[], plan: { folded: ContextEntry[]; kept: ContextEntry[] }): void {
-  expect([...plan.folded, ...plan.kept].map((item) => item.seq).sort((a, b) => a - b)).toEqual(window.map((item) => item.seq));
+  expect([...plan.folded, ...plan.kept].map((item) => item.seq).sort((a, b) => a - b)).toEqual(
+    window.map((item) => item.seq),
+  );
   expect(plan.kept[0]?.role).not.toBe('tool');
 }
 
@@ -53,7 +55,9 @@ describe('planFold', () => {
       expectPartition(window, plan);
       const keptSeqs = seqs(plan.kept);
       const exchange = [2, 3, 4, 5];
-      expect(exchange.every((seq) => keptSeqs.includes(seq)) || exchange.every((seq) => !keptSeqs.includes(seq))).toBe(true);
+      expect(exchange.every((seq) => keptSeqs.includes(seq)) || exchange.every((seq) => !keptSeqs.includes(seq))).toBe(
+        true,
+      );
     }
   });
 

@@ -1,8 +1,6 @@
 /** One measure of a window: `tokens=N`, `messages=N` or `fraction=F` (of the model's max input tokens). */
 export type PolicyCondition =
-  | { kind: 'tokens'; value: number }
-  | { kind: 'messages'; value: number }
-  | { kind: 'fraction'; value: number };
+  { kind: 'tokens'; value: number } | { kind: 'messages'; value: number } | { kind: 'fraction'; value: number };
 
 /** When to fold: any condition fires (comparisons are >=). */
 export interface TriggerPolicy {

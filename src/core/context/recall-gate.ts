@@ -24,13 +24,15 @@ export const MIN_COVERAGE = 0.3;
 export const MIN_MARGIN = 0.3;
 
 // Function words and the small talk every chat message shares.
-const STOPWORDS = new Set(`a an and are as at be been but by can could did do does doing done for from had has have having he her here hers him
+const STOPWORDS = new Set(
+  `a an and are as at be been but by can could did do does doing done for from had has have having he her here hers him
 his how i if in into is it its just me my myself no nor not now of off on once only or our ours out over own same
 she should so some such than that the their theirs them then there these they this those through to too under until
 up very was we were what when where which while who whom why will with would you your yours yourself about above
 after again against all am any because before below between both down during each few further more most other
 ourselves themselves yourselves also really yeah yes oh wow hey thanks thank like get got go going gonna know think
-feel lot much many one way well good great awesome amazing cool glad hear sounds`.split(/\s+/));
+feel lot much many one way well good great awesome amazing cool glad hear sounds`.split(/\s+/),
+);
 
 /** The message's content terms: lower-cased words of three or more characters, stop words left out, cut to six characters (a crude stem). */
 export function recallTerms(text: string): Set<string> {
@@ -43,7 +45,8 @@ export function recallTerms(text: string): Set<string> {
 }
 
 /** Words by which a message points back at something said before. */
-const BACK_REFERENCE = /\b(?:again|remind|recall|remember|earlier|before|previously|mentioned|said|told|forgot|forget)\b/i;
+const BACK_REFERENCE =
+  /\b(?:again|remind|recall|remember|earlier|before|previously|mentioned|said|told|forgot|forget)\b/i;
 
 function isShortQuestion(text: string): boolean {
   const trimmed = text.trim();
@@ -54,7 +57,11 @@ function isShortQuestion(text: string): boolean {
  * Whether the newest user message should get a new recall slot: `held` are the texts the pack already holds (the
  * window's other messages, the summary, held recall notes), `candidates` the older messages recall found.
  */
-export function recallEarnsItsTokens(input: { query: string; held: readonly string[]; candidates: readonly string[] }): boolean {
+export function recallEarnsItsTokens(input: {
+  query: string;
+  held: readonly string[];
+  candidates: readonly string[];
+}): boolean {
   if (input.candidates.length === 0) return false;
   if (isShortQuestion(input.query)) return true;
   const query = recallTerms(input.query);
@@ -63,7 +70,8 @@ export function recallEarnsItsTokens(input: { query: string; held: readonly stri
   const candidates = input.candidates.map(recallTerms);
   const documents = held.length + candidates.length + 1;
   const frequency = new Map<string, number>();
-  for (const terms of [...held, ...candidates]) for (const term of terms) if (query.has(term)) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  for (const terms of [...held, ...candidates])
+    for (const term of terms) if (query.has(term)) frequency.set(term, (frequency.get(term) ?? 0) + 1);
   const weight = (term: string): number => Math.log(1 + documents / (1 + (frequency.get(term) ?? 0)));
   let total = 0;
   for (const term of query) total += weight(term);

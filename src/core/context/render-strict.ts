@@ -11,7 +11,12 @@ function toolCallText(message: PackMessage): string {
   return [message.content, ...calls].filter((part) => part !== '').join('\n');
 }
 
-function rewrite(message: PackMessage, role: PackMessage['role'], content: string, measure: MessageMeasure): PackMessage {
+function rewrite(
+  message: PackMessage,
+  role: PackMessage['role'],
+  content: string,
+  measure: MessageMeasure,
+): PackMessage {
   const rewritten: PackMessage = { role, content, tokens: 0 };
   if (message.seq !== undefined) rewritten.seq = message.seq;
   rewritten.tokens = measure(rewritten);

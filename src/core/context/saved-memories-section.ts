@@ -18,7 +18,10 @@ export function savedMemoryLine(text: string): string {
  * the newest win; the first one that does not fit ends the list, so an older short item never jumps a newer one).
  * `items` newest first; returns their ids.
  */
-export function savedMemoriesInContext(items: readonly Pick<SavedMemoryItem, 'id' | 'tokens'>[], capTokens: number): Set<string> {
+export function savedMemoriesInContext(
+  items: readonly Pick<SavedMemoryItem, 'id' | 'tokens'>[],
+  capTokens: number,
+): Set<string> {
   const chosen = new Set<string>();
   let used = 0;
   for (const item of items) {

@@ -13,10 +13,18 @@ describe('shortenToolArguments', () => {
   it('shortens long arguments of every call, the newest too, keeps short ones, and recounts', () => {
     const big = { path: 'a.txt', text: 'lorem ipsum dolor '.repeat(300) };
     const state: ContextState = {
-      summary: null, pinned: [], contextStartSeq: 1, memoryMode: 'summary',
+      summary: null,
+      pinned: [],
+      contextStartSeq: 1,
+      memoryMode: 'summary',
       window: [
         entry(1, 'user', { content: 'write it' }),
-        entry(2, 'assistant', { toolCalls: [{ id: 'c1', name: 'write_file', args: big }, { id: 'c2', name: 'calculator', args: { expression: '1+1' } }] }),
+        entry(2, 'assistant', {
+          toolCalls: [
+            { id: 'c1', name: 'write_file', args: big },
+            { id: 'c2', name: 'calculator', args: { expression: '1+1' } },
+          ],
+        }),
         entry(3, 'tool', { toolCallId: 'c1', content: 'ok' }),
         entry(4, 'tool', { toolCallId: 'c2', content: '2' }),
         entry(5, 'assistant', { toolCalls: [{ id: 'c3', name: 'write_file', args: big }] }),
@@ -32,7 +40,13 @@ describe('shortenToolArguments', () => {
     expect(old?.tokens).toBeLessThan(state.window[1]?.tokens ?? 0);
     // The newest call is shortened the same way: an entry's rendering never depends on which call is the newest.
     expect(String(shortened.window[4]?.toolCalls?.[0]?.args.shortened)).toContain('full call is message #5');
-    const later = shortenToolArguments({ ...state, window: [...state.window, entry(7, 'assistant', { toolCalls: [{ id: 'c4', name: 'write_file', args: big }] })] }, counter);
+    const later = shortenToolArguments(
+      {
+        ...state,
+        window: [...state.window, entry(7, 'assistant', { toolCalls: [{ id: 'c4', name: 'write_file', args: big }] })],
+      },
+      counter,
+    );
     expect(later.window.slice(0, 6)).toEqual(shortened.window);
     // The input (the stored window) is untouched.
     expect(state.window[1]?.toolCalls?.[0]?.args).toBe(big);

@@ -10,11 +10,17 @@ function shortenCall(call: ToolCall, seq: number, maxChars: number): ToolCall {
   if (json.length <= maxChars) return call;
   return {
     ...call,
-    args: { shortened: `${json.slice(0, KEPT_CHARS)}… [${json.length} characters of arguments; the full call is message #${seq} of the transcript]` },
+    args: {
+      shortened: `${json.slice(0, KEPT_CHARS)}… [${json.length} characters of arguments; the full call is message #${seq} of the transcript]`,
+    },
   };
 }
 
-function shortenEntry(entry: ContextEntry, counter: Pick<TokenCounter, 'countMessage'>, maxChars: number): ContextEntry {
+function shortenEntry(
+  entry: ContextEntry,
+  counter: Pick<TokenCounter, 'countMessage'>,
+  maxChars: number,
+): ContextEntry {
   const calls = entry.toolCalls ?? [];
   if (entry.role !== 'assistant' || !calls.some((call) => JSON.stringify(call.args).length > maxChars)) return entry;
   const toolCalls = calls.map((call) => shortenCall(call, entry.seq, maxChars));
@@ -27,7 +33,11 @@ function shortenEntry(entry: ContextEntry, counter: Pick<TokenCounter, 'countMes
  * the newest, so an entry is rendered the same way on every call and a provider's prompt cache keeps matching it
  * (the model reads its own call's result right after it). Shortened entries are recounted.
  */
-export function shortenToolArguments(state: ContextState, counter: Pick<TokenCounter, 'countMessage'>, maxChars = MAX_PACK_TOOL_ARGUMENT_CHARS): ContextState {
+export function shortenToolArguments(
+  state: ContextState,
+  counter: Pick<TokenCounter, 'countMessage'>,
+  maxChars = MAX_PACK_TOOL_ARGUMENT_CHARS,
+): ContextState {
   const shorten = (entry: ContextEntry) => shortenEntry(entry, counter, maxChars);
   return { ...state, window: state.window.map(shorten), pinned: state.pinned.map(shorten) };
 }

@@ -17,7 +17,8 @@ describe('shouldFold', () => {
   it('fires exactly at the threshold (>=), counting window plus summary tokens', () => {
     const window = [user(1, 300), user(2, 200)];
     expect(shouldFold(state(window, { summary: summary(500) }), tokens(1000), profile)).toEqual({
-      fold: true, reasons: ['tokens=1000: 1000 >= 1000'],
+      fold: true,
+      reasons: ['tokens=1000: 1000 >= 1000'],
     });
     expect(shouldFold(state(window, { summary: summary(499) }), tokens(1000), profile).fold).toBe(false);
     expect(shouldFold(state(window), tokens(500), profile).fold).toBe(true);
@@ -26,8 +27,12 @@ describe('shouldFold', () => {
 
   it('counts the recall notes held since the last fold (sticky recall) like the window', () => {
     const window = [user(1, 300), user(2, 200)];
-    expect(shouldFold(state(window, { summary: summary(100), heldRecallTokens: 400 }), tokens(1000), profile).fold).toBe(true);
-    expect(shouldFold(state(window, { summary: summary(100), heldRecallTokens: 399 }), tokens(1000), profile).fold).toBe(false);
+    expect(
+      shouldFold(state(window, { summary: summary(100), heldRecallTokens: 400 }), tokens(1000), profile).fold,
+    ).toBe(true);
+    expect(
+      shouldFold(state(window, { summary: summary(100), heldRecallTokens: 399 }), tokens(1000), profile).fold,
+    ).toBe(false);
   });
 
   it('fires exactly at messages=N and fraction=F', () => {
@@ -36,21 +41,39 @@ describe('shouldFold', () => {
     expect(shouldFold(state(window), { conditions: [{ kind: 'messages', value: 4 }] }, profile).fold).toBe(false);
     const big = [user(1, 5000), user(2, 2500)];
     expect(shouldFold(state(big), { conditions: [{ kind: 'fraction', value: 0.75 }] }, profile)).toEqual({
-      fold: true, reasons: ['fraction=0.75: 7500 >= 7500'],
+      fold: true,
+      reasons: ['fraction=0.75: 7500 >= 7500'],
     });
-    expect(shouldFold(state([user(1, 7499)]), { conditions: [{ kind: 'fraction', value: 0.75 }] }, profile).fold).toBe(false);
+    expect(shouldFold(state([user(1, 7499)]), { conditions: [{ kind: 'fraction', value: 0.75 }] }, profile).fold).toBe(
+      false,
+    );
   });
 
   it('fires when any condition fires, listing each', () => {
-    const policy: TriggerPolicy = { conditions: [{ kind: 'tokens', value: 100 }, { kind: 'messages', value: 2 }, { kind: 'fraction', value: 0.5 }] };
-    expect(shouldFold(state([user(1, 10), user(2, 10)]), policy, profile)).toEqual({ fold: true, reasons: ['messages=2: 2 >= 2'] });
-    expect(shouldFold(state([user(1, 150)]), policy, profile)).toEqual({ fold: true, reasons: ['tokens=100: 150 >= 100'] });
+    const policy: TriggerPolicy = {
+      conditions: [
+        { kind: 'tokens', value: 100 },
+        { kind: 'messages', value: 2 },
+        { kind: 'fraction', value: 0.5 },
+      ],
+    };
+    expect(shouldFold(state([user(1, 10), user(2, 10)]), policy, profile)).toEqual({
+      fold: true,
+      reasons: ['messages=2: 2 >= 2'],
+    });
+    expect(shouldFold(state([user(1, 150)]), policy, profile)).toEqual({
+      fold: true,
+      reasons: ['tokens=100: 150 >= 100'],
+    });
     expect(shouldFold(state([user(1, 6000), user(2, 1)]), policy, profile).reasons).toHaveLength(3);
     expect(shouldFold(state([user(1, 50)]), policy, profile)).toEqual({ fold: false, reasons: [] });
   });
 
   it('never folds in window-only mode', () => {
-    expect(shouldFold(state([user(1, 9000)], { memoryMode: 'window-only' }), tokens(1), profile)).toEqual({ fold: false, reasons: [] });
+    expect(shouldFold(state([user(1, 9000)], { memoryMode: 'window-only' }), tokens(1), profile)).toEqual({
+      fold: false,
+      reasons: [],
+    });
   });
 
   it('ignores entries before the context start', () => {

@@ -6,10 +6,22 @@ describe('renderSummaryPrompt', () => {
   const entries = [user(12), calls(13, ['c1']), result(14, 'c1')];
 
   it('asks for intent, facts and decisions, identifiers and next steps, with the cap and seq citations', () => {
-    const [system, prompt] = renderSummaryPrompt({ previousSummary: 'Earlier: [#3] the user wants X.', entries, maxTokens: 1200, fromSeq: 1, throughSeq: 14 });
+    const [system, prompt] = renderSummaryPrompt({
+      previousSummary: 'Earlier: [#3] the user wants X.',
+      entries,
+      maxTokens: 1200,
+      fromSeq: 1,
+      throughSeq: 14,
+    });
     expect(system?.role).toBe('system');
     expect(prompt?.role).toBe('user');
-    for (const topic of ['Intent', 'Facts and decisions', 'Artifacts and identifiers', 'file path and URL', 'Open next steps']) {
+    for (const topic of [
+      'Intent',
+      'Facts and decisions',
+      'Artifacts and identifiers',
+      'file path and URL',
+      'Open next steps',
+    ]) {
       expect(system?.content).toContain(topic);
     }
     expect(system?.content).toContain('at most 1200 tokens');
@@ -22,14 +34,24 @@ describe('renderSummaryPrompt', () => {
   });
 
   it('says there is no previous summary on the first fold', () => {
-    const [, prompt] = renderSummaryPrompt({ previousSummary: null, entries, maxTokens: 100, fromSeq: 12, throughSeq: 14 });
+    const [, prompt] = renderSummaryPrompt({
+      previousSummary: null,
+      entries,
+      maxTokens: 100,
+      fromSeq: 12,
+      throughSeq: 14,
+    });
     expect(prompt?.content).toContain('(none yet)');
   });
 
   it('uses a replacement template and never substitutes placeholders found in the transcript', () => {
     const tricky = { ...user(1), content: 'literally {{maxTokens}}' };
     const messages = renderSummaryPrompt({
-      previousSummary: null, entries: [tricky], maxTokens: 50, fromSeq: 1, throughSeq: 1,
+      previousSummary: null,
+      entries: [tricky],
+      maxTokens: 50,
+      fromSeq: 1,
+      throughSeq: 1,
       template: { system: 'Cap {{maxTokens}}.', user: '{{transcript}} {{unknown}}' },
     });
     expect(messages).toEqual([
@@ -41,6 +63,8 @@ describe('renderSummaryPrompt', () => {
 
   it('renders an assistant message with text and calls on two lines', () => {
     const both = { ...calls(5, ['a']), content: 'Let me check.' };
-    expect(renderTranscriptLine(both)).toBe('[#5] assistant: Let me check.\n[#5] assistant called lookup({"query":"a"}) (call a)');
+    expect(renderTranscriptLine(both)).toBe(
+      '[#5] assistant: Let me check.\n[#5] assistant called lookup({"query":"a"}) (call a)',
+    );
   });
 });

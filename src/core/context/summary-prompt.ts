@@ -13,7 +13,7 @@ export interface SummaryPromptTemplate {
 export const DEFAULT_SUMMARY_PROMPT: SummaryPromptTemplate = {
   system: [
     'You maintain the running summary of a conversation between a user and an AI assistant.',
-    'The summary replaces the older messages in the assistant\'s context, so anything it leaves out is lost to the',
+    "The summary replaces the older messages in the assistant's context, so anything it leaves out is lost to the",
     'assistant. Update the previous summary with the new messages: keep what still matters, fold in what is new,',
     'drop what was superseded. Never invent anything.',
     '',
@@ -53,12 +53,12 @@ export const EARLIER_SUMMARY_CLOSING = 'End of the earlier summary.';
 export const DEFAULT_SEGMENT_PROMPT: SummaryPromptTemplate = {
   system: [
     'You maintain the running summary of a conversation between a user and an AI assistant, one segment at a time.',
-    'The summary replaces the older messages in the assistant\'s context, so anything it leaves out is lost to the',
+    "The summary replaces the older messages in the assistant's context, so anything it leaves out is lost to the",
     'assistant. The earlier segments stay as they are; write only the next segment, for the new messages: what they',
     'add, decide or change (say so when they supersede an earlier point). Never repeat the earlier summary and never',
     'invent anything.',
     '',
-    'Cover, tersely and only where the new messages have something: the user\'s intent, preferences and constraints;',
+    "Cover, tersely and only where the new messages have something: the user's intent, preferences and constraints;",
     'facts and decisions; every id, number (with its unit), name, code, file path and URL that may be needed again,',
     'copied exactly; open next steps.',
     '',

@@ -4,7 +4,13 @@ import { createTextTokenCache } from './text-token-cache';
 /** An encoder that counts its calls: one token per word. */
 function countingEncoder() {
   const calls: string[] = [];
-  return { calls, encode: (text: string) => { calls.push(text); return text.split(' ').length; } };
+  return {
+    calls,
+    encode: (text: string) => {
+      calls.push(text);
+      return text.split(' ').length;
+    },
+  };
 }
 
 describe('createTextTokenCache', () => {

@@ -5,26 +5,39 @@ import { createTokenCounter, type CountableMessage, type ToolDefinition } from '
 
 // The OpenAI cookbook "How to count tokens with tiktoken" example and the prompt tokens the API reported for it.
 const COOKBOOK_MESSAGES: CountableMessage[] = [
-  { role: 'system', content: 'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.' },
+  {
+    role: 'system',
+    content: 'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.',
+  },
   { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
   { role: 'system', name: 'example_assistant', content: 'Things working well together will increase revenue.' },
-  { role: 'system', name: 'example_user', content: "Let's circle back when we have more time to touch base on opportunities for increased leverage." },
-  { role: 'system', name: 'example_assistant', content: "Let's talk later when we're less busy about how to do better." },
+  {
+    role: 'system',
+    name: 'example_user',
+    content: "Let's circle back when we have more time to touch base on opportunities for increased leverage.",
+  },
+  {
+    role: 'system',
+    name: 'example_assistant',
+    content: "Let's talk later when we're less busy about how to do better.",
+  },
   { role: 'user', content: "This late pivot means we don't have time to boil the ocean for the client deliverable." },
 ];
-const COOKBOOK_TOOLS: ToolDefinition[] = [{
-  type: 'function',
-  function: {
-    name: 'get_current_weather',
-    description: 'Get the current weather in a given location',
-    parameters: {
-      properties: {
-        location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
-        unit: { type: 'string', description: 'The unit of temperature to return', enum: ['celsius', 'fahrenheit'] },
+const COOKBOOK_TOOLS: ToolDefinition[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_current_weather',
+      description: 'Get the current weather in a given location',
+      parameters: {
+        properties: {
+          location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+          unit: { type: 'string', description: 'The unit of temperature to return', enum: ['celsius', 'fahrenheit'] },
+        },
       },
     },
   },
-}];
+];
 const WEATHER_MESSAGES: CountableMessage[] = [
   { role: 'system', content: 'You are a helpful assistant that can answer to questions about the weather.' },
   { role: 'user', content: "What's the weather like in San Francisco?" },
@@ -70,10 +83,17 @@ describe('createTokenCounter', () => {
 
   it('counts tool call names and arguments', () => {
     const plain: CountableMessage = { role: 'assistant', content: '' };
-    const withCall: CountableMessage = { ...plain, toolCalls: [{ id: 'call_1', name: 'get_weather', args: { city: 'Paris' } }] };
-    const expected = o200k.countMessage(plain) + 3 + o200k.countText('get_weather') + o200k.countText('{"city":"Paris"}');
+    const withCall: CountableMessage = {
+      ...plain,
+      toolCalls: [{ id: 'call_1', name: 'get_weather', args: { city: 'Paris' } }],
+    };
+    const expected =
+      o200k.countMessage(plain) + 3 + o200k.countText('get_weather') + o200k.countText('{"city":"Paris"}');
     expect(o200k.countMessage(withCall)).toBe(expected);
-    const twoCalls: CountableMessage = { ...plain, toolCalls: [...(withCall.toolCalls ?? []), { id: 'call_2', name: 'get_weather', args: { city: 'Rome' } }] };
+    const twoCalls: CountableMessage = {
+      ...plain,
+      toolCalls: [...(withCall.toolCalls ?? []), { id: 'call_2', name: 'get_weather', args: { city: 'Rome' } }],
+    };
     expect(o200k.countMessage(twoCalls)).toBeGreaterThan(o200k.countMessage(withCall));
   });
 
@@ -103,18 +123,33 @@ describe('createTokenCounter', () => {
     try {
       const unique = `${Math.random()}`;
       const pack: CountableMessage[] = [
-        { role: 'system', content: `You are a careful assistant (${unique}). Summary of earlier turns: the user plans a trip.` },
+        {
+          role: 'system',
+          content: `You are a careful assistant (${unique}). Summary of earlier turns: the user plans a trip.`,
+        },
         { role: 'user', content: `Which train do I take? ${unique}` },
         { role: 'assistant', content: `The 9:05 from Santa Apolónia. ${unique}` },
       ];
-      const tools: ToolDefinition[] = [{ name: `lookup_${unique.slice(2)}`, description: 'Looks a timetable up.', parameters: { properties: { station: { type: 'string', description: 'Where from' } } } }];
+      const tools: ToolDefinition[] = [
+        {
+          name: `lookup_${unique.slice(2)}`,
+          description: 'Looks a timetable up.',
+          parameters: { properties: { station: { type: 'string', description: 'Where from' } } },
+        },
+      ];
       const counter = createTokenCounter('o200k_base');
       const first = counter.countPack(pack) + counter.countToolSchemas(tools);
       const encodedFirst = encode.mock.calls.length;
       expect(encodedFirst).toBeGreaterThan(0);
       // Each distinct piece of the pre-tokenizer's split is encoded at most once (a text's count is its pieces' sum).
-      const texts = [...pack.flatMap((message) => [message.role, message.content]), `lookup_${unique.slice(2)}:Looks a timetable up`, 'station:string:Where from'];
-      const pieces = new Set(texts.flatMap((text) => [...text.matchAll(new RegExp(o200kBase.pat_str, 'ug'))].map((match) => match[0])));
+      const texts = [
+        ...pack.flatMap((message) => [message.role, message.content]),
+        `lookup_${unique.slice(2)}:Looks a timetable up`,
+        'station:string:Where from',
+      ];
+      const pieces = new Set(
+        texts.flatMap((text) => [...text.matchAll(new RegExp(o200kBase.pat_str, 'ug'))].map((match) => match[0])),
+      );
       expect(encodedFirst).toBeLessThanOrEqual(pieces.size);
       expect(createTokenCounter('o200k_base').countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
       expect(counter.countPack(pack) + counter.countToolSchemas(tools)).toBe(first);

@@ -177,6 +177,7 @@ export function createTokenCounter(encoding: EncodingName): TokenCounter {
     countText,
     countMessage,
     countPack: (messages) => messages.reduce((sum, message) => sum + countMessage(message), REPLY_PRIMING_TOKENS),
-    countToolSchemas: (tools) => (tools.length === 0 ? 0 : tools.reduce((sum, tool) => sum + countSchema(unwrap(tool)), TOOLS_END)),
+    countToolSchemas: (tools) =>
+      tools.length === 0 ? 0 : tools.reduce((sum, tool) => sum + countSchema(unwrap(tool)), TOOLS_END),
   };
 }

@@ -6,13 +6,18 @@ const system: PackMessage = { role: 'system', content: 'prefix', tokens: 1 };
 const asks: PackMessage = { role: 'user', content: 'q', tokens: 1 };
 const answers: PackMessage = { role: 'assistant', content: 'a', tokens: 1 };
 const calling = (...ids: string[]): PackMessage => ({
-  role: 'assistant', content: '', tokens: 1, toolCalls: ids.map((id) => ({ id, name: 'f', args: {} })),
+  role: 'assistant',
+  content: '',
+  tokens: 1,
+  toolCalls: ids.map((id) => ({ id, name: 'f', args: {} })),
 });
 const tool = (id: string): PackMessage => ({ role: 'tool', content: 'r', toolCallId: id, tokens: 1 });
 
 describe('validatePackOrdering', () => {
   it('accepts tool results in any order right after their call', () => {
-    expect(validatePackOrdering([system, asks, calling('a', 'b', 'c'), tool('c'), tool('a'), tool('b'), answers])).toEqual({ ok: true, value: true });
+    expect(
+      validatePackOrdering([system, asks, calling('a', 'b', 'c'), tool('c'), tool('a'), tool('b'), answers]),
+    ).toEqual({ ok: true, value: true });
   });
 
   it.each([
@@ -22,7 +27,11 @@ describe('validatePackOrdering', () => {
     ['a call answered after another message', [system, calling('a'), asks, tool('a')], 'not answered'],
     ['a result for another call', [system, calling('a'), tool('a'), tool('x')], 'answers x'],
     ['a call answered twice', [system, calling('a'), tool('a'), tool('a')], 'answered twice'],
-    ['results of an earlier assistant message', [system, calling('a'), calling('b'), tool('b'), tool('a')], 'tool calls a are not answered'],
+    [
+      'results of an earlier assistant message',
+      [system, calling('a'), calling('b'), tool('b'), tool('a')],
+      'tool calls a are not answered',
+    ],
   ])('rejects %s', (_, messages, problem) => {
     const checked = validatePackOrdering(messages);
     expect(!checked.ok && checked.error).toContain(problem);

@@ -16,8 +16,10 @@ function toolProblems(messages: readonly PackMessage[]): string[] {
     if (message.role === 'tool') {
       if (!open) problems.push(`message ${index}: tool message does not follow an assistant message with tool calls`);
       else if (message.toolCallId === undefined || !open.pending.delete(message.toolCallId)) {
-        problems.push(`message ${index}: tool message answers ${message.toolCallId ?? '(no id)'}, which the preceding ` +
-          'assistant message did not call (or which is answered twice)');
+        problems.push(
+          `message ${index}: tool message answers ${message.toolCallId ?? '(no id)'}, which the preceding ` +
+            'assistant message did not call (or which is answered twice)',
+        );
       }
       return;
     }
@@ -48,7 +50,8 @@ function strictProblems(messages: readonly PackMessage[]): string[] {
 function cacheOrderProblems(messages: readonly PackMessage[], perCallFrom: number): string[] {
   const problems: string[] = [];
   messages.forEach((message, index) => {
-    if (index > 0 && index < perCallFrom && message.role === 'system') problems.push(`message ${index}: system message before the per-call parts`);
+    if (index > 0 && index < perCallFrom && message.role === 'system')
+      problems.push(`message ${index}: system message before the per-call parts`);
   });
   return problems;
 }
@@ -60,9 +63,14 @@ function cacheOrderProblems(messages: readonly PackMessage[], perCallFrom: numbe
  * the cache-stable order: the only system messages after the leading one are per-call parts (next to the newest
  * user message), never in front of the stable content.
  */
-export function validatePackOrdering(messages: readonly PackMessage[], compat: ChatTemplateCompat = 'openai', options: { perCallFrom?: number } = {}): Result<true> {
+export function validatePackOrdering(
+  messages: readonly PackMessage[],
+  compat: ChatTemplateCompat = 'openai',
+  options: { perCallFrom?: number } = {},
+): Result<true> {
   const problems = [
-    ...toolProblems(messages), ...(compat === 'strict' ? strictProblems(messages) : []),
+    ...toolProblems(messages),
+    ...(compat === 'strict' ? strictProblems(messages) : []),
     ...(options.perCallFrom !== undefined ? cacheOrderProblems(messages, options.perCallFrom) : []),
   ];
   return problems.length === 0 ? { ok: true, value: true } : { ok: false, error: problems.join('; ') };

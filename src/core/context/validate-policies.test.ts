@@ -26,7 +26,12 @@ describe('validatePolicies', () => {
     const result = validate(DEFAULT_TRIGGER, DEFAULT_KEEP);
     expect(result).toEqual({
       ok: true,
-      value: { trigger: trigger(DEFAULT_TRIGGER), keep: keep(DEFAULT_KEEP), summaryMaxTokens: 1200, summarizerInputMaxTokens: 6000 },
+      value: {
+        trigger: trigger(DEFAULT_TRIGGER),
+        keep: keep(DEFAULT_KEEP),
+        summaryMaxTokens: 1200,
+        summarizerInputMaxTokens: 6000,
+      },
     });
     expect(validate(DEFAULT_TRIGGER, DEFAULT_KEEP, { profile: getModelProfile('gpt-4') }).ok).toBe(true);
   });

@@ -1,7 +1,10 @@
 import { budgetOf, type ModelProfile } from './model-profile';
 import {
-  DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS, DEFAULT_SUMMARY_MAX_TOKENS, formatCondition,
-  type KeepPolicy, type TriggerPolicy,
+  DEFAULT_SUMMARIZER_INPUT_MAX_TOKENS,
+  DEFAULT_SUMMARY_MAX_TOKENS,
+  formatCondition,
+  type KeepPolicy,
+  type TriggerPolicy,
 } from './policies';
 import type { Result } from './types';
 
@@ -48,7 +51,10 @@ function keptTokensBound(settings: PolicySettings): number | undefined {
 function describeKeep(settings: PolicySettings): string {
   const { keep, maxMessageTokens } = settings;
   const name = `SUMMARY_KEEP=${formatCondition(keep)}`;
-  if (keep.kind === 'messages') return maxMessageTokens === undefined ? name : `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)`;
+  if (keep.kind === 'messages')
+    return maxMessageTokens === undefined
+      ? name
+      : `${name} (${keep.value} x ${maxMessageTokens} tokens at the max message size)`;
   return keep.kind === 'fraction' ? `${name} (${keptTokensBound(settings)} tokens)` : name;
 }
 
@@ -56,7 +62,9 @@ function describeKeep(settings: PolicySettings): string {
 function lowestTokenThreshold(settings: PolicySettings): number | undefined {
   const thresholds = settings.trigger.conditions
     .filter((condition) => condition.kind !== 'messages')
-    .map((condition) => (condition.kind === 'tokens' ? condition.value : condition.value * settings.profile.maxInputTokens));
+    .map((condition) =>
+      condition.kind === 'tokens' ? condition.value : condition.value * settings.profile.maxInputTokens,
+    );
   return thresholds.length === 0 ? undefined : Math.min(...thresholds);
 }
 
@@ -68,11 +76,16 @@ function formatTriggerConditions(settings: PolicySettings): string {
 function foldLevers(threshold: number, summaryMaxTokens: number, keptTokens: number | undefined): string {
   const room = Math.floor(FOLD_HEADROOM * threshold);
   const levers: string[] = [];
-  if (keptTokens !== undefined && room - summaryMaxTokens >= 1) levers.push(`lower SUMMARY_KEEP (e.g. tokens=${room - summaryMaxTokens})`);
+  if (keptTokens !== undefined && room - summaryMaxTokens >= 1)
+    levers.push(`lower SUMMARY_KEEP (e.g. tokens=${room - summaryMaxTokens})`);
   else if (keptTokens !== undefined) levers.push('lower SUMMARY_KEEP');
   const summaryRoom = room - (keptTokens ?? 0);
-  levers.push(summaryRoom >= MIN_SUMMARY_TOKENS ? `lower SUMMARY_MAX_TOKENS (e.g. ${summaryRoom})` : 'lower SUMMARY_MAX_TOKENS');
-  levers.push(`raise SUMMARY_TRIGGER (e.g. tokens=${Math.ceil((summaryMaxTokens + (keptTokens ?? 0)) / FOLD_HEADROOM)})`);
+  levers.push(
+    summaryRoom >= MIN_SUMMARY_TOKENS ? `lower SUMMARY_MAX_TOKENS (e.g. ${summaryRoom})` : 'lower SUMMARY_MAX_TOKENS',
+  );
+  levers.push(
+    `raise SUMMARY_TRIGGER (e.g. tokens=${Math.ceil((summaryMaxTokens + (keptTokens ?? 0)) / FOLD_HEADROOM)})`,
+  );
   return `${levers.join(', ').replace(/^l/, 'L')}`;
 }
 
@@ -100,43 +113,60 @@ export function validatePolicies(settings: PolicySettings): Result<ValidatedPoli
     if (condition.kind === 'messages') {
       const limit = Math.floor(FOLD_HEADROOM * condition.value);
       if (settings.keep.kind !== 'messages') {
-        problems.push(`${name} needs SUMMARY_KEEP=messages=N with N <= ${limit}: ${describeKeep(settings)} can keep ` +
-          `more than ${condition.value} small messages, which would fold on every turn`);
+        problems.push(
+          `${name} needs SUMMARY_KEEP=messages=N with N <= ${limit}: ${describeKeep(settings)} can keep ` +
+            `more than ${condition.value} small messages, which would fold on every turn`,
+        );
       } else if (settings.keep.value > limit) {
-        problems.push(`${describeKeep(settings)} keeps too many messages for ${name}: a fold must leave at most ` +
-          `${limit} (80% of the trigger), or the next turn folds again`);
+        problems.push(
+          `${describeKeep(settings)} keeps too many messages for ${name}: a fold must leave at most ` +
+            `${limit} (80% of the trigger), or the next turn folds again`,
+        );
       }
       continue;
     }
     const threshold = condition.kind === 'tokens' ? condition.value : condition.value * settings.profile.maxInputTokens;
     if (afterFold > FOLD_HEADROOM * threshold) {
       const kept = keptTokens === undefined ? '' : ` + ${describeKeep(settings)}`;
-      problems.push(`${name} fires at ${Math.floor(threshold)} tokens, but after a fold the context can still hold ` +
-        `SUMMARY_MAX_TOKENS=${summaryMaxTokens}${kept} = ${afterFold} tokens, above 80% of the trigger ` +
-        `(${Math.floor(FOLD_HEADROOM * threshold)}), so every turn would fold. ${foldLevers(threshold, summaryMaxTokens, keptTokens)}`);
+      problems.push(
+        `${name} fires at ${Math.floor(threshold)} tokens, but after a fold the context can still hold ` +
+          `SUMMARY_MAX_TOKENS=${summaryMaxTokens}${kept} = ${afterFold} tokens, above 80% of the trigger ` +
+          `(${Math.floor(FOLD_HEADROOM * threshold)}), so every turn would fold. ${foldLevers(threshold, summaryMaxTokens, keptTokens)}`,
+      );
     }
   }
   const budget = budgetOf(settings.profile);
   const lowest = lowestTokenThreshold(settings);
   if (lowest !== undefined && lowest > budget) {
-    problems.push(`SUMMARY_TRIGGER ${formatTriggerConditions(settings)} first fires at ${Math.floor(lowest)} tokens, above the pack budget ` +
-      `of ${budget} tokens (CONTEXT_MAX_INPUT_TOKENS=${settings.profile.maxInputTokens} - RESERVED_OUTPUT_TOKENS=` +
-      `${settings.profile.reservedOutputTokens}): the window would outgrow the pack before a fold. Try SUMMARY_TRIGGER=tokens=${Math.floor(budget / 2)}`);
+    problems.push(
+      `SUMMARY_TRIGGER ${formatTriggerConditions(settings)} first fires at ${Math.floor(lowest)} tokens, above the pack budget ` +
+        `of ${budget} tokens (CONTEXT_MAX_INPUT_TOKENS=${settings.profile.maxInputTokens} - RESERVED_OUTPUT_TOKENS=` +
+        `${settings.profile.reservedOutputTokens}): the window would outgrow the pack before a fold. Try SUMMARY_TRIGGER=tokens=${Math.floor(budget / 2)}`,
+    );
   }
   if (afterFold > budget) {
-    problems.push(`SUMMARY_MAX_TOKENS + kept window (${afterFold} tokens) exceeds the pack budget of ${budget} tokens ` +
-      `for ${settings.profile.name}: lower SUMMARY_MAX_TOKENS or SUMMARY_KEEP, or raise CONTEXT_MAX_INPUT_TOKENS`);
+    problems.push(
+      `SUMMARY_MAX_TOKENS + kept window (${afterFold} tokens) exceeds the pack budget of ${budget} tokens ` +
+        `for ${settings.profile.name}: lower SUMMARY_MAX_TOKENS or SUMMARY_KEEP, or raise CONTEXT_MAX_INPUT_TOKENS`,
+    );
   }
   if (summarizerInputMaxTokens < 2 * summaryMaxTokens) {
-    problems.push(`SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} must be at least twice ` +
-      `SUMMARY_MAX_TOKENS=${summaryMaxTokens}: each chunk is summarized on top of the summary so far. ` +
-      `Try SUMMARY_INPUT_MAX_TOKENS=${2 * summaryMaxTokens} or SUMMARY_MAX_TOKENS=${Math.floor(summarizerInputMaxTokens / 2)}`);
+    problems.push(
+      `SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} must be at least twice ` +
+        `SUMMARY_MAX_TOKENS=${summaryMaxTokens}: each chunk is summarized on top of the summary so far. ` +
+        `Try SUMMARY_INPUT_MAX_TOKENS=${2 * summaryMaxTokens} or SUMMARY_MAX_TOKENS=${Math.floor(summarizerInputMaxTokens / 2)}`,
+    );
   }
   if (settings.summarizerBudget !== undefined && summarizerInputMaxTokens > settings.summarizerBudget) {
-    problems.push(`SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} exceeds the summarizer's prompt budget of ` +
-      `${settings.summarizerBudget} tokens (it shares the chat model's window: set SUMMARY_MODEL for a larger one). ` +
-      `Try SUMMARY_INPUT_MAX_TOKENS=${Math.floor(settings.summarizerBudget * 0.8)}`);
+    problems.push(
+      `SUMMARY_INPUT_MAX_TOKENS=${summarizerInputMaxTokens} exceeds the summarizer's prompt budget of ` +
+        `${settings.summarizerBudget} tokens (it shares the chat model's window: set SUMMARY_MODEL for a larger one). ` +
+        `Try SUMMARY_INPUT_MAX_TOKENS=${Math.floor(settings.summarizerBudget * 0.8)}`,
+    );
   }
   if (problems.length > 0) return { ok: false, error: problems.join('; ') };
-  return { ok: true, value: { trigger: settings.trigger, keep: settings.keep, summaryMaxTokens, summarizerInputMaxTokens } };
+  return {
+    ok: true,
+    value: { trigger: settings.trigger, keep: settings.keep, summaryMaxTokens, summarizerInputMaxTokens },
+  };
 }

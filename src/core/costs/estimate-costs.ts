@@ -52,7 +52,9 @@ export interface CostRow {
  * prompt and their cached tokens (calls without a usage report, or reporting no cached tokens, are left out of the
  * numerator and the denominator alike); null when no call reported them.
  */
-export function cachedShare(usage: readonly Pick<ModelUsage, 'cacheReportedPromptTokens' | 'cacheReportedCachedTokens'>[]): number | null {
+export function cachedShare(
+  usage: readonly Pick<ModelUsage, 'cacheReportedPromptTokens' | 'cacheReportedCachedTokens'>[],
+): number | null {
   let prompt = 0;
   let cached = 0;
   for (const entry of usage) {
@@ -63,15 +65,32 @@ export function cachedShare(usage: readonly Pick<ModelUsage, 'cacheReportedPromp
 }
 
 /** The cost of one model's usage: uncached prompt tokens at the input price, cached ones at the cached price. */
-export function costOf(usage: Pick<ModelUsage, 'promptTokens' | 'cachedTokens' | 'completionTokens'>, price: ModelPrice): number {
+export function costOf(
+  usage: Pick<ModelUsage, 'promptTokens' | 'cachedTokens' | 'completionTokens'>,
+  price: ModelPrice,
+): number {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
-  return ((usage.promptTokens - cached) * price.input + cached * price.cachedInput + usage.completionTokens * price.output) / 1_000_000;
+  return (
+    ((usage.promptTokens - cached) * price.input + cached * price.cachedInput + usage.completionTokens * price.output) /
+    1_000_000
+  );
 }
 
 /** Sums a group's usage per model into one row, priced where MODEL_PRICES knows the model. */
-export function costRow(group: { key: string; label: string; usage: readonly ModelUsage[] }, prices: ModelPrices): CostRow {
+export function costRow(
+  group: { key: string; label: string; usage: readonly ModelUsage[] },
+  prices: ModelPrices,
+): CostRow {
   const row: CostRow = {
-    key: group.key, label: group.label, calls: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0, cost: null, estimatedCalls: 0, unpricedModels: [],
+    key: group.key,
+    label: group.label,
+    calls: 0,
+    promptTokens: 0,
+    cachedTokens: 0,
+    completionTokens: 0,
+    cost: null,
+    estimatedCalls: 0,
+    unpricedModels: [],
     cachedShare: cachedShare(group.usage),
   };
   for (const usage of group.usage) {

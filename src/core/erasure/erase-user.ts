@@ -53,24 +53,45 @@ export interface EraseUserDeps {
  * A job running meanwhile ends as a no-op (every processor finds its thread gone). With Redis down the erasure
  * still completes (Postgres is the record): the jobs left then end as no-ops too, and finished ones expire.
  */
-export async function eraseUser(input: { userId: string; kind: 'guest' | 'external' }, deps: EraseUserDeps): Promise<{ existed: boolean; threads: number }> {
-  const [threadIds, runIds] = await Promise.all([deps.store.threadIdsOf(input.userId), deps.store.toolRunIdsOf(input.userId)]);
+export async function eraseUser(
+  input: { userId: string; kind: 'guest' | 'external' },
+  deps: EraseUserDeps,
+): Promise<{ existed: boolean; threads: number }> {
+  const [threadIds, runIds] = await Promise.all([
+    deps.store.threadIdsOf(input.userId),
+    deps.store.toolRunIdsOf(input.userId),
+  ]);
   for (const threadId of threadIds) deps.cancelTurns(threadId);
-  await deps.cancelRemoteWork(runIds).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not cancel an erased user\'s background tool work'));
+  await deps
+    .cancelRemoteWork(runIds)
+    .catch((error: unknown) =>
+      deps.log.warn({ err: error, userId: input.userId }, "could not cancel an erased user's background tool work"),
+    );
   const outcome = await deps.store.erase(input);
   // After the erase: a turn stopping meanwhile may still have scheduled its thread's idle fold.
   const jobs = await deps.removeJobs({ threadIds, runIds }).catch((error: unknown) => {
-    deps.log.warn({ err: error, userId: input.userId }, 'could not remove an erased user\'s jobs');
+    deps.log.warn({ err: error, userId: input.userId }, "could not remove an erased user's jobs");
     return 0;
   });
-  await deps.disconnect(input.userId).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not disconnect an erased user\'s sockets'));
-  await deps.forgetEphemeral(input.userId).catch((error: unknown) => deps.log.warn({ err: error, userId: input.userId }, 'could not delete an erased user\'s Redis keys'));
+  await deps
+    .disconnect(input.userId)
+    .catch((error: unknown) =>
+      deps.log.warn({ err: error, userId: input.userId }, "could not disconnect an erased user's sockets"),
+    );
+  await deps
+    .forgetEphemeral(input.userId)
+    .catch((error: unknown) =>
+      deps.log.warn({ err: error, userId: input.userId }, "could not delete an erased user's Redis keys"),
+    );
   deps.log.info({ userId: input.userId, threads: outcome.threads, jobs, existed: outcome.existed }, 'user erased');
   return outcome;
 }
 
 /** Whether a token issued at `issuedAtMs` (its `iat`) of a user of `kind` is refused after `erasure`. */
-export function refusedAfterErasure(erasure: ErasureRecord | null, token: { issuedAtMs: number; kind: 'guest' | 'external' }): boolean {
+export function refusedAfterErasure(
+  erasure: ErasureRecord | null,
+  token: { issuedAtMs: number; kind: 'guest' | 'external' },
+): boolean {
   if (!erasure) return false;
   // A guest never comes back; a host-minted user only with a token issued after the erasure (iat has seconds).
   return token.kind === 'guest' || erasure.kind === 'guest' || token.issuedAtMs <= erasure.erasedAt.getTime();

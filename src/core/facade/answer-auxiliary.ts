@@ -41,22 +41,53 @@ export interface AuxiliaryAnswer {
  * over the pack budget is refused before the model is called.
  */
 export async function answerAuxiliary(
-  input: { userId: string; instructions: string | null; content: string; signal: AbortSignal; onDelta: (text: string) => void },
+  input: {
+    userId: string;
+    instructions: string | null;
+    content: string;
+    signal: AbortSignal;
+    onDelta: (text: string) => void;
+  },
   deps: AuxiliaryDeps,
 ): Promise<AuxiliaryAnswer> {
   const { counter } = deps.settings;
   const messages: PackMessage[] = [];
-  if (input.instructions !== null) messages.push({ role: 'system', content: input.instructions, tokens: counter.countMessage({ role: 'system', content: input.instructions }) });
-  messages.push({ role: 'user', content: input.content, tokens: counter.countMessage({ role: 'user', content: input.content }) });
+  if (input.instructions !== null)
+    messages.push({
+      role: 'system',
+      content: input.instructions,
+      tokens: counter.countMessage({ role: 'system', content: input.instructions }),
+    });
+  messages.push({
+    role: 'user',
+    content: input.content,
+    tokens: counter.countMessage({ role: 'user', content: input.content }),
+  });
   const tokens = counter.countPack(messages);
   const budget = packBudget(deps.settings);
-  if (tokens > budget) throw new AppError('TOO_LARGE', `This request has about ${tokens} prompt tokens; the model takes at most ${budget}.`, { details: { field: 'messages' } });
+  if (tokens > budget)
+    throw new AppError(
+      'TOO_LARGE',
+      `This request has about ${tokens} prompt tokens; the model takes at most ${budget}.`,
+      { details: { field: 'messages' } },
+    );
   await spendOrRefuse(deps.sendLimiter, input.userId);
   const timeout = AbortSignal.timeout(deps.timeoutMs);
   try {
-    const result = await deps.chat.stream({ messages, signal: AbortSignal.any([input.signal, timeout]), onDelta: input.onDelta });
+    const result = await deps.chat.stream({
+      messages,
+      signal: AbortSignal.any([input.signal, timeout]),
+      onDelta: input.onDelta,
+    });
     const usage = result.usage;
-    return { text: result.text, usage: { promptTokens: usage?.promptTokens ?? 0, completionTokens: usage?.completionTokens ?? 0, cachedTokens: usage?.cachedTokens ?? null } };
+    return {
+      text: result.text,
+      usage: {
+        promptTokens: usage?.promptTokens ?? 0,
+        completionTokens: usage?.completionTokens ?? 0,
+        cachedTokens: usage?.cachedTokens ?? null,
+      },
+    };
   } catch (error) {
     throw modelFailure(error, timeout.aborted);
   }
@@ -64,8 +95,11 @@ export async function answerAuxiliary(
 
 function modelFailure(error: unknown, timedOut: boolean): unknown {
   if (isAppError(error)) return error;
-  if (timedOut || (isModelCallError(error) && error.kind === 'timeout')) return new AppError('PROVIDER_TIMEOUT', 'The model did not answer in time; try again.', { cause: error });
-  if (isModelCallError(error) && error.kind === 'context_overflow') return new AppError('CONTEXT_OVERFLOW', 'The request is too long for the model.', { cause: error });
-  if (isModelCallError(error)) return new AppError('PROVIDER_ERROR', 'The model provider failed to answer; try again.', { cause: error });
+  if (timedOut || (isModelCallError(error) && error.kind === 'timeout'))
+    return new AppError('PROVIDER_TIMEOUT', 'The model did not answer in time; try again.', { cause: error });
+  if (isModelCallError(error) && error.kind === 'context_overflow')
+    return new AppError('CONTEXT_OVERFLOW', 'The request is too long for the model.', { cause: error });
+  if (isModelCallError(error))
+    return new AppError('PROVIDER_ERROR', 'The model provider failed to answer; try again.', { cause: error });
   return error;
 }

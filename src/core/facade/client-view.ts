@@ -21,11 +21,25 @@ export type ClientMessage =
 export type StoredItem =
   | { role: 'user'; content: string; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean }
   | {
-    role: 'assistant'; content: string; toolCalls: { id: string; name: string }[]; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean;
-    /** Stopped before its end (the client went away): the client may hold less of its text than the thread. */
-    stopped: boolean;
-  }
-  | { role: 'tool'; toolCallId: string; content: string; messageId: string; firstSeq: number; lastSeq: number; inProgress: boolean };
+      role: 'assistant';
+      content: string;
+      toolCalls: { id: string; name: string }[];
+      messageId: string;
+      firstSeq: number;
+      lastSeq: number;
+      inProgress: boolean;
+      /** Stopped before its end (the client went away): the client may hold less of its text than the thread. */
+      stopped: boolean;
+    }
+  | {
+      role: 'tool';
+      toolCallId: string;
+      content: string;
+      messageId: string;
+      firstSeq: number;
+      lastSeq: number;
+      inProgress: boolean;
+    };
 
 /** Between the texts of two assistant messages of one answer (a server-tool round between them), as streamed. */
 export const ANSWER_PART_SEPARATOR = '\n\n';
@@ -49,9 +63,16 @@ interface OpenAnswer {
  * stopped before its first word (the client went away before it began: its history has no answer there).
  */
 function isHidden(message: TranscriptMessage): boolean {
-  return message.seq === null || message.deleted || message.superseded || message.role === 'system' || message.toolRunId !== null
-    || message.status === 'error' || message.status === 'pending'
-    || (message.status === 'cancelled' && message.content === '' && (message.toolCalls ?? []).length === 0);
+  return (
+    message.seq === null ||
+    message.deleted ||
+    message.superseded ||
+    message.role === 'system' ||
+    message.toolRunId !== null ||
+    message.status === 'error' ||
+    message.status === 'pending' ||
+    (message.status === 'cancelled' && message.content === '' && (message.toolCalls ?? []).length === 0)
+  );
 }
 
 /**
@@ -64,7 +85,17 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
   const clientCalls = new Set<string>();
   let open: OpenAnswer | null = null;
   const flush = () => {
-    if (open) items.push({ role: 'assistant', content: joinAnswerParts(open.parts), toolCalls: [], messageId: open.messageId, firstSeq: open.firstSeq, lastSeq: open.lastSeq, inProgress: open.inProgress, stopped: open.stopped });
+    if (open)
+      items.push({
+        role: 'assistant',
+        content: joinAnswerParts(open.parts),
+        toolCalls: [],
+        messageId: open.messageId,
+        firstSeq: open.firstSeq,
+        lastSeq: open.lastSeq,
+        inProgress: open.inProgress,
+        stopped: open.stopped,
+      });
     open = null;
   };
   for (const message of messages) {
@@ -73,9 +104,23 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
     const inProgress = message.status === 'streaming';
     if (message.role === 'user') {
       flush();
-      items.push({ role: 'user', content: message.content, messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress });
+      items.push({
+        role: 'user',
+        content: message.content,
+        messageId: message.id,
+        firstSeq: seq,
+        lastSeq: seq,
+        inProgress,
+      });
     } else if (message.role === 'assistant') {
-      const answer: OpenAnswer = open ?? { parts: [], messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress: false, stopped: false };
+      const answer: OpenAnswer = open ?? {
+        parts: [],
+        messageId: message.id,
+        firstSeq: seq,
+        lastSeq: seq,
+        inProgress: false,
+        stopped: false,
+      };
       answer.parts.push(message.content);
       answer.messageId = message.id;
       answer.lastSeq = seq;
@@ -86,14 +131,28 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
       if (calls.length > 0) {
         for (const call of calls) clientCalls.add(call.id);
         items.push({
-          role: 'assistant', content: joinAnswerParts(answer.parts), toolCalls: calls.map(({ id, name }) => ({ id, name })), messageId: message.id,
-          firstSeq: answer.firstSeq, lastSeq: seq, inProgress: answer.inProgress, stopped: answer.stopped,
+          role: 'assistant',
+          content: joinAnswerParts(answer.parts),
+          toolCalls: calls.map(({ id, name }) => ({ id, name })),
+          messageId: message.id,
+          firstSeq: answer.firstSeq,
+          lastSeq: seq,
+          inProgress: answer.inProgress,
+          stopped: answer.stopped,
         });
         open = null;
       }
     } else if (message.role === 'tool' && message.toolCallId !== null && clientCalls.has(message.toolCallId)) {
       flush();
-      items.push({ role: 'tool', toolCallId: message.toolCallId, content: message.content, messageId: message.id, firstSeq: seq, lastSeq: seq, inProgress });
+      items.push({
+        role: 'tool',
+        toolCallId: message.toolCallId,
+        content: message.content,
+        messageId: message.id,
+        firstSeq: seq,
+        lastSeq: seq,
+        inProgress,
+      });
     } else if (open) {
       // A server tool's result inside an answer: part of the answer's span, not of what the client saw.
       (open as OpenAnswer).lastSeq = seq;

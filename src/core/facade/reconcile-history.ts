@@ -14,7 +14,12 @@ import type { ClientMessage, StoredItem } from './client-view';
  */
 export type ReconcilePlan =
   | { kind: 'send'; content: string }
-  | { kind: 'tool-results'; assistantMessageId: string; results: { toolCallId: string; content: string }[]; then: string | null }
+  | {
+      kind: 'tool-results';
+      assistantMessageId: string;
+      results: { toolCallId: string; content: string }[];
+      then: string | null;
+    }
   | { kind: 'regenerate'; userMessageId: string; forkThroughSeq: number | null }
   | { kind: 'edit'; userMessageId: string; content: string }
   | { kind: 'busy' }
@@ -43,9 +48,13 @@ function normalize(text: string): string {
 function sameItem(client: ClientMessage, stored: StoredItem): boolean {
   if (client.role !== stored.role) return false;
   if (client.role === 'user') return sameText(client.content, stored.content);
-  if (client.role === 'tool') return stored.role === 'tool' && client.toolCallId === stored.toolCallId && sameText(client.content, stored.content);
+  if (client.role === 'tool')
+    return (
+      stored.role === 'tool' && client.toolCallId === stored.toolCallId && sameText(client.content, stored.content)
+    );
   if (stored.role !== 'assistant') return false;
-  if (!sameText(client.content, stored.content) && !(stored.stopped && sameStart(client.content, stored.content))) return false;
+  if (!sameText(client.content, stored.content) && !(stored.stopped && sameStart(client.content, stored.content)))
+    return false;
   const calls = client.toolCalls.map((call) => call.id);
   return calls.length === stored.toolCalls.length && stored.toolCalls.every((call, index) => call.id === calls[index]);
 }
@@ -53,7 +62,12 @@ function sameItem(client: ClientMessage, stored: StoredItem): boolean {
 /** How many leading items of the client's history the thread holds, in order. */
 export function matchedPrefix(client: readonly ClientMessage[], stored: readonly StoredItem[]): number {
   let matched = 0;
-  while (matched < client.length && matched < stored.length && sameItem(client[matched] as ClientMessage, stored[matched] as StoredItem)) matched += 1;
+  while (
+    matched < client.length &&
+    matched < stored.length &&
+    sameItem(client[matched] as ClientMessage, stored[matched] as StoredItem)
+  )
+    matched += 1;
   return matched;
 }
 
@@ -73,16 +87,26 @@ function planFor(client: readonly ClientMessage[], stored: readonly StoredItem[]
     return { kind: 'edit', userMessageId: diverged.messageId, content: next.content };
   }
   if (next.role === 'user' && diverged.role === 'user') {
-    return { kind: 'refuse', reason: `messages[${matched}] differs from the conversation and is followed by messages this server never saw; edit only the last user message, or start a new conversation.` };
+    return {
+      kind: 'refuse',
+      reason: `messages[${matched}] differs from the conversation and is followed by messages this server never saw; edit only the last user message, or start a new conversation.`,
+    };
   }
-  return { kind: 'refuse', reason: `messages[${matched}] (${next.role}) differs from the conversation's ${diverged.role} message at that point; only a user message can be changed.` };
+  return {
+    kind: 'refuse',
+    reason: `messages[${matched}] (${next.role}) differs from the conversation's ${diverged.role} message at that point; only a user message can be changed.`,
+  };
 }
 
 /** The whole thread matched: what the client added after it. */
 function planAfterThread(extras: readonly ClientMessage[], last: StoredItem | undefined): ReconcilePlan {
   if (extras.length === 0) {
     if (last?.role === 'user') return { kind: 'regenerate', userMessageId: last.messageId, forkThroughSeq: null };
-    if (last?.role === 'assistant' && last.toolCalls.length > 0) return { kind: 'refuse', reason: 'The last assistant message called tools: send their results as tool messages.' };
+    if (last?.role === 'assistant' && last.toolCalls.length > 0)
+      return {
+        kind: 'refuse',
+        reason: 'The last assistant message called tools: send their results as tool messages.',
+      };
     return { kind: 'refuse', reason: 'The conversation already ends with this answer: add a user message.' };
   }
   const pending = pendingCalls(last);
@@ -95,13 +119,18 @@ function planAfterThread(extras: readonly ClientMessage[], last: StoredItem | un
   const rest = extras.slice(index);
   const then = rest.length === 1 && rest[0]?.role === 'user' ? rest[0].content : null;
   if (rest.length > 1 || (rest.length === 1 && then === null)) {
-    return { kind: 'refuse', reason: `messages[${extras.length > 1 ? 'from the new ones' : 'last'}]: this server only adds one new user message (or the results of the client tools called last) to a conversation it holds; it cannot adopt assistant messages it did not write.` };
+    return {
+      kind: 'refuse',
+      reason: `messages[${extras.length > 1 ? 'from the new ones' : 'last'}]: this server only adds one new user message (or the results of the client tools called last) to a conversation it holds; it cannot adopt assistant messages it did not write.`,
+    };
   }
   if (results.length === 0) return { kind: 'send', content: then as string };
-  if (pending.length === 0) return { kind: 'refuse', reason: 'A tool message answers no tool call of the conversation\'s last answer.' };
+  if (pending.length === 0)
+    return { kind: 'refuse', reason: "A tool message answers no tool call of the conversation's last answer." };
   const answered = results.map((result) => result.toolCallId);
   const unknown = answered.find((id) => !pending.includes(id));
-  if (unknown !== undefined) return { kind: 'refuse', reason: `The tool message for ${unknown} answers no open tool call.` };
+  if (unknown !== undefined)
+    return { kind: 'refuse', reason: `The tool message for ${unknown} answers no open tool call.` };
   const missing = pending.find((id) => !answered.includes(id));
   if (missing !== undefined) return { kind: 'refuse', reason: `The tool call ${missing} has no tool message.` };
   return { kind: 'tool-results', assistantMessageId: (last as StoredItem).messageId, results, then };
@@ -113,9 +142,14 @@ function pendingCalls(last: StoredItem | undefined): string[] {
 }
 
 /** The client's history is a strict prefix of the thread: it asks again from its last message. */
-function planForPrefix(client: readonly ClientMessage[], stored: readonly StoredItem[], matched: number): ReconcilePlan {
+function planForPrefix(
+  client: readonly ClientMessage[],
+  stored: readonly StoredItem[],
+  matched: number,
+): ReconcilePlan {
   const last = stored[matched - 1];
-  if (!last || last.role !== 'user') return { kind: 'refuse', reason: 'The last message must be a user message (or the results of client tools).' };
+  if (!last || last.role !== 'user')
+    return { kind: 'refuse', reason: 'The last message must be a user message (or the results of client tools).' };
   const laterUser = stored.slice(matched).some((item) => item.role === 'user');
   return { kind: 'regenerate', userMessageId: last.messageId, forkThroughSeq: laterUser ? last.lastSeq : null };
 }
@@ -125,7 +159,10 @@ function planForPrefix(client: readonly ClientMessage[], stored: readonly Stored
  * history goes on, or answers again), then the rest in their order (the most recently active first). Only an order:
  * the comparison decides.
  */
-export function hintedFirst<T extends { lastTextTail: string | null }>(branches: readonly T[], client: readonly ClientMessage[]): T[] {
+export function hintedFirst<T extends { lastTextTail: string | null }>(
+  branches: readonly T[],
+  client: readonly ClientMessage[],
+): T[] {
   const texts = client.slice(-2).map((message) => normalize(message.content));
   const hinted = (branch: T) => {
     const tail = branch.lastTextTail === null ? '' : normalize(branch.lastTextTail);
@@ -165,10 +202,14 @@ function rankOf(candidate: Reconciled): number {
 export function chooseBranch<T extends { plan: Reconciled }>(candidates: readonly T[]): T | null {
   let best: T | null = null;
   for (const candidate of candidates) {
-    if (!best) { best = candidate; continue; }
+    if (!best) {
+      best = candidate;
+      continue;
+    }
     const rank = rankOf(candidate.plan);
     const bestRank = rankOf(best.plan);
-    if (rank > bestRank || (rank === bestRank && rank === 2 && candidate.plan.matched > best.plan.matched)) best = candidate;
+    if (rank > bestRank || (rank === bestRank && rank === 2 && candidate.plan.matched > best.plan.matched))
+      best = candidate;
   }
   return best;
 }

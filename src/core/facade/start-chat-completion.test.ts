@@ -8,12 +8,31 @@ import { candidatesOf, MAX_BRANCHES_COMPARED, type ChatCompletionDeps } from './
 function transcript(threadId: string, branch: string, turns: number): TranscriptMessage[] {
   const messages: TranscriptMessage[] = [];
   for (let turn = 1; turn <= turns; turn += 1) {
-    for (const [role, content] of [['user', `turn ${turn}: ${turn === turns ? branch : 'shared'}`], ['assistant', `answer ${turn} on ${turn === turns ? branch : 'shared'}`]] as const) {
+    for (const [role, content] of [
+      ['user', `turn ${turn}: ${turn === turns ? branch : 'shared'}`],
+      ['assistant', `answer ${turn} on ${turn === turns ? branch : 'shared'}`],
+    ] as const) {
       const seq = messages.length + 1;
       messages.push({
-        id: `${threadId}-m${seq}`, threadId, seq, role, content, toolCalls: null, toolCallId: null, status: 'complete', error: null, tokens: 3,
-        clientMessageId: null, turnId: null, toolRunId: null, pinned: false, superseded: false, deleted: false,
-        createdAt: new Date(0), updatedAt: new Date(0), completedAt: new Date(0),
+        id: `${threadId}-m${seq}`,
+        threadId,
+        seq,
+        role,
+        content,
+        toolCalls: null,
+        toolCallId: null,
+        status: 'complete',
+        error: null,
+        tokens: 3,
+        clientMessageId: null,
+        turnId: null,
+        toolRunId: null,
+        pinned: false,
+        superseded: false,
+        deleted: false,
+        createdAt: new Date(0),
+        updatedAt: new Date(0),
+        completedAt: new Date(0),
       } as TranscriptMessage);
     }
   }
@@ -33,16 +52,33 @@ function conversation(count: number) {
   const reads: string[] = [];
   const deps = {
     conversations: { threadsOf: async () => branches },
-    threads: { findThread: async (id: string) => ({ id, lastSeq: transcripts.get(id)!.length } as Thread) },
-    fork: { memory: { listMessagesBySeq: async ({ threadId }: { threadId: string }) => { reads.push(threadId); return transcripts.get(threadId)!; } } },
+    threads: { findThread: async (id: string) => ({ id, lastSeq: transcripts.get(id)!.length }) as Thread },
+    fork: {
+      memory: {
+        listMessagesBySeq: async ({ threadId }: { threadId: string }) => {
+          reads.push(threadId);
+          return transcripts.get(threadId)!;
+        },
+      },
+    },
     serverToolNames: () => new Set<string>(),
   } as unknown as ChatCompletionDeps;
-  const historyOf = (index: number): ClientMessage[] => transcripts.get(`thread-${index}`)!.map((message) => (message.role === 'user'
-    ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content, toolCalls: [] }));
+  const historyOf = (index: number): ClientMessage[] =>
+    transcripts
+      .get(`thread-${index}`)!
+      .map((message) =>
+        message.role === 'user'
+          ? { role: 'user', content: message.content }
+          : { role: 'assistant', content: message.content, toolCalls: [] },
+      );
   return { deps, reads, historyOf };
 }
 
-const request = (messages: ClientMessage[]) => ({ userId: 'user-1', conversation: { key: 'id:chat', explicit: true }, messages });
+const request = (messages: ClientMessage[]) => ({
+  userId: 'user-1',
+  conversation: { key: 'id:chat', explicit: true },
+  messages,
+});
 
 describe('comparing a history with the branches of its conversation', () => {
   it('goes on in the branch the history ends in, however old, reading that one transcript only', async () => {
@@ -58,6 +94,8 @@ describe('comparing a history with the branches of its conversation', () => {
     const edited = [...historyOf(3).slice(0, -2), { role: 'user' as const, content: 'turn 200: edited' }];
     const candidates = await candidatesOf(request(edited), deps);
     expect(reads).toHaveLength(MAX_BRANCHES_COMPARED);
-    expect(candidates.every((candidate) => candidate.plan.kind === 'edit' && candidate.plan.matched === 398)).toBe(true);
+    expect(candidates.every((candidate) => candidate.plan.kind === 'edit' && candidate.plan.matched === 398)).toBe(
+      true,
+    );
   });
 });

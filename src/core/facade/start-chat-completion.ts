@@ -39,7 +39,9 @@ export interface ChatCompletionRequest {
 
 export interface ChatCompletionDeps {
   conversations: FacadeConversationStore;
-  threads: EditDeps['threads'] & { createThread: (input: { ownerId: string; title?: string; maxThreads: number }) => Promise<Thread> };
+  threads: EditDeps['threads'] & {
+    createThread: (input: { ownerId: string; title?: string; maxThreads: number }) => Promise<Thread>;
+  };
   /** Regeneration (the memory controls' deps). */
   memory: MemoryDeps;
   /** Sends, forks and edits (the fork routes' deps). */
@@ -70,12 +72,20 @@ export interface Candidate {
  * the same checks as REST (rate limit, message size, queue bound, thread quota). Nothing is stored when a check
  * fails. The caller kicks the turn runner.
  */
-export async function startChatCompletion(request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+export async function startChatCompletion(
+  request: ChatCompletionRequest,
+  deps: ChatCompletionDeps,
+): Promise<StartedCompletion> {
   const candidates = await candidatesOf(request, deps);
   const chosen = startsAfresh(request) ? null : chooseBranch(candidates);
   if (!chosen) return startNewThread(request, deps);
   const started = await carryOut(chosen, request, deps);
-  if (started.forked) await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: started.thread.id });
+  if (started.forked)
+    await deps.conversations.link({
+      userId: request.userId,
+      clientKey: request.conversation.key,
+      threadId: started.thread.id,
+    });
   await deps.conversations.setClientSettings({ threadId: started.thread.id, settings: request.client });
   return started;
 }
@@ -89,14 +99,24 @@ function startsAfresh(request: ChatCompletionRequest): boolean {
  * The conversation's branches compared with the history: at most MAX_BRANCHES_COMPARED transcripts read, the branches
  * the history's end points to first, stopping at one that takes the whole history.
  */
-export async function candidatesOf(request: Pick<ChatCompletionRequest, 'userId' | 'conversation' | 'messages'>, deps: Pick<ChatCompletionDeps, 'conversations' | 'threads' | 'fork' | 'serverToolNames'>): Promise<Candidate[]> {
-  const branches = await deps.conversations.threadsOf({ userId: request.userId, clientKey: request.conversation.key, limit: MAX_BRANCHES_LISTED });
+export async function candidatesOf(
+  request: Pick<ChatCompletionRequest, 'userId' | 'conversation' | 'messages'>,
+  deps: Pick<ChatCompletionDeps, 'conversations' | 'threads' | 'fork' | 'serverToolNames'>,
+): Promise<Candidate[]> {
+  const branches = await deps.conversations.threadsOf({
+    userId: request.userId,
+    clientKey: request.conversation.key,
+    limit: MAX_BRANCHES_LISTED,
+  });
   const serverTools = deps.serverToolNames();
   const candidates: Candidate[] = [];
   for (const branch of hintedFirst(branches, request.messages).slice(0, MAX_BRANCHES_COMPARED)) {
     const thread = await deps.threads.findThread(branch.threadId, request.userId);
     if (!thread) continue;
-    const messages = thread.lastSeq > 0 ? await deps.fork.memory.listMessagesBySeq({ threadId: thread.id, fromSeq: 1, throughSeq: thread.lastSeq }) : [];
+    const messages =
+      thread.lastSeq > 0
+        ? await deps.fork.memory.listMessagesBySeq({ threadId: thread.id, fromSeq: 1, throughSeq: thread.lastSeq })
+        : [];
     const plan = reconcileHistory(request.messages, clientViewOf(messages, serverTools));
     candidates.push({ thread, plan });
     if (isFullMatch(plan)) break;
@@ -110,9 +130,18 @@ async function startNewThread(request: ChatCompletionRequest, deps: ChatCompleti
   const { fork } = deps;
   const clientMessageId = requestMessageId({ kind: 'send', position: 0, content: plan.content });
   const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content, clientMessageId }, fork);
-  const thread = await deps.threads.createThread({ ownerId: request.userId, title: titleOf(plan.content), maxThreads: fork.maxThreadsPerUser });
+  const thread = await deps.threads.createThread({
+    ownerId: request.userId,
+    title: titleOf(plan.content),
+    maxThreads: fork.maxThreadsPerUser,
+  });
   await deps.conversations.link({ userId: request.userId, clientKey: request.conversation.key, threadId: thread.id });
-  const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+  const accepted = await fork.turns.acceptUserMessage({
+    threadId: thread.id,
+    ownerId: request.userId,
+    ...prepared,
+    maxQueued: fork.maxQueuedTurns,
+  });
   await deps.conversations.setClientSettings({ threadId: thread.id, settings: request.client });
   return { thread, turn: accepted.turn, forked: false };
 }
@@ -123,24 +152,45 @@ function titleOf(content: string): string {
 }
 
 function refusal(plan: Reconciled): AppError {
-  if (plan.kind === 'busy') return new AppError('CONFLICT', 'An answer in this conversation is still being written; wait for it, then send again.');
+  if (plan.kind === 'busy')
+    return new AppError(
+      'CONFLICT',
+      'An answer in this conversation is still being written; wait for it, then send again.',
+    );
   if (plan.kind === 'refuse') return new AppError('VALIDATION', plan.reason, { details: { field: 'messages' } });
-  return new AppError('VALIDATION', 'messages: this history cannot start a conversation.', { details: { field: 'messages' } });
+  return new AppError('VALIDATION', 'messages: this history cannot start a conversation.', {
+    details: { field: 'messages' },
+  });
 }
 
-async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+async function carryOut(
+  chosen: Candidate,
+  request: ChatCompletionRequest,
+  deps: ChatCompletionDeps,
+): Promise<StartedCompletion> {
   const { thread, plan } = chosen;
   const { fork } = deps;
   switch (plan.kind) {
     case 'send': {
       const clientMessageId = requestMessageId({ kind: 'send', position: plan.matched, content: plan.content });
-      const prepared = await prepareUserMessage({ userId: request.userId, content: plan.content, clientMessageId }, fork);
-      const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: request.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+      const prepared = await prepareUserMessage(
+        { userId: request.userId, content: plan.content, clientMessageId },
+        fork,
+      );
+      const accepted = await fork.turns.acceptUserMessage({
+        threadId: thread.id,
+        ownerId: request.userId,
+        ...prepared,
+        maxQueued: fork.maxQueuedTurns,
+      });
       return { thread, turn: accepted.turn, forked: false };
     }
     case 'regenerate': {
       if (plan.forkThroughSeq === null) {
-        const { turn } = await regenerateAnswer({ actor: { userId: request.userId, admin: false }, threadId: thread.id }, deps.memory);
+        const { turn } = await regenerateAnswer(
+          { actor: { userId: request.userId, admin: false }, threadId: thread.id },
+          deps.memory,
+        );
         return { thread, turn, forked: false };
       }
       return regenerateOnFork({ parent: thread, throughSeq: plan.forkThroughSeq, userId: request.userId }, deps);
@@ -149,18 +199,39 @@ async function carryOut(chosen: Candidate, request: ChatCompletionRequest, deps:
       // A branch the route makes counts as one (FORKS_PER_MINUTE) besides the send it carries.
       await spendOrRefuse(fork.forkLimiter, request.userId, 'branches');
       const clientMessageId = requestMessageId({ kind: 'edit', position: plan.matched, content: plan.content });
-      const edited = await editMessage({ userId: request.userId, threadId: thread.id, messageId: plan.userMessageId, content: plan.content, clientMessageId }, fork);
+      const edited = await editMessage(
+        {
+          userId: request.userId,
+          threadId: thread.id,
+          messageId: plan.userMessageId,
+          content: plan.content,
+          clientMessageId,
+        },
+        fork,
+      );
       return { thread: edited.thread, turn: edited.accepted.turn, forked: true };
     }
     case 'tool-results':
-      return continueAfterToolResults({ thread, userId: request.userId, assistantMessageId: plan.assistantMessageId, results: plan.results, then: plan.then }, deps);
+      return continueAfterToolResults(
+        {
+          thread,
+          userId: request.userId,
+          assistantMessageId: plan.assistantMessageId,
+          results: plan.results,
+          then: plan.then,
+        },
+        deps,
+      );
     default:
       throw refusal(plan);
   }
 }
 
 /** A regeneration of an earlier user message: a fork through it, answered again there (the original keeps its answer). */
-async function regenerateOnFork(input: { parent: Thread; throughSeq: number; userId: string }, deps: ChatCompletionDeps): Promise<StartedCompletion> {
+async function regenerateOnFork(
+  input: { parent: Thread; throughSeq: number; userId: string },
+  deps: ChatCompletionDeps,
+): Promise<StartedCompletion> {
   const { fork, memory } = deps;
   assertForkSize(input.throughSeq, fork.maxForkMessages);
   await fork.guards.beforeNewThread(input.userId);
@@ -170,7 +241,10 @@ async function regenerateOnFork(input: { parent: Thread; throughSeq: number; use
   const userMessage = await memory.memory.lastUserMessage(thread.id);
   if (!userMessage) throw new AppError('CONFLICT', 'There is no message to answer again.');
   const { turn } = await memory.memory.queueRegenerate({ threadId: thread.id, userMessageId: userMessage.id });
-  fork.log.info({ threadId: input.parent.id, forkId: thread.id, throughSeq: input.throughSeq }, 'regeneration on a fork (OpenAI route)');
+  fork.log.info(
+    { threadId: input.parent.id, forkId: thread.id, throughSeq: input.throughSeq },
+    'regeneration on a fork (OpenAI route)',
+  );
   return { thread, turn, forked: true };
 }
 
@@ -180,31 +254,64 @@ async function regenerateOnFork(input: { parent: Thread; throughSeq: number; use
  * one, else as a follow-up turn that answers from the results. The checks (rate limit, sizes) come before any write.
  */
 async function continueAfterToolResults(
-  input: { thread: Thread; userId: string; assistantMessageId: string; results: { toolCallId: string; content: string }[]; then: string | null },
+  input: {
+    thread: Thread;
+    userId: string;
+    assistantMessageId: string;
+    results: { toolCallId: string; content: string }[];
+    then: string | null;
+  },
   deps: ChatCompletionDeps,
 ): Promise<StartedCompletion> {
   const { fork, turns } = deps;
   const { thread } = input;
-  const prepared = input.then !== null ? await prepareUserMessage({ userId: input.userId, content: input.then }, fork) : null;
+  const prepared =
+    input.then !== null ? await prepareUserMessage({ userId: input.userId, content: input.then }, fork) : null;
   if (!prepared) await spendOrRefuse(fork.sendLimiter, input.userId);
   const oversized = input.results.find((result) => result.content.length > fork.maxMessageChars);
-  if (oversized) throw new AppError('TOO_LARGE', `The result of tool call ${oversized.toolCallId} has ${oversized.content.length} characters; the limit is ${fork.maxMessageChars}.`, { details: { field: 'messages' } });
+  if (oversized)
+    throw new AppError(
+      'TOO_LARGE',
+      `The result of tool call ${oversized.toolCallId} has ${oversized.content.length} characters; the limit is ${fork.maxMessageChars}.`,
+      { details: { field: 'messages' } },
+    );
   const assistant = await deps.transcript.findMessage(thread.id, input.assistantMessageId);
   if (!assistant?.turnId) throw new AppError('CONFLICT', 'The answer that called these tools is gone.');
   const { counter } = fork.settings;
   for (const result of input.results) {
-    const started = await turns.appendTurnMessage({ threadId: thread.id, turnId: assistant.turnId, role: 'tool', content: '', status: 'streaming', toolCallId: result.toolCallId });
+    const started = await turns.appendTurnMessage({
+      threadId: thread.id,
+      turnId: assistant.turnId,
+      role: 'tool',
+      content: '',
+      status: 'streaming',
+      toolCallId: result.toolCallId,
+    });
     const tokens = counter.countMessage({ role: 'tool', content: result.content });
     const finished = await turns.finishMessage({
-      messageId: started.id, content: result.content, status: 'complete', tokens, encoding: counter.encoding,
+      messageId: started.id,
+      content: result.content,
+      status: 'complete',
+      tokens,
+      encoding: counter.encoding,
       entry: { role: 'tool', content: result.content, tokens, toolCallId: result.toolCallId },
     });
     deps.memory.events.publish({ type: 'message-end', threadId: thread.id, message: toMessageDto(finished) });
   }
   if (prepared) {
-    const accepted = await fork.turns.acceptUserMessage({ threadId: thread.id, ownerId: input.userId, ...prepared, maxQueued: fork.maxQueuedTurns });
+    const accepted = await fork.turns.acceptUserMessage({
+      threadId: thread.id,
+      ownerId: input.userId,
+      ...prepared,
+      maxQueued: fork.maxQueuedTurns,
+    });
     return { thread, turn: accepted.turn, forked: false };
   }
-  const turn = await turns.queueTurn({ threadId: thread.id, kind: 'follow-up', userMessageId: null, maxQueued: fork.maxQueuedTurns });
+  const turn = await turns.queueTurn({
+    threadId: thread.id,
+    kind: 'follow-up',
+    userMessageId: null,
+    maxQueued: fork.maxQueuedTurns,
+  });
   return { thread, turn, forked: false };
 }

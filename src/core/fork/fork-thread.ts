@@ -23,13 +23,25 @@ export const FORK_BUSY = 'An answer at or before this point is still being writt
  */
 export function assertForkSize(throughSeq: number, maxForkMessages: number): void {
   if (throughSeq <= maxForkMessages) return;
-  throw new AppError('TOO_LARGE', `A branch here would copy ${throughSeq} messages, more than one branch may copy (FORK_MAX_MESSAGES = ${maxForkMessages}); branch at an earlier message or start a new thread.`);
+  throw new AppError(
+    'TOO_LARGE',
+    `A branch here would copy ${throughSeq} messages, more than one branch may copy (FORK_MAX_MESSAGES = ${maxForkMessages}); branch at an earlier message or start a new thread.`,
+  );
 }
 
 /** Writes the fork of `parent` through `throughSeq`, or throws why not (BUSY, QUOTA_EXCEEDED). */
-export async function writeFork(input: { parent: Thread; throughSeq: number }, deps: Pick<ForkDeps, 'forks' | 'maxThreadsPerUser'>): Promise<Thread> {
+export async function writeFork(
+  input: { parent: Thread; throughSeq: number },
+  deps: Pick<ForkDeps, 'forks' | 'maxThreadsPerUser'>,
+): Promise<Thread> {
   const { parent, throughSeq } = input;
-  const result = await deps.forks.forkThread({ parentId: parent.id, ownerId: parent.ownerId, throughSeq, title: forkTitle(parent.title), maxThreads: deps.maxThreadsPerUser });
+  const result = await deps.forks.forkThread({
+    parentId: parent.id,
+    ownerId: parent.ownerId,
+    throughSeq,
+    title: forkTitle(parent.title),
+    maxThreads: deps.maxThreadsPerUser,
+  });
   if ('thread' in result) return result.thread;
   if (result.refused === 'quota') {
     throw threadQuotaExceeded(result.owned, deps.maxThreadsPerUser, 'branch');
@@ -44,7 +56,10 @@ export async function writeFork(input: { parent: Thread; throughSeq: number }, d
  * TOO_LARGE past FORK_MAX_MESSAGES; RATE_LIMITED past FORKS_PER_MINUTE (spent once the fork point is known to be
  * valid).
  */
-export async function forkThread(input: { userId: string; threadId: string; atMessageId: string }, deps: ForkDeps): Promise<Thread> {
+export async function forkThread(
+  input: { userId: string; threadId: string; atMessageId: string },
+  deps: ForkDeps,
+): Promise<Thread> {
   const parent = await deps.threads.findThread(input.threadId, input.userId);
   if (!parent) throw new AppError('NOT_FOUND', 'No such thread.');
   const message = await deps.transcript.findMessage(parent.id, input.atMessageId);

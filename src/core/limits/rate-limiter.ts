@@ -17,7 +17,11 @@ export interface RateLimiter {
  * share. The Redis limiter falls back to it while Redis is unreachable; socket event limits (per socket, which
  * lives in one process) use it directly.
  */
-export function createMemoryRateLimiter(options: { limit: number; windowMs?: number; now?: () => number }): RateLimiter {
+export function createMemoryRateLimiter(options: {
+  limit: number;
+  windowMs?: number;
+  now?: () => number;
+}): RateLimiter {
   const windowMs = options.windowMs ?? 60_000;
   const now = options.now ?? Date.now;
   const hits = new Map<string, number[]>();

@@ -3,12 +3,33 @@ import type { TranscriptMessage } from '../domain';
 import { exchangeSeqsOf } from './exchange-seqs-of';
 import { isSummaryWithdrawn } from './summary-withdrawn';
 
-function message(seq: number, role: TranscriptMessage['role'], extra: Partial<TranscriptMessage> = {}): TranscriptMessage {
+function message(
+  seq: number,
+  role: TranscriptMessage['role'],
+  extra: Partial<TranscriptMessage> = {},
+): TranscriptMessage {
   const at = new Date(0);
   return {
-    id: `m${seq}`, threadId: 't', seq, role, content: `text ${seq}`, toolCalls: null, toolCallId: null, status: 'complete', error: null,
-    tokens: 5, clientMessageId: null, turnId: null, toolRunId: null, pinned: false, superseded: false, deleted: false,
-    createdAt: at, updatedAt: at, completedAt: at, ...extra,
+    id: `m${seq}`,
+    threadId: 't',
+    seq,
+    role,
+    content: `text ${seq}`,
+    toolCalls: null,
+    toolCallId: null,
+    status: 'complete',
+    error: null,
+    tokens: 5,
+    clientMessageId: null,
+    turnId: null,
+    toolRunId: null,
+    pinned: false,
+    superseded: false,
+    deleted: false,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: at,
+    ...extra,
   };
 }
 
@@ -32,7 +53,8 @@ describe('exchangeSeqsOf', () => {
   });
 
   it('is the whole exchange for the call or any of its results, answered in any order', async () => {
-    for (const index of [1, 2, 3]) expect(await exchangeSeqsOf(store, transcript[index] as TranscriptMessage)).toEqual([2, 3, 4]);
+    for (const index of [1, 2, 3])
+      expect(await exchangeSeqsOf(store, transcript[index] as TranscriptMessage)).toEqual([2, 3, 4]);
   });
 });
 

@@ -22,17 +22,29 @@ async function* pagesOf<T>(read: (after: number) => Promise<T[]>, keyOf: (item: 
 }
 
 function revisions(reader: ExportReader, threadId: string): AsyncGenerator<SummaryRevisionRecord[]> {
-  return pagesOf((after) => reader.revisionsAfter({ threadId, afterRevision: after, limit: REVISION_BATCH }), (revision) => revision.revision);
+  return pagesOf(
+    (after) => reader.revisionsAfter({ threadId, afterRevision: after, limit: REVISION_BATCH }),
+    (revision) => revision.revision,
+  );
 }
 
 function messages(reader: ExportReader, threadId: string): AsyncGenerator<TranscriptMessage[]> {
-  return pagesOf((after) => reader.messagesAfter({ threadId, afterSeq: after, limit: MESSAGE_BATCH }), (message) => message.seq ?? Number.MAX_SAFE_INTEGER);
+  return pagesOf(
+    (after) => reader.messagesAfter({ threadId, afterSeq: after, limit: MESSAGE_BATCH }),
+    (message) => message.seq ?? Number.MAX_SAFE_INTEGER,
+  );
 }
 
 function revisionJson(revision: SummaryRevisionRecord): string {
   const exported: ExportedRevisionDto = {
-    revision: revision.revision, author: revision.author, fromSeq: revision.fromSeq, throughSeq: revision.throughSeq,
-    tokens: revision.tokens, model: revision.model, redacted: revision.redacted, text: revision.redacted ? null : revision.text,
+    revision: revision.revision,
+    author: revision.author,
+    fromSeq: revision.fromSeq,
+    throughSeq: revision.throughSeq,
+    tokens: revision.tokens,
+    model: revision.model,
+    redacted: revision.redacted,
+    text: revision.redacted ? null : revision.text,
     createdAt: revision.createdAt.toISOString(),
   };
   return JSON.stringify(exported);
@@ -43,16 +55,22 @@ function revisionJson(revision: SummaryRevisionRecord): string {
  * read line by line. Written in pieces, so the head is typed here and the arrays element by element.
  */
 async function* exportJson(thread: Thread, reader: ExportReader, now: Date): AsyncGenerator<string> {
-  const head: Pick<ThreadExportDto, 'format' | 'version' | 'exportedAt'> = { format: 'chat-thread-export', version: 1, exportedAt: now.toISOString() };
+  const head: Pick<ThreadExportDto, 'format' | 'version' | 'exportedAt'> = {
+    format: 'chat-thread-export',
+    version: 1,
+    exportedAt: now.toISOString(),
+  };
   yield `${JSON.stringify(head).slice(0, -1)},\n"thread":${JSON.stringify(toThreadDto(thread))},\n"summaryRevisions":[`;
   let first = true;
   for await (const page of revisions(reader, thread.id)) {
-    yield page.map((revision) => `${first ? (first = false, '\n') : ',\n'}${revisionJson(revision)}`).join('');
+    yield page.map((revision) => `${first ? ((first = false), '\n') : ',\n'}${revisionJson(revision)}`).join('');
   }
   yield '\n],\n"messages":[';
   first = true;
   for await (const page of messages(reader, thread.id)) {
-    yield page.map((message) => `${first ? (first = false, '\n') : ',\n'}${JSON.stringify(toMessageDto(message))}`).join('');
+    yield page
+      .map((message) => `${first ? ((first = false), '\n') : ',\n'}${JSON.stringify(toMessageDto(message))}`)
+      .join('');
   }
   yield '\n]}\n';
 }
@@ -66,7 +84,11 @@ function markdownHeader(thread: Thread, now: Date): string {
     `- Exported: ${now.toISOString()}`,
     `- Memory: ${thread.memoryMode}; trigger: ${settings.trigger ?? 'deployment default'}; keep: ${settings.keep ?? 'deployment default'}${settings.summaryPrompt ? '; custom summary prompt' : ''}`,
     `- The model's context starts at message #${thread.contextStartSeq}`,
-    ...(thread.forkedFrom ? [`- Forked from thread ${thread.forkedFrom.threadId ?? '(deleted)'} at message #${thread.forkedFrom.seq}: messages #1–#${thread.forkedFrom.seq} are copies of its own`] : []),
+    ...(thread.forkedFrom
+      ? [
+          `- Forked from thread ${thread.forkedFrom.threadId ?? '(deleted)'} at message #${thread.forkedFrom.seq}: messages #1–#${thread.forkedFrom.seq} are copies of its own`,
+        ]
+      : []),
     '',
     '## Summary revisions',
     '',
@@ -79,11 +101,20 @@ function revisionMarkdown(revision: SummaryRevisionRecord): string {
 }
 
 function messageMarkdown(message: TranscriptMessage, contextStartSeq: number): string {
-  const divider = message.seq === contextStartSeq && contextStartSeq > 1 ? '---\n\n_A fresh context starts here: the model sees nothing above._\n\n---\n\n' : '';
-  const flags = [message.pinned ? 'pinned' : '', message.superseded ? 'superseded' : '', message.status !== 'complete' ? message.status : ''].filter(Boolean);
+  const divider =
+    message.seq === contextStartSeq && contextStartSeq > 1
+      ? '---\n\n_A fresh context starts here: the model sees nothing above._\n\n---\n\n'
+      : '';
+  const flags = [
+    message.pinned ? 'pinned' : '',
+    message.superseded ? 'superseded' : '',
+    message.status !== 'complete' ? message.status : '',
+  ].filter(Boolean);
   const heading = `### #${message.seq} · ${message.role} · ${message.createdAt.toISOString()}${flags.length > 0 ? ` · ${flags.join(', ')}` : ''}`;
   if (message.deleted) return `${divider}${heading}\n\n_deleted_\n\n`;
-  const calls = (message.toolCalls ?? []).map((call) => `\n\n> called \`${call.name}\` (${call.id}) with \`${JSON.stringify(call.args)}\``).join('');
+  const calls = (message.toolCalls ?? [])
+    .map((call) => `\n\n> called \`${call.name}\` (${call.id}) with \`${JSON.stringify(call.args)}\``)
+    .join('');
   return `${divider}${heading}\n\n${message.content}${calls}\n\n`;
 }
 
@@ -96,7 +127,8 @@ async function* exportMarkdown(thread: Thread, reader: ExportReader, now: Date):
   }
   if (!any) yield '_None._\n\n';
   yield '## Transcript\n\n';
-  for await (const page of messages(reader, thread.id)) yield page.map((message) => messageMarkdown(message, thread.contextStartSeq)).join('');
+  for await (const page of messages(reader, thread.id))
+    yield page.map((message) => messageMarkdown(message, thread.contextStartSeq)).join('');
 }
 
 /**
@@ -104,7 +136,10 @@ async function* exportMarkdown(thread: Thread, reader: ExportReader, now: Date):
  * whole transcript (tombstones included), as chunks of text read a page at a time, so a 100,000-message thread is
  * exported in flat memory. The caller writes each chunk as it comes (respecting backpressure).
  */
-export function exportThread(input: { thread: Thread; format: ExportFormat; now?: Date }, reader: ExportReader): AsyncGenerator<string> {
+export function exportThread(
+  input: { thread: Thread; format: ExportFormat; now?: Date },
+  reader: ExportReader,
+): AsyncGenerator<string> {
   const now = input.now ?? new Date();
   return input.format === 'json' ? exportJson(input.thread, reader, now) : exportMarkdown(input.thread, reader, now);
 }

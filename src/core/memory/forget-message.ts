@@ -42,28 +42,54 @@ async function withWholeExchanges(targets: TranscriptMessage[], deps: MemoryDeps
  * summary revision that covered it is redacted. When the current summary covered it, it leaves the pack at once
  * (the pack says that memory is being rebuilt) and is rebuilt from the remaining transcript in the background.
  */
-export async function forgetMessage(input: { actor: MemoryActor; threadId: string; messageId: string; only?: boolean }, deps: MemoryDeps): Promise<ForgetOutcome> {
+export async function forgetMessage(
+  input: { actor: MemoryActor; threadId: string; messageId: string; only?: boolean },
+  deps: MemoryDeps,
+): Promise<ForgetOutcome> {
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const message = await deps.transcript.findMessage(thread.id, input.messageId);
   if (!message) throw new AppError('NOT_FOUND', 'No such message in this thread.');
-  if (message.deleted) return { messages: [message], memoryRebuilding: isSummaryWithdrawn(thread), thread, copies: await copiesOf([message], thread, deps) };
+  if (message.deleted)
+    return {
+      messages: [message],
+      memoryRebuilding: isSummaryWithdrawn(thread),
+      thread,
+      copies: await copiesOf([message], thread, deps),
+    };
   if (message.seq === null) throw new AppError('CONFLICT', 'This message is still waiting for its turn.');
-  const targets = (await withWholeExchanges(await targetsOf(message, input.only ?? false, deps), deps)).filter((target) => !target.deleted);
+  const targets = (await withWholeExchanges(await targetsOf(message, input.only ?? false, deps), deps)).filter(
+    (target) => !target.deleted,
+  );
   if (targets.some((target) => target.status === 'streaming' || target.status === 'pending')) {
     throw new AppError('CONFLICT', 'The answer is still being written: stop it or wait for it, then delete.');
   }
   // Erasing what the summary covered rebuilds it with the model: a user's such forget spends like a send.
   const covered = thread.summary?.coveredThroughSeq ?? 0;
-  if (!input.actor.admin && targets.some((target) => target.seq !== null && target.seq <= covered)) await spendOrRefuse(deps.sendLimiter, input.actor.userId);
+  if (!input.actor.admin && targets.some((target) => target.seq !== null && target.seq <= covered))
+    await spendOrRefuse(deps.sendLimiter, input.actor.userId);
   const result = await deps.memory.forget({ threadId: thread.id, messageIds: targets.map((target) => target.id) });
-  for (const tombstone of result.messages) deps.events.publish({ type: 'message-updated', threadId: thread.id, message: toMessageDto(tombstone) });
+  for (const tombstone of result.messages)
+    deps.events.publish({ type: 'message-updated', threadId: thread.id, message: toMessageDto(tombstone) });
   const memoryRebuilding = isSummaryWithdrawn(result.thread);
   if (memoryRebuilding) {
     deps.events.publish({ type: 'thread-updated', threadId: thread.id, thread: toThreadDto(result.thread) });
     await requestRebuild(deps, result.thread);
   }
-  deps.log.info({ threadId: thread.id, messages: result.messages.length, redactedRevisions: result.redactedRevisions, memoryRebuilding }, 'messages forgotten');
-  return { messages: result.messages, memoryRebuilding, thread: result.thread, copies: await copiesOf(result.messages, result.thread, deps) };
+  deps.log.info(
+    {
+      threadId: thread.id,
+      messages: result.messages.length,
+      redactedRevisions: result.redactedRevisions,
+      memoryRebuilding,
+    },
+    'messages forgotten',
+  );
+  return {
+    messages: result.messages,
+    memoryRebuilding,
+    thread: result.thread,
+    copies: await copiesOf(result.messages, result.thread, deps),
+  };
 }
 
 /** Copies the owner's other threads hold of these messages (forks and the threads they were forked from). */

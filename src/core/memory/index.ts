@@ -13,5 +13,10 @@ export { resetContext, undoContextReset } from './reset-context';
 export type { ContextResetOutcome } from './reset-context';
 export { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './summary-withdrawn';
 export { threadForActor } from './thread-for-actor';
-export { getThreadSettings, MAX_SUMMARY_PROMPT_CHARS, threadSettingsView, updateThreadSettings } from './update-thread-settings';
+export {
+  getThreadSettings,
+  MAX_SUMMARY_PROMPT_CHARS,
+  threadSettingsView,
+  updateThreadSettings,
+} from './update-thread-settings';
 export type { ThreadSettingsPatch, ThreadSettingsView } from './update-thread-settings';

@@ -1,6 +1,16 @@
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
-import type { FoldQueue, ForgetRebuildQueue, ForkStore, LogPort, MemoryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
+import type {
+  FoldQueue,
+  ForgetRebuildQueue,
+  ForkStore,
+  LogPort,
+  MemoryStore,
+  ThreadEventBus,
+  ThreadStore,
+  TranscriptStore,
+  TurnStore,
+} from '../ports';
 
 /** What the memory controls need; wired once in src/app/compose.ts. */
 export interface MemoryDeps {

@@ -17,7 +17,10 @@ export interface RegenerateOutcome {
  * never sees both), and a `regenerate` turn is queued; the caller kicks the turn runner. BUSY while a turn runs;
  * a user's regeneration spends from the send rate limit.
  */
-export async function regenerateAnswer(input: { actor: MemoryActor; threadId: string }, deps: MemoryDeps): Promise<RegenerateOutcome> {
+export async function regenerateAnswer(
+  input: { actor: MemoryActor; threadId: string },
+  deps: MemoryDeps,
+): Promise<RegenerateOutcome> {
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const userMessage = await deps.memory.lastUserMessage(thread.id);
   if (!userMessage) throw new AppError('CONFLICT', 'There is no message to answer again.');
@@ -25,7 +28,11 @@ export async function regenerateAnswer(input: { actor: MemoryActor; threadId: st
     throw new AppError('CONFLICT', 'The last message is before the fresh context; send a new one.');
   }
   if (!input.actor.admin) await spendOrRefuse(deps.sendLimiter, input.actor.userId);
-  const { turn, superseded } = await deps.memory.queueRegenerate({ threadId: thread.id, userMessageId: userMessage.id });
-  for (const message of superseded) deps.events.publish({ type: 'message-updated', threadId: thread.id, message: toMessageDto(message) });
+  const { turn, superseded } = await deps.memory.queueRegenerate({
+    threadId: thread.id,
+    userMessageId: userMessage.id,
+  });
+  for (const message of superseded)
+    deps.events.publish({ type: 'message-updated', threadId: thread.id, message: toMessageDto(message) });
   return { turn, userMessage, superseded };
 }

@@ -22,7 +22,10 @@ function publish(deps: MemoryDeps, thread: Thread): void {
  * The summary is closed (its revision stays in the history, its text leaves the pack), the window and the pins
  * before the marker leave the pack. Undoable until the next message.
  */
-export async function resetContext(input: { actor: MemoryActor; threadId: string }, deps: MemoryDeps): Promise<ContextResetOutcome> {
+export async function resetContext(
+  input: { actor: MemoryActor; threadId: string },
+  deps: MemoryDeps,
+): Promise<ContextResetOutcome> {
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const updated = await deps.memory.resetContext(thread.id);
   publish(deps, updated);
@@ -30,10 +33,17 @@ export async function resetContext(input: { actor: MemoryActor; threadId: string
 }
 
 /** Undoes the last fresh context, until the next message (CONFLICT after it). */
-export async function undoContextReset(input: { actor: MemoryActor; threadId: string }, deps: MemoryDeps): Promise<ContextResetOutcome> {
+export async function undoContextReset(
+  input: { actor: MemoryActor; threadId: string },
+  deps: MemoryDeps,
+): Promise<ContextResetOutcome> {
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const restored = await deps.memory.undoContextReset(thread.id);
-  if (!restored) throw new AppError('CONFLICT', 'There is no fresh context to undo: a message was sent after it, or it was undone already.');
+  if (!restored)
+    throw new AppError(
+      'CONFLICT',
+      'There is no fresh context to undo: a message was sent after it, or it was undone already.',
+    );
   // A message forgotten while the context was fresh may have withdrawn the summary being restored.
   if (isSummaryWithdrawn(restored)) await requestRebuild(deps, restored);
   publish(deps, restored);

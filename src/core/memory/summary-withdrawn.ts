@@ -13,5 +13,10 @@ export const MEMORY_REBUILDING_NOTE =
  */
 export function isSummaryWithdrawn(thread: Pick<Thread, 'summary' | 'contextStartSeq'>): boolean {
   const summary = thread.summary;
-  return summary !== null && summary.revision > 0 && summary.text === '' && summary.coveredThroughSeq >= thread.contextStartSeq;
+  return (
+    summary !== null &&
+    summary.revision > 0 &&
+    summary.text === '' &&
+    summary.coveredThroughSeq >= thread.contextStartSeq
+  );
 }

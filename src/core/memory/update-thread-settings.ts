@@ -1,4 +1,10 @@
-import { formatCondition, formatTriggerPolicy, parseKeepPolicy, parseTriggerPolicy, validatePolicies } from '../context';
+import {
+  formatCondition,
+  formatTriggerPolicy,
+  parseKeepPolicy,
+  parseTriggerPolicy,
+  validatePolicies,
+} from '../context';
 import { foldDecisionFor } from '../context-settings';
 import type { MemoryMode } from '../context';
 import type { RecallScope, Thread, ThreadSettings } from '../domain';
@@ -66,8 +72,12 @@ function validateOverrides(next: ThreadSettings, patch: ThreadSettingsPatch, dep
 }
 
 function nextSettings(current: ThreadSettings, patch: ThreadSettingsPatch, actor: MemoryActor): ThreadSettings {
-  if (patch.summaryPrompt !== undefined && !actor.admin) throw new AppError('FORBIDDEN', 'Only an admin can set the summary prompt of a thread.');
-  if (typeof patch.summaryPrompt === 'string' && (patch.summaryPrompt.trim() === '' || patch.summaryPrompt.length > MAX_SUMMARY_PROMPT_CHARS)) {
+  if (patch.summaryPrompt !== undefined && !actor.admin)
+    throw new AppError('FORBIDDEN', 'Only an admin can set the summary prompt of a thread.');
+  if (
+    typeof patch.summaryPrompt === 'string' &&
+    (patch.summaryPrompt.trim() === '' || patch.summaryPrompt.length > MAX_SUMMARY_PROMPT_CHARS)
+  ) {
     throw validation('summaryPrompt', `must be 1 to ${MAX_SUMMARY_PROMPT_CHARS} characters (null to use the default)`);
   }
   const next: ThreadSettings = { ...current };
@@ -95,7 +105,9 @@ export async function threadSettingsView(thread: Thread, deps: MemoryDeps): Prom
     recallTokens: thread.settings.recallTokens ?? null,
     recallScope: thread.settings.recallScope ?? null,
     defaults: {
-      trigger: formatTriggerPolicy(deps.settings.trigger), keep: formatCondition(deps.settings.keep), recallTokens: deps.settings.recallTokens,
+      trigger: formatTriggerPolicy(deps.settings.trigger),
+      keep: formatCondition(deps.settings.keep),
+      recallTokens: deps.settings.recallTokens,
       recallScope: deps.settings.recallScope,
     },
     pinnedTokens: await deps.memory.pinnedTokens(thread.id),
@@ -105,7 +117,10 @@ export async function threadSettingsView(thread: Thread, deps: MemoryDeps): Prom
 }
 
 /** The thread's memory settings as the memory panel shows them. */
-export async function getThreadSettings(input: { actor: MemoryActor; threadId: string }, deps: MemoryDeps): Promise<ThreadSettingsView> {
+export async function getThreadSettings(
+  input: { actor: MemoryActor; threadId: string },
+  deps: MemoryDeps,
+): Promise<ThreadSettingsView> {
   return threadSettingsView(await threadForActor(deps, input.threadId, input.actor), deps);
 }
 
@@ -114,7 +129,10 @@ export async function getThreadSettings(input: { actor: MemoryActor; threadId: s
  * deployment's model budget), the memory mode (`window-only` never folds) and, for admins, the summary prompt.
  * Bumps the thread's version (a fold planned under the old settings re-plans) and emits `thread-updated`.
  */
-export async function updateThreadSettings(input: { actor: MemoryActor; threadId: string; patch: ThreadSettingsPatch }, deps: MemoryDeps): Promise<ThreadSettingsView> {
+export async function updateThreadSettings(
+  input: { actor: MemoryActor; threadId: string; patch: ThreadSettingsPatch },
+  deps: MemoryDeps,
+): Promise<ThreadSettingsView> {
   const thread = await threadForActor(deps, input.threadId, input.actor);
   const settings = nextSettings(thread.settings, input.patch, input.actor);
   validateOverrides(settings, input.patch, deps);
@@ -122,7 +140,11 @@ export async function updateThreadSettings(input: { actor: MemoryActor; threadId
   if (settings.recallTokens !== undefined && settings.recallTokens > maxRecall) {
     throw validation('recallTokens', `must be 0 to ${maxRecall} (half the context budget), or null for the default`);
   }
-  const updated = await deps.memory.updateSettings({ threadId: thread.id, settings, memoryMode: input.patch.memory ?? thread.memoryMode });
+  const updated = await deps.memory.updateSettings({
+    threadId: thread.id,
+    settings,
+    memoryMode: input.patch.memory ?? thread.memoryMode,
+  });
   deps.events.publish({ type: 'thread-updated', threadId: thread.id, thread: toThreadDto(updated) });
   await enqueueFoldIfDue(updated.id, deps);
   return threadSettingsView(updated, deps);
@@ -134,5 +156,7 @@ async function enqueueFoldIfDue(threadId: string, deps: MemoryDeps): Promise<voi
   if (!context) return;
   const decision = foldDecisionFor(context, deps.settings);
   if (!decision.fold) return;
-  await deps.jobs.enqueueFold(threadId, 'settings changed').catch((error: unknown) => deps.log.warn({ err: error, threadId }, 'could not enqueue a fold; the sweeper will'));
+  await deps.jobs
+    .enqueueFold(threadId, 'settings changed')
+    .catch((error: unknown) => deps.log.warn({ err: error, threadId }, 'could not enqueue a fold; the sweeper will'));
 }

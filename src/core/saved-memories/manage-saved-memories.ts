@@ -25,7 +25,9 @@ export interface SavedMemoryView extends SavedMemory {
 export function validSavedMemoryText(text: string): string {
   const trimmed = text.trim();
   if (trimmed === '' || trimmed.length > SAVED_MEMORY_MAX_CHARS) {
-    throw new AppError('VALIDATION', `text: must be 1 to ${SAVED_MEMORY_MAX_CHARS} characters`, { details: { field: 'text' } });
+    throw new AppError('VALIDATION', `text: must be 1 to ${SAVED_MEMORY_MAX_CHARS} characters`, {
+      details: { field: 'text' },
+    });
   }
   return trimmed;
 }
@@ -33,7 +35,11 @@ export function validSavedMemoryText(text: string): string {
 async function spendWrite(deps: SavedMemoryDeps, userId: string): Promise<void> {
   const decision = await deps.writeLimiter.hit(userId);
   if (decision.allowed) return;
-  throw new AppError('RATE_LIMITED', `Too many changes to saved memories; try again in ${decision.retryAfterSeconds} s.`, { details: { retryAfterSeconds: decision.retryAfterSeconds } });
+  throw new AppError(
+    'RATE_LIMITED',
+    `Too many changes to saved memories; try again in ${decision.retryAfterSeconds} s.`,
+    { details: { retryAfterSeconds: decision.retryAfterSeconds } },
+  );
 }
 
 function tokensOf(text: string, deps: SavedMemoryDeps): number {
@@ -42,7 +48,10 @@ function tokensOf(text: string, deps: SavedMemoryDeps): number {
 }
 
 /** The user's saved memories, newest first, each marked with whether the packs carry it. */
-export async function listSavedMemories(userId: string, deps: Pick<SavedMemoryDeps, 'store' | 'capTokens'>): Promise<SavedMemoryView[]> {
+export async function listSavedMemories(
+  userId: string,
+  deps: Pick<SavedMemoryDeps, 'store' | 'capTokens'>,
+): Promise<SavedMemoryView[]> {
   const items = await deps.store.list(userId);
   const inContext = savedMemoriesInContext(items, deps.capTokens);
   return items.map((item) => ({ ...item, inContext: inContext.has(item.id) }));
@@ -54,18 +63,34 @@ async function viewOf(item: SavedMemory, deps: SavedMemoryDeps): Promise<SavedMe
 }
 
 /** Adds a saved memory (QUOTA_EXCEEDED past MAX_MEMORY_ITEMS); `source` is the message that asked for it. */
-export async function addSavedMemory(input: { userId: string; text: string; source?: SavedMemorySource | null }, deps: SavedMemoryDeps): Promise<SavedMemoryView> {
+export async function addSavedMemory(
+  input: { userId: string; text: string; source?: SavedMemorySource | null },
+  deps: SavedMemoryDeps,
+): Promise<SavedMemoryView> {
   const text = validSavedMemoryText(input.text);
   await spendWrite(deps, input.userId);
-  const created = await deps.store.create({ userId: input.userId, text, tokens: tokensOf(text, deps), source: input.source ?? null, maxItems: deps.maxItems });
+  const created = await deps.store.create({
+    userId: input.userId,
+    text,
+    tokens: tokensOf(text, deps),
+    source: input.source ?? null,
+    maxItems: deps.maxItems,
+  });
   if (!created) {
-    throw new AppError('QUOTA_EXCEEDED', `You already have ${deps.maxItems} saved memories, the most allowed (MAX_MEMORY_ITEMS): delete one first.`, { details: { limit: deps.maxItems } });
+    throw new AppError(
+      'QUOTA_EXCEEDED',
+      `You already have ${deps.maxItems} saved memories, the most allowed (MAX_MEMORY_ITEMS): delete one first.`,
+      { details: { limit: deps.maxItems } },
+    );
   }
   return viewOf(created, deps);
 }
 
 /** Changes a saved memory's text; NOT_FOUND when the user has no such item. */
-export async function editSavedMemory(input: { userId: string; id: string; text: string }, deps: SavedMemoryDeps): Promise<SavedMemoryView> {
+export async function editSavedMemory(
+  input: { userId: string; id: string; text: string },
+  deps: SavedMemoryDeps,
+): Promise<SavedMemoryView> {
   const text = validSavedMemoryText(input.text);
   await spendWrite(deps, input.userId);
   const updated = await deps.store.update({ userId: input.userId, id: input.id, text, tokens: tokensOf(text, deps) });
@@ -83,7 +108,10 @@ export async function deleteSavedMemory(input: { userId: string; id: string }, d
  * The model's save (the save_memory tool): an item of the thread's owner whose source is the thread's newest user
  * message (the one that asked). Refusals come back as text the model can relay.
  */
-export async function saveMemoryFromThread(input: { threadId: string; text: string }, deps: SavedMemoryDeps): Promise<{ saved: SavedMemoryView } | { refused: string }> {
+export async function saveMemoryFromThread(
+  input: { threadId: string; text: string },
+  deps: SavedMemoryDeps,
+): Promise<{ saved: SavedMemoryView } | { refused: string }> {
   const owner = await deps.store.sourceOfThread(input.threadId);
   if (!owner) return { refused: 'This conversation no longer exists.' };
   try {

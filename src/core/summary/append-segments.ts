@@ -1,4 +1,10 @@
-import { buildSummarizerInputs, checkRetention, DEFAULT_SEGMENT_PROMPT, filterCitations, renderSummaryPrompt } from '../context';
+import {
+  buildSummarizerInputs,
+  checkRetention,
+  DEFAULT_SEGMENT_PROMPT,
+  filterCitations,
+  renderSummaryPrompt,
+} from '../context';
 import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
 import { continuedFoldMessages, type ChatPrefix } from './continued-fold-prompt';
 import { UnusableSummaryError } from './usable-summary';
@@ -64,12 +70,32 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
   const previous = input.previous && input.previous.text !== '' ? input.previous : null;
   const template = segmentTemplateFor(input.summaryPrompt);
   const segmentCap = segmentMaxTokens(settings.summaryMaxTokens);
-  const overheadTokens = settings.counter.countPack(asPackMessages(renderSummaryPrompt({
-    previousSummary: null, entries: [], maxTokens: segmentCap, fromSeq: input.fromSeq, throughSeq: input.fromSeq, template,
-  })));
+  const overheadTokens = settings.counter.countPack(
+    asPackMessages(
+      renderSummaryPrompt({
+        previousSummary: null,
+        entries: [],
+        maxTokens: segmentCap,
+        fromSeq: input.fromSeq,
+        throughSeq: input.fromSeq,
+        template,
+      }),
+    ),
+  );
   const chunks = buildSummarizerInputs({
-    summary: previous ? { text: previous.text, tokens: settings.counter.countText(previous.text), coveredThroughSeq: input.fromSeq - 1, revision: 0 } : null,
-    folded: input.folded, budget: settings.summarizerInputMaxTokens, summaryMaxTokens: settings.summaryMaxTokens, overheadTokens, counter: settings.counter,
+    summary: previous
+      ? {
+          text: previous.text,
+          tokens: settings.counter.countText(previous.text),
+          coveredThroughSeq: input.fromSeq - 1,
+          revision: 0,
+        }
+      : null,
+    folded: input.folded,
+    budget: settings.summarizerInputMaxTokens,
+    summaryMaxTokens: settings.summaryMaxTokens,
+    overheadTokens,
+    counter: settings.counter,
   });
   let summary = previous;
   /** How many segments at the front are the earlier summary's, untouched. */
@@ -84,22 +110,44 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
       consolidated = true;
     }
     const earlier = summary;
-    const standalone = () => callSummarizer({
-      ...input, purpose: 'summary',
-      messages: asPackMessages(renderSummaryPrompt({
-        previousSummary: earlier?.text ?? null, entries: chunk.entries, maxTokens: segmentCap, fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template,
-      })),
-    }, deps);
+    const standalone = () =>
+      callSummarizer(
+        {
+          ...input,
+          purpose: 'summary',
+          messages: asPackMessages(
+            renderSummaryPrompt({
+              previousSummary: earlier?.text ?? null,
+              entries: chunk.entries,
+              maxTokens: segmentCap,
+              fromSeq: input.fromSeq,
+              throughSeq: chunk.throughSeq,
+              template,
+            }),
+          ),
+        },
+        deps,
+      );
     const segment = continued
-      ? await callSummarizer({ ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' }, deps).catch((error: unknown) => {
-        // A model that answers the task with no summary (a tool call, an apology), or an endpoint that refuses the
-        // request's shape, gets the stand-alone prompt once: the fold must not stall on the cheaper form.
-        if (!(error instanceof UnusableSummaryError) && !(isModelCallError(error) && error.kind === 'bad_request')) throw error;
-        deps.log.warn({ threadId: input.threadId, err: error }, 'a fold continuing the chat prompt got no usable summary; asking with the stand-alone prompt');
-        return standalone();
-      })
+      ? await callSummarizer(
+          { ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' },
+          deps,
+        ).catch((error: unknown) => {
+          // A model that answers the task with no summary (a tool call, an apology), or an endpoint that refuses the
+          // request's shape, gets the stand-alone prompt once: the fold must not stall on the cheaper form.
+          if (!(error instanceof UnusableSummaryError) && !(isModelCallError(error) && error.kind === 'bad_request'))
+            throw error;
+          deps.log.warn(
+            { threadId: input.threadId, err: error },
+            'a fold continuing the chat prompt got no usable summary; asking with the stand-alone prompt',
+          );
+          return standalone();
+        })
       : await standalone();
-    summary = appendSegment(summary, filterCitations({ summary: segment, fromSeq: input.contextStartSeq, throughSeq: chunk.throughSeq }));
+    summary = appendSegment(
+      summary,
+      filterCitations({ summary: segment, fromSeq: input.contextStartSeq, throughSeq: chunk.throughSeq }),
+    );
   }
   if (!summary) return { summary: singleSegment(''), consolidated, kept: 0, total: 0 };
   summary = await reaskMissing({ ...input, summary, untouched }, deps);
@@ -112,11 +160,21 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
 }
 
 /** The continued fold's messages when the chat's prefix can carry this fold within its prompt limit, else null. */
-function continuedMessages(input: AppendSegmentsInput, template: SummaryPromptTemplate, segmentCap: number, deps: SummarizeDeps): PackMessage[] | null {
+function continuedMessages(
+  input: AppendSegmentsInput,
+  template: SummaryPromptTemplate,
+  segmentCap: number,
+  deps: SummarizeDeps,
+): PackMessage[] | null {
   const given = input.chatPrefix;
   if (!given) return null;
   const messages = continuedFoldMessages({
-    prefix: given.prefix, folded: input.folded, template, fromSeq: input.fromSeq, maxTokens: segmentCap, earlierSummary: input.previous !== null && input.previous.text !== '',
+    prefix: given.prefix,
+    folded: input.folded,
+    template,
+    fromSeq: input.fromSeq,
+    maxTokens: segmentCap,
+    earlierSummary: input.previous !== null && input.previous.text !== '',
     measure: (message) => deps.settings.counter.countMessage(message),
   });
   if (!messages) return null;
@@ -126,17 +184,33 @@ function continuedMessages(input: AppendSegmentsInput, template: SummaryPromptTe
 }
 
 /** The identifier re-ask: the new segments are written again once, listing what the summary lost; kept when better. */
-async function reaskMissing(input: AppendSegmentsInput & { summary: SegmentedSummary; untouched: number }, deps: SummarizeDeps): Promise<SegmentedSummary> {
+async function reaskMissing(
+  input: AppendSegmentsInput & { summary: SegmentedSummary; untouched: number },
+  deps: SummarizeDeps,
+): Promise<SegmentedSummary> {
   const first = checkRetention({ folded: input.folded, summary: input.summary.text });
   if (first.missingVerbatim.length === 0) return input.summary;
   const earlier = keepSegments(input.summary, input.untouched);
   const fresh = segmentsOf(input.summary).slice(input.untouched).join('\n');
-  const revisedSegment = await callSummarizer({
-    ...input, purpose: 'summary',
-    messages: asPackMessages(retentionRetryMessages({ summary: fresh, missing: first.missingVerbatim, maxTokens: segmentMaxTokens(deps.settings.summaryMaxTokens) })),
-  }, deps);
+  const revisedSegment = await callSummarizer(
+    {
+      ...input,
+      purpose: 'summary',
+      messages: asPackMessages(
+        retentionRetryMessages({
+          summary: fresh,
+          missing: first.missingVerbatim,
+          maxTokens: segmentMaxTokens(deps.settings.summaryMaxTokens),
+        }),
+      ),
+    },
+    deps,
+  );
   const lastSeq = input.folded.at(-1)?.seq ?? input.fromSeq;
-  const revised = appendSegment(earlier, filterCitations({ summary: revisedSegment, fromSeq: input.contextStartSeq, throughSeq: lastSeq }));
+  const revised = appendSegment(
+    earlier,
+    filterCitations({ summary: revisedSegment, fromSeq: input.contextStartSeq, throughSeq: lastSeq }),
+  );
   const second = checkRetention({ folded: input.folded, summary: revised.text });
   return second.kept >= first.kept ? revised : input.summary;
 }
@@ -145,14 +219,29 @@ async function reaskMissing(input: AppendSegmentsInput & { summary: SegmentedSum
  * One consolidation: every segment rewritten into one, in at most half the cap (so later folds can append again);
  * a result still over the cap is cut at it as a last resort.
  */
-export async function consolidate(input: CallInput & { summary: SegmentedSummary; summaryPrompt: string | undefined; contextStartSeq: number; throughSeq: number }, deps: SummarizeDeps): Promise<SegmentedSummary> {
+export async function consolidate(
+  input: CallInput & {
+    summary: SegmentedSummary;
+    summaryPrompt: string | undefined;
+    contextStartSeq: number;
+    throughSeq: number;
+  },
+  deps: SummarizeDeps,
+): Promise<SegmentedSummary> {
   const { counter, summaryMaxTokens } = deps.settings;
   const target = Math.max(1, Math.floor(summaryMaxTokens * CONSOLIDATION_SHARE));
-  const messages = consolidateSummaryMessages({ summary: input.summary.text, maxTokens: target, summaryPrompt: input.summaryPrompt });
+  const messages = consolidateSummaryMessages({
+    summary: input.summary.text,
+    maxTokens: target,
+    summaryPrompt: input.summaryPrompt,
+  });
   let text = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
   if (counter.countText(text) > summaryMaxTokens) {
-    while (text.length > 0 && counter.countText(text) > summaryMaxTokens - 8) text = text.slice(0, Math.floor(text.length * 0.9));
+    while (text.length > 0 && counter.countText(text) > summaryMaxTokens - 8)
+      text = text.slice(0, Math.floor(text.length * 0.9));
     text = `${text.trimEnd()} […]`;
   }
-  return singleSegment(filterCitations({ summary: text, fromSeq: input.contextStartSeq, throughSeq: input.throughSeq }));
+  return singleSegment(
+    filterCitations({ summary: text, fromSeq: input.contextStartSeq, throughSeq: input.throughSeq }),
+  );
 }

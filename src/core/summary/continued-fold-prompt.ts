@@ -81,11 +81,18 @@ export function continuedFoldMessages(input: ContinuedFoldInput): PackMessage[] 
   const shown = new Set(kept.flatMap((message) => (message.seq === undefined ? [] : [message.seq])));
   if (!folded.every((entry) => shown.has(entry.seq))) return null;
   const first = folded[0]?.seq ?? last.seq;
-  const landmarks = folded.filter((entry, index) => index === 0 || index === folded.length - 1 || index % LANDMARK_EVERY === 0
-    || entry.seq !== (folded[index - 1]?.seq ?? entry.seq) + 1);
+  const landmarks = folded.filter(
+    (entry, index) =>
+      index === 0 ||
+      index === folded.length - 1 ||
+      index % LANDMARK_EVERY === 0 ||
+      entry.seq !== (folded[index - 1]?.seq ?? entry.seq) + 1,
+  );
   // A thread's own prompt may place the earlier summary and the transcript itself: here both are in the conversation.
   const values = {
-    maxTokens: String(input.maxTokens), fromSeq: String(input.fromSeq), throughSeq: String(last.seq),
+    maxTokens: String(input.maxTokens),
+    fromSeq: String(input.fromSeq),
+    throughSeq: String(last.seq),
     previousSummary: input.earlierSummary ? '(the summary in the system message above)' : '(none yet)',
     transcript: `(messages #${folded[0]?.seq ?? last.seq} to #${last.seq} of the conversation above)`,
   };
@@ -95,11 +102,13 @@ export function continuedFoldMessages(input: ContinuedFoldInput): PackMessage[] 
     '',
     fillSummaryTemplate(input.template.system, values),
     '',
-    `The messages to fold (#${first} to #${last.seq}) are the oldest ${folded.length} of the conversation above (after the system message and any pinned messages).`
-    + ' They are numbered on from the first, one number a message (recall notes not counted); the landmarks below give a number and the message\'s opening, and mark where a number is skipped:',
+    `The messages to fold (#${first} to #${last.seq}) are the oldest ${folded.length} of the conversation above (after the system message and any pinned messages).` +
+      " They are numbered on from the first, one number a message (recall notes not counted); the landmarks below give a number and the message's opening, and mark where a number is skipped:",
     ...landmarks.map(describeEntry),
     '',
-    ...(input.earlierSummary ? ['The summary in the system message above is the earlier summary: it stays as it is, do not repeat it.'] : []),
+    ...(input.earlierSummary
+      ? ['The summary in the system message above is the earlier summary: it stays as it is, do not repeat it.']
+      : []),
     `Write the next segment of the summary now: only what messages #${first} to #${last.seq} add (at most ${input.maxTokens} tokens). Answer with the segment only.`,
   ].join('\n');
   const task = { role: 'user' as const, content };

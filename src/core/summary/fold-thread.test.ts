@@ -5,18 +5,41 @@ import { FOLD_TASK_OPENING } from './continued-fold-prompt';
 import { ModelCallError } from '../model-call-error';
 import { packBudget } from '../context-settings';
 import type { ThreadContext } from '../domain';
-import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
+import {
+  codeSummarizer,
+  memoryThread,
+  silentLog,
+  testSettings,
+  transcriptOf,
+} from '../../../test/fakes/summary-use-case-fakes';
 
 function setup(summarizer: SummarizerPort = codeSummarizer()) {
   const thread = memoryThread({ transcript: transcriptOf(10), coveredThroughSeq: 0, summaryText: '', revision: 0 });
   /** What happened, in order: each record written and each event published. */
   const happened: string[] = [];
   const records: ModelCallRecord[] = [];
-  const calls = { record: async (call: ModelCallRecord) => { records.push(call); happened.push(`record ${call.purpose}`); } };
-  const events = { ...thread.eventBus, subscribeAll: () => () => undefined, publish: (event: Parameters<typeof thread.eventBus.publish>[0]) => { thread.eventBus.publish(event); happened.push(event.type); } };
+  const calls = {
+    record: async (call: ModelCallRecord) => {
+      records.push(call);
+      happened.push(`record ${call.purpose}`);
+    },
+  };
+  const events = {
+    ...thread.eventBus,
+    subscribeAll: () => () => undefined,
+    publish: (event: Parameters<typeof thread.eventBus.publish>[0]) => {
+      thread.eventBus.publish(event);
+      happened.push(event.type);
+    },
+  };
   const settings = testSettings();
   // The fold only commits; the rest of the summary store is not its business.
-  const summaries = { ...thread.summaries, recordFoldError: async () => undefined, listRevisions: async () => [], threadsNeedingFold: async () => [] };
+  const summaries = {
+    ...thread.summaries,
+    recordFoldError: async () => undefined,
+    listRevisions: async () => [],
+    threadsNeedingFold: async () => [],
+  };
   const deps = { turns: thread.turns, summaries, events, summarizer, calls, settings, log: silentLog };
   return { thread, deps, happened, records, settings };
 }
@@ -30,14 +53,23 @@ describe('foldThread', () => {
     expect(thread.commits[0]).toMatchObject({ tokensIn: 100, tokensOut: 10, identifiersKept: 8, identifiersTotal: 8 });
     expect(thread.commits[0]?.tokens).toBe(settings.counter.countText(thread.commits[0]!.text));
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ threadId: 'thread-1', messageId: null, purpose: 'summary', model: 'fake-summarizer', reportedPromptTokens: 100, reportedCompletionTokens: 10 });
+    expect(records[0]).toMatchObject({
+      threadId: 'thread-1',
+      messageId: null,
+      purpose: 'summary',
+      model: 'fake-summarizer',
+      reportedPromptTokens: 100,
+      reportedCompletionTokens: 10,
+    });
     expect(records[0]!.estimatedPromptTokens).toBeGreaterThan(20);
   });
 
   it('still records the calls of a fold that fails after them', async () => {
     const summarizer = codeSummarizer();
     const { deps, happened } = setup(summarizer);
-    deps.summaries.commit = async () => { throw new Error('database gone'); };
+    deps.summaries.commit = async () => {
+      throw new Error('database gone');
+    };
     await expect(foldThread({ threadId: 'thread-1' }, deps)).rejects.toThrow('database gone');
     expect(happened).toEqual(['record summary']);
   });
@@ -48,14 +80,17 @@ describe('foldThread: the summary as segments', () => {
   function segmentSummarizer(): SummarizerPort & { prompts: { system: string; user: string }[] } {
     const prompts: { system: string; user: string }[] = [];
     return {
-      model: 'fake-summarizer', prompts,
+      model: 'fake-summarizer',
+      prompts,
       async summarize({ messages }): Promise<ChatResult> {
         const [system, user] = messages.map((message) => message.content);
         prompts.push({ system: system ?? '', user: user ?? '' });
         const asked = user ?? '';
         const material = asked.includes('New messages') ? asked.slice(asked.indexOf('New messages')) : asked;
         const codes = [...new Set(material.match(/CODE-\d+/g) ?? [])];
-        const text = asked.startsWith('Consolidate') ? `Consolidated: ${codes[0]}…${codes.at(-1)}.` : `Segment: ${codes.join(', ')}.`;
+        const text = asked.startsWith('Consolidate')
+          ? `Consolidated: ${codes[0]}…${codes.at(-1)}.`
+          : `Segment: ${codes.join(', ')}.`;
         return { text, toolCalls: [], usage: { promptTokens: 100, completionTokens: 10 } };
       },
     };
@@ -64,7 +99,12 @@ describe('foldThread: the summary as segments', () => {
   function more(thread: ReturnType<typeof setup>['thread'], count: number): void {
     const from = thread.state.transcript.length + 1;
     for (let seq = from; seq < from + count; seq += 1) {
-      thread.state.transcript.push({ seq, role: seq % 2 === 1 ? 'user' : 'assistant', content: `message ${seq} mentions CODE-${seq}`, tokens: 12 });
+      thread.state.transcript.push({
+        seq,
+        role: seq % 2 === 1 ? 'user' : 'assistant',
+        content: `message ${seq} mentions CODE-${seq}`,
+        tokens: 12,
+      });
     }
   }
 
@@ -80,7 +120,9 @@ describe('foldThread: the summary as segments', () => {
     expect(thread.commits[1]?.segmentEnds).toEqual([first.length, thread.state.summaryText.length]);
     expect(thread.commits[1]).toMatchObject({ fromSeq: 9, throughSeq: 14, identifiersKept: 6, identifiersTotal: 6 });
     // The earlier summary reached the summarizer as read-only context, the new messages as the material.
-    expect(summarizer.prompts[1]?.user).toContain(`Earlier summary (read-only: it stays as it is, do not repeat it):\n${first}\nEnd of the earlier summary.`);
+    expect(summarizer.prompts[1]?.user).toContain(
+      `Earlier summary (read-only: it stays as it is, do not repeat it):\n${first}\nEnd of the earlier summary.`,
+    );
   });
 
   it('consolidates once the segments outgrow the cap: the only commit that rewrites the earlier text', async () => {
@@ -103,7 +145,7 @@ describe('foldThread: the summary as segments', () => {
     expect(consolidation?.user).toContain('at most 50 tokens');
   });
 
-  it('uses the thread\'s own summary prompt for each segment and for the consolidation', async () => {
+  it("uses the thread's own summary prompt for each segment and for the consolidation", async () => {
     const summarizer = segmentSummarizer();
     const { thread, deps, settings } = setup(summarizer);
     thread.state.summaryPrompt = 'Summarize for a lawyer in at most {{maxTokens}} tokens.';
@@ -114,7 +156,9 @@ describe('foldThread: the summary as segments', () => {
       await foldThread({ threadId: 'thread-1' }, deps);
     }
     expect(summarizer.prompts.length).toBeGreaterThan(5);
-    expect(summarizer.prompts.every((prompt) => prompt.system.startsWith('Summarize for a lawyer in at most'))).toBe(true);
+    expect(summarizer.prompts.every((prompt) => prompt.system.startsWith('Summarize for a lawyer in at most'))).toBe(
+      true,
+    );
     expect(summarizer.prompts.some((prompt) => prompt.user.startsWith('Consolidate'))).toBe(true);
   });
 });
@@ -124,9 +168,22 @@ describe('foldThread: an idle fold', () => {
     // Three messages under a messages=4 trigger: no trigger fold is due; the keep policy (2) leaves one to fold.
     const thread = memoryThread({ transcript: transcriptOf(3), coveredThroughSeq: 0, summaryText: '', revision: 0 });
     const settings = testSettings();
-    const summaries = { ...thread.summaries, recordFoldError: async () => undefined, listRevisions: async () => [], threadsNeedingFold: async () => [] };
+    const summaries = {
+      ...thread.summaries,
+      recordFoldError: async () => undefined,
+      listRevisions: async () => [],
+      threadsNeedingFold: async () => [],
+    };
     const events = { ...thread.eventBus, subscribeAll: () => () => undefined };
-    const deps = { turns: thread.turns, summaries, events, summarizer: codeSummarizer(), calls: { record: async () => undefined }, settings, log: silentLog };
+    const deps = {
+      turns: thread.turns,
+      summaries,
+      events,
+      summarizer: codeSummarizer(),
+      calls: { record: async () => undefined },
+      settings,
+      log: silentLog,
+    };
     return { thread, deps };
   }
   // memoryThread's last activity is at the epoch.
@@ -134,50 +191,85 @@ describe('foldThread: an idle fold', () => {
 
   it('folds a thread quiet for longer than the cache lives, without a trigger, when enough lies beyond the keep policy', async () => {
     const { thread, deps } = quietThread();
-    expect(await foldThread({ threadId: 'thread-1' }, deps)).toMatchObject({ status: 'skipped', reason: 'trigger not reached' });
-    const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 10, now: new Date(quietMs + 1) } }, deps);
+    expect(await foldThread({ threadId: 'thread-1' }, deps)).toMatchObject({
+      status: 'skipped',
+      reason: 'trigger not reached',
+    });
+    const outcome = await foldThread(
+      { threadId: 'thread-1', idle: { quietMs, minTokens: 10, now: new Date(quietMs + 1) } },
+      deps,
+    );
     expect(outcome).toMatchObject({ status: 'folded', foldedEntries: 1, throughSeq: 1 });
     expect(thread.commits).toHaveLength(1);
   });
 
   it('waits while the thread was active within the cache lifetime, and says until when', async () => {
     const { thread, deps } = quietThread();
-    const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 10, now: new Date(quietMs - 5_000) } }, deps);
+    const outcome = await foldThread(
+      { threadId: 'thread-1', idle: { quietMs, minTokens: 10, now: new Date(quietMs - 5_000) } },
+      deps,
+    );
     expect(outcome).toEqual({ status: 'not-idle', at: new Date(quietMs) });
     expect(thread.commits).toHaveLength(0);
   });
 
   it('leaves a window that holds too little beyond the keep policy to be worth a fold', async () => {
     const { thread, deps } = quietThread();
-    const outcome = await foldThread({ threadId: 'thread-1', idle: { quietMs, minTokens: 13, now: new Date(quietMs * 10) } }, deps);
+    const outcome = await foldThread(
+      { threadId: 'thread-1', idle: { quietMs, minTokens: 13, now: new Date(quietMs * 10) } },
+      deps,
+    );
     expect(outcome).toMatchObject({ status: 'skipped', reason: expect.stringContaining('12 tokens is not worth it') });
     expect(thread.commits).toHaveLength(0);
   });
 });
 
 describe('foldThread: a fold that continues the chat prompt', () => {
-  const tool = { type: 'function' as const, function: { name: 'search_transcript', description: 'search', parameters: { type: 'object', properties: {} } } };
+  const tool = {
+    type: 'function' as const,
+    function: { name: 'search_transcript', description: 'search', parameters: { type: 'object', properties: {} } },
+  };
   /** Answers with the codes of the messages its task names (by their range), and keeps what it was sent. */
   function continuingSummarizer(): SummarizerPort & { asked: Parameters<SummarizerPort['summarize']>[0][] } {
     const asked: Parameters<SummarizerPort['summarize']>[0][] = [];
     return {
-      model: 'fake-summarizer', asked,
+      model: 'fake-summarizer',
+      asked,
       async summarize(input): Promise<ChatResult> {
         asked.push(input);
         const task = input.messages.at(-1)?.content ?? '';
         const range = /The messages to fold \(#(\d+) to #(\d+)\)/.exec(task);
-        const seqs = range ? Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, index) => Number(range[1]) + index) : [];
-        const listed = task.startsWith(FOLD_TASK_OPENING) ? seqs.map((seq) => `CODE-${seq}`) : (task.match(/CODE-\d+/g) ?? []);
-        return { text: `Segment: ${[...new Set(listed)].join(', ')}.`, toolCalls: [], usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 90 } };
+        const seqs = range
+          ? Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, index) => Number(range[1]) + index)
+          : [];
+        const listed = task.startsWith(FOLD_TASK_OPENING)
+          ? seqs.map((seq) => `CODE-${seq}`)
+          : (task.match(/CODE-\d+/g) ?? []);
+        return {
+          text: `Segment: ${[...new Set(listed)].join(', ')}.`,
+          toolCalls: [],
+          usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 90 },
+        };
       },
     };
   }
   function withPrefix(summarizer: SummarizerPort) {
     const setupResult = setup(summarizer);
-    setupResult.thread.state.transcript.forEach((entry) => { entry.content = `message ${entry.seq} mentions CODE-${entry.seq}`; });
+    setupResult.thread.state.transcript.forEach((entry) => {
+      entry.content = `message ${entry.seq} mentions CODE-${entry.seq}`;
+    });
     const chatPrefix = (context: ThreadContext) => ({
-      messages: [{ role: 'system' as const, content: 'system', tokens: 5 }, ...context.window.map((entry) => ({ role: entry.role, content: entry.content, seq: entry.seq, tokens: entry.tokens }))],
-      tools: [tool], tokens: 300,
+      messages: [
+        { role: 'system' as const, content: 'system', tokens: 5 },
+        ...context.window.map((entry) => ({
+          role: entry.role,
+          content: entry.content,
+          seq: entry.seq,
+          tokens: entry.tokens,
+        })),
+      ],
+      tools: [tool],
+      tokens: 300,
     });
     return { ...setupResult, deps: { ...setupResult.deps, chatPrefix } };
   }
@@ -200,8 +292,18 @@ describe('foldThread: a fold that continues the chat prompt', () => {
 
   it('asks once more with the stand-alone prompt when the continued one gets no usable summary or is refused', async () => {
     for (const failure of [
-      async (): Promise<ChatResult> => ({ text: '', toolCalls: [{ id: 'c1', name: 'search_transcript', args: {} }], usage: null }),
-      async (): Promise<ChatResult> => { throw new ModelCallError({ kind: 'bad_request', message: 'tool_choice none is not supported', retryable: false }); },
+      async (): Promise<ChatResult> => ({
+        text: '',
+        toolCalls: [{ id: 'c1', name: 'search_transcript', args: {} }],
+        usage: null,
+      }),
+      async (): Promise<ChatResult> => {
+        throw new ModelCallError({
+          kind: 'bad_request',
+          message: 'tool_choice none is not supported',
+          retryable: false,
+        });
+      },
     ]) {
       const summarizer = continuingSummarizer();
       const answer = summarizer.summarize.bind(summarizer);
@@ -213,7 +315,9 @@ describe('foldThread: a fold that continues the chat prompt', () => {
     }
     // Any other failure is the fold's (retried by its job), not a reason to send a second prompt.
     const summarizer = continuingSummarizer();
-    summarizer.summarize = async () => { throw new ModelCallError({ kind: 'server', message: 'overloaded', retryable: true }); };
+    summarizer.summarize = async () => {
+      throw new ModelCallError({ kind: 'server', message: 'overloaded', retryable: true });
+    };
     const { deps } = withPrefix(summarizer);
     await expect(foldThread({ threadId: 'thread-1' }, deps)).rejects.toThrow('overloaded');
   });
@@ -231,7 +335,10 @@ describe('foldThread: a fold that continues the chat prompt', () => {
     }
     const summarizer = continuingSummarizer();
     const { deps, settings } = withPrefix(summarizer);
-    await foldThread({ threadId: 'thread-1' }, { ...deps, chatPrefix: (context) => ({ ...deps.chatPrefix(context), tokens: packBudget(settings) }) });
+    await foldThread(
+      { threadId: 'thread-1' },
+      { ...deps, chatPrefix: (context) => ({ ...deps.chatPrefix(context), tokens: packBudget(settings) }) },
+    );
     expect(summarizer.asked[0]?.tools).toBeUndefined();
   });
 });

@@ -63,14 +63,28 @@ export async function foldThread(input: FoldInput, deps: FoldDeps): Promise<Fold
   }
 }
 
-type FoldInput = { threadId: string; author?: 'fold' | 'overflow-fallback'; force?: boolean; idle?: IdleFold; signal?: AbortSignal };
+type FoldInput = {
+  threadId: string;
+  author?: 'fold' | 'overflow-fallback';
+  force?: boolean;
+  idle?: IdleFold;
+  signal?: AbortSignal;
+};
 
 /** Why an idle fold does not run now: the thread was active too recently, or folding would not be worth it. */
-function idleVerdict(input: { idle: IdleFold; lastActivityAt: Date; folded: readonly { tokens: number }[] }): FoldOutcome | null {
+function idleVerdict(input: {
+  idle: IdleFold;
+  lastActivityAt: Date;
+  folded: readonly { tokens: number }[];
+}): FoldOutcome | null {
   const quietUntil = input.lastActivityAt.getTime() + input.idle.quietMs;
   if (quietUntil > input.idle.now.getTime()) return { status: 'not-idle', at: new Date(quietUntil) };
   const tokens = input.folded.reduce((sum, entry) => sum + entry.tokens, 0);
-  if (tokens < input.idle.minTokens) return { status: 'skipped', reason: `an idle fold of ${tokens} tokens is not worth it (IDLE_FOLD_MIN_TOKENS ${input.idle.minTokens})` };
+  if (tokens < input.idle.minTokens)
+    return {
+      status: 'skipped',
+      reason: `an idle fold of ${tokens} tokens is not worth it (IDLE_FOLD_MIN_TOKENS ${input.idle.minTokens})`,
+    };
   return null;
 }
 
@@ -80,7 +94,11 @@ const continuable = (input: FoldInput): boolean => !input.idle && input.author !
  * The chat prefix a fold continues. Not for an idle fold (the cache has gone cold, and the stand-alone prompt is the
  * shorter one) nor for an overflow's fold (the chat's prompt no longer fits).
  */
-function continuedPrefix(input: FoldInput, context: ThreadContext, deps: FoldDeps): { prefix: ChatPrefix; maxPromptTokens: number } | null {
+function continuedPrefix(
+  input: FoldInput,
+  context: ThreadContext,
+  deps: FoldDeps,
+): { prefix: ChatPrefix; maxPromptTokens: number } | null {
   if (!deps.chatPrefix || !continuable(input)) return null;
   const prefix = deps.chatPrefix(context);
   return prefix ? { prefix, maxPromptTokens: packBudget(deps.settings) } : null;
@@ -90,7 +108,10 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
   const { settings } = deps;
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
     // A fold that continues the chat's prompt reads what that prompt shows (saved memories, held recall notes).
-    const context = await deps.turns.loadContext(input.threadId, deps.chatPrefix && continuable(input) ? { promptParts: true } : undefined);
+    const context = await deps.turns.loadContext(
+      input.threadId,
+      deps.chatPrefix && continuable(input) ? { promptParts: true } : undefined,
+    );
     if (!context) return { status: 'skipped', reason: 'thread not found' };
     const state = contextStateOf(context, settings);
     if (state.memoryMode === 'window-only') return { status: 'skipped', reason: 'window-only thread' };
@@ -104,7 +125,10 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
     const last = folded.at(-1);
     if (!last) return { status: 'skipped', reason: 'the window already fits the keep policy' };
     // A due trigger folds anyway; otherwise an idle fold runs only on a quiet thread, and only when it is worth it.
-    const verdict = !triggered && input.idle ? idleVerdict({ idle: input.idle, lastActivityAt: context.thread.lastActivityAt, folded }) : null;
+    const verdict =
+      !triggered && input.idle
+        ? idleVerdict({ idle: input.idle, lastActivityAt: context.thread.lastActivityAt, folded })
+        : null;
     if (verdict) return verdict;
 
     const started = Date.now();
@@ -112,10 +136,18 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
     const usage = { tokensIn: 0, tokensOut: 0 };
     const call = { threadId: input.threadId, usage, signal: input.signal, deferredRecords };
     const previous = state.summary ? segmentedSummary(state.summary.text, state.summary.segmentEnds) : null;
-    const appended = await appendSegments({
-      ...call, previous, folded, fromSeq, contextStartSeq: state.contextStartSeq, summaryPrompt: context.thread.settings.summaryPrompt,
-      chatPrefix: continuedPrefix(input, context, deps),
-    }, deps);
+    const appended = await appendSegments(
+      {
+        ...call,
+        previous,
+        folded,
+        fromSeq,
+        contextStartSeq: state.contextStartSeq,
+        summaryPrompt: context.thread.settings.summaryPrompt,
+        chatPrefix: continuedPrefix(input, context, deps),
+      },
+      deps,
+    );
     const { text, segmentEnds } = appended.summary;
     assertUsableSummary(text);
     const tokens = settings.counter.countText(text);
@@ -142,11 +174,25 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
       deps.log.info({ threadId: input.threadId, attempt }, 'fold lost a compare-and-set race; re-planning');
       continue;
     }
-    deps.events.publish({ type: 'summary-updated', threadId: input.threadId, revision: result.revision, coveredThroughSeq: last.seq, tokens });
-    deps.log.info({
-      threadId: input.threadId, revision: result.revision, folded: folded.length, throughSeq: last.seq, segments: segmentEnds.length,
-      consolidated: appended.consolidated, ms: Date.now() - started,
-    }, 'fold committed');
+    deps.events.publish({
+      type: 'summary-updated',
+      threadId: input.threadId,
+      revision: result.revision,
+      coveredThroughSeq: last.seq,
+      tokens,
+    });
+    deps.log.info(
+      {
+        threadId: input.threadId,
+        revision: result.revision,
+        folded: folded.length,
+        throughSeq: last.seq,
+        segments: segmentEnds.length,
+        consolidated: appended.consolidated,
+        ms: Date.now() - started,
+      },
+      'fold committed',
+    );
     return { status: 'folded', revision: result.revision, foldedEntries: folded.length, throughSeq: last.seq };
   }
   return { status: 'skipped', reason: 'the thread kept changing; a later fold will catch up' };

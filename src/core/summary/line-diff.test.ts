@@ -20,7 +20,10 @@ describe('lineDiff', () => {
   });
 
   it('treats an empty text as no lines', () => {
-    expect(lineDiff('', 'x\ny')).toEqual([{ op: 'add', text: 'x' }, { op: 'add', text: 'y' }]);
+    expect(lineDiff('', 'x\ny')).toEqual([
+      { op: 'add', text: 'x' },
+      { op: 'add', text: 'y' },
+    ]);
     expect(lineDiff('x', '')).toEqual([{ op: 'remove', text: 'x' }]);
     expect(lineDiff('', '')).toEqual([]);
   });
@@ -44,11 +47,13 @@ describe('lineDiff', () => {
 
   it('always reproduces both texts and is minimal for identical inputs (property)', () => {
     const text = fc.array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 12 }).map((lines) => lines.join('\n'));
-    fc.assert(fc.property(text, text, (before, after) => {
-      const ops = lineDiff(before, after);
-      expect(applyOld(ops).join('\n')).toBe(before.length === 0 ? '' : before);
-      expect(applyNew(ops).join('\n')).toBe(after.length === 0 ? '' : after);
-      if (before === after) expect(diffStats(ops)).toEqual({ added: 0, removed: 0 });
-    }));
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        const ops = lineDiff(before, after);
+        expect(applyOld(ops).join('\n')).toBe(before.length === 0 ? '' : before);
+        expect(applyNew(ops).join('\n')).toBe(after.length === 0 ? '' : after);
+        if (before === after) expect(diffStats(ops)).toEqual({ added: 0, removed: 0 });
+      }),
+    );
   });
 });

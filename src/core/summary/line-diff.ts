@@ -17,9 +17,10 @@ function lcsTable(before: readonly string[], after: readonly string[]): Uint32Ar
   const lengths = new Uint32Array((before.length + 1) * width);
   for (let i = before.length - 1; i >= 0; i -= 1) {
     for (let j = after.length - 1; j >= 0; j -= 1) {
-      lengths[i * width + j] = before[i] === after[j]
-        ? (lengths[(i + 1) * width + j + 1] ?? 0) + 1
-        : Math.max(lengths[(i + 1) * width + j] ?? 0, lengths[i * width + j + 1] ?? 0);
+      lengths[i * width + j] =
+        before[i] === after[j]
+          ? (lengths[(i + 1) * width + j + 1] ?? 0) + 1
+          : Math.max(lengths[(i + 1) * width + j] ?? 0, lengths[i * width + j + 1] ?? 0);
     }
   }
   return lengths;
@@ -34,7 +35,10 @@ export function lineDiff(before: string, after: string): LineDiffOp[] {
   const old = splitLines(before);
   const next = splitLines(after);
   if (old.length * next.length > LINE_DIFF_MAX_CELLS) {
-    return [...old.map((text) => ({ op: 'remove' as const, text })), ...next.map((text) => ({ op: 'add' as const, text }))];
+    return [
+      ...old.map((text) => ({ op: 'remove' as const, text })),
+      ...next.map((text) => ({ op: 'add' as const, text })),
+    ];
   }
   const width = next.length + 1;
   const lengths = lcsTable(old, next);

@@ -1,12 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { rebuildSummary } from './rebuild-summary';
-import { codeSummarizer, memoryThread, silentLog, testSettings, transcriptOf } from '../../../test/fakes/summary-use-case-fakes';
+import {
+  codeSummarizer,
+  memoryThread,
+  silentLog,
+  testSettings,
+  transcriptOf,
+} from '../../../test/fakes/summary-use-case-fakes';
 
 function setup(options: { coveredThroughSeq: number; revision: number; transcript?: number }) {
-  const thread = memoryThread({ transcript: transcriptOf(options.transcript ?? 10), coveredThroughSeq: options.coveredThroughSeq, summaryText: 'Old summary with CODE-999.', revision: options.revision });
+  const thread = memoryThread({
+    transcript: transcriptOf(options.transcript ?? 10),
+    coveredThroughSeq: options.coveredThroughSeq,
+    summaryText: 'Old summary with CODE-999.',
+    revision: options.revision,
+  });
   const summarizer = codeSummarizer();
   const calls = { record: async () => undefined };
-  const deps = { turns: thread.turns, transcript: thread.transcript, summaries: thread.summaries, events: thread.eventBus, summarizer, calls, settings: testSettings(), log: silentLog };
+  const deps = {
+    turns: thread.turns,
+    transcript: thread.transcript,
+    summaries: thread.summaries,
+    events: thread.eventBus,
+    summarizer,
+    calls,
+    settings: testSettings(),
+    log: silentLog,
+  };
   return { thread, summarizer, deps };
 }
 
@@ -17,10 +37,20 @@ describe('rebuildSummary', () => {
     expect(outcome).toEqual({ status: 'rebuilt', revision: 4, fromSeq: 1, throughSeq: 6, entries: 6 });
     expect(summarizer.prompts[0]).not.toContain('CODE-999');
     const [commit] = thread.commits;
-    expect(commit).toMatchObject({ author: 'rebuild', authorId: 'alice', fromSeq: 1, throughSeq: 6, foldedSeqs: [], expectedVersion: 7, model: 'fake-summarizer' });
+    expect(commit).toMatchObject({
+      author: 'rebuild',
+      authorId: 'alice',
+      fromSeq: 1,
+      throughSeq: 6,
+      foldedSeqs: [],
+      expectedVersion: 7,
+      model: 'fake-summarizer',
+    });
     expect(commit?.text).toBe('Summary keeps CODE-1, CODE-2, CODE-3, CODE-4, CODE-5, CODE-6.');
     expect(commit?.identifiersTotal).toBeGreaterThanOrEqual(6);
-    expect(thread.events).toEqual([{ type: 'summary-updated', threadId: 'thread-1', revision: 4, coveredThroughSeq: 6, tokens: commit?.tokens }]);
+    expect(thread.events).toEqual([
+      { type: 'summary-updated', threadId: 'thread-1', revision: 4, coveredThroughSeq: 6, tokens: commit?.tokens },
+    ]);
   });
 
   it('summarizes what a fold covered meanwhile on top of the rebuilt text before committing again', async () => {
@@ -45,7 +75,10 @@ describe('rebuildSummary', () => {
 
   it('skips a thread with nothing summarized yet', async () => {
     const { thread, deps } = setup({ coveredThroughSeq: 0, revision: 0 });
-    expect(await rebuildSummary({ threadId: 'thread-1', actorId: 'alice' }, deps)).toEqual({ status: 'skipped', reason: 'nothing is summarized yet' });
+    expect(await rebuildSummary({ threadId: 'thread-1', actorId: 'alice' }, deps)).toEqual({
+      status: 'skipped',
+      reason: 'nothing is summarized yet',
+    });
     expect(thread.commits).toEqual([]);
   });
 });

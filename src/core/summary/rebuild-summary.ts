@@ -20,7 +20,10 @@ export type RebuildOutcome =
 /** Commit attempts; between two, the folds that committed meanwhile are summarized on top of the rebuilt text. */
 const MAX_COMMIT_ATTEMPTS = 4;
 
-async function entriesBetween(deps: RebuildDeps, input: { threadId: string; fromSeq: number; throughSeq: number }): Promise<ContextEntry[]> {
+async function entriesBetween(
+  deps: RebuildDeps,
+  input: { threadId: string; fromSeq: number; throughSeq: number },
+): Promise<ContextEntry[]> {
   const entries = await deps.transcript.listSummarizableEntries(input);
   // Counted with the deployment's counter, like window entries (the stored count may use another encoding).
   return entries.map((entry) => ({ ...entry, tokens: deps.settings.counter.countMessage(entry) }));
@@ -33,11 +36,31 @@ interface Rebuilt {
 }
 
 /** Summarizes `entries` (seqs fromSeq..) as segments after `previous`; consolidated when over the cap. */
-async function summarizeRange(input: { threadId: string; previous: SegmentedSummary | null; entries: ContextEntry[]; fromSeq: number; contextStartSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildDeps): Promise<SegmentedSummary> {
+async function summarizeRange(
+  input: {
+    threadId: string;
+    previous: SegmentedSummary | null;
+    entries: ContextEntry[];
+    fromSeq: number;
+    contextStartSeq: number;
+    summaryPrompt: string | undefined;
+    usage: SummarizerUsage;
+    signal?: AbortSignal;
+  },
+  deps: RebuildDeps,
+): Promise<SegmentedSummary> {
   const call = { threadId: input.threadId, usage: input.usage, ...(input.signal ? { signal: input.signal } : {}) };
-  const appended = await appendSegments({
-    ...call, previous: input.previous, folded: input.entries, fromSeq: input.fromSeq, contextStartSeq: input.contextStartSeq, summaryPrompt: input.summaryPrompt,
-  }, deps);
+  const appended = await appendSegments(
+    {
+      ...call,
+      previous: input.previous,
+      folded: input.entries,
+      fromSeq: input.fromSeq,
+      contextStartSeq: input.contextStartSeq,
+      summaryPrompt: input.summaryPrompt,
+    },
+    deps,
+  );
   return appended.summary;
 }
 
@@ -48,19 +71,33 @@ async function summarizeRange(input: { threadId: string; previous: SegmentedSumm
  * leaves the window. The commit is a compare-and-set: when a fold committed meanwhile, the newly covered messages
  * are summarized on top of the rebuilt text and the commit is tried again, so no folded message is lost.
  */
-export async function rebuildSummary(input: { threadId: string; actorId: string; signal?: AbortSignal }, deps: RebuildDeps): Promise<RebuildOutcome> {
+export async function rebuildSummary(
+  input: { threadId: string; actorId: string; signal?: AbortSignal },
+  deps: RebuildDeps,
+): Promise<RebuildOutcome> {
   let context = await deps.turns.loadContext(input.threadId);
   if (!context) return { status: 'skipped', reason: 'thread not found' };
   const fromSeq = context.thread.contextStartSeq;
   const covered = context.thread.summary?.coveredThroughSeq ?? 0;
-  if (!context.thread.summary || context.thread.summary.revision === 0 || covered < fromSeq) return { status: 'skipped', reason: 'nothing is summarized yet' };
+  if (!context.thread.summary || context.thread.summary.revision === 0 || covered < fromSeq)
+    return { status: 'skipped', reason: 'nothing is summarized yet' };
 
   const started = Date.now();
   const usage: SummarizerUsage = { tokensIn: 0, tokensOut: 0 };
-  const common = { threadId: input.threadId, contextStartSeq: fromSeq, summaryPrompt: context.thread.settings.summaryPrompt, usage, ...(input.signal ? { signal: input.signal } : {}) };
+  const common = {
+    threadId: input.threadId,
+    contextStartSeq: fromSeq,
+    summaryPrompt: context.thread.settings.summaryPrompt,
+    usage,
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
   const entries = await entriesBetween(deps, { threadId: input.threadId, fromSeq, throughSeq: covered });
   if (entries.length === 0) return { status: 'skipped', reason: 'the covered messages are gone from the transcript' };
-  const rebuilt: Rebuilt = { summary: await summarizeRange({ ...common, previous: null, entries, fromSeq }, deps), throughSeq: covered, entries };
+  const rebuilt: Rebuilt = {
+    summary: await summarizeRange({ ...common, previous: null, entries, fromSeq }, deps),
+    throughSeq: covered,
+    entries,
+  };
 
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
     const { text, segmentEnds } = rebuilt.summary;
@@ -68,32 +105,85 @@ export async function rebuildSummary(input: { threadId: string; actorId: string;
     const retention = checkRetention({ folded: rebuilt.entries, summary: text });
     const tokens = deps.settings.counter.countText(text);
     const result = await deps.summaries.commit({
-      threadId: input.threadId, expectedVersion: context.thread.version, author: 'rebuild', authorId: input.actorId,
-      text, segmentEnds, tokens, encoding: deps.settings.counter.encoding, fromSeq, throughSeq: rebuilt.throughSeq, foldedSeqs: [],
-      model: deps.summarizer.model, tokensIn: usage.tokensIn, tokensOut: usage.tokensOut, durationMs: Date.now() - started,
-      identifiersKept: retention.kept, identifiersTotal: retention.total,
+      threadId: input.threadId,
+      expectedVersion: context.thread.version,
+      author: 'rebuild',
+      authorId: input.actorId,
+      text,
+      segmentEnds,
+      tokens,
+      encoding: deps.settings.counter.encoding,
+      fromSeq,
+      throughSeq: rebuilt.throughSeq,
+      foldedSeqs: [],
+      model: deps.summarizer.model,
+      tokensIn: usage.tokensIn,
+      tokensOut: usage.tokensOut,
+      durationMs: Date.now() - started,
+      identifiersKept: retention.kept,
+      identifiersTotal: retention.total,
     });
     if (result.committed) {
-      deps.events.publish({ type: 'summary-updated', threadId: input.threadId, revision: result.revision, coveredThroughSeq: rebuilt.throughSeq, tokens });
-      deps.log.info({ threadId: input.threadId, revision: result.revision, entries: rebuilt.entries.length, ms: Date.now() - started }, 'summary rebuilt');
-      return { status: 'rebuilt', revision: result.revision, fromSeq, throughSeq: rebuilt.throughSeq, entries: rebuilt.entries.length };
+      deps.events.publish({
+        type: 'summary-updated',
+        threadId: input.threadId,
+        revision: result.revision,
+        coveredThroughSeq: rebuilt.throughSeq,
+        tokens,
+      });
+      deps.log.info(
+        {
+          threadId: input.threadId,
+          revision: result.revision,
+          entries: rebuilt.entries.length,
+          ms: Date.now() - started,
+        },
+        'summary rebuilt',
+      );
+      return {
+        status: 'rebuilt',
+        revision: result.revision,
+        fromSeq,
+        throughSeq: rebuilt.throughSeq,
+        entries: rebuilt.entries.length,
+      };
     }
     context = await deps.turns.loadContext(input.threadId);
     if (!context) return { status: 'skipped', reason: 'thread not found' };
-    if (context.thread.contextStartSeq !== fromSeq) return { status: 'skipped', reason: 'the context was reset during the rebuild' };
+    if (context.thread.contextStartSeq !== fromSeq)
+      return { status: 'skipped', reason: 'the context was reset during the rebuild' };
     // A message was forgotten meanwhile: the text built so far may hold it; the forget's own rebuild takes over.
-    if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'a message was forgotten during the rebuild' };
+    if (isSummaryWithdrawn(context.thread))
+      return { status: 'skipped', reason: 'a message was forgotten during the rebuild' };
     await catchUp(rebuilt, { ...common, nowCovered: context.thread.summary?.coveredThroughSeq ?? 0 }, deps);
   }
   return { status: 'skipped', reason: 'the thread kept changing; try again' };
 }
 
 /** Summarizes the messages a fold covered while the rebuild ran on top of the rebuilt text. */
-async function catchUp(rebuilt: Rebuilt, input: { threadId: string; nowCovered: number; contextStartSeq: number; summaryPrompt: string | undefined; usage: SummarizerUsage; signal?: AbortSignal }, deps: RebuildDeps): Promise<void> {
+async function catchUp(
+  rebuilt: Rebuilt,
+  input: {
+    threadId: string;
+    nowCovered: number;
+    contextStartSeq: number;
+    summaryPrompt: string | undefined;
+    usage: SummarizerUsage;
+    signal?: AbortSignal;
+  },
+  deps: RebuildDeps,
+): Promise<void> {
   if (input.nowCovered <= rebuilt.throughSeq) return;
-  const delta = await entriesBetween(deps, { threadId: input.threadId, fromSeq: rebuilt.throughSeq + 1, throughSeq: input.nowCovered });
+  const delta = await entriesBetween(deps, {
+    threadId: input.threadId,
+    fromSeq: rebuilt.throughSeq + 1,
+    throughSeq: input.nowCovered,
+  });
   if (delta.length > 0) {
-    rebuilt.summary = await summarizeRange({ ...input, previous: rebuilt.summary, entries: delta, fromSeq: rebuilt.throughSeq + 1 }, deps);
+    rebuilt.summary = await summarizeRange(
+      { ...input, previous: rebuilt.summary, entries: delta, fromSeq: rebuilt.throughSeq + 1 },
+      deps,
+    );
     rebuilt.entries = [...rebuilt.entries, ...delta];
   }
   rebuilt.throughSeq = input.nowCovered;

@@ -46,21 +46,41 @@ export function summaryTemplateFor(summaryPrompt: string | undefined): typeof DE
 }
 
 /** One summarizer call, recorded with its usage; its answer trimmed (throws UnusableSummaryError on garbage). */
-export async function callSummarizer(input: CallInput & { messages: PackMessage[]; purpose: 'summary'; tools?: OpenAIFunctionTool[] }, deps: SummarizeDeps): Promise<string> {
+export async function callSummarizer(
+  input: CallInput & { messages: PackMessage[]; purpose: 'summary'; tools?: OpenAIFunctionTool[] },
+  deps: SummarizeDeps,
+): Promise<string> {
   const started = Date.now();
   // With the chat's tools (a continued fold), the same list goes with `tool_choice: none` and the thread's cache key.
   const continued = input.tools && input.tools.length > 0 ? { tools: input.tools, toolChoice: 'none' as const } : {};
-  const result = await deps.summarizer.summarize({ messages: input.messages, ...(input.signal ? { signal: input.signal } : {}), ...continued, cacheKey: input.threadId });
+  const result = await deps.summarizer.summarize({
+    messages: input.messages,
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...continued,
+    cacheKey: input.threadId,
+  });
   const latencyMs = Date.now() - started;
   let estimated: number | null = null;
-  const estimate = () => (estimated ??= deps.settings.counter.countPack(input.messages) + (input.tools && input.tools.length > 0 ? deps.settings.counter.countToolSchemas(input.tools) : 0));
+  const estimate = () =>
+    (estimated ??=
+      deps.settings.counter.countPack(input.messages) +
+      (input.tools && input.tools.length > 0 ? deps.settings.counter.countToolSchemas(input.tools) : 0));
   input.usage.tokensIn += result.usage?.promptTokens ?? estimate();
   input.usage.tokensOut += result.usage?.completionTokens ?? deps.settings.counter.countText(result.text);
-  const record: DeferredRecord = () => deps.calls.record({
-    threadId: input.threadId, messageId: null, purpose: input.purpose, model: deps.summarizer.model,
-    estimatedPromptTokens: estimate(), reportedPromptTokens: result.usage?.promptTokens ?? null,
-    reportedCompletionTokens: result.usage?.completionTokens ?? null, reportedCachedTokens: result.usage?.cachedTokens ?? null, latencyMs,
-  }).catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the summarizer call'));
+  const record: DeferredRecord = () =>
+    deps.calls
+      .record({
+        threadId: input.threadId,
+        messageId: null,
+        purpose: input.purpose,
+        model: deps.summarizer.model,
+        estimatedPromptTokens: estimate(),
+        reportedPromptTokens: result.usage?.promptTokens ?? null,
+        reportedCompletionTokens: result.usage?.completionTokens ?? null,
+        reportedCachedTokens: result.usage?.cachedTokens ?? null,
+        latencyMs,
+      })
+      .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the summarizer call'));
   if (input.deferredRecords) input.deferredRecords.push(record);
   else await record();
   assertUsableSummary(result.text);
@@ -78,14 +98,38 @@ export function asPackMessages(messages: readonly { role: 'system' | 'user'; con
  * Progressive: each chunk of `folded` is summarized on top of the summary so far (starting from `previous`);
  * no folded entry is dropped. `fromSeq` is the first seq the new text covers.
  */
-export async function summarizeChunks(input: CallInput & { previous: { text: string } | null; folded: ContextEntry[]; fromSeq: number; template: typeof DEFAULT_SUMMARY_PROMPT }, deps: SummarizeDeps): Promise<string> {
+export async function summarizeChunks(
+  input: CallInput & {
+    previous: { text: string } | null;
+    folded: ContextEntry[];
+    fromSeq: number;
+    template: typeof DEFAULT_SUMMARY_PROMPT;
+  },
+  deps: SummarizeDeps,
+): Promise<string> {
   const { settings } = deps;
   // What the prompt costs around the entries (the previous summary is accounted for by the chunking itself).
-  const overheadTokens = settings.counter.countPack(asPackMessages(renderSummaryPrompt({
-    previousSummary: null, entries: [], maxTokens: settings.summaryMaxTokens, fromSeq: input.fromSeq, throughSeq: input.fromSeq, template: input.template,
-  })));
+  const overheadTokens = settings.counter.countPack(
+    asPackMessages(
+      renderSummaryPrompt({
+        previousSummary: null,
+        entries: [],
+        maxTokens: settings.summaryMaxTokens,
+        fromSeq: input.fromSeq,
+        throughSeq: input.fromSeq,
+        template: input.template,
+      }),
+    ),
+  );
   const chunks = buildSummarizerInputs({
-    summary: input.previous ? { ...input.previous, tokens: settings.counter.countText(input.previous.text), coveredThroughSeq: input.fromSeq - 1, revision: 0 } : null,
+    summary: input.previous
+      ? {
+          ...input.previous,
+          tokens: settings.counter.countText(input.previous.text),
+          coveredThroughSeq: input.fromSeq - 1,
+          revision: 0,
+        }
+      : null,
     folded: input.folded,
     budget: settings.summarizerInputMaxTokens,
     summaryMaxTokens: settings.summaryMaxTokens,
@@ -95,8 +139,12 @@ export async function summarizeChunks(input: CallInput & { previous: { text: str
   let summary = input.previous?.text ?? null;
   for (const chunk of chunks) {
     const messages = renderSummaryPrompt({
-      previousSummary: summary, entries: chunk.entries, maxTokens: settings.summaryMaxTokens,
-      fromSeq: input.fromSeq, throughSeq: chunk.throughSeq, template: input.template,
+      previousSummary: summary,
+      entries: chunk.entries,
+      maxTokens: settings.summaryMaxTokens,
+      fromSeq: input.fromSeq,
+      throughSeq: chunk.throughSeq,
+      template: input.template,
     });
     summary = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
   }
@@ -104,22 +152,39 @@ export async function summarizeChunks(input: CallInput & { previous: { text: str
 }
 
 /** Checked commit: identifiers of the folded entries must appear in the summary; ask once more listing the missing ones. */
-export async function ensureRetention(input: CallInput & { text: string; folded: ContextEntry[] }, deps: SummarizeDeps): Promise<{ text: string; kept: number; total: number }> {
+export async function ensureRetention(
+  input: CallInput & { text: string; folded: ContextEntry[] },
+  deps: SummarizeDeps,
+): Promise<{ text: string; kept: number; total: number }> {
   const first = checkRetention({ folded: input.folded, summary: input.text });
   if (first.missingVerbatim.length === 0) return { text: input.text, kept: first.kept, total: first.total };
-  const messages = retentionRetryMessages({ summary: input.text, missing: first.missingVerbatim, maxTokens: deps.settings.summaryMaxTokens });
+  const messages = retentionRetryMessages({
+    summary: input.text,
+    missing: first.missingVerbatim,
+    maxTokens: deps.settings.summaryMaxTokens,
+  });
   const revised = await callSummarizer({ ...input, messages: asPackMessages(messages), purpose: 'summary' }, deps);
   const second = checkRetention({ folded: input.folded, summary: revised });
-  return second.kept >= first.kept ? { text: revised, kept: second.kept, total: second.total } : { text: input.text, kept: first.kept, total: first.total };
+  return second.kept >= first.kept
+    ? { text: revised, kept: second.kept, total: second.total }
+    : { text: input.text, kept: first.kept, total: first.total };
 }
 
 /** A summary over SUMMARY_MAX_TOKENS is condensed again; as a last resort it is cut at the cap. */
 export async function ensureCap(input: CallInput & { text: string }, deps: SummarizeDeps): Promise<string> {
   const { counter, summaryMaxTokens } = deps.settings;
   if (counter.countText(input.text) <= summaryMaxTokens) return input.text;
-  const condensed = await callSummarizer({ ...input, messages: asPackMessages(condenseSummaryMessages({ summary: input.text, maxTokens: summaryMaxTokens })), purpose: 'summary' }, deps);
+  const condensed = await callSummarizer(
+    {
+      ...input,
+      messages: asPackMessages(condenseSummaryMessages({ summary: input.text, maxTokens: summaryMaxTokens })),
+      purpose: 'summary',
+    },
+    deps,
+  );
   if (counter.countText(condensed) <= summaryMaxTokens) return condensed;
   let cut = condensed;
-  while (cut.length > 0 && counter.countText(cut) > summaryMaxTokens - 8) cut = cut.slice(0, Math.floor(cut.length * 0.9));
+  while (cut.length > 0 && counter.countText(cut) > summaryMaxTokens - 8)
+    cut = cut.slice(0, Math.floor(cut.length * 0.9));
   return `${cut.trimEnd()} […]`;
 }

@@ -1,14 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { appendSegment, keepSegments, segmentedSummary, segmentsOf, SEGMENT_SEPARATOR, singleSegment } from './summary-segments';
+import {
+  appendSegment,
+  keepSegments,
+  segmentedSummary,
+  segmentsOf,
+  SEGMENT_SEPARATOR,
+  singleSegment,
+} from './summary-segments';
 
 describe('summary segments', () => {
   it('appends a segment after the earlier text, byte for byte, and reads the segments back', () => {
     const first = appendSegment(null, '  Intent: a trip to Rome [#1–4].\n\nFacts: budget €900 [#3].  ');
-    expect(first).toEqual({ text: 'Intent: a trip to Rome [#1–4].\n\nFacts: budget €900 [#3].', segmentEnds: [first.text.length] });
+    expect(first).toEqual({
+      text: 'Intent: a trip to Rome [#1–4].\n\nFacts: budget €900 [#3].',
+      segmentEnds: [first.text.length],
+    });
     const second = appendSegment(first, 'Booked hotel H-204 [#5].');
     expect(second.text.startsWith(first.text + SEGMENT_SEPARATOR)).toBe(true);
     // A segment holding the separator itself still reads back whole: the ends, not the separator, delimit it.
-    expect(segmentsOf(second)).toEqual(['Intent: a trip to Rome [#1–4].\n\nFacts: budget €900 [#3].', 'Booked hotel H-204 [#5].']);
+    expect(segmentsOf(second)).toEqual([
+      'Intent: a trip to Rome [#1–4].\n\nFacts: budget €900 [#3].',
+      'Booked hotel H-204 [#5].',
+    ]);
     expect(appendSegment(second, '   ')).toBe(second);
   });
 

@@ -23,8 +23,10 @@ export function singleSegment(text: string): SegmentedSummary {
  */
 export function segmentedSummary(text: string, segmentEnds: readonly number[] | null | undefined): SegmentedSummary {
   const ends = segmentEnds ?? [];
-  const valid = ends.length > 0 && ends.at(-1) === text.length
-    && ends.every((end, index) => end > (index === 0 ? 0 : (ends[index - 1] ?? 0) + SEGMENT_SEPARATOR.length));
+  const valid =
+    ends.length > 0 &&
+    ends.at(-1) === text.length &&
+    ends.every((end, index) => end > (index === 0 ? 0 : (ends[index - 1] ?? 0) + SEGMENT_SEPARATOR.length));
   return valid ? { text, segmentEnds: [...ends] } : singleSegment(text);
 }
 

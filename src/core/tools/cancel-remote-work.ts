@@ -9,7 +9,10 @@ import { TERMINAL_RUN_STATUSES } from './types';
  * an erasure (issue 27), before the runs' rows are deleted: afterwards no job could find what to cancel. The
  * cancels go out together, each bounded by the submit timeout; a failure is logged. Returns how many were sent.
  */
-export async function cancelRemoteWork(runIds: readonly string[], deps: { runs: ToolRunStore; registry: Pick<ToolRegistry, 'get'>; log: LogPort }): Promise<number> {
+export async function cancelRemoteWork(
+  runIds: readonly string[],
+  deps: { runs: ToolRunStore; registry: Pick<ToolRegistry, 'get'>; log: LogPort },
+): Promise<number> {
   const runs = await Promise.all(runIds.map((runId) => deps.runs.findRun(runId, null)));
   const working = runs.flatMap((run) => {
     const work = run ? deps.registry.get(run.name)?.background : undefined;

@@ -12,9 +12,18 @@ function deps(reply: (messages: PackMessage[]) => string) {
   return {
     seen,
     deps: {
-      counter, log, inlineTokens: 100, inputMaxTokens: 2000,
+      counter,
+      log,
+      inlineTokens: 100,
+      inputMaxTokens: 2000,
       calls: { record: async () => undefined },
-      summarizer: { model: 'stub', summarize: async ({ messages }: { messages: PackMessage[] }) => { seen.push(messages); return { text: reply(messages), toolCalls: [], usage: null }; } },
+      summarizer: {
+        model: 'stub',
+        summarize: async ({ messages }: { messages: PackMessage[] }) => {
+          seen.push(messages);
+          return { text: reply(messages), toolCalls: [], usage: null };
+        },
+      },
     },
   };
 }
@@ -22,7 +31,10 @@ function deps(reply: (messages: PackMessage[]) => string) {
 describe('condenseToolResult', () => {
   it('keeps a small result as is', async () => {
     const { deps: d, seen } = deps(() => 'x');
-    expect(await condenseToolResult({ threadId: 't', toolName: 'tool', handle: 'h', text: 'short' }, d)).toEqual({ content: 'short', condensed: false });
+    expect(await condenseToolResult({ threadId: 't', toolName: 'tool', handle: 'h', text: 'short' }, d)).toEqual({
+      content: 'short',
+      condensed: false,
+    });
     expect(seen).toHaveLength(0);
   });
 
@@ -50,6 +62,8 @@ describe('condenseToolResult', () => {
 describe('truncateResult', () => {
   it('cuts above the limit with a marker', () => {
     expect(truncateResult('abc', 5)).toBe('abc');
-    expect(truncateResult('abcdefgh', 5)).toBe('abcde\n[… truncated: the result had 8 characters; only the first 5 are kept]');
+    expect(truncateResult('abcdefgh', 5)).toBe(
+      'abcde\n[… truncated: the result had 8 characters; only the first 5 are kept]',
+    );
   });
 });

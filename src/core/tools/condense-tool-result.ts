@@ -18,7 +18,8 @@ const MAX_PARTS = 8;
 const FRAME_TOKENS = 60;
 const PROMPT_TOKENS = 300;
 
-const SYSTEM = 'You condense the output of a tool for an assistant that will only see your version. Keep every identifier (ids, names, codes, file paths, URLs), every number with its unit, and every conclusion, error and warning. Drop repetition and boilerplate. Answer with the condensed text only.';
+const SYSTEM =
+  'You condense the output of a tool for an assistant that will only see your version. Keep every identifier (ids, names, codes, file paths, URLs), every number with its unit, and every conclusion, error and warning. Drop repetition and boilerplate. Answer with the condensed text only.';
 
 /** The line that ends a condensed result: where the full text is. */
 export function handleLine(handle: string, characters: number): string {
@@ -44,7 +45,8 @@ function splitParts(text: string, tokens: number, counter: TokenCounter): { part
   let offset = 0;
   while (offset < text.length && parts.length < MAX_PARTS) {
     let end = Math.min(text.length, offset + tokens * 3);
-    while (end > offset + 1 && counter.countText(text.slice(offset, end)) > tokens) end = offset + Math.floor((end - offset) * 0.85);
+    while (end > offset + 1 && counter.countText(text.slice(offset, end)) > tokens)
+      end = offset + Math.floor((end - offset) * 0.85);
     parts.push(text.slice(offset, end));
     offset = end;
   }
@@ -78,7 +80,9 @@ export async function condenseToolResult(
             `Tool: ${input.toolName}. Condense to at most ${bodyTokens} tokens.`,
             notes ? `Your notes on the earlier parts (keep what matters from them):\n${notes}` : '',
             `Part ${index + 1} of ${parts.length}:\n${part}`,
-          ].filter(Boolean).join('\n\n'),
+          ]
+            .filter(Boolean)
+            .join('\n\n'),
           tokens: 0,
         },
       ];
@@ -86,7 +90,10 @@ export async function condenseToolResult(
     }
   } catch (error) {
     if (input.signal?.aborted) throw error;
-    deps.log.warn({ err: error, threadId: input.threadId, tool: input.toolName }, 'condensing a tool result failed; keeping its head instead');
+    deps.log.warn(
+      { err: error, threadId: input.threadId, tool: input.toolName },
+      'condensing a tool result failed; keeping its head instead',
+    );
     notes = `[The summary model could not condense this result; its beginning follows]\n${input.text}`;
   }
   const covered = coveredChars < input.text.length ? ` (the first ${coveredChars} characters were condensed)` : '';
@@ -95,15 +102,27 @@ export async function condenseToolResult(
   return { content, condensed: true };
 }
 
-async function callSummarizer(messages: PackMessage[], input: { threadId: string; signal?: AbortSignal }, deps: CondenseDeps): Promise<string> {
+async function callSummarizer(
+  messages: PackMessage[],
+  input: { threadId: string; signal?: AbortSignal },
+  deps: CondenseDeps,
+): Promise<string> {
   const started = Date.now();
   const estimated = deps.counter.countPack(messages);
   const result = await deps.summarizer.summarize({ messages, ...(input.signal ? { signal: input.signal } : {}) });
-  await deps.calls.record({
-    threadId: input.threadId, messageId: null, purpose: 'condense', model: deps.summarizer.model,
-    estimatedPromptTokens: estimated, reportedPromptTokens: result.usage?.promptTokens ?? null,
-    reportedCompletionTokens: result.usage?.completionTokens ?? null, reportedCachedTokens: result.usage?.cachedTokens ?? null, latencyMs: Date.now() - started,
-  }).catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the condense call'));
+  await deps.calls
+    .record({
+      threadId: input.threadId,
+      messageId: null,
+      purpose: 'condense',
+      model: deps.summarizer.model,
+      estimatedPromptTokens: estimated,
+      reportedPromptTokens: result.usage?.promptTokens ?? null,
+      reportedCompletionTokens: result.usage?.completionTokens ?? null,
+      reportedCachedTokens: result.usage?.cachedTokens ?? null,
+      latencyMs: Date.now() - started,
+    })
+    .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the condense call'));
   const text = result.text.trim();
   if (!text) throw new Error('the summary model returned an empty text');
   return text;

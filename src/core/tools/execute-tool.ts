@@ -5,8 +5,7 @@ import type { ToolRegistry } from './tool-registry';
 import type { Tool, ToolContext } from './types';
 
 export type ToolOutcome =
-  | { status: 'succeeded'; text: string }
-  | { status: 'failed' | 'timed_out' | 'cancelled'; text: string; error: string };
+  { status: 'succeeded'; text: string } | { status: 'failed' | 'timed_out' | 'cancelled'; text: string; error: string };
 
 /** Raised into a tool's signal; tells a timeout from a cancel. */
 export class ToolTimeoutError extends Error {
@@ -17,20 +16,35 @@ export class ToolCancelledError extends Error {
 }
 
 /** The text shown for an exception: its message when it is a ToolError, else a generic line (the message is logged). */
-export function publicToolError(input: { toolName: string; error: unknown; log: LogPort; runId?: string | null }): string {
+export function publicToolError(input: {
+  toolName: string;
+  error: unknown;
+  log: LogPort;
+  runId?: string | null;
+}): string {
   if (input.error instanceof ToolError) return input.error.message;
   // Only correlates the user's line with the log's: no secret, so no crypto needed (src/core does no I/O).
-  const reference = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
-  input.log.warn({ err: input.error, tool: input.toolName, runId: input.runId ?? null, reference }, 'tool failed with an internal error');
+  const reference = Math.floor(Math.random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0');
+  input.log.warn(
+    { err: input.error, tool: input.toolName, runId: input.runId ?? null, reference },
+    'tool failed with an internal error',
+  );
   return `an internal error (reference ${reference}; the details are in the server log)`;
 }
 
 function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
-  return error.issues.map((issue) => `${issue.path.length ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message}`).join('; ');
+  return error.issues
+    .map((issue) => `${issue.path.length ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message}`)
+    .join('; ');
 }
 
 /** Validates the arguments; a failure is a message the model can act on. */
-export function validateArguments(tool: Tool, args: unknown): { ok: true; args: unknown } | { ok: false; error: string } {
+export function validateArguments(
+  tool: Tool,
+  args: unknown,
+): { ok: true; args: unknown } | { ok: false; error: string } {
   const parsed = tool.schema.safeParse(args);
   if (parsed.success) return { ok: true, args: parsed.data };
   return { ok: false, error: `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}` };
@@ -56,7 +70,10 @@ export async function executeTool(input: {
 }): Promise<ToolOutcome> {
   const tool = input.registry.get(input.call.name);
   if (!tool) {
-    const known = input.registry.list().map((candidate) => candidate.name).join(', ');
+    const known = input.registry
+      .list()
+      .map((candidate) => candidate.name)
+      .join(', ');
     return failure('failed', `There is no tool named ${input.call.name}. Available tools: ${known}.`);
   }
   const validated = validateArguments(tool, input.call.args);
@@ -65,7 +82,13 @@ export async function executeTool(input: {
   const onOuterAbort = () => controller.abort(input.signal?.reason ?? new ToolCancelledError('cancelled'));
   if (input.signal?.aborted) onOuterAbort();
   input.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new ToolTimeoutError(`${tool.name} did not finish within ${input.timeoutMs} ms and was stopped.`)), input.timeoutMs);
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new ToolTimeoutError(`${tool.name} did not finish within ${input.timeoutMs} ms and was stopped.`),
+      ),
+    input.timeoutMs,
+  );
   const aborted = new Promise<never>((_, reject) => {
     const rejectWithReason = () => reject(controller.signal.reason);
     if (controller.signal.aborted) rejectWithReason();
@@ -73,14 +96,21 @@ export async function executeTool(input: {
   });
   aborted.catch(() => undefined);
   try {
-    const text = await Promise.race([tool.run(validated.args, { ...input.context, signal: controller.signal }), aborted]);
+    const text = await Promise.race([
+      tool.run(validated.args, { ...input.context, signal: controller.signal }),
+      aborted,
+    ]);
     if (typeof text !== 'string') return failure('failed', `${tool.name} returned no text.`);
     return { status: 'succeeded', text };
   } catch (error) {
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
     if (reason instanceof ToolTimeoutError) return failure('timed_out', reason.message);
-    if (controller.signal.aborted) return failure('cancelled', reason instanceof Error ? reason.message : 'The tool run was cancelled.');
-    return failure('failed', `${tool.name} failed: ${publicToolError({ toolName: tool.name, error: reason, log: input.log, runId: input.context.runId })}`);
+    if (controller.signal.aborted)
+      return failure('cancelled', reason instanceof Error ? reason.message : 'The tool run was cancelled.');
+    return failure(
+      'failed',
+      `${tool.name} failed: ${publicToolError({ toolName: tool.name, error: reason, log: input.log, runId: input.context.runId })}`,
+    );
   } finally {
     clearTimeout(timer);
     input.signal?.removeEventListener('abort', onOuterAbort);

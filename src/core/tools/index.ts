@@ -16,7 +16,12 @@ export { calculatorTool } from './built-in/calculator';
 export { currentTimeTool } from './built-in/current-time';
 export { readToolResultTool } from './built-in/read-tool-result';
 export { analyzeThreadTool } from './built-in/analyze-thread';
-export { definitionsForRecallScope, searchTranscriptDescription, searchTranscriptTool, renderMatches } from './built-in/search-transcript';
+export {
+  definitionsForRecallScope,
+  searchTranscriptDescription,
+  searchTranscriptTool,
+  renderMatches,
+} from './built-in/search-transcript';
 export { saveMemoryTool, savedMemoryNote } from './built-in/save-memory';
 export { evaluateExpression, ExpressionError, formatNumber } from './built-in/evaluate-expression';
 export { acceptRunnerReport } from './accept-runner-report';

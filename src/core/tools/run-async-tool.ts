@@ -34,10 +34,14 @@ export type AsyncToolOutcome = 'reported' | 'already-reported' | 'missing' | 'su
 export function runReportHeader(run: Pick<ToolRun, 'name' | 'id' | 'startedAtSeq' | 'status'>): string {
   const where = `${run.name} (run ${run.id}, started at seq ${run.startedAtSeq})`;
   switch (run.status) {
-    case 'succeeded': return `Result of ${where}:`;
-    case 'timed_out': return `${where} timed out:`;
-    case 'cancelled': return `${where} was cancelled:`;
-    default: return `${where} failed:`;
+    case 'succeeded':
+      return `Result of ${where}:`;
+    case 'timed_out':
+      return `${where} timed out:`;
+    case 'cancelled':
+      return `${where} was cancelled:`;
+    default:
+      return `${where} failed:`;
   }
 }
 
@@ -52,18 +56,27 @@ export async function runAsyncTool(input: { runId: string }, deps: AsyncToolDeps
   if (!found) return 'missing';
   const background = deps.registry.get(found.name)?.background;
   // Cancelled here (the user, a forget, a timeout) while the other side still works on it: tell it to stop.
-  if (background && found.taskId && found.status === 'cancelled' && !found.remoteCancelledAt) await cancelRemote(found, background, deps);
+  if (background && found.taskId && found.status === 'cancelled' && !found.remoteCancelledAt)
+    await cancelRemote(found, background, deps);
   if (found.reportedAt) return 'already-reported';
   if (TERMINAL_RUN_STATUSES.includes(found.status)) return report(found, deps);
   if (background) {
     return runBackgroundTool(found, background, {
-      ...deps, timeoutFor: (run) => deps.registry.get(run.name)?.timeoutMs ?? deps.timeoutMs,
-      finish: (run, outcome) => completeRun(run, outcome, deps), start: (runId) => deps.runs.startRun(runId),
+      ...deps,
+      timeoutFor: (run) => deps.registry.get(run.name)?.timeoutMs ?? deps.timeoutMs,
+      finish: (run, outcome) => completeRun(run, outcome, deps),
+      start: (runId) => deps.runs.startRun(runId),
     });
   }
   const run = await deps.runs.startRun(input.runId);
   if (!run) return reportCurrent(input.runId, deps);
-  deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
+  deps.events.publish({
+    type: 'tool-progress',
+    threadId: run.threadId,
+    runId: run.id,
+    progress: run.progress,
+    note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started',
+  });
   const outcome = await execute(run, deps);
   return completeRun(run, outcome, deps);
 }
@@ -74,9 +87,13 @@ export async function completeRun(run: ToolRun, outcome: ToolOutcome, deps: Asyn
   const current = await deps.runs.findRun(run.id, null);
   if (current && TERMINAL_RUN_STATUSES.includes(current.status)) return reportCurrent(run.id, deps);
   const transcript = truncateResult(outcome.text, deps.maxResultChars);
-  const condensed = outcome.status === 'succeeded'
-    ? await condenseToolResult({ threadId: run.threadId, toolName: run.name, handle: run.id, text: transcript }, { ...deps.condense, counter: deps.counter, log: deps.log })
-    : null;
+  const condensed =
+    outcome.status === 'succeeded'
+      ? await condenseToolResult(
+          { threadId: run.threadId, toolName: run.name, handle: run.id, text: transcript },
+          { ...deps.condense, counter: deps.counter, log: deps.log },
+        )
+      : null;
   await deps.runs.finishRun({
     runId: run.id,
     status: outcome.status,
@@ -91,9 +108,12 @@ export async function completeRun(run: ToolRun, outcome: ToolOutcome, deps: Asyn
 async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> {
   const controller = new AbortController();
   const poll = setInterval(() => {
-    deps.runs.isCancelRequested(run.id).then((requested) => {
-      if (requested) controller.abort(new ToolCancelledError('The user cancelled the run.'));
-    }, (error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not read the cancel flag'));
+    deps.runs.isCancelRequested(run.id).then(
+      (requested) => {
+        if (requested) controller.abort(new ToolCancelledError('The user cancelled the run.'));
+      },
+      (error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not read the cancel flag'),
+    );
   }, deps.cancelPollMs ?? 500);
   const lines: string[] = [];
   const tool = deps.registry.get(run.name);
@@ -103,9 +123,21 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
   const save = async (progress: number, note?: string) => {
     const bounded = Math.min(1, Math.max(0, progress));
     lines.push(`[${Math.round(bounded * 100)}%]${note ? ` ${note}` : ''}`);
-    const message = await deps.runs.saveProgress({ runId: run.id, progress: bounded, note: note ?? null, transcriptText: `${run.name} (run ${run.id}) is running…\n${lines.join('\n')}` });
-    deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: bounded, ...(note ? { note } : {}) });
-    if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
+    const message = await deps.runs.saveProgress({
+      runId: run.id,
+      progress: bounded,
+      note: note ?? null,
+      transcriptText: `${run.name} (run ${run.id}) is running…\n${lines.join('\n')}`,
+    });
+    deps.events.publish({
+      type: 'tool-progress',
+      threadId: run.threadId,
+      runId: run.id,
+      progress: bounded,
+      ...(note ? { note } : {}),
+    });
+    if (message)
+      deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
   };
   try {
     return await executeTool({
@@ -115,11 +147,17 @@ async function execute(run: ToolRun, deps: AsyncToolDeps): Promise<ToolOutcome> 
       signal: controller.signal,
       log: deps.log,
       context: {
-        threadId: run.threadId, runId: run.id, services: deps.services, counter: deps.counter, inlineTokens: deps.condense.inlineTokens,
+        threadId: run.threadId,
+        runId: run.id,
+        services: deps.services,
+        counter: deps.counter,
+        inlineTokens: deps.condense.inlineTokens,
         now: () => new Date(),
         reportProgress: (progress, note) => {
           const next = saving.then(() => save(progress, note));
-          saving = next.catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'));
+          saving = next.catch((error: unknown) =>
+            deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'),
+          );
           return next;
         },
       },
@@ -143,7 +181,10 @@ export async function reportCurrent(runId: string, deps: AsyncToolDeps): Promise
  */
 async function report(run: ToolRun, deps: AsyncToolDeps, attempt = 1): Promise<AsyncToolOutcome> {
   const header = runReportHeader(run);
-  const body = run.status === 'succeeded' ? (run.result ?? '') : `${run.error ?? 'no reason given'}\nTell the user, and offer to try again if that makes sense.`;
+  const body =
+    run.status === 'succeeded'
+      ? (run.result ?? '')
+      : `${run.error ?? 'no reason given'}\nTell the user, and offer to try again if that makes sense.`;
   const noteBody = run.status === 'succeeded' ? (run.condensed ?? run.result ?? '') : body;
   const transcriptText = `${header}\n${body}`;
   const note = `${header}\n${noteBody}`;
@@ -157,11 +198,22 @@ async function report(run: ToolRun, deps: AsyncToolDeps, attempt = 1): Promise<A
   });
   if (!reported.reported) {
     const current = attempt < 3 ? await deps.runs.findRun(run.id, null) : null;
-    return current && !current.reportedAt && TERMINAL_RUN_STATUSES.includes(current.status) ? report(current, deps, attempt + 1) : 'already-reported';
+    return current && !current.reportedAt && TERMINAL_RUN_STATUSES.includes(current.status)
+      ? report(current, deps, attempt + 1)
+      : 'already-reported';
   }
   deps.events.publish({ type: 'message-end', threadId: run.threadId, message: toMessageDto(reported.message) });
   deps.events.publish({ type: 'tool-end', threadId: run.threadId, run: toToolRunDto(run) });
-  deps.log.info({ runId: run.id, threadId: run.threadId, status: run.status, followUp: reported.followUp.id, newFollowUp: reported.followUpCreated }, 'tool run reported');
+  deps.log.info(
+    {
+      runId: run.id,
+      threadId: run.threadId,
+      status: run.status,
+      followUp: reported.followUp.id,
+      newFollowUp: reported.followUpCreated,
+    },
+    'tool run reported',
+  );
   deps.onFollowUp(run.threadId);
   return 'reported';
 }

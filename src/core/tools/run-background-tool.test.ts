@@ -22,7 +22,9 @@ function runnerWork() {
       started.add(context.runId);
       return { taskId: context.runId };
     },
-    async cancel() { /* not asked here */ },
+    async cancel() {
+      /* not asked here */
+    },
   };
   return { work, requests, started };
 }
@@ -31,12 +33,26 @@ async function setUp() {
   const stores = createMemoryStores();
   const thread = await newThread(stores);
   const { answer } = await exchange(stores, thread.id, 'render');
-  const { run } = await stores.toolRuns.createRun({ threadId: thread.id, messageId: answer.id, toolCallId: 'call-1', name: 'render_video', args: { scene: 'dawn' }, startedAtSeq: answer.seq ?? 0 });
+  const { run } = await stores.toolRuns.createRun({
+    threadId: thread.id,
+    messageId: answer.id,
+    toolCallId: 'call-1',
+    name: 'render_video',
+    args: { scene: 'dawn' },
+    startedAtSeq: answer.seq ?? 0,
+  });
   const finished: ToolOutcome[] = [];
   const depsOf = (runs: ToolRunStore) => ({
-    runs, events: { publish: () => undefined, subscribe: () => () => undefined, subscribeAll: () => () => undefined }, log: silentLog, timeoutMs: 60_000,
-    schedulePoll: async () => undefined, timeoutFor: () => 60_000,
-    finish: async (_run: ToolRun, outcome: ToolOutcome) => { finished.push(outcome); return 'reported' as const; },
+    runs,
+    events: { publish: () => undefined, subscribe: () => () => undefined, subscribeAll: () => () => undefined },
+    log: silentLog,
+    timeoutMs: 60_000,
+    schedulePoll: async () => undefined,
+    timeoutFor: () => 60_000,
+    finish: async (_run: ToolRun, outcome: ToolOutcome) => {
+      finished.push(outcome);
+      return 'reported' as const;
+    },
     start: (runId: string) => runs.startRun(runId),
   });
   return { stores, run, finished, depsOf };
@@ -47,7 +63,13 @@ describe('runBackgroundTool with a preset task id (external runners)', () => {
     const { stores, run, depsOf } = await setUp();
     const { work, requests } = runnerWork();
     const seenAtRequest: (ToolRun | null)[] = [];
-    const watching: BackgroundWork = { ...work, submit: async (args, context) => { seenAtRequest.push(await stores.toolRuns.findRun(run.id, null)); return work.submit(args, context); } };
+    const watching: BackgroundWork = {
+      ...work,
+      submit: async (args, context) => {
+        seenAtRequest.push(await stores.toolRuns.findRun(run.id, null));
+        return work.submit(args, context);
+      },
+    };
     expect(await runBackgroundTool(run, watching, depsOf(stores.toolRuns))).toBe('submitted');
     // When the runner got the request (and could report at once), its run already had its task id and deadline.
     expect(seenAtRequest[0]).toMatchObject({ taskId: run.id, handedAt: null });
@@ -60,7 +82,12 @@ describe('runBackgroundTool with a preset task id (external runners)', () => {
     const { stores, run, finished, depsOf } = await setUp();
     const { work, requests, started } = runnerWork();
     // The first worker dies right after the runner took the request (the answer is never stored).
-    const dying: ToolRunStore = { ...stores.toolRuns, markHanded: async () => { throw new Crash('the worker died'); } };
+    const dying: ToolRunStore = {
+      ...stores.toolRuns,
+      markHanded: async () => {
+        throw new Crash('the worker died');
+      },
+    };
     await expect(runBackgroundTool(run, work, depsOf(dying))).rejects.toBeInstanceOf(Crash);
     // The retry (BullMQ's stalled job, or the sweeper) finds the run stored but not handed over.
     const stored = (await stores.toolRuns.findRun(run.id, null))!;

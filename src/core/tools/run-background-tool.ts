@@ -13,7 +13,10 @@ export interface BackgroundDeps {
   schedulePoll(runId: string, delayMs: number): Promise<void>;
 }
 
-type Finish = (run: ToolRun, outcome: ToolOutcome) => Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'>;
+type Finish = (
+  run: ToolRun,
+  outcome: ToolOutcome,
+) => Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'>;
 
 /** Submitting may not hang a worker slot: the other side answers (with a task id) or the submit fails. */
 const SUBMIT_TIMEOUT_MS = 30_000;
@@ -21,20 +24,42 @@ const SUBMIT_TIMEOUT_MS = 30_000;
 function contextOf(run: ToolRun, deps: BackgroundDeps, signal: AbortSignal): BackgroundContext {
   let saving: Promise<unknown> = Promise.resolve();
   return {
-    runId: run.id, threadId: run.threadId, signal,
+    runId: run.id,
+    threadId: run.threadId,
+    signal,
     reportProgress: (progress, note) => {
-      const next = saving.then(() => saveBackgroundProgress(run, deps, Math.min(1, Math.max(0, progress)), note ?? null));
-      saving = next.catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'));
+      const next = saving.then(() =>
+        saveBackgroundProgress(run, deps, Math.min(1, Math.max(0, progress)), note ?? null),
+      );
+      saving = next.catch((error: unknown) =>
+        deps.log.warn({ err: error, runId: run.id }, 'could not save tool progress'),
+      );
       return next;
     },
   };
 }
 
 /** Saves background progress on the run and its transcript message, and streams it. */
-export async function saveBackgroundProgress(run: ToolRun, deps: Pick<BackgroundDeps, 'runs' | 'events'>, progress: number, note: string | null): Promise<void> {
+export async function saveBackgroundProgress(
+  run: ToolRun,
+  deps: Pick<BackgroundDeps, 'runs' | 'events'>,
+  progress: number,
+  note: string | null,
+): Promise<void> {
   const line = `[${Math.round(progress * 100)}%]${note ? ` ${note}` : ''}`;
-  const message = await deps.runs.saveProgress({ runId: run.id, progress, note, transcriptText: `${run.name} (run ${run.id}) is running…\n${line}` });
-  deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress, ...(note ? { note } : {}) });
+  const message = await deps.runs.saveProgress({
+    runId: run.id,
+    progress,
+    note,
+    transcriptText: `${run.name} (run ${run.id}) is running…\n${line}`,
+  });
+  deps.events.publish({
+    type: 'tool-progress',
+    threadId: run.threadId,
+    runId: run.id,
+    progress,
+    ...(note ? { note } : {}),
+  });
   if (message) deps.events.publish({ type: 'message-updated', threadId: run.threadId, message: toMessageDto(message) });
 }
 
@@ -43,13 +68,25 @@ function failure(status: 'failed' | 'timed_out' | 'cancelled', error: string): T
 }
 
 /** Sends the cancel to the other side once; a failure is logged (the run is cancelled here in any case). */
-export async function cancelRemote(run: ToolRun, work: BackgroundWork, deps: Pick<BackgroundDeps, 'runs' | 'log'>): Promise<void> {
+export async function cancelRemote(
+  run: ToolRun,
+  work: BackgroundWork,
+  deps: Pick<BackgroundDeps, 'runs' | 'log'>,
+): Promise<void> {
   if (!run.taskId) return;
   try {
-    await work.cancel(run.taskId, { runId: run.id, threadId: run.threadId, signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS), reportProgress: async () => undefined });
-    deps.log.info({ runId: run.id, taskId: run.taskId }, 'cancel sent to the tool\'s other side');
+    await work.cancel(run.taskId, {
+      runId: run.id,
+      threadId: run.threadId,
+      signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS),
+      reportProgress: async () => undefined,
+    });
+    deps.log.info({ runId: run.id, taskId: run.taskId }, "cancel sent to the tool's other side");
   } catch (error) {
-    deps.log.warn({ err: error, runId: run.id, taskId: run.taskId }, 'could not send the cancel to the tool\'s other side');
+    deps.log.warn(
+      { err: error, runId: run.id, taskId: run.taskId },
+      "could not send the cancel to the tool's other side",
+    );
   }
   await deps.runs.markRemoteCancelled(run.id);
 }
@@ -62,7 +99,11 @@ export async function cancelRemote(run: ToolRun, work: BackgroundWork, deps: Pic
  * out past the deadline, otherwise asks how it goes and finishes it or schedules the next poll. A worker that dies
  * is followed by the next poll job on any worker, which resumes by task id: the tool is never called twice.
  */
-export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, deps: SubmitDeps): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
+export async function runBackgroundTool(
+  found: ToolRun,
+  work: BackgroundWork,
+  deps: SubmitDeps,
+): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
   if (!found.taskId) return submit(found, work, deps);
   if (found.cancelRequested) {
     await cancelRemote(found, work, deps);
@@ -74,7 +115,10 @@ export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, de
   if (!claim.claimed) return 'polled';
   if (claim.overdue) {
     await cancelRemote(found, work, deps);
-    return deps.finish(found, failure('timed_out', `${found.name} did not finish within ${deps.timeoutFor(found)} ms and was stopped.`));
+    return deps.finish(
+      found,
+      failure('timed_out', `${found.name} did not finish within ${deps.timeoutFor(found)} ms and was stopped.`),
+    );
   }
   if (!work.poll) return next(found, work, deps);
   const context = contextOf(found, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS));
@@ -83,11 +127,15 @@ export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, de
     status = await work.poll(found.taskId, context);
   } catch (error) {
     // The other side is down or slow: poll again until the deadline.
-    deps.log.warn({ err: error, runId: found.id, taskId: found.taskId }, 'could not poll background work; will try again');
+    deps.log.warn(
+      { err: error, runId: found.id, taskId: found.taskId },
+      'could not poll background work; will try again',
+    );
     return next(found, work, deps);
   }
   if (status.state === 'working') {
-    if (status.note && status.note !== found.progressNote) await context.reportProgress(status.progress ?? found.progress, status.note);
+    if (status.note && status.note !== found.progressNote)
+      await context.reportProgress(status.progress ?? found.progress, status.note);
     return next(found, work, deps);
   }
   if (status.state === 'succeeded') return deps.finish(found, { status: 'succeeded', text: status.text });
@@ -95,29 +143,51 @@ export async function runBackgroundTool(found: ToolRun, work: BackgroundWork, de
 }
 
 async function next(run: ToolRun, work: BackgroundWork, deps: BackgroundDeps): Promise<'polled'> {
-  await deps.schedulePoll(run.id, work.pollIntervalMs).catch((error: unknown) => deps.log.warn({ err: error, runId: run.id }, 'could not schedule the next poll; the sweeper will'));
+  await deps
+    .schedulePoll(run.id, work.pollIntervalMs)
+    .catch((error: unknown) =>
+      deps.log.warn({ err: error, runId: run.id }, 'could not schedule the next poll; the sweeper will'),
+    );
   return 'polled';
 }
 
-type SubmitDeps = BackgroundDeps & { timeoutFor(run: ToolRun): number; finish: Finish; start(runId: string): Promise<ToolRun | null> };
+type SubmitDeps = BackgroundDeps & {
+  timeoutFor(run: ToolRun): number;
+  finish: Finish;
+  start(runId: string): Promise<ToolRun | null>;
+};
 
 async function submit(found: ToolRun, work: BackgroundWork, deps: SubmitDeps) {
-  if (found.cancelRequested) return deps.finish(found, failure('cancelled', 'The user cancelled the run before it started.'));
+  if (found.cancelRequested)
+    return deps.finish(found, failure('cancelled', 'The user cancelled the run before it started.'));
   const run = await deps.start(found.id);
   if (!run) return 'already-reported' as const;
-  deps.events.publish({ type: 'tool-progress', threadId: run.threadId, runId: run.id, progress: run.progress, note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started' });
+  deps.events.publish({
+    type: 'tool-progress',
+    threadId: run.threadId,
+    runId: run.id,
+    progress: run.progress,
+    note: run.attempts > 1 ? `restarted (attempt ${run.attempts})` : 'started',
+  });
   if (work.presetTaskId) {
     // The task id (the idempotency key) and the deadline first: a report that beats the request's answer finds its
     // run handed over, and a retry after a crash sends the same key again.
     const taskId = work.presetTaskId(run.id);
-    if (!(await deps.runs.markSubmitted({ runId: run.id, taskId, timeoutMs: deps.timeoutFor(run) }))) return 'polled' as const;
+    if (!(await deps.runs.markSubmitted({ runId: run.id, taskId, timeoutMs: deps.timeoutFor(run) })))
+      return 'polled' as const;
     return handOver({ ...run, taskId }, work, deps);
   }
   let taskId: string;
   try {
     ({ taskId } = await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS))));
   } catch (error) {
-    return deps.finish(run, failure('failed', `${run.name} could not be started: ${publicToolError({ toolName: run.name, error, log: deps.log, runId: run.id })}`));
+    return deps.finish(
+      run,
+      failure(
+        'failed',
+        `${run.name} could not be started: ${publicToolError({ toolName: run.name, error, log: deps.log, runId: run.id })}`,
+      ),
+    );
   }
   await deps.runs.markSubmitted({ runId: run.id, taskId, timeoutMs: deps.timeoutFor(run) });
   deps.log.info({ runId: run.id, taskId }, 'background work submitted');
@@ -126,11 +196,18 @@ async function submit(found: ToolRun, work: BackgroundWork, deps: SubmitDeps) {
 }
 
 /** Sends the run request of a stored preset task id (again, after a crash: the same key); acknowledged, it is handed. */
-async function handOver(run: ToolRun, work: BackgroundWork, deps: SubmitDeps): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
+async function handOver(
+  run: ToolRun,
+  work: BackgroundWork,
+  deps: SubmitDeps,
+): Promise<'reported' | 'already-reported' | 'missing' | 'submitted' | 'polled'> {
   try {
     await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS)));
   } catch (error) {
-    return deps.finish(run, failure('failed', `${run.name} could not be started: ${error instanceof Error ? error.message : String(error)}`));
+    return deps.finish(
+      run,
+      failure('failed', `${run.name} could not be started: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
   await deps.runs.markHanded(run.id);
   deps.log.info({ runId: run.id, taskId: run.taskId }, 'background work handed over');

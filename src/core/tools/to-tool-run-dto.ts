@@ -14,7 +14,12 @@ export function toToolRunDto(run: ToolRun): ToolRunDto {
     status: run.status,
     progress: run.progress,
     progressNote: run.progressNote,
-    resultPreview: run.result === null ? null : run.result.length > PREVIEW_CHARS ? `${run.result.slice(0, PREVIEW_CHARS)}…` : run.result,
+    resultPreview:
+      run.result === null
+        ? null
+        : run.result.length > PREVIEW_CHARS
+          ? `${run.result.slice(0, PREVIEW_CHARS)}…`
+          : run.result,
     resultTokens: run.resultTokens,
     error: run.error,
     createdAt: run.createdAt.toISOString(),

@@ -10,32 +10,79 @@ import { defineTool, type ToolContext } from './types';
 
 const counter = createTokenCounter('o200k_base');
 const context: Omit<ToolContext, 'signal'> = {
-  threadId: 't', runId: null, reportProgress: async () => undefined, counter, inlineTokens: 200, now: () => new Date('2026-01-02T03:04:05Z'),
-  services: { readStoredResult: async () => ({ name: 'report', text: Array.from({ length: 2000 }, (_, index) => `row ${index}`).join(' ').slice(0, 10_000) }), listTranscript: async () => [], search: { searchForModel: async () => [], messagesAt: async () => [] } },
+  threadId: 't',
+  runId: null,
+  reportProgress: async () => undefined,
+  counter,
+  inlineTokens: 200,
+  now: () => new Date('2026-01-02T03:04:05Z'),
+  services: {
+    readStoredResult: async () => ({
+      name: 'report',
+      text: Array.from({ length: 2000 }, (_, index) => `row ${index}`)
+        .join(' ')
+        .slice(0, 10_000),
+    }),
+    listTranscript: async () => [],
+    search: { searchForModel: async () => [], messagesAt: async () => [] },
+  },
 };
 
 const sleepy = defineTool({
-  name: 'sleepy', description: 'waits', mode: 'inline', schema: z.object({}),
-  run: (_args, { signal }) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve('woke'), 10_000);
-    signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); });
-  }),
+  name: 'sleepy',
+  description: 'waits',
+  mode: 'inline',
+  schema: z.object({}),
+  run: (_args, { signal }) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve('woke'), 10_000);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
+    }),
 });
-const stubborn = defineTool({ name: 'stubborn', description: 'ignores its signal', mode: 'inline', schema: z.object({}), run: () => new Promise(() => undefined) });
-const broken = defineTool({ name: 'broken', description: 'throws', mode: 'inline', schema: z.object({}), run: async () => { throw new Error('disk on fire'); } });
+const stubborn = defineTool({
+  name: 'stubborn',
+  description: 'ignores its signal',
+  mode: 'inline',
+  schema: z.object({}),
+  run: () => new Promise(() => undefined),
+});
+const broken = defineTool({
+  name: 'broken',
+  description: 'throws',
+  mode: 'inline',
+  schema: z.object({}),
+  run: async () => {
+    throw new Error('disk on fire');
+  },
+});
 
-const configured = (name: string, server = 'srv', size = 1) => defineTool({
-  name, description: `tool ${name} ${'x'.repeat(size)}`, mode: 'inline', schema: z.object({}),
-  parameters: { type: 'object', properties: { q: { type: 'string' } } }, source: { kind: 'mcp', server, tool: name.split('__')[1] ?? name },
-  run: async () => 'ok',
-});
+const configured = (name: string, server = 'srv', size = 1) =>
+  defineTool({
+    name,
+    description: `tool ${name} ${'x'.repeat(size)}`,
+    mode: 'inline',
+    schema: z.object({}),
+    parameters: { type: 'object', properties: { q: { type: 'string' } } },
+    source: { kind: 'mcp', server, tool: name.split('__')[1] ?? name },
+    run: async () => 'ok',
+  });
 
 describe('configured tool groups', () => {
   it('adds and replaces a group, offering its own JSON schema', () => {
     const registry = createToolRegistry([calculatorTool]);
     registry.setGroup('mcp:srv', [configured('srv__a'), configured('srv__b')]);
-    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'srv__a', 'srv__b']);
-    expect(registry.definitions()[1]?.function.parameters).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual([
+      'calculator',
+      'srv__a',
+      'srv__b',
+    ]);
+    expect(registry.definitions()[1]?.function.parameters).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+    });
     registry.setGroup('mcp:srv', [configured('srv__c')]);
     expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'srv__c']);
     expect(registry.get('srv__a')).toBeUndefined();
@@ -43,21 +90,40 @@ describe('configured tool groups', () => {
 
   it('refuses a name another group holds: at start it throws naming both, later it leaves the newcomer out', () => {
     const registry = createToolRegistry([calculatorTool]);
-    expect(() => registry.setGroup('mcp:one', [configured('calculator', 'one')], { strict: true }))
-      .toThrow('Tool name calculator is claimed twice: by a built-in tool and by MCP server one (its tool "calculator")');
+    expect(() => registry.setGroup('mcp:one', [configured('calculator', 'one')], { strict: true })).toThrow(
+      'Tool name calculator is claimed twice: by a built-in tool and by MCP server one (its tool "calculator")',
+    );
     registry.setGroup('mcp:one', [configured('shared', 'one')]);
     const { refused } = registry.setGroup('mcp:two', [configured('shared', 'two'), configured('two__own', 'two')]);
-    expect(refused).toEqual(['Tool name shared is claimed twice: by MCP server one (its tool "shared") and by MCP server two (its tool "shared")']);
-    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'shared', 'two__own']);
+    expect(refused).toEqual([
+      'Tool name shared is claimed twice: by MCP server one (its tool "shared") and by MCP server two (its tool "shared")',
+    ]);
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual([
+      'calculator',
+      'shared',
+      'two__own',
+    ]);
   });
 
   it('offers configured tools within the schema token cap, in order; built-ins are always offered', () => {
-    const cap = { maxTokens: 0, count: (definition: { function: { description: string } }) => definition.function.description.length };
+    const cap = {
+      maxTokens: 0,
+      count: (definition: { function: { description: string } }) => definition.function.description.length,
+    };
     cap.maxTokens = 2 * 'tool srv__a x'.length + 1;
     const registry = createToolRegistry([calculatorTool], cap);
     registry.setGroup('mcp:srv', [configured('srv__a'), configured('srv__b'), configured('srv__c')]);
-    expect(registry.definitions().map((definition) => definition.function.name)).toEqual(['calculator', 'srv__a', 'srv__b']);
-    expect(registry.describe().map((entry) => [entry.tool.name, entry.offered])).toEqual([['calculator', true], ['srv__a', true], ['srv__b', true], ['srv__c', false]]);
+    expect(registry.definitions().map((definition) => definition.function.name)).toEqual([
+      'calculator',
+      'srv__a',
+      'srv__b',
+    ]);
+    expect(registry.describe().map((entry) => [entry.tool.name, entry.offered])).toEqual([
+      ['calculator', true],
+      ['srv__a', true],
+      ['srv__b', true],
+      ['srv__c', false],
+    ]);
   });
 });
 
@@ -68,8 +134,13 @@ describe('createToolRegistry', () => {
     expect(calculator).toEqual({
       type: 'function',
       function: {
-        name: 'calculator', description: calculatorTool.description,
-        parameters: expect.objectContaining({ type: 'object', required: ['expression'], properties: { expression: expect.objectContaining({ type: 'string' }) } }),
+        name: 'calculator',
+        description: calculatorTool.description,
+        parameters: expect.objectContaining({
+          type: 'object',
+          required: ['expression'],
+          properties: { expression: expect.objectContaining({ type: 'string' }) },
+        }),
       },
     });
     expect(calculator?.function.parameters).not.toHaveProperty('$schema');
@@ -100,7 +171,9 @@ describe('executeTool', () => {
     expect((await run('calculator', { expression: '1/0' })).text).toBe('Error: calculator failed: Division by zero');
     const internal = await run('broken', {});
     // An internal exception: a generic line with a reference, never its message.
-    expect(internal.text).toMatch(/^Error: broken failed: an internal error \(reference [0-9a-f]{8}; the details are in the server log\)$/);
+    expect(internal.text).toMatch(
+      /^Error: broken failed: an internal error \(reference [0-9a-f]{8}; the details are in the server log\)$/,
+    );
     expect(internal.status === 'failed' && internal.error).not.toContain('disk on fire');
   });
 
@@ -118,7 +191,11 @@ describe('executeTool', () => {
   });
 
   it('read_tool_result returns a slice that fits the inline size and says where to continue', async () => {
-    const outcome = await run('read_tool_result', { handle: '00000000-0000-4000-8000-000000000000', offset: 100, length: 20_000 });
+    const outcome = await run('read_tool_result', {
+      handle: '00000000-0000-4000-8000-000000000000',
+      offset: 100,
+      length: 20_000,
+    });
     expect(outcome.status).toBe('succeeded');
     expect(counter.countText(outcome.text)).toBeLessThanOrEqual(200);
     const match = /Characters 100–(\d+) of 10000/.exec(outcome.text);

@@ -61,7 +61,10 @@ const BUILT_IN = 'built-in';
  * `schemaCap` bounds the tokens the configured groups' schemas may take from the pack: tools past it (in group
  * order) are not offered, and the caller is told which through `describe()`.
  */
-export function createToolRegistry(tools: readonly Tool[], schemaCap?: { maxTokens: number; count(definition: OpenAIFunctionTool): number }): ToolRegistry {
+export function createToolRegistry(
+  tools: readonly Tool[],
+  schemaCap?: { maxTokens: number; count(definition: OpenAIFunctionTool): number },
+): ToolRegistry {
   const groups = new Map<string, { tool: Tool; definition: OpenAIFunctionTool }[]>();
   let described: RegisteredTool[] = [];
   let definitions: OpenAIFunctionTool[] = [];
@@ -83,16 +86,24 @@ export function createToolRegistry(tools: readonly Tool[], schemaCap?: { maxToke
         described.push({ tool, group, offered, schemaTokens });
       }
     }
-    definitions = described.filter((entry) => entry.offered).map((entry) => groups.get(entry.group)!.find((candidate) => candidate.tool === entry.tool)!.definition);
+    definitions = described
+      .filter((entry) => entry.offered)
+      .map((entry) => groups.get(entry.group)!.find((candidate) => candidate.tool === entry.tool)!.definition);
   }
 
-  function checked(group: string, list: readonly Tool[], strict: boolean): { entries: { tool: Tool; definition: OpenAIFunctionTool }[]; refused: string[] } {
+  function checked(
+    group: string,
+    list: readonly Tool[],
+    strict: boolean,
+  ): { entries: { tool: Tool; definition: OpenAIFunctionTool }[]; refused: string[] } {
     const entries: { tool: Tool; definition: OpenAIFunctionTool }[] = [];
     const refused: string[] = [];
     const seen = new Map<string, Tool>();
-    for (const [otherGroup, others] of groups) if (otherGroup !== group) for (const { tool } of others) seen.set(tool.name, tool);
+    for (const [otherGroup, others] of groups)
+      if (otherGroup !== group) for (const { tool } of others) seen.set(tool.name, tool);
     for (const tool of list) {
-      if (!TOOL_NAME.test(tool.name)) throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME.source}`);
+      if (!TOOL_NAME.test(tool.name))
+        throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME.source}`);
       const taken = seen.get(tool.name);
       if (taken) {
         const message = `Tool name ${tool.name} is claimed twice: by ${describeSource(taken)} and by ${describeSource(tool)}`;
@@ -108,8 +119,10 @@ export function createToolRegistry(tools: readonly Tool[], schemaCap?: { maxToke
 
   groups.set(BUILT_IN, []);
   for (const tool of tools) {
-    if (!TOOL_NAME.test(tool.name)) throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME.source}`);
-    if (groups.get(BUILT_IN)!.some((entry) => entry.tool.name === tool.name)) throw new TypeError(`Tool ${tool.name} is registered twice`);
+    if (!TOOL_NAME.test(tool.name))
+      throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME.source}`);
+    if (groups.get(BUILT_IN)!.some((entry) => entry.tool.name === tool.name))
+      throw new TypeError(`Tool ${tool.name} is registered twice`);
     groups.get(BUILT_IN)!.push({ tool, definition: definitionOf(tool) });
   }
   rebuild();

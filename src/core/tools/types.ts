@@ -19,13 +19,20 @@ export interface ToolServices {
   /** Full-text search of the thread's transcript as the model may see it (from its context start on). */
   search: Pick<TranscriptSearch, 'searchForModel' | 'messagesAt'> & {
     /** The owner's other threads, per the thread's recall scope (absent where not wired: this thread only). */
-    searchElsewhere?(input: { threadId: string; query: string; limit: number }): ReturnType<TranscriptSearch['searchElsewhere']>;
+    searchElsewhere?(input: {
+      threadId: string;
+      query: string;
+      limit: number;
+    }): ReturnType<TranscriptSearch['searchElsewhere']>;
   };
   /**
    * Saves one of the thread owner's saved memories, its source the thread's newest user message (save_memory).
    * Absent where saved memories are not wired (a refusal is told to the model).
    */
-  saveMemory?(input: { threadId: string; text: string }): Promise<{ saved: { id: string; text: string } } | { refused: string }>;
+  saveMemory?(input: {
+    threadId: string;
+    text: string;
+  }): Promise<{ saved: { id: string; text: string } } | { refused: string }>;
 }
 
 /** Everything a tool gets besides its arguments. */
@@ -51,9 +58,7 @@ export interface ToolContext {
 
 /** Where a tool comes from (shown to admins; MCP and external tools are configured, not compiled in). */
 export type ToolSource =
-  | { kind: 'built-in' }
-  | { kind: 'mcp'; server: string; tool: string }
-  | { kind: 'external'; url: string };
+  { kind: 'built-in' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'external'; url: string };
 
 /** How work that runs elsewhere (an MCP task, an external runner) is going, as one poll sees it. */
 export type BackgroundStatus =

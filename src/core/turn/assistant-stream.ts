@@ -14,17 +14,28 @@ export class AssistantStream {
   private creating: Promise<string> | null = null;
   private lastSave = 0;
 
-  constructor(private readonly options: { turn: Turn; turns: TurnStore; events: ThreadEventBus; log: LogPort; saveMs: number }) {}
+  constructor(
+    private readonly options: { turn: Turn; turns: TurnStore; events: ThreadEventBus; log: LogPort; saveMs: number },
+  ) {}
 
   onDelta(delta: string): void {
     if (!delta) return;
     const offset = this.text.length;
     this.text += delta;
     if (this.messageId) {
-      this.options.events.publish({ type: 'message-delta', threadId: this.options.turn.threadId, messageId: this.messageId, offset, delta });
+      this.options.events.publish({
+        type: 'message-delta',
+        threadId: this.options.turn.threadId,
+        messageId: this.messageId,
+        offset,
+        delta,
+      });
       this.saveThrottled();
     } else {
-      void this.ensureMessage().then(() => undefined, () => undefined);
+      void this.ensureMessage().then(
+        () => undefined,
+        () => undefined,
+      );
     }
   }
 
@@ -33,13 +44,28 @@ export class AssistantStream {
     if (this.messageId) return Promise.resolve(this.messageId);
     this.creating ??= (async () => {
       const { turn, turns, events } = this.options;
-      const message = await turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'assistant', content: '', status: 'streaming' });
+      const message = await turns.appendTurnMessage({
+        threadId: turn.threadId,
+        turnId: turn.id,
+        role: 'assistant',
+        content: '',
+        status: 'streaming',
+      });
       this.messageId = message.id;
       this.lastSave = Date.now();
       events.publish({ type: 'message-start', threadId: turn.threadId, message: toMessageDto(message) });
-      if (this.text) events.publish({ type: 'message-delta', threadId: turn.threadId, messageId: message.id, offset: 0, delta: this.text });
+      if (this.text)
+        events.publish({
+          type: 'message-delta',
+          threadId: turn.threadId,
+          messageId: message.id,
+          offset: 0,
+          delta: this.text,
+        });
       return message.id;
-    })().finally(() => { this.creating = null; });
+    })().finally(() => {
+      this.creating = null;
+    });
     return this.creating;
   }
 
@@ -52,6 +78,8 @@ export class AssistantStream {
     const now = Date.now();
     if (!this.messageId || now - this.lastSave < this.options.saveMs) return;
     this.lastSave = now;
-    this.options.turns.saveStreamingText(this.messageId, this.text).catch((error: unknown) => this.options.log.warn({ err: error }, 'saving streaming text failed'));
+    this.options.turns
+      .saveStreamingText(this.messageId, this.text)
+      .catch((error: unknown) => this.options.log.warn({ err: error }, 'saving streaming text failed'));
   }
 }

@@ -8,13 +8,25 @@ export function userFacingError(error: unknown): ErrorBody {
   if (isModelCallError(error)) {
     switch (error.kind) {
       case 'timeout':
-        return { code: 'PROVIDER_TIMEOUT', message: 'The model did not answer in time. Your message is saved; try again.' };
+        return {
+          code: 'PROVIDER_TIMEOUT',
+          message: 'The model did not answer in time. Your message is saved; try again.',
+        };
       case 'context_overflow':
-        return { code: 'CONTEXT_OVERFLOW', message: 'The conversation was too long for the model even after summarizing. Your message is saved.' };
+        return {
+          code: 'CONTEXT_OVERFLOW',
+          message: 'The conversation was too long for the model even after summarizing. Your message is saved.',
+        };
       case 'rate_limited':
-        return { code: 'PROVIDER_ERROR', message: 'The model provider is rate limiting us. Your message is saved; try again in a moment.' };
+        return {
+          code: 'PROVIDER_ERROR',
+          message: 'The model provider is rate limiting us. Your message is saved; try again in a moment.',
+        };
       default:
-        return { code: 'PROVIDER_ERROR', message: 'The model provider failed to answer. Your message is saved; try again.' };
+        return {
+          code: 'PROVIDER_ERROR',
+          message: 'The model provider failed to answer. Your message is saved; try again.',
+        };
     }
   }
   return { code: 'INTERNAL', message: 'Something went wrong while answering. Your message is saved; try again.' };

@@ -15,7 +15,9 @@ function fingerprint(text: string): number {
 }
 
 function messageFingerprint(message: PackMessage): number {
-  return fingerprint(`${message.role}\u0000${message.content}\u0000${JSON.stringify(message.toolCalls ?? null)}\u0000${message.toolCallId ?? ''}`);
+  return fingerprint(
+    `${message.role}\u0000${message.content}\u0000${JSON.stringify(message.toolCalls ?? null)}\u0000${message.toolCallId ?? ''}`,
+  );
 }
 
 /** The fingerprints of one chat prompt: its tool list's and each message's. */
@@ -38,7 +40,13 @@ export class PromptPrefixTracker {
    * Compares the call's prompt with the thread's previous one and remembers it; the divergence is null when there was
    * none. `stored`: the fingerprints recorded with the thread's newest call, used when this process has seen none.
    */
-  observe(input: { threadId: string; messages: readonly PackMessage[]; tools: readonly unknown[]; toolSchemaTokens: number; stored?: PromptFingerprints | null }): { divergence: PromptDivergence | null; fingerprints: PromptFingerprints } {
+  observe(input: {
+    threadId: string;
+    messages: readonly PackMessage[];
+    tools: readonly unknown[];
+    toolSchemaTokens: number;
+    stored?: PromptFingerprints | null;
+  }): { divergence: PromptDivergence | null; fingerprints: PromptFingerprints } {
     const current = promptFingerprints(input.messages, input.tools);
     const previous = this.seen.get(input.threadId) ?? input.stored ?? undefined;
     this.seen.delete(input.threadId);
@@ -48,10 +56,17 @@ export class PromptPrefixTracker {
       if (oldest !== undefined) this.seen.delete(oldest);
     }
     if (!previous) return { divergence: null, fingerprints: current };
-    if (previous.tools !== current.tools) return { divergence: { messageIndex: -1, tokensBefore: 0 }, fingerprints: current };
+    if (previous.tools !== current.tools)
+      return { divergence: { messageIndex: -1, tokensBefore: 0 }, fingerprints: current };
     let index = 0;
-    while (index < current.messages.length && index < previous.messages.length && current.messages[index] === previous.messages[index]) index += 1;
-    const tokensBefore = input.toolSchemaTokens + input.messages.slice(0, index).reduce((sum, message) => sum + message.tokens, 0);
+    while (
+      index < current.messages.length &&
+      index < previous.messages.length &&
+      current.messages[index] === previous.messages[index]
+    )
+      index += 1;
+    const tokensBefore =
+      input.toolSchemaTokens + input.messages.slice(0, index).reduce((sum, message) => sum + message.tokens, 0);
     return { divergence: { messageIndex: index, tokensBefore }, fingerprints: current };
   }
 }

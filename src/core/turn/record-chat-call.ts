@@ -1,6 +1,13 @@
 import type { ContextPack } from '../context';
 import { ModelCallError } from '../model-call-error';
-import type { ChatCallRecord, LogPort, ModelCallRecord, ModelCallStore, PromptDivergence, PromptFingerprints } from '../ports';
+import type {
+  ChatCallRecord,
+  LogPort,
+  ModelCallRecord,
+  ModelCallStore,
+  PromptDivergence,
+  PromptFingerprints,
+} from '../ports';
 
 interface ChatCallInput {
   threadId: string;
@@ -42,11 +49,18 @@ function chatCallFigures(input: ChatCallInput): ModelCallRecord {
 }
 
 /** Records a failed chat call (no answer to store it with); a failing record is logged, never fails the turn. */
-export async function recordChatCall(input: ChatCallInput & { error?: unknown }, deps: { calls: ModelCallStore; log: LogPort }): Promise<void> {
+export async function recordChatCall(
+  input: ChatCallInput & { error?: unknown },
+  deps: { calls: ModelCallStore; log: LogPort },
+): Promise<void> {
   try {
     await deps.calls.record({
       ...chatCallFigures(input),
-      error: input.error ? (input.error instanceof ModelCallError ? `${input.error.kind}: ${input.error.message}` : String(input.error)) : null,
+      error: input.error
+        ? input.error instanceof ModelCallError
+          ? `${input.error.kind}: ${input.error.message}`
+          : String(input.error)
+        : null,
     });
   } catch (error) {
     deps.log.warn({ err: error }, 'could not record the model call');

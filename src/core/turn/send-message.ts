@@ -32,7 +32,12 @@ const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
   const prepared = await prepareUserMessage(input, deps);
   // The ownership check is part of the accept (one round trip): NOT_FOUND for a thread that is not the user's.
-  return deps.turns.acceptUserMessage({ threadId: input.threadId, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns });
+  return deps.turns.acceptUserMessage({
+    threadId: input.threadId,
+    ownerId: input.userId,
+    ...prepared,
+    maxQueued: deps.maxQueuedTurns,
+  });
 }
 
 /** A user message that passed the send checks, counted, ready to be stored. */
@@ -47,12 +52,18 @@ export interface PreparedUserMessage {
  * The checks of a send before anything is stored (also an edit's, before its fork is written): the user within the
  * rate limit (RATE_LIMITED), the message valid (VALIDATION, TOO_LARGE) and small enough for one pack.
  */
-export async function prepareUserMessage(input: Pick<SendMessageInput, 'userId' | 'content' | 'clientMessageId'>, deps: Pick<SendMessageDeps, 'sendLimiter' | 'settings' | 'maxMessageChars'>): Promise<PreparedUserMessage> {
+export async function prepareUserMessage(
+  input: Pick<SendMessageInput, 'userId' | 'content' | 'clientMessageId'>,
+  deps: Pick<SendMessageDeps, 'sendLimiter' | 'settings' | 'maxMessageChars'>,
+): Promise<PreparedUserMessage> {
   await spendOrRefuse(deps.sendLimiter, input.userId);
   if (typeof input.content !== 'string') throw new AppError('VALIDATION', 'content must be a string.');
   if (input.content.trim().length === 0) throw new AppError('VALIDATION', 'The message is empty.');
   if (input.content.length > deps.maxMessageChars) {
-    throw new AppError('TOO_LARGE', `The message has ${input.content.length} characters; the limit is ${deps.maxMessageChars}.`);
+    throw new AppError(
+      'TOO_LARGE',
+      `The message has ${input.content.length} characters; the limit is ${deps.maxMessageChars}.`,
+    );
   }
   if (input.content.includes('\u0000')) throw new AppError('VALIDATION', 'The message contains a NUL character.');
   const clientMessageId = input.clientMessageId ?? null;
@@ -64,7 +75,10 @@ export async function prepareUserMessage(input: Pick<SendMessageInput, 'userId' 
   // The message must fit the pack with the system prefix: otherwise no pack could ever carry it.
   const room = budget - counter.countMessage({ role: 'system', content: systemPrefix }) - 3;
   if (tokens > room) {
-    throw new AppError('TOO_LARGE', `The message is ${tokens} tokens; this model accepts at most ${room} in one message.`);
+    throw new AppError(
+      'TOO_LARGE',
+      `The message is ${tokens} tokens; this model accepts at most ${room} in one message.`,
+    );
   }
   return { content: input.content, tokens, encoding: counter.encoding, clientMessageId };
 }

@@ -9,5 +9,7 @@ import type { RateLimiter } from '../limits/rate-limiter';
 export async function spendOrRefuse(limiter: RateLimiter, userId: string, what = 'messages'): Promise<void> {
   const decision = await limiter.hit(userId);
   if (decision.allowed) return;
-  throw new AppError('RATE_LIMITED', `Too many ${what}; try again in ${decision.retryAfterSeconds} s.`, { details: { retryAfterSeconds: decision.retryAfterSeconds } });
+  throw new AppError('RATE_LIMITED', `Too many ${what}; try again in ${decision.retryAfterSeconds} s.`, {
+    details: { retryAfterSeconds: decision.retryAfterSeconds },
+  });
 }

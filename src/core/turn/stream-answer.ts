@@ -40,10 +40,18 @@ export interface StreamedAnswer {
   invalid: Map<string, string>;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 
 /** The per-call note of a follow-up whose results landed before replies that were composed without them. */
 export function lateResultsNote(seqs: readonly number[]): string {
@@ -57,16 +65,31 @@ export function lateResultsNote(seqs: readonly number[]): string {
  * re-render the window and break the provider's prompt cache); when replies follow one of them, a per-call note at
  * the end points the model at them.
  */
-export function buildTurnPack(context: ThreadContext, settings: ContextSettings, tools: readonly OpenAIFunctionTool[], lastSeqs: readonly number[] = [], options: { recall?: boolean } = {}): { pack: ContextPack; toolSchemaTokens: number } {
+export function buildTurnPack(
+  context: ThreadContext,
+  settings: ContextSettings,
+  tools: readonly OpenAIFunctionTool[],
+  lastSeqs: readonly number[] = [],
+  options: { recall?: boolean } = {},
+): { pack: ContextPack; toolSchemaTokens: number } {
   const toolSchemaTokens = tools.length > 0 ? settings.counter.countToolSchemas(tools) : 0;
   const state = shortenToolArguments(contextStateOf(context, settings), settings.counter);
   const results = new Set(lastSeqs);
   const lastOther = state.window.reduce((max, entry) => (results.has(entry.seq) ? max : Math.max(max, entry.seq)), -1);
-  const late = state.window.filter((entry) => results.has(entry.seq) && entry.seq < lastOther).map((entry) => entry.seq);
+  const late = state.window
+    .filter((entry) => results.has(entry.seq) && entry.seq < lastOther)
+    .map((entry) => entry.seq);
   const pack = buildContextPack({
-    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), state, budget: packBudget(settings) - toolSchemaTokens, counter: settings.counter, compat: settings.compat,
-    recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings), recallGate: settings.recallGate ?? false,
-    ...(context.savedMemories ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } } : {}),
+    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
+    state,
+    budget: packBudget(settings) - toolSchemaTokens,
+    counter: settings.counter,
+    compat: settings.compat,
+    recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
+    recallGate: settings.recallGate ?? false,
+    ...(context.savedMemories
+      ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } }
+      : {}),
     ...(late.length > 0 ? { notes: [lateResultsNote(late)] } : {}),
   });
   return { pack, toolSchemaTokens };
@@ -77,7 +100,17 @@ export function buildTurnPack(context: ThreadContext, settings: ContextSettings,
  * the window. Retryable provider errors before the first token are retried with backoff; a context overflow
  * folds the thread synchronously once and retries.
  */
-export async function streamAnswer(input: { turn: Turn; context: ThreadContext; active: ActiveTurn; tools: OpenAIFunctionTool[]; toolChoice?: 'none'; lastSeqs?: number[] }, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
+export async function streamAnswer(
+  input: {
+    turn: Turn;
+    context: ThreadContext;
+    active: ActiveTurn;
+    tools: OpenAIFunctionTool[];
+    toolChoice?: 'none';
+    lastSeqs?: number[];
+  },
+  deps: StreamAnswerDeps,
+): Promise<StreamedAnswer> {
   const { turn, active } = input;
   const { settings, chat, turns, events } = deps;
   const threadId = turn.threadId;
@@ -87,32 +120,70 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
   let overflowRetried = false;
   for (let attempt = 0; ; attempt += 1) {
     // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
-    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, { recall: !overflowRetried });
-    const observed = deps.prompts?.observe({ threadId, messages: pack.messages, tools: input.tools, toolSchemaTokens, stored: context.lastPrompt ?? null });
+    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, {
+      recall: !overflowRetried,
+    });
+    const observed = deps.prompts?.observe({
+      threadId,
+      messages: pack.messages,
+      tools: input.tools,
+      toolSchemaTokens,
+      stored: context.lastPrompt ?? null,
+    });
     const promptDivergence = observed?.divergence ?? null;
     const promptFingerprints = observed?.fingerprints ?? null;
     const startedAt = Date.now();
     try {
       const result = await chat.stream({
-        messages: pack.messages, signal: active.controller.signal, onDelta: (delta) => stream.onDelta(delta), cacheKey: threadId,
-        ...(input.tools.length > 0 ? { tools: input.tools } : {}), ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+        messages: pack.messages,
+        signal: active.controller.signal,
+        onDelta: (delta) => stream.onDelta(delta),
+        cacheKey: threadId,
+        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+        ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       });
       // The provider's count of this very prompt teaches the model's estimate correction.
       // Per user: one user's text cannot move everyone's factor (the median over users is what counts).
-      if (result.usage) settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens, context.thread.ownerId);
+      if (result.usage)
+        settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens, context.thread.ownerId);
       const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
       const toolCalls = [
         ...result.toolCalls,
-        ...(result.invalidToolCalls ?? []).map((call) => ({ id: call.id, name: call.name, args: { invalid_arguments: call.rawArguments } })),
+        ...(result.invalidToolCalls ?? []).map((call) => ({
+          id: call.id,
+          name: call.name,
+          args: { invalid_arguments: call.rawArguments },
+        })),
       ];
       const messageId = await stream.ensureMessage();
       const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
       // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({ threadId, messageId, model: chat.model, pack, toolSchemaTokens, startedAt, usage: result.usage, overflowRetry: overflowRetried, systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix), promptDivergence, promptFingerprints });
+      const call = chatCallRecord({
+        threadId,
+        messageId,
+        model: chat.model,
+        pack,
+        toolSchemaTokens,
+        startedAt,
+        usage: result.usage,
+        overflowRetry: overflowRetried,
+        systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
+        promptDivergence,
+        promptFingerprints,
+      });
       const finished = await turns.finishMessage({
-        messageId, content: stream.text, status: 'complete', tokens: entryTokens, encoding: settings.counter.encoding,
+        messageId,
+        content: stream.text,
+        status: 'complete',
+        tokens: entryTokens,
+        encoding: settings.counter.encoding,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        entry: { role: 'assistant', content: stream.text, tokens: entryTokens, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+        entry: {
+          role: 'assistant',
+          content: stream.text,
+          tokens: entryTokens,
+          ...(toolCalls.length > 0 ? { toolCalls } : {}),
+        },
         call,
       });
       stream.completed = true;
@@ -121,10 +192,28 @@ export async function streamAnswer(input: { turn: Turn; context: ThreadContext; 
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
       if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;
-      await recordChatCall({ threadId, messageId: null, model: chat.model, pack, toolSchemaTokens, startedAt, usage: null, overflowRetry: overflowRetried, promptDivergence, promptFingerprints, error: reason }, deps);
+      await recordChatCall(
+        {
+          threadId,
+          messageId: null,
+          model: chat.model,
+          pack,
+          toolSchemaTokens,
+          startedAt,
+          usage: null,
+          overflowRetry: overflowRetried,
+          promptDivergence,
+          promptFingerprints,
+          error: reason,
+        },
+        deps,
+      );
       if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
         overflowRetried = true;
-        deps.log.warn({ threadId, turnId: turn.id }, 'provider reported context overflow: folding now and retrying once');
+        deps.log.warn(
+          { threadId, turnId: turn.id },
+          'provider reported context overflow: folding now and retrying once',
+        );
         await deps.foldNow(threadId);
         context = (await turns.loadContext(threadId, { recall: true })) ?? context;
         continue;

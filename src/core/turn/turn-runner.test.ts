@@ -37,7 +37,17 @@ async function memoryTurnStore() {
     },
     /** A user message waiting in the queue with its turn, as a send leaves it. */
     async send(content: string): Promise<Turn> {
-      return (await stores.turns.acceptUserMessage({ threadId, ownerId: null, content, tokens: 10, encoding: 'o200k_base', clientMessageId: null, maxQueued: 5 })).turn;
+      return (
+        await stores.turns.acceptUserMessage({
+          threadId,
+          ownerId: null,
+          content,
+          tokens: 10,
+          encoding: 'o200k_base',
+          clientMessageId: null,
+          maxQueued: 5,
+        })
+      ).turn;
     },
     followUp(): Promise<Turn> {
       return stores.turns.queueTurn({ threadId, kind: 'follow-up', userMessageId: null, maxQueued: 5 });
@@ -45,7 +55,12 @@ async function memoryTurnStore() {
   };
 }
 
-type Step = (input: { messages: PackMessage[]; signal: AbortSignal; onDelta: (text: string) => void; tools: unknown[] }) => Promise<ChatResult>;
+type Step = (input: {
+  messages: PackMessage[];
+  signal: AbortSignal;
+  onDelta: (text: string) => void;
+  tools: unknown[];
+}) => Promise<ChatResult>;
 
 /** A chat model that plays `steps` in order, one per call, recording what each call was given. */
 function scriptedChat(steps: Step[]) {
@@ -54,7 +69,11 @@ function scriptedChat(steps: Step[]) {
     model: 'fake-chat',
     async stream(input) {
       const step = steps[seen.length];
-      seen.push({ messages: input.messages, tools: input.tools ?? [], ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}) });
+      seen.push({
+        messages: input.messages,
+        tools: input.tools ?? [],
+        ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+      });
       if (!step) throw new Error('no more scripted answers');
       return step({ messages: input.messages, signal: input.signal, onDelta: input.onDelta, tools: input.tools ?? [] });
     },
@@ -62,16 +81,24 @@ function scriptedChat(steps: Step[]) {
   return { chat, seen };
 }
 
-const answer = (text: string): Step => async ({ onDelta }) => {
-  onDelta(text);
-  return { text, toolCalls: [], usage: { promptTokens: 50, completionTokens: 5 } };
-};
-const fail = (kind: ModelCallError['kind'], retryable: boolean): Step => async () => {
-  throw new ModelCallError({ kind, message: `provider said ${kind}`, retryable });
-};
-const callTools = (...names: string[]): Step => async () => ({
-  text: '', toolCalls: names.map((name, index) => ({ id: `call-${index}-${name}`, name, args: { text: name } })), usage: null,
-});
+const answer =
+  (text: string): Step =>
+  async ({ onDelta }) => {
+    onDelta(text);
+    return { text, toolCalls: [], usage: { promptTokens: 50, completionTokens: 5 } };
+  };
+const fail =
+  (kind: ModelCallError['kind'], retryable: boolean): Step =>
+  async () => {
+    throw new ModelCallError({ kind, message: `provider said ${kind}`, retryable });
+  };
+const callTools =
+  (...names: string[]): Step =>
+  async () => ({
+    text: '',
+    toolCalls: names.map((name, index) => ({ id: `call-${index}-${name}`, name, args: { text: name } })),
+    usage: null,
+  });
 
 async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
   const memory = await memoryTurnStore();
@@ -81,50 +108,101 @@ async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
   const folds: string[] = [];
   const foldNow: string[] = [];
   const runner = new TurnRunner({
-    turns: memory.store, calls: { record: async (call) => { recorded.push(call); } },
-    events: { publish: (event) => { events.push(event); }, subscribe: () => () => undefined, subscribeAll: () => () => undefined },
-    chat, folds: { enqueueFold: async (threadId) => { folds.push(threadId); return null; } },
-    foldNow: async (threadId) => { foldNow.push(threadId); },
-    settings: testSettings(), log: silentLog, owner: 'process-1', retryBaseMs: 1, streamSaveMs: 1_000_000,
+    turns: memory.store,
+    calls: {
+      record: async (call) => {
+        recorded.push(call);
+      },
+    },
+    events: {
+      publish: (event) => {
+        events.push(event);
+      },
+      subscribe: () => () => undefined,
+      subscribeAll: () => () => undefined,
+    },
+    chat,
+    folds: {
+      enqueueFold: async (threadId) => {
+        folds.push(threadId);
+        return null;
+      },
+    },
+    foldNow: async (threadId) => {
+      foldNow.push(threadId);
+    },
+    settings: testSettings(),
+    log: silentLog,
+    owner: 'process-1',
+    retryBaseMs: 1,
+    streamSaveMs: 1_000_000,
     ...(options.tools ? { tools: options.tools } : {}),
   });
   return { memory, runner, seen, events, recorded, folds, foldNow };
 }
 
-function toolKit(options: { maxRounds?: number; followUps?: number; depth?: number; hidden?: boolean } = {}): ToolKit & { executed: string[] } {
+function toolKit(
+  options: { maxRounds?: number; followUps?: number; depth?: number; hidden?: boolean } = {},
+): ToolKit & { executed: string[] } {
   const executed: string[] = [];
   const echo = defineTool({
-    name: 'echo', description: 'Echoes.', mode: 'inline', schema: z.object({ text: z.string() }),
+    name: 'echo',
+    description: 'Echoes.',
+    mode: 'inline',
+    schema: z.object({ text: z.string() }),
     async run({ text }) {
       executed.push(text);
       return `echo: ${text}`;
     },
   });
-  const unused = async () => { throw new Error('not used'); };
+  const unused = async () => {
+    throw new Error('not used');
+  };
   // A configured tool whose schema is past the cap (TOOL_SCHEMA_MAX_TOKENS): registered, never offered.
   const registry = createToolRegistry([echo], options.hidden ? { maxTokens: 5, count: () => 10 } : undefined);
   if (options.hidden) {
-    registry.setGroup('mcp', [defineTool({
-      name: 'hidden', description: 'Not offered.', mode: 'inline', schema: z.object({ text: z.string() }),
-      async run({ text }) {
-        executed.push(`hidden ${text}`);
-        return `hidden: ${text}`;
-      },
-    })]);
+    registry.setGroup('mcp', [
+      defineTool({
+        name: 'hidden',
+        description: 'Not offered.',
+        mode: 'inline',
+        schema: z.object({ text: z.string() }),
+        async run({ text }) {
+          executed.push(`hidden ${text}`);
+          return `hidden: ${text}`;
+        },
+      }),
+    ]);
   }
   return {
     executed,
     registry,
     runs: {
-      createRun: unused, findRun: unused, startRun: unused, saveProgress: unused, isCancelRequested: unused, requestCancel: unused,
-      finishRun: unused, reportRun: unused, markSubmitted: unused, markHanded: unused, claimPoll: unused, markRemoteCancelled: unused, runsNeedingWork: unused,
+      createRun: unused,
+      findRun: unused,
+      startRun: unused,
+      saveProgress: unused,
+      isCancelRequested: unused,
+      requestCancel: unused,
+      finishRun: unused,
+      reportRun: unused,
+      markSubmitted: unused,
+      markHanded: unused,
+      claimPoll: unused,
+      markRemoteCancelled: unused,
+      runsNeedingWork: unused,
       followUpNoteSeqs: async () => [],
       activeRunCounts: async () => ({ thread: 0, user: 0 }),
       followUpDepth: async () => options.depth ?? 1,
     } as unknown as ToolKit['runs'],
     queue: { enqueueToolRun: unused } as unknown as ToolKit['queue'],
     services: {} as ToolKit['services'],
-    condense: { summarizer: { model: 's', summarize: unused }, calls: { record: async () => undefined }, inlineTokens: 800, inputMaxTokens: 2000 },
+    condense: {
+      summarizer: { model: 's', summarize: unused },
+      calls: { record: async () => undefined },
+      inlineTokens: 800,
+      inputMaxTokens: 2000,
+    },
     maxRounds: options.maxRounds ?? 8,
     limits: { callsPerMessage: 8, followUps: options.followUps ?? 3, asyncRunsPerThread: 4, asyncRunsPerUser: 10 },
     inlineTimeoutMs: 5000,
@@ -132,19 +210,31 @@ function toolKit(options: { maxRounds?: number; followUps?: number; depth?: numb
   };
 }
 
-const assistantMessages = (memory: Awaited<ReturnType<typeof memoryTurnStore>>) => memory.messages.filter((message) => message.role === 'assistant');
+const assistantMessages = (memory: Awaited<ReturnType<typeof memoryTurnStore>>) =>
+  memory.messages.filter((message) => message.role === 'assistant');
 
 describe('TurnRunner on fakes', () => {
   it('streams the answer into one message, adds it to the window and records what the model was given', async () => {
     const { memory, runner, events, seen } = await setup([answer('Hello there.')]);
     const turn = await memory.send('hi');
     await runner.kick(memory.threadId);
-    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([['Hello there.', 'complete']]);
-    expect(memory.window.map((entry) => [entry.role, entry.content])).toEqual([['user', 'hi'], ['assistant', 'Hello there.']]);
+    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([
+      ['Hello there.', 'complete'],
+    ]);
+    expect(memory.window.map((entry) => [entry.role, entry.content])).toEqual([
+      ['user', 'hi'],
+      ['assistant', 'Hello there.'],
+    ]);
     expect(memory.turns[0]).toMatchObject({ id: turn.id, status: 'complete' });
     expect(seen[0]?.messages.at(-1)).toMatchObject({ role: 'user', content: 'hi' });
     expect(memory.calls).toHaveLength(1);
-    expect(events.map((event) => event.type)).toEqual(['message-created', 'message-start', 'message-delta', 'message-end', 'turn-end']);
+    expect(events.map((event) => event.type)).toEqual([
+      'message-created',
+      'message-start',
+      'message-delta',
+      'message-end',
+      'turn-end',
+    ]);
   });
 
   it('runs queued turns one after another, in order', async () => {
@@ -154,40 +244,57 @@ describe('TurnRunner on fakes', () => {
     await runner.kick(memory.threadId);
     expect(assistantMessages(memory).map((message) => message.content)).toEqual(['one', 'two']);
     // The second call saw the first exchange.
-    expect(seen[1]?.messages.map((message) => message.content)).toEqual(expect.arrayContaining(['first', 'one', 'second']));
+    expect(seen[1]?.messages.map((message) => message.content)).toEqual(
+      expect.arrayContaining(['first', 'one', 'second']),
+    );
   });
 
-  it('keeps a cancelled answer\'s partial text, marked cancelled, in the window', async () => {
+  it("keeps a cancelled answer's partial text, marked cancelled, in the window", async () => {
     let started!: () => void;
-    const streaming = new Promise<void>((resolve) => { started = resolve; });
-    const { memory, runner } = await setup([async ({ onDelta, signal }) => {
-      onDelta('Partial ');
-      started();
-      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-      throw new Error('unreachable');
-    }]);
+    const streaming = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { memory, runner } = await setup([
+      async ({ onDelta, signal }) => {
+        onDelta('Partial ');
+        started();
+        await new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        );
+        throw new Error('unreachable');
+      },
+    ]);
     await memory.send('long story please');
     const running = runner.kick(memory.threadId);
     await streaming;
     expect(runner.cancel(memory.threadId)).toBe(true);
     await running;
-    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([['Partial ', 'cancelled']]);
+    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([
+      ['Partial ', 'cancelled'],
+    ]);
     expect(memory.turns[0]?.status).toBe('cancelled');
     expect(memory.window.at(-1)).toMatchObject({ role: 'assistant', content: 'Partial ' });
   });
 
-  it('a cancel naming a turn stops only that turn: one that already ended leaves the thread\'s next turn running', async () => {
+  it("a cancel naming a turn stops only that turn: one that already ended leaves the thread's next turn running", async () => {
     let started!: () => void;
-    const streaming = new Promise<void>((resolve) => { started = resolve; });
+    const streaming = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     let finish!: () => void;
-    const held = new Promise<void>((resolve) => { finish = resolve; });
-    const { memory, runner } = await setup([answer('first answer'), async ({ onDelta }) => {
-      onDelta('Second ');
-      started();
-      await held;
-      onDelta('answer');
-      return { text: 'Second answer', toolCalls: [], usage: null };
-    }]);
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const { memory, runner } = await setup([
+      answer('first answer'),
+      async ({ onDelta }) => {
+        onDelta('Second ');
+        started();
+        await held;
+        onDelta('answer');
+        return { text: 'Second answer', toolCalls: [], usage: null };
+      },
+    ]);
     const first = await memory.send('first');
     const second = await memory.send('second');
     const running = runner.kick(memory.threadId);
@@ -196,19 +303,28 @@ describe('TurnRunner on fakes', () => {
     expect(runner.cancel(memory.threadId, first.id)).toBe(false);
     finish();
     await running;
-    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([['first answer', 'complete'], ['Second answer', 'complete']]);
+    expect(assistantMessages(memory).map((message) => [message.content, message.status])).toEqual([
+      ['first answer', 'complete'],
+      ['Second answer', 'complete'],
+    ]);
     expect(memory.turns.find((turn) => turn.id === second.id)?.status).toBe('complete');
   });
 
   it('a cancel naming the running turn stops it', async () => {
     let started!: () => void;
-    const streaming = new Promise<void>((resolve) => { started = resolve; });
-    const { memory, runner } = await setup([async ({ onDelta, signal }) => {
-      onDelta('Partial ');
-      started();
-      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-      throw new Error('unreachable');
-    }]);
+    const streaming = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { memory, runner } = await setup([
+      async ({ onDelta, signal }) => {
+        onDelta('Partial ');
+        started();
+        await new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        );
+        throw new Error('unreachable');
+      },
+    ]);
     const turn = await memory.send('long story please');
     const running = runner.kick(memory.threadId);
     await streaming;
@@ -228,10 +344,12 @@ describe('TurnRunner on fakes', () => {
   });
 
   it('never retries after the first token: the answer ends in error and stays out of the window', async () => {
-    const { memory, runner, seen, events } = await setup([async ({ onDelta }) => {
-      onDelta('Half an ans');
-      throw new ModelCallError({ kind: 'network', message: 'connection reset', retryable: true });
-    }]);
+    const { memory, runner, seen, events } = await setup([
+      async ({ onDelta }) => {
+        onDelta('Half an ans');
+        throw new ModelCallError({ kind: 'network', message: 'connection reset', retryable: true });
+      },
+    ]);
     await memory.send('hello');
     await runner.kick(memory.threadId);
     expect(seen).toHaveLength(1);
@@ -261,7 +379,10 @@ describe('TurnRunner on fakes', () => {
     await memory.send('use the tool');
     await runner.kick(memory.threadId);
     expect(tools.executed).toEqual(['echo', 'echo']);
-    expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['echo: echo', 'echo: echo']);
+    expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      'echo: echo',
+      'echo: echo',
+    ]);
     expect(seen[0]?.tools).toHaveLength(1);
     expect(seen[0]?.toolChoice).toBeUndefined();
     // The same schemas (the prompt's prefix stays the same for the provider's cache), but no call allowed.
@@ -269,7 +390,10 @@ describe('TurnRunner on fakes', () => {
     expect(seen[1]?.toolChoice).toBe('none');
     // The second call's prompt extends the first's.
     expect(seen[1]?.messages.slice(0, seen[0]?.messages.length)).toEqual(seen[0]?.messages);
-    expect(seen[1]?.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['echo: echo', 'echo: echo']);
+    expect(seen[1]?.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      'echo: echo',
+      'echo: echo',
+    ]);
     expect(assistantMessages(memory).at(-1)?.content).toBe('Both echoed.');
   });
 
@@ -280,7 +404,8 @@ describe('TurnRunner on fakes', () => {
     await runner.kick(memory.threadId);
     expect(tools.executed).toEqual(['echo']);
     expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
-      'echo: echo', expect.stringMatching(/^Not run: no tools are offered/),
+      'echo: echo',
+      expect.stringMatching(/^Not run: no tools are offered/),
     ]);
     expect(memory.turns[0]?.status).toBe('complete');
   });
@@ -290,10 +415,13 @@ describe('TurnRunner on fakes', () => {
     const { memory, runner, seen } = await setup([callTools('hidden', 'echo'), answer('Done.')], { tools });
     await memory.send('use the hidden tool');
     await runner.kick(memory.threadId);
-    expect((seen[0]?.tools as { function: { name: string } }[] | undefined)?.map((tool) => tool.function.name)).toEqual(['echo']);
+    expect((seen[0]?.tools as { function: { name: string } }[] | undefined)?.map((tool) => tool.function.name)).toEqual(
+      ['echo'],
+    );
     expect(tools.executed).toEqual(['echo']);
     expect(memory.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
-      'Not run: hidden is not one of the tools offered with this answer. Use only the tools you were given.', 'echo: echo',
+      'Not run: hidden is not one of the tools offered with this answer. Use only the tools you were given.',
+      'echo: echo',
     ]);
     expect(memory.turns[0]?.status).toBe('complete');
   });

@@ -1,7 +1,16 @@
 import { foldDecisionFor, type ContextSettings } from '../context-settings';
 import type { RecallScope, Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import type { ChatModelPort, FoldQueue, IdleFoldQueue, LogPort, ModelCallStore, NextTurn, ThreadEventBus, TurnStore } from '../ports';
+import type {
+  ChatModelPort,
+  FoldQueue,
+  IdleFoldQueue,
+  LogPort,
+  ModelCallStore,
+  NextTurn,
+  ThreadEventBus,
+  TurnStore,
+} from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { definitionsForRecallScope } from '../tools/built-in/search-transcript';
@@ -48,8 +57,10 @@ const MAX_KEPT_TOOL_LISTS = 10_000;
 
 /** What the model and the user read when a chain of tool follow-ups reaches MAX_TOOL_FOLLOW_UPS. */
 export function toolChainNotice(followUps: number): string {
-  return `Tool limit reached: the tools' results have asked for more tools ${followUps} times in a row since the user's last message `
-    + '(MAX_TOOL_FOLLOW_UPS), so this answer is written without calling tools. It uses the results so far; send a new message to continue.';
+  return (
+    `Tool limit reached: the tools' results have asked for more tools ${followUps} times in a row since the user's last message ` +
+    '(MAX_TOOL_FOLLOW_UPS), so this answer is written without calling tools. It uses the results so far; send a new message to continue.'
+  );
 }
 class TurnTimedOut extends Error {}
 
@@ -62,10 +73,13 @@ const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
  */
 function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): OpenAIFunctionTool[] {
   const definitions = definitionsForRecallScope(tools.registry.definitions(), scope);
-  return drivenByOpenAIClient(thread) ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async') : definitions;
+  return drivenByOpenAIClient(thread)
+    ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async')
+    : definitions;
 }
 
-type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds'>> & Pick<TurnRunnerOptions, 'tools' | 'idleFolds'>;
+type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds'>> &
+  Pick<TurnRunnerOptions, 'tools' | 'idleFolds'>;
 
 /**
  * Runs a thread's queued turns, one at a time, under the thread's lease in Postgres (so it also holds across
@@ -86,7 +100,14 @@ export class TurnRunner {
   private readonly options: Options;
 
   constructor(options: TurnRunnerOptions) {
-    this.options = { leaseTtlMs: 30_000, turnTimeoutMs: 120_000, maxRetries: 2, retryBaseMs: 500, streamSaveMs: 1000, ...options };
+    this.options = {
+      leaseTtlMs: 30_000,
+      turnTimeoutMs: 120_000,
+      maxRetries: 2,
+      retryBaseMs: 500,
+      streamSaveMs: 1000,
+      ...options,
+    };
   }
 
   /** Runs whatever is queued on the thread, unless this process already is; resolves when the queue is empty. */
@@ -135,7 +156,8 @@ export class TurnRunner {
     const all = Promise.allSettled([...this.draining.values()]);
     const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
     if ((await Promise.race([all, timer])) === 'timeout') {
-      for (const active of this.active.values()) active.controller.abort(new TurnCancelled('the server is shutting down'));
+      for (const active of this.active.values())
+        active.controller.abort(new TurnCancelled('the server is shutting down'));
       await all;
     }
   }
@@ -155,11 +177,17 @@ export class TurnRunner {
   /** Runs turns while the queue has some, renewing the lease meanwhile; the last step releases it. */
   private async runUnderLease(threadId: string, first: NextTurn & { outcome: 'started' }): Promise<void> {
     const { turns, owner, leaseTtlMs } = this.options;
-    const renew = setInterval(() => {
-      turns.acquireLease({ threadId, owner, ttlMs: leaseTtlMs }).then((held) => {
-        if (!held) this.active.get(threadId)?.controller.abort(new Error('lost the thread lease'));
-      }, (error: unknown) => this.options.log.warn({ err: error, threadId }, 'lease renewal failed'));
-    }, Math.max(1000, Math.floor(leaseTtlMs / 3)));
+    const renew = setInterval(
+      () => {
+        turns.acquireLease({ threadId, owner, ttlMs: leaseTtlMs }).then(
+          (held) => {
+            if (!held) this.active.get(threadId)?.controller.abort(new Error('lost the thread lease'));
+          },
+          (error: unknown) => this.options.log.warn({ err: error, threadId }, 'lease renewal failed'),
+        );
+      },
+      Math.max(1000, Math.floor(leaseTtlMs / 3)),
+    );
     let next: NextTurn = first;
     try {
       while (next.outcome === 'started') next = await this.runTurn(next);
@@ -171,14 +199,21 @@ export class TurnRunner {
   }
 
   /** Runs one started turn to its end; returns the step after it (the next turn started, or the lease released). */
-  private async runTurn(started: { turn: Turn; userMessage: TranscriptMessage | null; context: ThreadContext }): Promise<NextTurn> {
+  private async runTurn(started: {
+    turn: Turn;
+    userMessage: TranscriptMessage | null;
+    context: ThreadContext;
+  }): Promise<NextTurn> {
     const { turn, userMessage, context } = started;
     const { events, turns, log, owner, leaseTtlMs } = this.options;
     const threadId = turn.threadId;
     if (userMessage) events.publish({ type: 'message-created', threadId, message: toMessageDto(userMessage) });
     const active: ActiveTurn = { turnId: turn.id, controller: new AbortController(), stream: null };
     this.active.set(threadId, active);
-    const timeout = setTimeout(() => active.controller.abort(new TurnTimedOut('turn timed out')), this.options.turnTimeoutMs);
+    const timeout = setTimeout(
+      () => active.controller.abort(new TurnTimedOut('turn timed out')),
+      this.options.turnTimeoutMs,
+    );
     const startedAt = Date.now();
     let completed: Awaited<ReturnType<TurnStore['completeTurn']>> | null = null;
     try {
@@ -209,25 +244,44 @@ export class TurnRunner {
     const lastSeqs = turn.kind === 'follow-up' && tools ? await tools.runs.followUpNoteSeqs(turn.id) : [];
     // A chain of tool results asking for more tools ends at MAX_TOOL_FOLLOW_UPS: this answer gets no tools, and
     // the notice that says so is in the transcript (the user reads it) and in the window (the model does).
-    const chainEnded = turn.kind === 'follow-up' && tools !== undefined && (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
-    if (chainEnded) context = await this.appendNotice(turn, toolChainNotice(tools.limits.followUps)) ?? context;
+    const chainEnded =
+      turn.kind === 'follow-up' &&
+      tools !== undefined &&
+      (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
+    if (chainEnded) context = (await this.appendNotice(turn, toolChainNotice(tools.limits.followUps))) ?? context;
     const offered = this.toolsOfCalls(context);
     const clientNames = new Set(clientToolsOf(context.thread).map((tool) => tool.function.name));
     for (let round = 0; ; round += 1) {
       // A round that must not call tools still sends the same schemas (a changed tool list is a prompt-cache miss
       // from its first token on) and says `tool_choice: none`.
       const allowCalls = offered.length > 0 && !chainEnded && round < (tools?.maxRounds ?? DEFAULT_CLIENT_TOOL_ROUNDS);
-      const answer = await streamAnswer({
-        turn, context, active, tools: offered, ...(offered.length > 0 && !allowCalls ? { toolChoice: 'none' as const } : {}), ...(round === 0 ? { lastSeqs } : {}),
-      }, deps);
+      const answer = await streamAnswer(
+        {
+          turn,
+          context,
+          active,
+          tools: offered,
+          ...(offered.length > 0 && !allowCalls ? { toolChoice: 'none' as const } : {}),
+          ...(round === 0 ? { lastSeqs } : {}),
+        },
+        deps,
+      );
       if (answer.toolCalls.length === 0) return;
       const serverCalls = answer.toolCalls.filter((call) => !clientNames.has(call.name));
       if (serverCalls.length > 0) {
         if (!tools) throw new Error('the model called a tool, but no tools are configured');
-        await answerToolCalls({
-          turn, calls: serverCalls, invalid: answer.invalid, assistant: answer.message, signal: active.controller.signal,
-          ownerId: context.thread.ownerId, offered: allowCalls ? offered.map((definition) => definition.function.name) : [],
-        }, { ...this.options, tools });
+        await answerToolCalls(
+          {
+            turn,
+            calls: serverCalls,
+            invalid: answer.invalid,
+            assistant: answer.message,
+            signal: active.controller.signal,
+            ownerId: context.thread.ownerId,
+            offered: allowCalls ? offered.map((definition) => definition.function.name) : [],
+          },
+          { ...this.options, tools },
+        );
         active.controller.signal.throwIfAborted();
       }
       // A client tool's call ends the answer: the client runs it and sends the result with its next request.
@@ -247,7 +301,9 @@ export class TurnRunner {
     try {
       const offered = this.toolsOfCalls(context);
       const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered, [], { recall: false });
-      return pack.omitted > 0 ? null : { messages: pack.messages, tools: offered, tokens: pack.tokens + toolSchemaTokens };
+      return pack.omitted > 0
+        ? null
+        : { messages: pack.messages, tools: offered, tokens: pack.tokens + toolSchemaTokens };
     } catch (error) {
       if (error instanceof ContextOverBudgetError) return null;
       throw error;
@@ -289,10 +345,20 @@ export class TurnRunner {
   /** A complete system message of the turn, in the transcript and the window; returns the context re-read after it. */
   private async appendNotice(turn: Turn, text: string): Promise<ThreadContext | null> {
     const { turns, events, settings } = this.options;
-    const started = await turns.appendTurnMessage({ threadId: turn.threadId, turnId: turn.id, role: 'system', content: '', status: 'streaming' });
+    const started = await turns.appendTurnMessage({
+      threadId: turn.threadId,
+      turnId: turn.id,
+      role: 'system',
+      content: '',
+      status: 'streaming',
+    });
     const tokens = settings.counter.countMessage({ role: 'system', content: text });
     const finished = await turns.finishMessage({
-      messageId: started.id, content: text, status: 'complete', tokens, encoding: settings.counter.encoding,
+      messageId: started.id,
+      content: text,
+      status: 'complete',
+      tokens,
+      encoding: settings.counter.encoding,
       entry: { role: 'system', content: text, tokens },
     });
     events.publish({ type: 'message-start', threadId: turn.threadId, message: toMessageDto(finished) });
@@ -304,9 +370,13 @@ export class TurnRunner {
     const { turns, events, settings, log } = this.options;
     const threadId = turn.threadId;
     const cancelled = error instanceof TurnCancelled;
-    const body = error instanceof TurnTimedOut
-      ? { code: 'PROVIDER_TIMEOUT' as const, message: 'The answer took too long and was stopped. Your message is saved; try again.' }
-      : userFacingError(error);
+    const body =
+      error instanceof TurnTimedOut
+        ? {
+            code: 'PROVIDER_TIMEOUT' as const,
+            message: 'The answer took too long and was stopped. Your message is saved; try again.',
+          }
+        : userFacingError(error);
     if (!cancelled) log.warn({ err: error, threadId, turnId: turn.id, code: body.code }, 'turn failed');
     const status = cancelled ? 'cancelled' : 'error';
     let messageId = active.stream?.messageId ?? undefined;
@@ -316,13 +386,26 @@ export class TurnRunner {
       // A stream that already completed its message (a failure later in the round) gets a new one for the error.
       const open = stream?.messageId && !stream.completed ? stream : null;
       const text = open?.text ?? '';
-      messageId = open?.messageId
-        ?? (await turns.appendTurnMessage({ threadId, turnId: turn.id, role: 'assistant', content: '', status: 'streaming' })).id;
+      messageId =
+        open?.messageId ??
+        (
+          await turns.appendTurnMessage({
+            threadId,
+            turnId: turn.id,
+            role: 'assistant',
+            content: '',
+            status: 'streaming',
+          })
+        ).id;
       const tokens = text ? settings.counter.countMessage({ role: 'assistant', content: text }) : 0;
       // A cancelled answer the user saw stays in the conversation; an errored one does not reach the model.
       const keepInContext = cancelled && text.length > 0;
       const finished = await turns.finishMessage({
-        messageId, content: text, status, tokens, encoding: settings.counter.encoding,
+        messageId,
+        content: text,
+        status,
+        tokens,
+        encoding: settings.counter.encoding,
         ...(cancelled ? {} : { error: body }),
         ...(keepInContext ? { entry: { role: 'assistant', content: text, tokens } } : {}),
       });
@@ -334,7 +417,14 @@ export class TurnRunner {
       log.error({ err: storeError, threadId, turnId: turn.id }, 'could not record the end of a failed turn');
     } finally {
       // Whoever waits for this turn (sockets, REST) is told it ended, even when storing that failed.
-      if (!cancelled) events.publish({ type: 'turn-error', threadId, turnId: turn.id, ...(messageId ? { messageId } : {}), error: body });
+      if (!cancelled)
+        events.publish({
+          type: 'turn-error',
+          threadId,
+          turnId: turn.id,
+          ...(messageId ? { messageId } : {}),
+          error: body,
+        });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status });
     }
   }
@@ -344,12 +434,16 @@ export class TurnRunner {
     const threadId = context.thread.id;
     // Every turn pushes back the thread's idle fold: it runs once the thread has been quiet as long as the cache lives.
     if (idleFolds && context.thread.memoryMode === 'summary') {
-      idleFolds.scheduleIdleFold(threadId).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not schedule the idle fold'));
+      idleFolds
+        .scheduleIdleFold(threadId)
+        .catch((error: unknown) => log.warn({ err: error, threadId }, 'could not schedule the idle fold'));
     }
     // While the thread is active, only the trigger folds.
     const decision = foldDecisionFor(context, settings);
     if (!decision.fold) return;
     // Never awaited by the turn: with Redis down the enqueue fails fast and the sweeper catches up later.
-    folds.enqueueFold(threadId, decision.reasons.join('; ')).catch((error: unknown) => log.warn({ err: error, threadId }, 'could not enqueue fold; the sweeper will retry'));
+    folds
+      .enqueueFold(threadId, decision.reasons.join('; '))
+      .catch((error: unknown) => log.warn({ err: error, threadId }, 'could not enqueue fold; the sweeper will retry'));
   }
 }

@@ -36,7 +36,9 @@ function sameSecret(given: string, expected: string): boolean {
   return expected.length > 0 && timingSafeEqual(digest(given), digest(expected));
 }
 
-function unauthorized(message = 'Admin credentials are required (an admin bearer token or an admin session).'): AppError {
+function unauthorized(
+  message = 'Admin credentials are required (an admin bearer token or an admin session).',
+): AppError {
   return new AppError('UNAUTHORIZED', message);
 }
 
@@ -79,7 +81,9 @@ export function createAdminAuth(options: {
    */
   async function issueSession(principal: AdminPrincipal): Promise<{ value: string; expiresAt: Date }> {
     const sessionEnd = Date.now() + ttlSeconds * 1000;
-    const expiresAt = new Date(principal.expiresAt === undefined ? sessionEnd : Math.min(sessionEnd, principal.expiresAt));
+    const expiresAt = new Date(
+      principal.expiresAt === undefined ? sessionEnd : Math.min(sessionEnd, principal.expiresAt),
+    );
     const value = await new SignJWT(principal.actor === ADMIN_TOKEN_ACTOR ? { tkh: tokenFingerprint } : {})
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(principal.actor)
@@ -91,10 +95,14 @@ export function createAdminAuth(options: {
   }
 
   async function verifySession(value: string): Promise<AdminPrincipal> {
-    const verified = await jwtVerify(value, sessionKey, { algorithms: [ALGORITHM], audience: SESSION_AUDIENCE }).catch(() => null);
+    const verified = await jwtVerify(value, sessionKey, { algorithms: [ALGORITHM], audience: SESSION_AUDIENCE }).catch(
+      () => null,
+    );
     const actor = verified?.payload.sub;
-    if (!verified || typeof actor !== 'string' || actor.length === 0) throw unauthorized('The admin session has expired or is not valid.');
-    if (actor === ADMIN_TOKEN_ACTOR && verified.payload.tkh !== tokenFingerprint) throw unauthorized('The admin session has expired or is not valid.');
+    if (!verified || typeof actor !== 'string' || actor.length === 0)
+      throw unauthorized('The admin session has expired or is not valid.');
+    if (actor === ADMIN_TOKEN_ACTOR && verified.payload.tkh !== tokenFingerprint)
+      throw unauthorized('The admin session has expired or is not valid.');
     return { actor, via: 'session' };
   }
 
@@ -115,7 +123,13 @@ export function createAdminAuth(options: {
   };
 
   function cookieOptions(request: Request, expiresAt?: Date): CookieOptions {
-    return { httpOnly: true, sameSite: 'strict', secure: options.secureCookies || request.secure, path: '/', ...(expiresAt ? { expires: expiresAt } : {}) };
+    return {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: options.secureCookies || request.secure,
+      path: '/',
+      ...(expiresAt ? { expires: expiresAt } : {}),
+    };
   }
 
   return { verifyCredential, verifyCredentialFrom, issueSession, verifySession, middleware, cookieOptions };

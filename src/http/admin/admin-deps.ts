@@ -1,4 +1,11 @@
-import type { AdminThreadStore, AuditStore, FoldLagPolicy, FoldQueue, RebuildQueue, SummaryStore } from '../../core/ports';
+import type {
+  AdminThreadStore,
+  AuditStore,
+  FoldLagPolicy,
+  FoldQueue,
+  RebuildQueue,
+  SummaryStore,
+} from '../../core/ports';
 import type { ModelPrices } from '../../core/costs/estimate-costs';
 import type { CostReport } from '../../db/cost-report';
 import type { ModelCallHistory } from '../../db/model-call-history';

@@ -33,15 +33,29 @@ export function adminOpsRoutes(deps: HttpDeps): Router {
     const { groups, total: totalUsage } = await report.usageBy({ by: query.by, since, limit: query.limit });
     const rows = groups.map((group) => costRow(group, prices));
     // Days newest first; users and threads by what they cost (then by prompt tokens, which unpriced models have too).
-    rows.sort(query.by === 'day' ? (a, b) => b.key.localeCompare(a.key) : (a, b) => (b.cost ?? 0) - (a.cost ?? 0) || b.promptTokens - a.promptTokens);
+    rows.sort(
+      query.by === 'day'
+        ? (a, b) => b.key.localeCompare(a.key)
+        : (a, b) => (b.cost ?? 0) - (a.cost ?? 0) || b.promptTokens - a.promptTokens,
+    );
     const { key: _key, label: _label, ...total } = costRow({ key: '', label: '', usage: totalUsage }, prices);
-    const body: CostReportDto = { by: query.by, since: since.toISOString(), pricedModels: Object.keys(prices), rows, total };
+    const body: CostReportDto = {
+      by: query.by,
+      since: since.toISOString(),
+      pricedModels: Object.keys(prices),
+      rows,
+      total,
+    };
     response.json(body);
   });
 
   router.get('/admin/audit', async (request, response) => {
     const query = parseOrThrow(auditQuery, request.query, 'query');
-    const page = await deps.admin.audit.list({ limit: query.limit, ...(query.threadId ? { threadId: query.threadId } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+    const page = await deps.admin.audit.list({
+      limit: query.limit,
+      ...(query.threadId ? { threadId: query.threadId } : {}),
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
     const body: AuditPageDto = { entries: page.items.map(toAuditEntryDto), nextCursor: page.nextCursor };
     response.json(body);
   });

@@ -11,11 +11,13 @@ export const summaryRevisionsQuery = z.object({
   /** The newest `limit` revisions, oldest first. */
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
-export const correctSummaryBody = z.object({
-  text: z.string().min(1).max(100_000),
-  /** The revision the admin edited; a CONFLICT when the summary moved on since. */
-  expectedRevision: z.number().int().min(1).optional(),
-}).strict();
+export const correctSummaryBody = z
+  .object({
+    text: z.string().min(1).max(100_000),
+    /** The revision the admin edited; a CONFLICT when the summary moved on since. */
+    expectedRevision: z.number().int().min(1).optional(),
+  })
+  .strict();
 export const adminSessionBody = z.object({ token: z.string().min(1).max(4096) }).strict();
 export const auditQuery = z.object({
   threadId: z.string().uuid().optional(),

@@ -19,13 +19,20 @@ export function adminSessionRoutes(deps: HttpDeps): Router {
   router.post('/admin/session', async (request, response) => {
     const limited = await deps.rateLimits.adminSignIn.hit(clientKeyOf(request));
     if (!limited.allowed) {
-      throw new AppError('RATE_LIMITED', `Too many sign-in attempts; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
+      throw new AppError('RATE_LIMITED', `Too many sign-in attempts; try again in ${limited.retryAfterSeconds} s.`, {
+        details: { retryAfterSeconds: limited.retryAfterSeconds },
+      });
     }
     const body = parseOrThrow(adminSessionBody, request.body, 'session');
     const principal = await auth.verifyCredentialFrom(request, body.token);
     const session = await auth.issueSession(principal);
     response.cookie(ADMIN_SESSION_COOKIE, session.value, auth.cookieOptions(request, session.expiresAt));
-    await audit.record({ actor: principal.actor, action: 'admin.session-started', threadId: null, details: { via: principal.via } });
+    await audit.record({
+      actor: principal.actor,
+      action: 'admin.session-started',
+      threadId: null,
+      details: { via: principal.via },
+    });
     const dto: AdminSessionDto = { actor: principal.actor, expiresAt: session.expiresAt.toISOString() };
     response.status(201).json(dto);
   });

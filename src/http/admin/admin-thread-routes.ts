@@ -5,7 +5,13 @@ import { toThreadDto } from '../../core/dto';
 import { AppError } from '../../core/errors';
 import { updateThreadSettings } from '../../core/memory';
 import { correctSummary } from '../../core/summary/correct-summary';
-import type { AdminThreadDetailDto, AdminThreadPageDto, SummaryCorrectedDto, SummaryJobAcceptedDto, SummaryRevisionListDto } from '../../shared/admin-api';
+import type {
+  AdminThreadDetailDto,
+  AdminThreadPageDto,
+  SummaryCorrectedDto,
+  SummaryJobAcceptedDto,
+  SummaryRevisionListDto,
+} from '../../shared/admin-api';
 import type { MessageContextDto } from '../../shared/api';
 import type { HttpDeps } from '../http-deps';
 import { messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
@@ -25,7 +31,10 @@ async function anyThread(deps: Pick<HttpDeps, 'threads'>, threadId: unknown) {
 
 async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThreadDetailDto> {
   const [context, transcript, revisions, pack, forks] = await Promise.all([
-    deps.turns.loadContext(threadId), deps.admin.threads.transcriptSize(threadId), deps.admin.summaries.listRevisions(threadId), contextPreview(deps, threadId, { systemPromptText: true }),
+    deps.turns.loadContext(threadId),
+    deps.admin.threads.transcriptSize(threadId),
+    deps.admin.summaries.listRevisions(threadId),
+    contextPreview(deps, threadId, { systemPromptText: true }),
     deps.fork.forks.listForks(threadId),
   ]);
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
@@ -36,18 +45,34 @@ async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThre
   return {
     thread: { ...toThreadDto(thread), ownerId: thread.ownerId },
     context: {
-      summaryText: thread.summary?.text ?? '', summaryTokens: thread.summary?.tokens ?? 0, revision: thread.summary?.revision ?? 0,
-      coveredThroughSeq: thread.summary?.coveredThroughSeq ?? 0, contextStartSeq: thread.contextStartSeq, memoryMode: thread.memoryMode,
-      version: thread.version, windowEntries: context.window.length, windowTokens: context.window.reduce((sum, entry) => sum + entry.tokens, 0),
-      pinnedEntries: context.pinned.length, foldPending: decision.fold, foldReasons: decision.reasons,
-      lastFoldAt: thread.lastFoldAt?.toISOString() ?? null, lastFoldError: thread.lastFoldError, settings: thread.settings,
+      summaryText: thread.summary?.text ?? '',
+      summaryTokens: thread.summary?.tokens ?? 0,
+      revision: thread.summary?.revision ?? 0,
+      coveredThroughSeq: thread.summary?.coveredThroughSeq ?? 0,
+      contextStartSeq: thread.contextStartSeq,
+      memoryMode: thread.memoryMode,
+      version: thread.version,
+      windowEntries: context.window.length,
+      windowTokens: context.window.reduce((sum, entry) => sum + entry.tokens, 0),
+      pinnedEntries: context.pinned.length,
+      foldPending: decision.fold,
+      foldReasons: decision.reasons,
+      lastFoldAt: thread.lastFoldAt?.toISOString() ?? null,
+      lastFoldError: thread.lastFoldError,
+      settings: thread.settings,
     },
     pack,
     transcript,
     revisions: revisions.map(toRevisionInfoDto),
     lineage: {
-      parent: parent && thread.forkedFrom ? { threadId: parent.id, title: parent.title, seq: thread.forkedFrom.seq } : null,
-      forks: forks.map((fork) => ({ threadId: fork.threadId, title: fork.title, seq: fork.seq, createdAt: fork.createdAt.toISOString() })),
+      parent:
+        parent && thread.forkedFrom ? { threadId: parent.id, title: parent.title, seq: thread.forkedFrom.seq } : null,
+      forks: forks.map((fork) => ({
+        threadId: fork.threadId,
+        title: fork.title,
+        seq: fork.seq,
+        createdAt: fork.createdAt.toISOString(),
+      })),
     },
   };
 }
@@ -60,16 +85,26 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
   router.get('/admin/threads/:id/messages/:messageId/context', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await anyThread(deps, id);
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true });
-    await admin.audit.record({ actor: adminOf(response).actor, action: 'message-context.viewed', threadId: thread.id, details: { messageId, ownerId: thread.ownerId } });
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, {
+      systemPromptText: true,
+    });
+    await admin.audit.record({
+      actor: adminOf(response).actor,
+      action: 'message-context.viewed',
+      threadId: thread.id,
+      details: { messageId, ownerId: thread.ownerId },
+    });
     response.json(body);
   });
 
   router.get('/admin/threads', async (request, response) => {
     const query = parseOrThrow(adminThreadsQuery, request.query, 'query');
     const page = await admin.threads.listThreads({
-      limit: query.limit, sort: query.sort, policy: admin.foldLagPolicy,
-      ...(query.query ? { query: query.query } : {}), ...(query.cursor ? { cursor: query.cursor } : {}),
+      limit: query.limit,
+      sort: query.sort,
+      policy: admin.foldLagPolicy,
+      ...(query.query ? { query: query.query } : {}),
+      ...(query.cursor ? { cursor: query.cursor } : {}),
     });
     const body: AdminThreadPageDto = { threads: page.items.map(toAdminThreadDto), nextCursor: page.nextCursor };
     response.json(body);
@@ -79,7 +114,12 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
     const thread = await anyThread(deps, request.params.id);
     const detail = await threadDetail(deps, thread.id);
     // The detail carries the thread's settings and what its next model call would get: a read worth auditing.
-    await admin.audit.record({ actor: adminOf(response).actor, action: 'thread.viewed', threadId: thread.id, details: { ownerId: thread.ownerId } });
+    await admin.audit.record({
+      actor: adminOf(response).actor,
+      action: 'thread.viewed',
+      threadId: thread.id,
+      details: { ownerId: thread.ownerId },
+    });
     response.json(detail);
   });
 
@@ -88,22 +128,31 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
     const query = parseOrThrow(summaryRevisionsQuery, request.query, 'query');
     const all = await admin.summaries.listRevisions(thread.id);
     const shown = all.slice(-query.limit);
-    const previous = all.length > shown.length ? all[all.length - shown.length - 1] ?? null : null;
-    const body: SummaryRevisionListDto = { revisions: toRevisionDtos(shown, previous), hasMoreBefore: all.length > shown.length };
+    const previous = all.length > shown.length ? (all[all.length - shown.length - 1] ?? null) : null;
+    const body: SummaryRevisionListDto = {
+      revisions: toRevisionDtos(shown, previous),
+      hasMoreBefore: all.length > shown.length,
+    };
     response.json(body);
   });
 
   router.post('/admin/threads/:id/summarize', async (request, response) => {
     const thread = await anyThread(deps, request.params.id);
     const jobId = await onQueue(() => admin.jobs.enqueueFold(thread.id, 'admin', true));
-    await admin.audit.record({ actor: adminOf(response).actor, action: 'summary.fold-requested', threadId: thread.id, details: { jobId } });
+    await admin.audit.record({
+      actor: adminOf(response).actor,
+      action: 'summary.fold-requested',
+      threadId: thread.id,
+      details: { jobId },
+    });
     const body: SummaryJobAcceptedDto = { jobId };
     response.status(202).json(body);
   });
 
   router.post('/admin/threads/:id/rebuild-summary', async (request, response) => {
     const thread = await anyThread(deps, request.params.id);
-    if (!thread.summary || thread.summary.revision === 0) throw new AppError('CONFLICT', 'The thread has no summary yet: nothing to rebuild.');
+    if (!thread.summary || thread.summary.revision === 0)
+      throw new AppError('CONFLICT', 'The thread has no summary yet: nothing to rebuild.');
     const actor = adminOf(response).actor;
     const jobId = await onQueue(() => admin.jobs.enqueueRebuild({ threadId: thread.id, actorId: actor }));
     await admin.audit.record({ actor, action: 'summary.rebuild-requested', threadId: thread.id, details: { jobId } });
@@ -116,7 +165,12 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
     const body = parseOrThrow(correctSummaryBody, request.body, 'summary');
     const actor = adminOf(response).actor;
     const corrected: SummaryCorrectedDto = await correctSummary(
-      { threadId: thread.id, text: body.text, actorId: actor, ...(body.expectedRevision !== undefined ? { expectedRevision: body.expectedRevision } : {}) },
+      {
+        threadId: thread.id,
+        text: body.text,
+        actorId: actor,
+        ...(body.expectedRevision !== undefined ? { expectedRevision: body.expectedRevision } : {}),
+      },
       { turns: deps.turns, summaries: admin.summaries, events: deps.events, settings: deps.settings },
     );
     await admin.audit.record({ actor, action: 'summary.corrected', threadId: thread.id, details: { ...corrected } });
@@ -129,7 +183,10 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
     const thread = await anyThread(deps, request.params.id);
     const patch = patchOf(parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings'));
     const actor = adminOf(response).actor;
-    const view = await updateThreadSettings({ actor: { userId: actor, admin: true }, threadId: thread.id, patch }, deps.memory);
+    const view = await updateThreadSettings(
+      { actor: { userId: actor, admin: true }, threadId: thread.id, patch },
+      deps.memory,
+    );
     await admin.audit.record({ actor, action: 'thread.settings-changed', threadId: thread.id, details: { ...patch } });
     response.json(settingsDto(view));
   });

@@ -14,7 +14,12 @@ export function adminUserRoutes(deps: HttpDeps): Router {
     const { userId } = parseOrThrow(adminUserParams, request.params, 'path');
     // The kind is the stored user's; a user with no row is tombstoned as a host-minted one.
     await deps.eraseUser({ userId, kind: 'external' });
-    await deps.admin.audit.record({ actor: adminOf(response).actor, action: 'user.erased', threadId: null, details: { userId } });
+    await deps.admin.audit.record({
+      actor: adminOf(response).actor,
+      action: 'user.erased',
+      threadId: null,
+      details: { userId },
+    });
     response.status(204).end();
   });
   return router;

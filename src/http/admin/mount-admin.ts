@@ -29,7 +29,17 @@ export function mountAdmin(app: Express, deps: HttpDeps): void {
   // @bull-board/express ships its own copy of @bull-board/api (a patch version apart): same shapes, distinct types.
   const dashboard = new ExpressAdapter();
   dashboard.setBasePath(JOB_DASHBOARD_PATH);
-  const board = createBullBoard({ queues: queues.list().map((queue) => new BullMQAdapter(queue)), serverAdapter: dashboard as unknown as IServerAdapter, options: { uiConfig: { boardTitle: 'Jobs' } } });
+  const board = createBullBoard({
+    queues: queues.list().map((queue) => new BullMQAdapter(queue)),
+    serverAdapter: dashboard as unknown as IServerAdapter,
+    options: { uiConfig: { boardTitle: 'Jobs' } },
+  });
   queues.onRegister((queue) => board.addQueue(new BullMQAdapter(queue)));
-  app.use(JOB_DASHBOARD_PATH, cookies, auth.middleware, requireSameOriginForCookieChanges, dashboard.getRouter() as Express);
+  app.use(
+    JOB_DASHBOARD_PATH,
+    cookies,
+    auth.middleware,
+    requireSameOriginForCookieChanges,
+    dashboard.getRouter() as Express,
+  );
 }

@@ -27,5 +27,10 @@ export const requireSameOriginForCookieChanges: RequestHandler = (request, respo
   // request.host honours X-Forwarded-Host only from a proxy trusted by TRUST_PROXY.
   const host = request.host?.toLowerCase();
   if (typeof origin === 'string' && host && originHost(origin) === host) return next();
-  next(new AppError('FORBIDDEN', 'An admin change made with the session cookie must come from this server\'s own pages (same-origin Origin header).'));
+  next(
+    new AppError(
+      'FORBIDDEN',
+      "An admin change made with the session cookie must come from this server's own pages (same-origin Origin header).",
+    ),
+  );
 };

@@ -21,34 +21,61 @@ export interface AuxiliaryTarget {
  * as a turn's answer but without a thread (no `X-Chat-Thread-Id`). A stream opens at the first token, so a refusal
  * (the rate limit, a prompt over the budget) or an upstream failure before it is an HTTP error like any other.
  */
-export async function answerAuxiliaryRequest(input: { target: AuxiliaryTarget; deps: AuxiliaryDeps; log: LogPort }, response: Response): Promise<void> {
+export async function answerAuxiliaryRequest(
+  input: { target: AuxiliaryTarget; deps: AuxiliaryDeps; log: LogPort },
+  response: Response,
+): Promise<void> {
   const { target, deps } = input;
   const id = `chatcmpl-aux-${randomUUID()}`;
   // The client going away stops the model call (nothing is kept of it).
   const gone = new AbortController();
-  response.on('close', () => { if (!response.writableFinished) gone.abort(); });
+  response.on('close', () => {
+    if (!response.writableFinished) gone.abort();
+  });
   let stream: CompletionStream | null = null;
   const open = () => (stream ??= openCompletionStream(response, { id, model: target.model }));
-  const onDelta = target.stream ? (delta: string) => {
-    if (delta === '') return;
-    const opened = open();
-    opened.write(opened.chunk({ content: delta }));
-  } : () => undefined;
+  const onDelta = target.stream
+    ? (delta: string) => {
+        if (delta === '') return;
+        const opened = open();
+        opened.write(opened.chunk({ content: delta }));
+      }
+    : () => undefined;
   let answer: AuxiliaryAnswer;
   try {
-    answer = await answerAuxiliary({ userId: target.userId, instructions: target.instructions, content: target.content, signal: gone.signal, onDelta }, deps);
+    answer = await answerAuxiliary(
+      {
+        userId: target.userId,
+        instructions: target.instructions,
+        content: target.content,
+        signal: gone.signal,
+        onDelta,
+      },
+      deps,
+    );
   } catch (error) {
     if (!stream) throw error;
     const failure = toAppError(error);
-    if (failure.code === 'INTERNAL') input.log.error({ err: error }, 'streamed auxiliary OpenAI-compatible answer failed');
+    if (failure.code === 'INTERNAL')
+      input.log.error({ err: error }, 'streamed auxiliary OpenAI-compatible answer failed');
     (stream as CompletionStream).write(toOpenAIError(failure).body);
     response.end();
     return;
   }
   if (!target.stream) {
     response.json({
-      id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: target.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: answer.text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      id,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: target.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: answer.text, refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: openAIUsage(answer.usage),
     });
     return;

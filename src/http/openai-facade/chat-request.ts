@@ -5,41 +5,53 @@ import { MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/facade/client-instruct
 import { AppError } from '../../core/errors';
 
 /** Text, or OpenAI's content parts (only text parts are read; others are refused). */
-const content = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()), z.null()]).optional();
+const content = z
+  .union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()), z.null()])
+  .optional();
 
-const toolCall = z.object({
-  id: z.string().min(1).max(200),
-  type: z.literal('function').optional(),
-  function: z.object({ name: z.string().min(1).max(200), arguments: z.string().default('{}') }),
-}).loose();
+const toolCall = z
+  .object({
+    id: z.string().min(1).max(200),
+    type: z.literal('function').optional(),
+    function: z.object({ name: z.string().min(1).max(200), arguments: z.string().default('{}') }),
+  })
+  .loose();
 
-const message = z.object({
-  role: z.string(),
-  content,
-  name: z.string().optional(),
-  tool_calls: z.array(toolCall).optional(),
-  tool_call_id: z.string().optional(),
-}).loose();
+const message = z
+  .object({
+    role: z.string(),
+    content,
+    name: z.string().optional(),
+    tool_calls: z.array(toolCall).optional(),
+    tool_call_id: z.string().optional(),
+  })
+  .loose();
 
-const functionTool = z.object({
-  type: z.literal('function'),
-  function: z.object({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
-    description: z.string().max(4000).optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullable().optional(),
-  }).loose(),
-}).loose();
+const functionTool = z
+  .object({
+    type: z.literal('function'),
+    function: z
+      .object({
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
+        description: z.string().max(4000).optional(),
+        parameters: z.record(z.string(), z.unknown()).optional(),
+        strict: z.boolean().nullable().optional(),
+      })
+      .loose(),
+  })
+  .loose();
 
 /** The body of POST /v1/chat/completions as far as this server reads it (other OpenAI fields are accepted and ignored). */
-export const chatCompletionBody = z.object({
-  model: z.string().min(1).max(200),
-  messages: z.array(message).min(1, 'must hold at least one message').max(100_000),
-  stream: z.boolean().nullable().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
-  tools: z.array(functionTool).max(128).optional(),
-  user: z.string().max(200).optional(),
-}).loose();
+export const chatCompletionBody = z
+  .object({
+    model: z.string().min(1).max(200),
+    messages: z.array(message).min(1, 'must hold at least one message').max(100_000),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+    tools: z.array(functionTool).max(128).optional(),
+    user: z.string().max(200).optional(),
+  })
+  .loose();
 
 export type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
 
@@ -59,10 +71,13 @@ function invalid(field: string, message: string): AppError {
 function textOf(value: z.infer<typeof content>, field: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  return value.map((part, index) => {
-    if (part.type !== 'text' || typeof part.text !== 'string') throw invalid(`${field}.${index}.type`, `only text content is accepted here, not "${part.type}"`);
-    return part.text;
-  }).join('');
+  return value
+    .map((part, index) => {
+      if (part.type !== 'text' || typeof part.text !== 'string')
+        throw invalid(`${field}.${index}.type`, `only text content is accepted here, not "${part.type}"`);
+      return part.text;
+    })
+    .join('');
 }
 
 /** The history as the core reads it: system (and developer) messages become the client's instructions. */
@@ -81,15 +96,24 @@ export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMes
         messages.push({ role: 'user', content: textOf(each.content, `${field}.content`) });
         return;
       case 'assistant': {
-        const toolCalls: ClientToolCall[] = (each.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+        const toolCalls: ClientToolCall[] = (each.tool_calls ?? []).map((call) => ({
+          id: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        }));
         for (const call of toolCalls) openCalls.add(call.id);
         messages.push({ role: 'assistant', content: textOf(each.content, `${field}.content`), toolCalls });
         return;
       }
       case 'tool': {
         if (!each.tool_call_id) throw invalid(`${field}.tool_call_id`, 'a tool message names the call it answers');
-        if (!openCalls.has(each.tool_call_id)) throw invalid(`${field}.tool_call_id`, `no earlier assistant message called ${each.tool_call_id}`);
-        messages.push({ role: 'tool', toolCallId: each.tool_call_id, content: textOf(each.content, `${field}.content`) });
+        if (!openCalls.has(each.tool_call_id))
+          throw invalid(`${field}.tool_call_id`, `no earlier assistant message called ${each.tool_call_id}`);
+        messages.push({
+          role: 'tool',
+          toolCallId: each.tool_call_id,
+          content: textOf(each.content, `${field}.content`),
+        });
         return;
       }
       default:
@@ -98,7 +122,12 @@ export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMes
   });
   if (!messages.some((each) => each.role === 'user')) throw invalid('messages', 'must hold at least one user message');
   const joined = instructions.filter((text) => text.trim() !== '').join('\n\n');
-  if (joined.length > MAX_CLIENT_INSTRUCTIONS_CHARS) throw new AppError('TOO_LARGE', `The system messages have ${joined.length} characters; the limit is ${MAX_CLIENT_INSTRUCTIONS_CHARS}.`, { details: { field: 'messages' } });
+  if (joined.length > MAX_CLIENT_INSTRUCTIONS_CHARS)
+    throw new AppError(
+      'TOO_LARGE',
+      `The system messages have ${joined.length} characters; the limit is ${MAX_CLIENT_INSTRUCTIONS_CHARS}.`,
+      { details: { field: 'messages' } },
+    );
   return { messages, instructions: joined === '' ? null : joined };
 }
 
@@ -106,6 +135,10 @@ export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMes
 export function clientToolsOf(body: ChatCompletionBody): OpenAIClientSettings['tools'] {
   return (body.tools ?? []).map((tool) => ({
     type: 'function' as const,
-    function: { name: tool.function.name, description: tool.function.description ?? '', parameters: tool.function.parameters ?? { type: 'object', properties: {} } },
+    function: {
+      name: tool.function.name,
+      description: tool.function.description ?? '',
+      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
+    },
   }));
 }

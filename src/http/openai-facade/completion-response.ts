@@ -20,7 +20,12 @@ export interface CompletionTarget {
 const ENDED = new Set(['complete', 'error', 'cancelled']);
 
 /** Kicks this process' runner and waits for the turn's end (as the REST send does), listening meanwhile. */
-async function runAndWait(deps: HttpDeps, turn: Turn, response: Response, onEvent?: (event: ThreadEvent) => void): Promise<void> {
+async function runAndWait(
+  deps: HttpDeps,
+  turn: Turn,
+  response: Response,
+  onEvent?: (event: ThreadEvent) => void,
+): Promise<void> {
   // Not `fresh`: the sweeper of any process may have run the turn while the request stored the client's settings.
   const waiter = turnEnded(deps, turn, onEvent);
   response.on('close', () => waiter.stop());
@@ -45,16 +50,38 @@ interface OpenAIToolCall {
 }
 
 /** The turn's answer as the client sees it (its text, and the client tools it called), or why there is none. */
-async function outcomeOf(deps: HttpDeps, facade: FacadeHttpDeps, turnId: string): Promise<{ content: string; toolCalls: OpenAIToolCall[] }> {
+async function outcomeOf(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  turnId: string,
+): Promise<{ content: string; toolCalls: OpenAIToolCall[] }> {
   const [turn, messages] = await Promise.all([deps.turns.findTurn(turnId), deps.transcript.listTurnMessages(turnId)]);
   if (!turn) throw new AppError('NOT_FOUND', 'The conversation is gone (was the thread deleted?).');
-  if (turn.status === 'error') throw new AppError(turn.error?.code === undefined ? 'PROVIDER_ERROR' : (turn.error.code as never), turn.error?.message ?? 'The answer failed.');
-  if (turn.status === 'cancelled') throw new AppError('UNAVAILABLE', 'The answer was stopped (the server is restarting); send the request again.', { details: { retryAfterSeconds: 2 } });
-  if (turn.status !== 'complete') throw new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.');
-  const parts = messages.filter((message) => message.role === 'assistant' && !message.superseded && (message.status === 'complete' || message.status === 'cancelled'));
+  if (turn.status === 'error')
+    throw new AppError(
+      turn.error?.code === undefined ? 'PROVIDER_ERROR' : (turn.error.code as never),
+      turn.error?.message ?? 'The answer failed.',
+    );
+  if (turn.status === 'cancelled')
+    throw new AppError('UNAVAILABLE', 'The answer was stopped (the server is restarting); send the request again.', {
+      details: { retryAfterSeconds: 2 },
+    });
+  if (turn.status !== 'complete')
+    throw new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.');
+  const parts = messages.filter(
+    (message) =>
+      message.role === 'assistant' &&
+      !message.superseded &&
+      (message.status === 'complete' || message.status === 'cancelled'),
+  );
   const ours = facade.serverToolNames();
-  const toolCalls = (parts.at(-1)?.toolCalls ?? []).filter((call) => !ours.has(call.name))
-    .map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+  const toolCalls = (parts.at(-1)?.toolCalls ?? [])
+    .filter((call) => !ours.has(call.name))
+    .map((call) => ({
+      id: call.id,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
   return { content: joinAnswerParts(parts.map((message) => message.content)), toolCalls };
 }
 
@@ -73,17 +100,34 @@ async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
     if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
     else deps.runner.cancel(turn.threadId, turn.id);
   } catch (error) {
-    deps.log.warn({ err: error, threadId: turn.threadId, turnId: turn.id }, 'could not stop the answer of a client that went away');
+    deps.log.warn(
+      { err: error, threadId: turn.threadId, turnId: turn.id },
+      'could not stop the answer of a client that went away',
+    );
   }
 }
 
 /** A non-streamed answer: one `chat.completion` object once the turn has ended (errors through the /v1 handler). */
-export async function answerAsJson(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, _request: Request, response: Response): Promise<void> {
+export async function answerAsJson(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  target: CompletionTarget,
+  _request: Request,
+  response: Response,
+): Promise<void> {
   await runAndWait(deps, target.turn, response);
   const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
-  const message = { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+  const message = {
+    role: 'assistant',
+    content,
+    refusal: null,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+  };
   response.json({
-    id: completionId(target.turn), object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: target.model,
+    id: completionId(target.turn),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: target.model,
     choices: [{ index: 0, message, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop', logprobs: null }],
     usage: await usageOf(facade, target.turn.id),
   });
@@ -94,13 +138,27 @@ export async function answerAsJson(deps: HttpDeps, facade: FacadeHttpDeps, targe
  * the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
  * A failure once the stream is open is its last event, `data: {"error": ...}`, as OpenAI sends it.
  */
-export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, target: CompletionTarget, options: { includeUsage: boolean }, _request: Request, response: Response): Promise<void> {
-  const { write, chunk, usage } = openCompletionStream(response, { id: completionId(target.turn), model: target.model });
+export async function answerAsStream(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  target: CompletionTarget,
+  options: { includeUsage: boolean },
+  _request: Request,
+  response: Response,
+): Promise<void> {
+  const { write, chunk, usage } = openCompletionStream(response, {
+    id: completionId(target.turn),
+    model: target.model,
+  });
   const answerMessages = new Set<string>();
   let wrote = false;
   let separatorDue = false;
   const onEvent = (event: ThreadEvent) => {
-    if (event.type === 'message-start' && event.message.role === 'assistant' && event.message.turnId === target.turn.id) {
+    if (
+      event.type === 'message-start' &&
+      event.message.role === 'assistant' &&
+      event.message.turnId === target.turn.id
+    ) {
       answerMessages.add(event.message.id);
       separatorDue = wrote;
     } else if (event.type === 'message-delta' && answerMessages.has(event.messageId) && event.delta !== '') {
@@ -122,7 +180,11 @@ export async function answerAsStream(deps: HttpDeps, facade: FacadeHttpDeps, tar
     response.write('data: [DONE]\n\n');
   } catch (error) {
     const failure = toAppError(error);
-    if (failure.code === 'INTERNAL') deps.log.error({ err: error, threadId: target.threadId, turnId: target.turn.id }, 'streamed OpenAI-compatible answer failed');
+    if (failure.code === 'INTERNAL')
+      deps.log.error(
+        { err: error, threadId: target.threadId, turnId: target.turn.id },
+        'streamed OpenAI-compatible answer failed',
+      );
     write(toOpenAIError(failure).body);
   }
   response.end();

@@ -10,9 +10,15 @@ export interface OpenAIUsage {
 }
 
 /** Our usage figures in OpenAI's shape. */
-export function openAIUsage(usage: { promptTokens: number; completionTokens: number; cachedTokens: number | null }): OpenAIUsage {
+export function openAIUsage(usage: {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number | null;
+}): OpenAIUsage {
   return {
-    prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
     ...(usage.cachedTokens !== null ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
   };
 }
@@ -32,11 +38,21 @@ export function openCompletionStream(response: Response, identity: { id: string;
   const created = Math.floor(Date.now() / 1000);
   const base = { id: identity.id, object: 'chat.completion.chunk', created, model: identity.model };
   const stream: CompletionStream = {
-    write: (data) => { response.write(`data: ${JSON.stringify(data)}\n\n`); },
-    chunk: (delta, finishReason = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] }),
+    write: (data) => {
+      response.write(`data: ${JSON.stringify(data)}\n\n`);
+    },
+    chunk: (delta, finishReason = null) => ({
+      ...base,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    }),
     usage: (usage) => ({ ...base, choices: [], usage }),
   };
-  response.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  response.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   response.flushHeaders();
   stream.write(stream.chunk({ role: 'assistant', content: '' }));
   return stream;

@@ -48,7 +48,11 @@ function endUserOf(request: Request, bodyUser: unknown): string {
     if (typeof value === 'string' && value.trim() !== '') return value.trim();
   }
   if (typeof bodyUser === 'string' && bodyUser.trim() !== '') return bodyUser.trim();
-  throw new AppError('VALIDATION', 'A service key acts for an end user: name them with the X-User-Id header (or X-OpenWebUI-User-Id, or the body\'s "user").', { details: { field: 'user' } });
+  throw new AppError(
+    'VALIDATION',
+    'A service key acts for an end user: name them with the X-User-Id header (or X-OpenWebUI-User-Id, or the body\'s "user").',
+    { details: { field: 'user' } },
+  );
 }
 
 /** What resolving a /v1 caller reads: tokens, the users table, and the erasure tombstones. */
@@ -69,14 +73,21 @@ export interface FacadePrincipalDeps {
  * the erased conversations stay gone (the history a client resends holds answers this server no longer has, so it is
  * refused like any history it did not write).
  */
-export async function facadePrincipal(request: Request, deps: FacadePrincipalDeps, bodyUser?: unknown): Promise<FacadePrincipal> {
+export async function facadePrincipal(
+  request: Request,
+  deps: FacadePrincipalDeps,
+  bodyUser?: unknown,
+): Promise<FacadePrincipal> {
   const token = bearerToken(request.headers.authorization);
   if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
   const key = deps.serviceKeys.length > 0 ? matchingKey(token, deps.serviceKeys) : null;
   if (!key) return { userId: (await principalFromToken(token, deps)).userId, viaServiceKey: false };
   if (bodyUser === SERVICE_ONLY) return { userId: '', viaServiceKey: true };
   const endUser = endUserOf(request, bodyUser);
-  if (!END_USER.test(endUser)) throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', { details: { field: 'user' } });
+  if (!END_USER.test(endUser))
+    throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', {
+      details: { field: 'user' },
+    });
   const userId = serviceUserId(key, endUser);
   // Erased (by an admin, in this process or another) since this process stored them: stored again, empty, once.
   const erasure = await deps.erasures.erasureOf(userId);

@@ -24,12 +24,19 @@ const STARTED = Math.floor(Date.now() / 1000);
  * The conversation a request names: the first of FACADE_THREAD_HEADERS it carries (an opaque key of the client), or,
  * without one, a key derived from its first user message (best effort).
  */
-export function conversationOf(request: Request, headers: readonly string[], firstUserMessage: string): { key: string; explicit: boolean } {
+export function conversationOf(
+  request: Request,
+  headers: readonly string[],
+  firstUserMessage: string,
+): { key: string; explicit: boolean } {
   for (const name of headers) {
     const value = request.headers[name];
     if (typeof value !== 'string' || value.trim() === '') continue;
     const key = value.trim();
-    if (key.length > MAX_CLIENT_KEY_CHARS) throw new AppError('VALIDATION', `${name}: at most ${MAX_CLIENT_KEY_CHARS} characters.`, { details: { field: name } });
+    if (key.length > MAX_CLIENT_KEY_CHARS)
+      throw new AppError('VALIDATION', `${name}: at most ${MAX_CLIENT_KEY_CHARS} characters.`, {
+        details: { field: name },
+      });
     return { key: `id:${key}`, explicit: true };
   }
   return { key: `first:${createHash('sha256').update(firstUserMessage.trim()).digest('hex')}`, explicit: false };
@@ -37,7 +44,11 @@ export function conversationOf(request: Request, headers: readonly string[], fir
 
 function checkModel(model: string, facade: FacadeHttpDeps): void {
   if (facade.models.includes(model)) return;
-  throw new AppError('NOT_FOUND', `The model "${model}" does not exist here; GET /v1/models lists the models this server serves.`, { details: { field: 'model', openaiCode: MODEL_NOT_FOUND } });
+  throw new AppError(
+    'NOT_FOUND',
+    `The model "${model}" does not exist here; GET /v1/models lists the models this server serves.`,
+    { details: { field: 'model', openaiCode: MODEL_NOT_FOUND } },
+  );
 }
 
 /** A client tool may not take the name of one of ours (the model could not tell them apart). */
@@ -45,11 +56,18 @@ function checkClientTools(body: ChatCompletionBody, facade: FacadeHttpDeps): voi
   const ours = facade.serverToolNames();
   const names = (body.tools ?? []).map((tool) => tool.function.name);
   const repeated = names.findIndex((name, index) => names.indexOf(name) !== index);
-  if (repeated >= 0) throw new AppError('VALIDATION', `tools.${repeated}.function.name: "${names[repeated]}" is offered twice.`, { details: { field: `tools.${repeated}.function.name` } });
+  if (repeated >= 0)
+    throw new AppError('VALIDATION', `tools.${repeated}.function.name: "${names[repeated]}" is offered twice.`, {
+      details: { field: `tools.${repeated}.function.name` },
+    });
   const clash = (body.tools ?? []).findIndex((tool) => ours.has(tool.function.name));
   if (clash < 0) return;
   const name = body.tools?.[clash]?.function.name ?? '';
-  throw new AppError('VALIDATION', `tools.${clash}.function.name: "${name}" is the name of one of this server's tools; rename yours.`, { details: { field: `tools.${clash}.function.name` } });
+  throw new AppError(
+    'VALIDATION',
+    `tools.${clash}.function.name: "${name}" is the name of one of this server's tools; rename yours.`,
+    { details: { field: `tools.${clash}.function.name` } },
+  );
 }
 
 /**
@@ -67,11 +85,19 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     next();
   });
   router.use(express.json({ limit: facade.maxBodyBytes, strict: true }));
-  const principalDeps = { tokens: deps.tokens, threads: deps.threads, erasures: deps.erasures, serviceKeys: facade.serviceKeys };
+  const principalDeps = {
+    tokens: deps.tokens,
+    threads: deps.threads,
+    erasures: deps.erasures,
+    serviceKeys: facade.serviceKeys,
+  };
 
   router.get('/models', async (request, response) => {
     await facadePrincipal(request, principalDeps, SERVICE_ONLY);
-    response.json({ object: 'list', data: facade.models.map((id) => ({ id, object: 'model', created: STARTED, owned_by: 'split-context-chat' })) });
+    response.json({
+      object: 'list',
+      data: facade.models.map((id) => ({ id, object: 'model', created: STARTED, owned_by: 'split-context-chat' })),
+    });
   });
 
   router.get('/models/:model', async (request, response) => {
@@ -88,25 +114,62 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     checkClientTools(body, facade);
     const { messages, instructions } = clientHistoryOf(body);
     if (isAuxiliaryRequest(messages, facade.auxiliaryPrefixes)) {
-      const target = { userId: principal.userId, model: body.model, instructions, content: messages[0]?.content ?? '', stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true };
-      const auxiliary = { chat: facade.chat, sendLimiter: deps.fork.sendLimiter, settings: deps.fork.settings, timeoutMs: deps.limits.turnTimeoutMs };
+      const target = {
+        userId: principal.userId,
+        model: body.model,
+        instructions,
+        content: messages[0]?.content ?? '',
+        stream: body.stream === true,
+        includeUsage: body.stream_options?.include_usage === true,
+      };
+      const auxiliary = {
+        chat: facade.chat,
+        sendLimiter: deps.fork.sendLimiter,
+        settings: deps.fork.settings,
+        timeoutMs: deps.limits.turnTimeoutMs,
+      };
       await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
       return;
     }
     const firstUser = messages.find((each) => each.role === 'user')?.content ?? '';
-    const started = await startChatCompletion({
-      userId: principal.userId, conversation: conversationOf(request, facade.threadHeaders, firstUser), messages,
-      client: { instructions, tools: clientToolsOf(body) },
-    }, {
-      conversations: facade.conversations, threads: deps.threads, memory: deps.memory, fork: deps.fork, serverToolNames: facade.serverToolNames,
-      turns: deps.turns, transcript: deps.transcript,
-    });
+    const started = await startChatCompletion(
+      {
+        userId: principal.userId,
+        conversation: conversationOf(request, facade.threadHeaders, firstUser),
+        messages,
+        client: { instructions, tools: clientToolsOf(body) },
+      },
+      {
+        conversations: facade.conversations,
+        threads: deps.threads,
+        memory: deps.memory,
+        fork: deps.fork,
+        serverToolNames: facade.serverToolNames,
+        turns: deps.turns,
+        transcript: deps.transcript,
+      },
+    );
     response.setHeader(THREAD_ID_HEADER, started.thread.id);
     const answer = { model: body.model, turn: started.turn, threadId: started.thread.id };
-    if (body.stream) await answerAsStream(deps, facade, answer, { includeUsage: body.stream_options?.include_usage === true }, request, response);
+    if (body.stream)
+      await answerAsStream(
+        deps,
+        facade,
+        answer,
+        { includeUsage: body.stream_options?.include_usage === true },
+        request,
+        response,
+      );
     else await answerAsJson(deps, facade, answer, request, response);
   });
 
-  router.use((_request, _response, next) => next(new AppError('NOT_FOUND', 'No such route of the OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions).')));
+  router.use((_request, _response, next) =>
+    next(
+      new AppError(
+        'NOT_FOUND',
+        'No such route of the OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions).',
+      ),
+    ),
+  );
   return router;
 }

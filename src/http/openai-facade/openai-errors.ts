@@ -34,14 +34,25 @@ const BUSY_RETRY_SECONDS = 1;
 export const MODEL_NOT_FOUND = 'model_not_found';
 
 /** The OpenAI body and status of an error (and its Retry-After, when it has one). */
-export function toOpenAIError(error: AppError, code?: string): { status: number; body: OpenAIErrorBody; retryAfterSeconds: number | null } {
+export function toOpenAIError(
+  error: AppError,
+  code?: string,
+): { status: number; body: OpenAIErrorBody; retryAfterSeconds: number | null } {
   const mapped = OPENAI_ERRORS[error.code];
   const field = error.details?.field;
   const retryAfter = error.details?.retryAfterSeconds;
   return {
     status: mapped.status,
-    body: { error: { message: error.message, type: mapped.type, param: typeof field === 'string' ? field : null, code: code ?? (error.details?.openaiCode as string | undefined) ?? mapped.code } },
-    retryAfterSeconds: typeof retryAfter === 'number' ? Math.ceil(retryAfter) : error.code === 'BUSY' ? BUSY_RETRY_SECONDS : null,
+    body: {
+      error: {
+        message: error.message,
+        type: mapped.type,
+        param: typeof field === 'string' ? field : null,
+        code: code ?? (error.details?.openaiCode as string | undefined) ?? mapped.code,
+      },
+    },
+    retryAfterSeconds:
+      typeof retryAfter === 'number' ? Math.ceil(retryAfter) : error.code === 'BUSY' ? BUSY_RETRY_SECONDS : null,
   };
 }
 
@@ -60,7 +71,8 @@ export function openAIErrorHandler(log: LogPort): ErrorRequestHandler {
       return;
     }
     const appError = toAppError(error);
-    if (appError.code === 'INTERNAL') log.error({ err: error, requestId: response.locals.requestId }, 'OpenAI-compatible request failed');
+    if (appError.code === 'INTERNAL')
+      log.error({ err: error, requestId: response.locals.requestId }, 'OpenAI-compatible request failed');
     sendOpenAIError(response, appError);
   };
 }

@@ -18,7 +18,10 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 export function documentRoutes(registry: OpenAPIRegistry): void {
   registerSecuritySchemes(registry);
   registry.registerPath({
-    method: 'get', path: '/api/openapi.json', tags: ['docs'], summary: 'This document',
+    method: 'get',
+    path: '/api/openapi.json',
+    tags: ['docs'],
+    summary: 'This document',
     responses: { 200: json(z.record(z.string(), z.unknown()), 'The OpenAPI 3.1 document') },
   });
   documentUserRoutes(registry);
@@ -44,7 +47,8 @@ export function openApiDocument(): OpenApiDocument {
     info: {
       title: 'Split-context chat API',
       version: '1',
-      description: 'REST API of the chat server. Errors are `{ error: { code, message } }` with a code from one closed list. The realtime protocol is documented in docs/realtime.md.',
+      description:
+        'REST API of the chat server. Errors are `{ error: { code, message } }` with a code from one closed list. The realtime protocol is documented in docs/realtime.md.',
     },
   });
   return cached;

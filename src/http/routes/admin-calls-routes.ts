@@ -14,7 +14,11 @@ export function adminCallsRoutes(deps: { modelCalls: ModelCallHistory }): Router
   router.get('/admin/threads/:id/model-calls', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const query = parseOrThrow(modelCallsQuery, request.query, 'query');
-    const body: ModelCallListDto = await deps.modelCalls.listForThread({ threadId: id, limit: query.limit, ...(query.before ? { before: query.before } : {}) });
+    const body: ModelCallListDto = await deps.modelCalls.listForThread({
+      threadId: id,
+      limit: query.limit,
+      ...(query.before ? { before: query.before } : {}),
+    });
     response.json(body);
   });
   return router;

@@ -18,7 +18,9 @@ export async function auditAdminOverride(
   const ownerId = input.ownerId ?? (await deps.threads.findThread(input.threadId, null))?.ownerId;
   if (ownerId === undefined || ownerId === principal.userId) return;
   await deps.admin.audit.record({
-    actor: principal.userId, action: input.action, threadId: input.threadId,
+    actor: principal.userId,
+    action: input.action,
+    threadId: input.threadId,
     details: { ...input.details, ownerId, via: 'user-route' },
   });
 }

@@ -12,7 +12,11 @@ export function authRoutes(deps: HttpDeps): Router {
     if (!deps.allowGuests) throw new AppError('FORBIDDEN', 'Guest sign-in is disabled on this server.');
     const limited = await deps.rateLimits.guests.hit(clientKeyOf(request));
     if (!limited.allowed) {
-      throw new AppError('RATE_LIMITED', `Too many guest sessions from this address; try again in ${limited.retryAfterSeconds} s.`, { details: { retryAfterSeconds: limited.retryAfterSeconds } });
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many guest sessions from this address; try again in ${limited.retryAfterSeconds} s.`,
+        { details: { retryAfterSeconds: limited.retryAfterSeconds } },
+      );
     }
     const guest: GuestSessionDto = await deps.tokens.issueGuest();
     await deps.threads.ensureUser(guest.userId, 'guest');
@@ -25,7 +29,8 @@ export function authRoutes(deps: HttpDeps): Router {
     if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required.');
     const session: GuestSessionDto = await deps.tokens.refresh(token);
     // An erased guest never comes back (issue 27).
-    if (await deps.erasures.erasureOf(session.userId)) throw new AppError('UNAUTHORIZED', 'This account was erased; start a new session.');
+    if (await deps.erasures.erasureOf(session.userId))
+      throw new AppError('UNAUTHORIZED', 'This account was erased; start a new session.');
     await deps.threads.ensureUser(session.userId, 'guest');
     response.json(session);
   });

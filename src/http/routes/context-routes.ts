@@ -21,20 +21,26 @@ import { auditAdminOverride } from './audit-admin-override';
  */
 function packEntries(pack: ContextPack, systemPrefix: string, systemPromptText: boolean): PackEntryDto[] {
   const entries: PackEntryDto[] = pack.messages.map((message) => ({
-    role: message.role, content: message.content, tokens: message.tokens,
+    role: message.role,
+    content: message.content,
+    tokens: message.tokens,
     ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
     ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
     ...(message.seq !== undefined ? { seq: message.seq } : {}),
   }));
   const [leading, ...rest] = entries;
-  if (!leading || leading.role !== 'system' || leading.seq !== undefined || !leading.content.startsWith(systemPrefix)) return entries;
+  if (!leading || leading.role !== 'system' || leading.seq !== undefined || !leading.content.startsWith(systemPrefix))
+    return entries;
   const promptTokens = Math.min(pack.manifest.parts.systemPrefix, leading.tokens);
   const prompt: PackEntryDto = {
-    role: 'system', content: systemPromptText ? systemPrefix : '', tokens: promptTokens,
+    role: 'system',
+    content: systemPromptText ? systemPrefix : '',
+    tokens: promptTokens,
     systemPrompt: { hash: createHash('sha256').update(systemPrefix).digest('hex'), hidden: !systemPromptText },
   };
   const remainder = leading.content.slice(systemPrefix.length).replace(/^\s+/, '');
-  const after: PackEntryDto[] = remainder === '' ? [] : [{ role: 'system', content: remainder, tokens: leading.tokens - promptTokens }];
+  const after: PackEntryDto[] =
+    remainder === '' ? [] : [{ role: 'system', content: remainder, tokens: leading.tokens - promptTokens }];
   return [prompt, ...after, ...rest];
 }
 
@@ -43,22 +49,39 @@ function packEntries(pack: ContextPack, systemPrefix: string, systemPromptText: 
  * `systemPromptText` (admins); thread owners get its hash and token count.
  */
 export async function contextPreview(
-  deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>, threadId: string, options: { systemPromptText: boolean },
+  deps: Pick<HttpDeps, 'turns' | 'settings'> & Partial<Pick<HttpDeps, 'toolDefinitions'>>,
+  threadId: string,
+  options: { systemPromptText: boolean },
 ): Promise<ContextPackDto> {
   const context = await deps.turns.loadContext(threadId, { recall: true });
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
-  const offered = definitionsForRecallScope(deps.toolDefinitions?.() ?? [], context.thread.settings.recallScope ?? settings.recallScope);
+  const offered = definitionsForRecallScope(
+    deps.toolDefinitions?.() ?? [],
+    context.thread.settings.recallScope ?? settings.recallScope,
+  );
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered);
   const summary = context.thread.summary;
-  const titles = new Map((context.recalledElsewhere ?? []).flatMap((message) => (message.thread ? [[message.thread.id, message.thread.title] as const] : [])));
+  const titles = new Map(
+    (context.recalledElsewhere ?? []).flatMap((message) =>
+      message.thread ? [[message.thread.id, message.thread.title] as const] : [],
+    ),
+  );
   return {
     messages: packEntries(pack, settings.systemPrefix, options.systemPromptText),
     tokens: pack.tokens,
     budget: packBudget(settings) - toolSchemaTokens,
     omitted: pack.omitted,
-    summary: summary && summary.revision > 0 ? { text: summary.text, tokens: summary.tokens, revision: summary.revision, coveredThroughSeq: summary.coveredThroughSeq } : null,
+    summary:
+      summary && summary.revision > 0
+        ? {
+            text: summary.text,
+            tokens: summary.tokens,
+            revision: summary.revision,
+            coveredThroughSeq: summary.coveredThroughSeq,
+          }
+        : null,
     window: {
       fromSeq: context.window[0]?.seq ?? null,
       throughSeq: context.window.at(-1)?.seq ?? null,
@@ -67,7 +90,10 @@ export async function contextPreview(
     },
     pinnedSeqs: context.pinned.map((entry) => entry.seq),
     recalledSeqs: pack.manifest.recalledSeqs,
-    recalledElsewhere: pack.manifest.recalledElsewhere.map((ref) => ({ ...ref, title: titles.get(ref.threadId) ?? null })),
+    recalledElsewhere: pack.manifest.recalledElsewhere.map((ref) => ({
+      ...ref,
+      title: titles.get(ref.threadId) ?? null,
+    })),
   };
 }
 
@@ -79,9 +105,16 @@ export function contextRoutes(deps: HttpDeps): Router {
     const actor = memoryActorOf(response);
     const thread = await threadForActor(deps, id, actor);
     // The system prompt's text is the operator's: admins see it, owners its hash and size.
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: actor.admin });
+    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, {
+      systemPromptText: actor.admin,
+    });
     // An admin reading another user's prompt: audited like the admin console's read.
-    await auditAdminOverride(deps, response, { threadId: thread.id, ownerId: thread.ownerId, action: 'message-context.viewed', details: { messageId } });
+    await auditAdminOverride(deps, response, {
+      threadId: thread.id,
+      ownerId: thread.ownerId,
+      action: 'message-context.viewed',
+      details: { messageId },
+    });
     response.json(body);
   });
   router.get('/threads/:id/context', async (request, response) => {

@@ -33,7 +33,12 @@ export function exportRoutes(deps: HttpDeps): Router {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const { format } = parseOrThrow(exportThreadQuery, request.query, 'query');
     const thread = await threadForActor(deps.memory, id, memoryActorOf(response));
-    await auditAdminOverride(deps, response, { threadId: thread.id, ownerId: thread.ownerId, action: 'thread.exported', details: { format } });
+    await auditAdminOverride(deps, response, {
+      threadId: thread.id,
+      ownerId: thread.ownerId,
+      action: 'thread.exported',
+      details: { format },
+    });
     response.status(200).set({
       'Content-Type': format === 'json' ? 'application/json; charset=utf-8' : 'text/markdown; charset=utf-8',
       'Content-Disposition': `attachment; filename="thread-${thread.id}.${format === 'json' ? 'json' : 'md'}"`,

@@ -1,13 +1,36 @@
 import { Router, type Response } from 'express';
 import { toMessageDto, toThreadDto } from '../../core/dto';
 import {
-  forgetMessage, getThreadSettings, pinMessage, regenerateAnswer, resetContext, undoContextReset, unpinMessage, updateThreadSettings,
-  type ContextResetOutcome, type MemoryActor, type PinOutcome, type ThreadSettingsPatch, type ThreadSettingsView,
+  forgetMessage,
+  getThreadSettings,
+  pinMessage,
+  regenerateAnswer,
+  resetContext,
+  undoContextReset,
+  unpinMessage,
+  updateThreadSettings,
+  type ContextResetOutcome,
+  type MemoryActor,
+  type PinOutcome,
+  type ThreadSettingsPatch,
+  type ThreadSettingsView,
 } from '../../core/memory';
-import type { ContextResetResponseDto, ForgetResponseDto, PinResponseDto, RegenerateResponseDto, ThreadMemorySettingsDto } from '../../shared/api';
+import type {
+  ContextResetResponseDto,
+  ForgetResponseDto,
+  PinResponseDto,
+  RegenerateResponseDto,
+  ThreadMemorySettingsDto,
+} from '../../shared/api';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
-import { forgetMessageQuery, messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
+import {
+  forgetMessageQuery,
+  messageIdParams,
+  parseOrThrow,
+  threadIdParams,
+  threadSettingsBody,
+} from '../request-schemas';
 import { auditAdminOverride } from './audit-admin-override';
 import { turnEnded, turnResult } from './message-routes';
 
@@ -18,7 +41,11 @@ export function memoryActorOf(response: Response): MemoryActor {
 }
 
 function pinDto(outcome: PinOutcome): PinResponseDto {
-  return { messages: outcome.messages.map(toMessageDto), pinnedTokens: outcome.pinnedTokens, pinnedMaxTokens: outcome.pinnedMaxTokens };
+  return {
+    messages: outcome.messages.map(toMessageDto),
+    pinnedTokens: outcome.pinnedTokens,
+    pinnedMaxTokens: outcome.pinnedMaxTokens,
+  };
 }
 
 /** The settings view as its DTO (also answered by the admin settings route). */
@@ -31,7 +58,14 @@ function resetDto(outcome: ContextResetOutcome): ContextResetResponseDto {
 }
 
 /** Strips absent keys, so a patch never carries `undefined` (exactOptionalPropertyTypes). */
-export function patchOf(body: { trigger?: string | null | undefined; keep?: string | null | undefined; memory?: 'summary' | 'window-only' | undefined; summaryPrompt?: string | null | undefined; recallTokens?: number | null | undefined; recallScope?: 'thread' | 'user' | null | undefined }): ThreadSettingsPatch {
+export function patchOf(body: {
+  trigger?: string | null | undefined;
+  keep?: string | null | undefined;
+  memory?: 'summary' | 'window-only' | undefined;
+  summaryPrompt?: string | null | undefined;
+  recallTokens?: number | null | undefined;
+  recallScope?: 'thread' | 'user' | null | undefined;
+}): ThreadSettingsPatch {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as ThreadSettingsPatch;
 }
 
@@ -60,10 +94,22 @@ export function memoryRoutes(deps: HttpDeps): Router {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const { only } = parseOrThrow(forgetMessageQuery, request.query, 'query');
     const outcome = await forgetMessage({ actor: memoryActorOf(response), threadId: id, messageId, only }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'message.forgotten', details: { messageId, only, forgotten: outcome.messages.length } });
+    await auditAdminOverride(deps, response, {
+      threadId: id,
+      ownerId: outcome.thread.ownerId,
+      action: 'message.forgotten',
+      details: { messageId, only, forgotten: outcome.messages.length },
+    });
     const body: ForgetResponseDto = {
-      messages: outcome.messages.map(toMessageDto), memoryRebuilding: outcome.memoryRebuilding, thread: toThreadDto(outcome.thread),
-      copies: outcome.copies.map((copy) => ({ threadId: copy.threadId, title: copy.title, messageId: copy.messageId, seq: copy.seq })),
+      messages: outcome.messages.map(toMessageDto),
+      memoryRebuilding: outcome.memoryRebuilding,
+      thread: toThreadDto(outcome.thread),
+      copies: outcome.copies.map((copy) => ({
+        threadId: copy.threadId,
+        title: copy.title,
+        messageId: copy.messageId,
+        seq: copy.seq,
+      })),
     };
     response.json(body);
   });
@@ -71,7 +117,11 @@ export function memoryRoutes(deps: HttpDeps): Router {
   router.get('/threads/:id/settings', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const view = await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, ownerId: view.thread.ownerId, action: 'thread.settings-viewed' });
+    await auditAdminOverride(deps, response, {
+      threadId: id,
+      ownerId: view.thread.ownerId,
+      action: 'thread.settings-viewed',
+    });
     response.json(settingsDto(view));
   });
 
@@ -80,30 +130,51 @@ export function memoryRoutes(deps: HttpDeps): Router {
     const body = parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings');
     const patch = patchOf(body);
     const view = await updateThreadSettings({ actor: memoryActorOf(response), threadId: id, patch }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, ownerId: view.thread.ownerId, action: 'thread.settings-changed', details: { ...patch } });
+    await auditAdminOverride(deps, response, {
+      threadId: id,
+      ownerId: view.thread.ownerId,
+      action: 'thread.settings-changed',
+      details: { ...patch },
+    });
     response.json(settingsDto(view));
   });
 
   router.post('/threads/:id/context-reset', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const outcome = await resetContext({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'context.reset', details: { seq: outcome.seq } });
+    await auditAdminOverride(deps, response, {
+      threadId: id,
+      ownerId: outcome.thread.ownerId,
+      action: 'context.reset',
+      details: { seq: outcome.seq },
+    });
     response.status(201).json(resetDto(outcome));
   });
 
   router.delete('/threads/:id/context-reset', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const outcome = await undoContextReset({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, ownerId: outcome.thread.ownerId, action: 'context.reset-undone', details: { seq: outcome.seq } });
+    await auditAdminOverride(deps, response, {
+      threadId: id,
+      ownerId: outcome.thread.ownerId,
+      action: 'context.reset-undone',
+      details: { seq: outcome.seq },
+    });
     response.json(resetDto(outcome));
   });
 
   router.post('/threads/:id/regenerate', async (request, response) => {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const outcome = await regenerateAnswer({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, action: 'answer.regenerated', details: { turnId: outcome.turn.id, userMessageId: outcome.userMessage.id } });
+    await auditAdminOverride(deps, response, {
+      threadId: id,
+      action: 'answer.regenerated',
+      details: { turnId: outcome.turn.id, userMessageId: outcome.userMessage.id },
+    });
     const waiter = turnEnded(deps, outcome.turn);
-    request.on('close', () => { if (!response.writableEnded) waiter.stop(); });
+    request.on('close', () => {
+      if (!response.writableEnded) waiter.stop();
+    });
     void deps.runner.kick(id);
     await waiter.done;
     const result = await turnResult(deps, outcome.turn.id, outcome.userMessage.id, id);

@@ -1,5 +1,11 @@
 import { Router } from 'express';
-import { addSavedMemory, deleteSavedMemory, editSavedMemory, listSavedMemories, type SavedMemoryView } from '../../core/saved-memories';
+import {
+  addSavedMemory,
+  deleteSavedMemory,
+  editSavedMemory,
+  listSavedMemories,
+  type SavedMemoryView,
+} from '../../core/saved-memories';
 import type { SavedMemoryDto, SavedMemoryListDto } from '../../shared/api';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
@@ -8,8 +14,12 @@ import { parseOrThrow, savedMemoryBody } from '../request-schemas';
 /** A saved memory as clients see it. */
 export function toSavedMemoryDto(view: SavedMemoryView): SavedMemoryDto {
   return {
-    id: view.id, text: view.text, source: view.source, inContext: view.inContext,
-    createdAt: view.createdAt.toISOString(), updatedAt: view.updatedAt.toISOString(),
+    id: view.id,
+    text: view.text,
+    source: view.source,
+    inContext: view.inContext,
+    createdAt: view.createdAt.toISOString(),
+    updatedAt: view.updatedAt.toISOString(),
   };
 }
 
@@ -18,7 +28,9 @@ export function savedMemoryRoutes(deps: HttpDeps): Router {
   const router = Router();
 
   router.get('/memory', async (_request, response) => {
-    const body: SavedMemoryListDto = { items: (await listSavedMemories(principalOf(response).userId, deps.savedMemories)).map(toSavedMemoryDto) };
+    const body: SavedMemoryListDto = {
+      items: (await listSavedMemories(principalOf(response).userId, deps.savedMemories)).map(toSavedMemoryDto),
+    };
     response.json(body);
   });
 
@@ -30,7 +42,10 @@ export function savedMemoryRoutes(deps: HttpDeps): Router {
 
   router.patch('/memory/:id', async (request, response) => {
     const { text } = parseOrThrow(savedMemoryBody, request.body ?? {}, 'saved memory');
-    const view = await editSavedMemory({ userId: principalOf(response).userId, id: request.params.id, text }, deps.savedMemories);
+    const view = await editSavedMemory(
+      { userId: principalOf(response).userId, id: request.params.id, text },
+      deps.savedMemories,
+    );
     response.json(toSavedMemoryDto(view));
   });
 

@@ -13,7 +13,10 @@ export const SEARCH_MAX_OFFSET = 1000;
 
 /** A cursor names the next page's offset and the search it belongs to (a hash of the thread scope and query). */
 function searchKey(query: string, threadId: string | undefined): string {
-  return createHash('sha256').update(`${threadId ?? '*'}\n${query}`).digest('base64url').slice(0, 10);
+  return createHash('sha256')
+    .update(`${threadId ?? '*'}\n${query}`)
+    .digest('base64url')
+    .slice(0, 10);
 }
 
 export function encodeSearchCursor(offset: number, query: string, threadId?: string): string {
@@ -27,7 +30,8 @@ export function decodeSearchCursor(cursor: string, query: string, threadId?: str
   if (rest.length > 0 || !/^\d{1,5}$/.test(offsetText ?? '') || offset < 1 || offset > SEARCH_MAX_OFFSET) {
     throw new AppError('VALIDATION', 'Invalid cursor: pass the nextCursor of the previous page unchanged.');
   }
-  if (key !== searchKey(query, threadId)) throw new AppError('VALIDATION', 'Invalid cursor: it belongs to another search (pass the same q).');
+  if (key !== searchKey(query, threadId))
+    throw new AppError('VALIDATION', 'Invalid cursor: it belongs to another search (pass the same q).');
   return offset;
 }
 
@@ -40,19 +44,32 @@ export function searchRoutes(deps: HttpDeps): Router {
     const parsed = parseOrThrow(searchQuery, request.query, 'search');
     const decision = await deps.searchLimiter.hit(userId);
     if (!decision.allowed) {
-      throw new AppError('RATE_LIMITED', `Too many searches; try again in ${decision.retryAfterSeconds} s.`, { details: { retryAfterSeconds: decision.retryAfterSeconds } });
+      throw new AppError('RATE_LIMITED', `Too many searches; try again in ${decision.retryAfterSeconds} s.`, {
+        details: { retryAfterSeconds: decision.retryAfterSeconds },
+      });
     }
     return parsed;
   }
 
-  async function page(input: { ownerId: string; threadId?: string; parsed: { q: string; cursor?: string | undefined; limit: number } }): Promise<SearchPageDto> {
+  async function page(input: {
+    ownerId: string;
+    threadId?: string;
+    parsed: { q: string; cursor?: string | undefined; limit: number };
+  }): Promise<SearchPageDto> {
     const { q, cursor, limit } = input.parsed;
     const offset = cursor === undefined ? 0 : decodeSearchCursor(cursor, q, input.threadId);
     const { hits, hasMore } = await deps.search.searchForPeople({
-      ownerId: input.ownerId, query: q, limit, offset, ...(input.threadId ? { threadId: input.threadId } : {}),
+      ownerId: input.ownerId,
+      query: q,
+      limit,
+      offset,
+      ...(input.threadId ? { threadId: input.threadId } : {}),
     });
     const next = offset + hits.length;
-    return { hits: hits.map(toSearchHitDto), nextCursor: hasMore && next <= SEARCH_MAX_OFFSET ? encodeSearchCursor(next, q, input.threadId) : null };
+    return {
+      hits: hits.map(toSearchHitDto),
+      nextCursor: hasMore && next <= SEARCH_MAX_OFFSET ? encodeSearchCursor(next, q, input.threadId) : null,
+    };
   }
 
   router.get('/search', async (request, response) => {

@@ -14,7 +14,8 @@ import { createThreadBody, listThreadsQuery, parseOrThrow, renameThreadBody, thr
  */
 export const FOLD_FAILED_FOR_USERS: ErrorBody = {
   code: 'UNAVAILABLE',
-  message: 'The summary could not be updated: answers keep using the previous summary and the recent messages, and the summary is retried later.',
+  message:
+    'The summary could not be updated: answers keep using the previous summary and the recent messages, and the summary is retried later.',
 };
 
 /** Loads a thread of the caller or 404 (another user's thread is indistinguishable from a missing one). */
@@ -30,19 +31,30 @@ export function threadRoutes(deps: HttpDeps): Router {
 
   router.post('/threads', async (request, response) => {
     const body = parseOrThrow(createThreadBody, request.body ?? {}, 'thread');
-    const thread = await deps.threads.createThread({ ownerId: principalOf(response).userId, maxThreads: deps.limits.maxThreadsPerUser, ...(body.title ? { title: body.title } : {}) });
+    const thread = await deps.threads.createThread({
+      ownerId: principalOf(response).userId,
+      maxThreads: deps.limits.maxThreadsPerUser,
+      ...(body.title ? { title: body.title } : {}),
+    });
     response.status(201).json(toThreadDto(thread));
   });
 
   router.get('/threads', async (request, response) => {
     const query = parseOrThrow(listThreadsQuery, request.query, 'query');
-    const page = await deps.threads.listThreads({ ownerId: principalOf(response).userId, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
+    const page = await deps.threads.listThreads({
+      ownerId: principalOf(response).userId,
+      limit: query.limit,
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
     response.json({ threads: page.items.map(toThreadDto), nextCursor: page.nextCursor });
   });
 
   router.get('/threads/:id', async (request, response) => {
     const owned = await ownThread(deps, request.params.id, principalOf(response).userId);
-    const [messageCount, context] = await Promise.all([deps.threads.countMessages(owned.id), deps.turns.loadContext(owned.id)]);
+    const [messageCount, context] = await Promise.all([
+      deps.threads.countMessages(owned.id),
+      deps.turns.loadContext(owned.id),
+    ]);
     // The summary and the window from one snapshot (the context read): a fold committing after the ownership check
     // would otherwise show its shorter window with the previous summary (no summary, no fold pending).
     const thread = context?.thread ?? owned;

@@ -9,12 +9,18 @@ import { parseOrThrow, toolRunParams } from '../request-schemas';
 /** TOOL_RESULT_MAX_CHARS' default, for the OpenAPI document. */
 const DOCUMENTED_RESULT_MAX_CHARS = 2_000_000;
 
-export const runnerProgressBody = z.object({ progress: z.number().min(0).max(1), note: z.string().max(500).optional() });
+export const runnerProgressBody = z.object({
+  progress: z.number().min(0).max(1),
+  note: z.string().max(500).optional(),
+});
 
 /** A runner's result: `result` at most TOOL_RESULT_MAX_CHARS characters (a longer one is 400, not cut). */
 export function runnerResultBodyOf(maxResultChars: number) {
   return z.discriminatedUnion('status', [
-    z.object({ status: z.literal('succeeded'), result: z.string().max(maxResultChars).describe('At most TOOL_RESULT_MAX_CHARS characters') }),
+    z.object({
+      status: z.literal('succeeded'),
+      result: z.string().max(maxResultChars).describe('At most TOOL_RESULT_MAX_CHARS characters'),
+    }),
     z.object({ status: z.literal('failed'), error: z.string().min(1).max(10_000) }),
   ]);
 }
@@ -31,14 +37,22 @@ export const TOOL_CALLBACK_PATHS = ['/api/tool-runs/:id/progress', '/api/tool-ru
 export function toolCallbackBodyParser(maxResultChars: number): RequestHandler[] {
   const unsigned: RequestHandler = (request, _response, next) => {
     if (request.method === 'POST' && (!request.header(TIMESTAMP_HEADER) || !request.header(SIGNATURE_HEADER))) {
-      next(new AppError('UNAUTHORIZED', `Invalid signature: the ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required.`));
+      next(
+        new AppError(
+          'UNAUTHORIZED',
+          `Invalid signature: the ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required.`,
+        ),
+      );
       return;
     }
     next();
   };
   const parser = express.json({
-    limit: maxResultChars * 6 + 16_384, strict: true,
-    verify: (request, _response, buffer) => { (request as { rawBody?: Buffer }).rawBody = buffer; },
+    limit: maxResultChars * 6 + 16_384,
+    strict: true,
+    verify: (request, _response, buffer) => {
+      (request as { rawBody?: Buffer }).rawBody = buffer;
+    },
   });
   return [unsigned, parser];
 }
@@ -49,14 +63,24 @@ function rawBodyOf(request: Request): Buffer {
 }
 
 /** Checks the callback's v2 signature with the secret of the run's own runner; the run's tool names the runner. */
-async function verifiedCallback(callbacks: ToolCallbackDeps, request: Request, runId: string, kind: 'progress' | 'result'): Promise<string> {
+async function verifiedCallback(
+  callbacks: ToolCallbackDeps,
+  request: Request,
+  runId: string,
+  kind: 'progress' | 'result',
+): Promise<string> {
   const run = await callbacks.deps.runs.findRun(runId, null);
   const secret = run ? callbacks.secretFor(run.name) : null;
   // An unknown run, or one of a tool no runner serves, is refused as unsigned: no secret can have signed it.
   if (!secret) throw new AppError('UNAUTHORIZED', 'Invalid signature: no external tool run accepts this request.');
   const check = verifyWebhook({
-    secret, timestamp: request.header(TIMESTAMP_HEADER), signature: request.header(SIGNATURE_HEADER),
-    method: request.method, path: `${callbacks.basePath}/api/tool-runs/${runId}/${kind}`, runId, body: rawBodyOf(request),
+    secret,
+    timestamp: request.header(TIMESTAMP_HEADER),
+    signature: request.header(SIGNATURE_HEADER),
+    method: request.method,
+    path: `${callbacks.basePath}/api/tool-runs/${runId}/${kind}`,
+    runId,
+    body: rawBodyOf(request),
   });
   if (!check.ok) throw new AppError('UNAUTHORIZED', `Invalid signature: ${check.reason}.`);
   return check.signature;
@@ -77,13 +101,20 @@ export function toolCallbackRoutes(deps: HttpDeps): Router {
     const { id } = parseOrThrow(toolRunParams, request.params, 'path');
     const signature = await verifiedCallback(callbacks, request, id, kind);
     // Claimed while this report is handled (a concurrent copy is a replay); released when it is refused.
-    if (!(await callbacks.remember(signature))) throw new AppError('UNAUTHORIZED', 'This signed request was already received: replays are refused.');
+    if (!(await callbacks.remember(signature)))
+      throw new AppError('UNAUTHORIZED', 'This signed request was already received: replays are refused.');
     try {
-      const report: RunnerReport = kind === 'progress'
-        ? { kind, ...parseOrThrow(runnerProgressBody, request.body, 'body') }
-        : { kind, ...parseOrThrow(runnerResultBodyOf(callbacks.deps.maxResultChars), request.body, 'body') } as RunnerReport;
+      const report: RunnerReport =
+        kind === 'progress'
+          ? { kind, ...parseOrThrow(runnerProgressBody, request.body, 'body') }
+          : ({
+              kind,
+              ...parseOrThrow(runnerResultBodyOf(callbacks.deps.maxResultChars), request.body, 'body'),
+            } as RunnerReport);
       const accepted = await acceptRunnerReport({ runId: id, report }, callbacks.deps);
-      response.status(kind === 'progress' ? 202 : 200).json({ ok: true, duplicate: accepted.duplicate, status: accepted.run.status });
+      response
+        .status(kind === 'progress' ? 202 : 200)
+        .json({ ok: true, duplicate: accepted.duplicate, status: accepted.run.status });
     } catch (error) {
       await callbacks.forget(signature);
       throw error;

@@ -19,7 +19,10 @@ export function toolRunRoutes(deps: HttpDeps): Router {
 
   router.post('/tool-runs/:id/cancel', async (request, response) => {
     const { id } = parseOrThrow(toolRunParams, request.params, 'path');
-    const cancelled = await cancelToolRun({ runId: id, userId: principalOf(response).userId }, { runs: deps.toolRuns, queue: deps.toolQueue, log: deps.log });
+    const cancelled = await cancelToolRun(
+      { runId: id, userId: principalOf(response).userId },
+      { runs: deps.toolRuns, queue: deps.toolQueue, log: deps.log },
+    );
     if (!cancelled) throw new AppError('CONFLICT', 'The run has already finished.');
     response.status(202).json(toToolRunDto(cancelled));
   });

@@ -11,11 +11,25 @@ import type { messageEditPayload } from '../socket-schemas';
  * case), acks like `message-send` with the fork, and starts the fork's turn without waiting for it: join the fork's
  * room to see the answer stream. A repeated clientMessageId acks the first edit (`duplicate: true`).
  */
-export async function messageEdit(deps: SocketDeps, { userId, payload }: HandlerContext<z.infer<typeof messageEditPayload>>): Promise<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }> {
+export async function messageEdit(
+  deps: SocketDeps,
+  { userId, payload }: HandlerContext<z.infer<typeof messageEditPayload>>,
+): Promise<{ thread: ThreadDto; message: MessageDto; turnId: string; duplicate: boolean }> {
   const { thread, accepted } = await editMessage(
-    { userId, threadId: payload.threadId, messageId: payload.messageId, content: payload.content, clientMessageId: payload.clientMessageId },
+    {
+      userId,
+      threadId: payload.threadId,
+      messageId: payload.messageId,
+      content: payload.content,
+      clientMessageId: payload.clientMessageId,
+    },
     deps.fork,
   );
   if (!accepted.duplicate) void deps.runner.kick(thread.id);
-  return { thread: toThreadDto(thread), message: toMessageDto(accepted.message), turnId: accepted.turn.id, duplicate: accepted.duplicate };
+  return {
+    thread: toThreadDto(thread),
+    message: toMessageDto(accepted.message),
+    turnId: accepted.turn.id,
+    duplicate: accepted.duplicate,
+  };
 }

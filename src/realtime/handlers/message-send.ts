@@ -11,10 +11,19 @@ import type { messageSendPayload } from '../socket-schemas';
  * message, and starts the turn without waiting for it; the answer streams to the thread's room.
  * A repeated clientMessageId acks the original message (`duplicate: true`) and starts nothing.
  */
-export async function messageSend(deps: SocketDeps, { userId, payload }: HandlerContext<z.infer<typeof messageSendPayload>>): Promise<{ message: MessageDto; turnId: string; duplicate: boolean }> {
+export async function messageSend(
+  deps: SocketDeps,
+  { userId, payload }: HandlerContext<z.infer<typeof messageSendPayload>>,
+): Promise<{ message: MessageDto; turnId: string; duplicate: boolean }> {
   const accepted = await sendMessage(
     { userId, threadId: payload.threadId, content: payload.content, clientMessageId: payload.clientMessageId },
-    { turns: deps.turns, settings: deps.settings, sendLimiter: deps.sendLimiter, maxMessageChars: deps.limits.maxMessageChars, maxQueuedTurns: deps.limits.maxQueuedTurns },
+    {
+      turns: deps.turns,
+      settings: deps.settings,
+      sendLimiter: deps.sendLimiter,
+      maxMessageChars: deps.limits.maxMessageChars,
+      maxQueuedTurns: deps.limits.maxQueuedTurns,
+    },
   );
   // Not awaited: the turn streams to the room. A kick for a duplicate is harmless but also pointless.
   if (!accepted.duplicate) void deps.runner.kick(payload.threadId);

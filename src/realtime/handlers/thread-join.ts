@@ -40,10 +40,12 @@ async function catchUp(deps: SocketDeps, threadId: string, afterSeq: number) {
     for (const [index, message] of page.messages.entries()) {
       const size = sizeOf(message);
       const more = index < page.messages.length - 1 || page.hasMoreAfter;
-      if (messages.length > 0 && message.seq !== null && chars + size > CATCH_UP_MAX_CHARS) return { messages, hasMoreBefore, hasMoreAfter: true };
+      if (messages.length > 0 && message.seq !== null && chars + size > CATCH_UP_MAX_CHARS)
+        return { messages, hasMoreBefore, hasMoreAfter: true };
       messages.push(message);
       chars += size;
-      if (messages.length >= CATCH_UP_MAX && message.seq !== null && more) return { messages, hasMoreBefore, hasMoreAfter: true };
+      if (messages.length >= CATCH_UP_MAX && message.seq !== null && more)
+        return { messages, hasMoreBefore, hasMoreAfter: true };
     }
     const lastSeq = page.messages.findLast((message) => message.seq !== null)?.seq ?? null;
     if (!page.hasMoreAfter || lastSeq === null) return { messages, hasMoreBefore, hasMoreAfter: false };
@@ -57,13 +59,17 @@ async function catchUp(deps: SocketDeps, threadId: string, afterSeq: number) {
  * text so far, read at the moment of the ack: every delta the client gets after the ack starts at or after it
  * (`flushEvents` first sends the deltas still being coalesced, so none of them reaches the tab after the ack).
  */
-export async function threadJoin(deps: SocketDeps & { flushEvents?: (threadId: string) => void }, { socket, userId, payload }: HandlerContext<z.infer<typeof threadJoinPayload>>): Promise<AtAck<ThreadJoinResult>> {
+export async function threadJoin(
+  deps: SocketDeps & { flushEvents?: (threadId: string) => void },
+  { socket, userId, payload }: HandlerContext<z.infer<typeof threadJoinPayload>>,
+): Promise<AtAck<ThreadJoinResult>> {
   const thread = await deps.threads.findThread(payload.threadId, userId);
   if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');
   await socket.join(roomOf(thread.id));
-  const page = payload.afterSeq !== undefined
-    ? await catchUp(deps, thread.id, payload.afterSeq)
-    : await deps.transcript.listMessages({ threadId: thread.id, limit: NEWEST_PAGE });
+  const page =
+    payload.afterSeq !== undefined
+      ? await catchUp(deps, thread.id, payload.afterSeq)
+      : await deps.transcript.listMessages({ threadId: thread.id, limit: NEWEST_PAGE });
   return new AtAck(() => {
     deps.flushEvents?.(thread.id);
     return {

@@ -29,7 +29,10 @@ export interface BrowserApp {
 
 function required(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the browser tests with \`npx playwright test\` (its global setup starts the services)`);
+  if (!value)
+    throw new Error(
+      `${name} is not set: run the browser tests with \`npx playwright test\` (its global setup starts the services)`,
+    );
   return value;
 }
 
@@ -52,20 +55,35 @@ async function createDatabase(): Promise<string> {
  * The real application (REST, sockets, workers, the built web app) on 127.0.0.1, a fresh database and its own
  * Redis prefix, talking to an OpenAI-compatible stub (`offline: true`: the built-in offline model instead).
  */
-export async function startBrowserApp(options: { env?: Record<string, string>; responder?: StubResponder; offline?: boolean } = {}): Promise<BrowserApp> {
-  const stub = options.offline ? null : await startOpenAIStub({ classifyRequest, responder: options.responder ?? summaryResponder() });
+export async function startBrowserApp(
+  options: { env?: Record<string, string>; responder?: StubResponder; offline?: boolean } = {},
+): Promise<BrowserApp> {
+  const stub = options.offline
+    ? null
+    : await startOpenAIStub({ classifyRequest, responder: options.responder ?? summaryResponder() });
   const databaseUrl = await createDatabase();
   await applyMigrations({ databaseUrl, migrationsDir, log: silent });
   const redisUrl = required('BROWSER_TEST_REDIS_URL');
   const env = loadEnv({
-    NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', REDIS_PREFIX: `b${randomBytes(5).toString('hex')}`,
-    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '10000',
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    REDIS_PREFIX: `b${randomBytes(5).toString('hex')}`,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '10000',
     ...(stub ? { OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test', CHAT_MODEL: 'gpt-4o-mini' } : {}),
     ...options.env,
   });
   const application = await createApplication({
-    env, databaseUrl, redisUrl, authSecret: randomBytes(32).toString('hex'), adminToken: ADMIN_TOKEN,
-    log: createLogger({ level: env.LOG_LEVEL, pretty: false }), mode: 'all', mountStatic: mountWebApp(),
+    env,
+    databaseUrl,
+    redisUrl,
+    authSecret: randomBytes(32).toString('hex'),
+    adminToken: ADMIN_TOKEN,
+    log: createLogger({ level: env.LOG_LEVEL, pretty: false }),
+    mode: 'all',
+    mountStatic: mountWebApp(),
     tuning: { sweepIntervalMs: 500, stalledIntervalMs: 1000, lockDurationMs: 2000, retryBaseMs: 20, leaseTtlMs: 5000 },
   });
   const port = await application.listen(0, '127.0.0.1');
@@ -75,20 +93,32 @@ export async function startBrowserApp(options: { env?: Record<string, string>; r
     const headers: Record<string, string> = {};
     if (init.token) headers.Authorization = `Bearer ${init.token}`;
     if (init.json !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await fetch(`${baseUrl}${pathName}`, { method: init.method ?? 'GET', headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
+    const response = await fetch(`${baseUrl}${pathName}`, {
+      method: init.method ?? 'GET',
+      headers,
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    });
     const text = await response.text();
     if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${pathName}: ${response.status} ${text}`);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
   return {
-    application, baseUrl, stub, api,
+    application,
+    baseUrl,
+    stub,
+    api,
     guest: () => api('/api/auth/guest', { method: 'POST' }),
     createThread: (token, title) => api<ThreadDto>('/api/threads', { method: 'POST', token, json: { title } }),
     async chat(token, threadId, contents) {
       for (const content of contents) {
-        const result = await api<SendMessageResponseDto>(`/api/threads/${threadId}/messages`, { method: 'POST', token, json: { content } });
-        if (result.turn.status !== 'complete') throw new Error(`turn ended ${result.turn.status}: ${JSON.stringify(result.turn.error)}`);
+        const result = await api<SendMessageResponseDto>(`/api/threads/${threadId}/messages`, {
+          method: 'POST',
+          token,
+          json: { content },
+        });
+        if (result.turn.status !== 'complete')
+          throw new Error(`turn ended ${result.turn.status}: ${JSON.stringify(result.turn.error)}`);
       }
     },
     async stop() {

@@ -12,7 +12,8 @@ import { makeServiceTempDir } from '../../../src/app/embedded/service-temp-dir';
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(chromium)) throw new Error(`Chromium not found at ${chromium}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(chromium))
+    throw new Error(`Chromium not found at ${chromium}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   await buildWebIfStale();
   const root = await makeServiceTempDir('chat-browser-');
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg') });

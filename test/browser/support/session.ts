@@ -3,7 +3,8 @@ import type { Page, TestInfo } from '@playwright/test';
 /** Makes the page start as this guest (the app keeps its session in localStorage). */
 export async function useGuest(page: Page, guest: { userId: string; token: string }): Promise<void> {
   await page.addInitScript((session) => {
-    if (!localStorage.getItem('split-context-chat.session')) localStorage.setItem('split-context-chat.session', JSON.stringify(session));
+    if (!localStorage.getItem('split-context-chat.session'))
+      localStorage.setItem('split-context-chat.session', JSON.stringify(session));
   }, guest);
 }
 

@@ -34,11 +34,29 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
     <main className="card sign-in">
       <h1>Admin sign-in</h1>
       <p className="muted">Paste the admin token (ADMIN_TOKEN, or the file named in the server log in development).</p>
-      <form onSubmit={(event) => { event.preventDefault(); void submit(); }}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
         <label htmlFor="admin-token">Admin token</label>
-        <input id="admin-token" type="password" autoComplete="current-password" value={token} onChange={(event) => setToken(event.target.value)} required />
-        {error ? <p className="error-text" role="alert">{error}</p> : null}
-        <button type="submit" className="primary" disabled={busy || !token}>Sign in</button>
+        <input
+          id="admin-token"
+          type="password"
+          autoComplete="current-password"
+          value={token}
+          onChange={(event) => setToken(event.target.value)}
+          required
+        />
+        {error ? (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" className="primary" disabled={busy || !token}>
+          Sign in
+        </button>
       </form>
     </main>
   );
@@ -76,17 +94,43 @@ export function AdminApp() {
     setState('signed-out');
   };
 
-  if (state === 'checking') return <main className="admin-app"><p>Loading…</p></main>;
+  if (state === 'checking')
+    return (
+      <main className="admin-app">
+        <p>Loading…</p>
+      </main>
+    );
   if (state === 'signed-out') return <SignIn onSignedIn={() => void loadQueues()} />;
   return (
     <div className="admin-app">
       <header>
-        <h1><a href="/admin" onClick={(event) => { event.preventDefault(); navigate('/admin'); }}>Admin console</a></h1>
+        <h1>
+          <a
+            href="/admin"
+            onClick={(event) => {
+              event.preventDefault();
+              navigate('/admin');
+            }}
+          >
+            Admin console
+          </a>
+        </h1>
         <a href="/">Back to chat</a>
-        <button type="button" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
       <QueueHealth queues={queues} error={queueError} onRefresh={() => void loadQueues()} />
-      {threadId ? <ThreadDetail threadId={threadId} /> : <><ThreadsTable /><CostsPanel /><TokenEstimate /><ToolsPanel /></>}
+      {threadId ? (
+        <ThreadDetail threadId={threadId} />
+      ) : (
+        <>
+          <ThreadsTable />
+          <CostsPanel />
+          <TokenEstimate />
+          <ToolsPanel />
+        </>
+      )}
     </div>
   );
 }

@@ -5,7 +5,11 @@ import { requestJson } from '../api/request-json';
 import { navigate } from '../common/navigation';
 
 type Grouping = CostReportDto['by'];
-const GROUPINGS: { value: Grouping; label: string }[] = [{ value: 'day', label: 'Per day' }, { value: 'user', label: 'Per user' }, { value: 'thread', label: 'Per thread' }];
+const GROUPINGS: { value: Grouping; label: string }[] = [
+  { value: 'day', label: 'Per day' },
+  { value: 'user', label: 'Per user' },
+  { value: 'thread', label: 'Per thread' },
+];
 const TOTAL_LABELS: Record<Grouping, string> = { day: 'All days', user: 'All users', thread: 'All threads' };
 
 function formatCost(cost: number | null): string {
@@ -25,12 +29,21 @@ function FigureCells({ figures }: { figures: CostTotalDto }) {
       <td>{figures.calls}</td>
       <td>{figures.promptTokens.toLocaleString()}</td>
       <td>{figures.cachedTokens.toLocaleString()}</td>
-      <td title={figures.cachedShare === null ? 'no call reported its cached tokens' : undefined}>{formatShare(figures.cachedShare)}</td>
+      <td title={figures.cachedShare === null ? 'no call reported its cached tokens' : undefined}>
+        {formatShare(figures.cachedShare)}
+      </td>
       <td>{figures.completionTokens.toLocaleString()}</td>
       <td>
         {formatCost(figures.cost)}
-        {figures.estimatedCalls > 0 ? <span className="muted" title="calls without a usage report: our token estimate"> (estimate for {figures.estimatedCalls} of {figures.calls} calls)</span> : null}
-        {figures.unpricedModels.length > 0 ? <span className="muted"> — unpriced: {figures.unpricedModels.join(', ')}</span> : null}
+        {figures.estimatedCalls > 0 ? (
+          <span className="muted" title="calls without a usage report: our token estimate">
+            {' '}
+            (estimate for {figures.estimatedCalls} of {figures.calls} calls)
+          </span>
+        ) : null}
+        {figures.unpricedModels.length > 0 ? (
+          <span className="muted"> — unpriced: {figures.unpricedModels.join(', ')}</span>
+        ) : null}
       </td>
     </>
   );
@@ -48,7 +61,9 @@ export function CostsPanel() {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setError(null);
-    requestJson<CostReportDto>(`/api/admin/costs?by=${by}&days=30`).then(setReport, (caught: unknown) => setError(ApiError.from(caught).message));
+    requestJson<CostReportDto>(`/api/admin/costs?by=${by}&days=30`).then(setReport, (caught: unknown) =>
+      setError(ApiError.from(caught).message),
+    );
   }, [by]);
   return (
     <section className="card" aria-labelledby="costs-heading">
@@ -57,21 +72,51 @@ export function CostsPanel() {
         <label>
           Group
           <select value={by} onChange={(event) => setBy(event.target.value as Grouping)} aria-label="Group costs">
-            {GROUPINGS.map((grouping) => <option key={grouping.value} value={grouping.value}>{grouping.label}</option>)}
+            {GROUPINGS.map((grouping) => (
+              <option key={grouping.value} value={grouping.value}>
+                {grouping.label}
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {error ? <p className="error-text" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
       {report && report.pricedModels.length === 0 ? <p>No prices are set (MODEL_PRICES): tokens only.</p> : null}
       {report ? (
         <table aria-label="Costs">
           <thead>
-            <tr><th>{by === 'day' ? 'Day (UTC)' : by === 'user' ? 'User' : 'Thread'}</th><th>Calls</th><th>Prompt tokens</th><th>Cached</th><th>Cached share</th><th>Completion tokens</th><th>Cost</th></tr>
+            <tr>
+              <th>{by === 'day' ? 'Day (UTC)' : by === 'user' ? 'User' : 'Thread'}</th>
+              <th>Calls</th>
+              <th>Prompt tokens</th>
+              <th>Cached</th>
+              <th>Cached share</th>
+              <th>Completion tokens</th>
+              <th>Cost</th>
+            </tr>
           </thead>
           <tbody>
             {report.rows.map((row) => (
               <tr key={row.key}>
-                <td>{by === 'thread' && row.key ? <a href={`/admin/threads/${row.key}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${row.key}`); }}>{row.label}</a> : row.label}</td>
+                <td>
+                  {by === 'thread' && row.key ? (
+                    <a
+                      href={`/admin/threads/${row.key}`}
+                      onClick={(event) => {
+                        event.preventDefault();
+                        navigate(`/admin/threads/${row.key}`);
+                      }}
+                    >
+                      {row.label}
+                    </a>
+                  ) : (
+                    row.label
+                  )}
+                </td>
                 <FigureCells figures={row} />
               </tr>
             ))}

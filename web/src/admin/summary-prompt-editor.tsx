@@ -28,17 +28,40 @@ export function SummaryPromptEditor(props: { threadId: string; current: string |
   return (
     <section className="card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Summary prompt</h2>
-      <p className="muted">This thread's own instructions for the summarizer; empty uses the default. The next fold uses it.</p>
+      <p className="muted">
+        This thread's own instructions for the summarizer; empty uses the default. The next fold uses it.
+      </p>
       <textarea
-        id={id} aria-labelledby={`${id}-heading`} value={value} placeholder="The default summary prompt" rows={6}
-        aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}
-        onChange={(event) => { setValue(event.target.value); setError(null); setStatus(null); }}
+        id={id}
+        aria-labelledby={`${id}-heading`}
+        value={value}
+        placeholder="The default summary prompt"
+        rows={6}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(event) => {
+          setValue(event.target.value);
+          setError(null);
+          setStatus(null);
+        }}
       />
-      {error ? <p id={`${id}-error`} className="error-text" role="alert">{error}</p> : null}
+      {error ? (
+        <p id={`${id}-error`} className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
       <div className="actions">
-        <button type="button" className="primary" disabled={!dirty} onClick={() => void save(value)}>Save prompt</button>
-        <button type="button" disabled={props.current === null} onClick={() => void save(null)}>Use the default</button>
-        {status ? <span role="status" className="tag ok">{status}</span> : null}
+        <button type="button" className="primary" disabled={!dirty} onClick={() => void save(value)}>
+          Save prompt
+        </button>
+        <button type="button" disabled={props.current === null} onClick={() => void save(null)}>
+          Use the default
+        </button>
+        {status ? (
+          <span role="status" className="tag ok">
+            {status}
+          </span>
+        ) : null}
       </div>
     </section>
   );

@@ -14,9 +14,15 @@ const DIFF_MARK = { add: '+ ', remove: '- ', equal: '  ' } as const;
 
 function RevisionDiff({ revision }: { revision: SummaryRevisionDto }) {
   return (
-    <div className="diff" aria-label={`Changes in revision ${revision.revision}: ${revision.diffStats.added} lines added, ${revision.diffStats.removed} removed`}>
+    <div
+      className="diff"
+      aria-label={`Changes in revision ${revision.revision}: ${revision.diffStats.added} lines added, ${revision.diffStats.removed} removed`}
+    >
       {revision.diff.map((line, index) => (
-        <span key={index} className={line.op}>{DIFF_MARK[line.op]}{line.text || ' '}</span>
+        <span key={index} className={line.op}>
+          {DIFF_MARK[line.op]}
+          {line.text || ' '}
+        </span>
       ))}
     </div>
   );
@@ -31,12 +37,19 @@ function RevisionTimeline({ revisions }: { revisions: SummaryRevisionDto[] }) {
           <li key={revision.revision} className={index === 0 ? 'current' : ''}>
             <details open={index === 0}>
               <summary>
-                Revision {revision.revision} · {revision.author}{revision.authorId ? ` (${revision.authorId})` : ''} · #{revision.fromSeq}–#{revision.throughSeq} · {formatTokens(revision.tokens)} tokens · {relativeTime(revision.createdAt)}
+                Revision {revision.revision} · {revision.author}
+                {revision.authorId ? ` (${revision.authorId})` : ''} · #{revision.fromSeq}–#{revision.throughSeq} ·{' '}
+                {formatTokens(revision.tokens)} tokens · {relativeTime(revision.createdAt)}
               </summary>
               <p className="figures">
-                Model {revision.model ?? '—'} · in {revision.tokensIn ?? '—'} / out {revision.tokensOut ?? '—'} tokens · {revision.durationMs !== null ? `${(revision.durationMs / 1000).toFixed(1)} s` : '—'}
+                Model {revision.model ?? '—'} · in {revision.tokensIn ?? '—'} / out {revision.tokensOut ?? '—'} tokens ·{' '}
+                {revision.durationMs !== null ? `${(revision.durationMs / 1000).toFixed(1)} s` : '—'}
               </p>
-              {revision.redacted ? <p className="muted">Redacted (it covered a forgotten message).</p> : <RevisionDiff revision={revision} />}
+              {revision.redacted ? (
+                <p className="muted">Redacted (it covered a forgotten message).</p>
+              ) : (
+                <RevisionDiff revision={revision} />
+              )}
             </details>
           </li>
         );
@@ -47,16 +60,25 @@ function RevisionTimeline({ revisions }: { revisions: SummaryRevisionDto[] }) {
 
 /** The share of prompt tokens the provider served from its prompt cache, over the calls that reported it. */
 export function cachedShare(calls: readonly ModelCallPointDto[]): { share: number; calls: number } | null {
-  const reported = calls.filter((call) => call.reportedCachedTokens !== null && call.promptTokensSource === 'provider' && call.promptTokens > 0);
+  const reported = calls.filter(
+    (call) => call.reportedCachedTokens !== null && call.promptTokensSource === 'provider' && call.promptTokens > 0,
+  );
   const prompt = reported.reduce((sum, call) => sum + call.promptTokens, 0);
   if (prompt === 0) return null;
-  return { share: reported.reduce((sum, call) => sum + (call.reportedCachedTokens ?? 0), 0) / prompt, calls: reported.length };
+  return {
+    share: reported.reduce((sum, call) => sum + (call.reportedCachedTokens ?? 0), 0) / prompt,
+    calls: reported.length,
+  };
 }
 
 function CachedShare({ calls }: { calls: readonly ModelCallPointDto[] }) {
   const cached = cachedShare(calls);
   if (!cached) return null;
-  return <p className="figures" data-testid="cached-share">Provider prompt cache: {Math.round(cached.share * 1000) / 10}% of the prompt tokens of {cached.calls} calls shown</p>;
+  return (
+    <p className="figures" data-testid="cached-share">
+      Provider prompt cache: {Math.round(cached.share * 1000) / 10}% of the prompt tokens of {cached.calls} calls shown
+    </p>
+  );
 }
 
 /** The newest calls, newest first: figures, and "What the model saw" for each call that produced an answer. */
@@ -66,16 +88,42 @@ function CallTable({ calls, onSee }: { calls: ModelCallPointDto[]; onSee(call: M
   return (
     <div className="table-wrap">
       <table className="data" aria-label="Model calls">
-        <thead><tr><th scope="col">When</th><th scope="col">Purpose</th><th scope="col" className="number">Prompt tokens</th><th scope="col" className="number">Cached</th><th scope="col" className="number">Transcript</th><th scope="col" /></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Purpose</th>
+            <th scope="col" className="number">
+              Prompt tokens
+            </th>
+            <th scope="col" className="number">
+              Cached
+            </th>
+            <th scope="col" className="number">
+              Transcript
+            </th>
+            <th scope="col" />
+          </tr>
+        </thead>
         <tbody>
           {newestFirst.map((call) => (
             <tr key={call.id}>
               <td>{relativeTime(call.at)}</td>
               <td>{call.purpose}</td>
-              <td className="number" title={`our estimate ${call.estimatedPromptTokens}`}>{formatTokens(call.promptTokens)}{call.promptTokensSource === 'estimate' ? ' (estimate)' : ''}</td>
-              <td className="number">{call.reportedCachedTokens !== null ? formatTokens(call.reportedCachedTokens) : '—'}</td>
+              <td className="number" title={`our estimate ${call.estimatedPromptTokens}`}>
+                {formatTokens(call.promptTokens)}
+                {call.promptTokensSource === 'estimate' ? ' (estimate)' : ''}
+              </td>
+              <td className="number">
+                {call.reportedCachedTokens !== null ? formatTokens(call.reportedCachedTokens) : '—'}
+              </td>
               <td className="number">{formatTokens(call.transcriptTokens)}</td>
-              <td>{call.messageId ? <button type="button" className="control" onClick={() => onSee(call)}>What the model saw</button> : null}</td>
+              <td>
+                {call.messageId ? (
+                  <button type="button" className="control" onClick={() => onSee(call)}>
+                    What the model saw
+                  </button>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -88,13 +136,33 @@ function CallTable({ calls, onSee }: { calls: ModelCallPointDto[]; onSee(call: M
 function Lineage({ lineage }: { lineage: AdminThreadDetailDto['lineage'] }) {
   if (!lineage.parent && lineage.forks.length === 0) return null;
   const link = (threadId: string, title: string) => (
-    <a href={`/admin/threads/${threadId}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${threadId}`); }}>{title}</a>
+    <a
+      href={`/admin/threads/${threadId}`}
+      onClick={(event) => {
+        event.preventDefault();
+        navigate(`/admin/threads/${threadId}`);
+      }}
+    >
+      {title}
+    </a>
   );
   return (
     <div className="lineage" aria-label="Fork lineage">
-      {lineage.parent ? <p>Forked from {link(lineage.parent.threadId, lineage.parent.title)} at message #{lineage.parent.seq}</p> : null}
+      {lineage.parent ? (
+        <p>
+          Forked from {link(lineage.parent.threadId, lineage.parent.title)} at message #{lineage.parent.seq}
+        </p>
+      ) : null}
       {lineage.forks.length > 0 ? (
-        <p>Forks: {lineage.forks.map((fork, index) => <span key={fork.threadId}>{index > 0 ? ', ' : ''}{link(fork.threadId, fork.title)} (at #{fork.seq})</span>)}</p>
+        <p>
+          Forks:{' '}
+          {lineage.forks.map((fork, index) => (
+            <span key={fork.threadId}>
+              {index > 0 ? ', ' : ''}
+              {link(fork.threadId, fork.title)} (at #{fork.seq})
+            </span>
+          ))}
+        </p>
       ) : null}
     </div>
   );
@@ -145,7 +213,9 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
 
   const loadOlderCalls = async (cursor: string) => {
     try {
-      const page = await requestJson<ModelCallListDto>(`/api/admin/threads/${threadId}/model-calls?before=${encodeURIComponent(cursor)}`);
+      const page = await requestJson<ModelCallListDto>(
+        `/api/admin/threads/${threadId}/model-calls?before=${encodeURIComponent(cursor)}`,
+      );
       setCalls((current) => [...page.calls, ...current]);
       setOlderCalls(page.nextCursor);
     } catch (caught) {
@@ -164,20 +234,55 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
     <>
       <section className="card" aria-labelledby="thread-heading">
         <h2 id="thread-heading">{detail?.thread.title ?? 'Thread'}</h2>
-        {error ? <p className="error-text" role="alert">{error}</p> : null}
-        {notice ? <p role="status"><span className="tag ok">{notice}</span></p> : null}
+        {error ? (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        ) : null}
+        {notice ? (
+          <p role="status">
+            <span className="tag ok">{notice}</span>
+          </p>
+        ) : null}
         {detail ? (
           <p className="figures">
-            Owner {detail.thread.ownerId ?? '—'} · {detail.transcript.messages} messages, {formatTokens(detail.transcript.tokens)} transcript tokens
+            Owner {detail.thread.ownerId ?? '—'} · {detail.transcript.messages} messages,{' '}
+            {formatTokens(detail.transcript.tokens)} transcript tokens
             {pack ? ` · next pack ${formatTokens(pack.tokens)} of ${formatTokens(pack.budget)} tokens` : ''}
           </p>
         ) : null}
         {detail ? <Lineage lineage={detail.lineage} /> : null}
         <div className="actions">
-          <button type="button" onClick={() => void act('Fold queued.', () => requestJson(`/api/admin/threads/${threadId}/summarize`, { method: 'POST', json: {} }))}>Fold now</button>
-          <button type="button" onClick={() => void act('Rebuild queued.', () => requestJson(`/api/admin/threads/${threadId}/rebuild-summary`, { method: 'POST', json: {} }))}>Rebuild from transcript</button>
-          <button type="button" onClick={() => setEditing(context?.summaryText ?? '')} disabled={editing !== null || !context}>Edit summary</button>
-          <button type="button" onClick={() => void load()}>Refresh</button>
+          <button
+            type="button"
+            onClick={() =>
+              void act('Fold queued.', () =>
+                requestJson(`/api/admin/threads/${threadId}/summarize`, { method: 'POST', json: {} }),
+              )
+            }
+          >
+            Fold now
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              void act('Rebuild queued.', () =>
+                requestJson(`/api/admin/threads/${threadId}/rebuild-summary`, { method: 'POST', json: {} }),
+              )
+            }
+          >
+            Rebuild from transcript
+          </button>
+          <button
+            type="button"
+            onClick={() => setEditing(context?.summaryText ?? '')}
+            disabled={editing !== null || !context}
+          >
+            Edit summary
+          </button>
+          <button type="button" onClick={() => void load()}>
+            Refresh
+          </button>
         </div>
       </section>
       {editing !== null ? (
@@ -186,28 +291,60 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
           <p className="muted">Saved as a new revision authored by you; later folds build on it.</p>
           <textarea aria-label="Summary text" value={editing} onChange={(event) => setEditing(event.target.value)} />
           <div className="actions">
-            <button type="button" className="primary" disabled={!editing.trim()} onClick={() => void act('Summary saved.', async () => {
-              await requestJson(`/api/admin/threads/${threadId}/summary`, { method: 'PUT', json: { text: editing } });
-              setEditing(null);
-            })}>Save summary</button>
-            <button type="button" onClick={() => setEditing(null)}>Cancel</button>
+            <button
+              type="button"
+              className="primary"
+              disabled={!editing.trim()}
+              onClick={() =>
+                void act('Summary saved.', async () => {
+                  await requestJson(`/api/admin/threads/${threadId}/summary`, {
+                    method: 'PUT',
+                    json: { text: editing },
+                  });
+                  setEditing(null);
+                })
+              }
+            >
+              Save summary
+            </button>
+            <button type="button" onClick={() => setEditing(null)}>
+              Cancel
+            </button>
           </div>
         </section>
       ) : null}
-      {detail ? <SummaryPromptEditor threadId={threadId} current={detail.thread.settings.summaryPrompt} onSaved={() => void load()} /> : null}
+      {detail ? (
+        <SummaryPromptEditor
+          threadId={threadId}
+          current={detail.thread.settings.summaryPrompt}
+          onSaved={() => void load()}
+        />
+      ) : null}
       <div className="detail-grid">
         <section className="card" aria-labelledby="current-heading">
           <h2 id="current-heading">Current summary</h2>
           {context && context.revision > 0 ? (
             <>
-              <p className="figures">Revision {context.revision} · covers through #{context.coveredThroughSeq} · {formatTokens(context.summaryTokens)} tokens</p>
-              <div className="summary-text"><MarkdownText text={context.summaryText} /></div>
+              <p className="figures">
+                Revision {context.revision} · covers through #{context.coveredThroughSeq} ·{' '}
+                {formatTokens(context.summaryTokens)} tokens
+              </p>
+              <div className="summary-text">
+                <MarkdownText text={context.summaryText} />
+              </div>
             </>
-          ) : <p className="muted">No summary yet.</p>}
+          ) : (
+            <p className="muted">No summary yet.</p>
+          )}
           {context ? (
             <p className="figures">
-              {context.foldPending ? <span className="tag warn">Fold pending</span> : <span className="tag ok">No fold pending</span>}{' '}
-              Window {context.windowEntries} entries, {formatTokens(context.windowTokens)} tokens · last fold {relativeTime(context.lastFoldAt)}
+              {context.foldPending ? (
+                <span className="tag warn">Fold pending</span>
+              ) : (
+                <span className="tag ok">No fold pending</span>
+              )}{' '}
+              Window {context.windowEntries} entries, {formatTokens(context.windowTokens)} tokens · last fold{' '}
+              {relativeTime(context.lastFoldAt)}
               {context.foldReasons.length > 0 ? ` · ${context.foldReasons.join('; ')}` : ''}
             </p>
           ) : null}
@@ -219,24 +356,50 @@ export function ThreadDetail({ threadId }: { threadId: string }) {
           <h2 id="chart-heading">Tokens per model call</h2>
           <TokensChart calls={calls} />
           <CachedShare calls={calls} />
-          {olderCalls ? <button type="button" onClick={() => void loadOlderCalls(olderCalls)}>Older calls</button> : null}
+          {olderCalls ? (
+            <button type="button" onClick={() => void loadOlderCalls(olderCalls)}>
+              Older calls
+            </button>
+          ) : null}
           <CallTable calls={calls} onSee={setSeeing} />
-          {seeing?.messageId ? <WhatTheModelSaw label={`the call of ${relativeTime(seeing.at)}`} load={loadSeen} onClose={() => setSeeing(null)} /> : null}
+          {seeing?.messageId ? (
+            <WhatTheModelSaw
+              label={`the call of ${relativeTime(seeing.at)}`}
+              load={loadSeen}
+              onClose={() => setSeeing(null)}
+            />
+          ) : null}
           <h2>Pack preview</h2>
           {pack ? (
             <div className="pack-entries table-wrap">
               <table className="data">
-                <thead><tr><th scope="col">#</th><th scope="col">Role</th><th scope="col">Content</th><th scope="col" className="number">Tokens</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">#</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Content</th>
+                    <th scope="col" className="number">
+                      Tokens
+                    </th>
+                  </tr>
+                </thead>
                 <tbody>
                   {pack.messages.map((entry, index) => (
                     <tr key={index}>
-                      <td>{entry.seq ?? '—'}</td><td>{entry.systemPrompt ? 'system prompt' : entry.role}</td><td className="preview" title={entry.content}>{entry.content}</td><td className="number">{entry.tokens}</td>
+                      <td>{entry.seq ?? '—'}</td>
+                      <td>{entry.systemPrompt ? 'system prompt' : entry.role}</td>
+                      <td className="preview" title={entry.content}>
+                        {entry.content}
+                      </td>
+                      <td className="number">{entry.tokens}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
-          ) : <p className="muted">Loading…</p>}
+          ) : (
+            <p className="muted">Loading…</p>
+          )}
         </section>
       </div>
     </>

@@ -7,8 +7,10 @@ import type { AdminThreadPageDto, AdminThreadSortDto as AdminThreadSort } from '
 
 const PAGE_SIZE = 25;
 const SORTS: Array<{ value: AdminThreadSort; label: string }> = [
-  { value: 'activity', label: 'Last activity' }, { value: 'summary', label: 'Summary size' },
-  { value: 'lag', label: 'Fold lag' }, { value: 'errors', label: 'Fold errors' },
+  { value: 'activity', label: 'Last activity' },
+  { value: 'summary', label: 'Summary size' },
+  { value: 'lag', label: 'Fold lag' },
+  { value: 'errors', label: 'Fold errors' },
 ];
 
 /** All users' threads: search, sort, keyset paging (a stack of cursors for "previous"). */
@@ -32,9 +34,15 @@ export function ThreadsTable() {
     const params = new URLSearchParams({ sort, limit: String(PAGE_SIZE) });
     if (debounced) params.set('query', debounced);
     if (cursor) params.set('cursor', cursor);
-    requestJson<AdminThreadPageDto>(`/api/admin/threads?${params}`, { signal: controller.signal }).then((result) => { setPage(result); setError(null); }, (caught: unknown) => {
-      if (!controller.signal.aborted) setError(ApiError.from(caught).message);
-    });
+    requestJson<AdminThreadPageDto>(`/api/admin/threads?${params}`, { signal: controller.signal }).then(
+      (result) => {
+        setPage(result);
+        setError(null);
+      },
+      (caught: unknown) => {
+        if (!controller.signal.aborted) setError(ApiError.from(caught).message);
+      },
+    );
     return () => controller.abort();
   }, [debounced, sort, cursor]);
 
@@ -42,45 +50,110 @@ export function ThreadsTable() {
     <section className="card" aria-labelledby="threads-heading">
       <div className="toolbar">
         <h2 id="threads-heading">Threads</h2>
-        <input type="search" aria-label="Search threads by title, owner or id" placeholder="Search title, owner, id" value={query} onChange={(event) => setQuery(event.target.value)} />
-        <label>Sort by{' '}
+        <input
+          type="search"
+          aria-label="Search threads by title, owner or id"
+          placeholder="Search title, owner, id"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
+        <label>
+          Sort by{' '}
           <select value={sort} onChange={(event) => setSort(event.target.value as AdminThreadSort)}>
-            {SORTS.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+            {SORTS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {error ? <p className="error-text" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
       <div className="table-wrap">
         <table className="data" aria-label="Threads">
           <thead>
             <tr>
-              <th scope="col">Thread</th><th scope="col">Owner</th><th scope="col" className="number">Messages</th>
-              <th scope="col">Summary</th><th scope="col" className="number">Summary tokens</th><th scope="col" className="number">Window tokens</th>
-              <th scope="col" className="number">Fold lag</th><th scope="col">Last fold</th><th scope="col">Activity</th>
+              <th scope="col">Thread</th>
+              <th scope="col">Owner</th>
+              <th scope="col" className="number">
+                Messages
+              </th>
+              <th scope="col">Summary</th>
+              <th scope="col" className="number">
+                Summary tokens
+              </th>
+              <th scope="col" className="number">
+                Window tokens
+              </th>
+              <th scope="col" className="number">
+                Fold lag
+              </th>
+              <th scope="col">Last fold</th>
+              <th scope="col">Activity</th>
             </tr>
           </thead>
           <tbody>
             {page?.threads.map((thread) => (
               <tr key={thread.id}>
-                <td><a href={`/admin/threads/${thread.id}`} onClick={(event) => { event.preventDefault(); navigate(`/admin/threads/${thread.id}`); }}>{thread.title}</a></td>
-                <td className="preview owner" title={thread.owner.id}>{thread.owner.id}</td>
+                <td>
+                  <a
+                    href={`/admin/threads/${thread.id}`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      navigate(`/admin/threads/${thread.id}`);
+                    }}
+                  >
+                    {thread.title}
+                  </a>
+                </td>
+                <td className="preview owner" title={thread.owner.id}>
+                  {thread.owner.id}
+                </td>
                 <td className="number">{thread.messageCount}</td>
-                <td className="preview" title={thread.summary.preview}>{thread.summary.preview || '—'}</td>
+                <td className="preview" title={thread.summary.preview}>
+                  {thread.summary.preview || '—'}
+                </td>
                 <td className="number">{formatTokens(thread.summary.tokens)}</td>
                 <td className="number">{formatTokens(thread.windowTokens)}</td>
                 <td className="number">{thread.foldLagEntries}</td>
-                <td>{thread.lastFoldError ? <span className="error-text" title={thread.lastFoldError}>failed</span> : relativeTime(thread.lastFoldAt)}</td>
+                <td>
+                  {thread.lastFoldError ? (
+                    <span className="error-text" title={thread.lastFoldError}>
+                      failed
+                    </span>
+                  ) : (
+                    relativeTime(thread.lastFoldAt)
+                  )}
+                </td>
                 <td>{relativeTime(thread.lastActivityAt)}</td>
               </tr>
             ))}
-            {page && page.threads.length === 0 ? <tr><td colSpan={9} className="muted">No threads match.</td></tr> : null}
+            {page && page.threads.length === 0 ? (
+              <tr>
+                <td colSpan={9} className="muted">
+                  No threads match.
+                </td>
+              </tr>
+            ) : null}
           </tbody>
         </table>
       </div>
       <div className="toolbar">
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
+        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous page
+        </button>
         <span className="muted">Page {cursors.length}</span>
-        <button type="button" disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>Next page</button>
+        <button
+          type="button"
+          disabled={!page?.nextCursor}
+          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
+        >
+          Next page
+        </button>
       </div>
     </section>
   );

@@ -19,22 +19,44 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
   useEffect(() => {
     const element = container.current;
     if (!element || chat.length === 0) return undefined;
-    const data: uPlot.AlignedData = [chat.map((_, index) => index + 1), chat.map((call) => call.promptTokens), chat.map((call) => call.transcriptTokens)];
+    const data: uPlot.AlignedData = [
+      chat.map((_, index) => index + 1),
+      chat.map((call) => call.promptTokens),
+      chat.map((call) => call.transcriptTokens),
+    ];
     const text = cssVariable('--text', '#1d2330');
     const grid = cssVariable('--border', '#d9dde5');
     const axis = { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid } };
-    const plot = new uPlot({
-      width: Math.max(280, element.clientWidth),
-      height: 280,
-      scales: { x: { time: false } },
-      legend: { live: false },
-      axes: [{ ...axis, label: 'model call' }, { ...axis, label: 'tokens', size: 60 }],
-      series: [
-        { label: 'call' },
-        { label: 'Context pack tokens', stroke: cssVariable('--accent', '#2457c5'), width: 2, points: { show: chat.length < 60 } },
-        { label: 'Transcript total tokens', stroke: cssVariable('--warn', '#9a6700'), width: 2, dash: [6, 4], points: { show: chat.length < 60 } },
-      ],
-    }, data, element);
+    const plot = new uPlot(
+      {
+        width: Math.max(280, element.clientWidth),
+        height: 280,
+        scales: { x: { time: false } },
+        legend: { live: false },
+        axes: [
+          { ...axis, label: 'model call' },
+          { ...axis, label: 'tokens', size: 60 },
+        ],
+        series: [
+          { label: 'call' },
+          {
+            label: 'Context pack tokens',
+            stroke: cssVariable('--accent', '#2457c5'),
+            width: 2,
+            points: { show: chat.length < 60 },
+          },
+          {
+            label: 'Transcript total tokens',
+            stroke: cssVariable('--warn', '#9a6700'),
+            width: 2,
+            dash: [6, 4],
+            points: { show: chat.length < 60 },
+          },
+        ],
+      },
+      data,
+      element,
+    );
     const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(280, element.clientWidth), height: 280 }));
     observer.observe(element);
     return () => {
@@ -46,13 +68,22 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
   const estimated = chat.filter((call) => call.promptTokensSource === 'estimate').length;
   return (
     <figure className="chart-figure">
-      {chat.length === 0 ? <p className="muted">No model calls yet.</p> : (
-        <div className="chart" ref={container} role="img"
-          aria-label={`Tokens per model call: ${chat.length} calls; the last one sent ${last?.promptTokens ?? 0} tokens while the transcript held ${last?.transcriptTokens ?? 0}`} />
+      {chat.length === 0 ? (
+        <p className="muted">No model calls yet.</p>
+      ) : (
+        <div
+          className="chart"
+          ref={container}
+          role="img"
+          aria-label={`Tokens per model call: ${chat.length} calls; the last one sent ${last?.promptTokens ?? 0} tokens while the transcript held ${last?.transcriptTokens ?? 0}`}
+        />
       )}
       {last ? (
         <figcaption className="figures">
-          {chat.length} chat calls · last call: {formatTokens(last.promptTokens)} context tokens{last.promptTokensSource === 'estimate' ? ' (our estimate: not reported)' : ' (reported by the provider)'} vs {formatTokens(last.transcriptTokens)} transcript tokens
+          {chat.length} chat calls · last call: {formatTokens(last.promptTokens)} context tokens
+          {last.promptTokensSource === 'estimate'
+            ? ' (our estimate: not reported)'
+            : ' (reported by the provider)'} vs {formatTokens(last.transcriptTokens)} transcript tokens
           {estimated > 0 ? ` · ${estimated} of them not reported by the provider: our estimate shown` : ''}
         </figcaption>
       ) : null}

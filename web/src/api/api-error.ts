@@ -24,6 +24,7 @@ export class ApiError extends Error {
 /** Reads an error body defensively: anything that is not `{ error: { code, message } }` becomes INTERNAL. */
 export function errorBodyOf(value: unknown, fallback: string): ErrorBody {
   const candidate = (value as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  if (candidate && isErrorCode(candidate.code) && typeof candidate.message === 'string') return { code: candidate.code, message: candidate.message };
+  if (candidate && isErrorCode(candidate.code) && typeof candidate.message === 'string')
+    return { code: candidate.code, message: candidate.message };
   return { code: 'INTERNAL', message: fallback };
 }

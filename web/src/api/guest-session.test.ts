@@ -3,7 +3,11 @@ import { ensureGuestSession, renewDelayMs } from './guest-session';
 
 describe('renewDelayMs', () => {
   const now = Date.parse('2026-01-01T00:00:00.000Z');
-  const at = (secondsFromNow: number) => ({ userId: 'guest-1', token: 't', expiresAt: new Date(now + secondsFromNow * 1000).toISOString() });
+  const at = (secondsFromNow: number) => ({
+    userId: 'guest-1',
+    token: 't',
+    expiresAt: new Date(now + secondsFromNow * 1000).toISOString(),
+  });
 
   it('renews a minute before a long-lived token ends', () => {
     expect(renewDelayMs(at(30 * 86_400), now)).toBe(Math.min(2 ** 31 - 1, 30 * 86_400_000 - 60_000));
@@ -21,7 +25,8 @@ describe('renewDelayMs', () => {
 function fakeServer(options: { refuseRefresh?: boolean } = {}) {
   const calls: string[] = [];
   let guests = 0;
-  const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+  const answer = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
   const fetchImpl = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const path = String(input);
     calls.push(`${init?.method ?? 'GET'} ${path}`);
@@ -33,7 +38,10 @@ function fakeServer(options: { refuseRefresh?: boolean } = {}) {
       return answer(201, { userId: `guest-${guests}`, token: `token-${guests}`, expiresAt });
     }
     if (path === '/api/auth/refresh') {
-      if (options.refuseRefresh) return answer(401, { error: { code: 'UNAUTHORIZED', message: 'This guest session has reached its maximum age; start a new one.' } });
+      if (options.refuseRefresh)
+        return answer(401, {
+          error: { code: 'UNAUTHORIZED', message: 'This guest session has reached its maximum age; start a new one.' },
+        });
       const token = new Headers(init?.headers).get('Authorization')?.replace('Bearer ', '') ?? '';
       return answer(200, { userId: token.replace('token-', 'guest-'), token: `${token}-renewed`, expiresAt });
     }
@@ -45,7 +53,9 @@ function fakeServer(options: { refuseRefresh?: boolean } = {}) {
 function memoryStorage(): Storage {
   const values = new Map<string, string>();
   return {
-    get length() { return values.size; },
+    get length() {
+      return values.size;
+    },
     clear: () => values.clear(),
     getItem: (key) => values.get(key) ?? null,
     key: (index) => [...values.keys()][index] ?? null,
@@ -69,7 +79,10 @@ describe('ensureGuestSession', () => {
     // Two guests here meant the first thread was created as one and joined over a socket of the other.
     expect(server.calls).toEqual(['POST /api/auth/guest']);
     expect(second).toEqual(first);
-    expect(JSON.parse(localStorage.getItem('split-context-chat.session') ?? 'null')).toMatchObject({ userId: first.userId, token: first.token });
+    expect(JSON.parse(localStorage.getItem('split-context-chat.session') ?? 'null')).toMatchObject({
+      userId: first.userId,
+      token: first.token,
+    });
   });
 
   it('keeps a returning guest: the stored token is refreshed, once, and no new guest starts', async () => {
@@ -84,7 +97,10 @@ describe('ensureGuestSession', () => {
   });
 
   it('starts a new guest when the server refuses the stored session (past its maximum age)', async () => {
-    localStorage.setItem('split-context-chat.session', JSON.stringify({ userId: 'guest-old', token: 'token-old', expiresAt: null }));
+    localStorage.setItem(
+      'split-context-chat.session',
+      JSON.stringify({ userId: 'guest-old', token: 'token-old', expiresAt: null }),
+    );
     const server = fakeServer({ refuseRefresh: true });
     vi.stubGlobal('fetch', server.fetchImpl);
     const session = await ensureGuestSession();

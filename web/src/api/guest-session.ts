@@ -15,7 +15,11 @@ function readStored(): Session | null {
   try {
     const value = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Session> | null;
     if (!value || typeof value.token !== 'string' || typeof value.userId !== 'string') return null;
-    return { userId: value.userId, token: value.token, expiresAt: typeof value.expiresAt === 'string' ? value.expiresAt : null };
+    return {
+      userId: value.userId,
+      token: value.token,
+      expiresAt: typeof value.expiresAt === 'string' ? value.expiresAt : null,
+    };
   } catch {
     return null;
   }

@@ -34,7 +34,11 @@ export async function requestJson<T>(path: string, options: RequestOptions = {})
   }
   if (!response.ok) {
     const retryAfter = Number(response.headers.get('Retry-After'));
-    throw new ApiError(errorBodyOf(body, `${response.status} ${response.statusText}`), response.status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
+    throw new ApiError(
+      errorBodyOf(body, `${response.status} ${response.statusText}`),
+      response.status,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+    );
   }
   return body as T;
 }

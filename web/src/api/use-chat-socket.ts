@@ -24,7 +24,11 @@ export interface ChatSocketOptions {
  * renewed and the same socket connects again: the thread re-joins with catch-up, the outbox and the composer stay.
  * Status: connected, reconnecting (server unreachable), offline (the browser has no network).
  */
-export function useChatSocket(options: ChatSocketOptions): { socket: ChatSocket | null; status: ConnectionStatus; lastError: string | null } {
+export function useChatSocket(options: ChatSocketOptions): {
+  socket: ChatSocket | null;
+  status: ConnectionStatus;
+  lastError: string | null;
+} {
   const { userId } = options;
   const [socket, setSocket] = useState<ChatSocket | null>(null);
   const [status, setStatus] = useState<ConnectionStatus>('connecting');
@@ -49,14 +53,20 @@ export function useChatSocket(options: ChatSocketOptions): { socket: ChatSocket 
       if (renewing) return;
       renewing = true;
       setStatus(disconnectedStatus());
-      renewRef.current().then((token) => {
-        tokenRef.current = token;
-      }, () => {
-        // Offline or the server is down: connecting again retries with the token we have.
-      }).finally(() => {
-        renewing = false;
-        if (!stopped && !created.connected) created.connect();
-      });
+      renewRef
+        .current()
+        .then(
+          (token) => {
+            tokenRef.current = token;
+          },
+          () => {
+            // Offline or the server is down: connecting again retries with the token we have.
+          },
+        )
+        .finally(() => {
+          renewing = false;
+          if (!stopped && !created.connected) created.connect();
+        });
     };
     const onConnect = () => {
       setStatus('connected');
@@ -66,7 +76,10 @@ export function useChatSocket(options: ChatSocketOptions): { socket: ChatSocket 
       setStatus(disconnectedStatus());
       // socket.io does not reconnect after a server-side disconnect (e.g. a restart that closed sockets): do it,
       // unless an expired session is being renewed (that reconnects once the token is fresh).
-      if (reason === 'io server disconnect') window.setTimeout(() => { if (!renewing && !stopped) created.connect(); }, 500);
+      if (reason === 'io server disconnect')
+        window.setTimeout(() => {
+          if (!renewing && !stopped) created.connect();
+        }, 500);
     };
     const onConnectError = (error: Error & { data?: { code?: string; message?: string } }) => {
       setStatus(disconnectedStatus());
@@ -74,7 +87,10 @@ export function useChatSocket(options: ChatSocketOptions): { socket: ChatSocket 
       // A refused token (expired while the tab slept): socket.io does not retry a middleware refusal on its own.
       if (error.data?.code === 'UNAUTHORIZED') renewAndConnect();
       // Too many open tabs of this user (MAX_SOCKETS_PER_USER): the message says so; try again once one may have closed.
-      if (error.data?.code === 'RATE_LIMITED') window.setTimeout(() => { if (!stopped && !created.connected) created.connect(); }, 30_000);
+      if (error.data?.code === 'RATE_LIMITED')
+        window.setTimeout(() => {
+          if (!stopped && !created.connected) created.connect();
+        }, 30_000);
     };
     const onNetwork = () => {
       if (!created.connected) setStatus(disconnectedStatus());

@@ -1,6 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type {
-  ContextPackDto, EditMessageResponseDto, ForkListDto, ForkSummaryDto, MessageContextDto, MessageCopyDto, MessageDto, SearchHitDto, ServerInfoDto, ThreadDetailDto, ThreadDto,
+  ContextPackDto,
+  EditMessageResponseDto,
+  ForkListDto,
+  ForkSummaryDto,
+  MessageContextDto,
+  MessageCopyDto,
+  MessageDto,
+  SearchHitDto,
+  ServerInfoDto,
+  ThreadDetailDto,
+  ThreadDto,
 } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { ensureGuestSession, renewDelayMs, renewGuestSession, type Session } from '../api/guest-session';
@@ -18,23 +28,34 @@ import { isAnswering } from './thread-state';
 import { ThreadSidebar } from './thread-sidebar';
 import { useThread, type ThreadEventListener } from './use-thread';
 
-const STATUS_TEXT: Record<ConnectionStatus, string> = { connecting: 'Connecting…', connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
+const STATUS_TEXT: Record<ConnectionStatus, string> = {
+  connecting: 'Connecting…',
+  connected: 'Connected',
+  reconnecting: 'Reconnecting…',
+  offline: 'Offline',
+};
 
 function useThreadList(token: string | null) {
   const [threads, setThreads] = useState<ThreadDto[]>([]);
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
-  const load = useCallback(async (cursor?: string) => {
-    if (!token) return;
-    const page = await requestJson<{ threads: ThreadDto[]; nextCursor: string | null }>(`/api/threads?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
-    setThreads((current) => {
-      const byId = new Map((cursor ? current : []).map((thread) => [thread.id, thread]));
-      for (const thread of page.threads) byId.set(thread.id, thread);
-      return [...byId.values()];
-    });
-    setNextCursor(page.nextCursor);
-    setLoaded(true);
-  }, [token]);
+  const load = useCallback(
+    async (cursor?: string) => {
+      if (!token) return;
+      const page = await requestJson<{ threads: ThreadDto[]; nextCursor: string | null }>(
+        `/api/threads?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token },
+      );
+      setThreads((current) => {
+        const byId = new Map((cursor ? current : []).map((thread) => [thread.id, thread]));
+        for (const thread of page.threads) byId.set(thread.id, thread);
+        return [...byId.values()];
+      });
+      setNextCursor(page.nextCursor);
+      setLoaded(true);
+    },
+    [token],
+  );
   return { threads, setThreads, nextCursor, loaded, load };
 }
 
@@ -49,13 +70,15 @@ function useSessionRenewal(session: Session | null, setSession: (session: Sessio
   const renew = useCallback(() => {
     const from = current.current;
     if (!from) return Promise.reject(new Error('no session yet'));
-    pending.current ??= renewGuestSession(from).then((next) => {
-      current.current = next;
-      setSession(next);
-      return next.token;
-    }).finally(() => {
-      pending.current = null;
-    });
+    pending.current ??= renewGuestSession(from)
+      .then((next) => {
+        current.current = next;
+        setSession(next);
+        return next.token;
+      })
+      .finally(() => {
+        pending.current = null;
+      });
     return pending.current;
   }, [setSession]);
   useEffect(() => {
@@ -77,11 +100,21 @@ function ForkOrigin(props: { thread: ThreadDto; parentTitle: string | null; onOp
   if (!origin) return null;
   return (
     <p className="banner info fork-origin" role="note">
-      Branched from {origin.threadId ? (
-        <a href={`/threads/${origin.threadId}`} onClick={(event) => { event.preventDefault(); if (origin.threadId) props.onOpen(origin.threadId); }}>
+      Branched from{' '}
+      {origin.threadId ? (
+        <a
+          href={`/threads/${origin.threadId}`}
+          onClick={(event) => {
+            event.preventDefault();
+            if (origin.threadId) props.onOpen(origin.threadId);
+          }}
+        >
           {props.parentTitle ?? 'the original conversation'}
         </a>
-      ) : 'a conversation since deleted'} at message #{origin.seq}.
+      ) : (
+        'a conversation since deleted'
+      )}{' '}
+      at message #{origin.seq}.
     </p>
   );
 }
@@ -91,9 +124,16 @@ function CopiesNotice(props: { copies: MessageCopyDto[]; onForgetThere(): void; 
   const threads = [...new Map(props.copies.map((copy) => [copy.threadId, copy.title])).values()];
   return (
     <div className="banner info" role="alert">
-      <span>Deleted here only: {threads.length === 1 ? 'another conversation' : `${threads.length} other conversations`} ({threads.join(', ')}) still {threads.length === 1 ? 'holds' : 'hold'} a copy.</span>
-      <button type="button" onClick={props.onForgetThere}>Delete it there too</button>
-      <button type="button" onClick={props.onDismiss}>Keep it there</button>
+      <span>
+        Deleted here only: {threads.length === 1 ? 'another conversation' : `${threads.length} other conversations`} (
+        {threads.join(', ')}) still {threads.length === 1 ? 'holds' : 'hold'} a copy.
+      </span>
+      <button type="button" onClick={props.onForgetThere}>
+        Delete it there too
+      </button>
+      <button type="button" onClick={props.onDismiss}>
+        Keep it there
+      </button>
     </div>
   );
 }
@@ -154,7 +194,11 @@ export function ChatApp() {
     }
   }, [token, list.loaded, list.threads, threadId, onMemoriesPage, createThread]);
 
-  const loadSeen = useCallback((messageId: string) => requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${messageId}/context`, { token }), [threadId, token]);
+  const loadSeen = useCallback(
+    (messageId: string) =>
+      requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${messageId}/context`, { token }),
+    [threadId, token],
+  );
 
   const memoryTimer = useRef<number | undefined>(undefined);
   // The latest answer, read when the panel refreshes: its manifest says what auto-recall gave the model for it.
@@ -166,11 +210,22 @@ export function ChatApp() {
       requestJson<ContextPackDto>(`/api/threads/${threadId}/context`, { token }),
       requestJson<ThreadDetailDto>(`/api/threads/${threadId}`, { token }),
       // A missing manifest (an answer stored before manifests) only leaves the line out.
-      answer ? requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${answer.id}/context`, { token }).catch(() => null) : Promise.resolve(null),
-    ]).then(([pack, detail, seen]) => {
-      setMemory({ pack, detail, recalled: seen && answer?.seq != null ? { answerSeq: answer.seq, seqs: seen.recalledSeqs } : null });
-      setMemoryError(null);
-    }, (error: unknown) => setMemoryError(ApiError.from(error).message));
+      answer
+        ? requestJson<MessageContextDto>(`/api/threads/${threadId}/messages/${answer.id}/context`, { token }).catch(
+            () => null,
+          )
+        : Promise.resolve(null),
+    ]).then(
+      ([pack, detail, seen]) => {
+        setMemory({
+          pack,
+          detail,
+          recalled: seen && answer?.seq != null ? { answerSeq: answer.seq, seqs: seen.recalledSeqs } : null,
+        });
+        setMemoryError(null);
+      },
+      (error: unknown) => setMemoryError(ApiError.from(error).message),
+    );
   }, [token, threadId]);
 
   useEffect(() => {
@@ -178,16 +233,21 @@ export function ChatApp() {
     if (memoryOpen) refreshMemory();
   }, [memoryOpen, refreshMemory]);
 
-  const onEvent: ThreadEventListener = useCallback((event) => {
-    if (event === 'message' && threadId) {
-      const now = new Date().toISOString();
-      list.setThreads((current) => current.map((thread) => (thread.id === threadId ? { ...thread, lastActivityAt: now } : thread)));
-    }
-    if (event === 'thread-updated' || event === 'turn-end') list.load().catch(() => undefined);
-    if (!memoryOpen) return;
-    window.clearTimeout(memoryTimer.current);
-    memoryTimer.current = window.setTimeout(refreshMemory, event === 'summary-updated' ? 0 : 400);
-  }, [threadId, memoryOpen, refreshMemory, list]);
+  const onEvent: ThreadEventListener = useCallback(
+    (event) => {
+      if (event === 'message' && threadId) {
+        const now = new Date().toISOString();
+        list.setThreads((current) =>
+          current.map((thread) => (thread.id === threadId ? { ...thread, lastActivityAt: now } : thread)),
+        );
+      }
+      if (event === 'thread-updated' || event === 'turn-end') list.load().catch(() => undefined);
+      if (!memoryOpen) return;
+      window.clearTimeout(memoryTimer.current);
+      memoryTimer.current = window.setTimeout(refreshMemory, event === 'summary-updated' ? 0 : 400);
+    },
+    [threadId, memoryOpen, refreshMemory, list],
+  );
 
   const [copies, setCopies] = useState<MessageCopyDto[]>([]);
   const thread = useThread({ socket, status, token, threadId, onEvent, onForgotten: setCopies });
@@ -195,15 +255,21 @@ export function ChatApp() {
   const forgetCopies = useCallback(() => {
     const pending = copies;
     setCopies([]);
-    void Promise.all(pending.map((copy) => requestJson(`/api/threads/${copy.threadId}/messages/${copy.messageId}?only=true`, { method: 'DELETE', token })))
-      .catch((error: unknown) => setFatal(ApiError.from(error).message));
+    void Promise.all(
+      pending.map((copy) =>
+        requestJson(`/api/threads/${copy.threadId}/messages/${copy.messageId}?only=true`, { method: 'DELETE', token }),
+      ),
+    ).catch((error: unknown) => setFatal(ApiError.from(error).message));
   }, [copies, token]);
 
   // Branches of the open thread, listed at their fork points.
   const [forks, setForks] = useState<ForkSummaryDto[]>([]);
   const loadForks = useCallback(() => {
     if (!token || !threadId) return;
-    requestJson<ForkListDto>(`/api/threads/${threadId}/forks`, { token }).then((list) => setForks(list.forks), () => setForks([]));
+    requestJson<ForkListDto>(`/api/threads/${threadId}/forks`, { token }).then(
+      (list) => setForks(list.forks),
+      () => setForks([]),
+    );
   }, [token, threadId]);
   useEffect(() => {
     setForks([]);
@@ -213,26 +279,44 @@ export function ChatApp() {
     setHighlight(null);
     navigate(`/threads/${id}`);
   }, []);
-  const opened = useCallback((fork: ThreadDto) => {
-    list.setThreads((current) => [fork, ...current.filter((candidate) => candidate.id !== fork.id)]);
-    navigate(`/threads/${fork.id}`);
-  }, [list]);
+  const opened = useCallback(
+    (fork: ThreadDto) => {
+      list.setThreads((current) => [fork, ...current.filter((candidate) => candidate.id !== fork.id)]);
+      navigate(`/threads/${fork.id}`);
+    },
+    [list],
+  );
   const branches: BranchControls = {
     forks,
     openThread,
     branch(message) {
-      requestJson<ThreadDto>(`/api/threads/${message.threadId}/fork`, { method: 'POST', json: { atMessageId: message.id }, token })
-        .then(opened, (error: unknown) => setFatal(ApiError.from(error).message));
+      requestJson<ThreadDto>(`/api/threads/${message.threadId}/fork`, {
+        method: 'POST',
+        json: { atMessageId: message.id },
+        token,
+      }).then(opened, (error: unknown) => setFatal(ApiError.from(error).message));
     },
     edit(message, content) {
       const clientMessageId = newClientId();
       // Over the socket the ack comes at once and the answer streams in the branch; without one, REST waits for it.
       const viaSocket = socket?.connected
-        ? socket.timeout(15_000).emitWithAck('message-edit', { threadId: message.threadId, messageId: message.id, content, clientMessageId }).then((ack) => {
-          if (!ack.ok) throw new ApiError(ack.error);
-          return ack.thread;
-        })
-        : requestJson<EditMessageResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}/edit`, { method: 'POST', json: { content, clientMessageId }, token }).then((result) => result.thread);
+        ? socket
+            .timeout(15_000)
+            .emitWithAck('message-edit', {
+              threadId: message.threadId,
+              messageId: message.id,
+              content,
+              clientMessageId,
+            })
+            .then((ack) => {
+              if (!ack.ok) throw new ApiError(ack.error);
+              return ack.thread;
+            })
+        : requestJson<EditMessageResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}/edit`, {
+            method: 'POST',
+            json: { content, clientMessageId },
+            token,
+          }).then((result) => result.thread);
       viaSocket.then(opened, (error: unknown) => setFatal(ApiError.from(error).message));
     },
   };
@@ -249,13 +333,16 @@ export function ChatApp() {
 
   const live = thread.state?.thread ?? null;
   const loadThrough = thread.actions.loadThrough;
-  const showSeqs = useCallback((range: { from: number; through: number }) => {
-    // Older history first when the cited messages are not loaded yet; on a narrow screen the panel covers the transcript.
-    void loadThrough(range.from).then(() => {
-      if (window.matchMedia('(max-width: 800px)').matches) setMemoryOpen(false);
-      return scrollToSeqs(range);
-    });
-  }, [loadThrough]);
+  const showSeqs = useCallback(
+    (range: { from: number; through: number }) => {
+      // Older history first when the cited messages are not loaded yet; on a narrow screen the panel covers the transcript.
+      void loadThrough(range.from).then(() => {
+        if (window.matchMedia('(max-width: 800px)').matches) setMemoryOpen(false);
+        return scrollToSeqs(range);
+      });
+    },
+    [loadThrough],
+  );
   // A search hit opens its thread at that message: once the thread is joined, older pages load down to the message,
   // which is scrolled into view and stays highlighted (until another hit or thread is chosen).
   const [jumpTo, setJumpTo] = useState<{ threadId: string; seq: number } | null>(null);
@@ -267,7 +354,7 @@ export function ChatApp() {
     setSidebarOpen(false);
   }, []);
   const openHit = useCallback((hit: SearchHitDto) => openAt({ threadId: hit.threadId, seq: hit.seq }), [openAt]);
-  const joinedThreadId = thread.joined ? thread.state?.threadId ?? null : null;
+  const joinedThreadId = thread.joined ? (thread.state?.threadId ?? null) : null;
   useEffect(() => {
     if (!jumpTo || joinedThreadId !== jumpTo.threadId) return;
     setJumpTo(null);
@@ -275,31 +362,86 @@ export function ChatApp() {
   }, [jumpTo, joinedThreadId, loadThrough]);
 
   const messages = thread.state?.messages;
-  latestAnswer.current = messages?.findLast((message) => message.role === 'assistant' && message.status === 'complete' && !message.superseded && !message.deleted && message.seq !== null) ?? null;
+  latestAnswer.current =
+    messages?.findLast(
+      (message) =>
+        message.role === 'assistant' &&
+        message.status === 'complete' &&
+        !message.superseded &&
+        !message.deleted &&
+        message.seq !== null,
+    ) ?? null;
   const messageAt = useCallback((seq: number) => messages?.find((message) => message.seq === seq), [messages]);
 
   const answering = thread.state ? isAnswering(thread.state) : false;
-  const hint = status === 'connected' ? null : status === 'offline' ? 'You are offline: messages are sent when the connection returns.' : status === 'reconnecting' ? 'Reconnecting… messages are sent when the connection returns.' : null;
+  const hint =
+    status === 'connected'
+      ? null
+      : status === 'offline'
+        ? 'You are offline: messages are sent when the connection returns.'
+        : status === 'reconnecting'
+          ? 'Reconnecting… messages are sent when the connection returns.'
+          : null;
 
   return (
     <div className={`chat-app${memoryOpen ? ' with-memory' : ''}${sidebarOpen ? ' sidebar-open' : ''}`}>
       <header className="app-header">
-        <button type="button" className="icon sidebar-toggle" aria-label="Threads" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>☰</button>
+        <button
+          type="button"
+          className="icon sidebar-toggle"
+          aria-label="Threads"
+          aria-expanded={sidebarOpen}
+          onClick={() => setSidebarOpen(!sidebarOpen)}
+        >
+          ☰
+        </button>
         <h1>{live?.title ?? activeThread?.title ?? 'Chat'}</h1>
         {info ? (
-          <span className={`model-label${info.offline ? ' offline' : ''}`} title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}>
+          <span
+            className={`model-label${info.offline ? ' offline' : ''}`}
+            title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}
+          >
             {info.offline ? 'Offline model (demo replies)' : info.model}
             {info.demoWindow ? ` · ${info.contextWindow.toLocaleString('en-US')}-token demo window` : ''}
           </span>
         ) : null}
-        <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>{STATUS_TEXT[status]}</span>
-        <button type="button" className="saved-memories-link" aria-pressed={onMemoriesPage} onClick={() => navigate(onMemoriesPage ? (activeThread ? `/threads/${activeThread.id}` : '/') : '/memories')}>Saved memories</button>
-        <button type="button" className="memory-toggle" aria-pressed={memoryOpen} onClick={() => setMemoryOpen(!memoryOpen)}>Memory</button>
+        <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>
+          {STATUS_TEXT[status]}
+        </span>
+        <button
+          type="button"
+          className="saved-memories-link"
+          aria-pressed={onMemoriesPage}
+          onClick={() => navigate(onMemoriesPage ? (activeThread ? `/threads/${activeThread.id}` : '/') : '/memories')}
+        >
+          Saved memories
+        </button>
+        <button
+          type="button"
+          className="memory-toggle"
+          aria-pressed={memoryOpen}
+          onClick={() => setMemoryOpen(!memoryOpen)}
+        >
+          Memory
+        </button>
       </header>
-      {fatal ? <div className="banner error" role="alert">{fatal}<button type="button" className="icon" aria-label="Dismiss" onClick={() => setFatal(null)}>✕</button></div> : null}
+      {fatal ? (
+        <div className="banner error" role="alert">
+          {fatal}
+          <button type="button" className="icon" aria-label="Dismiss" onClick={() => setFatal(null)}>
+            ✕
+          </button>
+        </div>
+      ) : null}
       <ThreadSidebar
-        threads={list.threads} activeId={threadId} hasMore={list.nextCursor !== null}
-        onOpen={(id) => { setHighlight(null); navigate(`/threads/${id}`); setSidebarOpen(false); }}
+        threads={list.threads}
+        activeId={threadId}
+        hasMore={list.nextCursor !== null}
+        onOpen={(id) => {
+          setHighlight(null);
+          navigate(`/threads/${id}`);
+          setSidebarOpen(false);
+        }}
         search={<SearchBox token={token} threadId={threadId} onOpen={openHit} />}
         onCreate={() => void createThread()}
         onRename={(id, title) => void rename(id, title)}
@@ -310,30 +452,66 @@ export function ChatApp() {
           <SavedMemoriesView token={token} threads={list.threads} onOpenSource={openAt} onClose={() => navigate('/')} />
         </main>
       ) : (
-      <main className="chat-main">
-        {live?.forkedFrom ? <ForkOrigin thread={live} parentTitle={list.threads.find((candidate) => candidate.id === live.forkedFrom?.threadId)?.title ?? null} onOpen={openThread} /> : null}
-        {copies.length > 0 ? <CopiesNotice copies={copies} onForgetThere={forgetCopies} onDismiss={() => setCopies([])} /> : null}
-        {live?.memoryRebuilding ? <p className="banner info" role="status">Memory is being rebuilt after a deletion; answers meanwhile use the recent messages only.</p> : null}
-        {thread.state?.notice ? (
-          <div className="banner error" role="alert">{thread.state.notice.message}<button type="button" className="icon" aria-label="Dismiss" onClick={thread.actions.dismissNotice}>✕</button></div>
-        ) : null}
-        {thread.state ? (
-          <Conversation
-            state={thread.state} actions={thread.actions} online={status === 'connected'}
-            windowFromSeq={memoryOpen && memory?.pack.summary ? memory.pack.window.fromSeq : null}
-            summaryThroughSeq={memory?.pack.summary?.coveredThroughSeq ?? null}
-            loadSeen={loadSeen}
-            highlightSeq={highlight?.threadId === threadId ? highlight.seq : null}
-            branches={branches}
+        <main className="chat-main">
+          {live?.forkedFrom ? (
+            <ForkOrigin
+              thread={live}
+              parentTitle={list.threads.find((candidate) => candidate.id === live.forkedFrom?.threadId)?.title ?? null}
+              onOpen={openThread}
+            />
+          ) : null}
+          {copies.length > 0 ? (
+            <CopiesNotice copies={copies} onForgetThere={forgetCopies} onDismiss={() => setCopies([])} />
+          ) : null}
+          {live?.memoryRebuilding ? (
+            <p className="banner info" role="status">
+              Memory is being rebuilt after a deletion; answers meanwhile use the recent messages only.
+            </p>
+          ) : null}
+          {thread.state?.notice ? (
+            <div className="banner error" role="alert">
+              {thread.state.notice.message}
+              <button type="button" className="icon" aria-label="Dismiss" onClick={thread.actions.dismissNotice}>
+                ✕
+              </button>
+            </div>
+          ) : null}
+          {thread.state ? (
+            <Conversation
+              state={thread.state}
+              actions={thread.actions}
+              online={status === 'connected'}
+              windowFromSeq={memoryOpen && memory?.pack.summary ? memory.pack.window.fromSeq : null}
+              summaryThroughSeq={memory?.pack.summary?.coveredThroughSeq ?? null}
+              loadSeen={loadSeen}
+              highlightSeq={highlight?.threadId === threadId ? highlight.seq : null}
+              branches={branches}
+            />
+          ) : (
+            <div className="conversation">
+              <p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p>
+            </div>
+          )}
+          <Composer
+            onSend={thread.actions.send}
+            onStop={thread.actions.stop}
+            answering={answering}
+            disabled={!thread.state}
+            hint={hint}
           />
-        ) : <div className="conversation"><p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p></div>}
-        <Composer onSend={thread.actions.send} onStop={thread.actions.stop} answering={answering} disabled={!thread.state} hint={hint} />
-      </main>
+        </main>
       )}
       {memoryOpen ? (
         <MemoryPanel
-          data={memory} error={memoryError} thread={live} token={token} messageAt={messageAt}
-          onUnpin={(message) => thread.actions.setPinned(message, false)} onShow={showSeqs} onClose={() => setMemoryOpen(false)} onOpenElsewhere={openAt}
+          data={memory}
+          error={memoryError}
+          thread={live}
+          token={token}
+          messageAt={messageAt}
+          onUnpin={(message) => thread.actions.setPinned(message, false)}
+          onShow={showSeqs}
+          onClose={() => setMemoryOpen(false)}
+          onOpenElsewhere={openAt}
         />
       ) : null}
     </div>

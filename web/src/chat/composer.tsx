@@ -1,7 +1,13 @@
 import { useState, type KeyboardEvent } from 'react';
 
 /** The message box: Enter sends, Shift+Enter adds a line; Stop cancels the running answer. */
-export function Composer(props: { onSend(content: string): void; onStop(): void; answering: boolean; disabled: boolean; hint: string | null }) {
+export function Composer(props: {
+  onSend(content: string): void;
+  onStop(): void;
+  answering: boolean;
+  disabled: boolean;
+  hint: string | null;
+}) {
   const [text, setText] = useState('');
   const submit = () => {
     if (!text.trim() || props.disabled) return;
@@ -15,8 +21,18 @@ export function Composer(props: { onSend(content: string): void; onStop(): void;
     }
   };
   return (
-    <form className="composer" onSubmit={(event) => { event.preventDefault(); submit(); }}>
-      {props.hint ? <p className="composer-hint" role="status">{props.hint}</p> : null}
+    <form
+      className="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      {props.hint ? (
+        <p className="composer-hint" role="status">
+          {props.hint}
+        </p>
+      ) : null}
       <div className="composer-row">
         <textarea
           aria-label="Message"
@@ -28,8 +44,14 @@ export function Composer(props: { onSend(content: string): void; onStop(): void;
           onKeyDown={onKeyDown}
           disabled={props.disabled}
         />
-        {props.answering ? <button type="button" className="danger" onClick={props.onStop}>Stop</button> : null}
-        <button type="submit" className="primary" disabled={props.disabled || !text.trim()}>Send</button>
+        {props.answering ? (
+          <button type="button" className="danger" onClick={props.onStop}>
+            Stop
+          </button>
+        ) : null}
+        <button type="submit" className="primary" disabled={props.disabled || !text.trim()}>
+          Send
+        </button>
       </div>
     </form>
   );

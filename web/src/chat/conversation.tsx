@@ -12,7 +12,8 @@ function followUpRuns(messages: MessageDto[]): Map<string, string[]> {
   let pending: string[] = [];
   for (const message of messages) {
     if (message.seq === null) continue;
-    if (message.role === 'system' && message.toolRunId && message.status === 'complete') pending.push(message.toolRunId);
+    if (message.role === 'system' && message.toolRunId && message.status === 'complete')
+      pending.push(message.toolRunId);
     else if (message.role === 'assistant' && pending.length > 0) {
       links.set(message.id, pending);
       pending = [];
@@ -25,13 +26,22 @@ function OutgoingBubble({ item, online, actions }: { item: OutgoingMessage; onli
   const label = item.state === 'failed' ? 'not sent' : online ? 'sending…' : 'waiting for the connection';
   return (
     <article className={`bubble user outgoing ${item.state}`} aria-label="Your message, not sent yet">
-      <header className="bubble-meta"><span className="role">You</span><span className="seq">{label}</span></header>
+      <header className="bubble-meta">
+        <span className="role">You</span>
+        <span className="seq">{label}</span>
+      </header>
       <p className="plain-text">{item.content}</p>
       {item.error ? (
         <div className="message-error" role="alert">
           <span>{item.error.message}</span>
-          {item.error.code !== 'TOO_LARGE' && item.error.code !== 'VALIDATION' ? <button type="button" onClick={() => actions.resend(item.clientMessageId)}>Retry</button> : null}
-          <button type="button" onClick={() => actions.discard(item.clientMessageId)}>Discard</button>
+          {item.error.code !== 'TOO_LARGE' && item.error.code !== 'VALIDATION' ? (
+            <button type="button" onClick={() => actions.resend(item.clientMessageId)}>
+              Retry
+            </button>
+          ) : null}
+          <button type="button" onClick={() => actions.discard(item.clientMessageId)}>
+            Discard
+          </button>
         </div>
       ) : null}
     </article>
@@ -41,9 +51,17 @@ function OutgoingBubble({ item, online, actions }: { item: OutgoingMessage; onli
 /** The "new context" divider: the model sees nothing above it; the transcript keeps it all. */
 function ContextDivider(props: { seq: number; undoable: boolean; onUndo(): void }) {
   return (
-    <div className="context-divider" role="separator" aria-label={`New context from #${props.seq}: the model sees nothing above`}>
+    <div
+      className="context-divider"
+      role="separator"
+      aria-label={`New context from #${props.seq}: the model sees nothing above`}
+    >
       <span>New context · the model sees nothing above this line</span>
-      {props.undoable ? <button type="button" className="link" onClick={props.onUndo}>Undo</button> : null}
+      {props.undoable ? (
+        <button type="button" className="link" onClick={props.onUndo}>
+          Undo
+        </button>
+      ) : null}
     </div>
   );
 }
@@ -70,7 +88,16 @@ export interface BranchControls {
  * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
  * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
  */
-export function Conversation(props: { state: ThreadState; actions: ThreadActions; online: boolean; windowFromSeq: number | null; summaryThroughSeq: number | null; loadSeen(messageId: string): Promise<MessageContextDto>; highlightSeq?: number | null; branches?: BranchControls | undefined }) {
+export function Conversation(props: {
+  state: ThreadState;
+  actions: ThreadActions;
+  online: boolean;
+  windowFromSeq: number | null;
+  summaryThroughSeq: number | null;
+  loadSeen(messageId: string): Promise<MessageContextDto>;
+  highlightSeq?: number | null;
+  branches?: BranchControls | undefined;
+}) {
   const { state, actions } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -80,12 +107,24 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
 
   const results = useMemo(() => {
     const map = new Map<string, MessageDto>();
-    for (const message of state.messages) if (message.role === 'tool' && message.toolCallId) map.set(message.toolCallId, message);
+    for (const message of state.messages)
+      if (message.role === 'tool' && message.toolCallId) map.set(message.toolCallId, message);
     return map;
   }, [state.messages]);
-  const callIds = useMemo(() => new Set(state.messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? [])), [state.messages]);
+  const callIds = useMemo(
+    () => new Set(state.messages.flatMap((message) => message.toolCalls?.map((call) => call.id) ?? [])),
+    [state.messages],
+  );
   /** Async results (the run's system note), by run id. */
-  const notes = useMemo(() => new Map(state.messages.filter((message) => message.role === 'system' && message.toolRunId).map((message) => [message.toolRunId!, message])), [state.messages]);
+  const notes = useMemo(
+    () =>
+      new Map(
+        state.messages
+          .filter((message) => message.role === 'system' && message.toolRunId)
+          .map((message) => [message.toolRunId!, message]),
+      ),
+    [state.messages],
+  );
   const followUps = useMemo(() => followUpRuns(state.messages), [state.messages]);
   const cardShown = (message: MessageDto) => {
     const run = message.toolRunId ? state.toolRuns[message.toolRunId] : undefined;
@@ -129,40 +168,92 @@ export function Conversation(props: { state: ThreadState; actions: ThreadActions
   const lastAnswer = answering ? null : regenerableAnswer(state);
   const stored = state.messages.some((message) => message.seq !== null);
   // Nothing after the marker yet: the divider closes the transcript (with Undo until the next message is stored).
-  const dividerAtEnd = divider !== null && !state.messages.some((message) => message.seq !== null && message.seq >= divider.seq);
-  const visible = state.messages.filter((message) => !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) && !(message.role === 'system' && cardShown(message)));
+  const dividerAtEnd =
+    divider !== null && !state.messages.some((message) => message.seq !== null && message.seq >= divider.seq);
+  const visible = state.messages.filter(
+    (message) =>
+      !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) &&
+      !(message.role === 'system' && cardShown(message)),
+  );
   const { branches } = props;
   const forksAt = forksByMessage(visible, branches?.forks ?? []);
-  const branchable = (message: MessageDto) => message.seq !== null && !answering && ['complete', 'cancelled', 'error'].includes(message.status);
+  const branchable = (message: MessageDto) =>
+    message.seq !== null && !answering && ['complete', 'cancelled', 'error'].includes(message.status);
   return (
-    <div className="conversation" ref={scroller} onScroll={onScroll} role="log" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
+    <div
+      className="conversation"
+      ref={scroller}
+      onScroll={onScroll}
+      role="log"
+      aria-label="Conversation"
+      aria-live="polite"
+      aria-relevant="additions"
+    >
       {state.hasMoreBefore ? (
         <button type="button" className="load-older" onClick={() => void loadOlder()} disabled={loadingOlder}>
           {loadingOlder ? 'Loading older messages…' : 'Load older messages'}
         </button>
-      ) : state.messages.length > 0 ? <p className="start-of-thread">Beginning of the conversation</p> : null}
-      {visible.length === 0 && state.outgoing.length === 0 ? <p className="empty-thread">Say hello to start the conversation.</p> : null}
+      ) : state.messages.length > 0 ? (
+        <p className="start-of-thread">Beginning of the conversation</p>
+      ) : null}
+      {visible.length === 0 && state.outgoing.length === 0 ? (
+        <p className="empty-thread">Say hello to start the conversation.</p>
+      ) : null}
       {visible.map((message) => (
         <Fragment key={message.id}>
-          {divider && message.seq === divider.seq ? <ContextDivider seq={divider.seq} undoable={false} onUndo={() => actions.resetContext(true)} /> : null}
+          {divider && message.seq === divider.seq ? (
+            <ContextDivider seq={divider.seq} undoable={false} onUndo={() => actions.resetContext(true)} />
+          ) : null}
           {props.windowFromSeq !== null && message.seq === props.windowFromSeq ? (
             <div className="window-marker" role="separator" aria-label="The model's window starts here">
-              <span>Model window starts here{props.summaryThroughSeq ? ` · earlier messages (to #${props.summaryThroughSeq}) are in the summary` : ''}</span>
+              <span>
+                Model window starts here
+                {props.summaryThroughSeq
+                  ? ` · earlier messages (to #${props.summaryThroughSeq}) are in the summary`
+                  : ''}
+              </span>
             </div>
           ) : null}
-          <MessageBubble message={message} results={results} notes={notes} followUpTo={(followUps.get(message.id) ?? []).map((runId) => state.toolRuns[runId]).filter((run) => run !== undefined)} toolRuns={state.toolRuns} answering={answering} onRetry={actions.retryAnswer} onCancelTool={actions.cancelTool}
-            onPin={actions.setPinned} onForget={actions.forget} onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined} loadSeen={props.loadSeen}
+          <MessageBubble
+            message={message}
+            results={results}
+            notes={notes}
+            followUpTo={(followUps.get(message.id) ?? [])
+              .map((runId) => state.toolRuns[runId])
+              .filter((run) => run !== undefined)}
+            toolRuns={state.toolRuns}
+            answering={answering}
+            onRetry={actions.retryAnswer}
+            onCancelTool={actions.cancelTool}
+            onPin={actions.setPinned}
+            onForget={actions.forget}
+            onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined}
+            loadSeen={props.loadSeen}
             highlighted={message.seq !== null && message.seq === props.highlightSeq}
-            forks={forksAt.get(message.id)} onOpenThread={branches?.openThread}
+            forks={forksAt.get(message.id)}
+            onOpenThread={branches?.openThread}
             onBranch={branches && branchable(message) ? branches.branch : undefined}
-            onEdit={branches && message.role === 'user' && message.seq !== null && !message.deleted ? branches.edit : undefined}
+            onEdit={
+              branches && message.role === 'user' && message.seq !== null && !message.deleted
+                ? branches.edit
+                : undefined
+            }
           />
         </Fragment>
       ))}
-      {divider && dividerAtEnd ? <ContextDivider seq={divider.seq} undoable={divider.undoable} onUndo={() => actions.resetContext(true)} /> : null}
-      {state.outgoing.map((item) => <OutgoingBubble key={item.clientMessageId} item={item} online={props.online} actions={actions} />)}
+      {divider && dividerAtEnd ? (
+        <ContextDivider seq={divider.seq} undoable={divider.undoable} onUndo={() => actions.resetContext(true)} />
+      ) : null}
+      {state.outgoing.map((item) => (
+        <OutgoingBubble key={item.clientMessageId} item={item} online={props.online} actions={actions} />
+      ))}
       {stored && !dividerAtEnd && !answering ? (
-        <button type="button" className="new-context" onClick={() => actions.resetContext()} title="The model forgets everything above; the transcript stays">
+        <button
+          type="button"
+          className="new-context"
+          onClick={() => actions.resetContext()}
+          title="The model forgets everything above; the transcript stays"
+        >
           Start a new context here
         </button>
       ) : null}

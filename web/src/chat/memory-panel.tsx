@@ -38,10 +38,21 @@ export function MemoryPanel(props: MemoryPanelProps) {
     <aside className="memory-panel" aria-label="Memory">
       <header className="panel-header">
         <h2>Memory</h2>
-        <button type="button" className="icon" aria-label="Close memory panel" onClick={props.onClose}>✕</button>
+        <button type="button" className="icon" aria-label="Close memory panel" onClick={props.onClose}>
+          ✕
+        </button>
       </header>
-      {props.error ? <p className="error-text" role="alert">{props.error}</p> : null}
-      {props.thread?.memoryRebuilding ? <p className="rebuilding" role="status"><span className="tag warn">Memory is being rebuilt</span> A deleted message was in the summary; it is rebuilt from the remaining transcript.</p> : null}
+      {props.error ? (
+        <p className="error-text" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      {props.thread?.memoryRebuilding ? (
+        <p className="rebuilding" role="status">
+          <span className="tag warn">Memory is being rebuilt</span> A deleted message was in the summary; it is rebuilt
+          from the remaining transcript.
+        </p>
+      ) : null}
       {!data ? <p>Loading…</p> : <MemoryContent {...props} data={data} />}
       {props.thread ? (
         <section aria-labelledby="settings-heading">
@@ -56,45 +67,99 @@ export function MemoryPanel(props: MemoryPanelProps) {
 function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
   const { pack, detail } = props.data;
   const fraction = pack.budget > 0 ? Math.min(1, pack.tokens / pack.budget) : 0;
-  const windowEntries = pack.messages.filter((entry) => entry.seq !== undefined && pack.window.fromSeq !== null && entry.seq >= pack.window.fromSeq);
+  const windowEntries = pack.messages.filter(
+    (entry) => entry.seq !== undefined && pack.window.fromSeq !== null && entry.seq >= pack.window.fromSeq,
+  );
   const pinned = pack.messages.filter((entry) => entry.seq !== undefined && pack.pinnedSeqs.includes(entry.seq));
   const from = Math.max(1, detail.contextStartSeq);
   return (
     <div className="memory-content">
       <section aria-labelledby="pack-heading">
         <h3 id="pack-heading">Next model call</h3>
-        <div className={`gauge${fraction > 0.9 ? ' high' : ''}`} role="meter" aria-label="Pack tokens against the budget" aria-valuemin={0} aria-valuemax={pack.budget} aria-valuenow={pack.tokens}>
+        <div
+          className={`gauge${fraction > 0.9 ? ' high' : ''}`}
+          role="meter"
+          aria-label="Pack tokens against the budget"
+          aria-valuemin={0}
+          aria-valuemax={pack.budget}
+          aria-valuenow={pack.tokens}
+        >
           <span style={{ width: `${fraction * 100}%` }} />
         </div>
-        <p className="figures">{formatTokens(pack.tokens)} of {formatTokens(pack.budget)} tokens{pack.omitted > 0 ? ` · ${pack.omitted} entries left out` : ''}</p>
         <p className="figures">
-          {detail.context.foldPending ? <span className="tag warn">Fold pending</span> : <span className="tag ok">Summary up to date</span>}{' '}
-          Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold {relativeTime(detail.context.lastFoldAt)}
+          {formatTokens(pack.tokens)} of {formatTokens(pack.budget)} tokens
+          {pack.omitted > 0 ? ` · ${pack.omitted} entries left out` : ''}
+        </p>
+        <p className="figures">
+          {detail.context.foldPending ? (
+            <span className="tag warn">Fold pending</span>
+          ) : (
+            <span className="tag ok">Summary up to date</span>
+          )}{' '}
+          Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold{' '}
+          {relativeTime(detail.context.lastFoldAt)}
         </p>
         {props.data.recalled ? <RecalledLine recalled={props.data.recalled} onShow={props.onShow} /> : null}
-        {pack.recalledElsewhere.length > 0 ? <ElsewhereLine recalled={pack.recalledElsewhere} onOpen={props.onOpenElsewhere} /> : null}
-        {detail.context.lastFoldError ? <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p> : null}
+        {pack.recalledElsewhere.length > 0 ? (
+          <ElsewhereLine recalled={pack.recalledElsewhere} onOpen={props.onOpenElsewhere} />
+        ) : null}
+        {detail.context.lastFoldError ? (
+          <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p>
+        ) : null}
       </section>
       <section aria-labelledby="summary-heading">
         <h3 id="summary-heading">Summary</h3>
         {pack.summary ? (
           <>
-            <p className="figures">Revision {pack.summary.revision} · covers #{from}–#{pack.summary.coveredThroughSeq} · {formatTokens(pack.summary.tokens)} tokens</p>
-            <div className="summary-text"><MarkdownText text={pack.summary.text} onCite={props.onShow} /></div>
+            <p className="figures">
+              Revision {pack.summary.revision} · covers #{from}–#{pack.summary.coveredThroughSeq} ·{' '}
+              {formatTokens(pack.summary.tokens)} tokens
+            </p>
+            <div className="summary-text">
+              <MarkdownText text={pack.summary.text} onCite={props.onShow} />
+            </div>
           </>
-        ) : <p className="muted">{detail.memoryMode === 'window-only' ? 'No summary: this thread keeps window-only memory.' : 'No summary yet: everything still fits in the window.'}</p>}
+        ) : (
+          <p className="muted">
+            {detail.memoryMode === 'window-only'
+              ? 'No summary: this thread keeps window-only memory.'
+              : 'No summary yet: everything still fits in the window.'}
+          </p>
+        )}
       </section>
       <section aria-labelledby="pinned-heading">
         <h3 id="pinned-heading">Pinned</h3>
-        {pinned.length === 0 ? <p className="muted">Nothing pinned. Pin a message to keep it in every model call.</p> : (
+        {pinned.length === 0 ? (
+          <p className="muted">Nothing pinned. Pin a message to keep it in every model call.</p>
+        ) : (
           <ul className="entries" aria-label="Pinned messages">
             {pinned.map((entry) => {
               const message = entry.seq !== undefined ? props.messageAt(entry.seq) : undefined;
               return (
                 <li key={`p${entry.seq}-${entry.role}`}>
-                  <a className="seq" href={`#seq-${entry.seq}`} aria-label={`#${entry.seq}: show the pinned message`} onClick={(event) => { event.preventDefault(); props.onShow({ from: entry.seq!, through: entry.seq! }); }}>#{entry.seq}</a>
-                  <span className="entry-text">{snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span>
-                  {message?.pinned && message.role !== 'tool' ? <button type="button" className="link" aria-label={`Unpin #${entry.seq}`} onClick={() => props.onUnpin(message)}>Unpin</button> : null}
+                  <a
+                    className="seq"
+                    href={`#seq-${entry.seq}`}
+                    aria-label={`#${entry.seq}: show the pinned message`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      props.onShow({ from: entry.seq!, through: entry.seq! });
+                    }}
+                  >
+                    #{entry.seq}
+                  </a>
+                  <span className="entry-text">{snippet(entry.content)}</span>
+                  <span className="tokens">{entry.tokens} tok</span>
+                  {message?.pinned && message.role !== 'tool' ? (
+                    <button
+                      type="button"
+                      className="link"
+                      aria-label={`Unpin #${entry.seq}`}
+                      onClick={() => props.onUnpin(message)}
+                    >
+                      Unpin
+                    </button>
+                  ) : null}
                 </li>
               );
             })}
@@ -102,12 +167,20 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
         )}
       </section>
       <section aria-labelledby="window-heading">
-        <h3 id="window-heading">Window {pack.window.fromSeq !== null ? `#${pack.window.fromSeq}–#${pack.window.throughSeq}` : ''}</h3>
-        {windowEntries.length === 0 ? <p className="muted">Empty.</p> : (
+        <h3 id="window-heading">
+          Window {pack.window.fromSeq !== null ? `#${pack.window.fromSeq}–#${pack.window.throughSeq}` : ''}
+        </h3>
+        {windowEntries.length === 0 ? (
+          <p className="muted">Empty.</p>
+        ) : (
           <ul className="entries" aria-label="Window entries">
             {windowEntries.map((entry) => (
               <li key={`w${entry.seq}-${entry.role}`}>
-                <span className="seq">#{entry.seq}</span><span className="entry-text"><span className="role">{entry.role}</span> {snippet(entry.content)}</span><span className="tokens">{entry.tokens} tok</span>
+                <span className="seq">#{entry.seq}</span>
+                <span className="entry-text">
+                  <span className="role">{entry.role}</span> {snippet(entry.content)}
+                </span>
+                <span className="tokens">{entry.tokens} tok</span>
               </li>
             ))}
           </ul>
@@ -121,29 +194,62 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
 function RecalledLine(props: { recalled: NonNullable<MemoryData['recalled']>; onShow: MemoryPanelProps['onShow'] }) {
   const { answerSeq, seqs } = props.recalled;
   return (
-    <p className="figures recalled" data-testid="recalled" title={`Older messages auto-recall put in the model's context for the latest answer (#${answerSeq})`}>
-      Recalled: {seqs.length === 0 ? <span className="muted">nothing for answer #{answerSeq}</span> : seqs.map((seq, index) => (
-        <span key={seq}>
-          {index > 0 ? ', ' : ''}
-          <a className="citation" href={`#seq-${seq}`} aria-label={`#${seq}: show the recalled message`}
-            onClick={(event) => { event.preventDefault(); props.onShow({ from: seq, through: seq }); }}
-          >#{seq}</a>
-        </span>
-      ))}
+    <p
+      className="figures recalled"
+      data-testid="recalled"
+      title={`Older messages auto-recall put in the model's context for the latest answer (#${answerSeq})`}
+    >
+      Recalled:{' '}
+      {seqs.length === 0 ? (
+        <span className="muted">nothing for answer #{answerSeq}</span>
+      ) : (
+        seqs.map((seq, index) => (
+          <span key={seq}>
+            {index > 0 ? ', ' : ''}
+            <a
+              className="citation"
+              href={`#seq-${seq}`}
+              aria-label={`#${seq}: show the recalled message`}
+              onClick={(event) => {
+                event.preventDefault();
+                props.onShow({ from: seq, through: seq });
+              }}
+            >
+              #{seq}
+            </a>
+          </span>
+        ))
+      )}
     </p>
   );
 }
 
 /** "From other chats: Travel papers #1, …": what cross-thread recall gives the next call, each linked to its chat. */
-function ElsewhereLine(props: { recalled: ContextPackDto['recalledElsewhere']; onOpen: MemoryPanelProps['onOpenElsewhere'] }) {
+function ElsewhereLine(props: {
+  recalled: ContextPackDto['recalledElsewhere'];
+  onOpen: MemoryPanelProps['onOpenElsewhere'];
+}) {
   return (
-    <p className="figures recalled" data-testid="recalled-elsewhere" title="Messages of your other chats auto-recall puts in the next model call">
-      From other chats: {props.recalled.map((ref, index) => (
+    <p
+      className="figures recalled"
+      data-testid="recalled-elsewhere"
+      title="Messages of your other chats auto-recall puts in the next model call"
+    >
+      From other chats:{' '}
+      {props.recalled.map((ref, index) => (
         <span key={`${ref.threadId}#${ref.seq}`}>
           {index > 0 ? ', ' : ''}
-          <a className="citation" href={`/threads/${ref.threadId}`} aria-label={`Open ${ref.title ?? 'the chat'} at message #${ref.seq}`}
-            onClick={(event) => { event.preventDefault(); props.onOpen({ threadId: ref.threadId, seq: ref.seq }); }}
-          >{ref.title ?? 'a deleted chat'} #{ref.seq}</a>
+          <a
+            className="citation"
+            href={`/threads/${ref.threadId}`}
+            aria-label={`Open ${ref.title ?? 'the chat'} at message #${ref.seq}`}
+            onClick={(event) => {
+              event.preventDefault();
+              props.onOpen({ threadId: ref.threadId, seq: ref.seq });
+            }}
+          >
+            {ref.title ?? 'a deleted chat'} #{ref.seq}
+          </a>
         </span>
       ))}
     </p>

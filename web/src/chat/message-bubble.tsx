@@ -46,14 +46,31 @@ function DeleteChoice(props: { message: MessageDto; onForget: BubbleProps['onFor
     props.onForget(message, { only });
   };
   return (
-    <div className="delete-choice" role="group" aria-label="Delete this message?" onKeyDown={(event) => { if (event.key === 'Escape') props.onClose(); }}>
+    <div
+      className="delete-choice"
+      role="group"
+      aria-label="Delete this message?"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') props.onClose();
+      }}
+    >
       {message.role === 'user' ? (
         <>
-          <button type="button" className="danger" autoFocus onClick={() => choose(false)}>Delete with its answer</button>
-          <button type="button" className="danger" onClick={() => choose(true)}>Delete only this message</button>
+          <button type="button" className="danger" autoFocus onClick={() => choose(false)}>
+            Delete with its answer
+          </button>
+          <button type="button" className="danger" onClick={() => choose(true)}>
+            Delete only this message
+          </button>
         </>
-      ) : <button type="button" className="danger" autoFocus onClick={() => choose(false)}>Delete this answer</button>}
-      <button type="button" onClick={props.onClose}>Cancel</button>
+      ) : (
+        <button type="button" className="danger" autoFocus onClick={() => choose(false)}>
+          Delete this answer
+        </button>
+      )}
+      <button type="button" onClick={props.onClose}>
+        Cancel
+      </button>
     </div>
   );
 }
@@ -67,19 +84,35 @@ function InlineEditor(props: { message: MessageDto; onSend(content: string): voi
     props.onSend(text);
   };
   return (
-    <form className="inline-editor" onSubmit={(event) => { event.preventDefault(); send(); }}>
+    <form
+      className="inline-editor"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
       <textarea
-        aria-label={`Edit message #${props.message.seq}`} autoFocus value={text} rows={Math.min(8, Math.max(2, text.split('\n').length))}
+        aria-label={`Edit message #${props.message.seq}`}
+        autoFocus
+        value={text}
+        rows={Math.min(8, Math.max(2, text.split('\n').length))}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
-          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) { event.preventDefault(); send(); }
+          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+            event.preventDefault();
+            send();
+          }
           if (event.key === 'Escape') props.onClose();
         }}
       />
       <p className="hint">Sends the new text in a new branch; this conversation stays as it is.</p>
       <div className="inline-editor-actions">
-        <button type="submit" disabled={text.trim().length === 0}>Send edit</button>
-        <button type="button" onClick={props.onClose}>Cancel</button>
+        <button type="submit" disabled={text.trim().length === 0}>
+          Send edit
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -91,7 +124,16 @@ function ForkLinks(props: { forks: ForkSummaryDto[]; onOpen(threadId: string): v
     <nav className="fork-links" aria-label="Branches from here">
       <span>Branches from here:</span>
       {props.forks.map((fork) => (
-        <a key={fork.threadId} href={`/threads/${fork.threadId}`} onClick={(event) => { event.preventDefault(); props.onOpen(fork.threadId); }}>{fork.title}</a>
+        <a
+          key={fork.threadId}
+          href={`/threads/${fork.threadId}`}
+          onClick={(event) => {
+            event.preventDefault();
+            props.onOpen(fork.threadId);
+          }}
+        >
+          {fork.title}
+        </a>
       ))}
     </nav>
   );
@@ -101,11 +143,25 @@ function ForkLinks(props: { forks: ForkSummaryDto[]; onOpen(threadId: string): v
  * One icon button of the message actions. Its tooltip (shown on hover and keyboard focus, from `data-tooltip`) is the
  * visible label; its accessible name starts with that label and says which message (WCAG 2.5.3, label in name).
  */
-function ActionButton(props: { icon: ActionIconName; tooltip: string; name: string; onClick(): void; pressed?: boolean; disabled?: boolean; expanded?: boolean }) {
+function ActionButton(props: {
+  icon: ActionIconName;
+  tooltip: string;
+  name: string;
+  onClick(): void;
+  pressed?: boolean;
+  disabled?: boolean;
+  expanded?: boolean;
+}) {
   return (
     <button
-      type="button" className="action" aria-label={props.name} data-tooltip={props.tooltip} onClick={props.onClick} disabled={props.disabled}
-      {...(props.pressed !== undefined ? { 'aria-pressed': props.pressed } : {})} {...(props.expanded !== undefined ? { 'aria-expanded': props.expanded } : {})}
+      type="button"
+      className="action"
+      aria-label={props.name}
+      data-tooltip={props.tooltip}
+      onClick={props.onClick}
+      disabled={props.disabled}
+      {...(props.pressed !== undefined ? { 'aria-pressed': props.pressed } : {})}
+      {...(props.expanded !== undefined ? { 'aria-expanded': props.expanded } : {})}
     >
       <ActionIcon name={props.icon} />
     </button>
@@ -131,19 +187,56 @@ function MessageControls(props: BubbleProps & { onStartEdit?: (() => void) | und
   return (
     <>
       <div className={`message-actions${deleting ? ' open' : ''}`} role="group" aria-label={`Actions on ${which}`}>
-        {answered ? <ActionButton icon="seen" tooltip="What the model saw" name={`What the model saw for ${which}`} onClick={() => setSeeing(true)} /> : null}
+        {answered ? (
+          <ActionButton
+            icon="seen"
+            tooltip="What the model saw"
+            name={`What the model saw for ${which}`}
+            onClick={() => setSeeing(true)}
+          />
+        ) : null}
         <ActionButton
-          icon="pin" tooltip={message.pinned ? 'Unpin' : 'Pin'} name={`${message.pinned ? 'Unpin' : 'Pin'} ${which}`} pressed={message.pinned}
+          icon="pin"
+          tooltip={message.pinned ? 'Unpin' : 'Pin'}
+          name={`${message.pinned ? 'Unpin' : 'Pin'} ${which}`}
+          pressed={message.pinned}
           onClick={() => props.onPin(message, !message.pinned)}
         />
-        {props.onRegenerate ? <ActionButton icon="regenerate" tooltip="Regenerate" name={`Regenerate ${which}`} disabled={props.answering} onClick={props.onRegenerate} /> : null}
-        {props.onStartEdit && message.role === 'user' ? <ActionButton icon="edit" tooltip="Edit" name={`Edit ${which}`} onClick={props.onStartEdit} /> : null}
-        {props.onBranch ? <ActionButton icon="branch" tooltip="Branch from here" name={`Branch from here at #${message.seq}`} onClick={() => props.onBranch?.(message)} /> : null}
-        {deleting ? <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} /> : (
-          <ActionButton icon="delete" tooltip="Delete" name={`Delete ${which}`} expanded={false} onClick={() => setDeleting(true)} />
+        {props.onRegenerate ? (
+          <ActionButton
+            icon="regenerate"
+            tooltip="Regenerate"
+            name={`Regenerate ${which}`}
+            disabled={props.answering}
+            onClick={props.onRegenerate}
+          />
+        ) : null}
+        {props.onStartEdit && message.role === 'user' ? (
+          <ActionButton icon="edit" tooltip="Edit" name={`Edit ${which}`} onClick={props.onStartEdit} />
+        ) : null}
+        {props.onBranch ? (
+          <ActionButton
+            icon="branch"
+            tooltip="Branch from here"
+            name={`Branch from here at #${message.seq}`}
+            onClick={() => props.onBranch?.(message)}
+          />
+        ) : null}
+        {deleting ? (
+          <DeleteChoice message={message} onForget={props.onForget} onClose={() => setDeleting(false)} />
+        ) : (
+          <ActionButton
+            icon="delete"
+            tooltip="Delete"
+            name={`Delete ${which}`}
+            expanded={false}
+            onClick={() => setDeleting(true)}
+          />
         )}
       </div>
-      {seeing ? <WhatTheModelSaw label={`answer #${message.seq}`} load={load} onClose={() => setSeeing(false)} /> : null}
+      {seeing ? (
+        <WhatTheModelSaw label={`answer #${message.seq}`} load={load} onClose={() => setSeeing(false)} />
+      ) : null}
     </>
   );
 }
@@ -158,7 +251,14 @@ function FollowUpLink({ run }: { run: ToolRunDto }) {
     card?.querySelector('button')?.focus();
   };
   return (
-    <a className="follow-up" href={`#${toolCardId(run.toolCallId)}`} onClick={(event) => { event.preventDefault(); focusCard(); }}>
+    <a
+      className="follow-up"
+      href={`#${toolCardId(run.toolCallId)}`}
+      onClick={(event) => {
+        event.preventDefault();
+        focusCard();
+      }}
+    >
       ↳ Follow-up to the {run.name} result
     </a>
   );
@@ -168,11 +268,22 @@ function FollowUpLink({ run }: { run: ToolRunDto }) {
 export function MessageBubble(props: BubbleProps) {
   const { message } = props;
   const [editing, setEditing] = useState(false);
-  const forks = props.forks && props.forks.length > 0 && props.onOpenThread ? <ForkLinks forks={props.forks} onOpen={props.onOpenThread} /> : null;
+  const forks =
+    props.forks && props.forks.length > 0 && props.onOpenThread ? (
+      <ForkLinks forks={props.forks} onOpen={props.onOpenThread} />
+    ) : null;
   if (message.deleted) {
     return (
-      <article className={`bubble deleted ${message.role}`} aria-label={`${ROLE_LABEL[message.role]} message, deleted`} data-seq={message.seq ?? undefined} tabIndex={-1}>
-        <header className="bubble-meta"><span className="role">{ROLE_LABEL[message.role]}</span>{message.seq !== null ? <span className="seq">#{message.seq}</span> : null}</header>
+      <article
+        className={`bubble deleted ${message.role}`}
+        aria-label={`${ROLE_LABEL[message.role]} message, deleted`}
+        data-seq={message.seq ?? undefined}
+        tabIndex={-1}
+      >
+        <header className="bubble-meta">
+          <span className="role">{ROLE_LABEL[message.role]}</span>
+          {message.seq !== null ? <span className="seq">#{message.seq}</span> : null}
+        </header>
         <em>Message deleted</em>
         {forks}
       </article>
@@ -180,9 +291,17 @@ export function MessageBubble(props: BubbleProps) {
   }
   if (message.superseded) {
     return (
-      <article className="bubble assistant superseded" aria-label="Previous answer, replaced" data-seq={message.seq ?? undefined} tabIndex={-1}>
+      <article
+        className="bubble assistant superseded"
+        aria-label="Previous answer, replaced"
+        data-seq={message.seq ?? undefined}
+        tabIndex={-1}
+      >
         <details>
-          <summary><span className="role">Previous answer</span> <span className="seq">#{message.seq}</span> · replaced by a regenerated one</summary>
+          <summary>
+            <span className="role">Previous answer</span> <span className="seq">#{message.seq}</span> · replaced by a
+            regenerated one
+          </summary>
           <MarkdownText text={message.content} />
         </details>
       </article>
@@ -200,28 +319,55 @@ export function MessageBubble(props: BubbleProps) {
       <header className="bubble-meta">
         <span className="role">{ROLE_LABEL[message.role]}</span>
         {message.seq !== null ? <span className="seq">#{message.seq}</span> : <span className="seq">queued</span>}
-        {message.pinned ? <span className="pin tag" aria-label="pinned">Pinned</span> : null}
+        {message.pinned ? (
+          <span className="pin tag" aria-label="pinned">
+            Pinned
+          </span>
+        ) : null}
         {props.highlighted ? <span className="tag hit-tag">Search match</span> : null}
         {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
       </header>
-      {props.followUpTo.map((run) => <FollowUpLink key={run.id} run={run} />)}
+      {props.followUpTo.map((run) => (
+        <FollowUpLink key={run.id} run={run} />
+      ))}
       {message.role === 'user' && editing && props.onEdit ? (
-        <InlineEditor message={message} onSend={(content) => props.onEdit?.(message, content)} onClose={() => setEditing(false)} />
+        <InlineEditor
+          message={message}
+          onSend={(content) => props.onEdit?.(message, content)}
+          onClose={() => setEditing(false)}
+        />
       ) : null}
       {message.role === 'user' && !editing ? <p className="plain-text">{message.content}</p> : null}
       {message.role === 'system' || message.role === 'tool' ? <pre className="plain">{message.content}</pre> : null}
       {message.role === 'assistant' && message.content ? <MarkdownText text={message.content} /> : null}
-      {streaming && !message.content && !message.toolCalls?.length ? <p className="thinking" aria-label="Assistant is writing">…</p> : null}
+      {streaming && !message.content && !message.toolCalls?.length ? (
+        <p className="thinking" aria-label="Assistant is writing">
+          …
+        </p>
+      ) : null}
       {message.toolCalls?.map((call) => {
         const run = Object.values(props.toolRuns).find((candidate) => candidate.toolCallId === call.id) ?? null;
         const note = run ? props.notes.get(run.id) : undefined;
-        const result = note && note.status === 'complete' ? note : props.results.get(call.id) ?? null;
-        return <ToolCard key={call.id} call={call} run={run} result={result} answering={props.answering} onCancel={props.onCancelTool} />;
+        const result = note && note.status === 'complete' ? note : (props.results.get(call.id) ?? null);
+        return (
+          <ToolCard
+            key={call.id}
+            call={call}
+            run={run}
+            result={result}
+            answering={props.answering}
+            onCancel={props.onCancelTool}
+          />
+        );
       })}
       {message.status === 'error' ? (
         <div className="message-error" role="alert">
           <span>{message.error?.message ?? 'The answer failed.'}</span>
-          {message.role === 'assistant' ? <button type="button" onClick={() => props.onRetry(message)}>Retry</button> : null}
+          {message.role === 'assistant' ? (
+            <button type="button" onClick={() => props.onRetry(message)}>
+              Retry
+            </button>
+          ) : null}
         </div>
       ) : null}
       {editing ? null : <MessageControls {...props} onStartEdit={props.onEdit ? () => setEditing(true) : undefined} />}

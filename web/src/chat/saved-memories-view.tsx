@@ -7,7 +7,13 @@ import { relativeTime } from '../common/format';
 /** Longest text of a saved memory (the server's limit). */
 const MAX_CHARS = 1000;
 
-function ItemEditor(props: { initial: string; label: string; submitLabel: string; onSubmit(text: string): Promise<void>; onCancel?(): void }) {
+function ItemEditor(props: {
+  initial: string;
+  label: string;
+  submitLabel: string;
+  onSubmit(text: string): Promise<void>;
+  onCancel?(): void;
+}) {
   const id = useId();
   const [text, setText] = useState(props.initial);
   const [error, setError] = useState<string | null>(null);
@@ -27,19 +33,48 @@ function ItemEditor(props: { initial: string; label: string; submitLabel: string
   };
   return (
     <form className="saved-memory-editor" onSubmit={(event) => void submit(event)} noValidate>
-      <label htmlFor={id} className="visually-hidden">{props.label}</label>
-      <textarea id={id} value={text} rows={2} maxLength={MAX_CHARS} placeholder="e.g. I am vegetarian." aria-label={props.label}
-        aria-invalid={error ? true : undefined} onChange={(event) => { setText(event.target.value); setError(null); }} />
-      {error ? <small className="error-text field-error" role="alert">{error}</small> : null}
+      <label htmlFor={id} className="visually-hidden">
+        {props.label}
+      </label>
+      <textarea
+        id={id}
+        value={text}
+        rows={2}
+        maxLength={MAX_CHARS}
+        placeholder="e.g. I am vegetarian."
+        aria-label={props.label}
+        aria-invalid={error ? true : undefined}
+        onChange={(event) => {
+          setText(event.target.value);
+          setError(null);
+        }}
+      />
+      {error ? (
+        <small className="error-text field-error" role="alert">
+          {error}
+        </small>
+      ) : null}
       <div className="actions">
-        <button type="submit" className="primary" disabled={saving || text.trim() === ''}>{saving ? 'Saving…' : props.submitLabel}</button>
-        {props.onCancel ? <button type="button" onClick={props.onCancel}>Cancel</button> : null}
+        <button type="submit" className="primary" disabled={saving || text.trim() === ''}>
+          {saving ? 'Saving…' : props.submitLabel}
+        </button>
+        {props.onCancel ? (
+          <button type="button" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
       </div>
     </form>
   );
 }
 
-function ItemRow(props: { item: SavedMemoryDto; chatTitle: string | null; token: string | null; onChanged(): void; onOpenSource(source: { threadId: string; seq: number }): void }) {
+function ItemRow(props: {
+  item: SavedMemoryDto;
+  chatTitle: string | null;
+  token: string | null;
+  onChanged(): void;
+  onOpenSource(source: { threadId: string; seq: number }): void;
+}) {
   const { item } = props;
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -54,28 +89,62 @@ function ItemRow(props: { item: SavedMemoryDto; chatTitle: string | null; token:
   return (
     <li className="saved-memory" aria-label={item.text}>
       {editing ? (
-        <ItemEditor initial={item.text} label="Edit saved memory" submitLabel="Save" onCancel={() => setEditing(false)} onSubmit={async (text) => {
-          await requestJson(`/api/memory/${item.id}`, { method: 'PATCH', json: { text }, token: props.token });
-          setEditing(false);
-          props.onChanged();
-        }} />
-      ) : <p className="saved-memory-text">{item.text}</p>}
+        <ItemEditor
+          initial={item.text}
+          label="Edit saved memory"
+          submitLabel="Save"
+          onCancel={() => setEditing(false)}
+          onSubmit={async (text) => {
+            await requestJson(`/api/memory/${item.id}`, { method: 'PATCH', json: { text }, token: props.token });
+            setEditing(false);
+            props.onChanged();
+          }}
+        />
+      ) : (
+        <p className="saved-memory-text">{item.text}</p>
+      )}
       <p className="figures">
         {item.source ? (
-          <a href={`/threads/${item.source.threadId}`} onClick={(event) => { event.preventDefault(); if (item.source) props.onOpenSource(item.source); }}>
+          <a
+            href={`/threads/${item.source.threadId}`}
+            onClick={(event) => {
+              event.preventDefault();
+              if (item.source) props.onOpenSource(item.source);
+            }}
+          >
             From {props.chatTitle ? `“${props.chatTitle}”` : 'a chat'}, message #{item.source.seq}
           </a>
-        ) : <span className="muted">Added by you</span>}
-        {' · '}{relativeTime(item.updatedAt)}
-        {item.inContext ? null : <span className="tag warn" title="Over USER_MEMORY_TOKENS: the newest items win">Not sent: over the limit</span>}
+        ) : (
+          <span className="muted">Added by you</span>
+        )}
+        {' · '}
+        {relativeTime(item.updatedAt)}
+        {item.inContext ? null : (
+          <span className="tag warn" title="Over USER_MEMORY_TOKENS: the newest items win">
+            Not sent: over the limit
+          </span>
+        )}
       </p>
       {editing ? null : (
         <div className="actions">
-          <button type="button" className="link" onClick={() => setEditing(true)} aria-label={`Edit “${item.text}”`}>Edit</button>
-          <button type="button" className="link danger" onClick={() => void remove()} aria-label={`Delete “${item.text}”`}>Delete</button>
+          <button type="button" className="link" onClick={() => setEditing(true)} aria-label={`Edit “${item.text}”`}>
+            Edit
+          </button>
+          <button
+            type="button"
+            className="link danger"
+            onClick={() => void remove()}
+            aria-label={`Delete “${item.text}”`}
+          >
+            Delete
+          </button>
         </div>
       )}
-      {error ? <small className="error-text" role="alert">{error}</small> : null}
+      {error ? (
+        <small className="error-text" role="alert">
+          {error}
+        </small>
+      ) : null}
     </li>
   );
 }
@@ -84,13 +153,24 @@ function ItemRow(props: { item: SavedMemoryDto; chatTitle: string | null; token:
  * Saved memories (GET/POST/PATCH/DELETE /api/memory): what the model gets in every chat of the user. Each item names
  * its source (the message that asked the model to remember it), which opens that chat at that message.
  */
-export function SavedMemoriesView(props: { token: string | null; threads: ThreadDto[]; onOpenSource(source: { threadId: string; seq: number }): void; onClose(): void }) {
+export function SavedMemoriesView(props: {
+  token: string | null;
+  threads: ThreadDto[];
+  onOpenSource(source: { threadId: string; seq: number }): void;
+  onClose(): void;
+}) {
   const { token } = props;
   const [items, setItems] = useState<SavedMemoryDto[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(() => {
     if (!token) return;
-    requestJson<SavedMemoryListDto>('/api/memory', { token }).then((list) => { setItems(list.items); setError(null); }, (caught: unknown) => setError(ApiError.from(caught).message));
+    requestJson<SavedMemoryListDto>('/api/memory', { token }).then(
+      (list) => {
+        setItems(list.items);
+        setError(null);
+      },
+      (caught: unknown) => setError(ApiError.from(caught).message),
+    );
   }, [token]);
   useEffect(load, [load]);
   const titleOf = (threadId: string) => props.threads.find((thread) => thread.id === threadId)?.title ?? null;
@@ -98,18 +178,40 @@ export function SavedMemoriesView(props: { token: string | null; threads: Thread
     <section className="saved-memories" aria-labelledby="saved-memories-heading">
       <header className="panel-header">
         <h2 id="saved-memories-heading">Saved memories</h2>
-        <button type="button" className="icon" aria-label="Back to the chat" onClick={props.onClose}>✕</button>
+        <button type="button" className="icon" aria-label="Back to the chat" onClick={props.onClose}>
+          ✕
+        </button>
       </header>
       <p className="muted">The model sees these in every chat. Ask it to remember something, or add it here.</p>
-      <ItemEditor initial="" label="New saved memory" submitLabel="Add" onSubmit={async (text) => {
-        await requestJson('/api/memory', { method: 'POST', json: { text }, token });
-        load();
-      }} />
-      {error ? <p className="error-text" role="alert">{error}</p> : null}
-      {!items ? <p className="muted">Loading…</p> : items.length === 0 ? <p className="muted">No saved memories yet.</p> : (
+      <ItemEditor
+        initial=""
+        label="New saved memory"
+        submitLabel="Add"
+        onSubmit={async (text) => {
+          await requestJson('/api/memory', { method: 'POST', json: { text }, token });
+          load();
+        }}
+      />
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {!items ? (
+        <p className="muted">Loading…</p>
+      ) : items.length === 0 ? (
+        <p className="muted">No saved memories yet.</p>
+      ) : (
         <ul className="saved-memory-list" aria-label="Saved memories">
           {items.map((item) => (
-            <ItemRow key={`${item.id}-${item.updatedAt}`} item={item} chatTitle={item.source ? titleOf(item.source.threadId) : null} token={token} onChanged={load} onOpenSource={props.onOpenSource} />
+            <ItemRow
+              key={`${item.id}-${item.updatedAt}`}
+              item={item}
+              chatTitle={item.source ? titleOf(item.source.threadId) : null}
+              token={token}
+              onChanged={load}
+              onOpenSource={props.onOpenSource}
+            />
           ))}
         </ul>
       )}

@@ -22,7 +22,9 @@ export async function scrollToSeqs(range: { from: number; through: number }): Pr
       bubbles[0]!.scrollIntoView({ block: 'center' });
       bubbles[0]!.focus({ preventScroll: true });
       for (const bubble of bubbles) bubble.classList.add('cited');
-      window.setTimeout(() => { for (const bubble of bubbles) bubble.classList.remove('cited'); }, HIGHLIGHT_MS);
+      window.setTimeout(() => {
+        for (const bubble of bubbles) bubble.classList.remove('cited');
+      }, HIGHLIGHT_MS);
       return true;
     }
     await new Promise((resolve) => requestAnimationFrame(resolve));

@@ -53,12 +53,27 @@ export function SearchBox(props: { token: string | null; threadId: string | null
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const load = async (input: { query: string; scope: Scope; threadId: string | null; cursor?: string; previous?: SearchHitDto[] }) => {
+  const load = async (input: {
+    query: string;
+    scope: Scope;
+    threadId: string | null;
+    cursor?: string;
+    previous?: SearchHitDto[];
+  }) => {
     const base = input.scope === 'thread' && input.threadId ? `/api/threads/${input.threadId}/search` : '/api/search';
     setLoading(true);
     try {
-      const page = await requestJson<SearchPageDto>(`${base}?q=${encodeURIComponent(input.query)}${input.cursor ? `&cursor=${encodeURIComponent(input.cursor)}` : ''}`, { token: props.token });
-      setResults({ query: input.query, scope: input.scope, threadId: input.threadId, hits: [...(input.previous ?? []), ...page.hits], nextCursor: page.nextCursor });
+      const page = await requestJson<SearchPageDto>(
+        `${base}?q=${encodeURIComponent(input.query)}${input.cursor ? `&cursor=${encodeURIComponent(input.cursor)}` : ''}`,
+        { token: props.token },
+      );
+      setResults({
+        query: input.query,
+        scope: input.scope,
+        threadId: input.threadId,
+        hits: [...(input.previous ?? []), ...page.hits],
+        nextCursor: page.nextCursor,
+      });
       setError(null);
     } catch (failure) {
       setError(ApiError.from(failure).message);
@@ -80,27 +95,53 @@ export function SearchBox(props: { token: string | null; threadId: string | null
 
   return (
     <div className="search">
-      <form role="search" aria-label="Search messages" onSubmit={(event) => { event.preventDefault(); submit(); }}>
+      <form
+        role="search"
+        aria-label="Search messages"
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit();
+        }}
+      >
         <input
-          type="search" aria-label="Search messages" placeholder="Search messages" value={query} maxLength={500}
-          onChange={(event) => setQuery(event.target.value)} onKeyDown={(event) => { if (event.key === 'Escape') clear(); }}
+          type="search"
+          aria-label="Search messages"
+          placeholder="Search messages"
+          value={query}
+          maxLength={500}
+          onChange={(event) => setQuery(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') clear();
+          }}
         />
         <div className="search-options">
           <select aria-label="Search in" value={scope} onChange={(event) => setScope(event.target.value as Scope)}>
             <option value="all">All chats</option>
-            <option value="thread" disabled={!props.threadId}>This chat</option>
+            <option value="thread" disabled={!props.threadId}>
+              This chat
+            </option>
           </select>
-          <button type="submit" disabled={loading || !query.trim()}>Search</button>
+          <button type="submit" disabled={loading || !query.trim()}>
+            Search
+          </button>
         </div>
       </form>
-      {error ? <p className="error-text" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
       {results ? (
         <section className="search-results" aria-label="Search results">
           <header className="search-results-header">
             <span role="status">
-              {results.hits.length === 0 ? `No messages match “${results.query}”` : `${results.hits.length}${results.nextCursor ? '+' : ''} match${results.hits.length === 1 ? '' : 'es'} for “${results.query}”`}
+              {results.hits.length === 0
+                ? `No messages match “${results.query}”`
+                : `${results.hits.length}${results.nextCursor ? '+' : ''} match${results.hits.length === 1 ? '' : 'es'} for “${results.query}”`}
             </span>
-            <button type="button" className="link" onClick={clear}>Clear</button>
+            <button type="button" className="link" onClick={clear}>
+              Clear
+            </button>
           </header>
           {byThread(results.hits).map((group) => (
             <section key={group.threadId} className="hit-group" aria-label={`Matches in ${group.title}`}>
@@ -109,7 +150,10 @@ export function SearchBox(props: { token: string | null; threadId: string | null
                 {group.hits.map((hit) => (
                   <li key={hit.messageId}>
                     <button type="button" className="hit" onClick={() => props.onOpen(hit)}>
-                      <span className="hit-meta">#{hit.seq} · {ROLE_LABEL[hit.role]} · {relativeTime(hit.createdAt)}{hit.forkCopy ? ' · copied into this branch' : ''}</span>
+                      <span className="hit-meta">
+                        #{hit.seq} · {ROLE_LABEL[hit.role]} · {relativeTime(hit.createdAt)}
+                        {hit.forkCopy ? ' · copied into this branch' : ''}
+                      </span>
                       <MarkedSnippet hit={hit} />
                     </button>
                   </li>
@@ -118,9 +162,22 @@ export function SearchBox(props: { token: string | null; threadId: string | null
             </section>
           ))}
           {results.nextCursor ? (
-            <button type="button" className="link" disabled={loading}
-              onClick={() => void load({ query: results.query, scope: results.scope, threadId: results.threadId, cursor: results.nextCursor!, previous: results.hits })}
-            >More matches</button>
+            <button
+              type="button"
+              className="link"
+              disabled={loading}
+              onClick={() =>
+                void load({
+                  query: results.query,
+                  scope: results.scope,
+                  threadId: results.threadId,
+                  cursor: results.nextCursor!,
+                  previous: results.hits,
+                })
+              }
+            >
+              More matches
+            </button>
           ) : null}
         </section>
       ) : null}

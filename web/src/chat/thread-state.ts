@@ -28,7 +28,16 @@ export interface ThreadState {
 }
 
 export function emptyThreadState(threadId: string): ThreadState {
-  return { threadId, thread: null, messages: [], hasMoreBefore: false, outgoing: [], toolRuns: {}, runningTurns: [], notice: null };
+  return {
+    threadId,
+    thread: null,
+    messages: [],
+    hasMoreBefore: false,
+    outgoing: [],
+    toolRuns: {},
+    runningTurns: [],
+    notice: null,
+  };
 }
 
 const FINAL = new Set(['complete', 'error', 'cancelled']);
@@ -43,8 +52,14 @@ function compareMessages(left: MessageDto, right: MessageDto): number {
 function newerVersion(existing: MessageDto, incoming: MessageDto): MessageDto {
   const existingFinal = FINAL.has(existing.status);
   const incomingFinal = FINAL.has(incoming.status);
-  if (existingFinal && !incomingFinal) return existing.seq === null && incoming.seq !== null ? { ...existing, seq: incoming.seq } : existing;
-  if (!existingFinal && !incomingFinal && existing.content.length > incoming.content.length && existing.content.startsWith(incoming.content)) {
+  if (existingFinal && !incomingFinal)
+    return existing.seq === null && incoming.seq !== null ? { ...existing, seq: incoming.seq } : existing;
+  if (
+    !existingFinal &&
+    !incomingFinal &&
+    existing.content.length > incoming.content.length &&
+    existing.content.startsWith(incoming.content)
+  ) {
     return { ...incoming, content: existing.content };
   }
   return incoming;
@@ -68,7 +83,10 @@ export function mergeMessages(state: ThreadState, incoming: MessageDto[]): Threa
 }
 
 /** Appends a streamed delta at its offset; a delta already covered is dropped, a gap waits for message-end. */
-export function applyDelta(state: ThreadState, delta: { messageId: string; offset: number; delta: string }): ThreadState {
+export function applyDelta(
+  state: ThreadState,
+  delta: { messageId: string; offset: number; delta: string },
+): ThreadState {
   const index = state.messages.findIndex((message) => message.id === delta.messageId);
   const message = state.messages[index];
   if (!message || FINAL.has(message.status)) return state;
@@ -93,8 +111,11 @@ export function catchUpAfterSeq(state: ThreadState): number | undefined {
 
 /** True while an answer is being produced (a Stop button makes sense). */
 export function isAnswering(state: ThreadState): boolean {
-  return state.runningTurns.length > 0 || state.messages.some((message) => message.role === 'assistant' && !FINAL.has(message.status))
-    || state.messages.some((message) => message.role === 'user' && message.seq === null);
+  return (
+    state.runningTurns.length > 0 ||
+    state.messages.some((message) => message.role === 'assistant' && !FINAL.has(message.status)) ||
+    state.messages.some((message) => message.role === 'user' && message.seq === null)
+  );
 }
 
 export function lowestSeq(state: ThreadState): number | null {
@@ -105,8 +126,15 @@ export function queueOutgoing(state: ThreadState, item: Omit<OutgoingMessage, 's
   return { ...state, outgoing: [...state.outgoing, { ...item, state: 'waiting', error: null }] };
 }
 
-export function updateOutgoing(state: ThreadState, clientMessageId: string, patch: Partial<OutgoingMessage>): ThreadState {
-  return { ...state, outgoing: state.outgoing.map((item) => (item.clientMessageId === clientMessageId ? { ...item, ...patch } : item)) };
+export function updateOutgoing(
+  state: ThreadState,
+  clientMessageId: string,
+  patch: Partial<OutgoingMessage>,
+): ThreadState {
+  return {
+    ...state,
+    outgoing: state.outgoing.map((item) => (item.clientMessageId === clientMessageId ? { ...item, ...patch } : item)),
+  };
 }
 
 export function removeOutgoing(state: ThreadState, clientMessageId: string): ThreadState {
@@ -125,17 +153,30 @@ export function upsertToolRun(state: ThreadState, run: ToolRunDto): ThreadState 
   return { ...state, toolRuns: { ...state.toolRuns, [run.id]: run } };
 }
 
-export function toolProgress(state: ThreadState, progress: { runId: string; progress: number; note?: string }): ThreadState {
+export function toolProgress(
+  state: ThreadState,
+  progress: { runId: string; progress: number; note?: string },
+): ThreadState {
   const run = state.toolRuns[progress.runId];
-  if (!run || run.status !== 'running' && run.status !== 'queued') return state;
-  return upsertToolRun(state, { ...run, status: 'running', progress: Math.max(run.progress, progress.progress), progressNote: progress.note ?? run.progressNote });
+  if (!run || (run.status !== 'running' && run.status !== 'queued')) return state;
+  return upsertToolRun(state, {
+    ...run,
+    status: 'running',
+    progress: Math.max(run.progress, progress.progress),
+    progressNote: progress.note ?? run.progressNote,
+  });
 }
 
 /** The user message a failed answer belongs to (the retry route takes its id). */
 export function userMessageBefore(state: ThreadState, message: MessageDto): MessageDto | null {
-  const sameTurn = state.messages.find((candidate) => candidate.role === 'user' && candidate.turnId !== null && candidate.turnId === message.turnId);
+  const sameTurn = state.messages.find(
+    (candidate) => candidate.role === 'user' && candidate.turnId !== null && candidate.turnId === message.turnId,
+  );
   if (sameTurn) return sameTurn;
-  const before = state.messages.filter((candidate) => candidate.role === 'user' && candidate.seq !== null && message.seq !== null && candidate.seq < message.seq);
+  const before = state.messages.filter(
+    (candidate) =>
+      candidate.role === 'user' && candidate.seq !== null && message.seq !== null && candidate.seq < message.seq,
+  );
   return before.at(-1) ?? null;
 }
 
@@ -156,13 +197,21 @@ export function contextReset(state: ThreadState, seq: number): ThreadState {
 export function contextDivider(state: ThreadState): { seq: number; undoable: boolean } | null {
   const seq = state.thread?.contextStartSeq ?? 1;
   if (seq <= 1) return null;
-  const undoable = !state.messages.some((message) => message.seq !== null && message.seq >= seq) && !state.messages.some((message) => message.seq === null);
+  const undoable =
+    !state.messages.some((message) => message.seq !== null && message.seq >= seq) &&
+    !state.messages.some((message) => message.seq === null);
   return { seq, undoable };
 }
 
 /** The answer "Regenerate" applies to: the thread's last live assistant answer, after the last user message, finished. */
 export function regenerableAnswer(state: ThreadState): MessageDto | null {
-  const live = state.messages.filter((message) => message.seq !== null && !message.deleted && !message.superseded && (message.role === 'user' || message.role === 'assistant'));
+  const live = state.messages.filter(
+    (message) =>
+      message.seq !== null &&
+      !message.deleted &&
+      !message.superseded &&
+      (message.role === 'user' || message.role === 'assistant'),
+  );
   const last = live.at(-1);
   if (!last || last.role !== 'assistant' || !FINAL.has(last.status) || last.toolCalls?.length) return null;
   if (state.thread && last.seq! < state.thread.contextStartSeq) return null;

@@ -1,12 +1,36 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ContextResetResponseDto, ForgetResponseDto, MessageCopyDto, MessageDto, MessagePageDto, PinResponseDto, SendMessageResponseDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
+import type {
+  ContextResetResponseDto,
+  ForgetResponseDto,
+  MessageCopyDto,
+  MessageDto,
+  MessagePageDto,
+  PinResponseDto,
+  SendMessageResponseDto,
+  ThreadDto,
+  ToolRunDto,
+} from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
 import type { ChatSocket, ConnectionStatus } from '../api/use-chat-socket';
 import { newClientId } from './new-client-id';
 import {
-  applyDelta, catchUpAfterSeq, contextReset, emptyThreadState, lowestSeq, mergeMessages, queueOutgoing, removeOutgoing, setThread,
-  toolProgress, turnEnded, turnStarted, updateOutgoing, upsertToolRun, userMessageBefore, type ThreadState,
+  applyDelta,
+  catchUpAfterSeq,
+  contextReset,
+  emptyThreadState,
+  lowestSeq,
+  mergeMessages,
+  queueOutgoing,
+  removeOutgoing,
+  setThread,
+  toolProgress,
+  turnEnded,
+  turnStarted,
+  updateOutgoing,
+  upsertToolRun,
+  userMessageBefore,
+  type ThreadState,
 } from './thread-state';
 
 const ACK_TIMEOUT_MS = 15_000;
@@ -39,7 +63,9 @@ export interface ThreadActions {
 
 /** `thread-join` with its ack: the newest page, or (with `afterSeq`) the messages after it, cut at the server's cap. */
 function emitJoin(socket: ChatSocket, threadId: string, afterSeq: number | undefined) {
-  return socket.timeout(ACK_TIMEOUT_MS).emitWithAck('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) });
+  return socket
+    .timeout(ACK_TIMEOUT_MS)
+    .emitWithAck('thread-join', { threadId, ...(afterSeq !== undefined ? { afterSeq } : {}) });
 }
 
 /** Called with every thread event (e.g. to refresh the memory panel or the thread list). */
@@ -49,7 +75,14 @@ export type ThreadEventListener = (event: 'message' | 'summary-updated' | 'turn-
  * The live state of one thread: joined over the socket (with `afterSeq` catch-up after a reconnect),
  * events merged without duplicates, older pages over REST, and an outbox sent once when the connection allows.
  */
-export function useThread(input: { socket: ChatSocket | null; status: ConnectionStatus; token: string | null; threadId: string | null; onEvent?: ThreadEventListener; onForgotten?: (copies: MessageCopyDto[]) => void }) {
+export function useThread(input: {
+  socket: ChatSocket | null;
+  status: ConnectionStatus;
+  token: string | null;
+  threadId: string | null;
+  onEvent?: ThreadEventListener;
+  onForgotten?: (copies: MessageCopyDto[]) => void;
+}) {
   const { socket, status, token, threadId } = input;
   const [state, setState] = useState<ThreadState | null>(null);
   const [joined, setJoined] = useState(false);
@@ -74,44 +107,57 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     setJoined(false);
   }, [threadId]);
 
-  const fetchToolRuns = useCallback((messages: MessageDto[]) => {
-    const known = stateRef.current?.toolRuns ?? {};
-    const ids = [...new Set(messages.map((message) => message.toolRunId).filter((id): id is string => Boolean(id) && !known[id!]))];
-    for (const id of ids) {
-      requestJson<ToolRunDto>(`/api/tool-runs/${id}`, { token: tokenRef.current }).then(
-        (run) => update((current) => upsertToolRun(current, run)),
-        (error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })),
-      );
-    }
-  }, [update]);
-
-  const sendOne = useCallback(async (item: { threadId: string; clientMessageId: string; content: string }) => {
-    const { clientMessageId } = item;
-    if (!socket) return;
-    update((state) => updateOutgoing(state, clientMessageId, { state: 'sending', error: null }));
-    try {
-      const ack = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck('message-send', { threadId: item.threadId, content: item.content, clientMessageId });
-      if (ack.ok) {
-        update((state) => turnStarted(mergeMessages(state, [ack.message]), ack.turnId));
-        onEventRef.current?.('message');
-      } else if (ack.error.code === 'UNAVAILABLE') {
-        // The server is restarting (nothing was stored): the join after the reconnect sends it again.
-        update((state) => updateOutgoing(state, clientMessageId, { state: 'waiting' }));
-      } else {
-        update((state) => updateOutgoing(state, clientMessageId, { state: 'failed', error: ack.error }));
+  const fetchToolRuns = useCallback(
+    (messages: MessageDto[]) => {
+      const known = stateRef.current?.toolRuns ?? {};
+      const ids = [
+        ...new Set(
+          messages.map((message) => message.toolRunId).filter((id): id is string => Boolean(id) && !known[id!]),
+        ),
+      ];
+      for (const id of ids) {
+        requestJson<ToolRunDto>(`/api/tool-runs/${id}`, { token: tokenRef.current }).then(
+          (run) => update((current) => upsertToolRun(current, run)),
+          (error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })),
+        );
       }
-    } catch {
-      // No ack in time: send again with the same clientMessageId (the server stores it once), now if the
-      // connection is back, else when the reconnect's join flushes the outbox.
-      update((state) => updateOutgoing(state, clientMessageId, { state: 'waiting' }));
-      if (socket.connected) void sendOne(item);
-    }
-  }, [socket, update]);
+    },
+    [update],
+  );
+
+  const sendOne = useCallback(
+    async (item: { threadId: string; clientMessageId: string; content: string }) => {
+      const { clientMessageId } = item;
+      if (!socket) return;
+      update((state) => updateOutgoing(state, clientMessageId, { state: 'sending', error: null }));
+      try {
+        const ack = await socket
+          .timeout(ACK_TIMEOUT_MS)
+          .emitWithAck('message-send', { threadId: item.threadId, content: item.content, clientMessageId });
+        if (ack.ok) {
+          update((state) => turnStarted(mergeMessages(state, [ack.message]), ack.turnId));
+          onEventRef.current?.('message');
+        } else if (ack.error.code === 'UNAVAILABLE') {
+          // The server is restarting (nothing was stored): the join after the reconnect sends it again.
+          update((state) => updateOutgoing(state, clientMessageId, { state: 'waiting' }));
+        } else {
+          update((state) => updateOutgoing(state, clientMessageId, { state: 'failed', error: ack.error }));
+        }
+      } catch {
+        // No ack in time: send again with the same clientMessageId (the server stores it once), now if the
+        // connection is back, else when the reconnect's join flushes the outbox.
+        update((state) => updateOutgoing(state, clientMessageId, { state: 'waiting' }));
+        if (socket.connected) void sendOne(item);
+      }
+    },
+    [socket, update],
+  );
 
   const flushOutbox = useCallback(() => {
     const current = stateRef.current;
     for (const item of current?.outgoing ?? []) {
-      if (item.state === 'waiting') void sendOne({ threadId: current!.threadId, clientMessageId: item.clientMessageId, content: item.content });
+      if (item.state === 'waiting')
+        void sendOne({ threadId: current!.threadId, clientMessageId: item.clientMessageId, content: item.content });
     }
   }, [sendOne]);
 
@@ -119,49 +165,59 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
    * A catch-up cut at the server's cap (messages or bytes): ask again after the last seq received, one bounded ack at a
    * time, until the server says there is no more.
    */
-  const catchUpRest = useCallback(async (id: string, fromSeq: number) => {
-    let after = fromSeq;
-    while (socket?.connected) {
-      let ack: Awaited<ReturnType<typeof emitJoin>>;
-      try {
-        ack = await emitJoin(socket, id, after);
-      } catch {
-        return; // No ack in time: the next reconnect catches up again.
+  const catchUpRest = useCallback(
+    async (id: string, fromSeq: number) => {
+      let after = fromSeq;
+      while (socket?.connected) {
+        let ack: Awaited<ReturnType<typeof emitJoin>>;
+        try {
+          ack = await emitJoin(socket, id, after);
+        } catch {
+          return; // No ack in time: the next reconnect catches up again.
+        }
+        if (!ack.ok) {
+          update((current) => ({ ...current, notice: ack.error }));
+          return;
+        }
+        update((current) => mergeMessages(current, ack.messages));
+        const last = ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq;
+        if (!ack.hasMoreAfter || last === undefined || last === null || last <= after) return;
+        after = last;
       }
-      if (!ack.ok) {
-        update((current) => ({ ...current, notice: ack.error }));
-        return;
-      }
-      update((current) => mergeMessages(current, ack.messages));
-      const last = ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq;
-      if (!ack.hasMoreAfter || last === undefined || last === null || last <= after) return;
-      after = last;
-    }
-  }, [socket, update]);
+    },
+    [socket, update],
+  );
 
   // Join (or re-join with catch-up) whenever the socket (re)connects.
   useEffect(() => {
     if (!socket || status !== 'connected' || !threadId) return undefined;
     let cancelled = false;
     const afterSeq = stateRef.current?.threadId === threadId ? catchUpAfterSeq(stateRef.current) : undefined;
-    emitJoin(socket, threadId, afterSeq).then((ack) => {
-      if (cancelled) return;
-      if (!ack.ok) {
-        update((current) => ({ ...current, notice: ack.error }));
-        return;
-      }
-      update((current) => {
-        const merged = setThread(mergeMessages(current, ack.messages), ack.thread);
-        return afterSeq === undefined ? { ...merged, hasMoreBefore: ack.hasMoreBefore } : merged;
-      });
-      fetchToolRuns(ack.messages);
-      if (ack.hasMoreAfter) void catchUpRest(threadId, ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq ?? afterSeq ?? 0);
-      setJoined(true);
-      flushOutbox();
-      onEventRef.current?.('message');
-    }, () => {
-      // No ack in time: the next reconnect joins again.
-    });
+    emitJoin(socket, threadId, afterSeq).then(
+      (ack) => {
+        if (cancelled) return;
+        if (!ack.ok) {
+          update((current) => ({ ...current, notice: ack.error }));
+          return;
+        }
+        update((current) => {
+          const merged = setThread(mergeMessages(current, ack.messages), ack.thread);
+          return afterSeq === undefined ? { ...merged, hasMoreBefore: ack.hasMoreBefore } : merged;
+        });
+        fetchToolRuns(ack.messages);
+        if (ack.hasMoreAfter)
+          void catchUpRest(
+            threadId,
+            ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq ?? afterSeq ?? 0,
+          );
+        setJoined(true);
+        flushOutbox();
+        onEventRef.current?.('message');
+      },
+      () => {
+        // No ack in time: the next reconnect joins again.
+      },
+    );
     return () => {
       cancelled = true;
       setJoined(false);
@@ -187,7 +243,12 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
       update((current) => turnEnded(current, payload.turnId));
       onEventRef.current?.('turn-end');
     };
-    const onTurnError = (payload: { threadId: string; turnId?: string; messageId?: string; error: { code: string; message: string } }) => {
+    const onTurnError = (payload: {
+      threadId: string;
+      turnId?: string;
+      messageId?: string;
+      error: { code: string; message: string };
+    }) => {
       if (!mine(payload.threadId)) return;
       // An error tied to a message arrives with that message (status error); the rest is a thread notice.
       if (!payload.messageId) update((current) => ({ ...current, notice: payload.error as ThreadState['notice'] }));
@@ -241,20 +302,29 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     };
   }, [socket, threadId, update, fetchToolRuns]);
 
-  const fail = useCallback((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })), [update]);
+  const fail = useCallback(
+    (error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })),
+    [update],
+  );
 
-  const loadPage = useCallback(async (limit = PAGE_SIZE): Promise<boolean> => {
-    const current = stateRef.current;
-    const before = current ? lowestSeq(current) : null;
-    if (!current || before === null || !current.hasMoreBefore) return false;
-    const page = await requestJson<MessagePageDto>(`/api/threads/${current.threadId}/messages?before=${before}&limit=${limit}`, { token });
-    const next = { ...mergeMessages(current, page.messages), hasMoreBefore: page.hasMoreBefore };
-    // Kept in the ref at once: a caller paging in a loop reads the new lowest seq before React renders.
-    stateRef.current = next;
-    update((state) => ({ ...mergeMessages(state, page.messages), hasMoreBefore: page.hasMoreBefore }));
-    fetchToolRuns(page.messages);
-    return page.messages.length > 0;
-  }, [token, update, fetchToolRuns]);
+  const loadPage = useCallback(
+    async (limit = PAGE_SIZE): Promise<boolean> => {
+      const current = stateRef.current;
+      const before = current ? lowestSeq(current) : null;
+      if (!current || before === null || !current.hasMoreBefore) return false;
+      const page = await requestJson<MessagePageDto>(
+        `/api/threads/${current.threadId}/messages?before=${before}&limit=${limit}`,
+        { token },
+      );
+      const next = { ...mergeMessages(current, page.messages), hasMoreBefore: page.hasMoreBefore };
+      // Kept in the ref at once: a caller paging in a loop reads the new lowest seq before React renders.
+      stateRef.current = next;
+      update((state) => ({ ...mergeMessages(state, page.messages), hasMoreBefore: page.hasMoreBefore }));
+      fetchToolRuns(page.messages);
+      return page.messages.length > 0;
+    },
+    [token, update, fetchToolRuns],
+  );
 
   const actions: ThreadActions = {
     send(content) {
@@ -266,11 +336,17 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
     },
     stop() {
       if (!threadId) return;
-      const viaRest = () => requestJson(`/api/threads/${threadId}/cancel`, { method: 'POST', token }).catch((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })));
+      const viaRest = () =>
+        requestJson(`/api/threads/${threadId}/cancel`, { method: 'POST', token }).catch((error: unknown) =>
+          update((current) => ({ ...current, notice: ApiError.from(error) })),
+        );
       if (socket?.connected) {
-        socket.timeout(ACK_TIMEOUT_MS).emitWithAck('turn-cancel', { threadId }).then((ack) => {
-          if (!ack.ok) update((current) => ({ ...current, notice: ack.error }));
-        }, viaRest);
+        socket
+          .timeout(ACK_TIMEOUT_MS)
+          .emitWithAck('turn-cancel', { threadId })
+          .then((ack) => {
+            if (!ack.ok) update((current) => ({ ...current, notice: ack.error }));
+          }, viaRest);
       } else void viaRest();
     },
     async loadOlder() {
@@ -286,7 +362,8 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
           const lowest = stateRef.current ? lowestSeq(stateRef.current) : null;
           if (lowest !== null && lowest <= seq) return;
           // Exactly what is missing down to the message (and a few above it), up to the server's largest page.
-          const limit = lowest === null ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, lowest - seq + CONTEXT_ABOVE));
+          const limit =
+            lowest === null ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, lowest - seq + CONTEXT_ABOVE));
           if (!(await loadPage(limit))) return;
         }
       } catch (error) {
@@ -298,67 +375,82 @@ export function useThread(input: { socket: ChatSocket | null; status: Connection
       const userMessage = current ? userMessageBefore(current, message) : null;
       if (!current || !userMessage) return;
       update((state) => ({ ...state, runningTurns: [...state.runningTurns, `retry-${message.id}`] }));
-      requestJson<SendMessageResponseDto>(`/api/threads/${current.threadId}/messages/${userMessage.id}/retry`, { method: 'POST', token }).then(
+      requestJson<SendMessageResponseDto>(`/api/threads/${current.threadId}/messages/${userMessage.id}/retry`, {
+        method: 'POST',
+        token,
+      }).then(
         (result) => update((state) => turnEnded(mergeMessages(state, result.messages), `retry-${message.id}`)),
-        (error: unknown) => update((state) => ({ ...turnEnded(state, `retry-${message.id}`), notice: ApiError.from(error) })),
+        (error: unknown) =>
+          update((state) => ({ ...turnEnded(state, `retry-${message.id}`), notice: ApiError.from(error) })),
       );
     },
     resend(clientMessageId) {
       const item = stateRef.current?.outgoing.find((candidate) => candidate.clientMessageId === clientMessageId);
       update((current) => updateOutgoing(current, clientMessageId, { state: 'waiting', error: null }));
-      if (item && threadId && joined && status === 'connected') void sendOne({ threadId, clientMessageId, content: item.content });
+      if (item && threadId && joined && status === 'connected')
+        void sendOne({ threadId, clientMessageId, content: item.content });
     },
     discard(clientMessageId) {
       update((current) => removeOutgoing(current, clientMessageId));
     },
     cancelTool(runId) {
-      const viaRest = () => requestJson(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token }).catch((error: unknown) => update((current) => ({ ...current, notice: ApiError.from(error) })));
+      const viaRest = () =>
+        requestJson(`/api/tool-runs/${runId}/cancel`, { method: 'POST', token }).catch((error: unknown) =>
+          update((current) => ({ ...current, notice: ApiError.from(error) })),
+        );
       if (socket?.connected) {
-        socket.timeout(ACK_TIMEOUT_MS).emitWithAck('tool-cancel', { runId }).then((ack) => {
-          if (!ack.ok) update((current) => ({ ...current, notice: ack.error }));
-        }, viaRest);
+        socket
+          .timeout(ACK_TIMEOUT_MS)
+          .emitWithAck('tool-cancel', { runId })
+          .then((ack) => {
+            if (!ack.ok) update((current) => ({ ...current, notice: ack.error }));
+          }, viaRest);
       } else void viaRest();
     },
     dismissNotice() {
       update((current) => ({ ...current, notice: null }));
     },
     setPinned(message, pinned) {
-      requestJson<PinResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}/pin`, { method: pinned ? 'POST' : 'DELETE', token }).then(
-        (result) => {
-          update((current) => mergeMessages(current, result.messages));
-          onEventRef.current?.('message');
-        },
-        fail,
-      );
+      requestJson<PinResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}/pin`, {
+        method: pinned ? 'POST' : 'DELETE',
+        token,
+      }).then((result) => {
+        update((current) => mergeMessages(current, result.messages));
+        onEventRef.current?.('message');
+      }, fail);
     },
     forget(message, options = {}) {
-      requestJson<ForgetResponseDto>(`/api/threads/${message.threadId}/messages/${message.id}${options.only ? '?only=true' : ''}`, { method: 'DELETE', token }).then(
-        (result) => {
-          update((current) => setThread(mergeMessages(current, result.messages), result.thread));
-          onEventRef.current?.('thread-updated');
-          onForgottenRef.current?.(result.copies);
-        },
-        fail,
-      );
+      requestJson<ForgetResponseDto>(
+        `/api/threads/${message.threadId}/messages/${message.id}${options.only ? '?only=true' : ''}`,
+        { method: 'DELETE', token },
+      ).then((result) => {
+        update((current) => setThread(mergeMessages(current, result.messages), result.thread));
+        onEventRef.current?.('thread-updated');
+        onForgottenRef.current?.(result.copies);
+      }, fail);
     },
     regenerate() {
       if (!threadId) return;
       const marker = `regenerate-${threadId}`;
       update((state) => turnStarted(state, marker));
-      requestJson<SendMessageResponseDto & { superseded: MessageDto[] }>(`/api/threads/${threadId}/regenerate`, { method: 'POST', token }).then(
-        (result) => update((state) => turnEnded(mergeMessages(state, [...result.superseded, ...result.messages]), marker)),
+      requestJson<SendMessageResponseDto & { superseded: MessageDto[] }>(`/api/threads/${threadId}/regenerate`, {
+        method: 'POST',
+        token,
+      }).then(
+        (result) =>
+          update((state) => turnEnded(mergeMessages(state, [...result.superseded, ...result.messages]), marker)),
         (error: unknown) => update((state) => ({ ...turnEnded(state, marker), notice: ApiError.from(error) })),
       );
     },
     resetContext(undo = false) {
       if (!threadId) return;
-      requestJson<ContextResetResponseDto>(`/api/threads/${threadId}/context-reset`, { method: undo ? 'DELETE' : 'POST', token }).then(
-        (result) => {
-          update((current) => setThread(current, result.thread));
-          onEventRef.current?.('thread-updated');
-        },
-        fail,
-      );
+      requestJson<ContextResetResponseDto>(`/api/threads/${threadId}/context-reset`, {
+        method: undo ? 'DELETE' : 'POST',
+        token,
+      }).then((result) => {
+        update((current) => setThread(current, result.thread));
+        onEventRef.current?.('thread-updated');
+      }, fail);
     },
   };
 

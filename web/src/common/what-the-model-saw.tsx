@@ -5,8 +5,15 @@ import { formatTokens } from './format';
 import { navigate } from './navigation';
 
 const PART_LABELS = [
-  ['systemPrefix', 'System prompt'], ['savedMemories', 'Saved memories'], ['summary', 'Summary'], ['pinned', 'Pinned'], ['window', 'Window'], ['recall', 'Recalled'],
-  ['notes', 'Notes'], ['toolSchemas', 'Tool definitions'], ['priming', 'Reply priming'],
+  ['systemPrefix', 'System prompt'],
+  ['savedMemories', 'Saved memories'],
+  ['summary', 'Summary'],
+  ['pinned', 'Pinned'],
+  ['window', 'Window'],
+  ['recall', 'Recalled'],
+  ['notes', 'Notes'],
+  ['toolSchemas', 'Tool definitions'],
+  ['priming', 'Reply priming'],
 ] as const;
 
 function seqList(seqs: number[]): string {
@@ -18,7 +25,9 @@ function Figures({ seen }: { seen: MessageContextDto }) {
     <p className="figures">
       Model {seen.model} · our estimate {formatTokens(seen.estimatedPromptTokens)} prompt tokens · provider reported{' '}
       {seen.reportedPromptTokens !== null ? formatTokens(seen.reportedPromptTokens) : 'nothing'}
-      {seen.reportedCachedTokens !== null ? ` · ${formatTokens(seen.reportedCachedTokens)} read from the provider's prompt cache` : ''}
+      {seen.reportedCachedTokens !== null
+        ? ` · ${formatTokens(seen.reportedCachedTokens)} read from the provider's prompt cache`
+        : ''}
       {seen.omitted > 0 ? ` · ${seen.omitted} older window entries left out` : ''}
       {seen.overflowRetry ? ' · sent again after the provider reported an overflow' : ''}
     </p>
@@ -29,19 +38,32 @@ function Figures({ seen }: { seen: MessageContextDto }) {
 function Divergence({ seen }: { seen: MessageContextDto }) {
   const divergence = seen.promptDivergence;
   if (!divergence) return null;
-  const where = divergence.messageIndex < 0
-    ? 'in the tool definitions (sent before every message)'
-    : `at message ${divergence.messageIndex + 1} of the prompt, after ${formatTokens(divergence.tokensBefore)} tokens`;
-  return <p className="figures" data-testid="seen-prompt-divergence">First difference from the previous call's prompt: {where}</p>;
+  const where =
+    divergence.messageIndex < 0
+      ? 'in the tool definitions (sent before every message)'
+      : `at message ${divergence.messageIndex + 1} of the prompt, after ${formatTokens(divergence.tokensBefore)} tokens`;
+  return (
+    <p className="figures" data-testid="seen-prompt-divergence">
+      First difference from the previous call's prompt: {where}
+    </p>
+  );
 }
 
 /** The system prompt: its text for admins; for a thread owner (text null) only its size and hash. */
 function SystemPrompt({ prefix }: { prefix: MessageContextDto['systemPrefix'] }) {
   if (!prefix) return <p className="muted">Not recorded.</p>;
   if (prefix.text === null) {
-    return <p className="muted" data-testid="seen-system-prompt-hidden">System prompt (hidden): {formatTokens(prefix.tokens)} tokens, hash {prefix.hash.slice(0, 12)}…</p>;
+    return (
+      <p className="muted" data-testid="seen-system-prompt-hidden">
+        System prompt (hidden): {formatTokens(prefix.tokens)} tokens, hash {prefix.hash.slice(0, 12)}…
+      </p>
+    );
   }
-  return <pre className="plain" title={`sha256 ${prefix.hash}`}>{prefix.text}</pre>;
+  return (
+    <pre className="plain" title={`sha256 ${prefix.hash}`}>
+      {prefix.text}
+    </pre>
+  );
 }
 
 /** The body of the view: what one model call was given, part by part. */
@@ -53,7 +75,12 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       {seen.parts ? (
         <table className="data" aria-label="Tokens per part">
           <tbody>
-            {PART_LABELS.map(([key, label]) => <tr key={key}><th scope="row">{label}</th><td className="number">{formatTokens(seen.parts?.[key] ?? 0)}</td></tr>)}
+            {PART_LABELS.map(([key, label]) => (
+              <tr key={key}>
+                <th scope="row">{label}</th>
+                <td className="number">{formatTokens(seen.parts?.[key] ?? 0)}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       ) : null}
@@ -63,31 +90,60 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
         <>
           <h3>Saved memories</h3>
           <ul className="seen-saved-memories" data-testid="seen-saved-memories">
-            {seen.savedMemories.map((item) => <li key={item.id}>{item.text ?? <span className="muted">Deleted since.</span>}</li>)}
+            {seen.savedMemories.map((item) => (
+              <li key={item.id}>{item.text ?? <span className="muted">Deleted since.</span>}</li>
+            ))}
           </ul>
         </>
       ) : null}
       <h3>Summary</h3>
       {seen.summary ? (
         <>
-          <p className="figures" data-testid="seen-summary-revision">Summary revision {seen.summary.revision} · messages #{seen.summary.fromSeq}–#{seen.summary.throughSeq} · {formatTokens(seen.summary.tokens)} tokens</p>
-          {seen.summary.redacted ? <p className="muted">Redacted: it covered a message deleted since.</p> : <pre className="plain">{seen.summary.text}</pre>}
+          <p className="figures" data-testid="seen-summary-revision">
+            Summary revision {seen.summary.revision} · messages #{seen.summary.fromSeq}–#{seen.summary.throughSeq} ·{' '}
+            {formatTokens(seen.summary.tokens)} tokens
+          </p>
+          {seen.summary.redacted ? (
+            <p className="muted">Redacted: it covered a message deleted since.</p>
+          ) : (
+            <pre className="plain">{seen.summary.text}</pre>
+          )}
         </>
-      ) : <p className="muted">No summary: the model saw the messages only.</p>}
+      ) : (
+        <p className="muted">No summary: the model saw the messages only.</p>
+      )}
       <h3>Messages</h3>
-      <p className="figures" data-testid="seen-window-seqs">Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}</p>
+      <p className="figures" data-testid="seen-window-seqs">
+        Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}
+      </p>
       {seen.recalledSeqs.length > 0 ? <p className="figures">Recalled {seqList(seen.recalledSeqs)}</p> : null}
       {seen.recalledElsewhere.length > 0 ? (
         <p className="figures" data-testid="seen-recalled-elsewhere">
-          From other chats: {seen.recalledElsewhere.map((ref, index) => (
-            <span key={`${ref.threadId}#${ref.seq}`}>{index > 0 ? ', ' : ''}<a href={`/threads/${ref.threadId}`} onClick={(event) => { event.preventDefault(); navigate(`/threads/${ref.threadId}`); }}>{ref.title ?? 'a deleted chat'} #{ref.seq}</a></span>
+          From other chats:{' '}
+          {seen.recalledElsewhere.map((ref, index) => (
+            <span key={`${ref.threadId}#${ref.seq}`}>
+              {index > 0 ? ', ' : ''}
+              <a
+                href={`/threads/${ref.threadId}`}
+                onClick={(event) => {
+                  event.preventDefault();
+                  navigate(`/threads/${ref.threadId}`);
+                }}
+              >
+                {ref.title ?? 'a deleted chat'} #{ref.seq}
+              </a>
+            </span>
           ))}
         </p>
       ) : null}
       <ol className="seen-messages">
         {seen.messages.map((message) => (
           <li key={`${message.place}-${message.seq}`} className={message.forgotten ? 'forgotten' : ''}>
-            <span className="seq">#{message.seq}</span> <span className="role">{message.place === 'window' ? '' : `${message.place} `}{message.role}</span>{' '}
+            <span className="seq">#{message.seq}</span>{' '}
+            <span className="role">
+              {message.place === 'window' ? '' : `${message.place} `}
+              {message.role}
+            </span>{' '}
             {message.forgotten ? <em>Forgotten since</em> : <span className="preview">{message.content}</span>}
           </li>
         ))}
@@ -98,7 +154,9 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
           <ol className="seen-messages">
             {seen.toolResults.map((result) => (
               <li key={result.seq} className={result.forgotten ? 'forgotten' : ''}>
-                <span className="seq">#{result.seq}</span> <span className="role">{result.role === 'tool' ? 'tool result' : 'background result'}</span> · {formatTokens(result.tokens)} tokens
+                <span className="seq">#{result.seq}</span>{' '}
+                <span className="role">{result.role === 'tool' ? 'tool result' : 'background result'}</span> ·{' '}
+                {formatTokens(result.tokens)} tokens
                 {result.forgotten ? <em> Forgotten since</em> : <pre className="plain">{result.content}</pre>}
               </li>
             ))}
@@ -118,16 +176,40 @@ export function WhatTheModelSaw(props: { label: string; load(): Promise<MessageC
   useEffect(() => {
     dialog.current?.showModal();
     let live = true;
-    load().then((loaded) => { if (live) setSeen(loaded); }, (caught: unknown) => { if (live) setError(ApiError.from(caught).message); });
-    return () => { live = false; };
+    load().then(
+      (loaded) => {
+        if (live) setSeen(loaded);
+      },
+      (caught: unknown) => {
+        if (live) setError(ApiError.from(caught).message);
+      },
+    );
+    return () => {
+      live = false;
+    };
   }, [load]);
   return (
-    <dialog ref={dialog} className="seen-dialog" aria-label={`What the model saw for ${props.label}`} onClose={props.onClose}>
+    <dialog
+      ref={dialog}
+      className="seen-dialog"
+      aria-label={`What the model saw for ${props.label}`}
+      onClose={props.onClose}
+    >
       <header className="panel-header">
         <h2>What the model saw</h2>
-        <button type="button" className="icon" aria-label="Close" onClick={() => dialog.current?.close()}>✕</button>
+        <button type="button" className="icon" aria-label="Close" onClick={() => dialog.current?.close()}>
+          ✕
+        </button>
       </header>
-      {error ? <p className="error-text" role="alert">{error}</p> : seen ? <SeenContext seen={seen} /> : <p className="muted">Loading…</p>}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : seen ? (
+        <SeenContext seen={seen} />
+      ) : (
+        <p className="muted">Loading…</p>
+      )}
     </dialog>
   );
 }

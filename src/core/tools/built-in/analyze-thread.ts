@@ -3,7 +3,11 @@ import type { TranscriptMessage } from '../../domain';
 import { defineTool, type ToolContext } from '../types';
 
 const PAGE = 200;
-const STOP_WORDS = new Set('the a an and or but of to in on at for with is are was were be been it this that these those i you he she we they me my your our their as by from not no do does did have has had will would can could should what which who how when where why there here so if then than too very just also into about over under more most some any all each other such only own same up down out off again'.split(' '));
+const STOP_WORDS = new Set(
+  'the a an and or but of to in on at for with is are was were be been it this that these those i you he she we they me my your our their as by from not no do does did have has had will would can could should what which who how when where why there here so if then than too very just also into about over under more most some any all each other such only own same up down out off again'.split(
+    ' ',
+  ),
+);
 
 interface Stats {
   messages: number;
@@ -19,11 +23,19 @@ interface Stats {
   lastAt: Date | null;
 }
 
-const pause = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (signal.aborted) return reject(signal.reason);
-  const timer = setTimeout(resolve, ms);
-  signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
-});
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
 
 async function readTranscript(context: ToolContext, beforeSeq: number): Promise<TranscriptMessage[]> {
   const all: TranscriptMessage[] = [];
@@ -42,22 +54,32 @@ function countWords(messages: TranscriptMessage[], stats: Stats): void {
   for (const message of messages) {
     const words = message.content.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
     stats.wordsByRole[message.role] = (stats.wordsByRole[message.role] ?? 0) + words.length;
-    for (const word of words) if (word.length > 2 && !STOP_WORDS.has(word) && !/^\d+$/.test(word)) stats.terms.set(word, (stats.terms.get(word) ?? 0) + 1);
+    for (const word of words)
+      if (word.length > 2 && !STOP_WORDS.has(word) && !/^\d+$/.test(word))
+        stats.terms.set(word, (stats.terms.get(word) ?? 0) + 1);
   }
 }
 
 function findIdentifiers(messages: TranscriptMessage[], stats: Stats): void {
   for (const message of messages) {
-    for (const match of message.content.match(/\b(?:[A-Z]{2,}[-_]?\d+[\w-]*|https?:\/\/\S+|\d+(?:\.\d+)?\s?(?:ms|s|kb|mb|gb|%|km|kg))\b/g) ?? []) stats.identifiers.add(match);
+    for (const match of message.content.match(
+      /\b(?:[A-Z]{2,}[-_]?\d+[\w-]*|https?:\/\/\S+|\d+(?:\.\d+)?\s?(?:ms|s|kb|mb|gb|%|km|kg))\b/g,
+    ) ?? [])
+      stats.identifiers.add(match);
   }
 }
 
 function render(stats: Stats, throughSeq: number): string {
-  const roles = Object.entries(stats.byRole).map(([role, count]) => `${role} ${count}`).join(', ');
-  const words = Object.entries(stats.wordsByRole).map(([role, count]) => `${role} ${count}`).join(', ');
+  const roles = Object.entries(stats.byRole)
+    .map(([role, count]) => `${role} ${count}`)
+    .join(', ');
+  const words = Object.entries(stats.wordsByRole)
+    .map(([role, count]) => `${role} ${count}`)
+    .join(', ');
   const terms = [...stats.terms.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 10);
   const identifiers = [...stats.identifiers].slice(0, 20);
-  const span = stats.firstAt && stats.lastAt ? `${stats.firstAt.toISOString()} to ${stats.lastAt.toISOString()}` : 'n/a';
+  const span =
+    stats.firstAt && stats.lastAt ? `${stats.firstAt.toISOString()} to ${stats.lastAt.toISOString()}` : 'n/a';
   return [
     `Thread analysis (messages #1 to #${throughSeq}):`,
     `- Messages: ${stats.messages} (${roles || 'none'}); tool results: ${stats.toolMessages}`,
@@ -79,16 +101,32 @@ export const MAX_ANALYSIS_PACE_MS = 5000;
  */
 export const analyzeThreadTool = defineTool({
   name: 'analyze_thread',
-  description: 'Analyzes this conversation\'s full transcript in the background (counts per role, frequent terms, identifiers, longest message); the result arrives later.',
+  description:
+    "Analyzes this conversation's full transcript in the background (counts per role, frequent terms, identifiers, longest message); the result arrives later.",
   schema: z.object({
-    pace_ms: z.number().int().min(0).max(MAX_ANALYSIS_PACE_MS).default(800).describe(`Pause between the five analysis steps, in ms (at most ${MAX_ANALYSIS_PACE_MS})`),
+    pace_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ANALYSIS_PACE_MS)
+      .default(800)
+      .describe(`Pause between the five analysis steps, in ms (at most ${MAX_ANALYSIS_PACE_MS})`),
   }),
   mode: 'async',
   timeoutMs: 60_000,
   async run({ pace_ms: paceMs }, context) {
     const stats: Stats = {
-      messages: 0, byRole: {}, wordsByRole: {}, characters: 0, tokens: 0, longest: null,
-      terms: new Map(), identifiers: new Set(), toolMessages: 0, firstAt: null, lastAt: null,
+      messages: 0,
+      byRole: {},
+      wordsByRole: {},
+      characters: 0,
+      tokens: 0,
+      longest: null,
+      terms: new Map(),
+      identifiers: new Set(),
+      toolMessages: 0,
+      firstAt: null,
+      lastAt: null,
     };
     await context.reportProgress(0.05, 'reading the transcript');
     const messages = await readTranscript(context, Number.MAX_SAFE_INTEGER);
@@ -101,7 +139,8 @@ export const analyzeThreadTool = defineTool({
       stats.characters += message.content.length;
       stats.tokens += message.tokens;
       if (message.role === 'tool') stats.toolMessages += 1;
-      if (!stats.longest || message.content.length > stats.longest.characters) stats.longest = { seq: message.seq, characters: message.content.length };
+      if (!stats.longest || message.content.length > stats.longest.characters)
+        stats.longest = { seq: message.seq, characters: message.content.length };
       stats.firstAt ??= message.createdAt;
       stats.lastAt = message.createdAt;
     }

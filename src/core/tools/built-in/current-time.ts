@@ -15,7 +15,11 @@ export const currentTimeTool = defineTool({
   name: 'current_time',
   description: 'Returns the current date and time (ISO 8601 UTC), and in the given IANA time zone when one is named.',
   schema: z.object({
-    time_zone: z.string().max(64).refine(validTimeZone, 'not an IANA time zone (e.g. Europe/Paris)').optional()
+    time_zone: z
+      .string()
+      .max(64)
+      .refine(validTimeZone, 'not an IANA time zone (e.g. Europe/Paris)')
+      .optional()
       .describe('IANA time zone such as "America/New_York"'),
   }),
   mode: 'inline',

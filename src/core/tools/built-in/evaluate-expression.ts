@@ -25,7 +25,10 @@ const CONSTANTS: Record<string, number> = { pi: Math.PI, e: Math.E };
 const MAX_LENGTH = 1000;
 const MAX_DEPTH = 100;
 
-type Token = { kind: 'number'; value: number; at: number } | { kind: 'name'; value: string; at: number } | { kind: 'op'; value: string; at: number };
+type Token =
+  | { kind: 'number'; value: number; at: number }
+  | { kind: 'name'; value: string; at: number }
+  | { kind: 'op'; value: string; at: number };
 
 export class ExpressionError extends ToolError {
   override name = 'ExpressionError';
@@ -76,7 +79,8 @@ class Parser {
     if (this.tokens.length === 0) throw new ExpressionError('The expression is empty');
     const value = this.sum();
     const extra = this.tokens[this.position];
-    if (extra) throw new ExpressionError(`Unexpected ${JSON.stringify(String(extra.value))} at position ${extra.at + 1}`);
+    if (extra)
+      throw new ExpressionError(`Unexpected ${JSON.stringify(String(extra.value))} at position ${extra.at + 1}`);
     return value;
   }
 
@@ -88,7 +92,9 @@ class Parser {
   private expect(value: string): void {
     if (!this.peek(value)) {
       const token = this.tokens[this.position];
-      throw new ExpressionError(token ? `Expected "${value}" at position ${token.at + 1}` : `Expected "${value}" at the end`);
+      throw new ExpressionError(
+        token ? `Expected "${value}" at position ${token.at + 1}` : `Expected "${value}" at the end`,
+      );
     }
     this.position += 1;
   }
@@ -156,7 +162,8 @@ class Parser {
     const fn = Object.hasOwn(FUNCTIONS, token.value) ? FUNCTIONS[token.value] : undefined;
     if (!fn) {
       const constant = Object.hasOwn(CONSTANTS, token.value) ? CONSTANTS[token.value] : undefined;
-      if (constant === undefined) throw new ExpressionError(`Unknown name "${token.value}" at position ${token.at + 1}`);
+      if (constant === undefined)
+        throw new ExpressionError(`Unknown name "${token.value}" at position ${token.at + 1}`);
       return constant;
     }
     this.expect('(');
@@ -167,7 +174,10 @@ class Parser {
     }
     this.expect(')');
     const [min, max] = fn.arity;
-    if (values.length < min || values.length > max) throw new ExpressionError(`${token.value} takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${values.length}`);
+    if (values.length < min || values.length > max)
+      throw new ExpressionError(
+        `${token.value} takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${values.length}`,
+      );
     return fn.apply(...values);
   }
 }

@@ -11,7 +11,8 @@ const FRAME_TOKENS = 80;
  */
 export const readToolResultTool = defineTool({
   name: 'read_tool_result',
-  description: 'Reads part of the full text of a condensed tool result, by the handle given with it, and says where to continue.',
+  description:
+    'Reads part of the full text of a condensed tool result, by the handle given with it, and says where to continue.',
   schema: z.object({
     handle: z.string().uuid().describe('The handle given with the result'),
     offset: z.number().int().min(0).default(0).describe('First character to read (0-based)'),
@@ -24,7 +25,8 @@ export const readToolResultTool = defineTool({
     const stored = await context.services.readStoredResult({ threadId: context.threadId, handle });
     if (!stored) throw new ToolError(`No stored tool result with handle ${handle} in this conversation`);
     const total = stored.text.length;
-    if (offset >= total) return `The result of ${stored.name} (${handle}) has ${total} characters; offset ${offset} is past its end.`;
+    if (offset >= total)
+      return `The result of ${stored.name} (${handle}) has ${total} characters; offset ${offset} is past its end.`;
     const room = Math.max(50, context.inlineTokens - FRAME_TOKENS);
     // Start near the room (about 4 characters a token) so counting stays cheap on huge requests.
     let end = Math.min(total, offset + length, offset + room * 4);
@@ -32,7 +34,8 @@ export const readToolResultTool = defineTool({
       end = offset + Math.max(1, Math.floor((end - offset) * 0.8));
     }
     const header = `Characters ${offset}–${end} of ${total} of the result of ${stored.name} (${handle}):`;
-    const more = end < total ? `\n[Continue with read_tool_result(handle="${handle}", offset=${end})]` : '\n[End of the result]';
+    const more =
+      end < total ? `\n[Continue with read_tool_result(handle="${handle}", offset=${end})]` : '\n[End of the result]';
     return `${header}\n${stored.text.slice(offset, end)}${more}`;
   },
 });

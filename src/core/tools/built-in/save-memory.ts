@@ -13,9 +13,15 @@ export function savedMemoryNote(text: string): string {
  */
 export const saveMemoryTool = defineTool({
   name: 'save_memory',
-  description: 'Saves a fact about the user that you will see in every conversation with them. Only when the user asks you to remember something ("remember that I am vegetarian"); one self-contained sentence.',
+  description:
+    'Saves a fact about the user that you will see in every conversation with them. Only when the user asks you to remember something ("remember that I am vegetarian"); one self-contained sentence.',
   schema: z.object({
-    text: z.string().trim().min(1).max(SAVED_MEMORY_MAX_CHARS).describe('The fact to remember, e.g. "The user is vegetarian."'),
+    text: z
+      .string()
+      .trim()
+      .min(1)
+      .max(SAVED_MEMORY_MAX_CHARS)
+      .describe('The fact to remember, e.g. "The user is vegetarian."'),
   }),
   mode: 'inline',
   condense: false,

@@ -20,7 +20,13 @@ export function formatMatch(match: TranscriptMatch, text: string): string {
 }
 
 /** Matches rendered best first, each within an equal share of `tokens`, neighbours indented under their match. */
-export function renderMatches(input: { query: string; matches: TranscriptMatch[]; neighbours: Map<number, TranscriptMatch>; tokens: number; counter: TokenCounter }): string {
+export function renderMatches(input: {
+  query: string;
+  matches: TranscriptMatch[];
+  neighbours: Map<number, TranscriptMatch>;
+  tokens: number;
+  counter: TokenCounter;
+}): string {
   const { matches, neighbours, counter } = input;
   if (matches.length === 0) return `No message of this conversation matches "${input.query}".`;
   const header = `${matches.length} message(s) of this conversation matching "${input.query}", best first (cite them as [#seq]):`;
@@ -29,7 +35,10 @@ export function renderMatches(input: { query: string; matches: TranscriptMatch[]
   for (const match of matches) {
     const neighbour = neighbours.get(match.seq);
     const room = neighbour ? share - NEIGHBOUR_TOKENS : share;
-    if (neighbour) lines.push(`  (before it) ${formatMatch(neighbour, cutToTokens(neighbour.content, NEIGHBOUR_TOKENS - 20, counter))}`);
+    if (neighbour)
+      lines.push(
+        `  (before it) ${formatMatch(neighbour, cutToTokens(neighbour.content, NEIGHBOUR_TOKENS - 20, counter))}`,
+      );
     lines.push(formatMatch(match, cutToTokens(match.content, Math.max(20, room - 20), counter)));
   }
   return lines.join('\n');
@@ -39,10 +48,14 @@ export function renderMatches(input: { query: string; matches: TranscriptMatch[]
 export function renderElsewhere(input: { matches: ElsewhereMatch[]; tokens: number; counter: TokenCounter }): string {
   if (input.matches.length === 0) return '';
   const share = Math.max(30, Math.floor((input.tokens - HEADER_TOKENS) / input.matches.length));
-  const lines = [`${input.matches.length} message(s) of the user's other chats, best first (cite them as [chat:<id>#seq]):`];
+  const lines = [
+    `${input.matches.length} message(s) of the user's other chats, best first (cite them as [chat:<id>#seq]):`,
+  ];
   for (const match of input.matches) {
     const text = cutToTokens(match.content, Math.max(20, share - 30), input.counter);
-    lines.push(`${chatCitation(match.threadId, match.seq)} chat "${match.threadTitle}" · ${match.role} · ${match.createdAt.toISOString().slice(0, 16).replace('T', ' ')}: ${text}`);
+    lines.push(
+      `${chatCitation(match.threadId, match.seq)} chat "${match.threadTitle}" · ${match.role} · ${match.createdAt.toISOString().slice(0, 16).replace('T', ' ')}: ${text}`,
+    );
   }
   return lines.join('\n');
 }
@@ -52,7 +65,7 @@ const SEARCH_TRANSCRIPT = 'search_transcript';
 /** What search_transcript tells the model it searches, by the thread's recall scope (issue 27). */
 export function searchTranscriptDescription(scope: RecallScope): string {
   return scope === 'user'
-    ? 'Searches what was said earlier in this conversation (also what the summary left out) and in the user\'s other chats: the best matches with their numbers ([#seq] here, [chat:<id>#seq] in another chat). Use it for something said before that is not in your context.'
+    ? "Searches what was said earlier in this conversation (also what the summary left out) and in the user's other chats: the best matches with their numbers ([#seq] here, [chat:<id>#seq] in another chat). Use it for something said before that is not in your context."
     : 'Searches what was said earlier in this conversation (also what the summary left out), and only this conversation (the user chose so): the best matches with their numbers ([#seq]). Use it for something said before that is not in your context.';
 }
 
@@ -60,10 +73,15 @@ export function searchTranscriptDescription(scope: RecallScope): string {
  * The offered tools of a thread whose recall scope is `scope`: search_transcript's description says which chats it
  * searches (the rest as given). A thread's list changes only when its scope does.
  */
-export function definitionsForRecallScope(definitions: readonly OpenAIFunctionTool[], scope: RecallScope): OpenAIFunctionTool[] {
-  return definitions.map((definition) => (definition.function.name === SEARCH_TRANSCRIPT
-    ? { ...definition, function: { ...definition.function, description: searchTranscriptDescription(scope) } }
-    : definition));
+export function definitionsForRecallScope(
+  definitions: readonly OpenAIFunctionTool[],
+  scope: RecallScope,
+): OpenAIFunctionTool[] {
+  return definitions.map((definition) =>
+    definition.function.name === SEARCH_TRANSCRIPT
+      ? { ...definition, function: { ...definition.function, description: searchTranscriptDescription(scope) } }
+      : definition,
+  );
 }
 
 /**
@@ -86,16 +104,30 @@ export const searchTranscriptTool = defineTool({
   timeoutMs: 5000,
   async run({ query, limit, beforeSeq }, context) {
     const search = context.services.search;
-    const matches = await search.searchForModel({ threadId: context.threadId, query, limit, ...(beforeSeq !== undefined ? { beforeSeq } : {}) });
+    const matches = await search.searchForModel({
+      threadId: context.threadId,
+      query,
+      limit,
+      ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+    });
     const found = new Set(matches.map((match) => match.seq));
-    const wanted = matches.filter((match) => match.content.length < SHORT_MATCH_CHARS && !found.has(match.seq - 1)).map((match) => match.seq - 1);
+    const wanted = matches
+      .filter((match) => match.content.length < SHORT_MATCH_CHARS && !found.has(match.seq - 1))
+      .map((match) => match.seq - 1);
     const before = await search.messagesAt({ threadId: context.threadId, seqs: wanted });
     const neighbours = new Map(before.map((message) => [message.seq + 1, message]));
     // Before a beforeSeq (a look back in this conversation), the other chats are not asked.
-    const elsewhere = beforeSeq === undefined && search.searchElsewhere ? await search.searchElsewhere({ threadId: context.threadId, query, limit: Math.min(limit, 5) }) : [];
+    const elsewhere =
+      beforeSeq === undefined && search.searchElsewhere
+        ? await search.searchElsewhere({ threadId: context.threadId, query, limit: Math.min(limit, 5) })
+        : [];
     const ownTokens = elsewhere.length > 0 ? Math.floor(context.inlineTokens * 0.6) : context.inlineTokens;
     const own = renderMatches({ query, matches, neighbours, tokens: ownTokens, counter: context.counter });
-    const others = renderElsewhere({ matches: elsewhere, tokens: context.inlineTokens - ownTokens, counter: context.counter });
+    const others = renderElsewhere({
+      matches: elsewhere,
+      tokens: context.inlineTokens - ownTokens,
+      counter: context.counter,
+    });
     return others === '' ? own : `${own}\n${others}`;
   },
 });
