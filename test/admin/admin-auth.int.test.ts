@@ -2,25 +2,28 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../src/http/auth';
 import type { AuditPageDto } from '../../src/shared/admin-api';
-import type { ThreadDto } from '../../src/shared/api';
+import { openApiDocument } from '../../src/http/openapi/openapi-document';
+import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
+import { changedTables, databaseSnapshot } from '../support/database-snapshot';
+import { classifyRoute, documented, fillPath, sampleOf, servedRoutes } from '../support/route-table';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-/** Every route behind admin auth (the session routes are the two exceptions: see admin-session-routes.ts). */
-function adminRoutes(threadId: string): { method: string; path: string; json?: unknown }[] {
-  return [
-    { method: 'GET', path: '/api/admin/threads' },
-    { method: 'GET', path: `/api/admin/threads/${threadId}` },
-    { method: 'GET', path: `/api/admin/threads/${threadId}/summaries` },
-    { method: 'POST', path: `/api/admin/threads/${threadId}/summarize` },
-    { method: 'POST', path: `/api/admin/threads/${threadId}/rebuild-summary` },
-    { method: 'PUT', path: `/api/admin/threads/${threadId}/summary`, json: { text: 'overwritten' } },
-    { method: 'GET', path: '/api/admin/queues' },
-    { method: 'GET', path: '/api/admin/audit' },
-    { method: 'GET', path: '/admin/jobs' },
-    { method: 'GET', path: '/admin/jobs/api/queues' },
-  ];
+/**
+ * Every admin route, from the app's route table (a route added later is covered without being listed here), with its
+ * parameters filled by real objects and a smallest valid body from the OpenAPI document.
+ */
+function adminRoutes(app: TestApp, values: Record<string, string>): { method: string; path: string; json?: unknown }[] {
+  const routes = servedRoutes(app.application.app).filter((route) => classifyRoute(route) === 'admin');
+  return routes.flatMap((route) => {
+    const path = fillPath(route, values);
+    const body = documented(openApiDocument(), route)?.body;
+    const json = body ? sampleOf(body, { uuid: values['messages/{messageId}'] ?? '', text: 'overwritten' }) : undefined;
+    // A mounted app (bull-board) answers below its mount point too: one path under it is tried as well.
+    const below = documented(openApiDocument(), route) ? [] : [{ method: route.method, path: `${path}/api/queues` }];
+    return [{ method: route.method, path, ...(json === undefined ? {} : { json }) }, ...below];
+  });
 }
 
 function sessionCookie(response: Response): string {
@@ -34,11 +37,13 @@ describe('admin authentication', () => {
   let userToken: string;
   let adminJwt: string;
   let thread: ThreadDto;
+  let userId: string;
+  let values: Record<string, string>;
 
   beforeAll(async () => {
     // This file tries many wrong credentials on purpose: the failed-credential lockout is tested in test/security.
     app = await startTestApp({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '1000' } });
-    ({ token: userToken } = await app.guest());
+    ({ token: userToken, userId } = await app.guest());
     adminJwt = await createTokenService(app.authSecret).sign({
       userId: 'alice-admin',
       role: 'admin',
@@ -47,14 +52,27 @@ describe('admin authentication', () => {
     thread = (await (
       await app.api('/api/threads', { method: 'POST', token: userToken, json: { title: 'private' } })
     ).json()) as ThreadDto;
+    const sent = await app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token: userToken,
+      json: { content: 'hello' },
+    });
+    expect(sent.status).toBe(201);
+    const [message] = ((await sent.json()) as SendMessageResponseDto).messages;
+    values = { 'threads/{id}': thread.id, 'users/{userId}': userId, 'messages/{messageId}': message?.id ?? '' };
   });
   afterAll(async () => {
     await app?.stop();
   });
 
-  it('answers 401 on every admin route without admin credentials', async () => {
+  it('answers 401 on every admin route without admin credentials, and changes nothing', async () => {
     const forgedSession = 'admin_session=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbi10b2tlbiJ9.c2lnbmF0dXJl';
-    for (const route of adminRoutes(thread.id)) {
+    const routes = adminRoutes(app, values);
+    expect(routes.map((route) => `${route.method} ${route.path}`)).toEqual(
+      expect.arrayContaining([`DELETE /api/admin/users/${userId}`, 'GET /admin/jobs', 'GET /admin/jobs/api/queues']),
+    );
+    const before = await databaseSnapshot(app);
+    for (const route of routes) {
       const attempts: { what: string; headers: Record<string, string> }[] = [
         { what: 'nothing', headers: {} },
         { what: 'a user token', headers: { Authorization: `Bearer ${userToken}` } },
@@ -78,7 +96,8 @@ describe('admin authentication', () => {
           expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
       }
     }
-    // Nothing was changed by the refused writes.
+    // Nothing was changed by the refused writes (the erasure of the user among them).
+    expect(changedTables(before, await databaseSnapshot(app))).toEqual([]);
     const detail = await app.api(`/api/admin/threads/${thread.id}`, { token: ADMIN_TOKEN });
     expect(((await detail.json()) as { context: { revision: number } }).context.revision).toBe(0);
   });
