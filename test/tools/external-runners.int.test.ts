@@ -461,9 +461,12 @@ describe('external runners: signed run requests and callbacks', () => {
       timeoutMs: 20_000,
       what: 'the redirected run failed',
     });
-    expect((await app.application.db.toolRun.findUniqueOrThrow({ where: { id: movedRun } })).error).toMatch(
-      /answered a redirect \(307\)/,
-    );
+    // The user and the model see a generic error with a reference, never the runner's address (it is in the log).
+    const stored = await app.application.db.toolRun.findUniqueOrThrow({ where: { id: movedRun } });
+    expect(stored.error).toMatch(/moved_render could not be started: an internal error \(reference [0-9a-f]{8}\b/);
+    const runner = new URL(runnerUrl);
+    const shown = JSON.stringify([await getRun(movedRun), await helpers.messages(thread.id)]);
+    for (const secret of [runner.host, `:${runner.port}`, 'redirect']) expect(shown).not.toContain(secret);
     expect(received.some((request) => request.path === '/elsewhere')).toBe(false);
   });
   it("sends the run request again with the same idempotency key when a worker died before the runner's answer was stored, and reports once", async () => {

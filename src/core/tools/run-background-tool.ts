@@ -204,9 +204,13 @@ async function handOver(
   try {
     await work.submit(run.args, contextOf(run, deps, AbortSignal.timeout(SUBMIT_TIMEOUT_MS)));
   } catch (error) {
+    // The runner's own words may name its address: the log keeps them, the user and the model get a reference.
     return deps.finish(
       run,
-      failure('failed', `${run.name} could not be started: ${error instanceof Error ? error.message : String(error)}`),
+      failure(
+        'failed',
+        `${run.name} could not be started: ${publicToolError({ toolName: run.name, error, log: deps.log, runId: run.id })}`,
+      ),
     );
   }
   await deps.runs.markHanded(run.id);
