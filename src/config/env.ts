@@ -234,7 +234,7 @@ const schema = z.object({
   GUEST_RATE_LIMIT_PER_MINUTE: integer(20, 1),
   /** Admin session sign-ins (POST /api/admin/session) per client address per minute. */
   ADMIN_SIGN_IN_LIMIT_PER_MINUTE: integer(10, 1),
-  /** Failed admin or metrics credentials per client address per minute; past it that address gets 429. */
+  /** Failed admin or metrics credentials and runner callback signatures per client address per minute; past it 429. */
   AUTH_FAILURE_LIMIT_PER_MINUTE: integer(10, 1),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
   /** Bearer token of GET /metrics on the app port; default: ADMIN_TOKEN. */

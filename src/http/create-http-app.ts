@@ -49,7 +49,10 @@ export function createHttpApp(
   app.use(healthRoutes(deps.probes));
   // Runners' results may be TOOL_RESULT_MAX_CHARS long: their callbacks get a parser of their own, first.
   if (deps.toolCallbacks)
-    app.use(TOOL_CALLBACK_PATHS, ...toolCallbackBodyParser(deps.toolCallbacks.deps.maxResultChars));
+    app.use(
+      TOOL_CALLBACK_PATHS,
+      ...toolCallbackBodyParser({ callbacks: deps.toolCallbacks, failures: deps.rateLimits.authFailures }),
+    );
   // Worst case a message of maxMessageChars characters, each escaped as \uXXXX in JSON, plus room for the rest.
   app.use(
     '/api',

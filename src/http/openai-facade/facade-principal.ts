@@ -21,6 +21,21 @@ export interface FacadePrincipal {
   viaServiceKey: boolean;
 }
 
+/** User tokens verified by checkCredentialBeforeBody, by request: the body's turn does not verify them again. */
+const verifiedBeforeBody = new WeakMap<Request, string>();
+
+/**
+ * Checks a /v1 request's credential before its body is read (a body may be FACADE_MAX_BODY_BYTES long): no bearer
+ * token, or one that is neither a service key nor a valid user token, is UNAUTHORIZED at once. A service key's end
+ * user may be named in the body, so it is resolved afterwards by facadePrincipal.
+ */
+export async function checkCredentialBeforeBody(request: Request, deps: FacadePrincipalDeps): Promise<void> {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
+  if (deps.serviceKeys.length > 0 && matchingKey(token, deps.serviceKeys)) return;
+  verifiedBeforeBody.set(request, (await principalFromToken(token, deps)).userId);
+}
+
 /** Service keys' users already stored by this process (the first request of one creates its row). */
 const knownServiceUsers = new KnownUsers();
 
@@ -81,7 +96,10 @@ export async function facadePrincipal(
   const token = bearerToken(request.headers.authorization);
   if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
   const key = deps.serviceKeys.length > 0 ? matchingKey(token, deps.serviceKeys) : null;
-  if (!key) return { userId: (await principalFromToken(token, deps)).userId, viaServiceKey: false };
+  if (!key) {
+    const early = verifiedBeforeBody.get(request);
+    return { userId: early ?? (await principalFromToken(token, deps)).userId, viaServiceKey: false };
+  }
   if (bodyUser === SERVICE_ONLY) return { userId: '', viaServiceKey: true };
   const endUser = endUserOf(request, bodyUser);
   if (!END_USER.test(endUser))

@@ -8,7 +8,7 @@ import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompl
 import { answerAuxiliaryRequest } from './auxiliary-response';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
-import { facadePrincipal, SERVICE_ONLY } from './facade-principal';
+import { checkCredentialBeforeBody, facadePrincipal, SERVICE_ONLY } from './facade-principal';
 import { MODEL_NOT_FOUND } from './openai-errors';
 
 /** Longest conversation key a client may send (X-Thread-Id and the like). */
@@ -84,13 +84,24 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     }
     next();
   });
-  router.use(express.json({ limit: facade.maxBodyBytes, strict: true }));
   const principalDeps = {
     tokens: deps.tokens,
     threads: deps.threads,
     erasures: deps.erasures,
     serviceKeys: facade.serviceKeys,
   };
+  // The credential before the body: an unauthenticated client announcing megabytes is refused before they arrive.
+  router.use((request, response, next) => {
+    checkCredentialBeforeBody(request, principalDeps).then(
+      () => next(),
+      (error: unknown) => {
+        // The rest of the body is not waited for: the connection ends with the answer.
+        response.setHeader('Connection', 'close');
+        next(error);
+      },
+    );
+  });
+  router.use(express.json({ limit: facade.maxBodyBytes, strict: true }));
 
   router.get('/models', async (request, response) => {
     await facadePrincipal(request, principalDeps, SERVICE_ONLY);

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import { acceptRunnerReport, type RunnerReport } from '../../core/tools/accept-runner-report';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook } from '../../external/webhook-signature';
+import type { RateLimiter } from '../../core/limits/rate-limiter';
+import { clientKeyOf } from '../client-address';
+import { withFailureLimit } from '../failed-auth-limit';
 import type { HttpDeps, ToolCallbackDeps } from '../http-deps';
 import { parseOrThrow, toolRunParams } from '../request-schemas';
 
@@ -32,29 +35,59 @@ export const TOOL_CALLBACK_PATHS = ['/api/tool-runs/:id/progress', '/api/tool-ru
 /**
  * The callbacks' own JSON parser, mounted before the `/api` one: sized to a result of TOOL_RESULT_MAX_CHARS
  * characters (each escaped as \uXXXX in the worst case) instead of the message limit, keeping the raw bytes the
- * signature is checked over. A request without the signature headers is refused before its body is read.
+ * signature is checked over. Before the body is read, a request is refused (401, its connection closed) without the
+ * signature headers or when its run is one no runner serves (no secret can have signed it); an address past
+ * AUTH_FAILURE_LIMIT_PER_MINUTE failed callbacks gets 429. Only a plausible callback waits for its body.
  */
-export function toolCallbackBodyParser(maxResultChars: number): RequestHandler[] {
-  const unsigned: RequestHandler = (request, _response, next) => {
-    if (request.method === 'POST' && (!request.header(TIMESTAMP_HEADER) || !request.header(SIGNATURE_HEADER))) {
-      next(
-        new AppError(
-          'UNAUTHORIZED',
-          `Invalid signature: the ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required.`,
-        ),
-      );
+export function toolCallbackBodyParser(input: {
+  callbacks: ToolCallbackDeps;
+  failures: RateLimiter;
+}): RequestHandler[] {
+  const beforeBody: RequestHandler = (request, response, next) => {
+    if (request.method !== 'POST') {
+      next();
       return;
     }
-    next();
+    refuseBeforeBody(request, input).then(
+      () => next(),
+      (error: unknown) => {
+        response.setHeader('Connection', 'close');
+        next(error);
+      },
+    );
   };
   const parser = express.json({
-    limit: maxResultChars * 6 + 16_384,
+    limit: input.callbacks.deps.maxResultChars * 6 + 16_384,
     strict: true,
     verify: (request, _response, buffer) => {
       (request as { rawBody?: Buffer }).rawBody = buffer;
     },
   });
-  return [unsigned, parser];
+  return [beforeBody, parser];
+}
+
+async function refuseBeforeBody(
+  request: Request,
+  input: { callbacks: ToolCallbackDeps; failures: RateLimiter },
+): Promise<void> {
+  if (!request.header(TIMESTAMP_HEADER) || !request.header(SIGNATURE_HEADER))
+    throw new AppError(
+      'UNAUTHORIZED',
+      `Invalid signature: the ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER} headers are required.`,
+    );
+  await withFailureLimit(input.failures, clientKeyOf(request), async () => {
+    const runId = toolRunParams.safeParse({ id: request.params.id });
+    if (!runId.success || !(await secretOfRun(input.callbacks, runId.data.id))) throw noRunnerAccepts();
+  });
+}
+
+const noRunnerAccepts = () =>
+  new AppError('UNAUTHORIZED', 'Invalid signature: no external tool run accepts this request.');
+
+/** The secret of the runner of a run (null: no such run, or one of a tool no runner serves). */
+async function secretOfRun(callbacks: ToolCallbackDeps, runId: string): Promise<string | null> {
+  const run = await callbacks.deps.runs.findRun(runId, null);
+  return run ? callbacks.secretFor(run.name) : null;
 }
 
 /** The raw body the JSON parser kept (the HMAC is over the bytes, not the parsed object). */
@@ -69,10 +102,9 @@ async function verifiedCallback(
   runId: string,
   kind: 'progress' | 'result',
 ): Promise<string> {
-  const run = await callbacks.deps.runs.findRun(runId, null);
-  const secret = run ? callbacks.secretFor(run.name) : null;
+  const secret = await secretOfRun(callbacks, runId);
   // An unknown run, or one of a tool no runner serves, is refused as unsigned: no secret can have signed it.
-  if (!secret) throw new AppError('UNAUTHORIZED', 'Invalid signature: no external tool run accepts this request.');
+  if (!secret) throw noRunnerAccepts();
   const check = verifyWebhook({
     secret,
     timestamp: request.header(TIMESTAMP_HEADER),
@@ -99,7 +131,10 @@ export function toolCallbackRoutes(deps: HttpDeps): Router {
     const callbacks = deps.toolCallbacks;
     if (!callbacks) throw new AppError('NOT_FOUND', 'No external tools are configured.');
     const { id } = parseOrThrow(toolRunParams, request.params, 'path');
-    const signature = await verifiedCallback(callbacks, request, id, kind);
+    // A bad signature counts toward the address's failed credentials, as a bad token does.
+    const signature = await withFailureLimit(deps.rateLimits.authFailures, clientKeyOf(request), () =>
+      verifiedCallback(callbacks, request, id, kind),
+    );
     // Claimed while this report is handled (a concurrent copy is a replay); released when it is refused.
     if (!(await callbacks.remember(signature)))
       throw new AppError('UNAUTHORIZED', 'This signed request was already received: replays are refused.');
