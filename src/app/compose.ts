@@ -653,6 +653,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         authSecret: options.authSecret,
         failures: rateLimits.authFailures,
         secureCookies: env.NODE_ENV === 'production',
+        erasures,
       }),
       threads: createAdminThreadRepository(db),
       summaries,

@@ -168,6 +168,33 @@ describe('admin authentication', () => {
     expect(Date.parse(long.expiresAt) - Date.now()).toBeLessThanOrEqual(8 * 3600_000);
   });
 
+  it("refuses an erased admin's JWT (issued before the erasure) at sign-in, as a bearer and in a session it opened", async () => {
+    const carolJwt = await createTokenService(app.authSecret).sign({
+      userId: 'carol-admin',
+      role: 'admin',
+      kind: 'external',
+    });
+    const opened = await app.api('/api/admin/session', { method: 'POST', json: { token: carolJwt } });
+    expect(opened.status).toBe(201);
+    const cookie = { Cookie: sessionCookie(opened).split(';')[0] ?? '' };
+    // iat has seconds: the erasure comes a second after the token was issued.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await app.api('/api/admin/users/carol-admin', { method: 'DELETE', token: ADMIN_TOKEN })).status).toBe(204);
+
+    const again = await app.api('/api/admin/session', { method: 'POST', json: { token: carolJwt } });
+    expect(again.status).toBe(401);
+    expect((await app.api('/api/admin/threads', { token: carolJwt })).status).toBe(401);
+    expect((await app.api('/api/admin/threads', { headers: cookie })).status).toBe(401);
+    // A token issued after the erasure is the host's word again (as for a host-minted user on /api).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const fresh = await createTokenService(app.authSecret).sign({
+      userId: 'carol-admin',
+      role: 'admin',
+      kind: 'external',
+    });
+    expect((await app.api('/api/admin/threads', { token: fresh })).status).toBe(200);
+  });
+
   it('opens a session from the bootstrap token, audited as admin-token', async () => {
     const opened = await app.api('/api/admin/session', { method: 'POST', json: { token: ADMIN_TOKEN } });
     expect(opened.status).toBe(201);

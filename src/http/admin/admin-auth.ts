@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '../../core/errors';
+import { refusedAfterErasure, type ErasureStore } from '../../core/erasure';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
 import { bearerToken, type TokenService } from '../auth';
 import { clientKeyOf } from '../client-address';
@@ -57,16 +58,25 @@ export function createAdminAuth(options: {
   failures: RateLimiter;
   /** Production: the session cookie is `Secure` even when this process sees plain HTTP (TLS ends at a proxy). */
   secureCookies: boolean;
+  /** Erasure tombstones: an erased admin's JWT issued before the erasure, and a session opened before it, are refused. */
+  erasures: Pick<ErasureStore, 'erasureOf'>;
 }) {
   const sessionKey = createHmac('sha256', options.authSecret).update('admin-session-v1').digest();
   const ttlSeconds = options.sessionTtlSeconds ?? ADMIN_SESSION_TTL_SECONDS;
   const tokenFingerprint = createHmac('sha256', sessionKey).update(options.adminToken).digest('base64url').slice(0, 22);
+
+  /** As on /api: a tombstone refuses what was issued before it (a guest's, always). */
+  async function refuseErased(userId: string, token: { issuedAtMs: number; kind: 'guest' | 'external' }) {
+    if (refusedAfterErasure(await options.erasures.erasureOf(userId), token))
+      throw unauthorized('This account was erased; sign in again.');
+  }
 
   /** An admin credential as sent in a bearer header or in the session request's body. */
   async function verifyCredential(token: string): Promise<AdminPrincipal> {
     if (sameSecret(token, options.adminToken)) return { actor: ADMIN_TOKEN_ACTOR, via: 'admin-token' };
     const principal = await options.tokens.verify(token).catch(() => null);
     if (principal?.role !== 'admin') throw unauthorized();
+    await refuseErased(principal.userId, { issuedAtMs: principal.issuedAt ?? 0, kind: principal.kind });
     return { actor: principal.userId, via: 'jwt', expiresAt: principal.expiresAt };
   }
 
@@ -103,6 +113,8 @@ export function createAdminAuth(options: {
       throw unauthorized('The admin session has expired or is not valid.');
     if (actor === ADMIN_TOKEN_ACTOR && verified.payload.tkh !== tokenFingerprint)
       throw unauthorized('The admin session has expired or is not valid.');
+    if (actor !== ADMIN_TOKEN_ACTOR)
+      await refuseErased(actor, { issuedAtMs: (verified.payload.iat ?? 0) * 1000, kind: 'external' });
     return { actor, via: 'session' };
   }
 
