@@ -14,4 +14,15 @@ describe('secretsOfEnv', () => {
       '{"headers":{"x":"Bearer [redacted]"}}',
     );
   });
+
+  it('scrubs the OPENAI_FACADE_KEYS service keys from log lines', () => {
+    const env = loadEnv({
+      OPENAI_FACADE_KEYS: 'svc-key-one-0123456789abcdefghijklmn, svc-key-two-0123456789abcdefghijklmn',
+    });
+    expect(
+      secretsOfEnv(env).scrub(
+        '{"authorization":"Bearer svc-key-one-0123456789abcdefghijklmn","k":"svc-key-two-0123456789abcdefghijklmn"}',
+      ),
+    ).toBe('{"authorization":"Bearer [redacted]","k":"[redacted]"}');
+  });
 });

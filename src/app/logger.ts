@@ -81,7 +81,8 @@ export function withoutCredentials(url: string): string {
 
 /**
  * The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords,
- * credentials inside OPENAI_BASE_URL, and the tool secrets (webhook secret, MCP header and env values from variables).
+ * credentials inside OPENAI_BASE_URL, the tool secrets (webhook secret, MCP header and env values from variables), and
+ * the /v1 service keys (OPENAI_FACADE_KEYS).
  */
 export function secretsOfEnv(
   env: Pick<
@@ -94,7 +95,7 @@ export function secretsOfEnv(
     | 'REDIS_URL'
     | 'OPENAI_BASE_URL'
   > &
-    Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources'>>,
+    Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources' | 'OPENAI_FACADE_KEYS'>>,
 ): SecretList {
   return new SecretList([
     env.OPENAI_API_KEY,
@@ -106,6 +107,7 @@ export function secretsOfEnv(
     ...credentialsOfUrl(env.OPENAI_BASE_URL),
     env.TOOL_WEBHOOK_SECRET,
     ...(env.toolSources?.secrets ?? []),
+    ...(env.OPENAI_FACADE_KEYS ?? []),
   ]);
 }
 

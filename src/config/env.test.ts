@@ -86,6 +86,27 @@ describe('loadEnv in production', () => {
     ).toBe('http://localhost:3000');
   });
 
+  it('refuses an OPENAI_FACADE_KEYS key that is a placeholder, not random, or another secret', () => {
+    const key = 'Ke7Yw2Pq9Lm4Zx1Cv6Bn3Ma8Sd5Fg0Hj7Tr2Ue9';
+    expect(loadEnv({ ...production, OPENAI_FACADE_KEYS: key }).OPENAI_FACADE_KEYS).toEqual([key]);
+    expect(refusal({ OPENAI_FACADE_KEYS: `${key},sk-example-facade-key-for-the-docs-000` })).toMatch(
+      /^OPENAI_FACADE_KEYS: key 2 is a placeholder or non-random value/,
+    );
+    expect(refusal({ OPENAI_FACADE_KEYS: 'abababababababababababababababab12' })).toMatch(
+      /^OPENAI_FACADE_KEYS: key 1 is a placeholder or non-random value/,
+    );
+    // A service key equal to AUTH_SECRET could sign any user's (or an admin's) token; equal to a runner's secret,
+    // a runner could act for every end user.
+    for (const name of ['AUTH_SECRET', 'ADMIN_TOKEN', 'METRICS_TOKEN'] as const) {
+      expect(refusal({ OPENAI_FACADE_KEYS: production[name] })).toMatch(
+        /^OPENAI_FACADE_KEYS: key 1 must differ from AUTH_SECRET, ADMIN_TOKEN, METRICS_TOKEN, TOOL_WEBHOOK_SECRET/,
+      );
+    }
+    expect(
+      refusal({ OPENAI_FACADE_KEYS: key, TOOL_WEBHOOK_SECRET: key, PUBLIC_BASE_URL: 'https://c.example' }),
+    ).toMatch(/^OPENAI_FACADE_KEYS: key 1 must differ/);
+  });
+
   it('refuses the offline model unless OFFLINE_MODEL=allow', () => {
     const line =
       'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model';

@@ -7,6 +7,7 @@ export interface ProductionSecrets {
   METRICS_TOKEN?: string | undefined;
   TOOL_WEBHOOK_SECRET?: string | undefined;
   PUBLIC_BASE_URL?: string | undefined;
+  OPENAI_FACADE_KEYS?: readonly string[] | undefined;
 }
 
 /** Shortest ADMIN_TOKEN production accepts (development accepts 16). */
@@ -54,7 +55,22 @@ export function productionProblem(env: ProductionSecrets): string | null {
   if (env.METRICS_TOKEN === env.AUTH_SECRET || env.ADMIN_TOKEN === env.AUTH_SECRET) {
     return 'AUTH_SECRET: must differ from ADMIN_TOKEN and METRICS_TOKEN when NODE_ENV=production';
   }
-  return toolCallbackProblem(env);
+  return toolCallbackProblem(env) ?? facadeKeysProblem(env);
+}
+
+/**
+ * Why a /v1 service key (OPENAI_FACADE_KEYS) is refused in production: a placeholder, not random, or equal to another
+ * secret (AUTH_SECRET would let its holder sign any token; a runner's secret would let a runner act for every end user).
+ */
+function facadeKeysProblem(env: ProductionSecrets): string | null {
+  const others = [env.AUTH_SECRET, env.ADMIN_TOKEN, env.METRICS_TOKEN, env.TOOL_WEBHOOK_SECRET];
+  for (const [index, key] of (env.OPENAI_FACADE_KEYS ?? []).entries()) {
+    if (isPlaceholderSecret(key) || new Set(key).size < PRODUCTION_SECRET_MIN_DISTINCT)
+      return `OPENAI_FACADE_KEYS: key ${index + 1} is a placeholder or non-random value, refused when NODE_ENV=production; generate one, e.g. \`openssl rand -base64 48\``;
+    if (others.includes(key))
+      return `OPENAI_FACADE_KEYS: key ${index + 1} must differ from AUTH_SECRET, ADMIN_TOKEN, METRICS_TOKEN, TOOL_WEBHOOK_SECRET when NODE_ENV=production`;
+  }
+  return null;
 }
 
 /**
