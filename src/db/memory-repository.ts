@@ -31,6 +31,9 @@ export const RUN_DISCARDED_BY_FORGET =
   'Messages were deleted from this conversation while this run was under way, so its result was ' +
   'discarded (it may have read them). Run it again if it is still needed.';
 
+/** What a forgotten run's error says instead of its own words (which may quote the forgotten messages). */
+export const RUN_ERROR_FORGOTTEN = 'The details of this error were deleted with the messages of the conversation.';
+
 /**
  * A forget cancels every run of the thread that has not reported yet: those may have read the transcript before the
  * forget. A queued run never starts, a running one is stopped by its worker (which polls the cancel flag) and its
@@ -260,9 +263,15 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         });
         await tx.contextEntry.deleteMany({ where: { threadId, seq: { in: seqs } } });
         const toolRunIds = rows.flatMap((row) => (row.toolRunId ? [row.toolRunId] : []));
+        const forgottenRuns = { threadId, OR: [{ messageId: { in: ids } }, { id: { in: toolRunIds } }] };
         await tx.toolRun.updateMany({
-          where: { threadId, OR: [{ messageId: { in: ids } }, { id: { in: toolRunIds } }] },
+          where: forgottenRuns,
           data: { result: null, condensed: null, args: {}, progressNote: null },
+        });
+        // An error may quote what the run was asked (or read): it goes too, leaving that the run failed.
+        await tx.toolRun.updateMany({
+          where: { ...forgottenRuns, error: { not: null } },
+          data: { error: RUN_ERROR_FORGOTTEN },
         });
         await discardUnreportedRuns(tx, threadId, now);
         // The saved memories a forgotten message asked for go with it (issue 27).

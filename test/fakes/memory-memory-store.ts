@@ -14,6 +14,8 @@ import { supersedeAnswersAfter } from './memory-turn-store';
 const RUN_DISCARDED =
   'Messages were deleted from this conversation while this run was under way, so its result was ' +
   'discarded (it may have read them). Run it again if it is still needed.';
+/** What a forgotten run's error says instead (the repository's RUN_ERROR_FORGOTTEN). */
+const RUN_ERROR_FORGOTTEN = 'The details of this error were deleted with the messages of the conversation.';
 
 /**
  * MemoryStore in memory (test/contracts/memory-store.contract.ts holds it to the Postgres repository's behaviour):
@@ -199,7 +201,13 @@ export function createMemoryMemoryStore(database: MemoryDatabase): MemoryStore {
       for (const run of database.toolRuns) {
         if (run.threadId !== threadId) continue;
         if (ids.includes(run.messageId) || runIds.includes(run.id))
-          Object.assign(run, { result: null, condensed: null, args: {}, progressNote: null });
+          Object.assign(run, {
+            result: null,
+            condensed: null,
+            args: {},
+            progressNote: null,
+            error: run.error === null ? null : RUN_ERROR_FORGOTTEN,
+          });
         // Runs not reported yet may have read the forgotten messages: cancelled, their result discarded.
         if (run.reportedAt === null) {
           Object.assign(run, {

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defineTool, ToolError } from '../../src/core/tools';
 import type { ContextPackDto, ToolRunDto } from '../../src/shared/api';
 import { RUN_DISCARDED_BY_FORGET } from '../../src/db/memory-repository';
 import { useChatServer } from '../support/chat-server';
@@ -20,6 +22,17 @@ import {
 } from '../tools/tool-test-kit';
 
 const SECRET = 'CODE-4242';
+
+/** A background lookup that fails quoting what it was asked: its error holds the user's words. */
+const lookupTool = defineTool({
+  name: 'lookup_record',
+  description: 'Looks a record up in the background.',
+  mode: 'async',
+  schema: z.object({ query: z.string() }),
+  run: async ({ query }) => {
+    throw new ToolError(`no record matches "${query}"`);
+  },
+});
 const runIdOf = (content: string | undefined) => /as run ([0-9a-f-]{36})/.exec(content ?? '')?.[1] ?? '';
 
 describe('a forget vs the async tool runs that read the transcript before it', () => {
@@ -35,6 +48,8 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     if (user === 'analyze slowly')
       return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 1500 } }]);
     if (user === 'analyze quickly') return replyWithToolCalls([{ name: 'analyze_thread', arguments: { pace_ms: 0 } }]);
+    if (user.startsWith('look up '))
+      return replyWithToolCalls([{ name: 'lookup_record', arguments: { query: user.slice('look up '.length) } }]);
     return replyWithText('noted');
   }
 
@@ -49,7 +64,7 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     },
     // A small inline size: the analysis report is condensed by the summary model before it is stored.
     env: { TOOL_RESULT_INLINE_TOKENS: '60' },
-    app: { tuning: { toolCancelPollMs: 100 } },
+    app: { tuning: { toolCancelPollMs: 100, extraTools: [lookupTool] } },
   });
   beforeAll(async () => {
     helpers = await threadHelpers(server.app);
@@ -138,5 +153,30 @@ describe('a forget vs the async tool runs that read the transcript before it', (
     expect(forget.status).toBe(200);
     release();
     await expectNothingRemembers(thread.id, runId, mark);
+  });
+
+  it("clears a reported run's error text when the message that asked for it is forgotten", async () => {
+    const thread = await helpers.newThread();
+    const asked = await helpers.send(thread.id, `look up ${SECRET}`);
+    const runId = runIdOf(asked.messages[1]?.content);
+    await waitFor(
+      async () =>
+        (await getRun(runId)).status === 'failed' &&
+        (await server.app.application.db.turn.count({
+          where: { threadId: thread.id, status: { in: ['queued', 'running'] } },
+        })) === 0,
+      { timeoutMs: 30_000, what: 'the failed run and its report' },
+    );
+    expect((await getRun(runId)).error).toContain(SECRET);
+    const forget = await server.app.api(`/api/threads/${thread.id}/messages/${asked.userMessage.id}`, {
+      method: 'DELETE',
+      token: helpers.token,
+    });
+    expect(forget.status).toBe(200);
+    const run = await getRun(runId);
+    expect(run.status).toBe('failed');
+    expect(JSON.stringify(run)).not.toContain(SECRET);
+    const stored = await server.app.application.db.toolRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
   });
 });
