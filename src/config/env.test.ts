@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadEnv } from './env';
 
@@ -179,5 +180,16 @@ describe('MODEL_PRICES', () => {
     expect(refusal({ MODEL_PRICES: '{"gpt-4o":{"input":1,"output":1,"cached":0.5}}' })).toMatch(
       /^MODEL_PRICES: gpt-4o/,
     );
+  });
+});
+
+describe('FORK_MAX_MESSAGES', () => {
+  it("bounds one user's copied rows by default as README says: MAX_THREADS_PER_USER forks of FORK_MAX_MESSAGES each", async () => {
+    const env = loadEnv({});
+    const worstCase = env.MAX_THREADS_PER_USER * env.FORK_MAX_MESSAGES;
+    expect(worstCase).toBeLessThanOrEqual(2_000_000);
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`| \`FORK_MAX_MESSAGES\` | \`${env.FORK_MAX_MESSAGES}\` |`);
+    expect(readme).toContain(`${worstCase.toLocaleString('en-US')} messages`);
   });
 });

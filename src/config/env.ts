@@ -206,9 +206,10 @@ const schema = z.object({
   FORKS_PER_MINUTE: integer(10, 1),
   /**
    * Most transcript messages one fork or edit copies (the fork point's seq): a branch later in a longer thread answers
-   * TOO_LARGE, so looping forks of a huge thread cannot write millions of rows.
+   * TOO_LARGE, so looping forks of a huge thread cannot write millions of rows. Default 2,000: with
+   * MAX_THREADS_PER_USER (1,000) one user's forks hold at most 2,000,000 copied messages (README, its row).
    */
-  FORK_MAX_MESSAGES: integer(10_000, 1),
+  FORK_MAX_MESSAGES: integer(2_000, 1),
   /** Client events (any kind) one socket may send per minute; past it they are answered RATE_LIMITED, unrun. */
   SOCKET_EVENTS_PER_MINUTE: integer(120, 1),
   /**

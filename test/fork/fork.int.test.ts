@@ -39,7 +39,8 @@ interface RevisionRow {
 describe('forking a thread at a message', () => {
   const server = useChatServer({
     stub: { classifyRequest, responder: summaryResponder({ chat }) },
-    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' },
+    // FORK_MAX_MESSAGES above its default: one test forks a 10,000-message thread.
+    env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', FORK_MAX_MESSAGES: '10000' },
   });
   const kit = memoryKit(server);
 

@@ -22,7 +22,7 @@ export interface ForkDeps {
   maxThreadsPerUser: number;
   /** FORKS_PER_MINUTE: forks per user per minute (an edit spends the send limit instead). */
   forkLimiter: RateLimiter;
-  /** FORK_MAX_MESSAGES: the furthest fork point (seq) a fork or an edit may copy through. Default 10,000. */
+  /** FORK_MAX_MESSAGES: the furthest fork point (seq) a fork or an edit may copy through. Default 2,000. */
   maxForkMessages: number;
   log: LogPort;
 }
