@@ -523,6 +523,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
+  const exportLimiter = sharedLimit('export', env.EXPORTS_PER_MINUTE);
   const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
   const signatureKey = (signature: string) => `${env.REDIS_PREFIX}:tool-signature:${signature}`;
   const forks = createForkRepository(db);
@@ -541,6 +542,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     tokens,
     sendLimiter,
     searchLimiter,
+    exportLimiter,
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),

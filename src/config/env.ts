@@ -231,6 +231,8 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
   /** Transcript searches (GET /api/search, GET /api/threads/:id/search) per user per minute, across processes. */
   SEARCH_PER_MINUTE: integer(60, 1),
+  /** Exports (GET /api/threads/:id/export, GET /api/me/export) and erasures (DELETE /api/me) per user per minute, across processes. */
+  EXPORTS_PER_MINUTE: integer(10, 1),
   /** Guest sessions per client address (IPv6 by /64) per minute, across processes. */
   GUEST_RATE_LIMIT_PER_MINUTE: integer(20, 1),
   /** Admin session sign-ins (POST /api/admin/session) per client address per minute. */

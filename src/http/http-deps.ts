@@ -59,6 +59,8 @@ export interface HttpDeps {
   sendLimiter: RateLimiter;
   /** SEARCH_PER_MINUTE: searches of the search routes per user (not a model spend: a budget of its own). */
   searchLimiter: RateLimiter;
+  /** EXPORTS_PER_MINUTE: thread and account exports and erasures, per user. */
+  exportLimiter: RateLimiter;
   /** Per client address (IPv6 by /64), shared by every process through Redis. */
   rateLimits: { guests: RateLimiter; adminSignIn: RateLimiter; authFailures: RateLimiter };
   /** CORS_CREDENTIALS. */

@@ -138,7 +138,7 @@ function documentContext(registry: OpenAPIRegistry): void {
     tags: ['memory'],
     security: secured,
     summary: 'Download the thread: settings, every summary revision and the whole transcript',
-    description: `Streamed as an attachment, a page of rows at a time (flat memory whatever the thread's size). \`format=json\` (default) is one \`ThreadExport\` object with each revision and each message on its own line; \`format=markdown\` is a readable document. A failure after the status was sent truncates the body. ${adminsToo}`,
+    description: `Streamed as an attachment, a page of rows at a time (flat memory whatever the thread's size). \`format=json\` (default) is one \`ThreadExport\` object with each revision and each message on its own line; \`format=markdown\` is a readable document. A failure after the status was sent truncates the body. Counted against the caller's EXPORTS_PER_MINUTE. ${adminsToo}`,
     request: { params: threadIdParams, query: exportThreadQuery },
     responses: {
       200: {
@@ -151,7 +151,7 @@ function documentContext(registry: OpenAPIRegistry): void {
         },
         content: { 'application/json': { schema: threadExportDto }, 'text/markdown': { schema: z.string() } },
       },
-      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND'),
+      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED'),
     },
   });
 }

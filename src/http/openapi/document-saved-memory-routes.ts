@@ -97,8 +97,8 @@ export function documentAccountRoutes(registry: OpenAPIRegistry): void {
     tags: ['account'],
     security: secured,
     summary: "Erase the caller's account and everything in it",
-    description: erases,
-    responses: { 204: { description: 'Erased' }, ...errors('UNAUTHORIZED') },
+    description: `${erases} Counted against EXPORTS_PER_MINUTE with the exports.`,
+    responses: { 204: { description: 'Erased' }, ...errors('UNAUTHORIZED', 'RATE_LIMITED') },
   });
   registry.registerPath({
     method: 'get',
@@ -107,10 +107,10 @@ export function documentAccountRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: 'Export everything of the caller as NDJSON',
     description:
-      'One JSON object per line, each with a `type`: `thread` lines are the thread export of GET /api/threads/{id}/export (format `chat-thread-export`: thread, summaryRevisions, messages) on one line with `type` added, one per thread (forks included); then one `saved-memory` line per saved memory (the SavedMemory object); then `{"type":"end","threads":n,"savedMemories":m}`. Streamed: a body without its `end` line was cut.',
+      'One JSON object per line, each with a `type`: `thread` lines are the thread export of GET /api/threads/{id}/export (format `chat-thread-export`: thread, summaryRevisions, messages) on one line with `type` added, one per thread (forks included); then one `saved-memory` line per saved memory (the SavedMemory object); then `{"type":"end","threads":n,"savedMemories":m}`. Streamed: a body without its `end` line was cut. Counted against EXPORTS_PER_MINUTE.',
     responses: {
       200: { description: 'The export', content: { 'application/x-ndjson': { schema: z.string() } } },
-      ...errors('UNAUTHORIZED'),
+      ...errors('UNAUTHORIZED', 'RATE_LIMITED'),
     },
   });
   registry.registerPath({

@@ -183,9 +183,14 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
     path: '/api/threads/{id}/context',
     tags: ['context'],
     summary: 'Exactly what the next model call would get',
+    description:
+      "With recall over all of the user's threads (recallScope `user`), its search is counted against SEARCH_PER_MINUTE.",
     security: secured,
     request: { params: threadIdParams },
-    responses: { 200: json(contextPackDto, 'The context pack'), ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },
+    responses: {
+      200: json(contextPackDto, 'The context pack'),
+      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED'),
+    },
   });
   registry.registerPath({
     method: 'get',

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { exportThread } from '../../core/memory';
 import { listSavedMemories } from '../../core/saved-memories';
 import type { Thread } from '../../core/domain';
+import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { writeChunk } from './export-routes';
@@ -44,18 +45,24 @@ async function* accountExport(deps: HttpDeps, userId: string): AsyncGenerator<st
   yield `${JSON.stringify({ type: 'end', threads, savedMemories: items.length })}\n`;
 }
 
-/** The caller's account: erase everything (DELETE /api/me) and export everything (GET /api/me/export). */
+/**
+ * The caller's account: erase everything (DELETE /api/me) and export everything (GET /api/me/export), both counted
+ * against the user's EXPORTS_PER_MINUTE.
+ */
 export function accountRoutes(deps: HttpDeps): Router {
   const router = Router();
 
   router.delete('/me', async (_request, response) => {
     const principal = principalOf(response);
+    // An erasure walks everything the user has: counted with the exports (EXPORTS_PER_MINUTE).
+    await spendOrRefuse(deps.exportLimiter, principal.userId, 'exports and erasures');
     await deps.eraseUser({ userId: principal.userId, kind: principal.kind });
     response.status(204).end();
   });
 
   router.get('/me/export', async (_request, response) => {
     const userId = principalOf(response).userId;
+    await spendOrRefuse(deps.exportLimiter, userId, 'exports');
     response.status(200).set({
       'Content-Type': 'application/x-ndjson; charset=utf-8',
       'Content-Disposition': 'attachment; filename="account-export.ndjson"',

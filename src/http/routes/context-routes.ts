@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { packBudget } from '../../core/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
+import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import { definitionsForRecallScope } from '../../core/tools';
 import { threadForActor } from '../../core/memory/thread-for-actor';
 import type { ContextPack } from '../../core/context/build-context-pack';
@@ -120,6 +121,9 @@ export function contextRoutes(deps: HttpDeps): Router {
   router.get('/threads/:id/context', async (request, response) => {
     const principal = principalOf(response);
     const thread = await ownThread(deps, request.params.id, principal.userId);
+    // Its recall searches every thread of the user: a search, counted against SEARCH_PER_MINUTE.
+    if ((thread.settings.recallScope ?? deps.settings.recallScope) === 'user')
+      await spendOrRefuse(deps.searchLimiter, principal.userId, 'searches');
     response.json(await contextPreview(deps, thread.id, { systemPromptText: principal.role === 'admin' }));
   });
   return router;

@@ -1,5 +1,7 @@
 import { Router, type Response } from 'express';
 import { exportThread, threadForActor } from '../../core/memory';
+import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
+import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { exportThreadQuery, parseOrThrow, threadIdParams } from '../request-schemas';
 import { auditAdminOverride } from './audit-admin-override';
@@ -33,6 +35,7 @@ export function exportRoutes(deps: HttpDeps): Router {
     const { id } = parseOrThrow(threadIdParams, request.params, 'path');
     const { format } = parseOrThrow(exportThreadQuery, request.query, 'query');
     const thread = await threadForActor(deps.memory, id, memoryActorOf(response));
+    await spendOrRefuse(deps.exportLimiter, principalOf(response).userId, 'exports');
     await auditAdminOverride(deps, response, {
       threadId: thread.id,
       ownerId: thread.ownerId,
