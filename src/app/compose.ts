@@ -56,6 +56,7 @@ import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
+import { removeJobEventsOf } from '../jobs/remove-job-events-of';
 import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
@@ -632,7 +633,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         forgetEphemeral: async (userId) => {
           await deleteRateLimitKeys({ redis: producerConnection, prefix: env.REDIS_PREFIX, key: userId });
         },
-        removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
+        removeJobs: async (refs) => {
+          const queues = [folds.queue as Queue, toolQueue.queue as Queue];
+          const removed = await removeJobsOf({ queues, ...refs });
+          // Their events (deduplication ids, failure reasons) name the threads and runs too.
+          await removeJobEventsOf({ redis: producerConnection, queues, ids: [...refs.threadIds, ...refs.runIds] });
+          return removed;
+        },
       });
       forgetKnownUser(input.userId);
       return outcome;

@@ -274,9 +274,26 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
     // BullMQ's deduplication keys name them too (`…:de:idle-fold-<threadId>`).
     expect(await keysNaming()).not.toEqual([]);
 
+    // BullMQ's events streams (`<prefix>:<queue>:events`), read as a client of the queues would with XRANGE.
+    const eventsNaming = async () => {
+      const redis = new Redis(server.app.redisUrl);
+      try {
+        const streams = await redis.keys(`${server.app.prefix}:*:events`);
+        expect(streams.length).toBeGreaterThan(0);
+        const entries = (await Promise.all(streams.map((stream) => redis.xrange(stream, '-', '+')))).flat();
+        return entries
+          .map(([, fields]) => fields.join(' '))
+          .filter((line) => [...threadIds, ...runIds].some((id) => line.includes(id)));
+      } finally {
+        redis.disconnect();
+      }
+    };
+    expect(await eventsNaming()).not.toEqual([]);
+
     expect((await server.app.api('/api/me', { method: 'DELETE', token })).status).toBe(204);
     expect(await jobsNaming(server.app, threadIds, runIds)).toEqual([]);
     expect(await keysNaming()).toEqual([]);
+    expect(await eventsNaming()).toEqual([]);
     expect(await jobsNaming(server.app, [otherThread.id], [])).toEqual(othersBefore);
   });
 
