@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../test/fakes/summary-use-case-fakes';
-import { createSharedRateLimiter } from './redis-rate-limiter';
+import { createSharedRateLimiter, deleteRateLimitKeys } from './redis-rate-limiter';
 
 /** A TCP server that accepts connections and never answers: Redis hanging, the client stuck before `ready`. */
 async function silentServer(): Promise<{ server: Server; port: number; sockets: Socket[] }> {
@@ -54,5 +54,33 @@ describe('createSharedRateLimiter while Redis is not ready', () => {
     // ioredis keeps one of its own while connecting; the limiter adds at most one, not one a hit.
     expect(redis.listenerCount('ready')).toBe(afterFive);
     expect(redis.listenerCount('ready') - before).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('deleteRateLimitKeys', () => {
+  it("deletes a user's key of every limit created under the prefix by name, without scanning the keyspace", async () => {
+    const commands: string[][] = [];
+    const fake = {
+      status: 'ready',
+      defineCommand: () => undefined,
+      chatRateWindow: async () => [1, 0],
+      scan: async () => {
+        throw new Error('SCAN walks the whole keyspace');
+      },
+      keys: async () => {
+        throw new Error('KEYS walks the whole keyspace');
+      },
+      del: async (...keys: string[]) => {
+        commands.push(['DEL', ...keys]);
+        return keys.length;
+      },
+    } as unknown as Redis;
+    for (const name of ['send', 'search', 'added-later'])
+      createSharedRateLimiter({ redis: fake, prefix: 'erase-test', name, limit: 5, log: silentLog });
+    createSharedRateLimiter({ redis: fake, prefix: 'elsewhere', name: 'other', limit: 5, log: silentLog });
+    await deleteRateLimitKeys({ redis: fake, prefix: 'erase-test', key: 'user:7' });
+    expect(commands).toEqual([
+      ['DEL', 'erase-test:rate:send:user:7', 'erase-test:rate:search:user:7', 'erase-test:rate:added-later:user:7'],
+    ]);
   });
 });

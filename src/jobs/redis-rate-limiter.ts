@@ -97,6 +97,7 @@ export interface SharedRateLimiterOptions {
 export function createSharedRateLimiter(options: SharedRateLimiterOptions): RateLimiter {
   const windowMs = options.windowMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 500;
+  limitNames.set(options.prefix, (limitNames.get(options.prefix) ?? new Set()).add(options.name));
   const fallback = createMemoryRateLimiter({ limit: options.limit, windowMs });
   const command = windowCommand(options.redis);
   let degraded = false;
@@ -138,27 +139,19 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Rate
   return { hit: (key) => decide(key, true), check: (key) => decide(key, false) };
 }
 
-/** A glob pattern matching `text` literally (Redis MATCH: `*`, `?`, `[`, `]` and `\` escaped). */
-function globLiteral(text: string): string {
-  return text.replace(/[*?[\]\\]/g, (character) => `\\${character}`);
-}
+/**
+ * The names of the limits created in this process, by REDIS_PREFIX: every process composes the same limits, so an
+ * erasure knows each key of a user (`<prefix>:rate:<name>:<key>`) without scanning the keyspace, also for a limit
+ * added later (created through createSharedRateLimiter, it is listed here).
+ */
+const limitNames = new Map<string, Set<string>>();
 
 /**
- * Deletes every rate-limit key of `key` (a user id) under `prefix`, whatever the limit's name (`<prefix>:rate:<name>:<key>`):
- * an erased user leaves nothing behind, also in limits added later. Scans; erasure is rare.
+ * Deletes every rate-limit key of `key` (a user id) under `prefix`, of every limit created under that prefix: one
+ * DEL of the exact keys (no SCAN, no KEYS). Returns how many existed.
  */
 export async function deleteRateLimitKeys(input: { redis: Redis; prefix: string; key: string }): Promise<number> {
-  const pattern = `${globLiteral(input.prefix)}:rate:*:${globLiteral(input.key)}`;
-  let cursor = '0';
-  let deleted = 0;
-  do {
-    const [next, keys] = await input.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    // A limit name never holds a colon: the key after `rate:<name>:` is exactly the user's.
-    const exact = keys.filter(
-      (candidate) => candidate.slice(`${input.prefix}:rate:`.length).split(':').slice(1).join(':') === input.key,
-    );
-    if (exact.length > 0) deleted += await input.redis.del(...exact);
-    cursor = next;
-  } while (cursor !== '0');
-  return deleted;
+  const names = [...(limitNames.get(input.prefix) ?? [])];
+  if (names.length === 0) return 0;
+  return input.redis.del(...names.map((name) => `${input.prefix}:rate:${name}:${input.key}`));
 }
