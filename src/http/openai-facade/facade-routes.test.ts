@@ -22,9 +22,17 @@ async function serve(options: { closing: boolean }): Promise<string> {
     serverToolNames: () => new Set<string>(),
     closing: () => options.closing,
   } as unknown as FacadeHttpDeps;
+  // The credential is checked before the body is read: token `t` is a valid user's.
   const deps = {
     log: silent,
-    tokens: { verify: () => Promise.reject(new Error('not reached')) },
+    tokens: {
+      verify: (token: string) =>
+        token === 't'
+          ? Promise.resolve({ userId: 'u-facade-routes', kind: 'external', issuedAt: Date.now() })
+          : Promise.reject(new Error('invalid token')),
+    },
+    erasures: { erasureOf: () => Promise.resolve(null) },
+    threads: { ensureUser: () => Promise.resolve() },
   } as unknown as HttpDeps;
   const app = express();
   app.use('/v1', facadeRoutes(deps, facade), openAIErrorHandler(silent));
