@@ -42,8 +42,11 @@ export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
+  boundedEncodedLength,
   createTokenCounter,
   encoderFor,
+  encoderWork,
+  MAX_ENCODED_PIECE_CHARS,
   REPLY_PRIMING_TOKENS,
   TOKEN_COUNT_CACHE_BOUNDS,
   tokenCountCacheSize,
