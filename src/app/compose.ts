@@ -56,6 +56,7 @@ import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
+import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
@@ -541,6 +542,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     tokens,
     sendLimiter,
     searchLimiter,
+    requestLimiter: createMemoryRateLimiter({ limit: env.API_REQUESTS_PER_MINUTE }),
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -678,7 +680,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ),
     ...(options.mountStatic ? { afterApi: options.mountStatic } : {}),
   });
-  const server = createServer(app);
+  // A request (headers and body) must arrive whole within REQUEST_TIMEOUT_MS (checked every second); an answer may
+  // stream for longer.
+  const server = createServer(
+    {
+      requestTimeout: env.REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(env.REQUEST_TIMEOUT_MS, 60_000),
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
   const cancelRun = async (runId: string, userId: string) =>
     (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;

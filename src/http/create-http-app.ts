@@ -5,6 +5,8 @@ import helmet from 'helmet';
 import { mountAdmin } from './admin/mount-admin';
 import { runInLogContext, type LogContext } from '../observability/log-context';
 import { authenticate, principalOf } from './authenticate';
+import { limitRequestsPerUser } from './limit-requests-per-user';
+import { refuseNulEscapes } from './refuse-nul-characters';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
 import { facadeRoutes } from './openai-facade/facade-routes';
@@ -58,6 +60,7 @@ export function createHttpApp(
       strict: true,
       // Kept for the runners' callbacks, whose HMAC is over the raw bytes (the same buffer, not a copy).
       verify: (request, _response, buffer) => {
+        refuseNulEscapes(buffer);
         (request as { rawBody?: Buffer }).rawBody = buffer;
       },
     }),
@@ -74,6 +77,7 @@ export function createHttpApp(
     (response.locals.logContext as LogContext).userId = principalOf(response).userId;
     runInLogContext(response.locals.logContext as LogContext, next);
   });
+  if (deps.requestLimiter) app.use('/api', limitRequestsPerUser(deps.requestLimiter));
   app.use(
     '/api',
     threadRoutes(deps),

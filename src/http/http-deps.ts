@@ -59,6 +59,8 @@ export interface HttpDeps {
   sendLimiter: RateLimiter;
   /** SEARCH_PER_MINUTE: searches of the search routes per user (not a model spend: a budget of its own). */
   searchLimiter: RateLimiter;
+  /** Every /api request of a user (API_REQUESTS_PER_MINUTE, per process); absent: no such limit. */
+  requestLimiter?: RateLimiter;
   /** Per client address (IPv6 by /64), shared by every process through Redis. */
   rateLimits: { guests: RateLimiter; adminSignIn: RateLimiter; authFailures: RateLimiter };
   /** CORS_CREDENTIALS. */
