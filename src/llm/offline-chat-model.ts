@@ -5,7 +5,8 @@
  * - `mode: 'chat'` restates the last user message and what the context held (messages, tokens,
  *   whether a summary was present, identifiers it can see). Asked about something said earlier, it
  *   quotes the best matching recalled or window message with its seq instead (offline-recall-answer.ts). With a bound `calculator` tool it
- *   calls it for "calculate <expression>", and reports a tool result it is given.
+ *   calls it for "calculate <expression>"; with a bound `save_memory` tool it calls it for "remember that <fact>" (the
+ *   saved-memories view's hint); it reports a tool result it is given.
  * - `mode: 'summarizer'` returns an extractive summary of everything after the leading system
  *   message (the instructions): the folded entries (plus the previous summary, except a segment
  *   prompt's read-only earlier summary, which a new segment never repeats), keeping the sentences with
@@ -38,6 +39,7 @@ import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.
 import { RECALL_HEADING } from '../core/context/build-recall-slot.js';
 import { bestRecalledAnswer, newestUserMessage } from './offline-recall-answer.js';
 import { EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING } from '../core/context/summary-prompt.js';
+import { SAVED_MEMORY_MAX_CHARS } from '../core/saved-memories/saved-memory.js';
 
 export type OfflineChatModelMode = 'chat' | 'summarizer';
 
@@ -65,6 +67,9 @@ const MAX_REMEMBERED_IDENTIFIERS = 3;
 const SUMMARY_HEADER = 'Summary (offline model, extractive):';
 const CAP_IN_PROMPT =
   /(?:at most|no more than|not exceed|under|within|maximum of|max(?:imum)?|limit of|cap(?:ped)?(?: at| of)?)\s*:?\s*~?(\d[\d,_]*)\s*tokens/i;
+/** "remember that …", "please remember: …", "Hi. Remember I am vegetarian": the fact is the rest of the text. */
+const REMEMBER_REQUEST =
+  /(?:^|[.!?]\s+)(?:(?:please|could you|can you|kindly)\s+)?(?:remember|don't forget|do not forget)(?:\s+that)?\s*[:,]?\s+([\s\S]+)$/i;
 const CALCULATE_REQUEST = /\b(?:calculate|compute|what is|what's)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
 
 type PlannedReply = { text: string; toolCall?: { id: string; name: string; args: Record<string, unknown> } };
@@ -242,16 +247,41 @@ function planChatReply(messages: BaseMessage[], tools: OpenAIToolDefinition[]): 
   const pending =
     newest !== undefined &&
     !messages.slice(newest.index + 1).some((message) => message.type === 'ai' || message.type === 'tool');
+  const saveMemory = tools.find((tool) => tool.function.name === 'save_memory');
+  const fact = saveMemory && lastUser && pending ? rememberRequest(lastUser.text) : undefined;
+  if (saveMemory && fact) return { text: '', toolCall: toolCall(messages, saveMemory, 'text', fact) };
   const expression = lastUser && pending ? CALCULATE_REQUEST.exec(lastUser.text)?.[1]?.trim() : undefined;
-  if (calculator && expression) {
-    const properties = Object.keys((calculator.function.parameters?.properties ?? {}) as Record<string, unknown>);
-    const argumentName = properties.includes('expression') ? 'expression' : (properties[0] ?? 'expression');
-    return {
-      text: '',
-      toolCall: { id: `call_offline_${messages.length}`, name: 'calculator', args: { [argumentName]: expression } },
-    };
-  }
+  if (calculator && expression) return { text: '', toolCall: toolCall(messages, calculator, 'expression', expression) };
   return { text: describeContext(messages, lastUser) };
+}
+
+/** A call of `tool` with `value` as its `preferred` argument (else its first one). */
+function toolCall(
+  messages: BaseMessage[],
+  tool: OpenAIToolDefinition,
+  preferred: string,
+  value: string,
+): NonNullable<PlannedReply['toolCall']> {
+  const properties = Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>);
+  const argumentName = properties.includes(preferred) ? preferred : (properties[0] ?? preferred);
+  return { id: `call_offline_${messages.length}`, name: tool.function.name, args: { [argumentName]: value } };
+}
+
+/**
+ * The fact of a request to remember something ("Please remember that I prefer aisle seats." -> "I prefer aisle
+ * seats."): a sentence opening with "remember" (after "please" or a greeting's sentence), not a question.
+ */
+export function rememberRequest(text: string): string | undefined {
+  const match = REMEMBER_REQUEST.exec(text.trim());
+  // The sentence it opens: what follows ("… Also, what is the time?") is not part of the fact.
+  const fact = match?.[1]
+    ?.replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)[0]
+    ?.trim();
+  if (!fact || fact.endsWith('?') || fact.split(' ').length < 2) return undefined;
+  const sentence = `${fact.charAt(0).toUpperCase()}${fact.slice(1)}`;
+  const ended = /[.!]$/.test(sentence) ? sentence : `${sentence}.`;
+  return ended.length <= SAVED_MEMORY_MAX_CHARS ? ended : undefined;
 }
 
 function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): string {
