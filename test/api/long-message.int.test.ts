@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatModelPort } from '../../src/core/ports';
+import { createChatPort } from '../../src/llm/model-ports';
+import { OfflineChatModel } from '../../src/llm/offline-chat-model';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { openTab } from '../support/socket-client';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -99,4 +102,55 @@ describe.each(WINDOWS)('a long message under $name', ({ env }) => {
       expect(body.choices?.[0]?.message.content).toContain('[offline model] You said: "OPENING-LINE');
     });
   }
+});
+
+describe('Retry of a long message whose answer failed', () => {
+  let app: TestApp;
+  let token: string;
+  const seen: string[][] = [];
+  let failNext = false;
+
+  beforeAll(async () => {
+    const offline = createChatPort(new OfflineChatModel(), 'offline');
+    // The offline model, failing once on request (as every long message did before it was condensed).
+    const chat: ChatModelPort = {
+      model: offline.model,
+      stream: async (input) => {
+        seen.push(input.messages.map((message) => message.content));
+        if (failNext) {
+          failNext = false;
+          throw new Error('the answer failed');
+        }
+        return offline.stream(input);
+      },
+    };
+    app = await startTestApp({ tuning: { chat } });
+    ({ token } = await app.guest());
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('answers on Retry, the model reading the message condensed within the budget', async () => {
+    const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;
+    const content = longMessage(5_000);
+    failNext = true;
+    const failed = (await (
+      await app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })
+    ).json()) as SendMessageResponseDto;
+    expect(failed.turn.status).toBe('error');
+    const retried = await app.api(`/api/threads/${thread.id}/messages/${failed.userMessage.id}/retry`, {
+      method: 'POST',
+      token,
+    });
+    expect(retried.status).toBe(201);
+    const body = (await retried.json()) as SendMessageResponseDto;
+    expect(body.turn.status, JSON.stringify(body.turn.error)).toBe('complete');
+    expect(body.messages.at(-1)?.content).toContain('[offline model] You said: "OPENING-LINE');
+    // The model got the message's head and tail around the marker, not the whole text.
+    const shown = seen.at(-1)?.find((text) => text.startsWith('OPENING-LINE'));
+    expect(shown).toContain('CLOSING-LINE');
+    expect(shown).toMatch(/characters are left out here: it is too long for the model's context/);
+    expect(shown!.length).toBeLessThan(content.length);
+  });
 });
