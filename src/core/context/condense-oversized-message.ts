@@ -44,7 +44,8 @@ export function condenseOversizedMessage(input: {
   const { entry, tokens, measure } = input;
   if (tokens < MIN_CONDENSED_MESSAGE_TOKENS) return null;
   const size = (content: string) => measure({ role: 'user', content });
-  const whole = size(entry.content);
+  // The stored count (a whole message is not counted again on every call).
+  const whole = entry.tokens > 0 ? entry.tokens : size(entry.content);
   if (whole <= tokens) return { ...entry, tokens: whole };
   // Start from the characters a token holds in this message, then shrink until it fits (a few rounds at most).
   const charactersPerToken = entry.content.length / Math.max(1, whole);
