@@ -3,9 +3,10 @@
  * it answers deterministically so the product can be shown working without one.
  *
  * - `mode: 'chat'` restates the last user message and what the context held (messages, tokens,
- *   whether a summary was present, how many points it keeps and the newest one). Asked about something said earlier, it
- *   quotes the best matching recalled or window message with its seq instead (offline-recall-answer.ts). With a bound `calculator` tool it
- *   calls it for "calculate <expression>"; with a bound `save_memory` tool it calls it for "remember that <fact>" (the
+ *   whether a summary was present, how many points it keeps and the newest one). Asked about
+ *   something said earlier, it quotes the best matching recalled or window message with its seq
+ *   instead (offline-recall-answer.ts). With a bound `calculator` tool it calls it for "calculate
+ *   <expression>"; with a bound `save_memory` tool it calls it for "remember that <fact>" (the
  *   saved-memories view's hint); it reports a tool result it is given.
  * - `mode: 'summarizer'` returns an extractive summary of everything after the leading system
  *   message (the instructions): the folded messages (plus the previous summary, except a segment
@@ -298,8 +299,8 @@ const SUMMARY_HEADING = /^## Summary of the conversation so far[^\n]*\n/m;
 
 /**
  * A short restatement: what was said, what the context held, and how many points the summary keeps with the newest
- * one quoted (so a newcomer sees the summary at work without the reply burying the conversation). The endpoint hint comes once, in
- * the first answer of a context.
+ * one quoted (so a newcomer sees the summary at work without the reply burying the conversation). The endpoint hint
+ * comes once, in the first answer of a context.
  */
 function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefined): string {
   const counts = { system: 0, user: 0, assistant: 0, tool: 0 } as Record<string, number>;
