@@ -129,6 +129,7 @@ describe('OfflineChatModel, chat mode', () => {
       'I remember that trip well.',
       'remember',
       'What should I remember about Lisbon?',
+      'Remember to call Ana tomorrow.',
     ])
       expect(rememberRequest(other), other).toBeUndefined();
   });

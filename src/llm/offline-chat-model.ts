@@ -280,7 +280,8 @@ export function rememberRequest(text: string): string | undefined {
     ?.replace(/\s+/g, ' ')
     .split(/(?<=[.!?])\s+/)[0]
     ?.trim();
-  if (!fact || fact.endsWith('?') || fact.split(' ').length < 2) return undefined;
+  // "remember to call Ana" asks for a reminder, not a fact to keep.
+  if (!fact || fact.endsWith('?') || /^to\s/i.test(fact) || fact.split(' ').length < 2) return undefined;
   const sentence = `${fact.charAt(0).toUpperCase()}${fact.slice(1)}`;
   const ended = /[.!]$/.test(sentence) ? sentence : `${sentence}.`;
   return ended.length <= SAVED_MEMORY_MAX_CHARS ? ended : undefined;
