@@ -101,6 +101,12 @@ export type { RetentionReport } from './extract-identifiers';
 export { filterCitations } from './filter-citations';
 export type { FilterCitationsOptions } from './filter-citations';
 export { findStaleCounts } from './find-stale-counts';
+export {
+  CONDENSED_MESSAGE_OPEN,
+  condensedMessageMarker,
+  condenseOversizedMessage,
+  MIN_CONDENSED_MESSAGE_TOKENS,
+} from './condense-oversized-message';
 export { upperBoundMessageTokens, upperBoundTextTokens } from './measure-message';
 export type { MessageMeasure } from './measure-message';
 export { MISSING_RESULT_TEXT, renderEntries, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';
