@@ -31,6 +31,14 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
         what: `${thread.title}'s idle fold`,
       });
     }
+    // Their call records stay for the costs, anonymised: the total of calls never shrinks. (Read before the threads
+    // age, like the jobs above.)
+    const idleCalls = (
+      await query<{ id: string }>(server.app, 'SELECT id::text FROM model_calls WHERE thread_id = $1', [idle.id])
+    ).map((row) => row.id);
+    expect(idleCalls.length).toBeGreaterThan(0);
+    const callsBefore = await query(server.app, 'SELECT count(*)::int AS n FROM model_calls');
+
     await query(server.app, `UPDATE threads SET last_activity_at = now() - interval '31 days' WHERE id = $1`, [
       idle.id,
     ]);
@@ -38,13 +46,6 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
     await query(server.app, `UPDATE users SET created_at = now() - interval '33 days' WHERE id = $1`, [old.userId]);
     const young = await server.guest();
     await query(server.app, `UPDATE users SET created_at = now() - interval '31 days' WHERE id = $1`, [young.userId]);
-
-    // Their call records stay for the costs, anonymised: the total of calls never shrinks.
-    const idleCalls = (
-      await query<{ id: string }>(server.app, 'SELECT id::text FROM model_calls WHERE thread_id = $1', [idle.id])
-    ).map((row) => row.id);
-    expect(idleCalls.length).toBeGreaterThan(0);
-    const callsBefore = await query(server.app, 'SELECT count(*)::int AS n FROM model_calls');
 
     await server.app.application.sweeper.sweep();
 
