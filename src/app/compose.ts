@@ -652,6 +652,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
+      calls,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },
