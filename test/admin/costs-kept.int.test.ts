@@ -51,6 +51,17 @@ describe('the estimated costs keep the calls of deleted threads and erased users
     await kit.waitForFoldThrough(doomed.id, 2);
     await idleFoldScheduled(doomed.id);
     await idleFoldScheduled(kept.id);
+    // A finished tool run whose next poll is still delayed (a background task's): tool jobs name the run.
+    const answer = (await kit.transcript(doomed.id)).find((message) => message.role === 'assistant')!;
+    const [run] = await query<{ id: string }>(
+      server.app,
+      `INSERT INTO tool_runs (id, thread_id, message_id, tool_call_id, name, args, status, started_at_seq)
+      VALUES (gen_random_uuid(), $1, $2, 'call-delete', 'analyze_thread', '{}', 'succeeded', 1) RETURNING id::text`,
+      [doomed.id, answer.id],
+    );
+    const runIds = [run!.id];
+    await server.app.application.toolQueue.enqueuePoll(run!.id, 3_600_000);
+    expect(await jobsNaming(server.app, [], runIds)).toEqual(['tools:poll:delayed']);
 
     const [dayBefore, threadBefore, userBefore] = [await costs('day'), await costs('thread'), await costs('user')];
     const doomedRow = threadBefore.rows.find((row) => row.key === doomed.id);
@@ -82,8 +93,8 @@ describe('the estimated costs keep the calls of deleted threads and erased users
       [server.userId],
     );
     expect(detached).toEqual([{ leftovers: 0 }]);
-    // Its queued jobs (the idle fold) and finished ones went with it; the other thread's stay.
-    expect(await jobsNaming(server.app, [doomed.id])).toEqual([]);
+    // Its queued jobs (the idle fold, its run's poll) and finished ones went with it; the other thread's stay.
+    expect(await jobsNaming(server.app, [doomed.id], runIds)).toEqual([]);
     expect(await jobsNaming(server.app, [kept.id])).toContain('summary:idle-fold:delayed');
   });
 
