@@ -35,7 +35,7 @@ import { createFacadeConversationRepository } from '../db/facade-conversation-re
 import { createMemoryRepository } from '../db/memory-repository';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
-import { eraseUser } from '../core/erasure';
+import { deleteThread, eraseUser } from '../core/erasure';
 import { forgetKnownUser } from '../http/authenticate';
 import { saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
@@ -620,6 +620,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
     savedMemories,
     erasures,
+    deleteThread: (threadId) =>
+      deleteThread(threadId, {
+        toolRunIdsOf: (id) => erasures.toolRunIdsOfThread(id),
+        deleteThread: (id) => threads.deleteThread(id),
+        cancelTurns: (id) => runner.cancel(id),
+        cancelRemoteWork: (runIds) => cancelRemoteWork(runIds, { runs: toolRuns, registry, log }),
+        removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
+        log,
+      }),
     eraseUser: async (input) => {
       const outcome = await eraseUser(input, {
         store: erasures,
@@ -645,6 +654,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
+      calls,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },

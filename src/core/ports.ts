@@ -25,6 +25,10 @@ export interface ThreadStore {
   findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
   listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
   renameThread(threadId: string, title: string): Promise<Thread>;
+  /**
+   * Deletes the thread and everything of it, but its model-call records: they stay with their user and figures, without
+   * the thread or any of its content, so the costs of earlier days never shrink.
+   */
   deleteThread(threadId: string): Promise<void>;
   countMessages(threadId: string): Promise<number>;
 }
@@ -173,8 +177,11 @@ export interface TurnStore {
 
 export interface ModelCallRecord {
   threadId: string | null;
+  /** Whom the call was for; absent: the thread's owner (a call of no thread names its user). */
+  userId?: string | null;
   messageId: string | null;
-  purpose: 'chat' | 'summary' | 'condense';
+  /** `auxiliary`: a /v1 client's background request (a title, tags), of no thread. */
+  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary';
   model: string;
   estimatedPromptTokens: number;
   reportedPromptTokens: number | null;

@@ -91,6 +91,11 @@ export interface HttpDeps {
   savedMemories: SavedMemoryDeps;
   /** Tombstones of erased users (their older tokens are refused). */
   erasures: Pick<ErasureStore, 'erasureOf'>;
+  /**
+   * Deletes a thread (DELETE /api/threads/:id): stops its turns and remote tool work, keeps its call records, removes
+   * its jobs (core/erasure deleteThread).
+   */
+  deleteThread(threadId: string): Promise<void>;
   /** Erases a user whole (DELETE /api/me, DELETE /api/admin/users/:userId). */
   eraseUser(input: { userId: string; kind: 'guest' | 'external' }): Promise<{ existed: boolean; threads: number }>;
   /** The OpenAI-compatible routes (/v1); absent: not mounted. */

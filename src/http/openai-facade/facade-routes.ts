@@ -133,7 +133,10 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         chat: facade.chat,
         sendLimiter: deps.fork.sendLimiter,
         settings: deps.fork.settings,
+        maxMessageChars: deps.limits.maxMessageChars,
         timeoutMs: deps.limits.turnTimeoutMs,
+        calls: facade.calls,
+        log: deps.log,
       };
       await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
       return;
