@@ -11,7 +11,11 @@ import {
   type StubResponder,
 } from '../support/openai-stub';
 import { openaiClient, SERVICE_KEY, streamTurn } from '../facade/facade-kit';
-import { memoryKit } from './memory-test-kit';
+import { createTokenCounter } from '../../src/core/context/token-counter';
+import { recountSavedMemoryTokens } from '../../src/core/saved-memories';
+import { createDatabase } from '../../src/db/prisma-client';
+import { createSavedMemoryRepository } from '../../src/db/saved-memory-repository';
+import { memoryKit, query } from './memory-test-kit';
 
 /** "Remember: <fact>" makes the model call save_memory with the fact; the tool's answer gets a short reply. */
 const responder: StubResponder = (request) => {
@@ -205,5 +209,39 @@ describe('saved memories are quoted data, and the model only proposes them (SAVE
     expect(answer.choices[0]?.message.content).toBe(
       '[memory] Proposed for your saved memories (approve or dismiss it in Saved memories): "Carol is allergic to nuts."\n\nNoted.',
     );
+  });
+
+  it('items counted for the old rendering (the migration marks them) are recounted for the quoted line, edited ones kept', async () => {
+    const { token, userId } = await server.guest();
+    const created: SavedMemoryDto[] = [];
+    for (const text of ['Old item.\n## With a heading', 'Edited after the migration.'])
+      created.push((await call('/api/memory', { token, method: 'POST', json: { text } })).body as SavedMemoryDto);
+    // As the migration leaves an item written before it: the old line's count, marked stale.
+    await query(server.app, `UPDATE saved_memories SET tokens = 1, tokens_stale = true WHERE user_id = $1`, [userId]);
+    await call(`/api/memory/${created[1]!.id}`, { token, method: 'PATCH', json: { text: 'Edited meanwhile.' } });
+    const counter = createTokenCounter('o200k_base');
+    const db = createDatabase({ url: server.app.databaseUrl, poolSize: 1 });
+    try {
+      await recountSavedMemoryTokens({ store: createSavedMemoryRepository(db), counter });
+    } finally {
+      await db.$disconnect();
+    }
+    const rows = await query<{ text: string; tokens: number; tokens_stale: boolean }>(
+      server.app,
+      `SELECT text, tokens, tokens_stale FROM saved_memories WHERE user_id = $1 ORDER BY created_at`,
+      [userId],
+    );
+    expect(rows).toEqual([
+      {
+        text: 'Old item.\n## With a heading',
+        tokens: counter.countText(`- ${JSON.stringify('Old item.\n## With a heading')}`) + 1,
+        tokens_stale: false,
+      },
+      {
+        text: 'Edited meanwhile.',
+        tokens: counter.countText('- "Edited meanwhile."') + 1,
+        tokens_stale: false,
+      },
+    ]);
   });
 });
