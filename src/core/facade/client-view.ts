@@ -102,6 +102,8 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
   const items: StoredItem[] = [];
   const clientCalls = new Set<string>();
   let open: OpenAnswer | null = null;
+  // The turn of the answer being read (or just ended by a client tool call): its notes join it, no other's.
+  let answerTurn: string | null = null;
   const flush = () => {
     if (open)
       items.push({
@@ -122,6 +124,7 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
     const inProgress = message.status === 'streaming';
     if (message.role === 'user') {
       flush();
+      answerTurn = null;
       items.push({
         role: 'user',
         content: message.content,
@@ -141,6 +144,7 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
       };
       answer.parts.push(message.content);
       answer.messageId = message.id;
+      answerTurn = message.turnId;
       answer.lastSeq = seq;
       answer.inProgress ||= inProgress;
       answer.stopped ||= message.status === 'cancelled';
@@ -163,6 +167,7 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
     } else if (message.role === 'system') {
       // An answer's note (see isAnswerNote): a line of the answer it belongs to, as the client received it.
       const last = items.at(-1);
+      if (message.turnId !== answerTurn) continue;
       if (open) {
         (open as OpenAnswer).parts.push(message.content);
         (open as OpenAnswer).lastSeq = seq;
