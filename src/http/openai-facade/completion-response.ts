@@ -166,11 +166,7 @@ export async function answerAsStream(
       write(chunk({ content: (separatorDue ? ANSWER_PART_SEPARATOR : '') + event.delta }));
       separatorDue = false;
       wrote = true;
-    } else if (
-      event.type === 'message-end' &&
-      event.message.turnId === target.turn.id &&
-      isAnswerNote(event.message)
-    ) {
+    } else if (event.type === 'message-end' && event.message.turnId === target.turn.id && isAnswerNote(event.message)) {
       // A saved memory's note: a line of the answer, as the stored answer joins it (client-view.ts).
       write(chunk({ content: (wrote ? ANSWER_PART_SEPARATOR : '') + event.message.content }));
       separatorDue = false;
