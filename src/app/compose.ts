@@ -37,7 +37,7 @@ import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
 import { deleteThread, eraseUser } from '../core/erasure';
 import { forgetKnownUser } from '../http/authenticate';
-import { saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
+import { recountSavedMemoryTokens, saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
@@ -295,7 +295,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
   const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
-  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
+  const registry = createToolRegistry([...deploymentTools(env), ...(tuning.extraTools ?? [])], {
     maxTokens: schemaCap,
     count: (definition) => settings.counter.countToolSchemas([definition]),
   });
@@ -341,6 +341,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       log,
     }),
   };
+  // Items counted for the rendering before quoted lines (migration saved_memory_status): recounted in the background.
+  recountSavedMemoryTokens(savedMemories).then(
+    (recounted) => {
+      if (recounted > 0) log.info({ recounted }, 'recounted saved memories for the quoted rendering');
+    },
+    (error: unknown) => log.warn({ err: error }, 'could not recount saved memories'),
+  );
   const baseToolServices = createToolServices(db);
   const toolServices: ToolServices = {
     ...baseToolServices,
@@ -349,8 +356,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }),
     },
     saveMemory: async (input) => {
-      const outcome = await saveMemoryFromThread(input, savedMemories);
-      return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;
+      const status = env.SAVE_MEMORY_TOOL === 'on' ? 'active' : 'pending';
+      const outcome = await saveMemoryFromThread({ ...input, status }, savedMemories);
+      return 'saved' in outcome
+        ? { saved: { id: outcome.saved.id, text: outcome.saved.text, status: outcome.saved.status } }
+        : outcome;
     },
   };
   const toolQueue = createToolProducer({

@@ -174,6 +174,11 @@ const schema = z.object({
   MAX_MEMORY_ITEMS: integer(200, 1),
   /** Saved memory writes (POST/PATCH/DELETE /api/memory, the save_memory tool) per user per minute, across processes. */
   MEMORY_WRITES_PER_MINUTE: integer(30, 1),
+  /**
+   * The model's save_memory tool: `on` saves at once; `confirm` (default) proposes an item the user approves or
+   * dismisses (web app, POST /api/memory/:id/approve) before it reaches any prompt; `off` does not offer the tool.
+   */
+  SAVE_MEMORY_TOOL: z.enum(['on', 'confirm', 'off']).default('confirm'),
   /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
   RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
   /** Auto-recall's relevance gate: a recall slot only where recall is likely to add something (core/context/recall-gate). */

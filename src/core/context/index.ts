@@ -25,7 +25,9 @@ export {
 export type { RecalledElsewhere } from './build-recall-slot';
 export {
   defaultUserMemoryTokens,
+  quotedSavedMemory,
   SAVED_MEMORIES_HEADING,
+  SAVED_MEMORIES_PREAMBLE,
   savedMemoriesInContext,
   savedMemoriesSection,
   savedMemoryLine,
