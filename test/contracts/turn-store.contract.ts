@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { NextTurn } from '../../src/core/ports';
-import { ENCODING, codeOf, exchange, newThread, pause, send, type MakeStores } from './store-fixtures';
+import {
+  ENCODING,
+  codeOf,
+  exchange,
+  newThread,
+  pause,
+  send,
+  type MakeStores,
+  type SetCreatedAt,
+} from './store-fixtures';
 
 /** The started turn of a nextTurn, or a failed expectation. */
 function startedOf(next: NextTurn): NextTurn & { outcome: 'started' } {
@@ -13,7 +22,7 @@ function startedOf(next: NextTurn): NextTurn & { outcome: 'started' } {
  * The TurnStore contract: what the turn runner, the sweeper and the send routes rely on. Both the Postgres
  * repository (test/contracts/stores.int.test.ts) and the in-memory fake (stores.unit.test.ts) must pass it.
  */
-export function describeTurnStoreContract(name: string, make: MakeStores): void {
+export function describeTurnStoreContract(name: string, make: MakeStores, setCreatedAt: SetCreatedAt): void {
   describe(`TurnStore contract: ${name}`, () => {
     it('accepts a user message as pending, without a seq, with a queued turn; the transcript lists it last', async () => {
       const stores = make();
@@ -129,6 +138,12 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       const thread = await newThread(stores);
       const first = await send(stores, thread.id, 'first');
       const second = await send(stores, thread.id, 'second');
+      // Accepted in the same millisecond: the timestamp cannot tell them apart, the acceptance order does.
+      await setCreatedAt(
+        stores,
+        { turnIds: [first.turn.id, second.turn.id], messageIds: [first.message.id, second.message.id] },
+        new Date(),
+      );
       const next = (owner: string) => stores.turns.nextTurn({ threadId: thread.id, owner, ttlMs: 30_000 });
       expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
       expect(await next('p')).toEqual({ outcome: 'leased-elsewhere' });
@@ -300,6 +315,37 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       ]);
       expect((await stores.transcript.listTurnMessages(turn.id)).map((message) => message.id)).toEqual([answer.id]);
       expect(user.seq).toBe(1);
+    });
+
+    it('starts queued turns in the order they were accepted, whatever their created_at says', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const sent = [
+        await send(stores, thread.id, 'one'),
+        await send(stores, thread.id, 'two'),
+        await send(stores, thread.id, 'three'),
+      ];
+      // One and two share a millisecond; three's transaction began first but took the thread's lock last.
+      const at = Date.now();
+      const rowsOf = (picked: typeof sent) => ({
+        turnIds: picked.map((accepted) => accepted.turn.id),
+        messageIds: picked.map((accepted) => accepted.message.id),
+      });
+      await setCreatedAt(stores, rowsOf(sent.slice(0, 2)), new Date(at));
+      await setCreatedAt(stores, rowsOf(sent.slice(2)), new Date(at - 1000));
+      const startedContents: string[] = [];
+      for (let index = 0; index < sent.length; index += 1) {
+        const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+        startedContents.push(started.userMessage?.content ?? '');
+        await stores.turns.finishTurn({ turnId: started.turn.id, status: 'complete' });
+      }
+      expect(startedContents).toEqual(['one', 'two', 'three']);
+      const page = await stores.transcript.listMessages({ threadId: thread.id, limit: 50 });
+      expect(page.messages.map((message) => [message.seq, message.content])).toEqual([
+        [1, 'one'],
+        [2, 'two'],
+        [3, 'three'],
+      ]);
     });
 
     it('regenerate: starting it supersedes the answers after its user message and drops them from the window', async () => {
