@@ -193,7 +193,8 @@ export function createToolRunRepository(db: Database): ToolRunStore {
           SELECT max(t.accept_seq) AS at FROM turns t, this
           WHERE t.thread_id = this.thread_id AND t.kind <> 'follow-up' AND t.accept_seq <= this.accept_seq
         )
-        SELECT count(*)::int AS depth FROM turns t, this, anchor
+        -- DISTINCT: an interrupted turn and its re-run hold one place (one accept_seq) in the queue.
+        SELECT count(DISTINCT t.accept_seq)::int AS depth FROM turns t, this, anchor
         WHERE t.thread_id = this.thread_id AND t.kind = 'follow-up'
           AND t.accept_seq > coalesce(anchor.at, 0) AND t.accept_seq <= this.accept_seq`;
       return rows[0]?.depth ?? 0;

@@ -322,22 +322,12 @@ export function createTurnRepository(
       return rows.map((row) => row.id);
     },
 
-    async failInterruptedTurns(threadId) {
-      const error = {
-        code: 'INTERNAL',
-        message: 'The server running this answer stopped; the answer was interrupted.',
-      };
-      await db.$transaction([
-        // A tool run's message streams independently of turns (the tools worker completes it).
-        db.message.updateMany({
-          where: { threadId, status: 'streaming', toolRunId: null },
-          data: { status: 'error', error, completedAt: new Date() },
-        }),
-        db.turn.updateMany({
-          where: { threadId, status: 'running' },
-          data: { status: 'error', error, finishedAt: new Date() },
-        }),
-      ]);
+    async recoverInterruptedTurns({ threadId, resume, error }) {
+      // One function under the thread's row lock (migration turn_resume): a runner taking the lease meanwhile either
+      // committed first (nothing changes here) or waits for the recovery and starts the re-run.
+      const [row] = await db.sql.rows<{ recovered: { resumed: string[]; failed: string[] } }>(Prisma.sql`
+        SELECT chat_recover_interrupted_turns(${threadId}::uuid, ${resume}::boolean, ${JSON.stringify(error)}::jsonb) AS recovered`);
+      return { resumed: row?.recovered.resumed ?? [], failed: row?.recovered.failed ?? [] };
     },
   };
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { TranscriptMessage } from '../../src/core/domain';
 import type { NextTurn } from '../../src/core/ports';
+import type { Stores } from '../fakes';
 import {
   ENCODING,
   codeOf,
@@ -16,6 +18,48 @@ import {
 function startedOf(next: NextTurn): NextTurn & { outcome: 'started' } {
   expect(next.outcome).toBe('started');
   return next as NextTurn & { outcome: 'started' };
+}
+
+/** The error the sweeper ends cut turns with (its text is the sweeper's; the store stores what it is given). */
+const CUT = { code: 'INTERRUPTED' as const, message: 'cut off by a restart' };
+
+/**
+ * A process that starts the thread's next turn and dies: its lease (1 ms) expires at once. With `round`, it finished
+ * one answer into the window first; with `partial`, it was streaming that text.
+ */
+async function interrupt(stores: Stores, threadId: string, written: { round?: string; partial?: string } = {}) {
+  const started = startedOf(await stores.turns.nextTurn({ threadId, owner: `dying-${randomUUID()}`, ttlMs: 1 }));
+  if (written.round) await answerTurn(stores, threadId, started.turn.id, written.round);
+  const partial = written.partial
+    ? await stores.turns.appendTurnMessage({
+        threadId,
+        turnId: started.turn.id,
+        role: 'assistant',
+        content: written.partial,
+        status: 'streaming',
+      })
+    : null;
+  await pause(20);
+  return { started, partial: partial as TranscriptMessage };
+}
+
+/** A complete assistant answer of the turn, in the window. */
+async function answerTurn(stores: Stores, threadId: string, turnId: string, text: string) {
+  const streaming = await stores.turns.appendTurnMessage({
+    threadId,
+    turnId,
+    role: 'assistant',
+    content: '',
+    status: 'streaming',
+  });
+  return stores.turns.finishMessage({
+    messageId: streaming.id,
+    content: text,
+    status: 'complete',
+    tokens: text.length,
+    encoding: ENCODING,
+    entry: { role: 'assistant', content: text, tokens: text.length },
+  });
 }
 
 /**
@@ -359,38 +403,128 @@ export function describeTurnStoreContract(name: string, make: MakeStores, setCre
       expect((await stores.transcript.findMessage(thread.id, answer.id))?.superseded).toBe(true);
     });
 
-    it('hands threads with queued turns and no live lease to the sweeper, and fails interrupted turns', async () => {
+    it('hands threads with queued or interrupted turns and no live lease to the sweeper', async () => {
       const stores = make();
       const stranded = await newThread(stores);
       const leased = await newThread(stores);
+      const cut = await newThread(stores);
       await send(stores, stranded.id, 'nobody runs me');
       await send(stores, leased.id, 'someone runs me');
       expect(await stores.turns.acquireLease({ threadId: leased.id, owner: 'alive', ttlMs: 60_000 })).toBe(true);
+      await send(stores, cut.id, 'cut off');
+      await interrupt(stores, cut.id);
       const found = await stores.turns.threadsWithStrandedTurns(10_000);
       expect(found).toContain(stranded.id);
+      expect(found).toContain(cut.id);
       expect(found).not.toContain(leased.id);
+    });
 
-      // A process died mid-answer: its lease expires, the sweeper fails the running turn and the streaming answer.
-      const started = startedOf(await stores.turns.nextTurn({ threadId: stranded.id, owner: 'dying', ttlMs: 1 }));
-      const streaming = await stores.turns.appendTurnMessage({
-        threadId: stranded.id,
-        turnId: started.turn.id,
-        role: 'assistant',
-        content: 'Par',
-        status: 'streaming',
+    it('runs an interrupted turn again once, in its place: its answers so far superseded and out of the window', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'earlier');
+      const cut = await send(stores, thread.id, 'cut off');
+      const after = await send(stores, thread.id, 'after');
+      // The dying process finished one round into the window (seq 4) and was streaming the next (seq 5).
+      const { started, partial } = await interrupt(stores, thread.id, { round: 'round one', partial: 'Par' });
+      expect(started.userMessage).toMatchObject({ id: cut.message.id, seq: 3 });
+      // A send's kick may take the expired lease before the sweeper ran: the later turn does not start first.
+      expect(await stores.turns.nextTurn({ threadId: thread.id, owner: 'new', ttlMs: 30_000 })).toEqual({
+        outcome: 'idle',
       });
-      await pause(50);
-      expect(await stores.turns.threadsWithStrandedTurns(10_000)).toContain(stranded.id);
-      await stores.turns.failInterruptedTurns(stranded.id);
-      const turn = await stores.turns.findTurn(started.turn.id);
-      expect(turn).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
-      expect(turn?.finishedAt).toBeInstanceOf(Date);
-      expect(await stores.transcript.findMessage(stranded.id, streaming.id)).toMatchObject({
+      expect((await stores.turns.findTurn(after.turn.id))?.status).toBe('queued');
+
+      const recovered = await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT });
+      expect(recovered.failed).toEqual([]);
+      expect(recovered.resumed).toHaveLength(1);
+      const rerunId = recovered.resumed[0]!;
+      expect(await stores.turns.findTurn(started.turn.id)).toMatchObject({ status: 'error', error: CUT });
+      expect(await stores.turns.findTurn(rerunId)).toMatchObject({
+        status: 'queued',
+        kind: 'message',
+        userMessageId: cut.message.id,
+      });
+      const cutAnswers = await stores.transcript.listTurnMessages(started.turn.id);
+      expect(cutAnswers.map((message) => [message.content, message.status, message.superseded])).toEqual([
+        ['round one', 'complete', true],
+        ['Par', 'error', true],
+      ]);
+      expect(cutAnswers[1]?.error).toEqual(CUT);
+      expect(partial.seq).toBe(5);
+      // Once recovered, nothing is left to recover.
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
+        resumed: [],
+        failed: [],
+      });
+
+      // The re-run starts before the later send; its user message keeps its seq; the window lost the cut answers.
+      const rerun = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'new', ttlMs: 30_000 }));
+      expect(rerun.turn.id).toBe(rerunId);
+      expect(rerun.userMessage).toMatchObject({ id: cut.message.id, seq: 3 });
+      expect(rerun.context.window.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+      await answerTurn(stores, thread.id, rerunId, 'whole answer');
+      const next = await stores.turns.completeTurn({
+        turnId: rerunId,
+        threadId: thread.id,
+        owner: 'new',
+        ttlMs: 30_000,
+      });
+      const later = startedOf(next.next);
+      expect(later.turn.id).toBe(after.turn.id);
+      expect(later.userMessage).toMatchObject({ id: after.message.id, seq: 7 });
+      expect(later.context.window.map((entry) => entry.seq)).toEqual([1, 2, 3, 6, 7]);
+    });
+
+    it('ends a re-run cut off too, and any cut turn with RESUME_INTERRUPTED_TURNS=fail, with the error in an answer', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const cut = await send(stores, thread.id, 'cut twice');
+      await interrupt(stores, thread.id, { partial: 'Par' });
+      const [rerunId] = (await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT }))
+        .resumed;
+      // The re-run is cut off too, before it wrote anything: an error answer is appended, so the message has one.
+      const again = await interrupt(stores, thread.id);
+      expect(again.started.turn.id).toBe(rerunId);
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
+        resumed: [],
+        failed: [rerunId],
+      });
+      expect(await stores.turns.findTurn(rerunId!)).toMatchObject({ status: 'error', error: CUT });
+      const answers = await stores.transcript.listTurnMessages(rerunId!);
+      expect(answers).toHaveLength(1);
+      expect(answers[0]).toMatchObject({ role: 'assistant', status: 'error', error: CUT, content: '', seq: 3 });
+      expect(answers[0]?.superseded).toBe(false);
+      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(thread.id);
+      expect((await stores.transcript.findMessage(thread.id, cut.message.id))?.seq).toBe(1);
+
+      // fail: the streaming answer itself ends with the error, its text kept, nothing queued again.
+      const other = await newThread(stores);
+      await send(stores, other.id, 'cut once');
+      const { started, partial } = await interrupt(stores, other.id, { partial: 'Par' });
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: other.id, resume: false, error: CUT })).toEqual({
+        resumed: [],
+        failed: [started.turn.id],
+      });
+      expect(await stores.transcript.findMessage(other.id, partial.id)).toMatchObject({
         status: 'error',
         content: 'Par',
-        error: { code: 'INTERNAL' },
+        error: CUT,
+        superseded: false,
       });
-      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(stranded.id);
+      expect(await stores.turns.hasQueuedTurns(other.id)).toBe(false);
+      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(other.id);
+    });
+
+    it('recovers nothing while a live lease is held (the turn is running somewhere)', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await send(stores, thread.id, 'running');
+      const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'alive', ttlMs: 60_000 }));
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
+        resumed: [],
+        failed: [],
+      });
+      expect((await stores.turns.findTurn(started.turn.id))?.status).toBe('running');
     });
 
     it('saves recounted token counts on window entries and answers null for an unknown thread', async () => {
