@@ -83,10 +83,13 @@ export function createTurnRepository(
     const hash = createHash('sha256').update(text).digest('hex');
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
+  // A resend finds its message's turn, or the turn that runs it again after a crash (the one that will answer it).
   const findByClientMessageId = async (threadId: string, ownerId: string | null, clientMessageId: string) => {
     const rows = await db.sql.rows<MessageRow & { turnRow: Record<string, unknown> | null }>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
-        (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
+        (SELECT row_to_json(x) FROM (
+          SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id OR resumed_from_turn_id = m.turn_id
+          ORDER BY resumed_from_turn_id IS NULL LIMIT 1) x) AS "turnRow"
       FROM messages m JOIN threads t ON t.id = m.thread_id AND (${ownerId}::text IS NULL OR t.owner_id = ${ownerId}::text)
       WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
     const row = rows[0];

@@ -423,7 +423,7 @@ export function describeTurnStoreContract(name: string, make: MakeStores, setCre
       const stores = make();
       const thread = await newThread(stores);
       await exchange(stores, thread.id, 'earlier');
-      const cut = await send(stores, thread.id, 'cut off');
+      const cut = await send(stores, thread.id, 'cut off', { clientMessageId: 'cut-1' });
       const after = await send(stores, thread.id, 'after');
       // The dying process finished one round into the window (seq 4) and was streaming the next (seq 5).
       const { started, partial } = await interrupt(stores, thread.id, { round: 'round one', partial: 'Par' });
@@ -451,6 +451,9 @@ export function describeTurnStoreContract(name: string, make: MakeStores, setCre
       ]);
       expect(cutAnswers[1]?.error).toEqual(CUT);
       expect(partial.seq).toBe(5);
+      // The client's own resend of the message finds the turn that will answer it.
+      const resent = await send(stores, thread.id, 'cut off', { clientMessageId: 'cut-1' });
+      expect(resent).toMatchObject({ duplicate: true, message: { id: cut.message.id }, turn: { id: rerunId } });
       // Once recovered, nothing is left to recover.
       expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
         resumed: [],

@@ -127,7 +127,9 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
         const seen = database.messages.find(
           (message) => message.threadId === threadId && message.clientMessageId === clientMessageId,
         );
-        const turn = seen?.turnId ? byId(database.turns, seen.turnId) : undefined;
+        // The turn that runs the message again after a crash, when there is one (it will answer it).
+        const rerunId = [...database.resumedFrom].find(([, interrupted]) => interrupted === seen?.turnId)?.[0];
+        const turn = seen?.turnId ? byId(database.turns, rerunId ?? seen.turnId) : undefined;
         if (seen && turn) return { message: toMessage(seen), turn: copy(turn), duplicate: true };
       }
       const thread = threadOf(threadId);

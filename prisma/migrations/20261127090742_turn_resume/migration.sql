@@ -1,6 +1,8 @@
 -- A turn cut by a crash is answered after the restart (issue 33 item 8): the turn that runs an interrupted one again
 -- names it (resumed_from_turn_id), so a re-run that is interrupted too is not run a third time.
 ALTER TABLE "turns" ADD COLUMN "resumed_from_turn_id" UUID;
+-- A client's resend of a message (its clientMessageId) finds the turn that runs it again.
+CREATE INDEX "turns_resumed_from_turn_id_idx" ON "turns"("resumed_from_turn_id");
 
 -- The sweeper's step for a thread whose lease expired while a turn ran (its process died mid-answer). Under the
 -- thread's row lock, and only while no live lease is held, each running turn ends as an error (p_error: code
