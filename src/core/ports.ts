@@ -166,7 +166,7 @@ export interface TurnStore {
     startNext?: boolean;
   }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
-  /** Threads with queued turns and no live lease (for the sweeper). */
+  /** Threads with queued or running turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;
   /**
    * The sweeper's step for a thread of a dead lease (nothing while a live lease is held): each running turn ends with
