@@ -507,6 +507,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     rebuilds: { memory, queue: folds },
     toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
+    interruptedTurns: env.RESUME_INTERRUPTED_TURNS,
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
     retention: {
       retentionDays: env.RETENTION_DAYS,

@@ -232,6 +232,12 @@ const schema = z.object({
   WORKER_STALLED_INTERVAL_MS: integer(30_000, 200),
   /** How often the sweeper derives pending folds and stranded turns from Postgres. */
   SWEEP_INTERVAL_MS: integer(60_000, 100),
+  /**
+   * A turn whose process died mid-answer (found by the sweeper once its lease expired): `retry` runs it again once,
+   * its partial answer superseded; `fail` ends it with the error INTERRUPTED (the user may press Retry). A re-run cut
+   * off too ends as `fail` does.
+   */
+  RESUME_INTERRUPTED_TURNS: z.enum(['retry', 'fail']).default('retry'),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
   /**
    * Requests of any kind one user may make to /api per minute, in each process's memory (a coarse bound on every

@@ -1,6 +1,7 @@
 import type { PackTokenParts, PackToolResult } from './context/build-context-pack';
 import type { ContextEntry, PackMessage, ToolCall } from './context/types';
 import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMessage, Turn, TurnKind } from './domain';
+import type { ErrorBody } from '../shared/errors';
 import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
@@ -169,10 +170,19 @@ export interface TurnStore {
     startNext?: boolean;
   }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
-  /** Threads with queued turns and no live lease (for the sweeper). */
+  /** Threads with queued or running turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;
-  /** Marks turns and streaming messages of dead leases as errored (for the sweeper). */
-  failInterruptedTurns(threadId: string): Promise<void>;
+  /**
+   * The sweeper's step for a thread of a dead lease (nothing while a live lease is held): each running turn ends with
+   * `error`; with `resume`, one that is not itself a re-run is queued again in its place (a new turn, its answers so
+   * far superseded), else its answer shows `error` (its streaming message, or an error answer appended).
+   * Returns the new turns' ids and the ids of the turns that ended for good.
+   */
+  recoverInterruptedTurns(input: {
+    threadId: string;
+    resume: boolean;
+    error: ErrorBody;
+  }): Promise<{ resumed: string[]; failed: string[] }>;
 }
 
 export interface ModelCallRecord {

@@ -96,6 +96,7 @@ function forkStatement(input: {
       INSERT INTO turns (id, thread_id, kind, user_message_id, status, error, created_at, started_at, finished_at)
       SELECT q.new_id, f.id, q.kind, u.new_id, q.status, q.error, q.created_at, q.started_at, q.finished_at
       FROM turn_map q CROSS JOIN fork f LEFT JOIN source u ON u.id = q.user_message_id
+      ORDER BY q.accept_seq -- the copies draw their accept_seq in the parent's order
     ), copied_runs AS (
       INSERT INTO tool_runs (id, thread_id, message_id, tool_call_id, name, args, status, progress, progress_note, result, result_tokens,
         condensed, error, started_at_seq, cancel_requested, attempts, follow_up_turn_id, reported_at, created_at, started_at, finished_at,

@@ -105,7 +105,13 @@ export function toEntry(row: ContextEntryRow): ContextEntry {
   return entry;
 }
 
-export function toTurn(row: TurnRow): Turn {
+/** The turn row's fields the domain keeps (raw SQL selects just these: TURN_COLUMNS). */
+type TurnFields = Pick<
+  TurnRow,
+  'id' | 'threadId' | 'kind' | 'userMessageId' | 'status' | 'error' | 'createdAt' | 'startedAt' | 'finishedAt'
+>;
+
+export function toTurn(row: TurnFields): Turn {
   return {
     id: row.id,
     threadId: row.threadId,

@@ -84,10 +84,13 @@ export function createTurnRepository(
     const hash = createHash('sha256').update(text).digest('hex');
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
+  // A resend finds its message's turn, or the turn that runs it again after a crash (the one that will answer it).
   const findByClientMessageId = async (threadId: string, ownerId: string | null, clientMessageId: string) => {
     const rows = await db.sql.rows<MessageRow & { turnRow: Record<string, unknown> | null }>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
-        (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
+        (SELECT row_to_json(x) FROM (
+          SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id OR resumed_from_turn_id = m.turn_id
+          ORDER BY resumed_from_turn_id IS NULL LIMIT 1) x) AS "turnRow"
       FROM messages m JOIN threads t ON t.id = m.thread_id AND (${ownerId}::text IS NULL OR t.owner_id = ${ownerId}::text)
       WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
     const row = rows[0];
@@ -323,22 +326,12 @@ export function createTurnRepository(
       return rows.map((row) => row.id);
     },
 
-    async failInterruptedTurns(threadId) {
-      const error = {
-        code: 'INTERNAL',
-        message: 'The server running this answer stopped; the answer was interrupted.',
-      };
-      await db.$transaction([
-        // A tool run's message streams independently of turns (the tools worker completes it).
-        db.message.updateMany({
-          where: { threadId, status: 'streaming', toolRunId: null },
-          data: { status: 'error', error, completedAt: new Date() },
-        }),
-        db.turn.updateMany({
-          where: { threadId, status: 'running' },
-          data: { status: 'error', error, finishedAt: new Date() },
-        }),
-      ]);
+    async recoverInterruptedTurns({ threadId, resume, error }) {
+      // One function under the thread's row lock (migration turn_resume): a runner taking the lease meanwhile either
+      // committed first (nothing changes here) or waits for the recovery and starts the re-run.
+      const [row] = await db.sql.rows<{ recovered: { resumed: string[]; failed: string[] } }>(Prisma.sql`
+        SELECT chat_recover_interrupted_turns(${threadId}::uuid, ${resume}::boolean, ${JSON.stringify(error)}::jsonb) AS recovered`);
+      return { resumed: row?.recovered.resumed ?? [], failed: row?.recovered.failed ?? [] };
     },
   };
 }

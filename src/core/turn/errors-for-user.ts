@@ -3,6 +3,15 @@ import { ContextOverBudgetError } from '../context';
 import { isAppError } from '../errors';
 import { isModelCallError } from '../model-call-error';
 
+/**
+ * The error of an answer cut off by a server restart (its process died mid-answer; the sweeper found its lease
+ * expired) that is not run again: RESUME_INTERRUPTED_TURNS=fail, or its re-run was cut off too.
+ */
+export const INTERRUPTED_ANSWER_ERROR: ErrorBody = {
+  code: 'INTERRUPTED',
+  message: 'This answer was cut off by a server restart. Your message is saved; press Retry to answer it again.',
+};
+
 /** Turn-ending errors, as the user is told about them (no provider internals, no stack). */
 export function userFacingError(error: unknown): ErrorBody {
   if (isAppError(error)) return { code: error.code, message: error.message };
