@@ -1,9 +1,12 @@
 import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/facade/facade-ports';
+import { createClientHistoryRepository } from './client-history-repository';
 import type { Database } from './prisma-client';
 
 /** The OpenAI-compatible route's conversations (table facade_conversations) and the reads it needs. */
 export function createFacadeConversationRepository(db: Database): FacadeConversationStore {
   return {
+    history: createClientHistoryRepository(db),
+
     async threadsOf({ userId, clientKey, limit }) {
       // The tail of each branch's last text a client saw: one backward step on (thread_id, seq) per branch.
       const rows = await db.$queryRaw<{ thread_id: string; tail: string | null }[]>`
