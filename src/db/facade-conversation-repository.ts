@@ -40,6 +40,12 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
         WHERE id = ${threadId}::uuid AND settings->'openaiClient' IS DISTINCT FROM ${value}::jsonb`;
     },
 
+    async cancelQueuedTurn(turnId) {
+      const marked = await db.$executeRaw`
+        UPDATE turns SET cancel_requested = true WHERE id = ${turnId}::uuid AND status = 'queued'`;
+      return marked > 0;
+    },
+
     async usageOfTurn(turnId) {
       // Cached tokens: null when no call of the turn had them reported (sum over nulls), so the answer leaves them out.
       const rows = await db.$queryRaw<{ prompt: number | null; completion: number | null; cached: number | null }[]>`

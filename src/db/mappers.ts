@@ -105,7 +105,8 @@ export function toEntry(row: ContextEntryRow): ContextEntry {
   return entry;
 }
 
-export function toTurn(row: TurnRow): Turn {
+/** A turn row; `cancelRequested` may be left out (a row built in memory, or selected without it). */
+export function toTurn(row: Omit<TurnRow, 'cancelRequested'> & { cancelRequested?: boolean }): Turn {
   return {
     id: row.id,
     threadId: row.threadId,
@@ -116,6 +117,7 @@ export function toTurn(row: TurnRow): Turn {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    ...(row.cancelRequested ? { cancelRequested: true } : {}),
   };
 }
 

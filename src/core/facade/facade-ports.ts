@@ -30,6 +30,11 @@ export interface FacadeConversationStore {
    * overflow retry included); zeros when it reported nothing.
    */
   usageOfTurn(turnId: string): Promise<{ promptTokens: number; completionTokens: number; cachedTokens: number | null }>;
+  /**
+   * Marks the turn to be cancelled when it starts, if it is still queued (its client went away): it then starts only
+   * to end as cancelled, its user message taking its seq, without calling the model. False when it is not queued.
+   */
+  cancelQueuedTurn(turnId: string): Promise<boolean>;
   /** The history matching's reads (see ClientHistoryStore). */
   history: ClientHistoryStore;
 }
