@@ -164,6 +164,24 @@ describe('/v1 history matching by hashes', () => {
     );
   });
 
+  it('hashes texts as the route compares them: line endings and surrounding white space do not count', async () => {
+    const threadId = await threadOf([
+      { role: 'user', content: '\u00a0\u3000 hello\r\nworld\r\t\ufeff' },
+      { role: 'assistant', content: '\u2028answer\u205f' },
+    ]);
+    const stored = await db.$queryRaw<{ hash: Uint8Array }[]>`
+      SELECT client_prefix_hash AS hash FROM messages WHERE thread_id = ${threadId}::uuid ORDER BY seq`;
+    const client: ClientMessage[] = [
+      { role: 'user', content: 'hello\nworld' },
+      { role: 'assistant', content: 'answer', toolCalls: [] },
+    ];
+    const hex = (hashes: readonly Uint8Array[]) => hashes.map((hash) => Buffer.from(hash).toString('hex'));
+    expect(hex(stored.map((row) => row.hash))).toEqual(hex(chainHashes({ messages: client, from: 0, base: null })));
+    // Inner white space counts.
+    const other = chainHashes({ messages: [{ role: 'user', content: 'hello\n world' }], from: 0, base: null });
+    expect(hex(other)).not.toEqual(hex(stored.slice(0, 1).map((row) => row.hash)));
+  });
+
   it('a request reads as many messages with a 1,000-message history as with a 10-message one', async () => {
     const reads: number[] = [];
     for (const pairs of [5, 500]) {

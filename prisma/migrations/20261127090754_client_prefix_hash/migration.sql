@@ -12,9 +12,8 @@ CREATE INDEX "messages_thread_id_client_prefix_hash_idx" ON "messages"("thread_i
 -- client's tools and their results), computed from the message before it by the triggers below whenever a message
 -- takes its seq, completes, or is forgotten or superseded. The bytes hashed are those of
 -- src/db/client-prefix-hash.ts (a test keeps the two equal):
---   item  = sha256(role || 0x00 || sha256(normalised text) || sha256(extra))
---           extra: '' for a user message, the call id for a tool result, sha256(id) of each client call for an answer
---   chain = sha256(previous chain || item), starting from sha256('client-view')
+--   chain = sha256(previous chain || role || 0x00 || sha256(extra) || normalised text), from sha256('client-view')
+--   extra: '' for a user message, the call id for a tool result, sha256(id) of each client call for an answer
 -- Texts are normalised as the route compares them: \r\n and \r become \n, then JavaScript's trim().
 -- A call is the client's when its name is one of the thread's client tools (settings.openaiClient.tools) when the
 -- answer completes: the calls the turn runner handed back to the client.
@@ -24,10 +23,11 @@ CREATE FUNCTION "client_view_normalize"(p_text text) RETURNS text LANGUAGE sql I
     E'\t\n\u000B\f\r \u00A0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF')
 $$;
 
-CREATE FUNCTION "client_view_item"(p_role text, p_content text, p_extra bytea) RETURNS bytea
+-- The chain through one more item of the client view.
+CREATE FUNCTION "client_view_link"(p_chain bytea, p_role text, p_content text, p_extra bytea) RETURNS bytea
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT sha256(convert_to(p_role, 'UTF8') || '\x00'::bytea
-    || sha256(convert_to(client_view_normalize(p_content), 'UTF8')) || sha256(p_extra))
+  SELECT sha256(p_chain || convert_to(p_role, 'UTF8') || '\x00'::bytea || sha256(p_extra)
+    || convert_to(client_view_normalize(p_content), 'UTF8'))
 $$;
 
 -- Not shown to a client (client-view.ts, isHidden): no seq, forgotten, superseded, notices, async tool notes, errors,
@@ -111,7 +111,7 @@ BEGIN
         END IF;
       END LOOP;
     END IF;
-    prefix_hash := sha256(prev_chain || client_view_item('assistant', coalesce(joined, ''), ids));
+    prefix_hash := client_view_link(prev_chain, 'assistant', coalesce(joined, ''), ids);
     chain := CASE WHEN length(ids) > 0 THEN prefix_hash ELSE prev_chain END;
     RETURN;
   END IF;
@@ -128,8 +128,8 @@ BEGIN
       WHERE p.thread_id = m.thread_id AND p.seq >= prev_from AND p.seq < m.seq AND p.client_prefix_hash IS NOT NULL
       ORDER BY p.seq DESC LIMIT 1;
   END IF;
-  prefix_hash := sha256(closed || client_view_item(m.role, m.content,
-    CASE WHEN m.role = 'tool' THEN convert_to(coalesce(m.tool_call_id, ''), 'UTF8') ELSE '' END));
+  prefix_hash := client_view_link(closed, m.role, m.content,
+    CASE WHEN m.role = 'tool' THEN convert_to(coalesce(m.tool_call_id, ''), 'UTF8') ELSE '' END);
   chain := prefix_hash;
 END
 $$;
