@@ -663,6 +663,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
       threadHeaders: env.FACADE_THREAD_HEADERS,
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
       calls,

@@ -337,6 +337,11 @@ const schema = z.object({
     ),
   /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
   FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
+  /**
+   * Messages one /v1/chat/completions request reads at most to match its history with the conversation (over all its
+   * branches); a history that needs more is refused (400). A request normally reads a handful, whatever its length.
+   */
+  FACADE_MAX_READ_MESSAGES: integer(200, 20),
 });
 
 export type Env = z.infer<typeof schema> & {

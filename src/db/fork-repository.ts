@@ -106,12 +106,13 @@ function forkStatement(input: {
         r.created_at, r.started_at, r.finished_at, r.deadline_at, r.remote_cancelled_at, coalesce(r.origin_run_id, r.id)
       FROM run_map r CROSS JOIN fork f LEFT JOIN source a ON a.id = r.message_id LEFT JOIN turn_map q ON q.id = r.follow_up_turn_id
     ), copied_messages AS (
-      -- search_vector is copied: the search trigger skips a row inserted with one.
+      -- search_vector and the client view's chain are copied: their triggers skip a row inserted with them.
       INSERT INTO messages (id, thread_id, seq, role, content, tool_calls, tool_call_id, status, error, tokens, encoding, turn_id, tool_run_id,
-        pinned, superseded, deleted_at, created_at, updated_at, completed_at, search_vector, origin_message_id)
+        pinned, superseded, deleted_at, created_at, updated_at, completed_at, search_vector, origin_message_id,
+        client_prefix_hash, client_chain, client_answer_from)
       SELECT s.new_id, f.id, s.seq, s.role, s.content, s.tool_calls, s.tool_call_id, s.status, s.error, s.tokens, s.encoding, q.new_id,
         r.new_id, s.pinned AND s.seq >= f.context_start_seq, s.superseded, s.deleted_at, s.created_at, s.updated_at, s.completed_at,
-        s.search_vector, coalesce(s.origin_message_id, s.id)
+        s.search_vector, coalesce(s.origin_message_id, s.id), s.client_prefix_hash, s.client_chain, s.client_answer_from
       FROM source s CROSS JOIN fork f LEFT JOIN turn_map q ON q.id = s.turn_id LEFT JOIN run_map r ON r.id = s.tool_run_id
     ), copied_entries AS (
       ${ENTRIES}

@@ -105,11 +105,14 @@ export function toEntry(row: ContextEntryRow): ContextEntry {
   return entry;
 }
 
-/** The turn row's fields the domain keeps (raw SQL selects just these: TURN_COLUMNS). */
+/**
+ * The turn row's fields the domain keeps (raw SQL selects just these: TURN_COLUMNS); `cancelRequested` may be left
+ * out (a row built in memory, or selected without it).
+ */
 type TurnFields = Pick<
   TurnRow,
   'id' | 'threadId' | 'kind' | 'userMessageId' | 'status' | 'error' | 'createdAt' | 'startedAt' | 'finishedAt'
->;
+> & { cancelRequested?: boolean };
 
 export function toTurn(row: TurnFields): Turn {
   return {
@@ -122,6 +125,7 @@ export function toTurn(row: TurnFields): Turn {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    ...(row.cancelRequested ? { cancelRequested: true } : {}),
   };
 }
 

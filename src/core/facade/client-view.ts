@@ -94,13 +94,23 @@ function isHidden(message: TranscriptMessage): boolean {
 }
 
 /**
+ * Which tool calls are the client's: those not named like one of our tools (`serverTools`), or, for a stretch of a
+ * transcript read on its own, those the thread's client offered (`isClientCall`) plus the calls whose results are known
+ * to be the client's (`clientResults`: their calls may lie before the stretch).
+ */
+export type ClientCalls =
+  ReadonlySet<string> | { isClientCall: (name: string) => boolean; clientResults: ReadonlySet<string> };
+
+/**
  * The thread's transcript (ascending seq) as an OpenAI client saw it: user messages, answers (the assistant texts of
  * one answer and its notes joined), calls of client tools and their results. Our server tools' calls and results, async notes,
- * notices, superseded, forgotten and errored messages are left out.
+ * notices, superseded, forgotten and errored messages are left out. A stretch of a transcript gives the same items as
+ * the whole when it starts where an item starts.
  */
-export function clientViewOf(messages: readonly TranscriptMessage[], serverTools: ReadonlySet<string>): StoredItem[] {
+export function clientViewOf(messages: readonly TranscriptMessage[], calls: ClientCalls): StoredItem[] {
+  const isClientCall = 'isClientCall' in calls ? calls.isClientCall : (name: string) => !calls.has(name);
   const items: StoredItem[] = [];
-  const clientCalls = new Set<string>();
+  const clientCalls = new Set<string>('isClientCall' in calls ? calls.clientResults : []);
   let open: OpenAnswer | null = null;
   // The turn of the answer being read (or just ended by a client tool call): its notes join it, no other's.
   let answerTurn: string | null = null;
@@ -149,13 +159,13 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
       answer.inProgress ||= inProgress;
       answer.stopped ||= message.status === 'cancelled';
       open = answer;
-      const calls = (message.toolCalls ?? []).filter((call) => !serverTools.has(call.name));
-      if (calls.length > 0) {
-        for (const call of calls) clientCalls.add(call.id);
+      const ownCalls = (message.toolCalls ?? []).filter((call) => isClientCall(call.name));
+      if (ownCalls.length > 0) {
+        for (const call of ownCalls) clientCalls.add(call.id);
         items.push({
           role: 'assistant',
           content: joinAnswerParts(answer.parts),
-          toolCalls: calls.map(({ id, name }) => ({ id, name })),
+          toolCalls: ownCalls.map(({ id, name }) => ({ id, name })),
           messageId: message.id,
           firstSeq: answer.firstSeq,
           lastSeq: seq,

@@ -217,6 +217,8 @@ export class TurnRunner {
     const startedAt = Date.now();
     let completed: Awaited<ReturnType<TurnStore['completeTurn']>> | null = null;
     try {
+      // Its client went away while it was queued: it ends here, its message in the transcript, the model never called.
+      if (turn.cancelRequested) throw new TurnCancelled('the client went away before the turn started');
       await this.generate(turn, context, active);
       // The turn's end, the step to the next turn and the context after this one (the fold decision's): one round trip.
       completed = await turns.completeTurn({ turnId: turn.id, threadId, owner, ttlMs: leaseTtlMs });

@@ -93,11 +93,20 @@ async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUs
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
 /**
- * Cancels the request's own turn when it is running, in whichever process runs it: never another turn of the thread
- * (the next one may have started by the time the client's close is seen). A turn still queued runs later.
+ * The client went away before the answer ended. A turn still queued is cancelled: when its turn comes its message
+ * takes its seq and the turn ends at once, without calling the model. A running one is stopped with `stopRunning` (a
+ * stream's client), in whichever process runs it: never another turn of the thread (the next one may have started by
+ * the time the client's close is seen).
  */
-async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
+async function clientGone(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  turn: Turn,
+  options: { stopRunning: boolean },
+): Promise<void> {
   try {
+    if (await facade.conversations.cancelQueuedTurn(turn.id)) return;
+    if (!options.stopRunning) return;
     if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
     else deps.runner.cancel(turn.threadId, turn.id);
   } catch (error) {
@@ -116,6 +125,10 @@ export async function answerAsJson(
   _request: Request,
   response: Response,
 ): Promise<void> {
+  // A client that goes away while its turn is queued cancels it; a running answer goes on (it is stored).
+  response.on('close', () => {
+    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: false });
+  });
   await runAndWait(deps, target.turn, response);
   const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
   const message = {
@@ -174,8 +187,9 @@ export async function answerAsStream(
     }
   };
   // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
+  // One that goes away while its turn is queued cancels it.
   response.on('close', () => {
-    if (!response.writableFinished) void stopIfRunning(deps, target.turn);
+    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: true });
   });
   try {
     await runAndWait(deps, target.turn, response, onEvent);

@@ -18,6 +18,8 @@ export interface FacadeHttpDeps {
   calls: ModelCallStore;
   /** FACADE_MAX_BODY_BYTES. */
   maxBodyBytes: number;
+  /** FACADE_MAX_READ_MESSAGES: messages one request reads at most to match its history. */
+  maxReadMessages: number;
   /** Names of our tools (a client tool may not take one). */
   serverToolNames: () => ReadonlySet<string>;
   /** True once the process is shutting down (503). */

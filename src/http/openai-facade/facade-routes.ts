@@ -154,9 +154,9 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         threads: deps.threads,
         memory: deps.memory,
         fork: deps.fork,
-        serverToolNames: facade.serverToolNames,
         turns: deps.turns,
         transcript: deps.transcript,
+        maxReadMessages: facade.maxReadMessages,
       },
     );
     response.setHeader(THREAD_ID_HEADER, started.thread.id);
