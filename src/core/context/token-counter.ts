@@ -101,6 +101,12 @@ export const TOKEN_COUNT_CACHE_BOUNDS = { maxEntries: 4096, maxChars: 2_000_000,
 const textTokens = createTextTokenCache(TOKEN_COUNT_CACHE_BOUNDS);
 
 /**
+ * What this process asked of the tokenizer since it started: `calls` (texts counted, remembered or not), `encoded`
+ * (texts byte-pair encoded: not remembered) and their `chars`. Plain counters, read by the per-turn work-budget test.
+ */
+export const tokenizerWork = { calls: 0, encoded: 0, chars: 0 };
+
+/**
  * Texts and characters the shared token-count cache holds now, against {@link TOKEN_COUNT_CACHE_BOUNDS}
  * (diagnostics: the benchmark's heap-growth figure is measured once this cache is full).
  */
@@ -120,6 +126,8 @@ const pieceTokens = new Map<EncodingName, { pattern: RegExp; counts: Map<string,
 
 /** `encode(text, [], []).length` (no special tokens allowed or refused), as the sum of its remembered pieces' counts. */
 function encodedLength(encoding: EncodingName, text: string): number {
+  tokenizerWork.encoded += 1;
+  tokenizerWork.chars += text.length;
   let pieces = pieceTokens.get(encoding);
   if (!pieces) {
     pieces = { pattern: new RegExp(RANKS[encoding].pat_str, 'ug'), counts: new Map() };
@@ -144,7 +152,10 @@ function encodedLength(encoding: EncodingName, text: string): number {
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
   // Disallow no special tokens: user text containing `<|endoftext|>` is plain text to the API too.
   const encodeLength = (text: string): number => encodedLength(encoding, text);
-  const countText = (text: string): number => (text === '' ? 0 : textTokens.count(encoding, text, encodeLength));
+  const countText = (text: string): number => {
+    tokenizerWork.calls += 1;
+    return text === '' ? 0 : textTokens.count(encoding, text, encodeLength);
+  };
 
   const countMessage = (message: CountableMessage): number => {
     let tokens = TOKENS_PER_MESSAGE + countText(message.role) + countText(message.content);
