@@ -3,13 +3,15 @@
  * (all of them in this process, on one embedded Postgres and Redis, each with its in-process stub answering
  * instantly and counting no tokens), gives each the same user history (six chats with a few messages each, saved
  * memories), then runs `turns` turns one at a time on each app in turn, `rounds` times with the order rotated, and
- * prints per setting the server's CPU per turn (this process' CPU over the batch ÷ turns; median of the rounds) and
- * the pre-model p50 (request arriving -> model request at the stub). Interleaving the settings in one process is
- * what makes a difference of a fraction of a millisecond visible on a shared machine: they all see the same load.
+ * prints per setting the server's CPU per turn (this process' CPU over the batch ÷ turns; median of the rounds), the
+ * Postgres server's CPU per turn (its processes' times in /proc: where the recall, gate and memory subqueries run) and
+ * the pre-model p50 (request arriving -> model request at the stub). The settings are interleaved in one process so
+ * they all see the same load; on a busy shared machine the rounds still spread widely (each round is printed).
  */
-import { requestJson } from './support/sse-client';
+import { closeConnections, requestJson } from './support/sse-client';
 import { startBenchStack, type BenchStack } from './support/bench-stack';
-import { startServices, stopOnSignals } from './support/stack';
+import { postgresCpuMs } from './support/postgres-cpu';
+import { startServices, stopOnSignals, type Services } from './support/stack';
 import { distribution, round } from './support/stats';
 
 const rounds = Number(process.argv[2] ?? 6);
@@ -51,6 +53,7 @@ interface Lane {
   token: string;
   threadId: string;
   cpu: number[];
+  postgresCpu: number[];
   pre: number[];
   sent: number;
 }
@@ -76,10 +79,13 @@ async function prepare(stack: BenchStack, name: string): Promise<Lane> {
   for (const text of ['I prefer short answers.', 'I live in Lyon.', 'My daughter is called Ada.'])
     await post(stack, token, '/api/memory', { text });
   const threadId = await stack.probe.thread(token, 'Today');
-  return { name, stack, token, threadId, cpu: [], pre: [], sent: 0 };
+  return { name, stack, token, threadId, cpu: [], postgresCpu: [], pre: [], sent: 0 };
 }
 
-async function batch(lane: Lane): Promise<void> {
+async function batch(lane: Lane, services: Services): Promise<void> {
+  // A keep-alive connection idle while the other settings ran may be closing on the server's side (ECONNRESET).
+  closeConnections();
+  const postgresBefore = postgresCpuMs(services.postgres.port);
   const before = process.cpuUsage();
   for (let turn = 0; turn < turnsPerBatch; turn += 1) {
     const text = QUESTIONS[lane.sent % QUESTIONS.length] ?? '';
@@ -89,6 +95,9 @@ async function batch(lane: Lane): Promise<void> {
   }
   const cpu = process.cpuUsage(before);
   lane.cpu.push((cpu.user + cpu.system) / 1000 / turnsPerBatch);
+  const postgresAfter = postgresCpuMs(services.postgres.port);
+  if (postgresBefore !== null && postgresAfter !== null)
+    lane.postgresCpu.push((postgresAfter - postgresBefore) / turnsPerBatch);
 }
 
 const services = await startServices();
@@ -104,12 +113,12 @@ try {
     stacks.push(stack);
     lanes.push(await prepare(stack, setting.name));
   }
-  for (const lane of lanes) await batch(lane); // warm-up: JIT, prepared statements, pooled connections
-  for (const lane of lanes) lane.cpu.length = lane.pre.length = 0;
+  for (const lane of lanes) await batch(lane, services); // warm-up: JIT, prepared statements, pooled connections
+  for (const lane of lanes) lane.cpu.length = lane.postgresCpu.length = lane.pre.length = 0;
   for (let index = 0; index < rounds; index += 1) {
     for (let offset = 0; offset < lanes.length; offset += 1) {
       const lane = lanes[(index + offset) % lanes.length];
-      if (lane) await batch(lane);
+      if (lane) await batch(lane, services);
     }
     process.stderr.write(`round ${index + 1} of ${rounds} done\n`);
   }
@@ -118,15 +127,17 @@ try {
   const rows = lanes.map((lane) => {
     const cpu = median(lane.cpu);
     const pre = median(lane.pre);
+    const postgres = lane.postgresCpu.length > 0 ? median(lane.postgresCpu) : Number.NaN;
     // What the setting saves against the defaults: the cost of what it turns off.
     const deltaCpu = baseline ? median(baseline.cpu) - cpu : 0;
     const deltaPre = baseline ? median(baseline.pre) - pre : 0;
-    return `| ${lane.name} | ${round(cpu)} (${lane.cpu.map((value) => round(value, 1)).join(' / ')}) | ${round(deltaCpu)} | ${round(pre)} | ${round(deltaPre)} |`;
+    const deltaPostgres = baseline && baseline.postgresCpu.length > 0 ? median(baseline.postgresCpu) - postgres : 0;
+    return `| ${lane.name} | ${round(cpu)} (${lane.cpu.map((value) => round(value, 1)).join(' / ')}) | ${round(deltaCpu)} | ${round(postgres)} | ${round(deltaPostgres)} | ${round(pre)} | ${round(deltaPre)} |`;
   });
   process.stdout.write(
     `${rounds} rounds of ${turnsPerBatch} turns per setting, 1 in flight, settings interleaved\n\n` +
-      '| setting | server CPU per turn, ms: median (each round) | saved vs defaults | pre-model p50, ms | saved vs defaults |\n' +
-      '|---|---|---|---|---|\n' +
+      '| setting | server CPU per turn, ms: median (each round) | saved vs defaults | Postgres CPU per turn, ms | saved vs defaults | pre-model p50, ms | saved vs defaults |\n' +
+      '|---|---|---|---|---|---|---|\n' +
       `${rows.join('\n')}\n`,
   );
 } finally {
