@@ -35,9 +35,9 @@ import { createFacadeConversationRepository } from '../db/facade-conversation-re
 import { createMemoryRepository } from '../db/memory-repository';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
-import { eraseUser } from '../core/erasure';
+import { deleteThread, eraseUser } from '../core/erasure';
 import { forgetKnownUser } from '../http/authenticate';
-import { saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
+import { recountSavedMemoryTokens, saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
@@ -56,6 +56,7 @@ import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
+import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
 import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
@@ -294,7 +295,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
   const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
-  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
+  const registry = createToolRegistry([...deploymentTools(env), ...(tuning.extraTools ?? [])], {
     maxTokens: schemaCap,
     count: (definition) => settings.counter.countToolSchemas([definition]),
   });
@@ -340,6 +341,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       log,
     }),
   };
+  // Items counted for the rendering before quoted lines (migration saved_memory_status): recounted in the background.
+  recountSavedMemoryTokens(savedMemories).then(
+    (recounted) => {
+      if (recounted > 0) log.info({ recounted }, 'recounted saved memories for the quoted rendering');
+    },
+    (error: unknown) => log.warn({ err: error }, 'could not recount saved memories'),
+  );
   const baseToolServices = createToolServices(db);
   const toolServices: ToolServices = {
     ...baseToolServices,
@@ -348,8 +356,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }),
     },
     saveMemory: async (input) => {
-      const outcome = await saveMemoryFromThread(input, savedMemories);
-      return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;
+      const status = env.SAVE_MEMORY_TOOL === 'on' ? 'active' : 'pending';
+      const outcome = await saveMemoryFromThread({ ...input, status }, savedMemories);
+      return 'saved' in outcome
+        ? { saved: { id: outcome.saved.id, text: outcome.saved.text, status: outcome.saved.status } }
+        : outcome;
     },
   };
   const toolQueue = createToolProducer({
@@ -541,6 +552,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     tokens,
     sendLimiter,
     searchLimiter,
+    requestLimiter: createMemoryRateLimiter({ limit: env.API_REQUESTS_PER_MINUTE }),
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -618,6 +630,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
     savedMemories,
     erasures,
+    deleteThread: (threadId) =>
+      deleteThread(threadId, {
+        toolRunIdsOf: (id) => erasures.toolRunIdsOfThread(id),
+        deleteThread: (id) => threads.deleteThread(id),
+        cancelTurns: (id) => runner.cancel(id),
+        cancelRemoteWork: (runIds) => cancelRemoteWork(runIds, { runs: toolRuns, registry, log }),
+        removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
+        log,
+      }),
     eraseUser: async (input) => {
       const outcome = await eraseUser(input, {
         store: erasures,
@@ -643,6 +664,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
+      calls,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },
@@ -678,7 +700,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ),
     ...(options.mountStatic ? { afterApi: options.mountStatic } : {}),
   });
-  const server = createServer(app);
+  // A request (headers and body) must arrive whole within REQUEST_TIMEOUT_MS (checked every second); an answer may
+  // stream for longer.
+  const server = createServer(
+    {
+      requestTimeout: env.REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(env.REQUEST_TIMEOUT_MS, 60_000),
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
   const cancelRun = async (runId: string, userId: string) =>
     (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;

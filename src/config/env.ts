@@ -174,6 +174,11 @@ const schema = z.object({
   MAX_MEMORY_ITEMS: integer(200, 1),
   /** Saved memory writes (POST/PATCH/DELETE /api/memory, the save_memory tool) per user per minute, across processes. */
   MEMORY_WRITES_PER_MINUTE: integer(30, 1),
+  /**
+   * The model's save_memory tool: `on` saves at once; `confirm` (default) proposes an item the user approves or
+   * dismisses (web app, POST /api/memory/:id/approve) before it reaches any prompt; `off` does not offer the tool.
+   */
+  SAVE_MEMORY_TOOL: z.enum(['on', 'confirm', 'off']).default('confirm'),
   /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
   RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
   /** Auto-recall's relevance gate: a recall slot only where recall is likely to add something (core/context/recall-gate). */
@@ -228,6 +233,16 @@ const schema = z.object({
   /** How often the sweeper derives pending folds and stranded turns from Postgres. */
   SWEEP_INTERVAL_MS: integer(60_000, 100),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
+  /**
+   * Requests of any kind one user may make to /api per minute, in each process's memory (a coarse bound on every
+   * route, under the narrower send, search and fork limits; nothing is spent in Redis for it).
+   */
+  API_REQUESTS_PER_MINUTE: integer(600, 1),
+  /**
+   * How long a client may take to send one whole request, headers and body (Node's requestTimeout): a body that
+   * trickles in is cut off, with 408, after this.
+   */
+  REQUEST_TIMEOUT_MS: integer(30_000, 1000),
   /** Transcript searches (GET /api/search, GET /api/threads/:id/search) per user per minute, across processes. */
   SEARCH_PER_MINUTE: integer(60, 1),
   /** Guest sessions per client address (IPv6 by /64) per minute, across processes. */

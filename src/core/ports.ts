@@ -5,7 +5,7 @@ import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
 import type { AsyncRunCaps } from './tools/async-run-cap';
-import type { SavedMemory, SavedMemorySource } from './saved-memories/saved-memory';
+import type { SavedMemory, SavedMemorySource, SavedMemoryStatus } from './saved-memories/saved-memory';
 
 /**
  * What the core needs from the world. Adapters implement these (db/, jobs/, llm/, realtime/);
@@ -25,6 +25,10 @@ export interface ThreadStore {
   findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
   listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
   renameThread(threadId: string, title: string): Promise<Thread>;
+  /**
+   * Deletes the thread and everything of it, but its model-call records: they stay with their user and figures, without
+   * the thread or any of its content, so the costs of earlier days never shrink.
+   */
   deleteThread(threadId: string): Promise<void>;
   countMessages(threadId: string): Promise<number>;
 }
@@ -173,8 +177,11 @@ export interface TurnStore {
 
 export interface ModelCallRecord {
   threadId: string | null;
+  /** Whom the call was for; absent: the thread's owner (a call of no thread names its user). */
+  userId?: string | null;
   messageId: string | null;
-  purpose: 'chat' | 'summary' | 'condense';
+  /** `auxiliary`: a /v1 client's background request (a title, tags), of no thread. */
+  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary';
   model: string;
   estimatedPromptTokens: number;
   reportedPromptTokens: number | null;
@@ -684,20 +691,30 @@ export interface ForkStore {
  * Forgetting a message deletes the items whose source it is (MemoryStore.forget).
  */
 export interface SavedMemoryStore {
-  /** Newest first. */
+  /** Newest first, pending and active. */
   list(userId: string): Promise<SavedMemory[]>;
-  /** Adds an item unless the user already has `maxItems` (then null; exact under concurrent writes). */
+  /**
+   * Adds an item unless the user already has `maxItems`, pending ones included (then null; exact under concurrent
+   * writes).
+   */
   create(input: {
     userId: string;
     text: string;
     tokens: number;
     source: SavedMemorySource | null;
     maxItems: number;
+    status: SavedMemoryStatus;
   }): Promise<SavedMemory | null>;
+  /** Makes a pending item active; null when the user has no such item (an active one comes back unchanged). */
+  approve(input: { userId: string; id: string }): Promise<SavedMemory | null>;
+  /** Pending and active items of every user still counted for an earlier rendering, at most `limit`. */
+  listStaleTokens(limit: number): Promise<{ id: string; text: string }[]>;
+  /** Stores a recount for the rendering of now, unless the item changed meanwhile (its text is not `text`). */
+  saveRecount(input: { id: string; text: string; tokens: number }): Promise<void>;
   /** Null when the user has no such item. */
   update(input: { userId: string; id: string; text: string; tokens: number }): Promise<SavedMemory | null>;
-  /** False when the user has no such item. */
-  remove(input: { userId: string; id: string }): Promise<boolean>;
+  /** False when the user has no such item (with `status`: no such item in that status). */
+  remove(input: { userId: string; id: string; status?: SavedMemoryStatus }): Promise<boolean>;
   /** The owner of a thread and its newest user message with a seq (the source of an item the model saves). */
   sourceOfThread(threadId: string): Promise<{ userId: string; source: SavedMemorySource | null } | null>;
 }

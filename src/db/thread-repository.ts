@@ -6,6 +6,7 @@ import type { Thread as ThreadRow } from './generated/client';
 import { toThread } from './mappers';
 import { THREAD_COLUMNS } from './sql-columns';
 import { claimThreadSlot } from './thread-quota';
+import { keepModelCallsOf } from './keep-model-calls';
 
 export function createThreadRepository(db: Database): ThreadStore {
   return {
@@ -50,8 +51,13 @@ export function createThreadRepository(db: Database): ThreadStore {
       return toThread(await db.thread.update({ where: { id: threadId }, data: { title } }));
     },
     async deleteThread(threadId) {
-      // Messages, entries, summaries, tool runs, turns and call records cascade.
-      await db.thread.deleteMany({ where: { id: threadId } });
+      if (!UUID.test(threadId)) return;
+      // Messages, entries, summaries, tool runs and turns cascade; the call records stay, detached (keepModelCallsOf).
+      await db.$transaction([
+        db.$queryRaw`SELECT id FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
+        db.$executeRaw(keepModelCallsOf([threadId], { anonymise: false })),
+        db.$executeRaw`DELETE FROM threads WHERE id = ${threadId}::uuid`,
+      ]);
     },
     async countMessages(threadId) {
       return db.message.count({ where: { threadId } });

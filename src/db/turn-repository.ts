@@ -13,6 +13,7 @@ import { prepared } from './prepared-statement';
 import { UUID } from './keyset-cursor';
 import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
+import { callUser } from './model-call-repository';
 import {
   ASYNC_COMMIT,
   MESSAGE_COLUMNS,
@@ -346,11 +347,11 @@ export function createTurnRepository(
 function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql {
   const { manifest } = call;
   return Prisma.sql`
-    INSERT INTO model_calls (id, thread_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
+    INSERT INTO model_calls (id, thread_id, user_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
       reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, recalled_seqs, omitted,
       overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts, saved_memory_ids, recalled_elsewhere, reported_cached_tokens, prompt_divergence, recall_note,
       prompt_fingerprints, tools_fingerprint)
-    SELECT gen_random_uuid(), ${call.threadId}::uuid, finished.id, ${call.purpose}, ${call.model},
+    SELECT gen_random_uuid(), ${call.threadId}::uuid, ${callUser(call)}, finished.id, ${call.purpose}, ${call.model},
       ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
       ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
       ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.recalledSeqs ?? []}::int[], ${call.omitted ?? 0}::int,

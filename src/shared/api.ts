@@ -413,8 +413,13 @@ export interface SavedMemoryDto {
   text: string;
   /** The message that asked the model to remember it; null for one added by hand (or once its chat is deleted). */
   source: { threadId: string; seq: number } | null;
-  /** Whether the packs carry it: false for the older items left out over USER_MEMORY_TOKENS. */
+  /** Whether the packs carry it: false for the older items left out over USER_MEMORY_TOKENS, and for proposals. */
   inContext: boolean;
+  /**
+   * `pending`: the model proposed it (SAVE_MEMORY_TOOL=confirm); it reaches no prompt until approved
+   * (`POST /api/memory/:id/approve`), and Dismiss deletes it. `active`: in every pack within USER_MEMORY_TOKENS.
+   */
+  status: 'pending' | 'active';
   createdAt: string;
   updatedAt: string;
 }

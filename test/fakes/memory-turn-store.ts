@@ -1,6 +1,7 @@
 import { AppError } from '../../src/core/errors';
 import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
 import type { AcceptedMessage, NextTurn, TurnStore } from '../../src/core/ports';
+import { callUser } from './memory-model-call-store';
 import {
   byId,
   copy,
@@ -285,7 +286,7 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
           pinned: false,
         });
       }
-      if (call) database.calls.push({ ...copy(call), messageId: message.id });
+      if (call) database.calls.push({ ...copy(call), messageId: message.id, userId: callUser(database, call) });
       return toMessage(message);
     },
 

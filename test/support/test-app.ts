@@ -47,6 +47,7 @@ export async function startTestApp(
     REDIS_URL: redisUrl,
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '10000',
+    API_REQUESTS_PER_MINUTE: '100000',
     SEARCH_PER_MINUTE: '10000',
     ...options.env,
   });

@@ -1,4 +1,5 @@
 import type { TranscriptMessage } from '../domain';
+import { isMemoryNote } from '../tools/built-in/save-memory';
 
 /** A tool call as an OpenAI client sends it back in an assistant message of its history. */
 export interface ClientToolCall {
@@ -44,6 +45,23 @@ export type StoredItem =
 /** Between the texts of two assistant messages of one answer (a server-tool round between them), as streamed. */
 export const ANSWER_PART_SEPARATOR = '\n\n';
 
+/**
+ * A note of an answer the client sees as a line of it: a saved memory's or a proposal's ("[memory] …"), written by the
+ * server in the answer's turn. It is part of the stored answer, so the client's next history, holding the line,
+ * still matches the transcript.
+ */
+export function isAnswerNote(
+  message: Pick<TranscriptMessage, 'role' | 'turnId' | 'toolRunId' | 'status' | 'content'>,
+): boolean {
+  return (
+    message.role === 'system' &&
+    message.turnId !== null &&
+    message.toolRunId === null &&
+    message.status === 'complete' &&
+    isMemoryNote(message.content)
+  );
+}
+
 /** Joins the texts an answer's assistant messages streamed, as the client received them. */
 export function joinAnswerParts(parts: readonly string[]): string {
   return parts.filter((part) => part.length > 0).join(ANSWER_PART_SEPARATOR);
@@ -67,7 +85,7 @@ function isHidden(message: TranscriptMessage): boolean {
     message.seq === null ||
     message.deleted ||
     message.superseded ||
-    message.role === 'system' ||
+    (message.role === 'system' && !isAnswerNote(message)) ||
     message.toolRunId !== null ||
     message.status === 'error' ||
     message.status === 'pending' ||
@@ -77,13 +95,15 @@ function isHidden(message: TranscriptMessage): boolean {
 
 /**
  * The thread's transcript (ascending seq) as an OpenAI client saw it: user messages, answers (the assistant texts of
- * one answer joined), calls of client tools and their results. Our server tools' calls and results, async notes,
+ * one answer and its notes joined), calls of client tools and their results. Our server tools' calls and results, async notes,
  * notices, superseded, forgotten and errored messages are left out.
  */
 export function clientViewOf(messages: readonly TranscriptMessage[], serverTools: ReadonlySet<string>): StoredItem[] {
   const items: StoredItem[] = [];
   const clientCalls = new Set<string>();
   let open: OpenAnswer | null = null;
+  // The turn of the answer being read (or just ended by a client tool call): its notes join it, no other's.
+  let answerTurn: string | null = null;
   const flush = () => {
     if (open)
       items.push({
@@ -104,6 +124,7 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
     const inProgress = message.status === 'streaming';
     if (message.role === 'user') {
       flush();
+      answerTurn = null;
       items.push({
         role: 'user',
         content: message.content,
@@ -123,6 +144,7 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
       };
       answer.parts.push(message.content);
       answer.messageId = message.id;
+      answerTurn = message.turnId;
       answer.lastSeq = seq;
       answer.inProgress ||= inProgress;
       answer.stopped ||= message.status === 'cancelled';
@@ -141,6 +163,17 @@ export function clientViewOf(messages: readonly TranscriptMessage[], serverTools
           stopped: answer.stopped,
         });
         open = null;
+      }
+    } else if (message.role === 'system') {
+      // An answer's note (see isAnswerNote): a line of the answer it belongs to, as the client received it.
+      const last = items.at(-1);
+      if (message.turnId !== answerTurn) continue;
+      if (open) {
+        (open as OpenAnswer).parts.push(message.content);
+        (open as OpenAnswer).lastSeq = seq;
+      } else if (last?.role === 'assistant') {
+        last.content = joinAnswerParts([last.content, message.content]);
+        last.lastSeq = seq;
       }
     } else if (message.role === 'tool' && message.toolCallId !== null && clientCalls.has(message.toolCallId)) {
       flush();

@@ -1,10 +1,19 @@
 import type { ErrorBody } from '../../shared/errors';
+import { ContextOverBudgetError } from '../context';
 import { isAppError } from '../errors';
 import { isModelCallError } from '../model-call-error';
 
 /** Turn-ending errors, as the user is told about them (no provider internals, no stack). */
 export function userFacingError(error: unknown): ErrorBody {
   if (isAppError(error)) return { code: error.code, message: error.message };
+  // The pack's fixed parts (system prompt, tool definitions, saved memories, summary, pinned messages) leave too
+  // little room for the message even condensed: a Retry alone cannot help, so the budget is named.
+  if (error instanceof ContextOverBudgetError) {
+    return {
+      code: 'CONTEXT_OVERFLOW',
+      message: `This chat's context cannot carry the message: the answer needs at least ${error.required} tokens, above the chat's budget of ${error.budget}. Your message is saved; unpin messages or start a new chat.`,
+    };
+  }
   if (isModelCallError(error)) {
     switch (error.kind) {
       case 'timeout':

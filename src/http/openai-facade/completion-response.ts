@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Turn } from '../../core/domain';
 import { AppError } from '../../core/errors';
-import { ANSWER_PART_SEPARATOR, joinAnswerParts } from '../../core/facade/client-view';
+import { ANSWER_PART_SEPARATOR, isAnswerNote, joinAnswerParts } from '../../core/facade/client-view';
 import type { ThreadEvent } from '../../shared/events';
 import type { HttpDeps } from '../http-deps';
 import { turnEnded } from '../routes/message-routes';
@@ -70,12 +70,13 @@ async function outcomeOf(
     throw new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.');
   const parts = messages.filter(
     (message) =>
-      message.role === 'assistant' &&
-      !message.superseded &&
-      (message.status === 'complete' || message.status === 'cancelled'),
+      (message.role === 'assistant' &&
+        !message.superseded &&
+        (message.status === 'complete' || message.status === 'cancelled')) ||
+      (isAnswerNote(message) && !message.superseded),
   );
   const ours = facade.serverToolNames();
-  const toolCalls = (parts.at(-1)?.toolCalls ?? [])
+  const toolCalls = (parts.filter((message) => message.role === 'assistant').at(-1)?.toolCalls ?? [])
     .filter((call) => !ours.has(call.name))
     .map((call) => ({
       id: call.id,
@@ -134,8 +135,8 @@ export async function answerAsJson(
 }
 
 /**
- * A streamed answer: `chat.completion.chunk` events as the model writes (the texts of an answer's rounds separated as
- * the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
+ * A streamed answer: `chat.completion.chunk` events as the model writes (the texts of an answer's rounds and its
+ * saved-memory notes separated as the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
  * A failure once the stream is open is its last event, `data: {"error": ...}`, as OpenAI sends it.
  */
 export async function answerAsStream(
@@ -163,6 +164,11 @@ export async function answerAsStream(
       separatorDue = wrote;
     } else if (event.type === 'message-delta' && answerMessages.has(event.messageId) && event.delta !== '') {
       write(chunk({ content: (separatorDue ? ANSWER_PART_SEPARATOR : '') + event.delta }));
+      separatorDue = false;
+      wrote = true;
+    } else if (event.type === 'message-end' && event.message.turnId === target.turn.id && isAnswerNote(event.message)) {
+      // A saved memory's note: a line of the answer, as the stored answer joins it (client-view.ts).
+      write(chunk({ content: (wrote ? ANSWER_PART_SEPARATOR : '') + event.message.content }));
       separatorDue = false;
       wrote = true;
     }

@@ -1,5 +1,5 @@
 import type { FacadeConversationStore } from '../../core/facade/facade-ports';
-import type { ChatModelPort } from '../../core/ports';
+import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
 export interface FacadeHttpDeps {
@@ -14,6 +14,8 @@ export interface FacadeHttpDeps {
   auxiliaryPrefixes: string[];
   /** The chat model, for those stateless answers (turns go through the runner). */
   chat: ChatModelPort;
+  /** Where those answers' model calls are recorded (the admin's costs). */
+  calls: ModelCallStore;
   /** FACADE_MAX_BODY_BYTES. */
   maxBodyBytes: number;
   /** Names of our tools (a client tool may not take one). */

@@ -10,6 +10,7 @@ import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { facadePrincipal, SERVICE_ONLY } from './facade-principal';
 import { MODEL_NOT_FOUND } from './openai-errors';
+import { refuseNulEscapes } from '../refuse-nul-characters';
 
 /** Longest conversation key a client may send (X-Thread-Id and the like). */
 export const MAX_CLIENT_KEY_CHARS = 200;
@@ -84,7 +85,13 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     }
     next();
   });
-  router.use(express.json({ limit: facade.maxBodyBytes, strict: true }));
+  router.use(
+    express.json({
+      limit: facade.maxBodyBytes,
+      strict: true,
+      verify: (_request, _response, buffer) => refuseNulEscapes(buffer),
+    }),
+  );
   const principalDeps = {
     tokens: deps.tokens,
     threads: deps.threads,
@@ -126,7 +133,10 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         chat: facade.chat,
         sendLimiter: deps.fork.sendLimiter,
         settings: deps.fork.settings,
+        maxMessageChars: deps.limits.maxMessageChars,
         timeoutMs: deps.limits.turnTimeoutMs,
+        calls: facade.calls,
+        log: deps.log,
       };
       await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
       return;

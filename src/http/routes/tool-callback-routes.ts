@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import { acceptRunnerReport, type RunnerReport } from '../../core/tools/accept-runner-report';
+import { refuseNulEscapes } from '../refuse-nul-characters';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook } from '../../external/webhook-signature';
 import type { HttpDeps, ToolCallbackDeps } from '../http-deps';
 import { parseOrThrow, toolRunParams } from '../request-schemas';
@@ -51,6 +52,7 @@ export function toolCallbackBodyParser(maxResultChars: number): RequestHandler[]
     limit: maxResultChars * 6 + 16_384,
     strict: true,
     verify: (request, _response, buffer) => {
+      refuseNulEscapes(buffer);
       (request as { rawBody?: Buffer }).rawBody = buffer;
     },
   });
