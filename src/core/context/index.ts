@@ -52,6 +52,7 @@ export {
   REPLY_PRIMING_TOKENS,
   TOKEN_COUNT_CACHE_BOUNDS,
   tokenCountCacheSize,
+  tokenizerWork,
   TOKENS_PER_MESSAGE,
   TOKENS_PER_NAME,
   TOKENS_PER_TOOL_CALL,

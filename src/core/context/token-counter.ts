@@ -102,6 +102,12 @@ export const TOKEN_COUNT_CACHE_BOUNDS = { maxEntries: 4096, maxChars: 2_000_000,
 const textTokens = createTextTokenCache(TOKEN_COUNT_CACHE_BOUNDS);
 
 /**
+ * What this process asked of the tokenizer since it started: `calls` (texts counted, remembered or not), `encoded`
+ * (texts byte-pair encoded: not remembered) and their `chars`. Plain counters, read by the per-turn work-budget test.
+ */
+export const tokenizerWork = { calls: 0, encoded: 0, chars: 0 };
+
+/**
  * Texts and characters the shared token-count cache holds now, against {@link TOKEN_COUNT_CACHE_BOUNDS}
  * (diagnostics: the benchmark's heap-growth figure is measured once this cache is full).
  */
@@ -202,6 +208,8 @@ function isHighSurrogate(code: number): boolean {
  * stub in src/llm/count-chat-tokens.ts).
  */
 export function boundedEncodedLength(encoding: EncodingName, text: string): number {
+  tokenizerWork.encoded += 1;
+  tokenizerWork.chars += text.length;
   let pieces = pieceTokens.get(encoding);
   if (!pieces) {
     pieces = { pattern: new RegExp(RANKS[encoding].pat_str, 'ug'), counts: new Map() };
@@ -226,7 +234,10 @@ export function boundedEncodedLength(encoding: EncodingName, text: string): numb
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
   // Disallow no special tokens: user text containing `<|endoftext|>` is plain text to the API too.
   const encodeLength = (text: string): number => boundedEncodedLength(encoding, text);
-  const countText = (text: string): number => (text === '' ? 0 : textTokens.count(encoding, text, encodeLength));
+  const countText = (text: string): number => {
+    tokenizerWork.calls += 1;
+    return text === '' ? 0 : textTokens.count(encoding, text, encodeLength);
+  };
 
   const countMessage = (message: CountableMessage): number => {
     let tokens = TOKENS_PER_MESSAGE + countText(message.role) + countText(message.content);
