@@ -195,6 +195,24 @@ export const HOSTILE_CASES: HostileCase[] = [
       }),
   },
   {
+    entry: 'PATCH /api/admin/threads/{id}/settings',
+    largestText: 8000,
+    send: (context, { text }) =>
+      call(context, 'PATCH', `/api/admin/threads/${context.thread.id}/settings`, {
+        json: { summaryPrompt: text },
+        token: context.adminToken,
+      }),
+  },
+  {
+    entry: 'POST /api/tool-runs/{id}/progress',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', `/api/tool-runs/${randomUUID()}/progress`, {
+        json: { progress: 0.5, note: text },
+        token: null,
+      }),
+  },
+  {
     entry: 'POST /api/admin/session',
     largestText: 4096,
     send: (context, { text }) => call(context, 'POST', '/api/admin/session', { json: { token: text }, token: null }),
