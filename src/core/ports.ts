@@ -24,9 +24,33 @@ export interface ThreadStore {
   /** The thread if it exists and belongs to `ownerId` (any owner when ownerId is null). */
   findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
   listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
+  /** A user's title: it is never replaced by an automatic one. */
   renameThread(threadId: string, title: string): Promise<Thread>;
   deleteThread(threadId: string): Promise<void>;
   countMessages(threadId: string): Promise<number>;
+}
+
+/** What an automatic title is made from (ThreadTitleStore.firstExchange). */
+export interface FirstExchange {
+  /** The thread's first user message. */
+  userText: string;
+  /** The first complete answer after it; null when there is none (yet). */
+  answerText: string | null;
+  /** A branch: its title ends in " (branch)". */
+  branch: boolean;
+  /** A thread of an OpenAI client (/v1): its client makes its own titles, so ours costs no model call. */
+  openaiClient: boolean;
+}
+
+/** Automatic chat titles (core/titles): read the first exchange of an untitled thread, write its title. */
+export interface ThreadTitleStore {
+  /** The thread's first exchange while its title is still the default one; null when titled or gone. */
+  firstExchange(threadId: string): Promise<FirstExchange | null>;
+  /**
+   * Sets an automatic title only over the default one (a conditional update: a rename that came first wins);
+   * the updated thread, or null when it was titled meanwhile or is gone.
+   */
+  setAutomaticTitle(threadId: string, title: string): Promise<Thread | null>;
 }
 
 export interface TranscriptStore {
@@ -174,7 +198,8 @@ export interface TurnStore {
 export interface ModelCallRecord {
   threadId: string | null;
   messageId: string | null;
-  purpose: 'chat' | 'summary' | 'condense';
+  /** `title`: a chat's automatic title (core/titles). */
+  purpose: 'chat' | 'summary' | 'condense' | 'title';
   model: string;
   estimatedPromptTokens: number;
   reportedPromptTokens: number | null;
@@ -342,6 +367,12 @@ export interface SummarizerPort {
     toolChoice?: 'none';
     cacheKey?: string;
   }): Promise<ChatResult>;
+}
+
+/** Automatic titles made by the summarizer model run as jobs of the summary queue, off the answer's path. */
+export interface TitleQueue {
+  /** Enqueues the thread's title job (deduplicated per thread; the job is a no-op once the thread is titled). */
+  enqueueTitle(threadId: string): Promise<void>;
 }
 
 export interface FoldQueue {
