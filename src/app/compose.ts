@@ -292,18 +292,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   queues.register(folds.queue);
 
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
-  // Chat titles: by the summarizer model in a job of the summary queue; with the offline model, from the first
-  // message's words at once (its extractive summarizer makes no title).
-  const offlineModel = models.label.provider === 'offline';
+  // Chat titles: by the summarizer model in a job of the summary queue; with the offline model (its extractive
+  // summarizer makes no title) or CHAT_TITLES=words, from the first message's words at once.
+  const titlesFromWords = models.label.provider === 'offline' || env.CHAT_TITLES === 'words';
   const titleDeps: TitleDeps = {
     titles: createThreadTitleRepository(db),
-    model: offlineModel ? null : summarizer,
+    model: titlesFromWords ? null : summarizer,
     calls,
     events,
     settings,
     log,
   };
-  const requestTitle = offlineModel
+  const requestTitle = titlesFromWords
     ? (threadId: string) => titleThread({ threadId }, titleDeps)
     : (threadId: string) => folds.enqueueTitle(threadId);
 
