@@ -29,6 +29,8 @@ export interface MemoryPanelProps {
   /** Opens another chat at a message (what cross-thread recall brought from it). */
   onOpenElsewhere(at: { threadId: string; seq: number }): void;
   onClose(): void;
+  /** A new chat before its first message: there is no memory to show yet. */
+  draft?: boolean;
 }
 
 /** What the model will see next: summary, pinned messages, window entries, the pack against the budget, fold state, settings. */
@@ -53,7 +55,13 @@ export function MemoryPanel(props: MemoryPanelProps) {
           from the remaining transcript.
         </p>
       ) : null}
-      {!data ? <p>Loading…</p> : <MemoryContent {...props} data={data} />}
+      {props.draft ? (
+        <p className="empty-thread">A new chat has no memory yet: it starts with your first message.</p>
+      ) : !data ? (
+        <p>Loading…</p>
+      ) : (
+        <MemoryContent {...props} data={data} />
+      )}
       {props.thread ? (
         <section aria-labelledby="settings-heading">
           <h3 id="settings-heading">Settings</h3>
