@@ -79,7 +79,7 @@ test.describe('chat titles with the offline model', () => {
         page,
         width,
         message: 'can you help me plan a team offsite in Lisbon next spring?',
-        title: 'Can you help me plan a',
+        title: 'Can you help me plan',
         shot: `chat-titles-offline-${width}`,
         testInfo,
       });

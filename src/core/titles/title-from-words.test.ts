@@ -3,8 +3,11 @@ import { TITLE_MAX_CHARS, titleFromWords } from './title-from-words';
 
 describe('titleFromWords', () => {
   it('keeps the first six words of the first message, capitalised, without trailing punctuation', () => {
-    expect(titleFromWords('can you help me plan a team offsite in Lisbon next spring?')).toBe('Can you help me plan a');
+    expect(titleFromWords('can you help me plan a team offsite in Lisbon next spring?')).toBe('Can you help me plan');
     expect(titleFromWords('Plan my week.')).toBe('Plan my week');
+    expect(titleFromWords('I want to book a trip to Lisbon')).toBe('I want to book a trip');
+    expect(titleFromWords('Tell me about the history of Rome')).toBe('Tell me about the history');
+    expect(titleFromWords('Go to the shop')).toBe('Go to the shop');
     expect(titleFromWords('A trip to Lisbon (Portugal)')).toBe('A trip to Lisbon (Portugal)');
     expect(titleFromWords('  Hello there!!!  ')).toBe('Hello there');
     expect(titleFromWords('What about Porto, Lisbon, or Madrid?')).toBe('What about Porto, Lisbon, or Madrid');

@@ -15,12 +15,19 @@ function plainText(text: string): string {
     .trim();
 }
 
+/** Words a title does not end on ("Plan a trip to" reads cut off): English articles, prepositions, conjunctions. */
+const DANGLING = new Set(
+  'a an the to of in on at for with from by about and or but my your our their its this that'.split(' '),
+);
+
 /**
- * `text` made a title line: at most `maxWords` words and TITLE_MAX_CHARS characters (cut at a word), without
- * surrounding quotes or trailing punctuation, its first letter upper-case. Empty when nothing is left.
+ * `text` made a title line: at most `maxWords` words and TITLE_MAX_CHARS characters (cut at a word), not ending on
+ * an article or preposition, without surrounding quotes or trailing punctuation, its first letter upper-case. Empty
+ * when nothing is left.
  */
 export function finishTitle(text: string, maxWords = TITLE_MAX_WORDS): string {
   const words = plainText(text).split(' ').filter(Boolean).slice(0, maxWords);
+  while (words.length > 2 && DANGLING.has(words.at(-1)!.toLowerCase())) words.pop();
   let title = '';
   for (const word of words) {
     const next = title ? `${title} ${word}` : word;
@@ -41,7 +48,7 @@ export function finishTitle(text: string, maxWords = TITLE_MAX_WORDS): string {
 /**
  * A chat's title from its first message's words (the offline model's, and the fallback when the model's title is
  * unusable): the first TITLE_MAX_WORDS words of its first sentence-ish line, markdown and links left out, e.g.
- * "can you help me plan a team offsite in Lisbon next spring?" → "Can you help me plan a".
+ * "can you help me plan a team offsite in Lisbon next spring?" → "Can you help me plan".
  */
 export function titleFromWords(text: string): string {
   const firstLine =
