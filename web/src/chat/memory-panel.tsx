@@ -1,3 +1,4 @@
+import { BudgetExplanation } from '../common/budget-explanation';
 import type { ContextPackDto, MessageDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { formatTokens, relativeTime } from '../common/format';
@@ -98,6 +99,7 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
           {formatTokens(pack.tokens)} of {formatTokens(pack.budget)} tokens
           {pack.omitted > 0 ? ` · ${pack.omitted} entries left out` : ''}
         </p>
+        <BudgetExplanation explanation={pack.explanation} packTokens={pack.tokens} packBudget={pack.budget} />
         <p className="figures">
           {detail.context.foldPending ? (
             <span className="tag warn">Fold pending</span>
