@@ -32,6 +32,9 @@ test.describe('memory panel', () => {
       if (turn === 1) {
         await expect(panel.getByText('No summary yet')).toBeVisible();
         await expect(panel.getByRole('meter', { name: 'Pack tokens against the budget' })).toBeVisible();
+        // How "N of M tokens" relates to the window: window − reserve = budget, less the tool definitions.
+        await expect(panel.getByTestId('budget-explanation')).toContainText(/reserved for the answer = budget/);
+        await expect(panel.getByTestId('budget-explanation')).toContainText(/Tool definitions take [\d,]+, leaving/);
       }
     }
 

@@ -1,13 +1,17 @@
 import type { BudgetExplanationDto } from '../../../src/shared/api';
-import { formatTokens } from './format';
 
 type Limits = Pick<BudgetExplanationDto, 'contextWindow' | 'reservedOutputTokens' | 'budget'>;
+
+/** Exact figures with thousands separators (as the header writes the window): these are meant to add up. */
+export function exactTokens(tokens: number): string {
+  return tokens.toLocaleString('en-US');
+}
 
 /** "Window 2,048 − 512 reserved for the answer = budget 1,536 tokens": where every other figure starts. */
 export function budgetSentence(limits: Limits): string {
   return (
-    `Window ${formatTokens(limits.contextWindow)} − ${formatTokens(limits.reservedOutputTokens)} reserved for the ` +
-    `answer = budget ${formatTokens(limits.budget)} tokens.`
+    `Window ${exactTokens(limits.contextWindow)} − ${exactTokens(limits.reservedOutputTokens)} reserved for the ` +
+    `answer = budget ${exactTokens(limits.budget)} tokens.`
   );
 }
 
@@ -36,11 +40,11 @@ export function BudgetExplanation(props: {
     <p className="figures budget-explanation" data-testid="budget-explanation">
       {budgetSentence(explanation)}
       {explanation.correctedBudget < explanation.budget
-        ? ` Our estimates run low on this model (reported usage), so it counts as ${formatTokens(explanation.correctedBudget)}.`
+        ? ` Our estimates run low on this model (reported usage), so it counts as ${exactTokens(explanation.correctedBudget)}.`
         : ''}{' '}
-      Tool definitions take {formatTokens(explanation.toolSchemas)}, leaving {formatTokens(props.packBudget)} for the
-      conversation; the next call uses {formatTokens(props.packTokens)}:{' '}
-      {items.map(([label, tokens]) => `${label} ${formatTokens(tokens)}`).join(' · ')}.
+      Tool definitions take {exactTokens(explanation.toolSchemas)}, leaving {exactTokens(props.packBudget)} for the
+      conversation; the next call uses {exactTokens(props.packTokens)}:{' '}
+      {items.map(([label, tokens]) => `${label} ${exactTokens(tokens)}`).join(' · ')}.
     </p>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { MessageContextDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
-import { budgetSentence } from './budget-explanation';
+import { budgetSentence, exactTokens } from './budget-explanation';
 import { formatTokens } from './format';
 import { navigate } from './navigation';
 
@@ -81,8 +81,8 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       {seen.parts ? (
         <>
           <p className="figures" data-testid="seen-budget">
-            {budgetSentence(seen.limits)} This call: tool definitions {formatTokens(seen.parts.toolSchemas)} + the pack{' '}
-            {formatTokens(partsTotal(seen.parts) - seen.parts.toolSchemas)} = {formatTokens(partsTotal(seen.parts))}{' '}
+            {budgetSentence(seen.limits)} This call: tool definitions {exactTokens(seen.parts.toolSchemas)} + the pack{' '}
+            {exactTokens(partsTotal(seen.parts) - seen.parts.toolSchemas)} = {exactTokens(partsTotal(seen.parts))}{' '}
             prompt tokens by our estimate.
           </p>
           <table className="data" aria-label="Tokens per part">
