@@ -58,6 +58,8 @@ import { createProducerConnection, createWorkerConnection } from '../jobs/redis-
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
+import { titleThread, type TitleDeps } from '../core/titles';
+import { createThreadTitleRepository } from '../db/thread-title-repository';
 import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
@@ -291,6 +293,20 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   queues.register(folds.queue);
 
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
+  // Chat titles: by the summarizer model in a job of the summary queue; with the offline model (its extractive
+  // summarizer makes no title) or CHAT_TITLES=words, from the first message's words at once.
+  const titlesFromWords = models.label.provider === 'offline' || env.CHAT_TITLES === 'words';
+  const titleDeps: TitleDeps = {
+    titles: createThreadTitleRepository(db),
+    model: titlesFromWords ? null : summarizer,
+    calls,
+    events,
+    settings,
+    log,
+  };
+  const requestTitle = titlesFromWords
+    ? (threadId: string) => titleThread({ threadId }, titleDeps)
+    : (threadId: string) => folds.enqueueTitle(threadId);
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
@@ -399,6 +415,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       chat,
       folds,
       idleFolds: folds,
+      requestTitle,
       settings,
       log,
       tools: toolKit,
@@ -481,7 +498,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       connection: workerConnection,
       prefix: env.REDIS_PREFIX,
       concurrency: env.WORKER_CONCURRENCY,
-      deps: { ...foldDeps, transcript, threads, idleFold },
+      deps: { ...foldDeps, transcript, threads, idleFold, title: titleDeps },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });

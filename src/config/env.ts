@@ -150,6 +150,10 @@ const schema = z.object({
   PROMPT_CACHE_KEY: z.enum(['auto', 'on', 'off']).default('auto'),
   // How a fold asks for its segment: continuing the thread's chat prompt (cached) or in a prompt of its own.
   FOLD_PROMPT: z.enum(['auto', 'standalone']).default('auto'),
+  // Chat titles after a thread's first exchange: `model`, a short title by the summarizer model in a background job
+  // (one small call per thread, purpose `title`); `words`, the first message's words (no call). The offline model
+  // always uses the words.
+  CHAT_TITLES: z.enum(['model', 'words']).default('model'),
 
   // Unset context variables are derived from the model's window (src/core/context/derive-context-defaults.ts).
   SUMMARY_TRIGGER: optionalString,

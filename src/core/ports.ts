@@ -25,6 +25,7 @@ export interface ThreadStore {
   /** The thread if it exists and belongs to `ownerId` (any owner when ownerId is null). */
   findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
   listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
+  /** A user's title: it is never replaced by an automatic one. */
   renameThread(threadId: string, title: string): Promise<Thread>;
   /**
    * Deletes the thread and everything of it, but its model-call records: they stay with their user and figures, without
@@ -32,6 +33,29 @@ export interface ThreadStore {
    */
   deleteThread(threadId: string): Promise<void>;
   countMessages(threadId: string): Promise<number>;
+}
+
+/** What an automatic title is made from (ThreadTitleStore.firstExchange). */
+export interface FirstExchange {
+  /** The thread's first user message. */
+  userText: string;
+  /** The first complete answer after it; null when there is none (yet). */
+  answerText: string | null;
+  /** A branch: its title ends in " (branch)". */
+  branch: boolean;
+  /** A thread of an OpenAI client (/v1): its client makes its own titles, so ours costs no model call. */
+  openaiClient: boolean;
+}
+
+/** Automatic chat titles (core/titles): read the first exchange of an untitled thread, write its title. */
+export interface ThreadTitleStore {
+  /** The thread's first exchange while its title is still the default one; null when titled or gone. */
+  firstExchange(threadId: string): Promise<FirstExchange | null>;
+  /**
+   * Sets an automatic title only over the default one (a conditional update: a rename that came first wins);
+   * the updated thread, or null when it was titled meanwhile or is gone.
+   */
+  setAutomaticTitle(threadId: string, title: string): Promise<Thread | null>;
 }
 
 export interface TranscriptStore {
@@ -190,8 +214,8 @@ export interface ModelCallRecord {
   /** Whom the call was for; absent: the thread's owner (a call of no thread names its user). */
   userId?: string | null;
   messageId: string | null;
-  /** `auxiliary`: a /v1 client's background request (a title, tags), of no thread. */
-  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary';
+  /** `auxiliary`: a /v1 client's background request (a title, tags), of no thread; `title`: a chat's automatic title (core/titles). */
+  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary' | 'title';
   model: string;
   estimatedPromptTokens: number;
   reportedPromptTokens: number | null;
@@ -359,6 +383,12 @@ export interface SummarizerPort {
     toolChoice?: 'none';
     cacheKey?: string;
   }): Promise<ChatResult>;
+}
+
+/** Automatic titles made by the summarizer model run as jobs of the summary queue, off the answer's path. */
+export interface TitleQueue {
+  /** Enqueues the thread's title job (deduplicated per thread; the job is a no-op once the thread is titled). */
+  enqueueTitle(threadId: string): Promise<void>;
 }
 
 export interface FoldQueue {

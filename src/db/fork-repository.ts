@@ -74,9 +74,9 @@ function forkStatement(input: {
       WHERE r.thread_id = p.id AND r.through_seq <= ${throughSeq}::int AND r.redacted_at IS NULL AND r.context_start_seq = start.seq
       ORDER BY r.revision DESC LIMIT 1
     ), fork AS (
-      INSERT INTO threads (id, owner_id, title, last_seq, summary_text, summary_segment_ends, summary_tokens, summary_encoding,
+      INSERT INTO threads (id, owner_id, title, title_source, last_seq, summary_text, summary_segment_ends, summary_tokens, summary_encoding,
         summary_covered_through_seq, summary_revision, context_start_seq, memory_mode, settings, version, forked_from_thread_id, forked_from_seq)
-      SELECT ${forkId}::uuid, p.owner_id, ${title}::text, ${throughSeq}::int, coalesce(c.text, ''), coalesce(c.segment_ends, '{}'), coalesce(c.tokens, 0),
+      SELECT ${forkId}::uuid, p.owner_id, ${title}::text, CASE WHEN p.title_source = 'default' THEN 'default' ELSE 'auto' END, ${throughSeq}::int, coalesce(c.text, ''), coalesce(c.segment_ends, '{}'), coalesce(c.tokens, 0),
         CASE WHEN c.revision IS NOT NULL THEN p.summary_encoding END, coalesce(c.through_seq, start.seq - 1), coalesce(c.revision, 0),
         start.seq, p.memory_mode, p.settings, 0, p.id, ${throughSeq}::int
       FROM parent p CROSS JOIN start LEFT JOIN chosen c ON true

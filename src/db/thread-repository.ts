@@ -17,7 +17,7 @@ export function createThreadRepository(db: Database): ThreadStore {
       return toThread(
         await db.$transaction(async (tx) => {
           await claimThreadSlot(tx, ownerId, maxThreads);
-          return tx.thread.create({ data: { ownerId, ...(title ? { title } : {}) } });
+          return tx.thread.create({ data: { ownerId, ...(title ? { title, titleSource: 'user' } : {}) } });
         }),
       );
     },
@@ -48,7 +48,8 @@ export function createThreadRepository(db: Database): ThreadStore {
       };
     },
     async renameThread(threadId, title) {
-      return toThread(await db.thread.update({ where: { id: threadId }, data: { title } }));
+      // A user's title: an automatic one (core/titles) is only ever written over the default.
+      return toThread(await db.thread.update({ where: { id: threadId }, data: { title, titleSource: 'user' } }));
     },
     async deleteThread(threadId) {
       if (!UUID.test(threadId)) return;

@@ -49,6 +49,9 @@ export async function startTestApp(
     RATE_LIMIT_PER_MINUTE: '10000',
     API_REQUESTS_PER_MINUTE: '100000',
     SEARCH_PER_MINUTE: '10000',
+    // Titles from the first message's words: a title job's model call would interleave with the requests a test
+    // scripts and counts on its stub (test/titles/chat-titles.int.test.ts turns the model's titles on).
+    CHAT_TITLES: 'words',
     ...options.env,
   });
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, pretty: false });
