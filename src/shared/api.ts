@@ -256,7 +256,7 @@ export interface ToolRunDto {
 export interface ModelCallPointDto {
   id: string;
   at: string;
-  purpose: 'chat' | 'summary' | 'condense' | 'title';
+  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary' | 'title';
   model: string;
   /** The answer the call produced (chat calls that finished): "What the model saw" opens on it. */
   messageId: string | null;

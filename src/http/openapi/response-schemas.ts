@@ -497,7 +497,7 @@ export const modelCallPointDto = z
   .strictObject({
     id: uuid,
     at: isoDate,
-    purpose: z.enum(['chat', 'summary', 'condense', 'title']),
+    purpose: z.enum(['chat', 'summary', 'condense', 'auxiliary', 'title']),
     model: z.string(),
     messageId: uuid.nullable().describe('The answer a finished chat call produced ("What the model saw" opens on it).'),
     promptTokens: count.describe("The provider's reported figure, else our estimate (see promptTokensSource)."),
