@@ -81,8 +81,9 @@ async function seedThread(
     );
     await client.query(
       `
-      INSERT INTO model_calls (id, thread_id, purpose, model, estimated_prompt_tokens, latency_ms)
-      SELECT gen_random_uuid(), $1::uuid, 'chat', 'gpt-4o-mini', 900, 500 FROM generate_series(1, $2::int / 2) g`,
+      INSERT INTO model_calls (id, thread_id, user_id, purpose, model, estimated_prompt_tokens, latency_ms)
+      SELECT gen_random_uuid(), $1::uuid, (SELECT owner_id FROM threads WHERE id = $1::uuid), 'chat', 'gpt-4o-mini', 900, 500
+      FROM generate_series(1, $2::int / 2) g`,
       [threadId, n],
     );
     if (options.summarized) {

@@ -1,4 +1,10 @@
-import { replyWithText, startOpenAIStub, type OpenAIStub, type StubResponder } from '../../test/support/openai-stub';
+import {
+  replyWithText,
+  startOpenAIStub,
+  type OpenAIStub,
+  type OpenAIStubOptions,
+  type StubResponder,
+} from '../../test/support/openai-stub';
 import { classifyRequest } from '../../test/support/summary-stub';
 import type { ApplicationOptions } from '../../src/app/compose';
 import { startApp, type BenchApp, type Services } from './stack';
@@ -18,7 +24,13 @@ export interface BenchStack {
 /** The stub (answering instantly unless told otherwise), the whole app pointed at it, and a probe. */
 export async function startBenchStack(
   services: Services,
-  options: { env?: Record<string, string>; responder?: StubResponder; tuning?: ApplicationOptions['tuning'] } = {},
+  options: {
+    env?: Record<string, string>;
+    responder?: StubResponder;
+    tuning?: ApplicationOptions['tuning'];
+    /** The stub's other options (e.g. `countPromptTokens: false`: its token counting then costs this process nothing). */
+    stub?: Pick<OpenAIStubOptions, 'countPromptTokens'>;
+  } = {},
 ): Promise<BenchStack> {
   let probe: TurnProbe | null = null;
   const stub = await startOpenAIStub({
@@ -26,6 +38,7 @@ export async function startBenchStack(
     responder: options.responder ?? instantReply,
     maxContextTokens: 1_000_000,
     onRequest: (request) => probe?.onModelRequest(request),
+    ...options.stub,
   });
   const app = await startApp(services, {
     env: { OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini', ...options.env },

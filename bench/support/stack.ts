@@ -130,6 +130,8 @@ export async function startApp(
     DATABASE_URL: databaseUrl,
     REDIS_URL: services.redis.url,
     HOST: '127.0.0.1',
+    // No title calls: the figures are the chat's and the summary's.
+    CHAT_TITLES: 'words',
     // A benchmark is one user at many times a user's share (1,000 tabs on one thread, 200 busy threads): the
     // per-user abuse limits would measure themselves, not the server.
     RATE_LIMIT_PER_MINUTE: '100000000',

@@ -8,18 +8,27 @@
 // Postgres: DATABASE_URL when set (needs CREATEDB; scratch databases are created and dropped
 // next to it), otherwise a temporary Postgres in a temporary folder, stopped afterwards.
 // `--check` writes nothing and exits 1 when a migration is missing (for CI).
+//
+// SQL functions (PL/pgSQL) have their current text in prisma/functions/<name>.sql, the source of truth. To change
+// one: edit its file, then `npm run db:migration -- <name> --function <function name>` (repeatable) appends the file's
+// CREATE OR REPLACE to the new migration (with the schema's changes, if any). Applied migrations are never edited
+// (they are checksummed); test/db/sql-functions.int.test.ts fails while a file and the migrated database differ.
+// A new function: write its file first, then the same command. A changed parameter list or return type needs a
+// DROP FUNCTION of the old one at the top of the migration (CREATE OR REPLACE would add an overload or fail).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres } from '../../src/app/embedded/embedded-postgres';
 import { diffMigrationsAgainstSchema } from './diff-migrations-against-schema';
+import { functionMigrationSql } from './function-migration-sql';
 import { migrationFolderName } from './migration-folder-name';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MIGRATIONS_DIR = path.join(ROOT, 'prisma/migrations');
 const SCHEMA_PATH = path.join(ROOT, 'prisma/schema.prisma');
+const FUNCTIONS_DIR = path.join(ROOT, 'prisma/functions');
 const LOCK_FILE = 'migration_lock.toml';
 /** What Prisma writes in migration_lock.toml. */
 const LOCK_FILE_CONTENT =
@@ -52,20 +61,27 @@ async function withAdminUrl<T>(body: (adminUrl: string) => Promise<T>): Promise<
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { check: { type: 'boolean', default: false } },
+    options: {
+      check: { type: 'boolean', default: false },
+      function: { type: 'string', multiple: true, default: [] },
+    },
   });
   const name = positionals.join('_');
   if (!values.check && !name) {
     console.error(
-      'usage: npm run db:migration -- <name>        (e.g. add_thread_tags)\n       npm run db:migration -- --check       (exit 1 when schema.prisma has changes without a migration)',
+      'usage: npm run db:migration -- <name>        (e.g. add_thread_tags)\n' +
+        '       npm run db:migration -- <name> --function chat_start_next_turn   (applies prisma/functions/<function>.sql)\n' +
+        '       npm run db:migration -- --check       (exit 1 when schema.prisma has changes without a migration)',
     );
     return 2;
   }
   const folder = values.check ? '' : migrationFolderName(name);
   await ensureLockFile();
-  const sql = await withAdminUrl((databaseUrl) =>
+  const functions = values.check ? '' : await functionMigrationSql(FUNCTIONS_DIR, values.function);
+  const schemaSql = await withAdminUrl((databaseUrl) =>
     diffMigrationsAgainstSchema({ databaseUrl, migrationsDir: MIGRATIONS_DIR, schemaPath: SCHEMA_PATH }),
   );
+  const sql = [schemaSql, functions].filter(Boolean).join('\n');
   if (!sql) {
     console.log('no changes: prisma/migrations already matches prisma/schema.prisma');
     return 0;

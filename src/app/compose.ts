@@ -35,9 +35,9 @@ import { createFacadeConversationRepository } from '../db/facade-conversation-re
 import { createMemoryRepository } from '../db/memory-repository';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
-import { eraseUser } from '../core/erasure';
+import { deleteThread, eraseUser } from '../core/erasure';
 import { forgetKnownUser } from '../http/authenticate';
-import { saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
+import { recountSavedMemoryTokens, saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
 import { createThreadRepository } from '../db/thread-repository';
@@ -57,7 +57,10 @@ import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
 import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { removeJobEventsOf } from '../jobs/remove-job-events-of';
+import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
 import { startFoldWorker } from '../jobs/start-fold-worker';
+import { titleThread, type TitleDeps } from '../core/titles';
+import { createThreadTitleRepository } from '../db/thread-title-repository';
 import { createCostReport } from '../db/cost-report';
 import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
@@ -291,11 +294,25 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   queues.register(folds.queue);
 
   const foldDeps: FoldDeps = { turns, summaries, summarizer, calls, events, settings, log };
+  // Chat titles: by the summarizer model in a job of the summary queue; with the offline model (its extractive
+  // summarizer makes no title) or CHAT_TITLES=words, from the first message's words at once.
+  const titlesFromWords = models.label.provider === 'offline' || env.CHAT_TITLES === 'words';
+  const titleDeps: TitleDeps = {
+    titles: createThreadTitleRepository(db),
+    model: titlesFromWords ? null : summarizer,
+    calls,
+    events,
+    settings,
+    log,
+  };
+  const requestTitle = titlesFromWords
+    ? (threadId: string) => titleThread({ threadId }, titleDeps)
+    : (threadId: string) => folds.enqueueTitle(threadId);
 
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
   const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
-  const registry = createToolRegistry([...deploymentTools(), ...(tuning.extraTools ?? [])], {
+  const registry = createToolRegistry([...deploymentTools(env), ...(tuning.extraTools ?? [])], {
     maxTokens: schemaCap,
     count: (definition) => settings.counter.countToolSchemas([definition]),
   });
@@ -341,6 +358,13 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       log,
     }),
   };
+  // Items counted for the rendering before quoted lines (migration saved_memory_status): recounted in the background.
+  recountSavedMemoryTokens(savedMemories).then(
+    (recounted) => {
+      if (recounted > 0) log.info({ recounted }, 'recounted saved memories for the quoted rendering');
+    },
+    (error: unknown) => log.warn({ err: error }, 'could not recount saved memories'),
+  );
   const baseToolServices = createToolServices(db);
   const toolServices: ToolServices = {
     ...baseToolServices,
@@ -349,8 +373,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       searchElsewhere: (input) => search.searchElsewhere({ ...input, defaultScope: settings.recallScope }),
     },
     saveMemory: async (input) => {
-      const outcome = await saveMemoryFromThread(input, savedMemories);
-      return 'saved' in outcome ? { saved: { id: outcome.saved.id, text: outcome.saved.text } } : outcome;
+      const status = env.SAVE_MEMORY_TOOL === 'on' ? 'active' : 'pending';
+      const outcome = await saveMemoryFromThread({ ...input, status }, savedMemories);
+      return 'saved' in outcome
+        ? { saved: { id: outcome.saved.id, text: outcome.saved.text, status: outcome.saved.status } }
+        : outcome;
     },
   };
   const toolQueue = createToolProducer({
@@ -389,6 +416,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       chat,
       folds,
       idleFolds: folds,
+      requestTitle,
       settings,
       log,
       tools: toolKit,
@@ -471,7 +499,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       connection: workerConnection,
       prefix: env.REDIS_PREFIX,
       concurrency: env.WORKER_CONCURRENCY,
-      deps: { ...foldDeps, transcript, threads, idleFold },
+      deps: { ...foldDeps, transcript, threads, idleFold, title: titleDeps },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
@@ -497,6 +525,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     rebuilds: { memory, queue: folds },
     toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
+    interruptedTurns: env.RESUME_INTERRUPTED_TURNS,
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
     retention: {
       retentionDays: env.RETENTION_DAYS,
@@ -544,6 +573,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     sendLimiter,
     searchLimiter,
     exportLimiter,
+    requestLimiter: createMemoryRateLimiter({ limit: env.API_REQUESTS_PER_MINUTE }),
     rateLimits,
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
@@ -621,6 +651,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     },
     savedMemories,
     erasures,
+    deleteThread: (threadId) =>
+      deleteThread(threadId, {
+        toolRunIdsOf: (id) => erasures.toolRunIdsOfThread(id),
+        deleteThread: (id) => threads.deleteThread(id),
+        cancelTurns: (id) => runner.cancel(id),
+        cancelRemoteWork: (runIds) => cancelRemoteWork(runIds, { runs: toolRuns, registry, log }),
+        removeJobs: (refs) => removeJobsOf({ queues: [folds.queue as Queue, toolQueue.queue as Queue], ...refs }),
+        log,
+      }),
     eraseUser: async (input) => {
       const outcome = await eraseUser(input, {
         store: erasures,
@@ -650,8 +689,10 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       models: [env.CHAT_MODEL, ...env.FACADE_MODEL_ALIASES.filter((name) => name !== env.CHAT_MODEL)],
       threadHeaders: env.FACADE_THREAD_HEADERS,
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
+      maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
+      calls,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
       closing: () => lifecycle.closing,
     },
@@ -688,7 +729,16 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       ),
     ...(options.mountStatic ? { afterApi: options.mountStatic } : {}),
   });
-  const server = createServer(app);
+  // A request (headers and body) must arrive whole within REQUEST_TIMEOUT_MS (checked every second); an answer may
+  // stream for longer.
+  const server = createServer(
+    {
+      requestTimeout: env.REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(env.REQUEST_TIMEOUT_MS, 60_000),
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
   const redisRealtime = { url: options.redisUrl, prefix: env.REDIS_PREFIX };
   const cancelRun = async (runId: string, userId: string) =>
     (await cancelToolRun({ runId, userId }, { runs: toolRuns, queue: toolQueue, log })) !== null;

@@ -7,7 +7,7 @@ import express, { type Express } from 'express';
 export const WEB_DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 /** Client-side routes answered with index.html (the app routes itself); everything else stays a 404. */
-const APP_ROUTES = ['/', '/threads/:id', '/admin', '/admin/threads/:id'];
+const APP_ROUTES = ['/', '/new', '/threads/:id', '/admin', '/admin/threads/:id'];
 
 /**
  * Serves the built browser app: hashed assets cached for a year, index.html never cached, and the SPA

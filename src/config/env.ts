@@ -150,6 +150,10 @@ const schema = z.object({
   PROMPT_CACHE_KEY: z.enum(['auto', 'on', 'off']).default('auto'),
   // How a fold asks for its segment: continuing the thread's chat prompt (cached) or in a prompt of its own.
   FOLD_PROMPT: z.enum(['auto', 'standalone']).default('auto'),
+  // Chat titles after a thread's first exchange: `model`, a short title by the summarizer model in a background job
+  // (one small call per thread, purpose `title`); `words`, the first message's words (no call). The offline model
+  // always uses the words.
+  CHAT_TITLES: z.enum(['model', 'words']).default('model'),
 
   // Unset context variables are derived from the model's window (src/core/context/derive-context-defaults.ts).
   SUMMARY_TRIGGER: optionalString,
@@ -174,6 +178,11 @@ const schema = z.object({
   MAX_MEMORY_ITEMS: integer(200, 1),
   /** Saved memory writes (POST/PATCH/DELETE /api/memory, the save_memory tool) per user per minute, across processes. */
   MEMORY_WRITES_PER_MINUTE: integer(30, 1),
+  /**
+   * The model's save_memory tool: `on` saves at once; `confirm` (default) proposes an item the user approves or
+   * dismisses (web app, POST /api/memory/:id/approve) before it reaches any prompt; `off` does not offer the tool.
+   */
+  SAVE_MEMORY_TOOL: z.enum(['on', 'confirm', 'off']).default('confirm'),
   /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
   RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
   /** Auto-recall's relevance gate: a recall slot only where recall is likely to add something (core/context/recall-gate). */
@@ -228,7 +237,23 @@ const schema = z.object({
   WORKER_STALLED_INTERVAL_MS: integer(30_000, 200),
   /** How often the sweeper derives pending folds and stranded turns from Postgres. */
   SWEEP_INTERVAL_MS: integer(60_000, 100),
+  /**
+   * A turn whose process died mid-answer (found by the sweeper once its lease expired): `retry` runs it again once,
+   * its partial answer superseded; `fail` ends it with the error INTERRUPTED (the user may press Retry). A re-run cut
+   * off too ends as `fail` does.
+   */
+  RESUME_INTERRUPTED_TURNS: z.enum(['retry', 'fail']).default('retry'),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
+  /**
+   * Requests of any kind one user may make to /api per minute, in each process's memory (a coarse bound on every
+   * route, under the narrower send, search and fork limits; nothing is spent in Redis for it).
+   */
+  API_REQUESTS_PER_MINUTE: integer(600, 1),
+  /**
+   * How long a client may take to send one whole request, headers and body (Node's requestTimeout): a body that
+   * trickles in is cut off, with 408, after this.
+   */
+  REQUEST_TIMEOUT_MS: integer(30_000, 1000),
   /** Transcript searches (GET /api/search, GET /api/threads/:id/search) per user per minute, across processes. */
   SEARCH_PER_MINUTE: integer(60, 1),
   /** Exports (GET /api/threads/:id/export, GET /api/me/export) and erasures (DELETE /api/me) per user per minute, across processes. */
@@ -319,6 +344,11 @@ const schema = z.object({
     ),
   /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
   FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
+  /**
+   * Messages one /v1/chat/completions request reads at most to match its history with the conversation (over all its
+   * branches); a history that needs more is refused (400). A request normally reads a handful, whatever its length.
+   */
+  FACADE_MAX_READ_MESSAGES: integer(200, 20),
 });
 
 export type Env = z.infer<typeof schema> & {

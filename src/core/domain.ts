@@ -92,6 +92,11 @@ export interface Turn {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /**
+   * Set while queued when the request that queued it went away (a /v1 client): the turn starts only to end as
+   * cancelled, without calling the model (its user message still takes its seq). Absent otherwise.
+   */
+  cancelRequested?: boolean;
 }
 
 /** Everything a turn or a fold needs to build a pack: the thread and its context entries. */

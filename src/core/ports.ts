@@ -1,11 +1,12 @@
 import type { PackTokenParts, PackToolResult } from './context/build-context-pack';
 import type { ContextEntry, PackMessage, ToolCall } from './context/types';
 import type { MessageStatus, Thread, ThreadContext, ThreadSettings, TranscriptMessage, Turn, TurnKind } from './domain';
+import type { ErrorBody } from '../shared/errors';
 import type { ThreadEvent } from '../shared/events';
 import type { OpenAIFunctionTool } from './tools/tool-registry';
 import type { ToolRun, ToolRunStatus } from './tools/types';
 import type { AsyncRunCaps } from './tools/async-run-cap';
-import type { SavedMemory, SavedMemorySource } from './saved-memories/saved-memory';
+import type { SavedMemory, SavedMemorySource, SavedMemoryStatus } from './saved-memories/saved-memory';
 
 /**
  * What the core needs from the world. Adapters implement these (db/, jobs/, llm/, realtime/);
@@ -24,9 +25,37 @@ export interface ThreadStore {
   /** The thread if it exists and belongs to `ownerId` (any owner when ownerId is null). */
   findThread(threadId: string, ownerId: string | null): Promise<Thread | null>;
   listThreads(input: { ownerId: string; cursor?: string; limit: number }): Promise<Page<Thread>>;
+  /** A user's title: it is never replaced by an automatic one. */
   renameThread(threadId: string, title: string): Promise<Thread>;
+  /**
+   * Deletes the thread and everything of it, but its model-call records: they stay with their user and figures, without
+   * the thread or any of its content, so the costs of earlier days never shrink.
+   */
   deleteThread(threadId: string): Promise<void>;
   countMessages(threadId: string): Promise<number>;
+}
+
+/** What an automatic title is made from (ThreadTitleStore.firstExchange). */
+export interface FirstExchange {
+  /** The thread's first user message. */
+  userText: string;
+  /** The first complete answer after it; null when there is none (yet). */
+  answerText: string | null;
+  /** A branch: its title ends in " (branch)". */
+  branch: boolean;
+  /** A thread of an OpenAI client (/v1): its client makes its own titles, so ours costs no model call. */
+  openaiClient: boolean;
+}
+
+/** Automatic chat titles (core/titles): read the first exchange of an untitled thread, write its title. */
+export interface ThreadTitleStore {
+  /** The thread's first exchange while its title is still the default one; null when titled or gone. */
+  firstExchange(threadId: string): Promise<FirstExchange | null>;
+  /**
+   * Sets an automatic title only over the default one (a conditional update: a rename that came first wins);
+   * the updated thread, or null when it was titled meanwhile or is gone.
+   */
+  setAutomaticTitle(threadId: string, title: string): Promise<Thread | null>;
 }
 
 export interface TranscriptStore {
@@ -165,16 +194,28 @@ export interface TurnStore {
     startNext?: boolean;
   }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
-  /** Threads with queued turns and no live lease (for the sweeper). */
+  /** Threads with queued or running turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;
-  /** Marks turns and streaming messages of dead leases as errored (for the sweeper). */
-  failInterruptedTurns(threadId: string): Promise<void>;
+  /**
+   * The sweeper's step for a thread of a dead lease (nothing while a live lease is held): each running turn ends with
+   * `error`; with `resume`, one that is not itself a re-run is queued again in its place (a new turn, its answers so
+   * far superseded), else its answer shows `error` (its streaming message, or an error answer appended).
+   * Returns the new turns' ids and the ids of the turns that ended for good.
+   */
+  recoverInterruptedTurns(input: {
+    threadId: string;
+    resume: boolean;
+    error: ErrorBody;
+  }): Promise<{ resumed: string[]; failed: string[] }>;
 }
 
 export interface ModelCallRecord {
   threadId: string | null;
+  /** Whom the call was for; absent: the thread's owner (a call of no thread names its user). */
+  userId?: string | null;
   messageId: string | null;
-  purpose: 'chat' | 'summary' | 'condense';
+  /** `auxiliary`: a /v1 client's background request (a title, tags), of no thread; `title`: a chat's automatic title (core/titles). */
+  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary' | 'title';
   model: string;
   estimatedPromptTokens: number;
   reportedPromptTokens: number | null;
@@ -342,6 +383,12 @@ export interface SummarizerPort {
     toolChoice?: 'none';
     cacheKey?: string;
   }): Promise<ChatResult>;
+}
+
+/** Automatic titles made by the summarizer model run as jobs of the summary queue, off the answer's path. */
+export interface TitleQueue {
+  /** Enqueues the thread's title job (deduplicated per thread; the job is a no-op once the thread is titled). */
+  enqueueTitle(threadId: string): Promise<void>;
 }
 
 export interface FoldQueue {
@@ -684,20 +731,30 @@ export interface ForkStore {
  * Forgetting a message deletes the items whose source it is (MemoryStore.forget).
  */
 export interface SavedMemoryStore {
-  /** Newest first. */
+  /** Newest first, pending and active. */
   list(userId: string): Promise<SavedMemory[]>;
-  /** Adds an item unless the user already has `maxItems` (then null; exact under concurrent writes). */
+  /**
+   * Adds an item unless the user already has `maxItems`, pending ones included (then null; exact under concurrent
+   * writes).
+   */
   create(input: {
     userId: string;
     text: string;
     tokens: number;
     source: SavedMemorySource | null;
     maxItems: number;
+    status: SavedMemoryStatus;
   }): Promise<SavedMemory | null>;
+  /** Makes a pending item active; null when the user has no such item (an active one comes back unchanged). */
+  approve(input: { userId: string; id: string }): Promise<SavedMemory | null>;
+  /** Pending and active items of every user still counted for an earlier rendering, at most `limit`. */
+  listStaleTokens(limit: number): Promise<{ id: string; text: string }[]>;
+  /** Stores a recount for the rendering of now, unless the item changed meanwhile (its text is not `text`). */
+  saveRecount(input: { id: string; text: string; tokens: number }): Promise<void>;
   /** Null when the user has no such item. */
   update(input: { userId: string; id: string; text: string; tokens: number }): Promise<SavedMemory | null>;
-  /** False when the user has no such item. */
-  remove(input: { userId: string; id: string }): Promise<boolean>;
+  /** False when the user has no such item (with `status`: no such item in that status). */
+  remove(input: { userId: string; id: string; status?: SavedMemoryStatus }): Promise<boolean>;
   /** The owner of a thread and its newest user message with a seq (the source of an item the model saves). */
   sourceOfThread(threadId: string): Promise<{ userId: string; source: SavedMemorySource | null } | null>;
 }

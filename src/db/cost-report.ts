@@ -39,13 +39,22 @@ interface UsageRow {
   cache_reported_cached_tokens: number;
 }
 
+/** The label of the row holding the calls of deleted threads (and of calls of no thread) in the costs by thread. */
+export const DELETED_THREAD_LABEL = '(deleted thread)';
+
 const GROUPS: Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> = {
   day: {
     key: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
     label: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
   },
-  user: { key: Prisma.sql`coalesce(t.owner_id, '')`, label: Prisma.sql`coalesce(t.owner_id, '(deleted thread)')` },
-  thread: { key: Prisma.sql`coalesce(c.thread_id::text, '')`, label: Prisma.sql`coalesce(t.title, '(deleted)')` },
+  // The user a call row names (written with it): a deleted thread's calls stay with their user; anonymised calls
+  // (erasure, RETENTION_DAYS) are one row of their own.
+  user: { key: Prisma.sql`coalesce(c.user_id, '')`, label: Prisma.sql`coalesce(c.user_id, '(erased user)')` },
+  // The calls of every deleted thread are one row (their thread id is gone with the thread).
+  thread: {
+    key: Prisma.sql`coalesce(c.thread_id::text, '')`,
+    label: Prisma.sql`coalesce(t.title, ${DELETED_THREAD_LABEL})`,
+  },
 };
 
 /** Cached prompt tokens as the provider reported them (0 where it reported none), priced at the cached input price. */
@@ -68,7 +77,8 @@ function toModelUsage(row: UsageRow): ModelUsage {
 
 /**
  * Reported usage where the provider reported it: prompt tokens (our estimate where none was reported), cached prompt
- * tokens (0 where none were reported), completion tokens (the answer's counted tokens where none were reported); and,
+ * tokens (0 where none were reported), completion tokens (the answer's counted tokens where none were reported, kept
+ * on the call row when the answer went with its thread); and,
  * for the cached share, the prompt and cached tokens of the calls that reported both.
  */
 export function createCostReport(db: Database): CostReport {
@@ -80,7 +90,7 @@ export function createCostReport(db: Database): CostReport {
           SELECT ${group.key} AS key, ${group.label} AS label, c.model,
             coalesce(nullif(c.reported_prompt_tokens, 0), c.estimated_prompt_tokens) AS prompt_tokens,
             ${REPORTED_CACHED_TOKENS} AS cached_tokens,
-            coalesce(c.reported_completion_tokens, m.tokens, 0) AS completion_tokens,
+            coalesce(c.reported_completion_tokens, m.tokens, c.estimated_completion_tokens, 0) AS completion_tokens,
             (nullif(c.reported_prompt_tokens, 0) IS NULL OR c.reported_completion_tokens IS NULL) AS estimated,
             CASE WHEN ${CACHE_REPORTED} THEN c.reported_prompt_tokens ELSE 0 END AS cache_reported_prompt_tokens,
             CASE WHEN ${CACHE_REPORTED} THEN least(c.reported_cached_tokens, c.reported_prompt_tokens) ELSE 0 END AS cache_reported_cached_tokens

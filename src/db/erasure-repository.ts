@@ -1,11 +1,15 @@
 import type { ErasureStore } from '../core/erasure';
+import { keepModelCallsOf } from './keep-model-calls';
 import type { Database } from './prisma-client';
 
 /** Erasure of a user (issue 27): the tombstone table erased_users and one transaction deleting everything else. */
 export function createErasureRepository(db: Database): ErasureStore & {
   /** Guests whose account is older than `before` (the retention sweep). */
   guestsCreatedBefore(before: Date, limit: number): Promise<string[]>;
-  /** Deletes threads idle since `before` (RETENTION_DAYS); returns their ids and their tool runs' (for their jobs). */
+  /**
+   * Deletes threads idle since `before` (RETENTION_DAYS), their call records kept anonymised; returns their ids and
+   * their tool runs' (for their jobs).
+   */
   deleteIdleThreads(before: Date, limit: number): Promise<{ threadIds: string[]; runIds: string[] }>;
 } {
   return {
@@ -18,6 +22,13 @@ export function createErasureRepository(db: Database): ErasureStore & {
 
     async threadIdsOf(userId) {
       const rows = await db.$queryRaw<{ id: string }[]>`SELECT id::text FROM threads WHERE owner_id = ${userId}`;
+      return rows.map((row) => row.id);
+    },
+
+    async toolRunIdsOfThread(threadId) {
+      const rows = await db.$queryRaw<
+        { id: string }[]
+      >`SELECT id::text FROM tool_runs WHERE thread_id = ${threadId}::uuid`;
       return rows.map((row) => row.id);
     },
 
@@ -40,8 +51,9 @@ export function createErasureRepository(db: Database): ErasureStore & {
           await tx.$executeRaw`UPDATE tool_runs SET cancel_requested = true WHERE thread_id = ANY(${ids}::uuid[]) AND status IN ('queued', 'running')`;
           // Audit rows keep who acted and when, never content.
           await tx.$executeRaw`UPDATE audit_log SET details = '{}'::jsonb WHERE thread_id = ANY(${ids}::uuid[]) OR details->>'ownerId' = ${userId} OR details->>'userId' = ${userId}`;
-          // Calls recorded without a thread of theirs are not theirs; the rest cascade with the threads.
-          await tx.$executeRaw`DELETE FROM model_calls WHERE thread_id = ANY(${ids}::uuid[])`;
+          // Their call records stay for the costs, anonymised: the threads' are detached here; the rest (a /v1 client's
+          // background requests) lose their user with the user row (ON DELETE SET NULL).
+          await tx.$executeRaw(keepModelCallsOf(ids, { anonymise: true }));
           const deleted = await tx.$executeRaw`DELETE FROM users WHERE id = ${userId}`;
           await tx.$executeRaw`
           INSERT INTO erased_users (user_id, kind, erased_at) VALUES (${userId}, ${erasedKind}, clock_timestamp())
@@ -59,17 +71,22 @@ export function createErasureRepository(db: Database): ErasureStore & {
     },
 
     async deleteIdleThreads(before, limit) {
-      // One statement: the runs are read from the same snapshot the delete cascades from.
-      const rows = await db.$queryRaw<{ threadIds: string[] | null; runIds: string[] | null }[]>`
-        WITH gone AS (
-          DELETE FROM threads WHERE id IN (
-            SELECT id FROM threads WHERE last_activity_at < ${before} AND (lease_owner IS NULL OR lease_expires_at < now())
-            ORDER BY last_activity_at LIMIT ${limit}::int)
-          RETURNING id
-        )
-        SELECT (SELECT array_agg(id::text) FROM gone) AS "threadIds",
-          (SELECT array_agg(r.id::text) FROM tool_runs r WHERE r.thread_id IN (SELECT id FROM gone)) AS "runIds"`;
-      return { threadIds: rows[0]?.threadIds ?? [], runIds: rows[0]?.runIds ?? [] };
+      // One transaction over the locked threads: their runs are read, their call records anonymised, then they go.
+      return db.$transaction(
+        async (tx) => {
+          const threads = await tx.$queryRaw<{ id: string }[]>`
+            SELECT id::text FROM threads WHERE last_activity_at < ${before} AND (lease_owner IS NULL OR lease_expires_at < now())
+            ORDER BY last_activity_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED`;
+          const threadIds = threads.map((row) => row.id);
+          if (threadIds.length === 0) return { threadIds, runIds: [] };
+          const runs = await tx.$queryRaw<{ id: string }[]>`
+            SELECT id::text FROM tool_runs WHERE thread_id = ANY(${threadIds}::uuid[])`;
+          await tx.$executeRaw(keepModelCallsOf(threadIds, { anonymise: true }));
+          await tx.$executeRaw`DELETE FROM threads WHERE id = ANY(${threadIds}::uuid[])`;
+          return { threadIds, runIds: runs.map((row) => row.id) };
+        },
+        { timeout: 60_000 },
+      );
     },
   };
 }

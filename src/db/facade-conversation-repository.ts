@@ -1,9 +1,12 @@
 import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/facade/facade-ports';
+import { createClientHistoryRepository } from './client-history-repository';
 import type { Database } from './prisma-client';
 
 /** The OpenAI-compatible route's conversations (table facade_conversations) and the reads it needs. */
 export function createFacadeConversationRepository(db: Database): FacadeConversationStore {
   return {
+    history: createClientHistoryRepository(db),
+
     async threadsOf({ userId, clientKey, limit }) {
       // The tail of each branch's last text a client saw: one backward step on (thread_id, seq) per branch.
       const rows = await db.$queryRaw<{ thread_id: string; tail: string | null }[]>`
@@ -35,6 +38,12 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
       await db.$executeRaw`
         UPDATE threads SET settings = jsonb_set(settings, '{openaiClient}', ${value}::jsonb), version = version + 1, updated_at = now()
         WHERE id = ${threadId}::uuid AND settings->'openaiClient' IS DISTINCT FROM ${value}::jsonb`;
+    },
+
+    async cancelQueuedTurn(turnId) {
+      const marked = await db.$executeRaw`
+        UPDATE turns SET cancel_requested = true WHERE id = ${turnId}::uuid AND status = 'queued'`;
+      return marked > 0;
     },
 
     async usageOfTurn(turnId) {

@@ -74,9 +74,9 @@ function forkStatement(input: {
       WHERE r.thread_id = p.id AND r.through_seq <= ${throughSeq}::int AND r.redacted_at IS NULL AND r.context_start_seq = start.seq
       ORDER BY r.revision DESC LIMIT 1
     ), fork AS (
-      INSERT INTO threads (id, owner_id, title, last_seq, summary_text, summary_segment_ends, summary_tokens, summary_encoding,
+      INSERT INTO threads (id, owner_id, title, title_source, last_seq, summary_text, summary_segment_ends, summary_tokens, summary_encoding,
         summary_covered_through_seq, summary_revision, context_start_seq, memory_mode, settings, version, forked_from_thread_id, forked_from_seq)
-      SELECT ${forkId}::uuid, p.owner_id, ${title}::text, ${throughSeq}::int, coalesce(c.text, ''), coalesce(c.segment_ends, '{}'), coalesce(c.tokens, 0),
+      SELECT ${forkId}::uuid, p.owner_id, ${title}::text, CASE WHEN p.title_source = 'default' THEN 'default' ELSE 'auto' END, ${throughSeq}::int, coalesce(c.text, ''), coalesce(c.segment_ends, '{}'), coalesce(c.tokens, 0),
         CASE WHEN c.revision IS NOT NULL THEN p.summary_encoding END, coalesce(c.through_seq, start.seq - 1), coalesce(c.revision, 0),
         start.seq, p.memory_mode, p.settings, 0, p.id, ${throughSeq}::int
       FROM parent p CROSS JOIN start LEFT JOIN chosen c ON true
@@ -96,6 +96,7 @@ function forkStatement(input: {
       INSERT INTO turns (id, thread_id, kind, user_message_id, status, error, created_at, started_at, finished_at)
       SELECT q.new_id, f.id, q.kind, u.new_id, q.status, q.error, q.created_at, q.started_at, q.finished_at
       FROM turn_map q CROSS JOIN fork f LEFT JOIN source u ON u.id = q.user_message_id
+      ORDER BY q.accept_seq -- the copies draw their accept_seq in the parent's order
     ), copied_runs AS (
       INSERT INTO tool_runs (id, thread_id, message_id, tool_call_id, name, args, status, progress, progress_note, result, result_tokens,
         condensed, error, started_at_seq, cancel_requested, attempts, follow_up_turn_id, reported_at, created_at, started_at, finished_at,
@@ -105,12 +106,13 @@ function forkStatement(input: {
         r.created_at, r.started_at, r.finished_at, r.deadline_at, r.remote_cancelled_at, coalesce(r.origin_run_id, r.id)
       FROM run_map r CROSS JOIN fork f LEFT JOIN source a ON a.id = r.message_id LEFT JOIN turn_map q ON q.id = r.follow_up_turn_id
     ), copied_messages AS (
-      -- search_vector is copied: the search trigger skips a row inserted with one.
+      -- search_vector and the client view's chain are copied: their triggers skip a row inserted with them.
       INSERT INTO messages (id, thread_id, seq, role, content, tool_calls, tool_call_id, status, error, tokens, encoding, turn_id, tool_run_id,
-        pinned, superseded, deleted_at, created_at, updated_at, completed_at, search_vector, origin_message_id)
+        pinned, superseded, deleted_at, created_at, updated_at, completed_at, search_vector, origin_message_id,
+        client_prefix_hash, client_chain, client_answer_from)
       SELECT s.new_id, f.id, s.seq, s.role, s.content, s.tool_calls, s.tool_call_id, s.status, s.error, s.tokens, s.encoding, q.new_id,
         r.new_id, s.pinned AND s.seq >= f.context_start_seq, s.superseded, s.deleted_at, s.created_at, s.updated_at, s.completed_at,
-        s.search_vector, coalesce(s.origin_message_id, s.id)
+        s.search_vector, coalesce(s.origin_message_id, s.id), s.client_prefix_hash, s.client_chain, s.client_answer_from
       FROM source s CROSS JOIN fork f LEFT JOIN turn_map q ON q.id = s.turn_id LEFT JOIN run_map r ON r.id = s.tool_run_id
     ), copied_entries AS (
       ${ENTRIES}

@@ -165,7 +165,7 @@ function savedMemoriesSql(capTokens: number): Prisma.Sql {
   return Prisma.sql`(SELECT coalesce(json_agg(json_build_object('id', s.id, 'text', s.text, 'tokens', s.tokens, 'createdAt', s.created_at)
         ORDER BY s.created_at DESC, s.id DESC), '[]'::json)
       FROM (SELECT m.*, sum(m.tokens) OVER (ORDER BY m.created_at DESC, m.id DESC) AS running
-        FROM saved_memories m WHERE m.user_id = t.owner_id AND ${capTokens}::int > 0) s
+        FROM saved_memories m WHERE m.user_id = t.owner_id AND m.status = 'active' AND ${capTokens}::int > 0) s
       WHERE s.running <= ${capTokens}::int)`;
 }
 

@@ -105,7 +105,16 @@ export function toEntry(row: ContextEntryRow): ContextEntry {
   return entry;
 }
 
-export function toTurn(row: TurnRow): Turn {
+/**
+ * The turn row's fields the domain keeps (raw SQL selects just these: TURN_COLUMNS); `cancelRequested` may be left
+ * out (a row built in memory, or selected without it).
+ */
+type TurnFields = Pick<
+  TurnRow,
+  'id' | 'threadId' | 'kind' | 'userMessageId' | 'status' | 'error' | 'createdAt' | 'startedAt' | 'finishedAt'
+> & { cancelRequested?: boolean };
+
+export function toTurn(row: TurnFields): Turn {
   return {
     id: row.id,
     threadId: row.threadId,
@@ -116,6 +125,7 @@ export function toTurn(row: TurnRow): Turn {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    ...(row.cancelRequested ? { cancelRequested: true } : {}),
   };
 }
 

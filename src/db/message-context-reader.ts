@@ -8,7 +8,12 @@ export interface MessageContextReader {
    * The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer).
    * The system prompt's text is only in the answer with `systemPromptText` (admins); otherwise its hash and tokens.
    */
-  forMessage(threadId: string, messageId: string, options: { systemPromptText: boolean }): Promise<MessageContextDto>;
+  /** What the call was given; the routes add the deployment's `limits`. */
+  forMessage(
+    threadId: string,
+    messageId: string,
+    options: { systemPromptText: boolean },
+  ): Promise<Omit<MessageContextDto, 'limits'>>;
 }
 
 interface CallRow {

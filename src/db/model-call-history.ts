@@ -61,8 +61,8 @@ export function createModelCallHistory(db: Database): ModelCallHistory {
   return {
     async recentPromptCounts({ model, limit }) {
       const rows = await db.$queryRaw<{ estimated: number; reported: number; ownerId: string | null }[]>`
-        SELECT estimated, reported, (SELECT t.owner_id FROM threads t WHERE t.id = recent.thread_id) AS "ownerId" FROM (
-          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at, thread_id
+        SELECT estimated, reported, user_id AS "ownerId" FROM (
+          SELECT estimated_prompt_tokens AS estimated, reported_prompt_tokens AS reported, created_at, user_id
           FROM model_calls
           WHERE model = ${model} AND purpose = 'chat' AND reported_prompt_tokens > 0 AND error IS NULL
           ORDER BY created_at DESC LIMIT ${limit}

@@ -11,12 +11,13 @@ interface SavedMemoryRow {
   tokens: number;
   sourceThreadId: string | null;
   sourceSeq: number | null;
+  status: string;
   createdAt: Date;
   updatedAt: Date;
 }
 
 const COLUMNS =
-  Prisma.raw(`id, user_id AS "userId", text, tokens, source_thread_id AS "sourceThreadId", source_seq AS "sourceSeq",
+  Prisma.raw(`id, user_id AS "userId", text, tokens, source_thread_id AS "sourceThreadId", source_seq AS "sourceSeq", status,
   created_at AS "createdAt", updated_at AS "updatedAt"`);
 
 function toSavedMemory(row: SavedMemoryRow): SavedMemory {
@@ -29,6 +30,7 @@ function toSavedMemory(row: SavedMemoryRow): SavedMemory {
       row.sourceThreadId !== null && row.sourceSeq !== null
         ? { threadId: row.sourceThreadId, seq: row.sourceSeq }
         : null,
+    status: row.status === 'pending' ? 'pending' : 'active',
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -43,18 +45,18 @@ export function createSavedMemoryRepository(db: Database): SavedMemoryStore {
       return rows.map(toSavedMemory);
     },
 
-    async create({ userId, text, tokens, source, maxItems }) {
+    async create({ userId, text, tokens, source, maxItems, status }) {
       return db.$transaction(async (tx) => {
-        // The user's lock, then the count: exact under concurrent creations, across processes.
+        // The user's lock, then the count (proposals included): exact under concurrent creations, across processes.
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('saved-memories-of:' || ${userId}::text, 0))`;
         const [count] = await tx.$queryRaw<
           { n: number }[]
         >`SELECT count(*)::int AS n FROM saved_memories WHERE user_id = ${userId}`;
         if ((count?.n ?? 0) >= maxItems) return null;
         const rows = await tx.$queryRaw<SavedMemoryRow[]>`
-          INSERT INTO saved_memories (id, user_id, text, tokens, source_thread_id, source_seq, source_message_id, created_at, updated_at)
+          INSERT INTO saved_memories (id, user_id, text, tokens, source_thread_id, source_seq, source_message_id, status, created_at, updated_at)
           VALUES (gen_random_uuid(), ${userId}, ${text}, ${tokens}::int, ${source?.threadId ?? null}::uuid, ${source?.seq ?? null}::int,
-            ${source?.messageId ?? null}::uuid, clock_timestamp(), clock_timestamp())
+            ${source?.messageId ?? null}::uuid, ${status}, clock_timestamp(), clock_timestamp())
           RETURNING ${COLUMNS}`;
         return rows[0] ? toSavedMemory(rows[0]) : null;
       });
@@ -63,14 +65,38 @@ export function createSavedMemoryRepository(db: Database): SavedMemoryStore {
     async update({ userId, id, text, tokens }) {
       if (!UUID.test(id)) return null;
       const rows = await db.$queryRaw<SavedMemoryRow[]>`
-        UPDATE saved_memories SET text = ${text}, tokens = ${tokens}::int, updated_at = now()
+        UPDATE saved_memories SET text = ${text}, tokens = ${tokens}::int, tokens_stale = false, updated_at = now()
         WHERE id = ${id}::uuid AND user_id = ${userId} RETURNING ${COLUMNS}`;
       return rows[0] ? toSavedMemory(rows[0]) : null;
     },
 
-    async remove({ userId, id }) {
+    async approve({ userId, id }) {
+      if (!UUID.test(id)) return null;
+      const rows = await db.$queryRaw<SavedMemoryRow[]>`
+        UPDATE saved_memories SET status = 'active',
+          updated_at = CASE WHEN status = 'pending' THEN now() ELSE updated_at END
+        WHERE id = ${id}::uuid AND user_id = ${userId} RETURNING ${COLUMNS}`;
+      return rows[0] ? toSavedMemory(rows[0]) : null;
+    },
+
+    async listStaleTokens(limit) {
+      return db.$queryRaw<{ id: string; text: string }[]>`
+        SELECT id::text, text FROM saved_memories WHERE tokens_stale ORDER BY id LIMIT ${limit}::int`;
+    },
+
+    async saveRecount({ id, text, tokens }) {
+      await db.$executeRaw`
+        UPDATE saved_memories SET tokens = ${tokens}::int, tokens_stale = false
+        WHERE id = ${id}::uuid AND text = ${text} AND tokens_stale`;
+    },
+
+    async remove({ userId, id, status }) {
       if (!UUID.test(id)) return false;
-      return (await db.$executeRaw`DELETE FROM saved_memories WHERE id = ${id}::uuid AND user_id = ${userId}`) > 0;
+      const inStatus = status ? Prisma.sql`AND status = ${status}` : Prisma.empty;
+      return (
+        (await db.$executeRaw`DELETE FROM saved_memories WHERE id = ${id}::uuid AND user_id = ${userId} ${inStatus}`) >
+        0
+      );
     },
 
     async sourceOfThread(threadId) {

@@ -6,6 +6,7 @@ import type { Thread as ThreadRow } from './generated/client';
 import { toThread } from './mappers';
 import { THREAD_COLUMNS } from './sql-columns';
 import { claimThreadSlot } from './thread-quota';
+import { keepModelCallsOf } from './keep-model-calls';
 
 export function createThreadRepository(db: Database): ThreadStore {
   return {
@@ -16,7 +17,7 @@ export function createThreadRepository(db: Database): ThreadStore {
       return toThread(
         await db.$transaction(async (tx) => {
           await claimThreadSlot(tx, ownerId, maxThreads);
-          return tx.thread.create({ data: { ownerId, ...(title ? { title } : {}) } });
+          return tx.thread.create({ data: { ownerId, ...(title ? { title, titleSource: 'user' } : {}) } });
         }),
       );
     },
@@ -47,11 +48,17 @@ export function createThreadRepository(db: Database): ThreadStore {
       };
     },
     async renameThread(threadId, title) {
-      return toThread(await db.thread.update({ where: { id: threadId }, data: { title } }));
+      // A user's title: an automatic one (core/titles) is only ever written over the default.
+      return toThread(await db.thread.update({ where: { id: threadId }, data: { title, titleSource: 'user' } }));
     },
     async deleteThread(threadId) {
-      // Messages, entries, summaries, tool runs, turns and call records cascade.
-      await db.thread.deleteMany({ where: { id: threadId } });
+      if (!UUID.test(threadId)) return;
+      // Messages, entries, summaries, tool runs and turns cascade; the call records stay, detached (keepModelCallsOf).
+      await db.$transaction([
+        db.$queryRaw`SELECT id FROM threads WHERE id = ${threadId}::uuid FOR UPDATE`,
+        db.$executeRaw(keepModelCallsOf([threadId], { anonymise: false })),
+        db.$executeRaw`DELETE FROM threads WHERE id = ${threadId}::uuid`,
+      ]);
     },
     async countMessages(threadId) {
       return db.message.count({ where: { threadId } });

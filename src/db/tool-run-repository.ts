@@ -165,7 +165,7 @@ export function createToolRunRepository(db: Database): ToolRunStore {
         // Results landing together share one follow-up: join a follow-up that has not started yet.
         const queued = await tx.turn.findFirst({
           where: { threadId, kind: 'follow-up', status: 'queued' },
-          orderBy: { createdAt: 'asc' },
+          orderBy: { acceptSeq: 'asc' },
         });
         const followUp = queued ?? (await tx.turn.create({ data: { threadId, kind: 'follow-up' } }));
         await tx.toolRun.update({ where: { id: runId }, data: { followUpTurnId: followUp.id } });
@@ -188,14 +188,15 @@ export function createToolRunRepository(db: Database): ToolRunStore {
 
     async followUpDepth(turnId) {
       const rows = await db.$queryRaw<{ depth: number }[]>`
-        WITH this AS (SELECT thread_id, created_at FROM turns WHERE id = ${turnId}::uuid),
+        WITH this AS (SELECT thread_id, accept_seq FROM turns WHERE id = ${turnId}::uuid),
         anchor AS (
-          SELECT max(t.created_at) AS at FROM turns t, this
-          WHERE t.thread_id = this.thread_id AND t.kind <> 'follow-up' AND t.created_at <= this.created_at
+          SELECT max(t.accept_seq) AS at FROM turns t, this
+          WHERE t.thread_id = this.thread_id AND t.kind <> 'follow-up' AND t.accept_seq <= this.accept_seq
         )
-        SELECT count(*)::int AS depth FROM turns t, this, anchor
+        -- DISTINCT: an interrupted turn and its re-run hold one place (one accept_seq) in the queue.
+        SELECT count(DISTINCT t.accept_seq)::int AS depth FROM turns t, this, anchor
         WHERE t.thread_id = this.thread_id AND t.kind = 'follow-up'
-          AND t.created_at > coalesce(anchor.at, '-infinity'::timestamptz) AND t.created_at <= this.created_at`;
+          AND t.accept_seq > coalesce(anchor.at, 0) AND t.accept_seq <= this.accept_seq`;
       return rows[0]?.depth ?? 0;
     },
 

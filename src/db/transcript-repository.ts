@@ -1,8 +1,19 @@
 import type { TranscriptStore } from '../core/ports';
+import { Prisma, type Message as MessageRow } from './generated/client';
 import type { Database } from './prisma-client';
 import { toEntry, toMessage } from './mappers';
+import { MESSAGE_COLUMNS, qualified } from './sql-columns';
 
 export function createTranscriptRepository(db: Database): TranscriptStore {
+  /**
+   * The messages still waiting in the thread's queue, in the order they were accepted (their turns' accept_seq, the
+   * order they will take seqs in): created_at ties within a millisecond.
+   */
+  const pendingOf = (threadId: string) =>
+    db.sql.rows<MessageRow>(Prisma.sql`
+      SELECT ${qualified(MESSAGE_COLUMNS, 'm')} FROM messages m LEFT JOIN turns t ON t.id = m.turn_id
+      WHERE m.thread_id = ${threadId}::uuid AND m.seq IS NULL
+      ORDER BY t.accept_seq NULLS LAST, m.created_at, m.id`);
   return {
     async listMessages({ threadId, before, after, limit }) {
       if (after !== undefined) {
@@ -14,9 +25,7 @@ export function createTranscriptRepository(db: Database): TranscriptStore {
         });
         const hasMoreAfter = rows.length > limit;
         const messages = rows.slice(0, limit).map(toMessage);
-        const pending = hasMoreAfter
-          ? []
-          : await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
+        const pending = hasMoreAfter ? [] : await pendingOf(threadId);
         const hasMoreBefore =
           after > 0 && (await db.message.count({ where: { threadId, seq: { lte: after } }, take: 1 })) > 0;
         return { messages: [...messages, ...pending.map(toMessage)], hasMoreBefore, hasMoreAfter };
@@ -34,7 +43,7 @@ export function createTranscriptRepository(db: Database): TranscriptStore {
           (await db.message.count({ where: { threadId, OR: [{ seq: { gte: before } }, { seq: null }] }, take: 1 })) > 0;
         return { messages, hasMoreBefore, hasMoreAfter };
       }
-      const pending = await db.message.findMany({ where: { threadId, seq: null }, orderBy: { createdAt: 'asc' } });
+      const pending = await pendingOf(threadId);
       return { messages: [...messages, ...pending.map(toMessage)], hasMoreBefore, hasMoreAfter: false };
     },
     async findMessage(threadId, messageId) {

@@ -13,6 +13,7 @@ import { prepared } from './prepared-statement';
 import { UUID } from './keyset-cursor';
 import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
+import { callUser } from './model-call-repository';
 import {
   ASYNC_COMMIT,
   MESSAGE_COLUMNS,
@@ -83,10 +84,13 @@ export function createTurnRepository(
     const hash = createHash('sha256').update(text).digest('hex');
     return { hash, text: knownPrefixes.has(hash) ? null : text, tokens };
   };
+  // A resend finds its message's turn, or the turn that runs it again after a crash (the one that will answer it).
   const findByClientMessageId = async (threadId: string, ownerId: string | null, clientMessageId: string) => {
     const rows = await db.sql.rows<MessageRow & { turnRow: Record<string, unknown> | null }>(Prisma.sql`
       SELECT ${qualified(MESSAGE_COLUMNS, 'm')},
-        (SELECT row_to_json(x) FROM (SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id) x) AS "turnRow"
+        (SELECT row_to_json(x) FROM (
+          SELECT ${TURN_COLUMNS} FROM turns WHERE id = m.turn_id OR resumed_from_turn_id = m.turn_id
+          ORDER BY resumed_from_turn_id IS NULL LIMIT 1) x) AS "turnRow"
       FROM messages m JOIN threads t ON t.id = m.thread_id AND (${ownerId}::text IS NULL OR t.owner_id = ${ownerId}::text)
       WHERE m.thread_id = ${threadId}::uuid AND m.client_message_id = ${clientMessageId}`);
     const row = rows[0];
@@ -322,22 +326,12 @@ export function createTurnRepository(
       return rows.map((row) => row.id);
     },
 
-    async failInterruptedTurns(threadId) {
-      const error = {
-        code: 'INTERNAL',
-        message: 'The server running this answer stopped; the answer was interrupted.',
-      };
-      await db.$transaction([
-        // A tool run's message streams independently of turns (the tools worker completes it).
-        db.message.updateMany({
-          where: { threadId, status: 'streaming', toolRunId: null },
-          data: { status: 'error', error, completedAt: new Date() },
-        }),
-        db.turn.updateMany({
-          where: { threadId, status: 'running' },
-          data: { status: 'error', error, finishedAt: new Date() },
-        }),
-      ]);
+    async recoverInterruptedTurns({ threadId, resume, error }) {
+      // One function under the thread's row lock (migration turn_resume): a runner taking the lease meanwhile either
+      // committed first (nothing changes here) or waits for the recovery and starts the re-run.
+      const [row] = await db.sql.rows<{ recovered: { resumed: string[]; failed: string[] } }>(Prisma.sql`
+        SELECT chat_recover_interrupted_turns(${threadId}::uuid, ${resume}::boolean, ${JSON.stringify(error)}::jsonb) AS recovered`);
+      return { resumed: row?.recovered.resumed ?? [], failed: row?.recovered.failed ?? [] };
     },
   };
 }
@@ -346,11 +340,11 @@ export function createTurnRepository(
 function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql {
   const { manifest } = call;
   return Prisma.sql`
-    INSERT INTO model_calls (id, thread_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
+    INSERT INTO model_calls (id, thread_id, user_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
       reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, recalled_seqs, omitted,
       overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts, saved_memory_ids, recalled_elsewhere, reported_cached_tokens, prompt_divergence, recall_note,
       prompt_fingerprints, tools_fingerprint)
-    SELECT gen_random_uuid(), ${call.threadId}::uuid, finished.id, ${call.purpose}, ${call.model},
+    SELECT gen_random_uuid(), ${call.threadId}::uuid, ${callUser(call)}, finished.id, ${call.purpose}, ${call.model},
       ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
       ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
       ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.recalledSeqs ?? []}::int[], ${call.omitted ?? 0}::int,

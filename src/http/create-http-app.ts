@@ -5,6 +5,8 @@ import helmet from 'helmet';
 import { mountAdmin } from './admin/mount-admin';
 import { runInLogContext, type LogContext } from '../observability/log-context';
 import { authenticate, principalOf } from './authenticate';
+import { limitRequestsPerUser } from './limit-requests-per-user';
+import { refuseNulEscapes } from './refuse-nul-characters';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
 import { facadeRoutes } from './openai-facade/facade-routes';
@@ -17,7 +19,7 @@ import { exportRoutes } from './routes/export-routes';
 import { forkRoutes } from './routes/fork-routes';
 import { searchRoutes } from './routes/search-routes';
 import { memoryRoutes } from './routes/memory-routes';
-import { savedMemoryRoutes } from './routes/saved-memory-routes';
+import { SAVED_MEMORY_PATH, savedMemoryRoutes, savedMemoryServiceKeyAuth } from './routes/saved-memory-routes';
 import { accountRoutes } from './routes/account-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
@@ -61,6 +63,7 @@ export function createHttpApp(
       strict: true,
       // Kept for the runners' callbacks, whose HMAC is over the raw bytes (the same buffer, not a copy).
       verify: (request, _response, buffer) => {
+        refuseNulEscapes(buffer);
         (request as { rawBody?: Buffer }).rawBody = buffer;
       },
     }),
@@ -73,10 +76,18 @@ export function createHttpApp(
   mountAdmin(app, deps);
   // The OpenAI-compatible front door: its own body limit, auth and error shape (also for what failed before it).
   if (deps.facade) app.use('/v1', facadeRoutes(deps, deps.facade), openAIErrorHandler(deps.log));
-  app.use('/api', authenticate(deps), (_request, response, next) => {
+  // A service key with X-User-Id reaches /api/memory, and only it (the rest of /api wants a user's token).
+  app.use(SAVED_MEMORY_PATH, savedMemoryServiceKeyAuth(deps));
+  const authenticateUser = authenticate(deps);
+  app.use('/api', (request, response, next) => {
+    if (response.locals.principal) next();
+    else authenticateUser(request, response, next);
+  });
+  app.use('/api', (_request, response, next) => {
     (response.locals.logContext as LogContext).userId = principalOf(response).userId;
     runInLogContext(response.locals.logContext as LogContext, next);
   });
+  if (deps.requestLimiter) app.use('/api', limitRequestsPerUser(deps.requestLimiter));
   app.use(
     '/api',
     threadRoutes(deps),

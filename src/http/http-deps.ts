@@ -61,6 +61,8 @@ export interface HttpDeps {
   searchLimiter: RateLimiter;
   /** EXPORTS_PER_MINUTE: thread and account exports and erasures, per user. */
   exportLimiter: RateLimiter;
+  /** Every /api request of a user (API_REQUESTS_PER_MINUTE, per process); absent: no such limit. */
+  requestLimiter?: RateLimiter;
   /** Per client address (IPv6 by /64), shared by every process through Redis. */
   rateLimits: { guests: RateLimiter; adminSignIn: RateLimiter; authFailures: RateLimiter };
   /** CORS_CREDENTIALS. */
@@ -91,6 +93,11 @@ export interface HttpDeps {
   savedMemories: SavedMemoryDeps;
   /** Tombstones of erased users (their older tokens are refused). */
   erasures: Pick<ErasureStore, 'erasureOf'>;
+  /**
+   * Deletes a thread (DELETE /api/threads/:id): stops its turns and remote tool work, keeps its call records, removes
+   * its jobs (core/erasure deleteThread).
+   */
+  deleteThread(threadId: string): Promise<void>;
   /** Erases a user whole (DELETE /api/me, DELETE /api/admin/users/:userId). */
   eraseUser(input: { userId: string; kind: 'guest' | 'external' }): Promise<{ existed: boolean; threads: number }>;
   /** The OpenAI-compatible routes (/v1); absent: not mounted. */

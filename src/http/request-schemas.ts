@@ -47,7 +47,8 @@ export const searchQuery = z.object({
     .string({ error: 'q is required: the words to search for' })
     .trim()
     .min(1, 'type something to search for')
-    .max(500),
+    .max(500)
+    .refine((text) => !text.includes('\u0000'), 'the words hold a NUL character (\\u0000)'),
   cursor: z.string().max(100).optional(),
   limit: z.coerce.number().int().min(1).max(50).default(20),
 });

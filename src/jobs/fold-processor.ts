@@ -6,6 +6,7 @@ import {
   type RebuildAfterForgetDeps,
   type RebuildAfterForgetOutcome,
 } from '../core/summary/rebuild-after-forget';
+import { titleThread, type TitleDeps, type TitleOutcome } from '../core/titles';
 import { runWithLogContext, updateLogContext } from '../observability/log-context';
 import {
   foldJobPayload,
@@ -16,6 +17,8 @@ import {
   REBUILD_JOB,
   rebuildJobPayload,
   type SummaryJobPayload,
+  TITLE_JOB,
+  titleJobPayload,
 } from './queue-names';
 
 /** What the summary queue's processor needs: the fold's dependencies plus the transcript for rebuilds. */
@@ -24,12 +27,14 @@ export type SummaryJobDeps = FoldDeps &
   Pick<RebuildAfterForgetDeps, 'threads'> & {
     /** Idle folds: how long a thread must be quiet (PROMPT_CACHE_TTL) and the least they fold (IDLE_FOLD_MIN_TOKENS). */
     idleFold: Omit<IdleFold, 'now'>;
+    /** Title jobs: the title store and the model that makes titles (null: the offline model, words only). */
+    title: TitleDeps;
   };
 
-type SummaryOutcome = FoldOutcome | RebuildOutcome | RebuildAfterForgetOutcome;
+type SummaryOutcome = FoldOutcome | RebuildOutcome | RebuildAfterForgetOutcome | TitleOutcome;
 
 /**
- * The summary queue's jobs (fold, admin rebuild, rebuild after a forget): validate the payload and hand off to the
+ * The summary queue's jobs (fold, admin rebuild, rebuild after a forget, a chat's title): validate the payload and hand off to the
  * core. A failure rethrows into BullMQ's backoff; after the last attempt the previous summary stays and the error
  * is shown to admins. Every log line of a job carries its id and thread.
  */
@@ -41,6 +46,9 @@ export function createFoldProcessor(deps: SummaryJobDeps) {
         const parsed = parsePayload(job);
         const { threadId } = parsed;
         updateLogContext({ threadId });
+        // A title's failure is not the summary's: it retries, and its last attempt falls back to the message's words.
+        if (job.name === TITLE_JOB)
+          return titleThread({ threadId, lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }, deps.title);
         try {
           if (job.name === FORGET_REBUILD_JOB) return await rebuildAfterForget({ threadId }, deps);
           if ('actorId' in parsed && typeof parsed.actorId === 'string')
@@ -78,7 +86,9 @@ function parsePayload(job: Job<SummaryJobPayload>) {
         ? rebuildJobPayload
         : job.name === IDLE_FOLD_JOB
           ? idleFoldJobPayload
-          : foldJobPayload;
+          : job.name === TITLE_JOB
+            ? titleJobPayload
+            : foldJobPayload;
   const parsed = schema.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
   return parsed.data;

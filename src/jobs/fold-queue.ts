@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { FoldQueue, ForgetRebuildQueue, IdleFoldQueue, RebuildQueue } from '../core/ports';
+import type { FoldQueue, ForgetRebuildQueue, IdleFoldQueue, RebuildQueue, TitleQueue } from '../core/ports';
 import { createProducerQueue, withEnqueueTimeout } from './producer-queue';
 import {
   FOLD_JOB,
@@ -9,9 +9,10 @@ import {
   REBUILD_JOB,
   SUMMARY_QUEUE,
   type SummaryJobPayload,
+  TITLE_JOB,
 } from './queue-names';
 
-export interface FoldProducer extends FoldQueue, RebuildQueue, ForgetRebuildQueue, IdleFoldQueue {
+export interface FoldProducer extends FoldQueue, RebuildQueue, ForgetRebuildQueue, IdleFoldQueue, TitleQueue {
   queue: Queue<SummaryJobPayload>;
   close(): Promise<void>;
 }
@@ -72,6 +73,13 @@ export function createFoldProducer(options: {
             attempts: 2,
           },
         ),
+      );
+    },
+    async enqueueTitle(threadId) {
+      // Few attempts (the last one falls back to the first message's words); a deduplication id, not a jobId, so a
+      // kept finished job never blocks a branch's or a retried first answer's title, which the job skips when titled.
+      await withEnqueueTimeout(
+        queue.add(TITLE_JOB, { threadId }, { deduplication: { id: `title-${threadId}` }, attempts: 3 }),
       );
     },
     close: () => queue.close(),

@@ -46,5 +46,12 @@ export const IDLE_FOLD_JOB = 'idle-fold';
 export const idleFoldJobPayload = z.object({ threadId: z.string().uuid() });
 export type IdleFoldJobPayload = z.infer<typeof idleFoldJobPayload>;
 
+/** A chat's automatic title by the summarizer model, after its first exchange (core/titles): one per thread. */
+export const TITLE_JOB = 'title';
+
+export const titleJobPayload = z.object({ threadId: z.string().uuid() });
+export type TitleJobPayload = z.infer<typeof titleJobPayload>;
+
 /** Any job of the summary queue. */
-export type SummaryJobPayload = FoldJobPayload | RebuildJobPayload | ForgetRebuildJobPayload | IdleFoldJobPayload;
+export type SummaryJobPayload =
+  FoldJobPayload | RebuildJobPayload | ForgetRebuildJobPayload | IdleFoldJobPayload | TitleJobPayload;

@@ -1,4 +1,5 @@
 import type { ContextSettings } from '../core/context-settings';
+import { INTERRUPTED_ANSWER_ERROR } from '../core/turn/errors-for-user';
 import type {
   FoldLagPolicy,
   FoldQueue,
@@ -66,7 +67,8 @@ export interface Sweeper {
 
 /**
  * Derives pending work from Postgres, so nothing depends on an enqueue or a process having survived:
- * folds that a Redis outage kept from being enqueued, and turns whose process died (their lease expired).
+ * folds that a Redis outage kept from being enqueued, and turns whose process died (their lease expired): queued
+ * ones are kicked, running ones recovered first (`interruptedTurns`).
  */
 export function createSweeper(options: {
   turns: TurnStore;
@@ -78,6 +80,12 @@ export function createSweeper(options: {
   rebuilds?: { memory: Pick<MemoryStore, 'threadsAwaitingRebuild'>; queue: ForgetRebuildQueue };
   /** Resumes the queued turns of a thread (serve processes); absent in worker-only processes. */
   resumeTurns?: (threadId: string) => void;
+  /**
+   * RESUME_INTERRUPTED_TURNS: what becomes of a turn whose process died mid-answer (its lease expired). `retry`
+   * (default): it runs again once, its partial answer superseded; a re-run cut off too ends as `fail` does. `fail`: its
+   * answer ends with the error INTERRUPTED, which the user may retry.
+   */
+  interruptedTurns?: 'retry' | 'fail';
   /** The tool-run outbox: runs left `queued` (an enqueue that failed) and finished runs never reported. */
   toolRuns?: { runs: ToolRunStore; queue: ToolQueue; olderThanMs: number };
   /**
@@ -104,7 +112,13 @@ export function createSweeper(options: {
     let threadsResumed = 0;
     if (options.resumeTurns) {
       for (const threadId of await options.turns.threadsWithStrandedTurns(100)) {
-        await options.turns.failInterruptedTurns(threadId);
+        const { resumed, failed } = await options.turns.recoverInterruptedTurns({
+          threadId,
+          resume: (options.interruptedTurns ?? 'retry') === 'retry',
+          error: INTERRUPTED_ANSWER_ERROR,
+        });
+        if (resumed.length + failed.length > 0)
+          options.log.warn({ threadId, resumed, failed }, 'answers cut off by a dead process: run again or ended');
         options.resumeTurns(threadId);
         threadsResumed += 1;
       }

@@ -4,7 +4,7 @@
  * OpenAI's reported `prompt_tokens`, so the stub can play the provider in tests. Both use the process's one
  * encoder per encoding (core's `encoderFor`): building one parses its ranks, which costs seconds on a busy machine.
  */
-import { encoderFor } from '../core/context';
+import { boundedEncodedLength, tokenizerWork } from '../core/context';
 
 export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -46,9 +46,10 @@ export function encodingForModel(model: string): TokenEncodingName {
 
 /** Tokens of a plain text with the given encoding (default `o200k_base`). */
 export function countTextTokens(text: string, encoding: TokenEncodingName = 'o200k_base'): number {
+  tokenizerWork.calls += 1;
   if (text.length === 0) return 0;
   // Special-token text ("<|endoftext|>") counts as plain text, as it does in the API.
-  return encoderFor(encoding).encode(text, [], []).length;
+  return boundedEncodedLength(encoding, text);
 }
 
 /** The text of a message's content, whether a string or an array of text parts. */

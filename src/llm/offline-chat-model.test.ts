@@ -4,7 +4,7 @@ import { buildContextPack } from '../core/context/build-context-pack.js';
 import { buildRecallSlot, RECALL_ELSEWHERE_HEADING, RECALL_HEADING } from '../core/context/build-recall-slot.js';
 import type { PackMessage, RecalledMessage } from '../core/context/types.js';
 import { countTextTokens } from './count-chat-tokens.js';
-import { OfflineChatModel } from './offline-chat-model.js';
+import { OfflineChatModel, rememberRequest } from './offline-chat-model.js';
 import { streamChat } from './stream-chat.js';
 
 const message = (role: PackMessage['role'], content: string, extra: Partial<PackMessage> = {}): PackMessage => ({
@@ -20,6 +20,15 @@ const calculatorTool = {
     name: 'calculator',
     description: 'Evaluates arithmetic',
     parameters: { type: 'object', properties: { expression: { type: 'string' } } },
+  },
+};
+
+const saveMemoryTool = {
+  type: 'function' as const,
+  function: {
+    name: 'save_memory',
+    description: 'Saves a fact about the user',
+    parameters: { type: 'object', properties: { text: { type: 'string' } } },
   },
 };
 
@@ -83,6 +92,56 @@ describe('OfflineChatModel, chat mode', () => {
       ],
     });
     expect(answered.text).toBe('[offline model] calculator returned: 4');
+  });
+
+  it('calls a bound save_memory for "remember that ..." with the fact as one sentence, and reports the result', async () => {
+    const model = new OfflineChatModel();
+    const asked = [message('user', 'Hi! Please remember that I prefer aisle seats. What is next?')];
+    const call = await streamChat({ model, messages: asked, tools: [calculatorTool, saveMemoryTool] });
+    expect(call.finishReason).toBe('tool_calls');
+    expect(call.toolCalls).toEqual([
+      { id: expect.stringMatching(/^call_offline_/), name: 'save_memory', args: { text: 'I prefer aisle seats.' } },
+    ]);
+    const answered = await streamChat({
+      model,
+      tools: [saveMemoryTool],
+      messages: [
+        ...asked,
+        message('assistant', '', { toolCalls: call.toolCalls }),
+        message('tool', 'Saved to the user\'s memories: "I prefer aisle seats."', {
+          toolCallId: call.toolCalls[0]!.id,
+        }),
+      ],
+    });
+    expect(answered.text).toBe(
+      '[offline model] save_memory returned: Saved to the user\'s memories: "I prefer aisle seats."',
+    );
+  });
+
+  it('reads the fact of each way of asking to remember, and no question or mention of remembering', () => {
+    expect(rememberRequest('remember that my passport expires in 2027')).toBe('My passport expires in 2027.');
+    expect(rememberRequest('Please remember: the gate code is 4455!')).toBe('The gate code is 4455!');
+    expect(rememberRequest("Don't forget that we land at 10:40.")).toBe('We land at 10:40.');
+    expect(rememberRequest('Remember I am vegetarian')).toBe('I am vegetarian.');
+    for (const other of [
+      'Do you remember that I prefer aisle seats?',
+      'Remember when we went to Porto?',
+      'I remember that trip well.',
+      'remember',
+      'What should I remember about Lisbon?',
+      'Remember to call Ana tomorrow.',
+    ])
+      expect(rememberRequest(other), other).toBeUndefined();
+  });
+
+  it('restates a request to remember when no save_memory tool is bound', async () => {
+    const result = await streamChat({
+      model: new OfflineChatModel(),
+      messages: [message('user', 'Remember that I prefer aisle seats.')],
+      tools: [calculatorTool],
+    });
+    expect(result.toolCalls).toEqual([]);
+    expect(result.text).toContain('You said: "Remember that I prefer aisle seats."');
   });
 
   it('never calls a tool without a bound calculator', async () => {
@@ -260,7 +319,7 @@ describe('OfflineChatModel, chat mode, asked about something said earlier', () =
     expect(statement.text).toContain('You said: "My budget grew a little."');
     const unknown = await ask('What is the weather in Porto?', [summary, slot]);
     expect(unknown.text).toContain('You said: "What is the weather in Porto?"');
-    expect(unknown.text).toContain('The summary keeps HOTEL-77');
+    expect(unknown.text).toContain('The summary keeps 1 point, the newest: "user: plans a trip, hotel HOTEL-77."');
     // Half of the question's words must match: one word of three is not an answer.
     const loose = await ask('Which trip photos and videos did you like?', [summary, slot]);
     expect(loose.text).toContain('You said:');
@@ -298,8 +357,10 @@ describe('OfflineChatModel, summarizer mode', () => {
     expect(summary.text).not.toContain('weather is nice');
     expect(summary.text).not.toContain('keep that in mind');
     expect(summary.text).not.toContain('120 tokens');
-    expect(summary.text.startsWith('Summary (offline model, extractive):\n- ')).toBe(true);
-    expect(summary.text).toContain('- user: I need to migrate invoice INV-2024-0042');
+    // Bullets only, each a sentence of what someone wrote; the assistant's marked as such.
+    expect(summary.text.split('\n').every((line) => line.startsWith('- '))).toBe(true);
+    expect(summary.text).toContain('- I need to migrate invoice INV-2024-0042');
+    expect(summary.text).toContain('- assistant: The config lives at /etc/billing/config.yaml');
   });
 
   it('stays within the token cap stated in the prompt, preferring identifier-dense sentences', async () => {

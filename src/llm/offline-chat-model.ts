@@ -3,14 +3,17 @@
  * it answers deterministically so the product can be shown working without one.
  *
  * - `mode: 'chat'` restates the last user message and what the context held (messages, tokens,
- *   whether a summary was present, identifiers it can see). Asked about something said earlier, it
- *   quotes the best matching recalled or window message with its seq instead (offline-recall-answer.ts). With a bound `calculator` tool it
- *   calls it for "calculate <expression>", and reports a tool result it is given.
+ *   whether a summary was present, how many points it keeps and the newest one). Asked about
+ *   something said earlier, it quotes the best matching recalled or window message with its seq
+ *   instead (offline-recall-answer.ts). With a bound `calculator` tool it calls it for "calculate
+ *   <expression>"; with a bound `save_memory` tool it calls it for "remember that <fact>" (the
+ *   saved-memories view's hint); it reports a tool result it is given.
  * - `mode: 'summarizer'` returns an extractive summary of everything after the leading system
- *   message (the instructions): the folded entries (plus the previous summary, except a segment
- *   prompt's read-only earlier summary, which a new segment never repeats), keeping the sentences with
- *   names, numbers and identifiers, within a token cap (the smaller of `maxSummaryTokens` and a
- *   cap the prompt states, e.g. "at most 1200 tokens").
+ *   message (the instructions): the folded messages (plus the previous summary, except a segment
+ *   prompt's read-only earlier summary, which a new segment never repeats), keeping what people wrote
+ *   — their sentences with names, numbers, identifiers and decisions, each with its seq, never the
+ *   offline model's own answers (offline-summary.ts) — within a token cap (the smaller of
+ *   `maxSummaryTokens` and a cap the prompt states, e.g. "at most 1200 tokens").
  *
  * The mode is chosen at construction (the factory builds one of each), never guessed from the
  * prompt, which deployments may replace.
@@ -34,10 +37,11 @@ import {
   type WireChatMessage,
   type OpenAIToolDefinition,
 } from './count-chat-tokens.js';
-import { extractIdentifiers, selectKeySentences } from './extract-key-sentences.js';
+import { offlineSummary } from './offline-summary.js';
 import { RECALL_HEADING } from '../core/context/build-recall-slot.js';
 import { bestRecalledAnswer, newestUserMessage } from './offline-recall-answer.js';
 import { EARLIER_SUMMARY_CLOSING, EARLIER_SUMMARY_OPENING } from '../core/context/summary-prompt.js';
+import { SAVED_MEMORY_MAX_CHARS } from '../core/saved-memories/saved-memory.js';
 
 export type OfflineChatModelMode = 'chat' | 'summarizer';
 
@@ -61,10 +65,14 @@ export const OFFLINE_MODEL_NAME = 'offline';
 const DEFAULT_MAX_SUMMARY_TOKENS = 1_200;
 const QUOTE_CHARS = 120;
 const TOOL_RESULT_CHARS = 300;
-const MAX_REMEMBERED_IDENTIFIERS = 3;
-const SUMMARY_HEADER = 'Summary (offline model, extractive):';
+/** Characters of the summary's newest point an answer quotes. */
+const SUMMARY_POINT_CHARS = 70;
+const BULLET_LINE = /^\s*(?:[-*•]|\d+[.)])\s+/;
 const CAP_IN_PROMPT =
   /(?:at most|no more than|not exceed|under|within|maximum of|max(?:imum)?|limit of|cap(?:ped)?(?: at| of)?)\s*:?\s*~?(\d[\d,_]*)\s*tokens/i;
+/** "remember that …", "please remember: …", "Hi. Remember I am vegetarian": the fact is the rest of the text. */
+const REMEMBER_REQUEST =
+  /(?:^|[.!?]\s+)(?:(?:please|could you|can you|kindly)\s+)?(?:remember|don't forget|do not forget)(?:\s+that)?\s*[:,]?\s+([\s\S]+)$/i;
 const CALCULATE_REQUEST = /\b(?:calculate|compute|what is|what's)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
 
 type PlannedReply = { text: string; toolCall?: { id: string; name: string; args: Record<string, unknown> } };
@@ -169,13 +177,14 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
     });
   }
 
-  /** Extractive summary of everything after the leading system message. */
+  /** Extractive summary of everything after the leading system message (offline-summary.ts). */
   private summarize(messages: BaseMessage[]): string {
     const [first, ...rest] = messages;
     const instructions = first?.type === 'system' && rest.length > 0 ? first.text : '';
     const material = instructions ? rest : messages;
+    const materialText = material.map((message) => message.text).join('\n');
     const statedCap = Number(
-      CAP_IN_PROMPT.exec(instructions || material.map((message) => message.text).join('\n'))?.[1]?.replace(/[,_]/g, ''),
+      (CAP_IN_PROMPT.exec(instructions) ?? CAP_IN_PROMPT.exec(materialText))?.[1]?.replace(/[,_]/g, ''),
     );
     const cap = Math.min(this.maxSummaryTokens, Number.isFinite(statedCap) && statedCap > 0 ? statedCap : Infinity);
     const labelled = material.length > 1;
@@ -186,9 +195,7 @@ export class OfflineChatModel extends BaseChatModel<OfflineChatModelCallOptions>
       .split('\n')
       .filter((line) => !CAP_IN_PROMPT.test(line))
       .join('\n');
-    const sentences = selectKeySentences({ material: text, maxTokens: cap - countTextTokens(`${SUMMARY_HEADER}\n`) });
-    if (sentences.length === 0) return `${SUMMARY_HEADER}\n- (nothing to summarize)`;
-    return `${SUMMARY_HEADER}\n${sentences.map((sentence) => `- ${sentence}`).join('\n')}`;
+    return offlineSummary(text, cap);
   }
 }
 
@@ -242,16 +249,42 @@ function planChatReply(messages: BaseMessage[], tools: OpenAIToolDefinition[]): 
   const pending =
     newest !== undefined &&
     !messages.slice(newest.index + 1).some((message) => message.type === 'ai' || message.type === 'tool');
+  const saveMemory = tools.find((tool) => tool.function.name === 'save_memory');
+  const fact = saveMemory && lastUser && pending ? rememberRequest(lastUser.text) : undefined;
+  if (saveMemory && fact) return { text: '', toolCall: toolCall(messages, saveMemory, 'text', fact) };
   const expression = lastUser && pending ? CALCULATE_REQUEST.exec(lastUser.text)?.[1]?.trim() : undefined;
-  if (calculator && expression) {
-    const properties = Object.keys((calculator.function.parameters?.properties ?? {}) as Record<string, unknown>);
-    const argumentName = properties.includes('expression') ? 'expression' : (properties[0] ?? 'expression');
-    return {
-      text: '',
-      toolCall: { id: `call_offline_${messages.length}`, name: 'calculator', args: { [argumentName]: expression } },
-    };
-  }
+  if (calculator && expression) return { text: '', toolCall: toolCall(messages, calculator, 'expression', expression) };
   return { text: describeContext(messages, lastUser) };
+}
+
+/** A call of `tool` with `value` as its `preferred` argument (else its first one). */
+function toolCall(
+  messages: BaseMessage[],
+  tool: OpenAIToolDefinition,
+  preferred: string,
+  value: string,
+): NonNullable<PlannedReply['toolCall']> {
+  const properties = Object.keys((tool.function.parameters?.properties ?? {}) as Record<string, unknown>);
+  const argumentName = properties.includes(preferred) ? preferred : (properties[0] ?? preferred);
+  return { id: `call_offline_${messages.length}`, name: tool.function.name, args: { [argumentName]: value } };
+}
+
+/**
+ * The fact of a request to remember something ("Please remember that I prefer aisle seats." -> "I prefer aisle
+ * seats."): a sentence opening with "remember" (after "please" or a greeting's sentence), not a question.
+ */
+export function rememberRequest(text: string): string | undefined {
+  const match = REMEMBER_REQUEST.exec(text.trim());
+  // The sentence it opens: what follows ("… Also, what is the time?") is not part of the fact.
+  const fact = match?.[1]
+    ?.replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)[0]
+    ?.trim();
+  // "remember to call Ana" asks for a reminder, not a fact to keep.
+  if (!fact || fact.endsWith('?') || /^to\s/i.test(fact) || fact.split(' ').length < 2) return undefined;
+  const sentence = `${fact.charAt(0).toUpperCase()}${fact.slice(1)}`;
+  const ended = /[.!]$/.test(sentence) ? sentence : `${sentence}.`;
+  return ended.length <= SAVED_MEMORY_MAX_CHARS ? ended : undefined;
 }
 
 function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): string {
@@ -266,9 +299,9 @@ function describeToolResult(messages: BaseMessage[], toolMessage: BaseMessage): 
 const SUMMARY_HEADING = /^## Summary of the conversation so far[^\n]*\n/m;
 
 /**
- * A short restatement: what was said, what the context held, and up to three identifiers the summary kept (so a
- * newcomer sees the summary at work without the reply burying the conversation). The endpoint hint comes once, in
- * the first answer of a context.
+ * A short restatement: what was said, what the context held, and how many points the summary keeps with the newest
+ * one quoted (so a newcomer sees the summary at work without the reply burying the conversation). The endpoint hint
+ * comes once, in the first answer of a context.
  */
 function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefined): string {
   const counts = { system: 0, user: 0, assistant: 0, tool: 0 } as Record<string, number>;
@@ -279,7 +312,12 @@ function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefi
   const leading = messages[0]?.type === 'system' ? messages[0] : undefined;
   const heading = leading ? SUMMARY_HEADING.exec(leading.text) : null;
   const summaryText = heading && leading ? leading.text.slice(heading.index + heading[0].length) : '';
-  const remembered = extractIdentifiers(summaryText).slice(-MAX_REMEMBERED_IDENTIFIERS);
+  // What the summary keeps, named by its newest point (not by identifiers: a bare "#13" or "000" says nothing).
+  const points = summaryText
+    .split('\n')
+    .filter((line) => BULLET_LINE.test(line))
+    .map((line) => line.replace(BULLET_LINE, '').trim());
+  const newestPoint = points.at(-1);
   // Asked about something said earlier: quote the message of the context that answers it, instead of the question.
   const recalled = bestRecalledAnswer(messages, lastUser);
   const said = recalled
@@ -291,7 +329,9 @@ function describeContext(messages: BaseMessage[], lastUser: BaseMessage | undefi
     `[offline model] ${said}`,
     `My context: ${messages.length} messages (${counts.system} system, ${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool), ${tokens} tokens,`,
     heading ? 'including a summary of earlier messages.' : 'with no summary yet.',
-    remembered.length > 0 && !recalled ? `The summary keeps ${remembered.join(', ')}.` : '',
+    newestPoint && !recalled
+      ? `The summary keeps ${points.length} point${points.length === 1 ? '' : 's'}, the newest: "${quote(newestPoint, SUMMARY_POINT_CHARS)}".`
+      : '',
     counts.assistant === 0 ? 'Set OPENAI_API_KEY or OPENAI_BASE_URL to chat with a real model.' : '',
   ];
   return parts.filter((part) => part.length > 0).join(' ');

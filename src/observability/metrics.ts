@@ -51,7 +51,7 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
     }),
     modelCalls: new Counter({
       name: 'chat_model_calls_total',
-      help: 'Model calls by model, purpose (chat, summary, condense) and outcome (ok, error).',
+      help: 'Model calls by model, purpose (chat, summary, condense, title) and outcome (ok, error).',
       labelNames: ['model', 'purpose', 'outcome'],
       registers,
     }),

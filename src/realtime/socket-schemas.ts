@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** Text a client sends: Postgres' text cannot hold a NUL character, so it is refused here, with a clear message. */
+const clientText = z.string().refine((text) => !text.includes('\u0000'), {
+  message: 'holds a NUL character (\\u0000), which no text here can store',
+});
+
 /**
  * Payload schemas of the client events (src/shared/socket-events.ts). Strict: unknown keys are refused.
  * Content length is not capped here: sendMessage answers TOO_LARGE with the limit in the message.
@@ -16,7 +21,7 @@ export const threadLeavePayload = z.object({ threadId: z.string().uuid() }).stri
 export const messageSendPayload = z
   .object({
     threadId: z.string().uuid(),
-    content: z.string(),
+    content: clientText,
     clientMessageId: z.string().min(1).max(100),
   })
   .strict();
@@ -25,7 +30,7 @@ export const messageEditPayload = z
   .object({
     threadId: z.string().uuid(),
     messageId: z.string().uuid(),
-    content: z.string(),
+    content: clientText,
     clientMessageId: z.string().min(1).max(100),
   })
   .strict();

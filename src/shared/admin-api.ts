@@ -190,6 +190,10 @@ export interface AdminToolListDto {
 
 /** One group of the estimated costs (a UTC day, a user, a thread). */
 export interface CostRowDto {
+  /**
+   * The day, user id or thread id; '' for the calls of deleted threads (and of no thread: a /v1 client's titles and
+   * tags), labelled "(deleted thread)", or per user for anonymised calls (erasure, RETENTION_DAYS), "(erased user)".
+   */
   key: string;
   label: string;
   calls: number;

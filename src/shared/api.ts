@@ -177,10 +177,40 @@ export interface PackEntryDto {
   tokens: number;
 }
 
+/**
+ * How the numbers relate (the memory panel's explanation): the model's window, less what is reserved for the answer,
+ * is the budget; the offered tool definitions take their share of it first, and the pack's parts share the rest.
+ */
+export interface BudgetExplanationDto {
+  /** The model's window (CONTEXT_MAX_INPUT_TOKENS, the model profile's, or the offline demo window). */
+  contextWindow: number;
+  /** RESERVED_OUTPUT_TOKENS: kept free for the answer. */
+  reservedOutputTokens: number;
+  /** contextWindow − reservedOutputTokens. */
+  budget: number;
+  /** The budget as our estimates count (lower when reported usage showed our estimates run low). */
+  correctedBudget: number;
+  /** The tool definitions the next call offers (sent with every call). */
+  toolSchemas: number;
+  /** The pack's parts (they add up to the pack's `tokens`). */
+  parts: {
+    systemPrefix: number;
+    savedMemories: number;
+    summary: number;
+    pinned: number;
+    window: number;
+    recall: number;
+    notes: number;
+    priming: number;
+  };
+}
+
 export interface ContextPackDto {
   messages: PackEntryDto[];
   tokens: number;
+  /** What the pack may use: the corrected budget less the tool definitions (see `explanation`). */
   budget: number;
+  explanation: BudgetExplanationDto;
   omitted: number;
   summary: { text: string; tokens: number; revision: number; coveredThroughSeq: number } | null;
   window: { fromSeq: number | null; throughSeq: number | null; entries: number; tokens: number };
@@ -226,7 +256,7 @@ export interface ToolRunDto {
 export interface ModelCallPointDto {
   id: string;
   at: string;
-  purpose: 'chat' | 'summary' | 'condense';
+  purpose: 'chat' | 'summary' | 'condense' | 'auxiliary' | 'title';
   model: string;
   /** The answer the call produced (chat calls that finished): "What the model saw" opens on it. */
   messageId: string | null;
@@ -358,6 +388,8 @@ export interface MessageContextDto {
   messages: SeenMessageDto[];
   toolResults: SeenToolResultDto[];
   parts: SeenTokenPartsDto | null;
+  /** The deployment's window, reserve for the answer and budget now, which the parts are read against. */
+  limits: Pick<BudgetExplanationDto, 'contextWindow' | 'reservedOutputTokens' | 'budget'>;
 }
 
 /** A fork as its parent lists it (GET /api/threads/:id/forks). */
@@ -413,8 +445,13 @@ export interface SavedMemoryDto {
   text: string;
   /** The message that asked the model to remember it; null for one added by hand (or once its chat is deleted). */
   source: { threadId: string; seq: number } | null;
-  /** Whether the packs carry it: false for the older items left out over USER_MEMORY_TOKENS. */
+  /** Whether the packs carry it: false for the older items left out over USER_MEMORY_TOKENS, and for proposals. */
   inContext: boolean;
+  /**
+   * `pending`: the model proposed it (SAVE_MEMORY_TOOL=confirm); it reaches no prompt until approved
+   * (`POST /api/memory/:id/approve`), and Dismiss deletes it. `active`: in every pack within USER_MEMORY_TOKENS.
+   */
+  status: 'pending' | 'active';
   createdAt: string;
   updatedAt: string;
 }

@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   PROVIDER_TIMEOUT: 504,
   CONTEXT_OVERFLOW: 502,
   UNAVAILABLE: 503,
+  /** An answer cut off by a server restart (its process died mid-answer) and not run again: the user may retry it. */
+  INTERRUPTED: 503,
   INTERNAL: 500,
 } as const;
 

@@ -60,6 +60,22 @@ export interface ClientToServerEvents {
   'tool-cancel': (payload: { runId: string }, ack: Ack<{ cancelled: boolean }>) => void;
 }
 
+/** Every client event, by name: what the server registers a handler for (docs/security.md lists each with its bounds). */
+export const CLIENT_EVENT_NAMES = [
+  'thread-join',
+  'thread-leave',
+  'message-send',
+  'message-edit',
+  'turn-cancel',
+  'tool-cancel',
+] as const satisfies ReadonlyArray<keyof ClientToServerEvents>;
+// A compile error here names a client event missing from CLIENT_EVENT_NAMES.
+const everyClientEventListed: Record<
+  Exclude<keyof ClientToServerEvents, (typeof CLIENT_EVENT_NAMES)[number]>,
+  never
+> = {};
+void everyClientEventListed;
+
 /** Sent to the thread's room; every payload carries `threadId`. */
 export interface ServerToClientEvents {
   'message-created': (payload: { threadId: string; message: MessageDto }) => void;

@@ -19,8 +19,8 @@ test.describe('memory panel', () => {
     await expect(page.getByRole('status', { name: /Connection: Connected/ })).toBeVisible();
     await page.getByRole('button', { name: 'Memory' }).click();
     const panel = page.getByRole('complementary', { name: 'Memory' });
-    await expect(panel.getByText('No summary yet')).toBeVisible();
-    await expect(panel.getByRole('meter', { name: 'Pack tokens against the budget' })).toBeVisible();
+    // A new chat is a draft until its first message (no thread yet): nothing to show.
+    await expect(panel.getByText('A new chat has no memory yet')).toBeVisible();
 
     const box = page.getByRole('textbox', { name: 'Message' });
     const answers = page.getByRole('article', { name: 'Assistant message' });
@@ -29,6 +29,13 @@ test.describe('memory panel', () => {
       await box.press('Enter');
       await expect(answers).toHaveCount(turn);
       await expect(answers.nth(turn - 1)).toContainText(`CODE-${100 + turn}`);
+      if (turn === 1) {
+        await expect(panel.getByText('No summary yet')).toBeVisible();
+        await expect(panel.getByRole('meter', { name: 'Pack tokens against the budget' })).toBeVisible();
+        // How "N of M tokens" relates to the window: window − reserve = budget, less the tool definitions.
+        await expect(panel.getByTestId('budget-explanation')).toContainText(/reserved for the answer = budget/);
+        await expect(panel.getByTestId('budget-explanation')).toContainText(/Tool definitions take [\d,]+, leaving/);
+      }
     }
 
     // The fold ran in the background; the panel updated on summary-updated without a reload.

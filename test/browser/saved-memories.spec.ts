@@ -8,6 +8,7 @@ import {
   type StubResponder,
 } from '../support/openai-stub';
 import { summaryResponder } from '../support/summary-stub';
+import { expectNoAxeViolations } from './support/axe';
 import { startBrowserApp, type BrowserApp } from './support/browser-app';
 import { screenshot, useGuest } from './support/session';
 
@@ -27,12 +28,13 @@ test.describe('saved memories', () => {
     await app?.stop();
   });
 
-  test('lists what the model saved with its source (opening the chat at that message); add, edit and delete items', async ({
+  test("lists the model's proposal with Approve and Dismiss; approved, it is saved with its source (opening the chat at that message); add, edit and delete items", async ({
     page,
   }, testInfo) => {
     const guest = await app.guest();
     const passport = await app.createThread(guest.token, 'Passport');
     await app.chat(guest.token, passport.id, ['Remember: The passport number is C4R55T901.']);
+    await app.chat(guest.token, passport.id, ['Remember: My PIN is 4321.']);
     const groceries = await app.createThread(guest.token, 'Groceries');
     await app.chat(guest.token, groceries.id, ['Buy oranges and bread.']);
     await useGuest(page, guest);
@@ -42,9 +44,25 @@ test.describe('saved memories', () => {
     await page.getByRole('button', { name: 'Saved memories' }).click();
     await expect(page).toHaveURL(`${app.baseUrl}/memories`);
     const view = page.getByRole('region', { name: 'Saved memories' });
+    // SAVE_MEMORY_TOOL=confirm (the default): what the model saved is a proposal, sent to no model yet.
+    const proposals = view.getByRole('list', { name: 'Proposed by the model' });
+    const proposal = proposals.getByRole('listitem', { name: 'The passport number is C4R55T901.' });
+    await expect(proposal).toBeVisible();
+    await expect(proposal.getByText('Not sent until you approve it')).toBeVisible();
+    await expect(proposals.getByRole('listitem')).toHaveCount(2);
+    await expectNoAxeViolations(page, { include: '.saved-memories', what: 'saved memories with proposals' });
+    await screenshot(page, testInfo, 'saved-memories-proposals');
+    await proposals.getByRole('button', { name: 'Dismiss “My PIN is 4321.”' }).click();
+    await expect(proposals.getByRole('listitem', { name: 'My PIN is 4321.' })).toHaveCount(0);
+    await proposal.getByRole('button', { name: 'Approve “The passport number is C4R55T901.”' }).click();
+    await expect(proposals).toHaveCount(0);
     const list = view.getByRole('list', { name: 'Saved memories' });
     const saved = list.getByRole('listitem', { name: 'The passport number is C4R55T901.' });
     await expect(saved).toBeVisible();
+    const approved = await app.api<SavedMemoryListDto>('/api/memory', { token: guest.token });
+    expect(approved.items.map((item) => [item.text, item.status, item.inContext])).toEqual([
+      ['The passport number is C4R55T901.', 'active', true],
+    ]);
     await expect(saved.getByRole('link', { name: 'From “Passport”, message #1' })).toBeVisible();
 
     // Add: the new item is listed first, and the server has it.
@@ -82,7 +100,11 @@ test.describe('saved memories', () => {
     const source = conversation.locator('[data-seq="1"]');
     await expect(source).toContainText('Remember: The passport number is C4R55T901.');
     await expect(source).toHaveClass(/search-hit/);
-    await expect(conversation.getByText('Saved to your memories: "The passport number is C4R55T901."')).toBeVisible();
+    await expect(
+      conversation.getByText(
+        '[memory] Proposed for your saved memories (approve or dismiss it in Saved memories): "The passport number is C4R55T901."',
+      ),
+    ).toBeVisible();
   });
 
   test('the memory panel lists what comes from other chats (linked), and "What the model saw" shows the saved memories', async ({

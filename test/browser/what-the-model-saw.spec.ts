@@ -69,6 +69,11 @@ test.describe('what the model saw', () => {
     await expect(dialog.getByTestId('seen-window-seqs')).toHaveText(windowText);
     await expect(dialog).toContainText('Which codes do you know?');
     await expect(dialog.getByRole('table', { name: 'Tokens per part' })).toContainText('Summary');
+    // The parts read against the window: window − reserve = budget; tool definitions + the pack = the prompt.
+    await expect(dialog.getByTestId('seen-budget')).toContainText(/reserved for the answer = budget [\d,]+ tokens/);
+    await expect(dialog.getByTestId('seen-budget')).toContainText(
+      /This call: tool definitions [\d,]+ \+ the pack [\d,]+/,
+    );
     // The owner sees the system prompt's size and hash, never its text.
     await expect(dialog.getByTestId('seen-system-prompt-hidden')).toHaveText(
       `System prompt (hidden): ${seen.systemPrefix?.tokens} tokens, hash ${seen.systemPrefix?.hash.slice(0, 12)}…`,

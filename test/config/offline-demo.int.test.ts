@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SendMessageResponseDto, ServerInfoDto, ThreadDto } from '../../src/shared/api';
+import type { SavedMemoryListDto, SendMessageResponseDto, ServerInfoDto, ThreadDto } from '../../src/shared/api';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -74,6 +74,25 @@ describe('the offline model on a first visit', () => {
     // and then its window: the folded window came with the previous summary, revision 0 and no fold pending.)
     expect(foldedAfter, 'turns before the first summary').toBe(11);
   }, 120_000);
+
+  it('honours "remember that ...": the saved-memories view shows the fact, and the answer says it was saved', async () => {
+    const { token: own } = await app.guest();
+    const thread = (await (
+      await app.api('/api/threads', { method: 'POST', token: own, json: {} })
+    ).json()) as ThreadDto;
+    const response = await app.api(`/api/threads/${thread.id}/messages`, {
+      method: 'POST',
+      token: own,
+      json: { content: 'Please remember that I prefer aisle seats.' },
+    });
+    expect(response.status).toBe(201);
+    const { messages } = (await response.json()) as SendMessageResponseDto;
+    expect(messages.some((message) => message.toolCalls?.some((call) => call.name === 'save_memory'))).toBe(true);
+    expect(messages.at(-1)?.content).toMatch(/^\[offline model\] save_memory returned: .*I prefer aisle seats\./);
+    const { items } = (await (await app.api('/api/memory', { token: own })).json()) as SavedMemoryListDto;
+    expect(items.map((item) => item.text)).toEqual(['I prefer aisle seats.']);
+    expect(items[0]?.source).toMatchObject({ threadId: thread.id, seq: 1 });
+  });
 
   it("reads the thread detail's summary and window from one snapshot, even with a fold committing meanwhile", async () => {
     const thread = (await (await app.api('/api/threads', { method: 'POST', token, json: {} })).json()) as ThreadDto;

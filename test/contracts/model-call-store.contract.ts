@@ -67,7 +67,7 @@ export function describeModelCallStoreContract(name: string, make: MakePortStore
       ]);
     });
 
-    it("deletes a thread's calls with the thread", async () => {
+    it("keeps a deleted thread's calls for its owner, detached from the thread and without their error text", async () => {
       const stores = make();
       const thread = await newThread(stores);
       await stores.calls.record({
@@ -75,14 +75,39 @@ export function describeModelCallStoreContract(name: string, make: MakePortStore
         messageId: null,
         purpose: 'condense',
         model: 'm',
-        estimatedPromptTokens: 1,
-        reportedPromptTokens: 1,
-        reportedCompletionTokens: 1,
+        estimatedPromptTokens: 7,
+        reportedPromptTokens: 8,
+        reportedCompletionTokens: 9,
         latencyMs: 1,
+        error: 'provider said: the secret plan',
       });
       expect(await stores.storedCalls(thread.id)).toHaveLength(1);
       await stores.threads.deleteThread(thread.id);
       expect(await stores.storedCalls(thread.id)).toEqual([]);
+      const kept = await stores.storedCallsOfUser(thread.ownerId);
+      expect(kept).toHaveLength(1);
+      expect(kept[0]).toMatchObject({ threadId: null, purpose: 'condense', model: 'm', estimatedPromptTokens: 7 });
+      expect(kept[0]).toMatchObject({ reportedPromptTokens: 8, reportedCompletionTokens: 9 });
+      expect(kept[0]?.error).not.toContain('secret');
+    });
+
+    it('records a call of no thread for the user it names', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await stores.calls.record({
+        threadId: null,
+        userId: thread.ownerId,
+        messageId: null,
+        purpose: 'auxiliary',
+        model: 'm',
+        estimatedPromptTokens: 5,
+        reportedPromptTokens: null,
+        reportedCompletionTokens: null,
+        latencyMs: 3,
+      });
+      expect(await stores.storedCallsOfUser(thread.ownerId)).toMatchObject([
+        { threadId: null, purpose: 'auxiliary', estimatedPromptTokens: 5 },
+      ]);
     });
   });
 }

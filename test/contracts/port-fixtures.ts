@@ -25,6 +25,8 @@ export interface PortStores extends Stores {
   calls: ModelCallStore;
   /** The calls stored for a thread, oldest first (read by the test, not a port: the admin reads them through SQL). */
   storedCalls(threadId: string): Promise<ModelCallRecord[]>;
+  /** The calls stored for a user (by the user the row names), oldest first. */
+  storedCallsOfUser(userId: string): Promise<ModelCallRecord[]>;
   exportReader: ExportReader;
   admin: AdminThreadStore;
   memory: MemoryStore;
@@ -41,7 +43,13 @@ export function createMemoryPortStores(): PortStores {
     audit: createMemoryAuditStore(database),
     calls: createMemoryModelCallStore(database),
     storedCalls: async (threadId) =>
-      database.calls.filter((call) => call.threadId === threadId).map((call) => structuredClone(call)),
+      database.calls
+        .filter((call) => call.threadId === threadId)
+        .map(({ userId: _userId, ...call }) => structuredClone(call)),
+    storedCallsOfUser: async (userId) =>
+      database.calls
+        .filter((call) => call.userId === userId)
+        .map(({ userId: _userId, ...call }) => structuredClone(call)),
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
     memory: createMemoryMemoryStore(database),

@@ -33,7 +33,11 @@ let stores: PortStores;
 
 /** A stored call as the port's record: the columns the port writes, oldest first. */
 async function storedCalls(threadId: string): Promise<ModelCallRecord[]> {
-  const rows = await db.modelCall.findMany({ where: { threadId }, orderBy: { createdAt: 'asc' } });
+  return storedCallsWhere({ threadId });
+}
+
+async function storedCallsWhere(where: { threadId: string } | { userId: string }): Promise<ModelCallRecord[]> {
+  const rows = await db.modelCall.findMany({ where, orderBy: { createdAt: 'asc' } });
   return rows.map((row) => ({
     threadId: row.threadId,
     messageId: row.messageId,
@@ -68,6 +72,7 @@ beforeAll(async () => {
     audit: createAuditRepository(db),
     calls: createModelCallRepository(db),
     storedCalls,
+    storedCallsOfUser: (userId) => storedCallsWhere({ userId }),
     exportReader: memory,
     memory,
     forks: createForkRepository(db),

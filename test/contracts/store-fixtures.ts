@@ -79,3 +79,14 @@ export async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sets the `created_at` of turns and messages, as a test's backdoor (Postgres: an UPDATE; the fake: its rows): two sends
+ * accepted in the same millisecond share one, and a send whose transaction began first but took the thread's lock
+ * second has the earlier one. The stores must order queued turns and pending messages by acceptance all the same.
+ */
+export type SetCreatedAt = (
+  stores: Stores,
+  rows: { turnIds: string[]; messageIds: string[] },
+  createdAt: Date,
+) => Promise<void>;

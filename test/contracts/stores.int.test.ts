@@ -9,6 +9,7 @@ import { createTranscriptRepository } from '../../src/db/transcript-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
 import type { Stores } from '../fakes';
 import { createTestDatabase } from '../support/databases';
+import type { SetCreatedAt } from './store-fixtures';
 import { describeSummaryStoreContract } from './summary-store.contract';
 import { describeThreadStoreContract } from './thread-store.contract';
 import { describeToolRunStoreContract } from './tool-run-store.contract';
@@ -40,8 +41,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** The backdoor of the ordering cases: an UPDATE of the rows' created_at. */
+const setCreatedAt: SetCreatedAt = async (_stores, { turnIds, messageIds }, createdAt) => {
+  await db.$executeRaw`UPDATE turns SET created_at = ${createdAt} WHERE id = ANY (${turnIds}::uuid[])`;
+  await db.$executeRaw`UPDATE messages SET created_at = ${createdAt} WHERE id = ANY (${messageIds}::uuid[])`;
+};
+
 describeThreadStoreContract('Postgres repositories', () => stores);
-describeTranscriptStoreContract('Postgres repositories', () => stores);
-describeTurnStoreContract('Postgres repositories', () => stores);
+describeTranscriptStoreContract('Postgres repositories', () => stores, setCreatedAt);
+describeTurnStoreContract('Postgres repositories', () => stores, setCreatedAt);
 describeSummaryStoreContract('Postgres repositories', () => stores);
 describeToolRunStoreContract('Postgres repositories', () => stores);

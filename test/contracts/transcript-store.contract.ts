@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ENCODING, exchange, newThread, send, type MakeStores } from './store-fixtures';
+import { ENCODING, exchange, newThread, send, type MakeStores, type SetCreatedAt } from './store-fixtures';
 
 /** The TranscriptStore contract (history pages, catch-up of reconnecting tabs, summary rebuilds). */
-export function describeTranscriptStoreContract(name: string, make: MakeStores): void {
+export function describeTranscriptStoreContract(name: string, make: MakeStores, setCreatedAt: SetCreatedAt): void {
   describe(`TranscriptStore contract: ${name}`, () => {
     it('pages the transcript ascending by seq: the newest page with pending messages last, pages before, catch-up after', async () => {
       const stores = make();
@@ -30,6 +30,30 @@ export function describeTranscriptStoreContract(name: string, make: MakeStores):
       const partial = await stores.transcript.listMessages({ threadId: thread.id, after: 0, limit: 2 });
       expect(contents(partial)).toEqual(['q1', 'a1']);
       expect([partial.hasMoreBefore, partial.hasMoreAfter]).toEqual([false, true]);
+    });
+
+    it('lists pending messages last, in the order they were accepted (the order they will take seqs in)', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'q1', 'a1');
+      const first = await send(stores, thread.id, 'first waiting');
+      const second = await send(stores, thread.id, 'second waiting');
+      // The later send's transaction began first: its rows carry the earlier timestamp.
+      const at = Date.now();
+      await setCreatedAt(stores, { turnIds: [first.turn.id], messageIds: [first.message.id] }, new Date(at));
+      await setCreatedAt(stores, { turnIds: [second.turn.id], messageIds: [second.message.id] }, new Date(at - 1000));
+      const contents = (page: { messages: { content: string; seq: number | null }[] }) =>
+        page.messages.map((message) => [message.seq, message.content]);
+      const expected = [
+        [1, 'q1'],
+        [2, 'a1'],
+        [null, 'first waiting'],
+        [null, 'second waiting'],
+      ];
+      expect(contents(await stores.transcript.listMessages({ threadId: thread.id, limit: 50 }))).toEqual(expected);
+      expect(contents(await stores.transcript.listMessages({ threadId: thread.id, after: 0, limit: 50 }))).toEqual(
+        expected,
+      );
     });
 
     it('finds a message within its thread only, and lists the messages a turn produced', async () => {

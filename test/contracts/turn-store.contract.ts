@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { TranscriptMessage } from '../../src/core/domain';
 import type { NextTurn } from '../../src/core/ports';
-import { ENCODING, codeOf, exchange, newThread, pause, send, type MakeStores } from './store-fixtures';
+import type { Stores } from '../fakes';
+import {
+  ENCODING,
+  codeOf,
+  exchange,
+  newThread,
+  pause,
+  send,
+  type MakeStores,
+  type SetCreatedAt,
+} from './store-fixtures';
 
 /** The started turn of a nextTurn, or a failed expectation. */
 function startedOf(next: NextTurn): NextTurn & { outcome: 'started' } {
@@ -9,11 +20,53 @@ function startedOf(next: NextTurn): NextTurn & { outcome: 'started' } {
   return next as NextTurn & { outcome: 'started' };
 }
 
+/** The error the sweeper ends cut turns with (its text is the sweeper's; the store stores what it is given). */
+const CUT = { code: 'INTERRUPTED' as const, message: 'cut off by a restart' };
+
+/**
+ * A process that starts the thread's next turn and dies: its lease (1 ms) expires at once. With `round`, it finished
+ * one answer into the window first; with `partial`, it was streaming that text.
+ */
+async function interrupt(stores: Stores, threadId: string, written: { round?: string; partial?: string } = {}) {
+  const started = startedOf(await stores.turns.nextTurn({ threadId, owner: `dying-${randomUUID()}`, ttlMs: 1 }));
+  if (written.round) await answerTurn(stores, threadId, started.turn.id, written.round);
+  const partial = written.partial
+    ? await stores.turns.appendTurnMessage({
+        threadId,
+        turnId: started.turn.id,
+        role: 'assistant',
+        content: written.partial,
+        status: 'streaming',
+      })
+    : null;
+  await pause(20);
+  return { started, partial: partial as TranscriptMessage };
+}
+
+/** A complete assistant answer of the turn, in the window. */
+async function answerTurn(stores: Stores, threadId: string, turnId: string, text: string) {
+  const streaming = await stores.turns.appendTurnMessage({
+    threadId,
+    turnId,
+    role: 'assistant',
+    content: '',
+    status: 'streaming',
+  });
+  return stores.turns.finishMessage({
+    messageId: streaming.id,
+    content: text,
+    status: 'complete',
+    tokens: text.length,
+    encoding: ENCODING,
+    entry: { role: 'assistant', content: text, tokens: text.length },
+  });
+}
+
 /**
  * The TurnStore contract: what the turn runner, the sweeper and the send routes rely on. Both the Postgres
  * repository (test/contracts/stores.int.test.ts) and the in-memory fake (stores.unit.test.ts) must pass it.
  */
-export function describeTurnStoreContract(name: string, make: MakeStores): void {
+export function describeTurnStoreContract(name: string, make: MakeStores, setCreatedAt: SetCreatedAt): void {
   describe(`TurnStore contract: ${name}`, () => {
     it('accepts a user message as pending, without a seq, with a queued turn; the transcript lists it last', async () => {
       const stores = make();
@@ -129,6 +182,12 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       const thread = await newThread(stores);
       const first = await send(stores, thread.id, 'first');
       const second = await send(stores, thread.id, 'second');
+      // Accepted in the same millisecond: the timestamp cannot tell them apart, the acceptance order does.
+      await setCreatedAt(
+        stores,
+        { turnIds: [first.turn.id, second.turn.id], messageIds: [first.message.id, second.message.id] },
+        new Date(),
+      );
       const next = (owner: string) => stores.turns.nextTurn({ threadId: thread.id, owner, ttlMs: 30_000 });
       expect(await stores.turns.acquireLease({ threadId: thread.id, owner: 'other', ttlMs: 30_000 })).toBe(true);
       expect(await next('p')).toEqual({ outcome: 'leased-elsewhere' });
@@ -302,6 +361,37 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect(user.seq).toBe(1);
     });
 
+    it('starts queued turns in the order they were accepted, whatever their created_at says', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const sent = [
+        await send(stores, thread.id, 'one'),
+        await send(stores, thread.id, 'two'),
+        await send(stores, thread.id, 'three'),
+      ];
+      // One and two share a millisecond; three's transaction began first but took the thread's lock last.
+      const at = Date.now();
+      const rowsOf = (picked: typeof sent) => ({
+        turnIds: picked.map((accepted) => accepted.turn.id),
+        messageIds: picked.map((accepted) => accepted.message.id),
+      });
+      await setCreatedAt(stores, rowsOf(sent.slice(0, 2)), new Date(at));
+      await setCreatedAt(stores, rowsOf(sent.slice(2)), new Date(at - 1000));
+      const startedContents: string[] = [];
+      for (let index = 0; index < sent.length; index += 1) {
+        const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+        startedContents.push(started.userMessage?.content ?? '');
+        await stores.turns.finishTurn({ turnId: started.turn.id, status: 'complete' });
+      }
+      expect(startedContents).toEqual(['one', 'two', 'three']);
+      const page = await stores.transcript.listMessages({ threadId: thread.id, limit: 50 });
+      expect(page.messages.map((message) => [message.seq, message.content])).toEqual([
+        [1, 'one'],
+        [2, 'two'],
+        [3, 'three'],
+      ]);
+    });
+
     it('regenerate: starting it supersedes the answers after its user message and drops them from the window', async () => {
       const stores = make();
       const thread = await newThread(stores);
@@ -313,38 +403,131 @@ export function describeTurnStoreContract(name: string, make: MakeStores): void 
       expect((await stores.transcript.findMessage(thread.id, answer.id))?.superseded).toBe(true);
     });
 
-    it('hands threads with queued turns and no live lease to the sweeper, and fails interrupted turns', async () => {
+    it('hands threads with queued or interrupted turns and no live lease to the sweeper', async () => {
       const stores = make();
       const stranded = await newThread(stores);
       const leased = await newThread(stores);
+      const cut = await newThread(stores);
       await send(stores, stranded.id, 'nobody runs me');
       await send(stores, leased.id, 'someone runs me');
       expect(await stores.turns.acquireLease({ threadId: leased.id, owner: 'alive', ttlMs: 60_000 })).toBe(true);
+      await send(stores, cut.id, 'cut off');
+      await interrupt(stores, cut.id);
       const found = await stores.turns.threadsWithStrandedTurns(10_000);
       expect(found).toContain(stranded.id);
+      expect(found).toContain(cut.id);
       expect(found).not.toContain(leased.id);
+    });
 
-      // A process died mid-answer: its lease expires, the sweeper fails the running turn and the streaming answer.
-      const started = startedOf(await stores.turns.nextTurn({ threadId: stranded.id, owner: 'dying', ttlMs: 1 }));
-      const streaming = await stores.turns.appendTurnMessage({
-        threadId: stranded.id,
-        turnId: started.turn.id,
-        role: 'assistant',
-        content: 'Par',
-        status: 'streaming',
+    it('runs an interrupted turn again once, in its place: its answers so far superseded and out of the window', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'earlier');
+      const cut = await send(stores, thread.id, 'cut off', { clientMessageId: 'cut-1' });
+      const after = await send(stores, thread.id, 'after');
+      // The dying process finished one round into the window (seq 4) and was streaming the next (seq 5).
+      const { started, partial } = await interrupt(stores, thread.id, { round: 'round one', partial: 'Par' });
+      expect(started.userMessage).toMatchObject({ id: cut.message.id, seq: 3 });
+      // A send's kick may take the expired lease before the sweeper ran: the later turn does not start first.
+      expect(await stores.turns.nextTurn({ threadId: thread.id, owner: 'new', ttlMs: 30_000 })).toEqual({
+        outcome: 'idle',
       });
-      await pause(50);
-      expect(await stores.turns.threadsWithStrandedTurns(10_000)).toContain(stranded.id);
-      await stores.turns.failInterruptedTurns(stranded.id);
-      const turn = await stores.turns.findTurn(started.turn.id);
-      expect(turn).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
-      expect(turn?.finishedAt).toBeInstanceOf(Date);
-      expect(await stores.transcript.findMessage(stranded.id, streaming.id)).toMatchObject({
+      expect((await stores.turns.findTurn(after.turn.id))?.status).toBe('queued');
+
+      const recovered = await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT });
+      expect(recovered.failed).toEqual([]);
+      expect(recovered.resumed).toHaveLength(1);
+      const rerunId = recovered.resumed[0]!;
+      expect(await stores.turns.findTurn(started.turn.id)).toMatchObject({ status: 'error', error: CUT });
+      expect(await stores.turns.findTurn(rerunId)).toMatchObject({
+        status: 'queued',
+        kind: 'message',
+        userMessageId: cut.message.id,
+      });
+      const cutAnswers = await stores.transcript.listTurnMessages(started.turn.id);
+      expect(cutAnswers.map((message) => [message.content, message.status, message.superseded])).toEqual([
+        ['round one', 'complete', true],
+        ['Par', 'error', true],
+      ]);
+      expect(cutAnswers[1]?.error).toEqual(CUT);
+      expect(partial.seq).toBe(5);
+      // The client's own resend of the message finds the turn that will answer it.
+      const resent = await send(stores, thread.id, 'cut off', { clientMessageId: 'cut-1' });
+      expect(resent).toMatchObject({ duplicate: true, message: { id: cut.message.id }, turn: { id: rerunId } });
+      // Once recovered, nothing is left to recover.
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
+        resumed: [],
+        failed: [],
+      });
+
+      // The re-run starts before the later send; its user message keeps its seq; the window lost the cut answers.
+      const rerun = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'new', ttlMs: 30_000 }));
+      expect(rerun.turn.id).toBe(rerunId);
+      expect(rerun.userMessage).toMatchObject({ id: cut.message.id, seq: 3 });
+      expect(rerun.context.window.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+      await answerTurn(stores, thread.id, rerunId, 'whole answer');
+      const next = await stores.turns.completeTurn({
+        turnId: rerunId,
+        threadId: thread.id,
+        owner: 'new',
+        ttlMs: 30_000,
+      });
+      const later = startedOf(next.next);
+      expect(later.turn.id).toBe(after.turn.id);
+      expect(later.userMessage).toMatchObject({ id: after.message.id, seq: 7 });
+      expect(later.context.window.map((entry) => entry.seq)).toEqual([1, 2, 3, 6, 7]);
+    });
+
+    it('ends a re-run cut off too, and any cut turn with RESUME_INTERRUPTED_TURNS=fail, with the error in an answer', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const cut = await send(stores, thread.id, 'cut twice');
+      await interrupt(stores, thread.id, { partial: 'Par' });
+      const [rerunId] = (await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT }))
+        .resumed;
+      // The re-run is cut off too, before it wrote anything: an error answer is appended, so the message has one.
+      const again = await interrupt(stores, thread.id);
+      expect(again.started.turn.id).toBe(rerunId);
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
+        resumed: [],
+        failed: [rerunId],
+      });
+      expect(await stores.turns.findTurn(rerunId!)).toMatchObject({ status: 'error', error: CUT });
+      const answers = await stores.transcript.listTurnMessages(rerunId!);
+      expect(answers).toHaveLength(1);
+      expect(answers[0]).toMatchObject({ role: 'assistant', status: 'error', error: CUT, content: '', seq: 3 });
+      expect(answers[0]?.superseded).toBe(false);
+      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(thread.id);
+      expect((await stores.transcript.findMessage(thread.id, cut.message.id))?.seq).toBe(1);
+
+      // fail: the streaming answer itself ends with the error, its text kept, nothing queued again.
+      const other = await newThread(stores);
+      await send(stores, other.id, 'cut once');
+      const { started, partial } = await interrupt(stores, other.id, { partial: 'Par' });
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: other.id, resume: false, error: CUT })).toEqual({
+        resumed: [],
+        failed: [started.turn.id],
+      });
+      expect(await stores.transcript.findMessage(other.id, partial.id)).toMatchObject({
         status: 'error',
         content: 'Par',
-        error: { code: 'INTERNAL' },
+        error: CUT,
+        superseded: false,
       });
-      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(stranded.id);
+      expect(await stores.turns.hasQueuedTurns(other.id)).toBe(false);
+      expect(await stores.turns.threadsWithStrandedTurns(10_000)).not.toContain(other.id);
+    });
+
+    it('recovers nothing while a live lease is held (the turn is running somewhere)', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await send(stores, thread.id, 'running');
+      const started = startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'alive', ttlMs: 60_000 }));
+      expect(await stores.turns.recoverInterruptedTurns({ threadId: thread.id, resume: true, error: CUT })).toEqual({
+        resumed: [],
+        failed: [],
+      });
+      expect((await stores.turns.findTurn(started.turn.id))?.status).toBe('running');
     });
 
     it('saves recounted token counts on window entries and answers null for an unknown thread', async () => {

@@ -1,10 +1,13 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
+import type { CostReportDto } from '../../src/shared/admin-api';
 import type { MessageDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
 import { chatRequests, openaiClient, streamTurn } from './facade-kit';
 
-const server = useChatServer({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
+const SYSTEM_PROMPT = 'You are the assistant of the auxiliary suite.';
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
+const server = useChatServer({ env: { RATE_LIMIT_PER_MINUTE: '6', SYSTEM_PROMPT } });
 
 /** Open WebUI's title task as it sends it: one user message, the task template with an excerpt of the chat. */
 const titleTask = (history: string) =>
@@ -42,7 +45,11 @@ describe('auxiliary requests of a chat UI (FACADE_AUXILIARY_PREFIXES)', () => {
     expect(completion.choices[0]?.message.content).toBe(`stub reply to: ${title}`);
     expect(response.headers.get('x-chat-thread-id')).toBeNull();
     const upstream = chatRequests(server).at(-1)!;
-    expect(upstream.body.messages).toEqual([{ role: 'user', content: title }]);
+    // The operator's system prompt comes first, as in every turn.
+    expect(upstream.body.messages).toEqual([
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: title },
+    ]);
     expect(completion.usage?.prompt_tokens).toBe(upstream.promptTokens);
 
     const tags = await streamTurn(client, [], tagsTask('USER: and about roses'), headers);
@@ -72,5 +79,30 @@ describe('auxiliary requests of a chat UI (FACADE_AUXILIARY_PREFIXES)', () => {
     });
     expect(chatRequests(server).length - before).toBe(6);
     expect(await threadsOf(guest.token)).toEqual([]);
+  });
+
+  it("are recorded for the user: the admin's costs count them", async () => {
+    const guest = await server.guest();
+    const client = openaiClient(server, { apiKey: guest.token });
+    const costs = async () =>
+      (await (await server.app.api('/api/admin/costs?by=user', { token: ADMIN_TOKEN })).json()) as CostReportDto;
+    const before = await costs();
+    await streamTurn(client, [], titleTask('USER: what does a tulip cost?'));
+    const after = await costs();
+    expect(after.total.calls).toBe(before.total.calls + 1);
+    expect(after.rows.find((row) => row.key === guest.userId)).toMatchObject({
+      calls: 1,
+      promptTokens: chatRequests(server).at(-1)!.promptTokens,
+    });
+  });
+
+  it('over MAX_MESSAGE_CHARS are refused (413) and reach no model', async () => {
+    const guest = await server.guest();
+    const client = openaiClient(server, { apiKey: guest.token });
+    const before = chatRequests(server).length;
+    await expect(streamTurn(client, [], titleTask(`USER: ${'tulip '.repeat(7000)}`))).rejects.toMatchObject({
+      status: 413,
+    });
+    expect(chatRequests(server).length).toBe(before);
   });
 });

@@ -6,6 +6,7 @@ import type { MessageDto } from '../../src/shared/api';
 import type { ChatServer } from '../support/chat-server';
 import { chatRequests, openaiClient } from './facade-kit';
 import { waitFor } from '../support/wait-for';
+import { createDatabase } from '../../src/db/prisma-client';
 
 /** Holds chat answers while `held` is set (to catch a conversation mid-answer); "fail" makes the upstream fail; "story" streams slowly. */
 const gate = { held: null as Promise<void> | null, open: () => {} };
@@ -234,4 +235,77 @@ describe('limits of the OpenAI-compatible route', () => {
       gate.open();
     }
   });
+
+  it.each([
+    ['streamed', true],
+    ['not streamed', false],
+  ])(
+    'a client (%s) that goes away while its turn waits behind another: its message takes its place, the model is never called for it',
+    async (_label, stream) => {
+      const guest = await server.guest();
+      const client = openaiClient(server, { apiKey: guest.token });
+      const headers = { 'X-Thread-Id': `cancel-queued-${stream}` };
+      const db = createDatabase({ url: server.app.databaseUrl, poolSize: 1 });
+      gate.held = new Promise((resolve) => {
+        gate.open = resolve;
+      });
+      const before = server.stub.requests.length;
+      try {
+        const first = client.chat.completions.create(
+          { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'held question' }] },
+          { headers },
+        );
+        await waitFor(() => server.stub.requests.length > before);
+        const controller = new AbortController();
+        const second = client.chat.completions
+          .create(
+            {
+              model: 'gpt-4o-mini',
+              stream,
+              messages: [
+                { role: 'user', content: 'held question' },
+                { role: 'user', content: 'queued question' },
+              ],
+            },
+            { headers, signal: controller.signal },
+          )
+          .catch((error: unknown) => error);
+        const queued = () => db.$queryRaw<{ status: string; cancel_requested: boolean }[]>`
+          SELECT t.status, t.cancel_requested FROM turns t
+          JOIN messages m ON m.id = t.user_message_id JOIN threads h ON h.id = t.thread_id
+          WHERE h.owner_id = ${guest.userId} AND m.content = 'queued question'`;
+        await waitFor(async () => (await queued())[0]?.status === 'queued');
+        controller.abort();
+        await second;
+        await waitFor(async () => (await queued())[0]?.cancel_requested === true);
+        gate.held = null;
+        gate.open();
+        expect((await first).choices[0]?.message.content).toBe('stub reply to: held question');
+        await waitFor(async () => (await queued())[0]?.status === 'cancelled');
+        expect(
+          server.stub.requests
+            .slice(before)
+            .some((request) => JSON.stringify(request.body.messages.at(-1)).includes('queued question')),
+        ).toBe(false);
+        const threadId = (
+          await db.$queryRaw<{ id: string }[]>`SELECT id::text FROM threads WHERE owner_id = ${guest.userId}`
+        )[0]?.id;
+        const messages = (
+          (await (await server.app.api(`/api/threads/${threadId}/messages`, { token: guest.token })).json()) as {
+            messages: MessageDto[];
+          }
+        ).messages;
+        expect(messages.map((message) => [message.role, message.content, message.status, message.seq])).toEqual([
+          ['user', 'held question', 'complete', 1],
+          ['assistant', 'stub reply to: held question', 'complete', 2],
+          ['user', 'queued question', 'complete', 3],
+          ['assistant', '', 'cancelled', 4],
+        ]);
+      } finally {
+        gate.held = null;
+        gate.open();
+        await db.$disconnect();
+      }
+    },
+  );
 });

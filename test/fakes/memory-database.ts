@@ -56,6 +56,8 @@ export interface MemoryDatabase {
   messages: MessageRow[];
   entries: EntryRow[];
   turns: Turn[];
+  /** turns.resumed_from_turn_id: a re-run's id to the interrupted turn it runs again (it took that turn's place). */
+  resumedFrom: Map<string, string>;
   revisions: RevisionRow[];
   toolRuns: ToolRunRow[];
   /** Model calls: recorded ones and those stored with an answer (with the answer's message id). */
@@ -71,6 +73,7 @@ export function createMemoryDatabase(): MemoryDatabase {
     messages: [],
     entries: [],
     turns: [],
+    resumedFrom: new Map(),
     revisions: [],
     toolRuns: [],
     calls: [],

@@ -7,7 +7,7 @@ export function createMemoryModelCallStore(database: MemoryDatabase): ModelCallS
     async record(call) {
       if (call.threadId !== null && !database.threads.has(call.threadId))
         throw new Error(`foreign key: no thread ${call.threadId}`);
-      database.calls.push(withDefaults(call));
+      database.calls.push({ ...withDefaults(call), userId: callUser(database, call) });
     },
   };
 }
@@ -25,4 +25,9 @@ export function withDefaults(call: ModelCallRecord): ModelCallRecord {
     overflowRetry: call.overflowRetry ?? false,
     error: call.error ?? null,
   };
+}
+
+/** The user a stored call names: the record's own, else its thread's owner (model_calls.user_id). */
+export function callUser(database: MemoryDatabase, call: ModelCallRecord): string | null {
+  return call.userId ?? (call.threadId === null ? null : (database.threads.get(call.threadId)?.ownerId ?? null));
 }

@@ -74,14 +74,18 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
       return toThread(thread);
     },
     async deleteThread(threadId) {
-      // Messages, entries, summaries, tool runs, turns and call records cascade.
+      // Messages, entries, summaries, tool runs and turns cascade; call records stay, detached (their user kept).
       database.threads.delete(threadId);
       database.messages = database.messages.filter((message) => message.threadId !== threadId);
       database.entries = database.entries.filter((entry) => entry.threadId !== threadId);
       database.turns = database.turns.filter((turn) => turn.threadId !== threadId);
       database.revisions = database.revisions.filter((revision) => revision.threadId !== threadId);
       database.toolRuns = database.toolRuns.filter((run) => run.threadId !== threadId);
-      database.calls = database.calls.filter((call) => call.threadId !== threadId);
+      database.calls = database.calls.map((call) =>
+        call.threadId === threadId
+          ? { ...call, threadId: null, messageId: null, error: call.error ? 'failed' : null }
+          : call,
+      );
     },
     async countMessages(threadId) {
       return database.messages.filter((message) => message.threadId === threadId).length;

@@ -263,9 +263,11 @@ export function createMemoryToolRunStore(database: MemoryDatabase): ToolRunStore
       // Follow-ups since the thread's last turn that answered a user (message, retry, regenerate), this one included.
       const turn = byId(database.turns, turnId);
       if (!turn) return 0;
+      // An interrupted turn and its re-run hold one place in the queue: the re-run counts.
+      const rerun = new Set(database.resumedFrom.values());
       const upTo = database.turns
         .slice(0, database.turns.indexOf(turn) + 1)
-        .filter((other) => other.threadId === turn.threadId);
+        .filter((other) => other.threadId === turn.threadId && !rerun.has(other.id));
       const anchor = upTo.map((other) => other.kind !== 'follow-up').lastIndexOf(true);
       return upTo.slice(anchor + 1).filter((other) => other.kind === 'follow-up').length;
     },

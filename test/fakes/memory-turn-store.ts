@@ -1,6 +1,7 @@
 import { AppError } from '../../src/core/errors';
 import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
 import type { AcceptedMessage, NextTurn, TurnStore } from '../../src/core/ports';
+import { callUser } from './memory-model-call-store';
 import {
   byId,
   copy,
@@ -75,9 +76,13 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
     const thread = database.threads.get(threadId);
     if (!thread || (leaseLive(thread) && thread.lease?.owner !== owner)) return { outcome: 'leased-elsewhere' };
     thread.lease = { owner, expiresAt: Date.now() + ttlMs };
-    const next = start
-      ? database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued')
-      : undefined;
+    // The queue in acceptance order (the table's insertion order; a re-run takes its interrupted turn's place). A turn
+    // still running under a lease taken over was interrupted: nothing starts before the sweeper recovers it.
+    const interrupted = database.turns.some((turn) => turn.threadId === threadId && turn.status === 'running');
+    const next =
+      start && !interrupted
+        ? database.turns.find((turn) => turn.threadId === threadId && turn.status === 'queued')
+        : undefined;
     if (!next) {
       thread.lease = null;
       return { outcome: 'idle' };
@@ -123,7 +128,9 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
         const seen = database.messages.find(
           (message) => message.threadId === threadId && message.clientMessageId === clientMessageId,
         );
-        const turn = seen?.turnId ? byId(database.turns, seen.turnId) : undefined;
+        // The turn that runs the message again after a crash, when there is one (it will answer it).
+        const rerunId = [...database.resumedFrom].find(([, interrupted]) => interrupted === seen?.turnId)?.[0];
+        const turn = seen?.turnId ? byId(database.turns, rerunId ?? seen.turnId) : undefined;
         if (seen && turn) return { message: toMessage(seen), turn: copy(turn), duplicate: true };
       }
       const thread = threadOf(threadId);
@@ -285,7 +292,7 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
           pinned: false,
         });
       }
-      if (call) database.calls.push({ ...copy(call), messageId: message.id });
+      if (call) database.calls.push({ ...copy(call), messageId: message.id, userId: callUser(database, call) });
       return toMessage(message);
     },
 
@@ -318,22 +325,70 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       return [...stranded].slice(0, limit);
     },
 
-    async failInterruptedTurns(threadId) {
-      const error = {
-        code: 'INTERNAL',
-        message: 'The server running this answer stopped; the answer was interrupted.',
-      };
+    async recoverInterruptedTurns({ threadId, resume, error }) {
+      const thread = database.threads.get(threadId);
+      if (!thread || leaseLive(thread)) return { resumed: [], failed: [] };
+      const resumed: string[] = [];
+      const failed: string[] = [];
       const now = new Date();
+      const endStreaming = (message: MessageRow) =>
+        Object.assign(message, { status: 'error', error: copy(error), completedAt: now, updatedAt: now });
+      const running = database.turns.filter((turn) => turn.threadId === threadId && turn.status === 'running');
+      for (const turn of running) {
+        Object.assign(turn, { status: 'error', error: copy(error), finishedAt: now });
+        const answers = database.messages.filter(
+          (message) => message.turnId === turn.id && message.role !== 'user' && !message.superseded && !message.deleted,
+        );
+        if (resume && !database.resumedFrom.has(turn.id)) {
+          const rerun: Turn = { ...copy(turn), id: newId(), status: 'queued', error: null, createdAt: now };
+          Object.assign(rerun, { startedAt: null, finishedAt: null });
+          database.turns.splice(database.turns.indexOf(turn) + 1, 0, rerun);
+          database.resumedFrom.set(rerun.id, turn.id);
+          for (const run of database.toolRuns) if (run.followUpTurnId === turn.id) run.followUpTurnId = rerun.id;
+          for (const message of answers) {
+            if (message.status === 'streaming' && message.toolRunId === null) endStreaming(message);
+            Object.assign(message, { superseded: true, pinned: false, updatedAt: now });
+          }
+          const seqs = new Set(answers.map((message) => message.seq));
+          database.entries = database.entries.filter((entry) => entry.threadId !== threadId || !seqs.has(entry.seq));
+          if (seqs.size > 0) thread.version += 1;
+          resumed.push(rerun.id);
+          continue;
+        }
+        const streaming = answers.filter((message) => message.status === 'streaming' && message.toolRunId === null);
+        for (const message of streaming) endStreaming(message);
+        if (streaming.length === 0) {
+          database.messages.push({
+            id: newId(),
+            threadId,
+            seq: nextSeq(thread),
+            role: 'assistant',
+            content: '',
+            toolCalls: null,
+            toolCallId: null,
+            status: 'error',
+            error: copy(error),
+            tokens: 0,
+            clientMessageId: null,
+            turnId: turn.id,
+            toolRunId: null,
+            pinned: false,
+            superseded: false,
+            deleted: false,
+            createdAt: now,
+            updatedAt: now,
+            completedAt: now,
+            encoding: null,
+          });
+        }
+        failed.push(turn.id);
+      }
       for (const message of database.messages) {
         // A tool run's message streams independently of turns (the tools worker completes it).
-        if (message.threadId === threadId && message.status === 'streaming' && message.toolRunId === null) {
-          Object.assign(message, { status: 'error', error: copy(error), completedAt: now });
-        }
+        if (message.threadId === threadId && message.status === 'streaming' && message.toolRunId === null)
+          endStreaming(message);
       }
-      for (const turn of database.turns) {
-        if (turn.threadId === threadId && turn.status === 'running')
-          Object.assign(turn, { status: 'error', error: copy(error), finishedAt: now });
-      }
+      return { resumed, failed };
     },
   };
 }

@@ -156,6 +156,7 @@ describe('erasure: DELETE /api/me and DELETE /api/admin/users/:userId leave noth
       'context_entries.thread_id',
       'summary_revisions.thread_id',
       'model_calls.thread_id',
+      'model_calls.user_id',
       'turns.thread_id',
       'saved_memories.user_id',
       'threads.forked_from_thread_id',

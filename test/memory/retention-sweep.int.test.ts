@@ -31,6 +31,14 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
         what: `${thread.title}'s idle fold`,
       });
     }
+    // Their call records stay for the costs, anonymised: the total of calls never shrinks. (Read before the threads
+    // age, like the jobs above.)
+    const idleCalls = (
+      await query<{ id: string }>(server.app, 'SELECT id::text FROM model_calls WHERE thread_id = $1', [idle.id])
+    ).map((row) => row.id);
+    expect(idleCalls.length).toBeGreaterThan(0);
+    const callsBefore = await query(server.app, 'SELECT count(*)::int AS n FROM model_calls');
+
     await query(server.app, `UPDATE threads SET last_activity_at = now() - interval '31 days' WHERE id = $1`, [
       idle.id,
     ]);
@@ -40,6 +48,15 @@ describe('RETENTION_DAYS: the sweeper erases idle threads and old guests', () =>
     await query(server.app, `UPDATE users SET created_at = now() - interval '31 days' WHERE id = $1`, [young.userId]);
 
     await server.app.application.sweeper.sweep();
+
+    expect(await query(server.app, 'SELECT count(*)::int AS n FROM model_calls')).toEqual(callsBefore);
+    expect(
+      await query(
+        server.app,
+        'SELECT count(*)::int AS n FROM model_calls WHERE id = ANY($1::uuid[]) AND user_id IS NULL AND thread_id IS NULL AND message_id IS NULL',
+        [idleCalls],
+      ),
+    ).toEqual([{ n: idleCalls.length }]);
 
     const threads = (await query<{ id: string }>(server.app, 'SELECT id::text FROM threads')).map((row) => row.id);
     expect(threads).not.toContain(idle.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SAVED_MEMORIES_HEADING } from '../../src/core/context';
+import { SAVED_MEMORIES_HEADING, SAVED_MEMORIES_PREAMBLE } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import type { MessageContextDto, MessageDto, SavedMemoryDto, SavedMemoryListDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
@@ -31,7 +31,7 @@ function leading(request: StubRequest | undefined): string {
 describe("saved memories: the user's items reach the model in every thread", () => {
   const server = useChatServer({
     stub: { responder },
-    env: { USER_MEMORY_TOKENS: '60', MAX_MEMORY_ITEMS: '4', MEMORY_WRITES_PER_MINUTE: '12' },
+    env: { USER_MEMORY_TOKENS: '60', MAX_MEMORY_ITEMS: '4', MEMORY_WRITES_PER_MINUTE: '12', SAVE_MEMORY_TOOL: 'on' },
   });
   const chats = () => server.stub.requests.filter((request) => request.kind === 'chat');
   const lastChat = () => chats().at(-1);
@@ -119,7 +119,9 @@ describe("saved memories: the user's items reach the model in every thread", () 
       const thread = await kit.createThread(title);
       const sent = await kit.send(thread.id, 'What is my locker code?');
       const system = leading(lastChat());
-      expect(system).toContain(`${SAVED_MEMORIES_HEADING}\n- The locker code is LOCK-7741.`);
+      expect(system).toContain(
+        `${SAVED_MEMORIES_HEADING}\n${SAVED_MEMORIES_PREAMBLE}\n- "The locker code is LOCK-7741."`,
+      );
       expect(system.indexOf(SAVED_MEMORIES_HEADING)).toBeGreaterThan(0);
       // What the model saw records the item.
       const answer = sent.messages.at(-1) as MessageDto;
@@ -161,7 +163,7 @@ describe("saved memories: the user's items reach the model in every thread", () 
     for (const entry of items) expect(system.includes(entry.text)).toBe(entry.inContext);
   });
 
-  it('save_memory: the model saves what the user asked, its source is that message, the transcript says so, and forgetting the message takes the item', async () => {
+  it('save_memory (SAVE_MEMORY_TOOL=on): the model saves what the user asked, its source is that message, the transcript says so, and forgetting the message takes the item', async () => {
     const { token } = await server.guest();
     const kit = memoryKit(server.app, token);
     const thread = await kit.createThread('passport');
@@ -178,13 +180,13 @@ describe("saved memories: the user's items reach the model in every thread", () 
       transcript.some(
         (message) =>
           message.role === 'system' &&
-          message.content === 'Saved to your memories: "The passport number is C4R55T901."',
+          message.content === '[memory] Saved to your memories: "The passport number is C4R55T901."',
       ),
     ).toBe(true);
 
     const next = await kit.createThread('a new day');
     await kit.send(next.id, 'What is my passport number?');
-    expect(leading(lastChat())).toContain('- The passport number is C4R55T901.');
+    expect(leading(lastChat())).toContain('- "The passport number is C4R55T901."');
 
     const forgot = await call(token, `/api/threads/${thread.id}/messages/${asked.id}`, { method: 'DELETE' });
     expect(forgot.status).toBe(200);

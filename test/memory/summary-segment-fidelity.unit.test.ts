@@ -97,11 +97,11 @@ function prefixKeepingFolds(texts: readonly string[]): number {
   return texts.slice(1).filter((text, index) => text.startsWith(texts[index] ?? '\u0000')).length;
 }
 
-// Measured (offline summarizer, cap 400, 30 planted identifiers): appending keeps 14, rewriting 16; appending keeps
-// the previous summary as a prefix in 7 of 9 folds, rewriting in 4 (an extractive rewrite re-selects the same lines
-// while they fit; a language model's rewrite does not). The gap is capacity, not loss: a consolidation writes half
-// the cap (room for the next segments) where a rewrite fills it, and each segment carries its own header. An
-// extractive summarizer never drifts when it rewrites, so this test cannot show what appending saves there.
+// Measured (offline summarizer, cap 400, 30 planted identifiers): appending keeps 18, rewriting 20; appending keeps
+// the previous summary as a prefix in 8 of 9 folds, rewriting in none (an extractive rewrite re-ranks every sentence
+// against the cap at each fold). The gap is capacity, not loss: a consolidation writes half the cap (room for the
+// next segments) where a rewrite fills it. An extractive summarizer never drifts when it rewrites, so this test cannot
+// show what appending saves there.
 describe('summary fidelity after ten folds: appending segments against rewriting', () => {
   it("keeps nearly as many planted identifiers when appending, all of the last fold's, and the earlier text between consolidations", async () => {
     const { entries, identifiers } = conversation();

@@ -12,7 +12,7 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
-import { countTools } from './published-token-count';
+import { countTools, encodeInSlices } from './published-token-count';
 
 /** OpenAI's minimum cacheable prompt and the steps hits are counted in. */
 export const CACHE_MIN_TOKENS = 1024;
@@ -40,7 +40,7 @@ function tokensOf(piece: string): number {
   let count = pieceTokens.get(piece);
   if (count === undefined) {
     if (pieceTokens.size > 200_000) pieceTokens.clear();
-    count = encoder.encode(piece, [], []).length;
+    count = encodeInSlices(encoder, piece);
     pieceTokens.set(piece, count);
   }
   return count;

@@ -46,6 +46,19 @@ function encodingFor(model: string): Encoding {
 }
 
 /**
+ * A piece's tokens; pieces past 256 characters (hostile input: 32,000 letters are one piece) in 64-character slices,
+ * since js-tiktoken's merge is quadratic in a piece and the stub shares the test's process. The product counts such
+ * pieces its own way (src/core/context/token-counter.ts); this stays independent of it.
+ */
+export function encodeInSlices(encoder: Tiktoken, piece: string): number {
+  if (piece.length <= 256) return encoder.encode(piece, [], []).length;
+  let tokens = 0;
+  for (let start = 0; start < piece.length; start += 64)
+    tokens += encoder.encode(piece.slice(start, start + 64), [], []).length;
+  return tokens;
+}
+
+/**
  * `encode(text).length` with no special tokens allowed or refused, as a sum over the pre-tokenizer's pieces (exactly
  * what js-tiktoken's encode does then: each piece is byte-pair encoded on its own), remembering each piece's count:
  * a model stub counting every prompt of a long benchmark was spending most of its time re-encoding the same words.
@@ -57,7 +70,7 @@ function countTokens(model: string, text: string): number {
   for (const [piece] of text.matchAll(pattern)) {
     let count = pieces.get(piece);
     if (count === undefined) {
-      count = encoder.encode(piece, [], []).length;
+      count = encodeInSlices(encoder, piece);
       pieces.set(piece, count);
     }
     tokens += count;

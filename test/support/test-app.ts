@@ -47,7 +47,11 @@ export async function startTestApp(
     REDIS_URL: redisUrl,
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '10000',
+    API_REQUESTS_PER_MINUTE: '100000',
     SEARCH_PER_MINUTE: '10000',
+    // Titles from the first message's words: a title job's model call would interleave with the requests a test
+    // scripts and counts on its stub (test/titles/chat-titles.int.test.ts turns the model's titles on).
+    CHAT_TITLES: 'words',
     ...options.env,
   });
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, pretty: false });

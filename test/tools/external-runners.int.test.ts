@@ -351,6 +351,20 @@ describe('external runners: signed run requests and callbacks', () => {
     expect((await callback(runId, 'result', { status: 'succeeded', result: 'too late' })).status).toBe(401);
   });
 
+  it('deleting the thread (DELETE /api/threads/:id) sends the cancel of its running work to the runner before its runs go', async () => {
+    const own = await threadHelpers(app);
+    const thread = await own.newThread();
+    const result = await own.send(thread.id, 'render');
+    const runId = runIdOf(result.messages[1]?.content);
+    await handedOver(runId);
+    expect(received.some((request) => request.path === '/run/cancel' && request.payload.runId === runId)).toBe(false);
+    expect((await app.api(`/api/threads/${thread.id}`, { method: 'DELETE', token: own.token })).status).toBe(204);
+    // Sent before the 204: once the rows are gone, nothing could say what to cancel.
+    const cancel = received.find((request) => request.path === '/run/cancel' && request.payload.runId === runId);
+    expect(cancel?.validSignature).toBe(true);
+    expect(await app.application.db.toolRun.findUnique({ where: { id: runId } })).toBeNull();
+  });
+
   it('times a run out from its deadline and refuses a result after it with 409', async () => {
     const thread = await helpers.newThread();
     const result = await helpers.send(thread.id, 'quick render');

@@ -205,10 +205,30 @@ describe('buildContextPack budget guard', () => {
     expect(result.manifest.windowFromSeq).toBe(8);
   });
 
-  it('rejects one huge message that alone exceeds the budget', () => {
+  it('condenses one huge newest message that alone exceeds the budget: its head and tail around a marker', () => {
+    const content = `HEAD-START ${'word '.repeat(5000)}TAIL-END`;
+    const huge = counted(entry(1, 'user', 0, { content }));
+    for (const compat of ['openai', 'strict'] as const) {
+      const result = pack(state([user(0), huge]), { budget: 1000, compat });
+      expect(result.tokens).toBeLessThanOrEqual(1000);
+      expect(counter.countPack(result.messages)).toBeLessThanOrEqual(1000);
+      expect(result.manifest.windowSeqs.at(-1)).toBe(1);
+      const shown = result.messages.find((message) => message.content.includes('HEAD-START'));
+      expect(shown?.content).toContain('TAIL-END');
+      expect(shown?.content).toMatch(/\[… \d+ of this message's 25019 characters are left out here/);
+      expect(shown?.content).toContain('as #1');
+      // Most of the room goes to the message itself, not lost to a timid cut.
+      expect(counter.countText(shown?.content ?? '')).toBeGreaterThan(700);
+    }
+    // The entry itself (what the transcript and later packs read) is not changed.
+    expect(huge.content).toBe(content);
+  });
+
+  it('rejects a huge message when even its condensed form cannot fit', () => {
     const huge = counted(entry(1, 'user', 0, { content: 'word '.repeat(5000) }));
-    expect(() => pack(state([user(0), huge]), { budget: 1000 })).toThrow(ContextOverBudgetError);
-    expect(() => pack(state([huge]), { budget: 1000 })).toThrow(/above the budget of 1000/);
+    const prefix = counter.countMessage({ role: 'system', content: PREFIX });
+    expect(() => pack(state([user(0), huge]), { budget: prefix + 60 })).toThrow(ContextOverBudgetError);
+    expect(() => pack(state([huge]), { budget: prefix + 60 })).toThrow(`above the budget of ${prefix + 60}`);
   });
 
   it('rejects a system prefix and pinned entries that alone exceed the budget', () => {

@@ -1,3 +1,4 @@
+import { condenseOversizedMessage } from './condense-oversized-message';
 import { buildRecallSlot, recallKey, renderRecallNote, type RecalledElsewhere } from './build-recall-slot';
 import { recallEarnsItsTokens } from './recall-gate';
 import { groupExchangeBlocks } from './group-exchange-blocks';
@@ -259,6 +260,41 @@ function firstFittingStart(assembly: Assembly, budget: number): number {
 }
 
 /**
+ * The newest block with its longest user message condensed (condenseOversizedMessage) so the pack fits with no older
+ * block, or null (the block left as it was) when even that cannot fit.
+ */
+function condenseNewestBlock(input: {
+  assembly: Assembly;
+  budget: number;
+  render: (start: number) => PackMessage[];
+  measure: MessageMeasure;
+  held: ReadonlyMap<number, PackMessage>;
+}): { start: number; messages: PackMessage[] } | null {
+  const { assembly, budget, render, measure } = input;
+  const last = assembly.blocks.length - 1;
+  const original = assembly.blocks[last];
+  const longest = original?.entries
+    .filter((entry) => entry.role === 'user')
+    .reduce<ContextEntry | undefined>((max, entry) => (!max || entry.tokens > max.tokens ? entry : max), undefined);
+  if (!original || !longest) return null;
+  let current = longest.tokens;
+  // A strict rendering merges messages and is re-measured: a round or two more when the first cut is not enough.
+  for (let round = 0; round < 3; round += 1) {
+    const over = sumTokens(render(last)) + REPLY_PRIMING_TOKENS - budget;
+    const condensed = condenseOversizedMessage({ entry: longest, tokens: current - Math.max(1, over), measure });
+    if (!condensed) break;
+    const entries = original.entries.map((entry) => (entry === longest ? condensed : entry));
+    assembly.blocks[last] = { entries, messages: withHeldNotes(renderEntries(entries, measure), input.held) };
+    current = condensed.tokens;
+    const start = firstFittingStart(assembly, budget);
+    const messages = render(start);
+    if (start <= last && sumTokens(messages) + REPLY_PRIMING_TOKENS <= budget) return { start, messages };
+  }
+  assembly.blocks[last] = original;
+  return null;
+}
+
+/**
  * The held notes that still apply: those serving a user message of the window, without what the pack now shows
  * otherwise (a message pinned since), and not empty.
  */
@@ -299,7 +335,9 @@ function withHeldNotes(messages: PackMessage[], held: ReadonlyMap<number, PackMe
  * content. Entries before the context start
  * never appear. Budget guard: when it does not fit, the oldest window blocks are left out whole (no orphan tool
  * message, never starting with a tool message), `omitted` counts them and one note says earlier messages are being
- * summarized. Throws ContextOverBudgetError when even the newest window block cannot fit.
+ * summarized. When even the newest window block cannot fit alone, its longest user message goes in condensed (its
+ * head and tail around a marker naming what was cut; the transcript keeps it whole); ContextOverBudgetError when
+ * even that cannot fit.
  * Auto-recall: with `recallTokens`, the best of `state.recalled` that fit it go in one user-level message (never a
  * window or pinned entry again); over budget it is dropped first.
  * `compat: 'strict'` renders the same information for strict chat templates (see renderStrict): there the per-call
@@ -372,11 +410,14 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
     start += 1;
     messages = render(start);
   }
-  const tokens = sumTokens(messages) + REPLY_PRIMING_TOKENS;
-  if (tokens > budget || (start === assembly.blocks.length && start > 0)) {
+  if (sumTokens(messages) + REPLY_PRIMING_TOKENS > budget || (start === assembly.blocks.length && start > 0)) {
+    // Even the newest block alone does not fit: its longest user message goes in condensed, when that fits.
     const required = sumTokens(render(Math.max(0, assembly.blocks.length - 1))) + REPLY_PRIMING_TOKENS;
-    throw new ContextOverBudgetError(required, budget);
+    const fitted = condenseNewestBlock({ assembly, budget, render, measure, held });
+    if (!fitted) throw new ContextOverBudgetError(required, budget);
+    ({ start, messages } = fitted);
   }
+  const tokens = sumTokens(messages) + REPLY_PRIMING_TOKENS;
   const kept = assembly.blocks.slice(start).flatMap((block) => block.entries);
   const keptSeqs = new Set(kept.map((entry) => entry.seq));
   const keptNotes = heldNotes.filter((note) => keptSeqs.has(note.servedSeq));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRetention, extractIdentifiers, mustKeepVerbatim } from './extract-identifiers';
 import { entry } from './test-fixtures';
+import type { ContextEntry } from './types';
 
 describe('extractIdentifiers', () => {
   it('finds URLs, paths, ids, codes, numbers with units, money, dates and proper names', () => {
@@ -86,6 +87,20 @@ describe('checkRetention', () => {
       missing: ['https://track.example.com/x1'],
       missingVerbatim: ['https://track.example.com/x1'],
     });
+  });
+
+  it("ignores the offline model's answers: their counts and token totals are nothing to keep", () => {
+    const folded: ContextEntry[] = [
+      { seq: 1, role: 'user', content: 'The budget is 18,000 EUR.', tokens: 0 },
+      {
+        seq: 2,
+        role: 'assistant',
+        content: '[offline model] You said: "The budget". My context: 13 messages (1 system), 632 tokens, #13.',
+        tokens: 0,
+      },
+    ];
+    const report = checkRetention({ folded, summary: '- The budget is 18,000 EUR. [#1]' });
+    expect(report).toMatchObject({ missing: [], kept: report.total });
   });
 
   it('reports all missing for an empty summary and nothing for no identifiers', () => {

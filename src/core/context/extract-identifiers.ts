@@ -1,3 +1,4 @@
+import { OFFLINE_ANSWER_PREFIX } from './build-recall-slot';
 import type { ContextEntry } from './types';
 
 // Cheap patterns, most specific first; a later pattern never re-reports text an earlier one took.
@@ -138,7 +139,9 @@ export interface RetentionReport {
 
 /** How many identifiers of the folded entries the summary still contains (case- and whitespace-insensitive). */
 export function checkRetention(options: { folded: readonly ContextEntry[]; summary: string }): RetentionReport {
+  // The built-in offline model's answers restate the context (counts, token totals): nothing a summary must keep.
   const source = options.folded
+    .filter((entry) => !(entry.role === 'assistant' && entry.content.startsWith(OFFLINE_ANSWER_PREFIX)))
     .map((entry) => [entry.content, ...(entry.toolCalls ?? []).map((call) => JSON.stringify(call.args))].join('\n'))
     .join('\n');
   const identifiers = extractIdentifiers(source);

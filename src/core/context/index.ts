@@ -25,7 +25,9 @@ export {
 export type { RecalledElsewhere } from './build-recall-slot';
 export {
   defaultUserMemoryTokens,
+  quotedSavedMemory,
   SAVED_MEMORIES_HEADING,
+  SAVED_MEMORIES_PREAMBLE,
   savedMemoriesInContext,
   savedMemoriesSection,
   savedMemoryLine,
@@ -42,11 +44,15 @@ export type { ContextWindow, ModelProfile, ModelProfileOverrides } from './model
 export { DEFAULT_TOOL_RESULT_INLINE_TOKENS, deriveContextDefaults } from './derive-context-defaults';
 export type { DerivedContextDefaults } from './derive-context-defaults';
 export {
+  boundedEncodedLength,
   createTokenCounter,
   encoderFor,
+  encoderWork,
+  MAX_ENCODED_PIECE_CHARS,
   REPLY_PRIMING_TOKENS,
   TOKEN_COUNT_CACHE_BOUNDS,
   tokenCountCacheSize,
+  tokenizerWork,
   TOKENS_PER_MESSAGE,
   TOKENS_PER_NAME,
   TOKENS_PER_TOOL_CALL,
@@ -98,6 +104,12 @@ export type { RetentionReport } from './extract-identifiers';
 export { filterCitations } from './filter-citations';
 export type { FilterCitationsOptions } from './filter-citations';
 export { findStaleCounts } from './find-stale-counts';
+export {
+  CONDENSED_MESSAGE_OPEN,
+  condensedMessageMarker,
+  condenseOversizedMessage,
+  MIN_CONDENSED_MESSAGE_TOKENS,
+} from './condense-oversized-message';
 export { upperBoundMessageTokens, upperBoundTextTokens } from './measure-message';
 export type { MessageMeasure } from './measure-message';
 export { MISSING_RESULT_TEXT, renderEntries, SERVER_NOTE_END, SERVER_NOTE_OPEN } from './render-entries';

@@ -1,7 +1,13 @@
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { describe, expect, it, vi } from 'vitest';
-import { createTokenCounter, type CountableMessage, type ToolDefinition } from './token-counter';
+import {
+  createTokenCounter,
+  encoderWork,
+  MAX_ENCODED_PIECE_CHARS,
+  type CountableMessage,
+  type ToolDefinition,
+} from './token-counter';
 
 // The OpenAI cookbook "How to count tokens with tiktoken" example and the prompt tokens the API reported for it.
 const COOKBOOK_MESSAGES: CountableMessage[] = [
@@ -160,5 +166,60 @@ describe('createTokenCounter', () => {
     } finally {
       encode.mockRestore();
     }
+  });
+});
+
+describe('counting hostile text in bounded time', () => {
+  const exact = new Tiktoken(o200kBase);
+  // The shapes a client can send that make one pre-tokenizer piece of the whole text (js-tiktoken's merge is
+  // quadratic in a piece's length: 32,000 letters took 96 s whole), and mixed ones for comparison.
+  const shapes: Record<string, (length: number) => string> = {
+    letters: (length) => 'a'.repeat(length),
+    underscores: (length) => '_'.repeat(length),
+    punctuation: (length) => '!?'.repeat(length / 2),
+    spaces: (length) => ' '.repeat(length),
+    newlines: (length) => '\n'.repeat(length),
+    'CJK ideographs': (length) => '中'.repeat(length),
+    'emoji (surrogate pairs)': (length) => '😀'.repeat(length / 2),
+    'combining marks': (length) => `a${'\u0301'.repeat(length - 1)}`,
+    'lone surrogates': (length) => '\ud800a'.repeat(length / 2),
+    'mixed case letters': (length) => 'aB'.repeat(length / 2),
+  };
+
+  for (const [shape, make] of Object.entries(shapes)) {
+    it(`hands the encoder no input over ${MAX_ENCODED_PIECE_CHARS} characters for 32,000 characters of ${shape}`, () => {
+      const counter = createTokenCounter('o200k_base');
+      const text = make(32_000);
+      const before = { ...encoderWork };
+      const tokens = counter.countText(`${text} ${Math.random()}`);
+      const calls = encoderWork.calls - before.calls;
+      const chars = encoderWork.chars - before.chars;
+      expect(tokens).toBeGreaterThan(0);
+      expect(encoderWork.longestInput).toBeLessThanOrEqual(MAX_ENCODED_PIECE_CHARS);
+      // Linear work: each character reaches the encoder at most once (the random tail adds a few pieces).
+      expect(chars).toBeLessThanOrEqual(text.length + 64);
+      expect(calls).toBeLessThanOrEqual(Math.ceil(text.length / (MAX_ENCODED_PIECE_CHARS - 1)) + 64);
+    });
+  }
+
+  it('never counts fewer tokens than tiktoken for long runs (chunking may only over-count)', () => {
+    const counter = createTokenCounter('o200k_base');
+    for (const [shape, make] of Object.entries(shapes)) {
+      for (const length of [300, 520]) {
+        const text = make(length);
+        expect(counter.countText(text), `${shape} × ${length}`).toBeGreaterThanOrEqual(
+          exact.encode(text, [], []).length,
+        );
+      }
+    }
+    // Runs of real words with no spaces: a long identifier, a long URL-safe token.
+    const identifier = Array.from({ length: 120 }, (_, index) => `segment${index}Name`).join('_');
+    expect(counter.countText(identifier)).toBeGreaterThanOrEqual(exact.encode(identifier, [], []).length);
+  });
+
+  it('counts text of ordinary pieces exactly as tiktoken does', () => {
+    const counter = createTokenCounter('o200k_base');
+    const prose = 'The quick brown fox jumps over the lazy dog; naïve café, 12345 → résumé. '.repeat(400);
+    expect(counter.countText(prose)).toBe(exact.encode(prose, [], []).length);
   });
 });

@@ -1,6 +1,7 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { bytePairTokenCount, type RankLookup } from './byte-pair-count';
 import { createTextTokenCache } from './text-token-cache';
 import type { EncodingName, Role, ToolCall } from './types';
 
@@ -101,6 +102,12 @@ export const TOKEN_COUNT_CACHE_BOUNDS = { maxEntries: 4096, maxChars: 2_000_000,
 const textTokens = createTextTokenCache(TOKEN_COUNT_CACHE_BOUNDS);
 
 /**
+ * What this process asked of the tokenizer since it started: `calls` (texts counted, remembered or not), `encoded`
+ * (texts byte-pair encoded: not remembered) and their `chars`. Plain counters, read by the per-turn work-budget test.
+ */
+export const tokenizerWork = { calls: 0, encoded: 0, chars: 0 };
+
+/**
  * Texts and characters the shared token-count cache holds now, against {@link TOKEN_COUNT_CACHE_BOUNDS}
  * (diagnostics: the benchmark's heap-growth figure is measured once this cache is full).
  */
@@ -118,8 +125,91 @@ const MAX_PIECE_CHARS = 64;
 const MAX_PIECES = 100_000;
 const pieceTokens = new Map<EncodingName, { pattern: RegExp; counts: Map<string, number> }>();
 
-/** `encode(text, [], []).length` (no special tokens allowed or refused), as the sum of its remembered pieces' counts. */
-function encodedLength(encoding: EncodingName, text: string): number {
+/**
+ * The longest run of one piece handed to the encoder at once. js-tiktoken's byte-pair merge is quadratic in the
+ * length of a piece, and one run of letters, of `_` or of punctuation is one piece whatever its length: 32,000
+ * letters took 96 s to encode whole. Longer pieces are encoded in chunks of this size, which keeps counting linear
+ * in the text's length, and pieces over 64 characters go through our own O(n log n) merge (byte-pair-count.ts), so
+ * a 256-character chunk costs a fraction of a millisecond whatever its characters. A chunk boundary can only stop a
+ * merge across it, so the count may grow a little for such pieces, never shrink: the budget guard stays safe.
+ */
+export const MAX_ENCODED_PIECE_CHARS = 256;
+
+/**
+ * Work the encoders did in this process: calls into the byte-pair encoder and the characters handed to it, and the
+ * longest single input. Tests read it to prove a text's cost is bounded (by counting work, not the clock).
+ */
+export const encoderWork = { calls: 0, chars: 0, longestInput: 0 };
+
+/** js-tiktoken's vocabulary, keyed by the bytes joined with `,` (its own field; the version is pinned exactly). */
+function rankLookupOf(encoder: Tiktoken): RankLookup {
+  const ranks = (encoder as unknown as { rankMap?: Map<string, number> }).rankMap;
+  if (!(ranks instanceof Map)) throw new Error('js-tiktoken no longer exposes rankMap: check its version');
+  return (key) => ranks.get(key);
+}
+const rankLookups = new WeakMap<Tiktoken, RankLookup>();
+const utf8 = new TextEncoder();
+
+function encodeChunk(encoder: Tiktoken, chunk: string): number {
+  encoderWork.calls += 1;
+  encoderWork.chars += chunk.length;
+  if (chunk.length > encoderWork.longestInput) encoderWork.longestInput = chunk.length;
+  // Short pieces through js-tiktoken itself; longer ones through the same merges in O(n log n).
+  if (chunk.length <= MAX_PIECE_CHARS) return encoder.encode(chunk, [], []).length;
+  let rankOf = rankLookups.get(encoder);
+  if (!rankOf) {
+    rankOf = rankLookupOf(encoder);
+    rankLookups.set(encoder, rankOf);
+  }
+  const bytes = utf8.encode(chunk);
+  return rankOf(bytes.join(',')) !== undefined ? 1 : bytePairTokenCount(bytes, rankOf);
+}
+
+/**
+ * Counts of the chunks of long pieces seen lately (a long run is mostly one chunk again and again). Bounded: 2,048
+ * chunks of at most 256 characters (about 1 MB), then it starts over.
+ */
+const chunkTokens = new Map<string, number>();
+const MAX_CHUNKS = 2048;
+
+function encodeLongPieceChunk(encoder: Tiktoken, chunk: string): number {
+  let count = chunkTokens.get(chunk);
+  if (count === undefined) {
+    if (chunkTokens.size >= MAX_CHUNKS) chunkTokens.clear();
+    count = encodeChunk(encoder, chunk);
+    chunkTokens.set(chunk, count);
+  }
+  return count;
+}
+
+/** Tokens of one pre-tokenizer piece, in chunks of at most {@link MAX_ENCODED_PIECE_CHARS} characters. */
+function encodePiece(encoder: Tiktoken, piece: string): number {
+  if (piece.length <= MAX_ENCODED_PIECE_CHARS) return encodeChunk(encoder, piece);
+  let tokens = 0;
+  let start = 0;
+  while (start < piece.length) {
+    let end = Math.min(start + MAX_ENCODED_PIECE_CHARS, piece.length);
+    // Never split a surrogate pair: the halves would each encode as a replacement character.
+    if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1))) end -= 1;
+    tokens += encodeLongPieceChunk(encoder, piece.slice(start, end));
+    start = end;
+  }
+  return tokens;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/**
+ * `encode(text, [], []).length` (no special tokens allowed or refused) in time linear in the text's length: the sum
+ * of its pieces' counts, remembered per piece, with long pieces encoded in chunks. Every count of text in the
+ * process goes through here (the context engine's counter, and the wire counter of the offline model and the test
+ * stub in src/llm/count-chat-tokens.ts).
+ */
+export function boundedEncodedLength(encoding: EncodingName, text: string): number {
+  tokenizerWork.encoded += 1;
+  tokenizerWork.chars += text.length;
   let pieces = pieceTokens.get(encoding);
   if (!pieces) {
     pieces = { pattern: new RegExp(RANKS[encoding].pat_str, 'ug'), counts: new Map() };
@@ -132,7 +222,7 @@ function encodedLength(encoding: EncodingName, text: string): number {
   for (const [piece] of text.matchAll(pattern)) {
     let count = counts.get(piece);
     if (count === undefined) {
-      count = encoder.encode(piece, [], []).length;
+      count = encodePiece(encoder, piece);
       if (piece.length <= MAX_PIECE_CHARS) counts.set(piece, count);
     }
     tokens += count;
@@ -143,8 +233,11 @@ function encodedLength(encoding: EncodingName, text: string): number {
 /** A token counter for one encoding. The encoder is built lazily and shared by all counters of that encoding. */
 export function createTokenCounter(encoding: EncodingName): TokenCounter {
   // Disallow no special tokens: user text containing `<|endoftext|>` is plain text to the API too.
-  const encodeLength = (text: string): number => encodedLength(encoding, text);
-  const countText = (text: string): number => (text === '' ? 0 : textTokens.count(encoding, text, encodeLength));
+  const encodeLength = (text: string): number => boundedEncodedLength(encoding, text);
+  const countText = (text: string): number => {
+    tokenizerWork.calls += 1;
+    return text === '' ? 0 : textTokens.count(encoding, text, encodeLength);
+  };
 
   const countMessage = (message: CountableMessage): number => {
     let tokens = TOKENS_PER_MESSAGE + countText(message.role) + countText(message.content);

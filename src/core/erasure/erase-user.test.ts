@@ -35,6 +35,7 @@ describe('erasure', () => {
       erasureOf: async () => null,
       threadIdsOf: async () => ['a', 'b'],
       toolRunIdsOf: async () => ['run-1'],
+      toolRunIdsOfThread: async () => [],
       erase: async () => {
         calls.push('erase');
         return { existed: true, threads: 2 };

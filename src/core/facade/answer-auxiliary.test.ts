@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { isAuxiliaryRequest } from './answer-auxiliary';
+import { describe, expect, it, vi } from 'vitest';
+import { createTokenCounter } from '../context/token-counter';
+import type { PackMessage } from '../context/types';
+import { createMemoryRateLimiter } from '../limits/rate-limiter';
+import { ModelCallError } from '../model-call-error';
+import type { ChatResult, ModelCallRecord } from '../ports';
+import { answerAuxiliary, isAuxiliaryRequest, type AuxiliaryDeps } from './answer-auxiliary';
+import { CLIENT_INSTRUCTIONS_HEADING } from './client-instructions';
 import type { ClientMessage } from './client-view';
 
 const user = (content: string): ClientMessage => ({ role: 'user', content });
@@ -24,5 +30,120 @@ describe('isAuxiliaryRequest', () => {
     expect(isAuxiliaryRequest([user('### task: lower case')], ['### Task:'])).toBe(false);
     expect(isAuxiliaryRequest([user(TITLE)], [])).toBe(false);
     expect(isAuxiliaryRequest([user(TITLE)], [''])).toBe(false);
+  });
+});
+
+const SYSTEM_PROMPT = 'You are the operator-configured assistant.';
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Deps over a real token counter whose every method is spied on (each count reaches the encoder or its cache). */
+function auxiliaryKit(options: { limit?: number; reply?: () => Promise<ChatResult> } = {}) {
+  const counter = createTokenCounter('o200k_base');
+  const counts = [
+    vi.spyOn(counter, 'countText'),
+    vi.spyOn(counter, 'countMessage'),
+    vi.spyOn(counter, 'countPack'),
+    vi.spyOn(counter, 'countToolSchemas'),
+  ];
+  const prompts: PackMessage[][] = [];
+  const recorded: ModelCallRecord[] = [];
+  const deps: AuxiliaryDeps = {
+    chat: {
+      model: 'gpt-4o-mini',
+      stream: async ({ messages }) => {
+        prompts.push(messages);
+        return options.reply
+          ? options.reply()
+          : { text: 'Tulips 🌷', toolCalls: [], usage: { promptTokens: 90, completionTokens: 4, cachedTokens: null } };
+      },
+    },
+    sendLimiter: createMemoryRateLimiter({ limit: options.limit ?? 10 }),
+    settings: { counter, budget: 10_000, systemPrefix: SYSTEM_PROMPT },
+    maxMessageChars: 1000,
+    timeoutMs: 5000,
+    calls: {
+      record: async (call) => {
+        recorded.push(call);
+      },
+    },
+    log: silent,
+  };
+  return { deps, prompts, recorded, countCalls: () => counts.reduce((sum, spy) => sum + spy.mock.calls.length, 0) };
+}
+
+const request = (content: string, instructions: string | null = null) => ({
+  userId: 'user-1',
+  instructions,
+  content,
+  signal: new AbortController().signal,
+  onDelta: () => undefined,
+});
+
+describe('answerAuxiliary', () => {
+  it('refuses a task over MAX_MESSAGE_CHARS before counting a token or calling the model', async () => {
+    const kit = auxiliaryKit();
+    await expect(answerAuxiliary(request(`${TITLE}${'a'.repeat(1000)}`), kit.deps)).rejects.toMatchObject({
+      code: 'TOO_LARGE',
+    });
+    expect(kit.countCalls()).toBe(0);
+    expect(kit.prompts).toEqual([]);
+    expect(kit.recorded).toEqual([]);
+  });
+
+  it('spends the send limit before counting: a refused request never reaches the counter', async () => {
+    const kit = auxiliaryKit({ limit: 1 });
+    await answerAuxiliary(request(TITLE), kit.deps);
+    const counted = kit.countCalls();
+    expect(counted).toBeGreaterThan(0);
+    await expect(answerAuxiliary(request(TITLE), kit.deps)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(kit.countCalls()).toBe(counted);
+    expect(kit.prompts).toHaveLength(1);
+  });
+
+  it("sends the operator's system prompt, with the client's instructions after it as a thread's prefix holds them", async () => {
+    const kit = auxiliaryKit();
+    await answerAuxiliary(request(TITLE), kit.deps);
+    await answerAuxiliary(request(TITLE, 'Answer in French.'), kit.deps);
+    expect(kit.prompts.map((messages) => messages.map(({ role, content }) => ({ role, content })))).toEqual([
+      [
+        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'user', content: TITLE },
+      ],
+      [
+        { role: 'system', content: `${SYSTEM_PROMPT}${CLIENT_INSTRUCTIONS_HEADING}Answer in French.` },
+        { role: 'user', content: TITLE },
+      ],
+    ]);
+  });
+
+  it('records each call for the user (purpose auxiliary, no thread), answered or failed', async () => {
+    const kit = auxiliaryKit();
+    const answer = await answerAuxiliary(request(TITLE), kit.deps);
+    expect(answer.text).toBe('Tulips 🌷');
+    const estimated = kit.deps.settings.counter.countPack(kit.prompts[0]!);
+    expect(kit.recorded).toEqual([
+      expect.objectContaining({
+        threadId: null,
+        userId: 'user-1',
+        messageId: null,
+        purpose: 'auxiliary',
+        model: 'gpt-4o-mini',
+        estimatedPromptTokens: estimated,
+        reportedPromptTokens: 90,
+        reportedCompletionTokens: 4,
+        error: null,
+      }),
+    ]);
+
+    const failing = auxiliaryKit({
+      reply: () =>
+        Promise.reject(
+          new ModelCallError({ kind: 'server', message: 'upstream 500 quoting the task', retryable: true }),
+        ),
+    });
+    await expect(answerAuxiliary(request(TITLE), failing.deps)).rejects.toMatchObject({ code: 'PROVIDER_ERROR' });
+    expect(failing.recorded).toEqual([
+      expect.objectContaining({ purpose: 'auxiliary', userId: 'user-1', reportedPromptTokens: null, error: 'server' }),
+    ]);
   });
 });

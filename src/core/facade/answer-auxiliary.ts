@@ -3,8 +3,9 @@ import type { PackMessage } from '../context/types';
 import { AppError, isAppError } from '../errors';
 import type { RateLimiter } from '../limits/rate-limiter';
 import { isModelCallError } from '../model-call-error';
-import type { ChatModelPort } from '../ports';
+import type { ChatModelPort, ChatResult, LogPort, ModelCallStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
+import { CLIENT_INSTRUCTIONS_HEADING } from './client-instructions';
 import type { ClientMessage } from './client-view';
 
 /**
@@ -24,10 +25,15 @@ export interface AuxiliaryDeps {
   chat: ChatModelPort;
   /** RATE_LIMIT_PER_MINUTE: such a request spends the send limit like a turn. */
   sendLimiter: RateLimiter;
-  /** The token counter and the prompt budget a request must fit. */
-  settings: Pick<ContextSettings, 'counter' | 'budget' | 'correction'>;
+  /** The operator's system prompt (SYSTEM_PROMPT), the token counter and the prompt budget a request must fit. */
+  settings: Pick<ContextSettings, 'counter' | 'budget' | 'correction' | 'systemPrefix'>;
+  /** MAX_MESSAGE_CHARS: the longest user message, as for a turn. */
+  maxMessageChars: number;
   /** TURN_TIMEOUT_MS. */
   timeoutMs: number;
+  /** Where each model call is recorded (purpose `auxiliary`, for the user): the admin's costs count it. */
+  calls: ModelCallStore;
+  log: LogPort;
 }
 
 export interface AuxiliaryAnswer {
@@ -36,9 +42,11 @@ export interface AuxiliaryAnswer {
 }
 
 /**
- * Answers an auxiliary request statelessly: the client's messages go to the model as sent (its system messages first,
- * then its user message), nothing is stored, no thread is created or forked. Spends the user's send limit; a prompt
- * over the pack budget is refused before the model is called.
+ * Answers an auxiliary request statelessly: the model gets the operator's system prompt (SYSTEM_PROMPT) with the
+ * client's instructions after it, as a thread's system prefix holds them, then the client's user message; nothing of
+ * the conversation is stored, no thread is created or forked. The send limit is spent and the message's length
+ * checked (MAX_MESSAGE_CHARS) before anything is counted; a prompt over the pack budget is refused before the model
+ * is called; the model call is recorded for the user (model_calls, purpose `auxiliary`), answered or failed.
  */
 export async function answerAuxiliary(
   input: {
@@ -50,20 +58,14 @@ export async function answerAuxiliary(
   },
   deps: AuxiliaryDeps,
 ): Promise<AuxiliaryAnswer> {
-  const { counter } = deps.settings;
-  const messages: PackMessage[] = [];
-  if (input.instructions !== null)
-    messages.push({
-      role: 'system',
-      content: input.instructions,
-      tokens: counter.countMessage({ role: 'system', content: input.instructions }),
-    });
-  messages.push({
-    role: 'user',
-    content: input.content,
-    tokens: counter.countMessage({ role: 'user', content: input.content }),
-  });
-  const tokens = counter.countPack(messages);
+  await spendOrRefuse(deps.sendLimiter, input.userId);
+  if (input.content.length > deps.maxMessageChars)
+    throw new AppError(
+      'TOO_LARGE',
+      `The message has ${input.content.length} characters; the limit is ${deps.maxMessageChars}.`,
+      { details: { field: 'messages' } },
+    );
+  const { messages, tokens } = auxiliaryPrompt(input, deps.settings);
   const budget = packBudget(deps.settings);
   if (tokens > budget)
     throw new AppError(
@@ -71,15 +73,17 @@ export async function answerAuxiliary(
       `This request has about ${tokens} prompt tokens; the model takes at most ${budget}.`,
       { details: { field: 'messages' } },
     );
-  await spendOrRefuse(deps.sendLimiter, input.userId);
   const timeout = AbortSignal.timeout(deps.timeoutMs);
+  const startedAt = Date.now();
+  let usage: ChatResult['usage'] = null;
+  let failure: unknown = null;
   try {
     const result = await deps.chat.stream({
       messages,
       signal: AbortSignal.any([input.signal, timeout]),
       onDelta: input.onDelta,
     });
-    const usage = result.usage;
+    usage = result.usage;
     return {
       text: result.text,
       usage: {
@@ -89,8 +93,64 @@ export async function answerAuxiliary(
       },
     };
   } catch (error) {
+    failure = error;
     throw modelFailure(error, timeout.aborted);
+  } finally {
+    await recordAuxiliaryCall({ userId: input.userId, tokens, usage, failure, startedAt }, deps);
   }
+}
+
+/** The system message (the operator's prompt, then the client's instructions) and the user message, counted. */
+function auxiliaryPrompt(
+  input: { instructions: string | null; content: string },
+  settings: Pick<ContextSettings, 'counter' | 'systemPrefix'>,
+): { messages: PackMessage[]; tokens: number } {
+  const { counter } = settings;
+  const system = input.instructions
+    ? `${settings.systemPrefix}${CLIENT_INSTRUCTIONS_HEADING}${input.instructions}`
+    : settings.systemPrefix;
+  const messages: PackMessage[] = [];
+  if (system !== '')
+    messages.push({
+      role: 'system',
+      content: system,
+      tokens: counter.countMessage({ role: 'system', content: system }),
+    });
+  messages.push({
+    role: 'user',
+    content: input.content,
+    tokens: counter.countMessage({ role: 'user', content: input.content }),
+  });
+  return { messages, tokens: counter.countPack(messages) };
+}
+
+/** Records the call for the user; a failing record is logged, never fails the answer. */
+async function recordAuxiliaryCall(
+  call: { userId: string; tokens: number; usage: ChatResult['usage']; failure: unknown; startedAt: number },
+  deps: Pick<AuxiliaryDeps, 'calls' | 'chat' | 'log'>,
+): Promise<void> {
+  try {
+    await deps.calls.record({
+      threadId: null,
+      userId: call.userId,
+      messageId: null,
+      purpose: 'auxiliary',
+      model: deps.chat.model,
+      estimatedPromptTokens: call.tokens,
+      reportedPromptTokens: call.usage?.promptTokens ?? null,
+      reportedCompletionTokens: call.usage?.completionTokens ?? null,
+      reportedCachedTokens: call.usage?.cachedTokens ?? null,
+      latencyMs: Date.now() - call.startedAt,
+      error: call.failure === null ? null : failureKind(call.failure),
+    });
+  } catch (error) {
+    deps.log.warn({ err: error }, 'could not record the auxiliary model call');
+  }
+}
+
+/** What a failed call's record says: the kind of failure, never a provider's text (it may quote the request). */
+function failureKind(error: unknown): string {
+  return isModelCallError(error) ? error.kind : isAppError(error) ? error.code : 'failed';
 }
 
 function modelFailure(error: unknown, timedOut: boolean): unknown {

@@ -89,6 +89,31 @@ describe('clientViewOf', () => {
     });
   });
 
+  it("joins a saved memory's note into its answer as the client received it; an unmarked note, or another turn's, stays out", () => {
+    const note = '[memory] Proposed for your saved memories (approve or dismiss it in Saved memories): "Vegan."';
+    const view = clientViewOf(
+      transcript(
+        message('user', 'Remember: Vegan.'),
+        message('assistant', '', { turnId: 'T1', toolCalls: [{ id: 'c1', name: 'save_memory', args: {} }] }),
+        message('tool', 'Proposed.', { turnId: 'T1', toolCallId: 'c1' }),
+        message('system', note, { turnId: 'T1' }),
+        message('assistant', 'Noted.', { turnId: 'T1' }),
+        message('user', 'And?'),
+        message('assistant', 'Fine.', { turnId: 'T2' }),
+        message('system', 'Saved to your memories: "An old note."', { turnId: 'T2' }),
+        message('system', `${note} (late)`, { turnId: 'T9' }),
+      ),
+      new Set([...SERVER_TOOLS, 'save_memory']),
+    );
+    expect(view.map((item) => [item.role, item.content])).toEqual([
+      ['user', 'Remember: Vegan.'],
+      ['assistant', `${note}\n\nNoted.`],
+      ['user', 'And?'],
+      ['assistant', 'Fine.'],
+    ]);
+    expect(view[1]).toMatchObject({ firstSeq: 2, lastSeq: 5, messageId: 'm5' });
+  });
+
   it('leaves out notices, async notes, superseded, forgotten and errored messages', () => {
     const view = clientViewOf(
       transcript(

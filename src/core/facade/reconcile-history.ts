@@ -41,11 +41,13 @@ function sameStart(client: string, stored: string): boolean {
   return left.length > 0 && right.length > 0 && (right.startsWith(left) || left.startsWith(right));
 }
 
-function normalize(text: string): string {
+/** A text as the route compares it (and hashes it: src/db/client-prefix-hash.ts): \r\n and \r as \n, trimmed. */
+export function normalize(text: string): string {
   return text.replace(/\r\n?/g, '\n').trim();
 }
 
-function sameItem(client: ClientMessage, stored: StoredItem): boolean {
+/** Whether a client's history item and a stored item are the same message (a stopped answer may differ at its end). */
+export function sameItem(client: ClientMessage, stored: StoredItem): boolean {
   if (client.role !== stored.role) return false;
   if (client.role === 'user') return sameText(client.content, stored.content);
   if (client.role === 'tool')
@@ -71,18 +73,42 @@ export function matchedPrefix(client: readonly ClientMessage[], stored: readonly
   return matched;
 }
 
+/**
+ * What a plan needs of a thread's client view, given how many leading items of the history it holds (`matched`): the
+ * item before that point and the one at it (null: the view ends there), whether a user item comes at or after it,
+ * and whether an item is being written. The history matching (match-history.ts) finds them without reading the view.
+ */
+export interface MatchFacts {
+  matched: number;
+  previous: StoredItem | null;
+  diverged: StoredItem | null;
+  laterUser: boolean;
+  busy: boolean;
+}
+
 /** Reconciles one client history with one thread's client view (see ReconcilePlan). */
 export function reconcileHistory(client: readonly ClientMessage[], stored: readonly StoredItem[]): Reconciled {
   const matched = matchedPrefix(client, stored);
-  const plan = stored.some((item) => item.inProgress) ? { kind: 'busy' as const } : planFor(client, stored, matched);
-  return { ...plan, matched };
+  return planOf(client, {
+    matched,
+    previous: stored[matched - 1] ?? null,
+    diverged: stored[matched] ?? null,
+    laterUser: stored.slice(matched).some((item) => item.role === 'user'),
+    busy: stored.some((item) => item.inProgress),
+  });
 }
 
-function planFor(client: readonly ClientMessage[], stored: readonly StoredItem[], matched: number): ReconcilePlan {
-  if (matched === stored.length) return planAfterThread(client.slice(matched), stored.at(-1));
-  if (matched === client.length) return planForPrefix(client, stored, matched);
+/** The plan for a history, from the facts of the thread's view at the point where they part (see MatchFacts). */
+export function planOf(client: readonly ClientMessage[], facts: MatchFacts): Reconciled {
+  const plan = facts.busy ? { kind: 'busy' as const } : planFor(client, facts);
+  return { ...plan, matched: facts.matched };
+}
+
+function planFor(client: readonly ClientMessage[], facts: MatchFacts): ReconcilePlan {
+  const { matched, previous, diverged } = facts;
+  if (diverged === null) return planAfterThread(client.slice(matched), previous ?? undefined);
+  if (matched === client.length) return planForPrefix(previous, facts.laterUser);
   const next = client[matched] as ClientMessage;
-  const diverged = stored[matched] as StoredItem;
   if (next.role === 'user' && diverged.role === 'user' && client.length === matched + 1) {
     return { kind: 'edit', userMessageId: diverged.messageId, content: next.content };
   }
@@ -142,15 +168,9 @@ function pendingCalls(last: StoredItem | undefined): string[] {
 }
 
 /** The client's history is a strict prefix of the thread: it asks again from its last message. */
-function planForPrefix(
-  client: readonly ClientMessage[],
-  stored: readonly StoredItem[],
-  matched: number,
-): ReconcilePlan {
-  const last = stored[matched - 1];
+function planForPrefix(last: StoredItem | null, laterUser: boolean): ReconcilePlan {
   if (!last || last.role !== 'user')
     return { kind: 'refuse', reason: 'The last message must be a user message (or the results of client tools).' };
-  const laterUser = stored.slice(matched).some((item) => item.role === 'user');
   return { kind: 'regenerate', userMessageId: last.messageId, forkThroughSeq: laterUser ? last.lastSeq : null };
 }
 

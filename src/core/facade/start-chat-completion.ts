@@ -3,20 +3,25 @@ import { toMessageDto } from '../dto';
 import { AppError } from '../errors';
 import { editMessage, type EditDeps } from '../fork';
 import { assertForkSize, writeFork } from '../fork/fork-thread';
+import type { RateLimiter } from '../limits/rate-limiter';
 import { regenerateAnswer, type MemoryDeps } from '../memory';
 import type { TranscriptStore, TurnStore } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
-import { clientViewOf, type ClientMessage } from './client-view';
+import type { ClientMessage } from './client-view';
 import type { FacadeConversationStore } from './facade-ports';
+import { matchHistory, type ReadBudget } from './match-history';
 import { chooseBranch, hintedFirst, isFullMatch, reconcileHistory, type Reconciled } from './reconcile-history';
 import { requestMessageId } from './request-message-id';
 
 /**
- * Branches of one conversation whose transcript a request reads at most (those its history's end points to first, then
- * the most recently active); the first that takes the whole history ends the reading.
+ * Branches of one conversation a request compares its history with at most (those its history's end points to first,
+ * then the most recently active); the first that takes the whole history ends the comparing.
  */
 export const MAX_BRANCHES_COMPARED = 20;
+
+/** Messages one request reads to match its history, over all branches compared (FACADE_MAX_READ_MESSAGES). */
+export const DEFAULT_MAX_READ_MESSAGES = 200;
 
 /** Branches of one conversation listed per request (with the hint of each; a short read of each one's last text). */
 export const MAX_BRANCHES_LISTED = 1000;
@@ -46,11 +51,11 @@ export interface ChatCompletionDeps {
   memory: MemoryDeps;
   /** Sends, forks and edits (the fork routes' deps). */
   fork: EditDeps;
-  /** Names of our tools (their calls and results are never part of what a client saw). */
-  serverToolNames: () => ReadonlySet<string>;
   /** Storing a client's tool results and queueing the turn that goes on after them. */
   turns: Pick<TurnStore, 'appendTurnMessage' | 'finishMessage' | 'queueTurn'>;
   transcript: Pick<TranscriptStore, 'findMessage'>;
+  /** Messages one request may read to match its history (FACADE_MAX_READ_MESSAGES; default 200). */
+  maxReadMessages?: number;
 }
 
 /** The turn a request queued (the caller kicks the runner and waits for it). */
@@ -66,18 +71,31 @@ export interface Candidate {
   plan: Reconciled;
 }
 
+/** The send limit of a request that has spent it already (its first step): what it calls next counts nothing more. */
+const ALREADY_SPENT: RateLimiter = {
+  hit: async () => ({ allowed: true }),
+  check: async () => ({ allowed: true }),
+};
+
 /**
  * The OpenAI-compatible route's use case: reconciles the client's whole history with the conversation's threads,
  * picks the branch it follows and queues the turn it asks for (a send, a regeneration, an edit on a fork), through
- * the same checks as REST (rate limit, message size, queue bound, thread quota). Nothing is stored when a check
- * fails. The caller kicks the turn runner.
+ * the same checks as REST (message size, queue bound, thread quota). The send limit (RATE_LIMIT_PER_MINUTE) is spent
+ * first, before any transcript is read, whatever the request turns out to be (a refused or busy history counts too);
+ * a branch the request makes also spends the fork limit, after the plan. Nothing is stored when a check fails. The
+ * caller kicks the turn runner.
  */
 export async function startChatCompletion(
   request: ChatCompletionRequest,
-  deps: ChatCompletionDeps,
+  unspent: ChatCompletionDeps,
 ): Promise<StartedCompletion> {
-  const candidates = await candidatesOf(request, deps);
-  const chosen = startsAfresh(request) ? null : chooseBranch(candidates);
+  await spendOrRefuse(unspent.fork.sendLimiter, request.userId);
+  const deps: ChatCompletionDeps = {
+    ...unspent,
+    fork: { ...unspent.fork, sendLimiter: ALREADY_SPENT },
+    memory: { ...unspent.memory, sendLimiter: ALREADY_SPENT },
+  };
+  const chosen = startsAfresh(request) ? null : chooseBranch(await candidatesOf(request, deps));
   if (!chosen) return startNewThread(request, deps);
   const started = await carryOut(chosen, request, deps);
   if (started.forked)
@@ -96,32 +114,39 @@ function startsAfresh(request: ChatCompletionRequest): boolean {
 }
 
 /**
- * The conversation's branches compared with the history: at most MAX_BRANCHES_COMPARED transcripts read, the branches
- * the history's end points to first, stopping at one that takes the whole history.
+ * The conversation's branches compared with the history: at most MAX_BRANCHES_COMPARED, the branches the history's
+ * end points to first, stopping at one that takes the whole history. Each comparison reads only the messages around
+ * the point where history and branch part (match-history.ts), at most `maxReadMessages` in all: a branch the budget
+ * does not reach to the end of is refused, and no further branch is compared.
  */
 export async function candidatesOf(
   request: Pick<ChatCompletionRequest, 'userId' | 'conversation' | 'messages'>,
-  deps: Pick<ChatCompletionDeps, 'conversations' | 'threads' | 'fork' | 'serverToolNames'>,
+  deps: Pick<ChatCompletionDeps, 'conversations' | 'threads' | 'maxReadMessages'>,
 ): Promise<Candidate[]> {
   const branches = await deps.conversations.threadsOf({
     userId: request.userId,
     clientKey: request.conversation.key,
     limit: MAX_BRANCHES_LISTED,
   });
-  const serverTools = deps.serverToolNames();
+  const maxRead = deps.maxReadMessages ?? DEFAULT_MAX_READ_MESSAGES;
+  const budget: ReadBudget = { remaining: maxRead };
   const candidates: Candidate[] = [];
   for (const branch of hintedFirst(branches, request.messages).slice(0, MAX_BRANCHES_COMPARED)) {
     const thread = await deps.threads.findThread(branch.threadId, request.userId);
     if (!thread) continue;
-    const messages =
-      thread.lastSeq > 0
-        ? await deps.fork.memory.listMessagesBySeq({ threadId: thread.id, fromSeq: 1, throughSeq: thread.lastSeq })
-        : [];
-    const plan = reconcileHistory(request.messages, clientViewOf(messages, serverTools));
+    const plan = await matchHistory({ thread, client: request.messages, budget }, deps.conversations.history);
+    if (!plan) {
+      candidates.push({ thread, plan: { kind: 'refuse', reason: tooFarApart(maxRead), matched: 0 } });
+      break;
+    }
     candidates.push({ thread, plan });
     if (isFullMatch(plan)) break;
   }
   return candidates;
+}
+
+function tooFarApart(maxRead: number): string {
+  return `messages: comparing this history with the conversation takes reading more than ${maxRead} of its messages (FACADE_MAX_READ_MESSAGES); start a new conversation, or send the history as the conversation holds it.`;
 }
 
 async function startNewThread(request: ChatCompletionRequest, deps: ChatCompletionDeps): Promise<StartedCompletion> {

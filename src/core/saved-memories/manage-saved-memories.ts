@@ -2,7 +2,12 @@ import { savedMemoriesInContext, savedMemoryLine, type TokenCounter } from '../c
 import { AppError } from '../errors';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { SavedMemoryStore } from '../ports';
-import { SAVED_MEMORY_MAX_CHARS, type SavedMemory, type SavedMemorySource } from './saved-memory';
+import {
+  SAVED_MEMORY_MAX_CHARS,
+  type SavedMemory,
+  type SavedMemorySource,
+  type SavedMemoryStatus,
+} from './saved-memory';
 
 /** What the saved memories use cases need; wired once in src/app/compose.ts. */
 export interface SavedMemoryDeps {
@@ -16,7 +21,10 @@ export interface SavedMemoryDeps {
   writeLimiter: RateLimiter;
 }
 
-/** An item as its owner sees it: whether the next packs carry it (false when left out over USER_MEMORY_TOKENS). */
+/**
+ * An item as its owner sees it: whether the next packs carry it (false when left out over USER_MEMORY_TOKENS, and for
+ * a proposal).
+ */
 export interface SavedMemoryView extends SavedMemory {
   inContext: boolean;
 }
@@ -42,18 +50,22 @@ async function spendWrite(deps: SavedMemoryDeps, userId: string): Promise<void> 
   );
 }
 
-function tokensOf(text: string, deps: SavedMemoryDeps): number {
+/** Tokens of an item's line in the pack, with its newline (what the cap sums). */
+export function savedMemoryTokens(text: string, deps: Pick<SavedMemoryDeps, 'counter'>): number {
   // The line and its newline in the section.
   return deps.counter.countText(savedMemoryLine(text)) + 1;
 }
 
-/** The user's saved memories, newest first, each marked with whether the packs carry it. */
+/** The user's saved memories, newest first, each marked with whether the packs carry it (proposals never). */
 export async function listSavedMemories(
   userId: string,
   deps: Pick<SavedMemoryDeps, 'store' | 'capTokens'>,
 ): Promise<SavedMemoryView[]> {
   const items = await deps.store.list(userId);
-  const inContext = savedMemoriesInContext(items, deps.capTokens);
+  const inContext = savedMemoriesInContext(
+    items.filter((item) => item.status === 'active'),
+    deps.capTokens,
+  );
   return items.map((item) => ({ ...item, inContext: inContext.has(item.id) }));
 }
 
@@ -62,9 +74,12 @@ async function viewOf(item: SavedMemory, deps: SavedMemoryDeps): Promise<SavedMe
   return views.find((view) => view.id === item.id) ?? { ...item, inContext: false };
 }
 
-/** Adds a saved memory (QUOTA_EXCEEDED past MAX_MEMORY_ITEMS); `source` is the message that asked for it. */
+/**
+ * Adds a saved memory (QUOTA_EXCEEDED past MAX_MEMORY_ITEMS, proposals included); `source` is the message that asked
+ * for it; `status` `pending` makes it a proposal (default `active`).
+ */
 export async function addSavedMemory(
-  input: { userId: string; text: string; source?: SavedMemorySource | null },
+  input: { userId: string; text: string; source?: SavedMemorySource | null; status?: SavedMemoryStatus },
   deps: SavedMemoryDeps,
 ): Promise<SavedMemoryView> {
   const text = validSavedMemoryText(input.text);
@@ -72,9 +87,10 @@ export async function addSavedMemory(
   const created = await deps.store.create({
     userId: input.userId,
     text,
-    tokens: tokensOf(text, deps),
+    tokens: savedMemoryTokens(text, deps),
     source: input.source ?? null,
     maxItems: deps.maxItems,
+    status: input.status ?? 'active',
   });
   if (!created) {
     throw new AppError(
@@ -93,29 +109,59 @@ export async function editSavedMemory(
 ): Promise<SavedMemoryView> {
   const text = validSavedMemoryText(input.text);
   await spendWrite(deps, input.userId);
-  const updated = await deps.store.update({ userId: input.userId, id: input.id, text, tokens: tokensOf(text, deps) });
+  const updated = await deps.store.update({
+    userId: input.userId,
+    id: input.id,
+    text,
+    tokens: savedMemoryTokens(text, deps),
+  });
   if (!updated) throw new AppError('NOT_FOUND', 'No such saved memory.');
   return viewOf(updated, deps);
 }
 
-/** Deletes a saved memory; NOT_FOUND when the user has no such item. */
+/** Approves a proposal: from now on it goes into the packs. NOT_FOUND when the user has no such item. */
+export async function approveSavedMemory(
+  input: { userId: string; id: string },
+  deps: SavedMemoryDeps,
+): Promise<SavedMemoryView> {
+  await spendWrite(deps, input.userId);
+  const approved = await deps.store.approve(input);
+  if (!approved) throw new AppError('NOT_FOUND', 'No such saved memory.');
+  return viewOf(approved, deps);
+}
+
+/** Deletes a saved memory, a proposal or an active item; NOT_FOUND when the user has no such item. */
 export async function deleteSavedMemory(input: { userId: string; id: string }, deps: SavedMemoryDeps): Promise<void> {
   await spendWrite(deps, input.userId);
   if (!(await deps.store.remove(input))) throw new AppError('NOT_FOUND', 'No such saved memory.');
 }
 
+/** Dismisses a proposal (it is deleted, never having reached a prompt); NOT_FOUND when the user has no such proposal. */
+export async function dismissSavedMemory(input: { userId: string; id: string }, deps: SavedMemoryDeps): Promise<void> {
+  await spendWrite(deps, input.userId);
+  if (!(await deps.store.remove({ ...input, status: 'pending' }))) {
+    throw new AppError('NOT_FOUND', 'No such proposal (an approved item is deleted, not dismissed).');
+  }
+}
+
 /**
  * The model's save (the save_memory tool): an item of the thread's owner whose source is the thread's newest user
- * message (the one that asked). Refusals come back as text the model can relay.
+ * message (the one that asked), `pending` under SAVE_MEMORY_TOOL=confirm. Refusals come back as text the model can
+ * relay.
  */
 export async function saveMemoryFromThread(
-  input: { threadId: string; text: string },
+  input: { threadId: string; text: string; status: SavedMemoryStatus },
   deps: SavedMemoryDeps,
 ): Promise<{ saved: SavedMemoryView } | { refused: string }> {
   const owner = await deps.store.sourceOfThread(input.threadId);
   if (!owner) return { refused: 'This conversation no longer exists.' };
   try {
-    return { saved: await addSavedMemory({ userId: owner.userId, text: input.text, source: owner.source }, deps) };
+    return {
+      saved: await addSavedMemory(
+        { userId: owner.userId, text: input.text, source: owner.source, status: input.status },
+        deps,
+      ),
+    };
   } catch (error) {
     if (error instanceof AppError && error.code !== 'INTERNAL') return { refused: error.message };
     throw error;

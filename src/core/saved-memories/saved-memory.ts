@@ -7,9 +7,14 @@ export interface SavedMemory {
   tokens: number;
   /** The message that asked for it (the model's save_memory), null for one added by hand or once its thread is gone. */
   source: { threadId: string; seq: number } | null;
+  /** `pending`: the model proposed it (SAVE_MEMORY_TOOL=confirm) and it reaches no prompt until its user approves it. */
+  status: SavedMemoryStatus;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** `active` items go into the packs; `pending` ones wait for their user's approval. */
+export type SavedMemoryStatus = 'pending' | 'active';
 
 /** Where a saved memory came from: the message that asked the model to remember it. */
 export interface SavedMemorySource {

@@ -21,9 +21,16 @@ export const SEGMENT_SHARE = 0.25;
 /** A consolidation's share of the cap: half of it, so the next folds have room to append again. */
 export const CONSOLIDATION_SHARE = 0.5;
 
-/** The most tokens one fold's segment is asked for. */
+/**
+ * The fewest tokens a fold's segment is asked for where the cap allows (half of it at most): a quarter of a small cap
+ * (the offline demo's 153 tokens) leaves room for one or two sentences a fold, too few to hold what the fold settled.
+ */
+export const MIN_SEGMENT_TOKENS = 100;
+
+/** The most tokens one fold's segment is asked for: a quarter of the cap, at least min(MIN_SEGMENT_TOKENS, half). */
 export function segmentMaxTokens(summaryMaxTokens: number): number {
-  return Math.max(1, Math.floor(summaryMaxTokens * SEGMENT_SHARE));
+  const floor = Math.min(MIN_SEGMENT_TOKENS, Math.floor(summaryMaxTokens * CONSOLIDATION_SHARE));
+  return Math.max(1, Math.floor(summaryMaxTokens * SEGMENT_SHARE), floor);
 }
 
 /** The thread's segment template: its own summary prompt as the system message when set, else the default. */
@@ -48,6 +55,11 @@ export interface AppendSegmentsInput extends CallInput {
    * provider's prompt cache bills the fold's prompt as the chat calls' cached prefix.
    */
   chatPrefix?: { prefix: ChatPrefix; maxPromptTokens: number } | null;
+  /**
+   * The most tokens each new segment is asked for; default segmentMaxTokens(SUMMARY_MAX_TOKENS). A rebuild writes the
+   * whole summary at once and asks for up to the cap.
+   */
+  segmentTokens?: number;
 }
 
 export interface AppendSegmentsResult {
@@ -69,7 +81,7 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
   const { settings } = deps;
   const previous = input.previous && input.previous.text !== '' ? input.previous : null;
   const template = segmentTemplateFor(input.summaryPrompt);
-  const segmentCap = segmentMaxTokens(settings.summaryMaxTokens);
+  const segmentCap = input.segmentTokens ?? segmentMaxTokens(settings.summaryMaxTokens);
   const overheadTokens = settings.counter.countPack(
     asPackMessages(
       renderSummaryPrompt({
@@ -200,7 +212,7 @@ async function reaskMissing(
         retentionRetryMessages({
           summary: fresh,
           missing: first.missingVerbatim,
-          maxTokens: segmentMaxTokens(deps.settings.summaryMaxTokens),
+          maxTokens: input.segmentTokens ?? segmentMaxTokens(deps.settings.summaryMaxTokens),
         }),
       ),
     },

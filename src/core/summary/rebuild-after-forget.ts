@@ -137,6 +137,8 @@ async function summarize(
       fromSeq: input.fromSeq,
       contextStartSeq: input.fromSeq,
       summaryPrompt: input.summaryPrompt,
+      // The whole summary at once, as much as the folds it replaces held: a fold's share would drop most of it.
+      segmentTokens: deps.settings.summaryMaxTokens,
     },
     deps,
   );

@@ -22,7 +22,13 @@ export {
   searchTranscriptTool,
   renderMatches,
 } from './built-in/search-transcript';
-export { saveMemoryTool, savedMemoryNote } from './built-in/save-memory';
+export {
+  isMemoryNote,
+  MEMORY_NOTE_MARK,
+  proposedMemoryNote,
+  saveMemoryTool,
+  savedMemoryNote,
+} from './built-in/save-memory';
 export { evaluateExpression, ExpressionError, formatNumber } from './built-in/evaluate-expression';
 export { acceptRunnerReport } from './accept-runner-report';
 export type { RunnerReport } from './accept-runner-report';

@@ -26,13 +26,14 @@ export interface ToolServices {
     }): ReturnType<TranscriptSearch['searchElsewhere']>;
   };
   /**
-   * Saves one of the thread owner's saved memories, its source the thread's newest user message (save_memory).
-   * Absent where saved memories are not wired (a refusal is told to the model).
+   * Saves one of the thread owner's saved memories, its source the thread's newest user message (save_memory);
+   * `pending`: a proposal the user approves first (SAVE_MEMORY_TOOL=confirm). Absent where saved memories are not
+   * wired (a refusal is told to the model).
    */
   saveMemory?(input: {
     threadId: string;
     text: string;
-  }): Promise<{ saved: { id: string; text: string } } | { refused: string }>;
+  }): Promise<{ saved: { id: string; text: string; status: 'pending' | 'active' } } | { refused: string }>;
 }
 
 /** Everything a tool gets besides its arguments. */
@@ -51,7 +52,7 @@ export interface ToolContext {
   now(): Date;
   /**
    * A short note people see in the transcript after the tool's answer (a system message the model is not sent again),
-   * e.g. "Saved to your memories: …". Inline calls only; absent elsewhere.
+   * e.g. "[memory] Saved to your memories: …". Inline calls only; absent elsewhere.
    */
   announce?(text: string): void;
 }

@@ -1,3 +1,4 @@
+import { MIN_CONDENSED_MESSAGE_TOKENS } from '../context';
 import { AppError } from '../errors';
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
@@ -50,7 +51,8 @@ export interface PreparedUserMessage {
 
 /**
  * The checks of a send before anything is stored (also an edit's, before its fork is written): the user within the
- * rate limit (RATE_LIMITED), the message valid (VALIDATION, TOO_LARGE) and small enough for one pack.
+ * rate limit (RATE_LIMITED), the message valid (VALIDATION, TOO_LARGE) and not so large that no pack could carry even
+ * its condensed form (TOO_LARGE, naming the budget).
  */
 export async function prepareUserMessage(
   input: Pick<SendMessageInput, 'userId' | 'content' | 'clientMessageId'>,
@@ -72,12 +74,13 @@ export async function prepareUserMessage(
   }
   const { counter, budget, systemPrefix } = deps.settings;
   const tokens = counter.countMessage({ role: 'user', content: input.content });
-  // The message must fit the pack with the system prefix: otherwise no pack could ever carry it.
+  // A message longer than a pack's room reaches the model condensed (its head and tail, see buildContextPack); it is
+  // refused only where the room beside the system prefix could not carry even that, so no pack could ever answer it.
   const room = budget - counter.countMessage({ role: 'system', content: systemPrefix }) - 3;
-  if (tokens > room) {
+  if (tokens > room && room < MIN_CONDENSED_MESSAGE_TOKENS) {
     throw new AppError(
       'TOO_LARGE',
-      `The message is ${tokens} tokens; this model accepts at most ${room} in one message.`,
+      `The message is ${tokens} tokens; this chat's budget of ${budget} tokens leaves ${Math.max(0, room)} beside its system prompt, too few for even a shortened form of it.`,
     );
   }
   return { content: input.content, tokens, encoding: counter.encoding, clientMessageId };

@@ -107,7 +107,12 @@ async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
   const recorded: ModelCallRecord[] = [];
   const folds: string[] = [];
   const foldNow: string[] = [];
+  /** Title requests, each with the thread's turn statuses when it was made. */
+  const titles: { threadId: string; turns: string[] }[] = [];
   const runner = new TurnRunner({
+    requestTitle: async (threadId) => {
+      titles.push({ threadId, turns: memory.turns.map((turn) => turn.status) });
+    },
     turns: memory.store,
     calls: {
       record: async (call) => {
@@ -138,7 +143,7 @@ async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
     streamSaveMs: 1_000_000,
     ...(options.tools ? { tools: options.tools } : {}),
   });
-  return { memory, runner, seen, events, recorded, folds, foldNow };
+  return { memory, runner, seen, events, recorded, folds, foldNow, titles };
 }
 
 function toolKit(
@@ -235,6 +240,21 @@ describe('TurnRunner on fakes', () => {
       'message-end',
       'turn-end',
     ]);
+  });
+
+  it('asks for a title once, after the first exchange has ended (its failure too), never for later turns', async () => {
+    const answered = await setup([answer('one'), answer('two')]);
+    await answered.memory.send('first');
+    await answered.memory.send('second');
+    await answered.runner.kick(answered.memory.threadId);
+    expect(answered.titles).toEqual([{ threadId: answered.memory.threadId, turns: ['complete', 'running'] }]);
+
+    const failed = await setup([fail('bad_request', false), answer('two')]);
+    await failed.memory.send('first');
+    await failed.runner.kick(failed.memory.threadId);
+    await failed.memory.send('second');
+    await failed.runner.kick(failed.memory.threadId);
+    expect(failed.titles).toEqual([{ threadId: failed.memory.threadId, turns: ['error'] }]);
   });
 
   it('runs queued turns one after another, in order', async () => {

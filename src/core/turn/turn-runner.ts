@@ -30,6 +30,11 @@ export interface TurnRunnerOptions {
   folds: FoldQueue;
   /** Where each completed turn pushes back the thread's idle fold (PROMPT_CACHE_TTL later); without it, none. */
   idleFolds?: IdleFoldQueue;
+  /**
+   * Titles the thread after its first exchange (core/titles), never awaited by the turn: a title job for the
+   * summarizer model, or the first message's words at once (the offline model). Without it, threads keep their title.
+   */
+  requestTitle?: (threadId: string) => Promise<unknown>;
   /** Folds the thread synchronously (the summary job's code), used once when the provider reports an overflow. */
   foldNow: (threadId: string) => Promise<void>;
   settings: ContextSettings;
@@ -78,8 +83,13 @@ function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): Ope
     : definitions;
 }
 
-type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds'>> &
-  Pick<TurnRunnerOptions, 'tools' | 'idleFolds'>;
+type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle'>> &
+  Pick<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle'>;
+
+/** The thread's first exchange: its first user message (a branch's first one after the fork point). */
+function isFirstExchange(userMessage: TranscriptMessage | null, thread: Thread): boolean {
+  return userMessage?.seq != null && userMessage.seq === (thread.forkedFrom?.seq ?? 0) + 1;
+}
 
 /**
  * Runs a thread's queued turns, one at a time, under the thread's lease in Postgres (so it also holds across
@@ -217,6 +227,8 @@ export class TurnRunner {
     const startedAt = Date.now();
     let completed: Awaited<ReturnType<TurnStore['completeTurn']>> | null = null;
     try {
+      // Its client went away while it was queued: it ends here, its message in the transcript, the model never called.
+      if (turn.cancelRequested) throw new TurnCancelled('the client went away before the turn started');
       await this.generate(turn, context, active);
       // The turn's end, the step to the next turn and the context after this one (the fold decision's): one round trip.
       completed = await turns.completeTurn({ turnId: turn.id, threadId, owner, ttlMs: leaseTtlMs });
@@ -232,6 +244,8 @@ export class TurnRunner {
       clearTimeout(timeout);
       this.active.delete(threadId);
     }
+    // After the answer (or its failure: the question alone makes a title), never before it nor awaited.
+    if (isFirstExchange(userMessage, context.thread)) this.requestTitle(threadId);
     return completed ? completed.next : turns.nextTurn({ threadId, owner, ttlMs: leaseTtlMs });
   }
 
@@ -427,6 +441,13 @@ export class TurnRunner {
         });
       events.publish({ type: 'turn-end', threadId, turnId: turn.id, status });
     }
+  }
+
+  private requestTitle(threadId: string): void {
+    const { requestTitle, log } = this.options;
+    requestTitle?.(threadId).catch((error: unknown) =>
+      log.warn({ err: error, threadId }, 'could not title the thread'),
+    );
   }
 
   private maybeEnqueueFold(context: ThreadContext): void {

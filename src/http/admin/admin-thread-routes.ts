@@ -13,6 +13,7 @@ import type {
   SummaryRevisionListDto,
 } from '../../shared/admin-api';
 import type { MessageContextDto } from '../../shared/api';
+import { withLimits } from '../routes/context-routes';
 import type { HttpDeps } from '../http-deps';
 import { messageIdParams, parseOrThrow, threadIdParams, threadSettingsBody } from '../request-schemas';
 import { contextPreview } from '../routes/context-routes';
@@ -85,9 +86,10 @@ export function adminThreadRoutes(deps: HttpDeps): Router {
   router.get('/admin/threads/:id/messages/:messageId/context', async (request, response) => {
     const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
     const thread = await anyThread(deps, id);
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, {
-      systemPromptText: true,
-    });
+    const body: MessageContextDto = withLimits(
+      await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true }),
+      deps.settings,
+    );
     await admin.audit.record({
       actor: adminOf(response).actor,
       action: 'message-context.viewed',

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Turn } from '../../core/domain';
 import { AppError } from '../../core/errors';
-import { ANSWER_PART_SEPARATOR, joinAnswerParts } from '../../core/facade/client-view';
+import { ANSWER_PART_SEPARATOR, isAnswerNote, joinAnswerParts } from '../../core/facade/client-view';
 import type { ThreadEvent } from '../../shared/events';
 import type { HttpDeps } from '../http-deps';
 import { turnEnded } from '../routes/message-routes';
@@ -70,12 +70,13 @@ async function outcomeOf(
     throw new AppError('PROVIDER_TIMEOUT', 'The answer is taking too long; it will still appear in the thread.');
   const parts = messages.filter(
     (message) =>
-      message.role === 'assistant' &&
-      !message.superseded &&
-      (message.status === 'complete' || message.status === 'cancelled'),
+      (message.role === 'assistant' &&
+        !message.superseded &&
+        (message.status === 'complete' || message.status === 'cancelled')) ||
+      (isAnswerNote(message) && !message.superseded),
   );
   const ours = facade.serverToolNames();
-  const toolCalls = (parts.at(-1)?.toolCalls ?? [])
+  const toolCalls = (parts.filter((message) => message.role === 'assistant').at(-1)?.toolCalls ?? [])
     .filter((call) => !ours.has(call.name))
     .map((call) => ({
       id: call.id,
@@ -92,11 +93,20 @@ async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUs
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
 /**
- * Cancels the request's own turn when it is running, in whichever process runs it: never another turn of the thread
- * (the next one may have started by the time the client's close is seen). A turn still queued runs later.
+ * The client went away before the answer ended. A turn still queued is cancelled: when its turn comes its message
+ * takes its seq and the turn ends at once, without calling the model. A running one is stopped with `stopRunning` (a
+ * stream's client), in whichever process runs it: never another turn of the thread (the next one may have started by
+ * the time the client's close is seen).
  */
-async function stopIfRunning(deps: HttpDeps, turn: Turn): Promise<void> {
+async function clientGone(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  turn: Turn,
+  options: { stopRunning: boolean },
+): Promise<void> {
   try {
+    if (await facade.conversations.cancelQueuedTurn(turn.id)) return;
+    if (!options.stopRunning) return;
     if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
     else deps.runner.cancel(turn.threadId, turn.id);
   } catch (error) {
@@ -115,6 +125,10 @@ export async function answerAsJson(
   _request: Request,
   response: Response,
 ): Promise<void> {
+  // A client that goes away while its turn is queued cancels it; a running answer goes on (it is stored).
+  response.on('close', () => {
+    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: false });
+  });
   await runAndWait(deps, target.turn, response);
   const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
   const message = {
@@ -134,8 +148,8 @@ export async function answerAsJson(
 }
 
 /**
- * A streamed answer: `chat.completion.chunk` events as the model writes (the texts of an answer's rounds separated as
- * the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
+ * A streamed answer: `chat.completion.chunk` events as the model writes (the texts of an answer's rounds and its
+ * saved-memory notes separated as the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
  * A failure once the stream is open is its last event, `data: {"error": ...}`, as OpenAI sends it.
  */
 export async function answerAsStream(
@@ -165,11 +179,17 @@ export async function answerAsStream(
       write(chunk({ content: (separatorDue ? ANSWER_PART_SEPARATOR : '') + event.delta }));
       separatorDue = false;
       wrote = true;
+    } else if (event.type === 'message-end' && event.message.turnId === target.turn.id && isAnswerNote(event.message)) {
+      // A saved memory's note: a line of the answer, as the stored answer joins it (client-view.ts).
+      write(chunk({ content: (wrote ? ANSWER_PART_SEPARATOR : '') + event.message.content }));
+      separatorDue = false;
+      wrote = true;
     }
   };
   // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
+  // One that goes away while its turn is queued cancels it.
   response.on('close', () => {
-    if (!response.writableFinished) void stopIfRunning(deps, target.turn);
+    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: true });
   });
   try {
     await runAndWait(deps, target.turn, response, onEvent);

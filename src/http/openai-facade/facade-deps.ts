@@ -1,5 +1,5 @@
 import type { FacadeConversationStore } from '../../core/facade/facade-ports';
-import type { ChatModelPort } from '../../core/ports';
+import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
 export interface FacadeHttpDeps {
@@ -14,8 +14,12 @@ export interface FacadeHttpDeps {
   auxiliaryPrefixes: string[];
   /** The chat model, for those stateless answers (turns go through the runner). */
   chat: ChatModelPort;
+  /** Where those answers' model calls are recorded (the admin's costs). */
+  calls: ModelCallStore;
   /** FACADE_MAX_BODY_BYTES. */
   maxBodyBytes: number;
+  /** FACADE_MAX_READ_MESSAGES: messages one request reads at most to match its history. */
+  maxReadMessages: number;
   /** Names of our tools (a client tool may not take one). */
   serverToolNames: () => ReadonlySet<string>;
   /** True once the process is shutting down (503). */

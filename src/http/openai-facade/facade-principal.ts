@@ -41,6 +41,11 @@ const knownServiceUsers = new KnownUsers();
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** Whether a bearer token is one of the service keys (compared in constant time). */
+export function isServiceKey(token: string, keys: readonly string[]): boolean {
+  return keys.length > 0 && matchingKey(token, keys) !== null;
+}
+
 /** The service key a token is, compared in constant time (null: not a service key). */
 function matchingKey(token: string, keys: readonly string[]): string | null {
   const presented = digest(token);

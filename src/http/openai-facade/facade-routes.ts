@@ -10,6 +10,7 @@ import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { checkCredentialBeforeBody, facadePrincipal, SERVICE_ONLY } from './facade-principal';
 import { MODEL_NOT_FOUND } from './openai-errors';
+import { refuseNulEscapes } from '../refuse-nul-characters';
 
 /** Longest conversation key a client may send (X-Thread-Id and the like). */
 export const MAX_CLIENT_KEY_CHARS = 200;
@@ -101,7 +102,13 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
       },
     );
   });
-  router.use(express.json({ limit: facade.maxBodyBytes, strict: true }));
+  router.use(
+    express.json({
+      limit: facade.maxBodyBytes,
+      strict: true,
+      verify: (_request, _response, buffer) => refuseNulEscapes(buffer),
+    }),
+  );
 
   router.get('/models', async (request, response) => {
     await facadePrincipal(request, principalDeps, SERVICE_ONLY);
@@ -137,7 +144,10 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         chat: facade.chat,
         sendLimiter: deps.fork.sendLimiter,
         settings: deps.fork.settings,
+        maxMessageChars: deps.limits.maxMessageChars,
         timeoutMs: deps.limits.turnTimeoutMs,
+        calls: facade.calls,
+        log: deps.log,
       };
       await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
       return;
@@ -155,9 +165,9 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         threads: deps.threads,
         memory: deps.memory,
         fork: deps.fork,
-        serverToolNames: facade.serverToolNames,
         turns: deps.turns,
         transcript: deps.transcript,
+        maxReadMessages: facade.maxReadMessages,
       },
     );
     response.setHeader(THREAD_ID_HEADER, started.thread.id);

@@ -24,6 +24,7 @@ const OPENAI_ERRORS: Record<ErrorCode, { status: number; type: string; code: str
   CONTEXT_OVERFLOW: { status: 502, type: 'api_error', code: 'context_length_exceeded' },
   PROVIDER_TIMEOUT: { status: 504, type: 'api_error', code: 'upstream_timeout' },
   UNAVAILABLE: { status: 503, type: 'api_error', code: 'unavailable' },
+  INTERRUPTED: { status: 503, type: 'api_error', code: 'interrupted' },
   INTERNAL: { status: 500, type: 'server_error', code: null },
 };
 

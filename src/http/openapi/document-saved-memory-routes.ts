@@ -6,6 +6,14 @@ import { ADMIN_SESSION, ADMIN_TOKEN, BEARER, errors, json } from './openapi-help
 import { adminUserParams } from '../admin/admin-user-routes';
 
 const secured: Record<string, string[]>[] = [{ [BEARER]: [] }];
+const serviceUser = z.object({
+  'x-user-id': z
+    .string()
+    .optional()
+    .describe(
+      "With a service key of OPENAI_FACADE_KEYS as the bearer token (accepted on /api/memory only): the end user it acts for, the user /v1 stores for that key and end user. Ignored with a user's token.",
+    ),
+});
 
 export const savedMemoryDto = z
   .strictObject({
@@ -19,7 +27,14 @@ export const savedMemoryDto = z
       ),
     inContext: z
       .boolean()
-      .describe('Whether the packs carry it: false for older items left out over USER_MEMORY_TOKENS (the newest win).'),
+      .describe(
+        'Whether the packs carry it: false for older items left out over USER_MEMORY_TOKENS (the newest win), and for proposals.',
+      ),
+    status: z
+      .enum(['pending', 'active'])
+      .describe(
+        'pending: proposed by the model (SAVE_MEMORY_TOOL=confirm), in no prompt until approved (POST /api/memory/{id}/approve) or gone once dismissed; active: in every pack within USER_MEMORY_TOKENS.',
+      ),
     createdAt: z.iso.datetime({ offset: true }),
     updatedAt: z.iso.datetime({ offset: true }),
   })
@@ -35,7 +50,7 @@ export type SavedMemorySchemaAgreement = [
 ];
 
 const about =
-  'Saved memories are short texts the model gets in every thread of the user, in the leading system message after the system prompt (within USER_MEMORY_TOKENS). Writes count against MEMORY_WRITES_PER_MINUTE.';
+  "Saved memories are short texts the model gets in every thread of the user, quoted as the user's saved notes in the leading system message after the system prompt (within USER_MEMORY_TOKENS). The model's save_memory proposes items (status pending) unless SAVE_MEMORY_TOOL=on; proposals count toward MAX_MEMORY_ITEMS. Writes (approvals and dismissals too) count against MEMORY_WRITES_PER_MINUTE. The bearer token is a user's token, or a service key with X-User-Id.";
 
 /** The caller's saved memories (issue 27). */
 export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
@@ -46,7 +61,8 @@ export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: "The caller's saved memories, newest first",
     description: about,
-    responses: { 200: json(savedMemoryListDto, 'The items'), ...errors('UNAUTHORIZED') },
+    request: { headers: serviceUser },
+    responses: { 200: json(savedMemoryListDto, 'The items'), ...errors('VALIDATION', 'UNAUTHORIZED') },
   });
   registry.registerPath({
     method: 'post',
@@ -55,7 +71,7 @@ export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: 'Save a memory',
     description: `${about} \`text\` is 1 to 1,000 characters once trimmed (VALIDATION names the field); QUOTA_EXCEEDED past MAX_MEMORY_ITEMS (default 200).`,
-    request: { body: { content: { 'application/json': { schema: savedMemoryBody } } } },
+    request: { headers: serviceUser, body: { content: { 'application/json': { schema: savedMemoryBody } } } },
     responses: {
       201: json(savedMemoryDto, 'The new item'),
       ...errors('VALIDATION', 'UNAUTHORIZED', 'QUOTA_EXCEEDED', 'RATE_LIMITED'),
@@ -68,7 +84,11 @@ export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: "Change a saved memory's text",
     description: `${about} Another user's item is a 404.`,
-    request: { params: itemParams, body: { content: { 'application/json': { schema: savedMemoryBody } } } },
+    request: {
+      params: itemParams,
+      headers: serviceUser,
+      body: { content: { 'application/json': { schema: savedMemoryBody } } },
+    },
     responses: {
       200: json(savedMemoryDto, 'The item'),
       ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED'),
@@ -81,8 +101,31 @@ export function documentSavedMemoryRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: 'Delete a saved memory',
     description: `${about} Another user's item is a 404.`,
-    request: { params: itemParams },
+    request: { params: itemParams, headers: serviceUser },
     responses: { 204: { description: 'Deleted' }, ...errors('UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED') },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/memory/{id}/approve',
+    tags: ['saved memories'],
+    security: secured,
+    summary: "Approve the model's proposal: from the next call on it is in every pack",
+    description: `${about} Approving an active item changes nothing; another user's item is a 404.`,
+    request: { params: itemParams, headers: serviceUser },
+    responses: {
+      200: json(savedMemoryDto, 'The item, now active'),
+      ...errors('UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED'),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/memory/{id}/dismiss',
+    tags: ['saved memories'],
+    security: secured,
+    summary: "Dismiss the model's proposal: it is deleted, never having reached a prompt",
+    description: `${about} An active item is a 404 here (delete it instead); so is another user's item.`,
+    request: { params: itemParams, headers: serviceUser },
+    responses: { 204: { description: 'Dismissed' }, ...errors('UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED') },
   });
 }
 

@@ -114,6 +114,8 @@ export function documentUserRoutes(registry: OpenAPIRegistry): void {
     path: '/api/threads/{id}',
     tags: ['threads'],
     summary: 'Delete a thread and all its data',
+    description:
+      "Stops the thread's turns and its tool work elsewhere and removes its jobs. Its model-call records stay for the admin's costs, without the thread or any of its content.",
     security: secured,
     request: { params: threadIdParams },
     responses: { 204: { description: 'Deleted' }, ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND') },

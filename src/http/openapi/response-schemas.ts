@@ -172,7 +172,26 @@ export const contextPackDto = z
       }),
     ),
     tokens: z.number().int(),
-    budget: z.number().int(),
+    budget: z.number().int().describe('What the pack may use: the corrected budget less the tool definitions'),
+    explanation: z
+      .strictObject({
+        contextWindow: z.number().int(),
+        reservedOutputTokens: z.number().int(),
+        budget: z.number().int().describe('contextWindow − reservedOutputTokens'),
+        correctedBudget: z.number().int().describe('The budget as our estimates count'),
+        toolSchemas: z.number().int().describe('The tool definitions the next call offers'),
+        parts: z.strictObject({
+          systemPrefix: z.number().int(),
+          savedMemories: z.number().int(),
+          summary: z.number().int(),
+          pinned: z.number().int(),
+          window: z.number().int(),
+          recall: z.number().int(),
+          notes: z.number().int(),
+          priming: z.number().int(),
+        }),
+      })
+      .describe('How the window, the reserve for the answer, the budget, the tool definitions and the pack relate'),
     omitted: z.number().int(),
     summary: z
       .strictObject({
@@ -478,7 +497,7 @@ export const modelCallPointDto = z
   .strictObject({
     id: uuid,
     at: isoDate,
-    purpose: z.enum(['chat', 'summary', 'condense']),
+    purpose: z.enum(['chat', 'summary', 'condense', 'auxiliary', 'title']),
     model: z.string(),
     messageId: uuid.nullable().describe('The answer a finished chat call produced ("What the model saw" opens on it).'),
     promptTokens: count.describe("The provider's reported figure, else our estimate (see promptTokensSource)."),
@@ -606,6 +625,9 @@ export const messageContextDto = z
         toolSchemas: count,
       })
       .nullable(),
+    limits: z
+      .strictObject({ contextWindow: count, reservedOutputTokens: count, budget: count })
+      .describe("The deployment's window, reserve for the answer and budget now, which the parts are read against"),
   })
   .meta({ id: 'MessageContext' });
 

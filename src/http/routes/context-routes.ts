@@ -6,8 +6,8 @@ import { buildTurnPack } from '../../core/turn/stream-answer';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import { definitionsForRecallScope } from '../../core/tools';
 import { threadForActor } from '../../core/memory/thread-for-actor';
-import type { ContextPack } from '../../core/context/build-context-pack';
-import type { ContextPackDto, MessageContextDto, PackEntryDto } from '../../shared/api';
+import type { ContextPack, PackTokenParts } from '../../core/context/build-context-pack';
+import type { BudgetExplanationDto, ContextPackDto, MessageContextDto, PackEntryDto } from '../../shared/api';
 import { messageIdParams, parseOrThrow } from '../request-schemas';
 import { memoryActorOf } from './memory-routes';
 import { principalOf } from '../authenticate';
@@ -73,6 +73,7 @@ export async function contextPreview(
     messages: packEntries(pack, settings.systemPrefix, options.systemPromptText),
     tokens: pack.tokens,
     budget: packBudget(settings) - toolSchemaTokens,
+    explanation: budgetExplanation(settings, pack.manifest.parts, toolSchemaTokens),
     omitted: pack.omitted,
     summary:
       summary && summary.revision > 0
@@ -98,6 +99,47 @@ export async function contextPreview(
   };
 }
 
+/** What a call was given, with the deployment's window, reserve for the answer and budget to read its parts against. */
+export function withLimits(
+  seen: Omit<MessageContextDto, 'limits'>,
+  settings: Pick<HttpDeps['settings'], 'profile' | 'budget'>,
+): MessageContextDto {
+  return {
+    ...seen,
+    limits: {
+      contextWindow: settings.profile.maxInputTokens,
+      reservedOutputTokens: settings.profile.reservedOutputTokens,
+      budget: settings.budget,
+    },
+  };
+}
+
+/** How the window, the reserve, the budget, the tool definitions and the pack's parts relate. */
+function budgetExplanation(
+  settings: HttpDeps['settings'],
+  parts: PackTokenParts,
+  toolSchemas: number,
+): BudgetExplanationDto {
+  return {
+    contextWindow: settings.profile.maxInputTokens,
+    reservedOutputTokens: settings.profile.reservedOutputTokens,
+    budget: settings.budget,
+    correctedBudget: packBudget(settings),
+    toolSchemas,
+    parts: {
+      systemPrefix: parts.systemPrefix,
+      savedMemories: parts.savedMemories ?? 0,
+      summary: parts.summary,
+      pinned: parts.pinned,
+      window: parts.window,
+      // Recall notes held since the last fold are recall too.
+      recall: parts.recall + (parts.heldRecall ?? 0),
+      notes: parts.notes,
+      priming: parts.priming,
+    },
+  };
+}
+
 export function contextRoutes(deps: HttpDeps): Router {
   const router = Router();
   // What the model was given for one answer: the owner's, or any thread's for an admin.
@@ -106,9 +148,10 @@ export function contextRoutes(deps: HttpDeps): Router {
     const actor = memoryActorOf(response);
     const thread = await threadForActor(deps, id, actor);
     // The system prompt's text is the operator's: admins see it, owners its hash and size.
-    const body: MessageContextDto = await deps.messageContext.forMessage(thread.id, messageId, {
-      systemPromptText: actor.admin,
-    });
+    const body = withLimits(
+      await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: actor.admin }),
+      deps.settings,
+    );
     // An admin reading another user's prompt: audited like the admin console's read.
     await auditAdminOverride(deps, response, {
       threadId: thread.id,

@@ -87,8 +87,7 @@ export function threadRoutes(deps: HttpDeps): Router {
 
   router.delete('/threads/:id', async (request, response) => {
     const thread = await ownThread(deps, request.params.id, principalOf(response).userId);
-    deps.runner.cancel(thread.id);
-    await deps.threads.deleteThread(thread.id);
+    await deps.deleteThread(thread.id);
     response.status(204).end();
   });
 

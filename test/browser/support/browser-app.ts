@@ -72,6 +72,9 @@ export async function startBrowserApp(
     REDIS_URL: redisUrl,
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '10000',
+    // Titles from the first message's words: a title job's model call would interleave with the requests a test
+    // scripts and counts on its stub (test/titles/chat-titles.int.test.ts turns the model's titles on).
+    CHAT_TITLES: 'words',
     ...(stub ? { OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test', CHAT_MODEL: 'gpt-4o-mini' } : {}),
     ...options.env,
   });

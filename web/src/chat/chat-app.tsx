@@ -138,6 +138,9 @@ function CopiesNotice(props: { copies: MessageCopyDto[]; onForgetThere(): void; 
   );
 }
 
+/** A new chat before its first message (no thread exists yet). */
+const NEW_CHAT_PATH = '/new';
+
 function activeThreadIdOf(path: string): string | null {
   return /^\/threads\/([\w-]+)$/.exec(path)?.[1] ?? null;
 }
@@ -169,30 +172,20 @@ export function ChatApp() {
     list.load().catch((error: unknown) => setFatal(ApiError.from(error).message));
   }, [list.load]);
 
-  const createThread = useCallback(async () => {
-    if (!token) return;
-    try {
-      const thread = await requestJson<ThreadDto>('/api/threads', { method: 'POST', json: {}, token });
-      list.setThreads((current) => [thread, ...current]);
-      navigate(`/threads/${thread.id}`);
-      setSidebarOpen(false);
-    } catch (error) {
-      setFatal(ApiError.from(error).message);
-    }
-  }, [token, list]);
+  // A new chat is a draft (`/new`, or `/` with no thread yet) until its first message: no thread is created before it,
+  // so visits and "+ New chat" leave no empty chats behind.
+  const draft = !threadId && !onMemoriesPage && (path === NEW_CHAT_PATH || (list.loaded && list.threads.length === 0));
+  const newChat = useCallback(() => {
+    navigate(NEW_CHAT_PATH);
+    setSidebarOpen(false);
+  }, []);
 
-  // Open the most recent thread, or start one on a first visit. The effect re-runs on every list change until the
-  // navigation lands, so the first thread is created once per page: never again from here after that.
-  const createdFirst = useRef(false);
+  // `/` opens the most recent thread (a first visit stays on the draft).
   useEffect(() => {
-    if (!token || !list.loaded || threadId || onMemoriesPage) return;
+    if (!token || !list.loaded || path !== '/') return;
     const latest = [...list.threads].sort((left, right) => right.lastActivityAt.localeCompare(left.lastActivityAt))[0];
     if (latest) navigate(`/threads/${latest.id}`, { replace: true });
-    else if (!createdFirst.current) {
-      createdFirst.current = true;
-      void createThread();
-    }
-  }, [token, list.loaded, list.threads, threadId, onMemoriesPage, createThread]);
+  }, [token, list.loaded, list.threads, path]);
 
   const loadSeen = useCallback(
     (messageId: string) =>
@@ -251,6 +244,34 @@ export function ChatApp() {
 
   const [copies, setCopies] = useState<MessageCopyDto[]>([]);
   const thread = useThread({ socket, status, token, threadId, onEvent, onForgotten: setCopies });
+
+  // The draft's first message creates the thread, opens it and is sent there (through its outbox, once it is shown).
+  const firstMessage = useRef<{ threadId: string; content: string } | null>(null);
+  const creating = useRef(false);
+  const startThread = useCallback(
+    async (content: string) => {
+      if (!token || creating.current) return;
+      creating.current = true;
+      try {
+        const created = await requestJson<ThreadDto>('/api/threads', { method: 'POST', json: {}, token });
+        list.setThreads((current) => [created, ...current.filter((candidate) => candidate.id !== created.id)]);
+        firstMessage.current = { threadId: created.id, content };
+        navigate(`/threads/${created.id}`, { replace: window.location.pathname === NEW_CHAT_PATH });
+      } catch (error) {
+        setFatal(ApiError.from(error).message);
+      } finally {
+        creating.current = false;
+      }
+    },
+    [token, list],
+  );
+  const sendToThread = thread.actions.send;
+  useEffect(() => {
+    const pending = firstMessage.current;
+    if (!pending || thread.state?.threadId !== pending.threadId) return;
+    firstMessage.current = null;
+    sendToThread(pending.content);
+  }, [thread.state?.threadId, sendToThread]);
   useEffect(() => setCopies([]), [threadId]);
   const forgetCopies = useCallback(() => {
     const pending = copies;
@@ -395,7 +416,7 @@ export function ChatApp() {
         >
           ☰
         </button>
-        <h1>{live?.title ?? activeThread?.title ?? 'Chat'}</h1>
+        <h1>{live?.title ?? activeThread?.title ?? (draft ? 'New chat' : 'Chat')}</h1>
         {info ? (
           <span
             className={`model-label${info.offline ? ' offline' : ''}`}
@@ -443,7 +464,7 @@ export function ChatApp() {
           setSidebarOpen(false);
         }}
         search={<SearchBox token={token} threadId={threadId} onOpen={openHit} />}
-        onCreate={() => void createThread()}
+        onCreate={newChat}
         onRename={(id, title) => void rename(id, title)}
         onMore={() => void list.load(list.nextCursor ?? undefined)}
       />
@@ -489,14 +510,20 @@ export function ChatApp() {
             />
           ) : (
             <div className="conversation">
-              <p className="empty-thread">{session ? 'Opening…' : 'Starting a guest session…'}</p>
+              <p className="empty-thread">
+                {!session
+                  ? 'Starting a guest session…'
+                  : draft
+                    ? 'A new chat: your first message starts it.'
+                    : 'Opening…'}
+              </p>
             </div>
           )}
           <Composer
-            onSend={thread.actions.send}
+            onSend={draft ? (content) => void startThread(content) : thread.actions.send}
             onStop={thread.actions.stop}
             answering={answering}
-            disabled={!thread.state}
+            disabled={draft ? !token : !thread.state}
             hint={hint}
           />
         </main>
@@ -512,6 +539,7 @@ export function ChatApp() {
           onShow={showSeqs}
           onClose={() => setMemoryOpen(false)}
           onOpenElsewhere={openAt}
+          draft={draft}
         />
       ) : null}
     </div>

@@ -1,3 +1,4 @@
+import { BudgetExplanation } from '../common/budget-explanation';
 import type { ContextPackDto, MessageDto, ThreadDetailDto, ThreadDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { formatTokens, relativeTime } from '../common/format';
@@ -29,6 +30,8 @@ export interface MemoryPanelProps {
   /** Opens another chat at a message (what cross-thread recall brought from it). */
   onOpenElsewhere(at: { threadId: string; seq: number }): void;
   onClose(): void;
+  /** A new chat before its first message: there is no memory to show yet. */
+  draft?: boolean;
 }
 
 /** What the model will see next: summary, pinned messages, window entries, the pack against the budget, fold state, settings. */
@@ -53,7 +56,13 @@ export function MemoryPanel(props: MemoryPanelProps) {
           from the remaining transcript.
         </p>
       ) : null}
-      {!data ? <p>Loading…</p> : <MemoryContent {...props} data={data} />}
+      {props.draft ? (
+        <p className="empty-thread">A new chat has no memory yet: it starts with your first message.</p>
+      ) : !data ? (
+        <p>Loading…</p>
+      ) : (
+        <MemoryContent {...props} data={data} />
+      )}
       {props.thread ? (
         <section aria-labelledby="settings-heading">
           <h3 id="settings-heading">Settings</h3>
@@ -90,6 +99,7 @@ function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
           {formatTokens(pack.tokens)} of {formatTokens(pack.budget)} tokens
           {pack.omitted > 0 ? ` · ${pack.omitted} entries left out` : ''}
         </p>
+        <BudgetExplanation explanation={pack.explanation} packTokens={pack.tokens} packBudget={pack.budget} />
         <p className="figures">
           {detail.context.foldPending ? (
             <span className="tag warn">Fold pending</span>

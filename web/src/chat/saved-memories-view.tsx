@@ -78,14 +78,16 @@ function ItemRow(props: {
   const { item } = props;
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const remove = async () => {
+  const pending = item.status === 'pending';
+  const act = async (path: string, method: 'POST' | 'DELETE') => {
     try {
-      await requestJson(`/api/memory/${item.id}`, { method: 'DELETE', token: props.token });
+      await requestJson(path, { method, token: props.token });
       props.onChanged();
     } catch (caught) {
       setError(ApiError.from(caught).message);
     }
   };
+  const remove = () => act(`/api/memory/${item.id}`, 'DELETE');
   return (
     <li className="saved-memory" aria-label={item.text}>
       {editing ? (
@@ -119,13 +121,36 @@ function ItemRow(props: {
         )}
         {' · '}
         {relativeTime(item.updatedAt)}
-        {item.inContext ? null : (
+        {pending ? (
+          <span className="tag warn">Not sent until you approve it</span>
+        ) : item.inContext ? null : (
           <span className="tag warn" title="Over USER_MEMORY_TOKENS: the newest items win">
             Not sent: over the limit
           </span>
         )}
       </p>
-      {editing ? null : (
+      {editing ? null : pending ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => void act(`/api/memory/${item.id}/approve`, 'POST')}
+            aria-label={`Approve “${item.text}”`}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            onClick={() => void act(`/api/memory/${item.id}/dismiss`, 'POST')}
+            aria-label={`Dismiss “${item.text}”`}
+          >
+            Dismiss
+          </button>
+          <button type="button" className="link" onClick={() => setEditing(true)} aria-label={`Edit “${item.text}”`}>
+            Edit
+          </button>
+        </div>
+      ) : (
         <div className="actions">
           <button type="button" className="link" onClick={() => setEditing(true)} aria-label={`Edit “${item.text}”`}>
             Edit
@@ -151,7 +176,8 @@ function ItemRow(props: {
 
 /**
  * Saved memories (GET/POST/PATCH/DELETE /api/memory): what the model gets in every chat of the user. Each item names
- * its source (the message that asked the model to remember it), which opens that chat at that message.
+ * its source (the message that asked the model to remember it), which opens that chat at that message. The model's
+ * proposals (SAVE_MEMORY_TOOL=confirm) are listed first, with Approve and Dismiss: none reaches the model before.
  */
 export function SavedMemoriesView(props: {
   token: string | null;
@@ -174,6 +200,18 @@ export function SavedMemoriesView(props: {
   }, [token]);
   useEffect(load, [load]);
   const titleOf = (threadId: string) => props.threads.find((thread) => thread.id === threadId)?.title ?? null;
+  const proposals = (items ?? []).filter((item) => item.status === 'pending');
+  const saved = (items ?? []).filter((item) => item.status !== 'pending');
+  const row = (item: SavedMemoryDto) => (
+    <ItemRow
+      key={`${item.id}-${item.updatedAt}-${item.status}`}
+      item={item}
+      chatTitle={item.source ? titleOf(item.source.threadId) : null}
+      token={token}
+      onChanged={load}
+      onOpenSource={props.onOpenSource}
+    />
+  );
   return (
     <section className="saved-memories" aria-labelledby="saved-memories-heading">
       <header className="panel-header">
@@ -197,22 +235,22 @@ export function SavedMemoriesView(props: {
           {error}
         </p>
       ) : null}
+      {proposals.length > 0 ? (
+        <>
+          <h3 id="memory-proposals-heading">Proposed by the model</h3>
+          <p className="muted">Not sent to the model until you approve them.</p>
+          <ul className="saved-memory-list" aria-labelledby="memory-proposals-heading">
+            {proposals.map(row)}
+          </ul>
+        </>
+      ) : null}
       {!items ? (
         <p className="muted">Loading…</p>
-      ) : items.length === 0 ? (
+      ) : saved.length === 0 ? (
         <p className="muted">No saved memories yet.</p>
       ) : (
         <ul className="saved-memory-list" aria-label="Saved memories">
-          {items.map((item) => (
-            <ItemRow
-              key={`${item.id}-${item.updatedAt}`}
-              item={item}
-              chatTitle={item.source ? titleOf(item.source.threadId) : null}
-              token={token}
-              onChanged={load}
-              onOpenSource={props.onOpenSource}
-            />
-          ))}
+          {saved.map(row)}
         </ul>
       )}
     </section>

@@ -86,6 +86,9 @@ export function useThread(input: {
   const { socket, status, token, threadId } = input;
   const [state, setState] = useState<ThreadState | null>(null);
   const [joined, setJoined] = useState(false);
+  // Read by `send` at call time: the join's ack may land between a render and a send made from its effects.
+  const joinedRef = useRef(false);
+  joinedRef.current = joined;
   const stateRef = useRef<ThreadState | null>(null);
   stateRef.current = state;
   const onEventRef = useRef(input.onEvent);
@@ -104,6 +107,7 @@ export function useThread(input: {
   // A new thread starts empty; the join below fills it.
   useEffect(() => {
     setState(threadId ? emptyThreadState(threadId) : null);
+    joinedRef.current = false;
     setJoined(false);
   }, [threadId]);
 
@@ -210,6 +214,7 @@ export function useThread(input: {
             threadId,
             ack.messages.filter((message: MessageDto) => message.seq !== null).at(-1)?.seq ?? afterSeq ?? 0,
           );
+        joinedRef.current = true;
         setJoined(true);
         flushOutbox();
         onEventRef.current?.('message');
@@ -220,6 +225,7 @@ export function useThread(input: {
     );
     return () => {
       cancelled = true;
+      joinedRef.current = false;
       setJoined(false);
       if (socket.connected) socket.emit('thread-leave', { threadId }, () => undefined);
     };
@@ -330,9 +336,13 @@ export function useThread(input: {
     send(content) {
       if (!threadId) return;
       const clientMessageId = newClientId();
-      update((current) => queueOutgoing(current, { clientMessageId, content, createdAt: new Date().toISOString() }));
-      // Sent now when joined; otherwise the join after the reconnect flushes the outbox.
-      if (joined && status === 'connected') void sendOne({ threadId, clientMessageId, content });
+      const item = { clientMessageId, content, createdAt: new Date().toISOString() };
+      update((current) => queueOutgoing(current, item));
+      // Kept in the ref at once: a join whose ack lands before the next render flushes it (a new chat's first
+      // message is sent while its thread is being joined).
+      if (stateRef.current?.threadId === threadId) stateRef.current = queueOutgoing(stateRef.current, item);
+      // Sent now when joined; otherwise the join (or the one after a reconnect) flushes the outbox.
+      if (joinedRef.current && socket?.connected) void sendOne({ threadId, clientMessageId, content });
     },
     stop() {
       if (!threadId) return;

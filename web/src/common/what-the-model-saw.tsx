@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { MessageContextDto } from '../../../src/shared/api';
 import { ApiError } from '../api/api-error';
+import { budgetSentence, exactTokens } from './budget-explanation';
 import { formatTokens } from './format';
 import { navigate } from './navigation';
 
@@ -15,6 +16,11 @@ const PART_LABELS = [
   ['toolSchemas', 'Tool definitions'],
   ['priming', 'Reply priming'],
 ] as const;
+
+/** The prompt by our estimate: every part, tool definitions included. */
+function partsTotal(parts: NonNullable<MessageContextDto['parts']>): number {
+  return PART_LABELS.reduce((sum, [key]) => sum + (parts[key] ?? 0), 0);
+}
 
 function seqList(seqs: number[]): string {
   return seqs.length > 0 ? seqs.map((seq) => `#${seq}`).join(', ') : 'none';
@@ -73,16 +79,27 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       <Figures seen={seen} />
       <Divergence seen={seen} />
       {seen.parts ? (
-        <table className="data" aria-label="Tokens per part">
-          <tbody>
-            {PART_LABELS.map(([key, label]) => (
-              <tr key={key}>
-                <th scope="row">{label}</th>
-                <td className="number">{formatTokens(seen.parts?.[key] ?? 0)}</td>
+        <>
+          <p className="figures" data-testid="seen-budget">
+            {budgetSentence(seen.limits)} This call: tool definitions {exactTokens(seen.parts.toolSchemas)} + the pack{' '}
+            {exactTokens(partsTotal(seen.parts) - seen.parts.toolSchemas)} = {exactTokens(partsTotal(seen.parts))}{' '}
+            prompt tokens by our estimate.
+          </p>
+          <table className="data" aria-label="Tokens per part">
+            <tbody>
+              {PART_LABELS.map(([key, label]) => (
+                <tr key={key}>
+                  <th scope="row">{label}</th>
+                  <td className="number">{formatTokens(seen.parts?.[key] ?? 0)}</td>
+                </tr>
+              ))}
+              <tr>
+                <th scope="row">Total</th>
+                <td className="number">{formatTokens(partsTotal(seen.parts))}</td>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </tbody>
+          </table>
+        </>
       ) : null}
       <h3>System prompt</h3>
       <SystemPrompt prefix={seen.systemPrefix} />
