@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/core/tools';
@@ -256,6 +257,17 @@ describe("every user route refuses a stranger (built from the app's route table)
     expect(problems).toEqual([]);
   });
 
+  /** A new saved-memory proposal of the user (status pending, as save_memory makes under SAVE_MEMORY_TOOL=confirm). */
+  const proposalOf = async (token: string): Promise<string> => {
+    const created = await app.api('/api/memory', { method: 'POST', token, json: { text: `Proposal ${SECRET}` } });
+    const { id } = (await created.json()) as SavedMemoryDto;
+    const db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+    await db.query("UPDATE saved_memories SET status = 'pending' WHERE id = $1", [id]);
+    await db.end();
+    return id;
+  };
+
   it('serves the same requests to user A: the filled objects are real (deletions last)', async () => {
     const depth = (route: ServedRoute) => route.path.split('/').length;
     const routes = routesOf('user')
@@ -269,7 +281,11 @@ describe("every user route refuses a stranger (built from the app's route table)
       const answers: string[] = [];
       // Served to user A with one of user A's messages (the question, else the answer) in the original thread.
       for (const subject of subjects.slice(0, 2)) {
-        const attempt = attemptOf(route, subject.values, subject.values['messages/{messageId}'] ?? '');
+        // Dismissing ends a proposal: it gets one of its own, so the routes after it still find theirs.
+        const values = route.path.endsWith('/dismiss')
+          ? { ...subject.values, 'memory/{id}': await proposalOf(owner.token) }
+          : subject.values;
+        const attempt = attemptOf(route, values, subject.values['messages/{messageId}'] ?? '');
         const response = await call(attempt, { Authorization: `Bearer ${owner.token}` });
         answers.push(`${response.status} ${(await response.text()).slice(0, 200)}`);
         if (![401, 403, 404].includes(response.status)) break;
