@@ -258,6 +258,18 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
         const ids = rows.map((row) => row.id);
         const seqs = rows.flatMap((row) => (row.seq === null ? [] : [row.seq]));
         const now = new Date();
+        // An automatic title is made of the first exchange's words: forgetting one of its messages takes the title
+        // back to the default (a user's own title stays). Read before the messages lose their text.
+        if (seqs.length > 0)
+          await tx.$executeRaw`
+            UPDATE threads t SET title = DEFAULT, title_source = 'default', updated_at = now()
+            WHERE t.id = ${threadId}::uuid AND t.title_source = 'auto'
+              AND (SELECT min(seq) FROM unnest(${seqs}::int[]) seq) <= coalesce((
+                SELECT min(a.seq) FROM messages a
+                WHERE a.thread_id = t.id AND a.role = 'assistant' AND a.seq > (
+                  SELECT min(u.seq) FROM messages u
+                  WHERE u.thread_id = t.id AND u.role = 'user' AND u.seq IS NOT NULL AND u.deleted_at IS NULL)
+              ), 2147483647)`;
         await tx.message.updateMany({
           where: { id: { in: ids } },
           data: { content: '', toolCalls: Prisma.DbNull, deletedAt: now, pinned: false },

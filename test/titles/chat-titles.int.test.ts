@@ -208,4 +208,30 @@ describe('chat titles with the offline model: the first message’s words', () =
       await app.stop();
     }
   });
+
+  it('forgetting a message of the first exchange takes its automatic title back to "New chat"; a later one does not', async () => {
+    const app = await startTestApp({ env: { CHAT_TITLES: 'words' } });
+    try {
+      const { token } = await app.guest();
+      const thread = await json<ThreadDto>(await app.api('/api/threads', { method: 'POST', token, json: {} }), 201);
+      const send = (content: string) =>
+        app
+          .api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } })
+          .then((response) => json<SendMessageResponseDto>(response, 201));
+      const first = await send('my locker code is LOCK-4242 please keep it');
+      const title = async () =>
+        (await json<ThreadDto>(await app.api(`/api/threads/${thread.id}`, { token }), 200)).title;
+      await waitFor(async () => (await title()) !== 'New chat', { timeoutMs: 15_000, what: 'the title' });
+      expect(await title()).toContain('LOCK-4242');
+      const later = await send('and what is the weather like');
+      const forget = (messageId: string) =>
+        app.api(`/api/threads/${thread.id}/messages/${messageId}`, { method: 'DELETE', token });
+      expect((await forget(later.userMessage.id)).status).toBe(200);
+      expect(await title()).toContain('LOCK-4242');
+      expect((await forget(first.userMessage.id)).status).toBe(200);
+      expect(await title()).toBe('New chat');
+    } finally {
+      await app.stop();
+    }
+  });
 });
