@@ -82,9 +82,14 @@ describe('CHAT_TEMPLATE_COMPAT=strict against a strict chat template (one system
     expect(last[0]?.role).toBe('system');
     expect(last[0]?.text).toContain('Summary of the conversation so far');
     expect(last.filter((message) => message.role === 'system')).toHaveLength(1);
-    // The pinned message (its answer not pinned) merges with the window's first user turn: one user turn.
+    // The pinned message (its answer not pinned) opens the first user turn, merged with the window's first user turn
+    // when the window starts with one (a later trigger fold that lands before this send may start it on an answer:
+    // the pinned message is then a user turn of its own, still in alternation).
     expect(last[1]?.role).toBe('user');
-    expect(last[1]?.text.startsWith('Keep this: the gate code is 4471-B.\n\n')).toBe(true);
+    expect(last[1]?.text.startsWith('Keep this: the gate code is 4471-B.')).toBe(true);
+    expect(last.slice(1).every((message, index) => message.role === (index % 2 === 0 ? 'user' : 'assistant'))).toBe(
+      true,
+    );
     // The per-call parts (here the recall slot) join the newest user turn, after the user's own text.
     expect(last.at(-1)?.role).toBe('user');
     expect(last.at(-1)?.text.startsWith('What is the gate code?\n\n')).toBe(true);
