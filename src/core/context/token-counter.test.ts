@@ -1,3 +1,4 @@
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { describe, expect, it, vi } from 'vitest';
@@ -215,6 +216,16 @@ describe('counting hostile text in bounded time', () => {
     // Runs of real words with no spaces: a long identifier, a long URL-safe token.
     const identifier = Array.from({ length: 120 }, (_, index) => `segment${index}Name`).join('_');
     expect(counter.countText(identifier)).toBeGreaterThanOrEqual(exact.encode(identifier, [], []).length);
+  });
+
+  it("counts a long run's chunks with each encoding's own vocabulary, whichever encoding counted it first", () => {
+    const cl100k = new Tiktoken(cl100kBase);
+    const run = 'ab'.repeat(300);
+    createTokenCounter('o200k_base').countText(run);
+    const chunks = [run.slice(0, 256), run.slice(256, 512), run.slice(512)];
+    expect(createTokenCounter('cl100k_base').countText(run)).toBe(
+      chunks.reduce((sum, chunk) => sum + cl100k.encode(chunk, [], []).length, 0),
+    );
   });
 
   it('counts text of ordinary pieces exactly as tiktoken does', () => {

@@ -123,7 +123,15 @@ export function tokenCountCacheSize(): { entries: number; chars: number } {
  */
 const MAX_PIECE_CHARS = 64;
 const MAX_PIECES = 100_000;
-const pieceTokens = new Map<EncodingName, { pattern: RegExp; counts: Map<string, number> }>();
+const pieceTokens = new Map<EncodingName, PieceCounts>();
+
+/** One encoding's pre-tokenizer and what it remembers: counts of short pieces, and of long pieces' chunks. */
+interface PieceCounts {
+  pattern: RegExp;
+  counts: Map<string, number>;
+  /** Counts of the chunks of long pieces seen lately (a long run is mostly one chunk again and again). */
+  chunks: Map<string, number>;
+}
 
 /**
  * The longest run of one piece handed to the encoder at once. js-tiktoken's byte-pair merge is quadratic in the
@@ -165,25 +173,21 @@ function encodeChunk(encoder: Tiktoken, chunk: string): number {
   return rankOf(bytes.join(',')) !== undefined ? 1 : bytePairTokenCount(bytes, rankOf);
 }
 
-/**
- * Counts of the chunks of long pieces seen lately (a long run is mostly one chunk again and again). Bounded: 2,048
- * chunks of at most 256 characters (about 1 MB), then it starts over.
- */
-const chunkTokens = new Map<string, number>();
+/** Long pieces' chunks remembered per encoding: 2,048 of at most 256 characters (about 1 MB), then it starts over. */
 const MAX_CHUNKS = 2048;
 
-function encodeLongPieceChunk(encoder: Tiktoken, chunk: string): number {
-  let count = chunkTokens.get(chunk);
+function encodeLongPieceChunk(encoder: Tiktoken, chunks: Map<string, number>, chunk: string): number {
+  let count = chunks.get(chunk);
   if (count === undefined) {
-    if (chunkTokens.size >= MAX_CHUNKS) chunkTokens.clear();
+    if (chunks.size >= MAX_CHUNKS) chunks.clear();
     count = encodeChunk(encoder, chunk);
-    chunkTokens.set(chunk, count);
+    chunks.set(chunk, count);
   }
   return count;
 }
 
 /** Tokens of one pre-tokenizer piece, in chunks of at most {@link MAX_ENCODED_PIECE_CHARS} characters. */
-function encodePiece(encoder: Tiktoken, piece: string): number {
+function encodePiece(encoder: Tiktoken, chunks: Map<string, number>, piece: string): number {
   if (piece.length <= MAX_ENCODED_PIECE_CHARS) return encodeChunk(encoder, piece);
   let tokens = 0;
   let start = 0;
@@ -191,7 +195,7 @@ function encodePiece(encoder: Tiktoken, piece: string): number {
     let end = Math.min(start + MAX_ENCODED_PIECE_CHARS, piece.length);
     // Never split a surrogate pair: the halves would each encode as a replacement character.
     if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1))) end -= 1;
-    tokens += encodeLongPieceChunk(encoder, piece.slice(start, end));
+    tokens += encodeLongPieceChunk(encoder, chunks, piece.slice(start, end));
     start = end;
   }
   return tokens;
@@ -212,17 +216,17 @@ export function boundedEncodedLength(encoding: EncodingName, text: string): numb
   tokenizerWork.chars += text.length;
   let pieces = pieceTokens.get(encoding);
   if (!pieces) {
-    pieces = { pattern: new RegExp(RANKS[encoding].pat_str, 'ug'), counts: new Map() };
+    pieces = { pattern: new RegExp(RANKS[encoding].pat_str, 'ug'), counts: new Map(), chunks: new Map() };
     pieceTokens.set(encoding, pieces);
   }
-  const { pattern, counts } = pieces;
+  const { pattern, counts, chunks } = pieces;
   if (counts.size > MAX_PIECES) counts.clear();
   const encoder = encoderFor(encoding);
   let tokens = 0;
   for (const [piece] of text.matchAll(pattern)) {
     let count = counts.get(piece);
     if (count === undefined) {
-      count = encodePiece(encoder, piece);
+      count = encodePiece(encoder, chunks, piece);
       if (piece.length <= MAX_PIECE_CHARS) counts.set(piece, count);
     }
     tokens += count;
