@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encoderWork, MAX_ENCODED_PIECE_CHARS } from '../../src/core/context';
+import { MAX_ENCODED_PIECE_CHARS, tokenizerWork } from '../../src/core/context';
 import { ERROR_STATUS } from '../../src/shared/errors';
 import type { ThreadDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
@@ -32,7 +32,7 @@ describe('hostile client input, at every entry point that takes text or JSON', (
     context = { app: server.app, token: server.token, thread, tab, adminToken: ADMIN_TOKEN, stub: server.stub };
     // The longest input the encoder was handed from here on: each case checks it, so work a case started in the
     // background (the turn of an accepted message) is caught by the next one, and by the last test below.
-    encoderWork.longestInput = 0;
+    tokenizerWork.longestEncoderInput = 0;
   });
   afterAll(async () => {
     await db?.end();
@@ -44,9 +44,10 @@ describe('hostile client input, at every entry point that takes text or JSON', (
         it(`answers ${hostileCase.largestText.toLocaleString('en')} characters of ${shape} clearly, with bounded work`, async () => {
           const answer = await hostileCase.send(context, { text });
           expectClearAnswer(answer, hostileCase.entry);
-          expect(encoderWork.longestInput, 'longest input handed to the byte-pair encoder').toBeLessThanOrEqual(
-            MAX_ENCODED_PIECE_CHARS,
-          );
+          expect(
+            tokenizerWork.longestEncoderInput,
+            'longest input handed to the byte-pair encoder',
+          ).toBeLessThanOrEqual(MAX_ENCODED_PIECE_CHARS);
           // The server still answers, at once.
           expect((await server.app.api('/healthz')).status).toBe(200);
         });
@@ -79,7 +80,7 @@ describe('hostile client input, at every entry point that takes text or JSON', (
         ).rows[0]!.count,
       );
     await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, what: 'every turn to end' });
-    expect(encoderWork.longestInput).toBeLessThanOrEqual(MAX_ENCODED_PIECE_CHARS);
+    expect(tokenizerWork.longestEncoderInput).toBeLessThanOrEqual(MAX_ENCODED_PIECE_CHARS);
   });
 
   it('stores every message it accepted, once, and nothing it refused', async () => {

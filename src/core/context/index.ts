@@ -47,7 +47,6 @@ export {
   boundedEncodedLength,
   createTokenCounter,
   encoderFor,
-  encoderWork,
   MAX_ENCODED_PIECE_CHARS,
   REPLY_PRIMING_TOKENS,
   TOKEN_COUNT_CACHE_BOUNDS,

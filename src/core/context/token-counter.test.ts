@@ -4,7 +4,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import { describe, expect, it, vi } from 'vitest';
 import {
   createTokenCounter,
-  encoderWork,
+  tokenizerWork,
   MAX_ENCODED_PIECE_CHARS,
   type CountableMessage,
   type ToolDefinition,
@@ -191,12 +191,12 @@ describe('counting hostile text in bounded time', () => {
     it(`hands the encoder no input over ${MAX_ENCODED_PIECE_CHARS} characters for 32,000 characters of ${shape}`, () => {
       const counter = createTokenCounter('o200k_base');
       const text = make(32_000);
-      const before = { ...encoderWork };
+      const before = { ...tokenizerWork };
       const tokens = counter.countText(`${text} ${Math.random()}`);
-      const calls = encoderWork.calls - before.calls;
-      const chars = encoderWork.chars - before.chars;
+      const calls = tokenizerWork.encoderCalls - before.encoderCalls;
+      const chars = tokenizerWork.encoderChars - before.encoderChars;
       expect(tokens).toBeGreaterThan(0);
-      expect(encoderWork.longestInput).toBeLessThanOrEqual(MAX_ENCODED_PIECE_CHARS);
+      expect(tokenizerWork.longestEncoderInput).toBeLessThanOrEqual(MAX_ENCODED_PIECE_CHARS);
       // Linear work: each character reaches the encoder at most once (the random tail adds a few pieces).
       expect(chars).toBeLessThanOrEqual(text.length + 64);
       expect(calls).toBeLessThanOrEqual(Math.ceil(text.length / (MAX_ENCODED_PIECE_CHARS - 1)) + 64);

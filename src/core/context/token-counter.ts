@@ -103,9 +103,19 @@ const textTokens = createTextTokenCache(TOKEN_COUNT_CACHE_BOUNDS);
 
 /**
  * What this process asked of the tokenizer since it started: `calls` (texts counted, remembered or not), `encoded`
- * (texts byte-pair encoded: not remembered) and their `chars`. Plain counters, read by the per-turn work-budget test.
+ * (texts byte-pair encoded: not remembered) and their `chars`; then what reached js-tiktoken's encoder or our merge
+ * (`encoderCalls`, `encoderChars`) and the longest single input it was handed (`longestEncoderInput`). Plain
+ * counters: the per-turn work-budget test reads the first three, the hostile-input suite the longest input (a text's
+ * cost is bounded by counting work, not by the clock).
  */
-export const tokenizerWork = { calls: 0, encoded: 0, chars: 0 };
+export const tokenizerWork = {
+  calls: 0,
+  encoded: 0,
+  chars: 0,
+  encoderCalls: 0,
+  encoderChars: 0,
+  longestEncoderInput: 0,
+};
 
 /**
  * Texts and characters the shared token-count cache holds now, against {@link TOKEN_COUNT_CACHE_BOUNDS}
@@ -143,12 +153,6 @@ interface PieceCounts {
  */
 export const MAX_ENCODED_PIECE_CHARS = 256;
 
-/**
- * Work the encoders did in this process: calls into the byte-pair encoder and the characters handed to it, and the
- * longest single input. Tests read it to prove a text's cost is bounded (by counting work, not the clock).
- */
-export const encoderWork = { calls: 0, chars: 0, longestInput: 0 };
-
 /** js-tiktoken's vocabulary, keyed by the bytes joined with `,` (its own field; the version is pinned exactly). */
 function rankLookupOf(encoder: Tiktoken): RankLookup {
   const ranks = (encoder as unknown as { rankMap?: Map<string, number> }).rankMap;
@@ -159,9 +163,9 @@ const rankLookups = new WeakMap<Tiktoken, RankLookup>();
 const utf8 = new TextEncoder();
 
 function encodeChunk(encoder: Tiktoken, chunk: string): number {
-  encoderWork.calls += 1;
-  encoderWork.chars += chunk.length;
-  if (chunk.length > encoderWork.longestInput) encoderWork.longestInput = chunk.length;
+  tokenizerWork.encoderCalls += 1;
+  tokenizerWork.encoderChars += chunk.length;
+  if (chunk.length > tokenizerWork.longestEncoderInput) tokenizerWork.longestEncoderInput = chunk.length;
   // Short pieces through js-tiktoken itself; longer ones through the same merges in O(n log n).
   if (chunk.length <= MAX_PIECE_CHARS) return encoder.encode(chunk, [], []).length;
   let rankOf = rankLookups.get(encoder);
