@@ -24,10 +24,3 @@ export function refuseNulEscapes(body: Buffer): void {
     throw new AppError('VALIDATION', 'The request holds a NUL character (\\u0000), which no text here can store.');
   }
 }
-
-/** Throws VALIDATION when a text holds a NUL character (query strings, socket payloads). */
-export function refuseNulCharacter(text: string, what: string): void {
-  if (text.includes('\u0000')) {
-    throw new AppError('VALIDATION', `The ${what} holds a NUL character (\\u0000), which no text here can store.`);
-  }
-}
