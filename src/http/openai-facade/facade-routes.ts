@@ -10,7 +10,7 @@ import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { checkCredentialBeforeBody, facadePrincipal, SERVICE_ONLY } from './facade-principal';
 import { MODEL_NOT_FOUND } from './openai-errors';
-import { refuseNulEscapes } from '../refuse-nul-characters';
+import { checkJsonBody } from '../json-body-checks';
 
 /** Longest conversation key a client may send (X-Thread-Id and the like). */
 export const MAX_CLIENT_KEY_CHARS = 200;
@@ -106,7 +106,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     express.json({
       limit: facade.maxBodyBytes,
       strict: true,
-      verify: (_request, _response, buffer) => refuseNulEscapes(buffer),
+      verify: (_request, _response, buffer) => checkJsonBody(buffer),
     }),
   );
 
