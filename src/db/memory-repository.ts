@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors';
-import { wellFormedJson } from './well-formed-json';
+import { storableJson } from './storable-values';
 import type { ExportReader, MemoryStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { Prisma, type Thread as ThreadRow } from './generated/client';
@@ -185,7 +185,7 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
     async updateSettings({ threadId, settings, memoryMode }) {
       const row = await db.thread.update({
         where: { id: threadId },
-        data: { settings: wellFormedJson(settings) as Prisma.InputJsonValue, memoryMode, ...bumpVersion },
+        data: { settings: storableJson(settings) as Prisma.InputJsonValue, memoryMode, ...bumpVersion },
       });
       return toThread(row);
     },
