@@ -86,7 +86,7 @@ export default tseslint.config(
             {
               regex: '^(\\.\\./)+app(/|$)',
               message:
-                'Only src/app (the composition root) imports src/app: take what you need as a port (core/ports.ts: LogPort for the logger).',
+                'Only src/app (the composition root) imports src/app: take what you need as a port (core/ports: LogPort for the logger).',
             },
           ],
         },
