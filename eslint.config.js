@@ -25,6 +25,18 @@ const forbiddenInCore = [
   'react',
 ];
 
+// Handlers that drop an error: an empty catch block (comments do not count), and a promise's `.catch` handler that
+// does nothing (`() => {}`, `() => undefined`, `() => void 0`), whatever its parameter, as `.catch` or `.then`'s second.
+const emptyCatchHandler = ':matches(ArrowFunctionExpression, FunctionExpression)';
+const swallowedErrors = [
+  'CatchClause > BlockStatement.body[body.length=0]',
+  `CallExpression[callee.property.name="catch"] > ${emptyCatchHandler}.arguments[body.type="BlockStatement"][body.body.length=0]`,
+  `CallExpression[callee.property.name="catch"] > ArrowFunctionExpression.arguments[body.type="Identifier"][body.name="undefined"]`,
+  `CallExpression[callee.property.name="catch"] > ArrowFunctionExpression.arguments[body.type="UnaryExpression"][body.operator="void"]`,
+  `CallExpression[callee.property.name="then"] > ${emptyCatchHandler}.arguments:nth-child(2)[body.type="BlockStatement"][body.body.length=0]`,
+  `CallExpression[callee.property.name="then"] > ArrowFunctionExpression.arguments:nth-child(2)[body.type="Identifier"][body.name="undefined"]`,
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -43,6 +55,22 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
+    },
+  },
+  {
+    // Never swallow an error (STYLE.md): log it or emit it. Where dropping one is right (best-effort cleanup), an
+    // eslint-disable comment on the line says why.
+    files: ['src/**/*.{ts,tsx}', 'web/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...swallowedErrors.map((selector) => ({
+          selector,
+          message:
+            'An error is swallowed here: log it (the LogPort / logger) or emit it, or say why with an eslint-disable.',
+        })),
+      ],
     },
   },
   {
@@ -86,7 +114,7 @@ export default tseslint.config(
             {
               regex: '^(\\.\\./)+app(/|$)',
               message:
-                'Only src/app (the composition root) imports src/app: take what you need as a port (core/ports.ts: LogPort for the logger).',
+                'Only src/app (the composition root) imports src/app: take what you need as a port (core/ports: LogPort for the logger).',
             },
           ],
         },

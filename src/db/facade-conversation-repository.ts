@@ -1,4 +1,4 @@
-import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/facade/facade-ports';
+import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/ports';
 import { storableJson } from './storable-values';
 import { createClientHistoryRepository } from './client-history-repository';
 import type { Database } from './prisma-client';

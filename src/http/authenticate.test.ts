@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErasureRecord } from '../core/erasure';
+import type { ErasureRecord } from '../core/ports';
 import type { ThreadStore } from '../core/ports';
 import { createTokenService } from './auth';
 import { KnownUsers, principalFromToken } from './authenticate';

@@ -2,7 +2,8 @@ import type { RequestHandler, Response } from 'express';
 import { AppError } from '../core/errors';
 import { bearerToken, type Principal, type TokenService } from './auth';
 import type { ThreadStore } from '../core/ports';
-import { refusedAfterErasure, type ErasureStore } from '../core/erasure';
+import { refusedAfterErasure } from '../core/erasure';
+import type { ErasureStore } from '../core/ports';
 
 /**
  * Users already upserted by this process: the first request of a user creates its row, later ones skip it. Each is

@@ -3,7 +3,7 @@ import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';
 import type { SavedMemoryDeps } from '../core/saved-memories';
-import type { ErasureStore } from '../core/erasure';
+import type { ErasureStore } from '../core/ports';
 import type {
   ExportReader,
   LogPort,
@@ -18,7 +18,7 @@ import type {
 import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { AsyncToolDeps } from '../core/tools/run-async-tool';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import type { MessageContextReader } from '../db/message-context-reader';
+import type { MessageContextReader } from '../core/ports';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from './auth';

@@ -1,4 +1,4 @@
-import type { ErasureStore } from '../core/erasure';
+import type { ErasureStore } from '../core/ports';
 import type { ContextSettings } from '../core/context-settings';
 import type { EditDeps } from '../core/fork';
 import type { RateLimiter } from '../core/limits/rate-limiter';

@@ -7,7 +7,7 @@ import type { ToolRun } from '../../src/core/tools/types';
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
 export interface ThreadRow extends Thread {
   lease: { owner: string; expiresAt: number } | null;
-  /** What the last fresh context replaced, to undo it until the next message (MemoryStore.resetContext). */
+  /** What the last fresh context replaced, to undo it until the next message (MemoryControlsStore.resetContext). */
   contextResetUndo?: ContextResetUndo | null;
 }
 

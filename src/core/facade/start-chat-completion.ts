@@ -9,7 +9,7 @@ import type { TranscriptStore, TurnStore } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import type { ClientMessage } from './client-view';
-import type { FacadeConversationStore } from './facade-ports';
+import type { FacadeConversationStore } from '../ports';
 import { matchHistory, type ReadBudget } from './match-history';
 import { chooseBranch, hintedFirst, isFullMatch, reconcileHistory, type Reconciled } from './reconcile-history';
 import { requestMessageId } from './request-message-id';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { TokenCounter } from '../context';
 import type { TranscriptMessage } from '../domain';
-import type { TranscriptSearch } from '../transcript-search';
+import type { TranscriptSearch } from '../ports/transcript-search';
 
 /** Where a tool runs: inside the turn (`inline`) or as a persistent run in the tools worker (`async`). */
 export type ToolMode = 'inline' | 'async';

@@ -1,4 +1,4 @@
-import type { FacadeConversationStore } from '../../core/facade/facade-ports';
+import type { FacadeConversationStore } from '../../core/ports';
 import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */

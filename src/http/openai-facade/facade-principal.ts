@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors';
 import { bearerToken, type TokenService } from '../auth';
 import { KnownUsers, principalFromToken } from '../authenticate';
 import type { ThreadStore } from '../../core/ports';
-import type { ErasureStore } from '../../core/erasure';
+import type { ErasureStore } from '../../core/ports';
 
 /** Headers naming the end user of a service key, first found wins (Open WebUI forwards its user as the second). */
 export const END_USER_HEADERS = ['x-user-id', 'x-openwebui-user-id'] as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../../context';
-import type { ElsewhereMatch, TranscriptMatch } from '../../transcript-search';
+import type { ElsewhereMatch, TranscriptMatch } from '../../ports';
 import { chatCitation } from '../../context/build-recall-slot';
 import { cutToTokens } from '../condense-tool-result';
 import type { RecallScope } from '../../domain';

@@ -1,6 +1,6 @@
 import { AppError } from '../core/errors';
 import { storableJson } from './storable-values';
-import type { ExportReader, MemoryStore } from '../core/ports';
+import type { ExportReader, MemoryControlsStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { Prisma, type Thread as ThreadRow } from './generated/client';
 import { toMessage, toRevisionRecord, toThread, toTurn } from './mappers';
@@ -78,7 +78,7 @@ async function messagesByIds(tx: Tx | Database, ids: string[]) {
   return rows.map(toMessage);
 }
 
-export function createMemoryRepository(db: Database): MemoryStore & ExportReader {
+export function createMemoryControlsRepository(db: Database): MemoryControlsStore & ExportReader {
   return {
     async listMessagesBySeq({ threadId, fromSeq, throughSeq }) {
       const rows = await db.message.findMany({

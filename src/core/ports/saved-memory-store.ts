@@ -1,0 +1,34 @@
+import type { SavedMemory, SavedMemorySource, SavedMemoryStatus } from '../saved-memories/saved-memory';
+
+/**
+ * A user's saved memories (issue 27). Every read and write is scoped to `userId`: another user's item is not found.
+ * Forgetting a message deletes the items whose source it is (MemoryControlsStore.forget).
+ */
+export interface SavedMemoryStore {
+  /** Newest first, pending and active. */
+  list(userId: string): Promise<SavedMemory[]>;
+  /**
+   * Adds an item unless the user already has `maxItems`, pending ones included (then null; exact under concurrent
+   * writes).
+   */
+  create(input: {
+    userId: string;
+    text: string;
+    tokens: number;
+    source: SavedMemorySource | null;
+    maxItems: number;
+    status: SavedMemoryStatus;
+  }): Promise<SavedMemory | null>;
+  /** Makes a pending item active; null when the user has no such item (an active one comes back unchanged). */
+  approve(input: { userId: string; id: string }): Promise<SavedMemory | null>;
+  /** Pending and active items of every user still counted for an earlier rendering, at most `limit`. */
+  listStaleTokens(limit: number): Promise<{ id: string; text: string }[]>;
+  /** Stores a recount for the rendering of now, unless the item changed meanwhile (its text is not `text`). */
+  saveRecount(input: { id: string; text: string; tokens: number }): Promise<void>;
+  /** Null when the user has no such item. */
+  update(input: { userId: string; id: string; text: string; tokens: number }): Promise<SavedMemory | null>;
+  /** False when the user has no such item (with `status`: no such item in that status). */
+  remove(input: { userId: string; id: string; status?: SavedMemoryStatus }): Promise<boolean>;
+  /** The owner of a thread and its newest user message with a seq (the source of an item the model saves). */
+  sourceOfThread(threadId: string): Promise<{ userId: string; source: SavedMemorySource | null } | null>;
+}
