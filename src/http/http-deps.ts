@@ -20,7 +20,7 @@ import type { AsyncToolDeps } from '../core/tools/run-async-tool';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
-import type { TokenService } from './auth';
+import type { TokenService } from '../auth/token-service';
 import type { HealthProbes } from './health-routes';
 import type { FacadeHttpDeps } from './openai-facade/facade-deps';
 import type { OpenAIFunctionTool } from '../core/context/types';
