@@ -36,7 +36,6 @@ import { createMemoryControlsRepository } from '../db/memory-controls-repository
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
 import { deleteThread, eraseUser } from '../core/erasure';
-import { forgetKnownUser } from '../http/authenticate';
 import { recountSavedMemoryTokens, saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
@@ -49,7 +48,7 @@ import { checkSearchLanguage } from '../db/search-settings';
 import { createTranscriptRepository } from '../db/transcript-repository';
 import { createTurnRepository } from '../db/turn-repository';
 import { createAdminAuth } from '../http/admin/admin-auth';
-import { createTokenService } from '../http/auth';
+import { createTokenService } from '../auth/token-service';
 import { createHttpApp } from '../http/create-http-app';
 import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
@@ -89,6 +88,7 @@ import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-setting
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import { describeTools } from './describe-tools';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
+import { forgetKnownUser } from '../auth/principal-from-token';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
 

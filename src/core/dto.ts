@@ -1,7 +1,7 @@
 import type { MessageDto, SearchHitDto, ThreadDto } from '../shared/api';
 import type { ErrorCode } from '../shared/errors';
 import type { Thread, TranscriptMessage } from './domain';
-import { isSummaryWithdrawn } from './memory/summary-withdrawn';
+import { isSummaryWithdrawn } from './domain';
 import type { MessageSearchHit } from './ports';
 
 /** Domain -> DTO, the only shape that reaches clients. */

@@ -1,5 +1,4 @@
-import type { PackMessage, ToolCall } from '../context/types';
-import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import type { OpenAIFunctionTool, PackMessage, ToolCall } from '../context/types';
 
 /** Text deltas, tool calls and usage of one streamed model call. */
 export interface ChatResult {

@@ -1,5 +1,4 @@
 import type { TranscriptMessage } from '../domain';
-import type { ClientMessage } from '../facade/client-view';
 
 /**
  * A message of a thread as the history matching reads it: the transcript row with its place in the chain of hashes
@@ -46,3 +45,17 @@ export interface ClientHistoryStore {
   /** Whether a user message a client sees has a seq in (afterSeq, throughSeq]. */
   userAfter(input: { threadId: string; afterSeq: number; throughSeq: number }): Promise<boolean>;
 }
+
+/** A tool call as an OpenAI client sends it back in an assistant message of its history. */
+export interface ClientToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the JSON text the client received. */
+  arguments: string;
+}
+
+/** One message of a stateless client's history (system messages taken out: they are the client's instructions). */
+export type ClientMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls: ClientToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };

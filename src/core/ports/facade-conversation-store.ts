@@ -1,5 +1,5 @@
-import type { OpenAIClientSettings } from '../domain';
 import type { ClientHistoryStore } from './client-history-store';
+import type { OpenAIClientSettings } from '../context/types';
 
 /** One thread a conversation key reached. */
 export interface ConversationBranch {

@@ -5,7 +5,13 @@
 export type { AdminThreadRow, AdminThreadSort, AdminThreadStore, FoldLagPolicy } from './admin-thread-store';
 export type { AuditEntry, AuditStore } from './audit-store';
 export type { ChatModelPort, ChatResult } from './chat-model-port';
-export type { ClientHistoryStore, ClientViewRow, PrefixHit } from './client-history-store';
+export type {
+  ClientHistoryStore,
+  ClientMessage,
+  ClientToolCall,
+  ClientViewRow,
+  PrefixHit,
+} from './client-history-store';
 export type { Clock } from './clock';
 export type { CostGrouping, CostReport, UsageGroup } from './cost-report';
 export type { ErasureRecord, ErasureStore } from './erasure-store';
@@ -30,7 +36,7 @@ export type {
 export type { Page } from './page';
 export type { QueueCounts, QueueRegistry } from './queue-registry';
 export type { RebuildQueue } from './rebuild-queue';
-export type { SavedMemoryStore } from './saved-memory-store';
+export type { SavedMemory, SavedMemorySource, SavedMemoryStatus, SavedMemoryStore } from './saved-memory-store';
 export type { SummarizerPort } from './summarizer-port';
 export type { SummaryCommit, SummaryRevisionRecord, SummaryStore } from './summary-store';
 export type { ThreadEventBus } from './thread-event-bus';
@@ -38,7 +44,7 @@ export type { ThreadStore } from './thread-store';
 export type { FirstExchange, ThreadTitleStore } from './thread-title-store';
 export type { TitleQueue } from './title-queue';
 export type { ToolQueue } from './tool-queue';
-export type { ToolRunStore } from './tool-run-store';
+export type { AsyncRunCaps, ToolRun, ToolRunStatus, ToolRunStore } from './tool-run-store';
 export type { ElsewhereMatch, MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
 export type { TranscriptStore } from './transcript-store';
 export type { AcceptedMessage, NextTurn, TurnStore } from './turn-store';

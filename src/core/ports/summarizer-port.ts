@@ -1,5 +1,4 @@
-import type { PackMessage } from '../context/types';
-import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import type { OpenAIFunctionTool, PackMessage } from '../context/types';
 import type { ChatResult } from './chat-model-port';
 
 export interface SummarizerPort {

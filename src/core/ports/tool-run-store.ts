@@ -1,6 +1,4 @@
 import type { TranscriptMessage, Turn } from '../domain';
-import type { AsyncRunCaps } from '../tools/async-run-cap';
-import type { ToolRun, ToolRunStatus } from '../tools/types';
 
 /** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
 export interface ToolRunStore {
@@ -82,4 +80,54 @@ export interface ToolRunStore {
    * runs whose polls went quiet for `stalePollMs`, and cancelled submitted runs whose cancel never reached the other side.
    */
   runsNeedingWork(input: { limit: number; olderThanMs: number; stalePollMs?: number }): Promise<string[]>;
+}
+
+/** Where an async tool run stands. */
+export type ToolRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+
+/** A persistent async tool run, as the domain sees it (never a Prisma row). */
+export interface ToolRun {
+  id: string;
+  threadId: string;
+  /** The assistant message that made the call. */
+  messageId: string;
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  status: ToolRunStatus;
+  progress: number;
+  progressNote: string | null;
+  /** The full result as stored in the transcript (truncated above TOOL_RESULT_MAX_CHARS). */
+  result: string | null;
+  resultTokens: number | null;
+  /** What entered the context, when the result was condensed. */
+  condensed: string | null;
+  error: string | null;
+  startedAtSeq: number;
+  cancelRequested: boolean;
+  attempts: number;
+  reportedAt: Date | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  /** Background work: its id on the other side (MCP task id; the run id for external runners), once submitted. */
+  taskId: string | null;
+  /** Background work: when it times out (Postgres' clock). */
+  deadlineAt: Date | null;
+  /** Background work: when the cancel was sent to the other side. */
+  remoteCancelledAt: Date | null;
+  /**
+   * Background work with a preset task id: when the other side acknowledged the run request. Null while it has not
+   * (a retry submits again, with the same idempotency key).
+   */
+  handedAt: Date | null;
+}
+
+/** The caps `ToolRunStore.createRun` enforces atomically: the running runs of a thread and of its owner. */
+export interface AsyncRunCaps {
+  ownerId: string;
+  /** MAX_ASYNC_RUNS_PER_THREAD. */
+  perThread: number;
+  /** MAX_ASYNC_RUNS_PER_USER. */
+  perUser: number;
 }

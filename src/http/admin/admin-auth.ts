@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors';
 import { refusedAfterErasure } from '../../core/erasure';
 import type { ErasureStore } from '../../core/ports';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
-import { bearerToken, type TokenService } from '../auth';
+import { bearerToken, type TokenService } from '../../auth/token-service';
 import { clientKeyOf } from '../client-address';
 import { withFailureLimit } from '../failed-auth-limit';
 

@@ -4,8 +4,8 @@ import type { ElsewhereMatch, TranscriptMatch } from '../../ports';
 import { chatCitation } from '../../context/build-recall-slot';
 import { cutToTokens } from '../condense-tool-result';
 import type { RecallScope } from '../../domain';
-import type { OpenAIFunctionTool } from '../tool-registry';
 import { defineTool } from '../types';
+import type { OpenAIFunctionTool } from '../../context/types';
 
 /** Tokens kept for the header line and the per-match framing. */
 const HEADER_TOKENS = 60;
