@@ -690,6 +690,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       threadHeaders: env.FACADE_THREAD_HEADERS,
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
+      maxClientInstructionsChars: env.MAX_CLIENT_INSTRUCTIONS_CHARS,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
       calls,

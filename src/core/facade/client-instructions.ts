@@ -1,7 +1,7 @@
 import type { OpenAIClientSettings, Thread } from '../domain';
 
-/** Longest client instructions (the system messages of an OpenAI client) a thread keeps. */
-export const MAX_CLIENT_INSTRUCTIONS_CHARS = 32_000;
+/** Longest client instructions (the system messages of an OpenAI client) a thread keeps: MAX_CLIENT_INSTRUCTIONS_CHARS' default. */
+export const DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS = 128_000;
 
 /** Between our system prefix and a client's instructions. */
 export const CLIENT_INSTRUCTIONS_HEADING = '\n\nInstructions from the application this chat runs in:\n';

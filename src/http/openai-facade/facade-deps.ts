@@ -20,6 +20,8 @@ export interface FacadeHttpDeps {
   maxBodyBytes: number;
   /** FACADE_MAX_READ_MESSAGES: messages one request reads at most to match its history. */
   maxReadMessages: number;
+  /** MAX_CLIENT_INSTRUCTIONS_CHARS: longest system and developer texts of a request, joined. */
+  maxClientInstructionsChars: number;
   /** Names of our tools (a client tool may not take one). */
   serverToolNames: () => ReadonlySet<string>;
   /** True once the process is shutting down (503). */

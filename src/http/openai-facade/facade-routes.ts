@@ -130,7 +130,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     const body = parseChatCompletionBody(request.body);
     checkModel(body.model, facade);
     checkClientTools(body, facade);
-    const { messages, instructions } = clientHistoryOf(body);
+    const { messages, instructions } = clientHistoryOf(body, facade.maxClientInstructionsChars);
     if (isAuxiliaryRequest(messages, facade.auxiliaryPrefixes)) {
       const target = {
         userId: principal.userId,
