@@ -1,3 +1,4 @@
+import { responseIdKey } from '../http/openai-responses/response-ids';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
@@ -691,6 +692,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
       maxClientInstructionsChars: env.MAX_CLIENT_INSTRUCTIONS_CHARS,
+      responseIdKey: responseIdKey(options.authSecret),
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
       calls,

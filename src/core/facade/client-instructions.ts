@@ -11,7 +11,8 @@ export const CLIENT_INSTRUCTIONS_HEADING = '\n\nInstructions from the applicatio
  * (its system message). The same text on every call while they stay the same, so a provider's prompt cache holds.
  */
 export function systemPrefixFor(thread: Pick<Thread, 'settings'>, systemPrefix: string): string {
-  const instructions = thread.settings.openaiClient?.instructions;
+  const client = thread.settings.openaiClient;
+  const instructions = [client?.instructions, client?.responseInstructions].filter(Boolean).join('\n\n');
   return instructions ? `${systemPrefix}${CLIENT_INSTRUCTIONS_HEADING}${instructions}` : systemPrefix;
 }
 

@@ -22,6 +22,8 @@ export interface FacadeHttpDeps {
   maxReadMessages: number;
   /** MAX_CLIENT_INSTRUCTIONS_CHARS: longest system and developer texts of a request, joined. */
   maxClientInstructionsChars: number;
+  /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */
+  responseIdKey: Buffer;
   /** Names of our tools (a client tool may not take one). */
   serverToolNames: () => ReadonlySet<string>;
   /** True once the process is shutting down (503). */

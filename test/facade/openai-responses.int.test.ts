@@ -1,0 +1,278 @@
+import type OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
+import type { MessageDto } from '../../src/shared/api';
+import { useChatServer } from '../support/chat-server';
+import {
+  lastUserText,
+  replyWithError,
+  replyWithText,
+  replyWithToolCalls,
+  type StubResponder,
+} from '../support/openai-stub';
+import { classifyRequest, summaryResponder } from '../support/summary-stub';
+import { chatRequests, openaiClient, requestText } from './facade-kit';
+
+/** Echoes the user; asked for "the code", answers with every CODE-n its pack holds; calls get_weather when offered. */
+const chat: StubResponder = (request) => {
+  const last = request.body.messages.at(-1);
+  if (last?.role === 'tool') return replyWithText(`The weather: ${wireContentText(last.content)}`);
+  const text = lastUserText(request.body);
+  if (/which code/i.test(text)) {
+    const codes = [...new Set(requestText(request).match(/CODE-\d+/g) ?? [])];
+    return replyWithText(`The codes I know: ${codes.join(', ') || 'none'}.`);
+  }
+  const offered = (request.body.tools ?? []).map((tool) => tool.function.name);
+  if (/weather/i.test(text) && offered.includes('get_weather'))
+    return replyWithToolCalls([{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }], {
+      text: 'Let me check.',
+    });
+  if (/shell/i.test(text) && offered.includes('tools__exec'))
+    return replyWithToolCalls([{ id: 'call_s1', name: 'tools__exec', arguments: { cmd: 'ls' } }]);
+  return replyWithText(`stub reply to: ${text}`, { chunks: ['stub reply ', `to: ${text}`] });
+};
+
+const server = useChatServer({
+  stub: { classifyRequest, responder: summaryResponder({ chat }) },
+  env: { SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=4', RECALL_TOKENS: '0' },
+});
+
+const weatherTool: OpenAI.Responses.FunctionTool = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'The weather of a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
+
+async function threadMessages(threadId: string, token = server.token): Promise<MessageDto[]> {
+  const response = await server.app.api(`/api/threads/${threadId}/messages?limit=200`, { token });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { messages: MessageDto[] }).messages;
+}
+
+describe('POST /v1/responses with the official SDK', () => {
+  it('answers a string input as a completed Response with an output_text message and usage', async () => {
+    const client = openaiClient(server);
+    const { data: answer, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'hello responses' })
+      .withResponse();
+    expect(answer.object).toBe('response');
+    expect(answer.status).toBe('completed');
+    expect(answer.id).toMatch(/^resp_[0-9a-f]{64}$/);
+    expect(answer.output_text).toBe('stub reply to: hello responses');
+    expect(answer.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
+    expect(answer.output[0]?.id).toMatch(/^msg_/);
+    const upstream = chatRequests(server).at(-1);
+    expect(answer.usage).toMatchObject({
+      input_tokens: upstream?.promptTokens,
+      output_tokens: expect.any(Number),
+      input_tokens_details: { cached_tokens: expect.any(Number) },
+      output_tokens_details: { reasoning_tokens: 0 },
+    });
+    expect(answer.usage?.total_tokens).toBe((answer.usage?.input_tokens ?? 0) + (answer.usage?.output_tokens ?? 0));
+    expect(response.headers.get('x-chat-thread-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('streams the documented event sequence, each event with its sequence_number', async () => {
+    const client = openaiClient(server);
+    const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'stream me', stream: true });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('response.created');
+    expect(types[1]).toBe('response.in_progress');
+    expect(types.filter((type) => type === 'response.output_text.delta').length).toBeGreaterThanOrEqual(1);
+    const withoutDeltas = types.filter((type) => type !== 'response.output_text.delta');
+    expect(withoutDeltas).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_event, index) => index));
+    const text = events
+      .filter((event) => event.type === 'response.output_text.delta')
+      .map((event) => (event as OpenAI.Responses.ResponseTextDeltaEvent).delta)
+      .join('');
+    expect(text).toBe('stub reply to: stream me');
+    const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+    expect(completed.response.output_text ?? completed.response.output).toBeTruthy();
+    expect(completed.response.usage?.input_tokens).toBe(chatRequests(server).at(-1)?.promptTokens);
+    // The SDK's own stream helper reads the same events into the final Response.
+    const final = await client.responses.stream({ model: 'gpt-4o-mini', input: 'helper stream' }).finalResponse();
+    expect(final.output_text).toBe('stub reply to: helper stream');
+  });
+
+  it('an upstream failure mid-stream is an error event, then response.failed', async () => {
+    const client = openaiClient(server);
+    server.stub.setResponder(() => replyWithError(400, { message: 'upstream says no' }));
+    try {
+      const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'fail please', stream: true });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types.slice(-2)).toEqual(['error', 'response.failed']);
+    } finally {
+      server.stub.setResponder(summaryResponder({ chat }));
+    }
+  });
+
+  it(
+    'stateless with a session-id header: the whole input each time reconciles onto one thread; developer items are the instructions',
+    { timeout: 120_000 },
+    async () => {
+      const client = openaiClient(server);
+      const headers = { 'session-id': 'codex-session-1' };
+      const developer = 'You are a coding agent. '.repeat(50);
+      const input: OpenAI.Responses.ResponseInputItem[] = [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: developer }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: '<environment_context>cwd</environment_context>' }],
+        },
+      ];
+      let threadId: string | null = null;
+      for (let turn = 1; turn <= 12; turn += 1) {
+        const text = turn === 1 ? 'Remember the code CODE-4711 for later.' : `Message number ${turn}.`;
+        input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+        const { data: answer, response } = await client.responses
+          .create({ model: 'gpt-4o-mini', input, store: false, prompt_cache_key: 'shared-key' }, { headers })
+          .withResponse();
+        threadId ??= response.headers.get('x-chat-thread-id');
+        expect(response.headers.get('x-chat-thread-id')).toBe(threadId);
+        expect(answer.output_text).toContain('stub reply to:');
+        // What the client received goes back as it was: the output items themselves.
+        input.push(...(answer.output as OpenAI.Responses.ResponseInputItem[]));
+      }
+      input.push({ type: 'message', role: 'user', content: 'Which code did I give you?' });
+      const final = await client.responses.create({ model: 'gpt-4o-mini', input, store: false }, { headers });
+      expect(final.output_text).toContain('CODE-4711');
+      const pack = chatRequests(server).at(-1)!;
+      expect(String(pack.body.messages[0]?.content)).toContain('You are a coding agent.');
+      expect(pack.body.messages.length).toBeLessThanOrEqual(16);
+      const messages = await threadMessages(threadId!);
+      const users = messages.filter((message) => message.role === 'user').map((message) => message.content);
+      // The environment item and the first prompt are one turn; every message is held once.
+      expect(users[0]).toBe('<environment_context>cwd</environment_context>\n\nRemember the code CODE-4711 for later.');
+      expect(users).toHaveLength(13);
+      expect(new Set(users).size).toBe(13);
+    },
+  );
+
+  it('instructions hold for the response that carries them only', async () => {
+    const client = openaiClient(server);
+    const headers = { 'X-Thread-Id': 'instructions-1' };
+    const first = await client.responses.create(
+      { model: 'gpt-4o-mini', input: 'first', instructions: 'Answer like a pirate.' },
+      { headers },
+    );
+    expect(String(chatRequests(server).at(-1)?.body.messages[0]?.content)).toContain('Answer like a pirate.');
+    await client.responses.create(
+      {
+        model: 'gpt-4o-mini',
+        input: [
+          { role: 'user', content: 'first' },
+          ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+          { role: 'user', content: 'second' },
+        ],
+      },
+      { headers },
+    );
+    expect(lastUserText(chatRequests(server).at(-1)!.body)).toBe('second');
+    expect(String(chatRequests(server).at(-1)?.body.messages[0]?.content)).not.toContain('pirate');
+  });
+
+  it('a function call round trip: the answer ends with function_call items; their output continues the turn', async () => {
+    const client = openaiClient(server);
+    const headers = { 'X-Thread-Id': 'weather-responses-1' };
+    const question: OpenAI.Responses.ResponseInputItem = { role: 'user', content: 'Weather in Oslo?' };
+    const first = await client.responses.create(
+      { model: 'gpt-4o-mini', input: [question], tools: [weatherTool] },
+      { headers },
+    );
+    const call = first.output.find(
+      (item) => item.type === 'function_call',
+    ) as OpenAI.Responses.ResponseFunctionToolCall;
+    expect(call).toMatchObject({ type: 'function_call', call_id: 'call_w1', name: 'get_weather' });
+    expect(call.id).toMatch(/^fc_/);
+    expect(JSON.parse(call.arguments)).toEqual({ city: 'Oslo' });
+    const second = await client.responses.create(
+      {
+        model: 'gpt-4o-mini',
+        tools: [weatherTool],
+        input: [
+          question,
+          ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+          { type: 'function_call_output', call_id: 'call_w1', output: 'rainy, 7 degrees' },
+        ],
+      },
+      { headers },
+    );
+    expect(second.output_text).toBe('The weather: rainy, 7 degrees');
+    // Streamed, a call comes as a function_call item with its arguments.
+    const stream = await client.responses.create(
+      { model: 'gpt-4o-mini', input: 'Weather again?', tools: [weatherTool], stream: true },
+      { headers: { 'X-Thread-Id': 'weather-responses-2' } },
+    );
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types).toContain('response.function_call_arguments.done');
+    expect(types.at(-1)).toBe('response.completed');
+  });
+
+  it('hosted tools are dropped and named in X-Chat-Ignored-Tools; namespaced tools are offered as <namespace>__<name>', async () => {
+    const client = openaiClient(server);
+    const { data: answer, response } = await client.responses
+      .create({
+        model: 'gpt-4o-mini',
+        input: 'run a shell command',
+        tools: [
+          { type: 'web_search' },
+          { type: 'file_search', vector_store_ids: ['vs_1'] },
+          {
+            type: 'namespace',
+            name: 'tools',
+            description: 'tools',
+            tools: [{ type: 'function', name: 'exec', parameters: { type: 'object', properties: {} } }],
+          },
+        ],
+      })
+      .withResponse();
+    expect(response.headers.get('x-chat-ignored-tools')).toBe('web_search, file_search');
+    const offered = (chatRequests(server).at(-1)?.body.tools ?? []).map((tool) => tool.function.name);
+    expect(offered).toContain('tools__exec');
+    expect(offered).not.toContain('web_search');
+    expect(answer.output[0]).toMatchObject({ type: 'function_call', name: 'exec', namespace: 'tools' });
+  });
+
+  it("refuses images and files with a 400 naming the part, in OpenAI's shape", async () => {
+    const client = openaiClient(server);
+    await expect(
+      client.responses.create({
+        model: 'gpt-4o-mini',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'what is this?' },
+              { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'auto' },
+            ],
+          },
+        ],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'input.0.content.1.type', type: 'invalid_request_error' });
+    await expect(
+      client.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'x',
+        previous_response_id: 'resp_1',
+        conversation: 'conv_1',
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'previous_response_id' });
+  });
+});
