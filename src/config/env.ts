@@ -245,6 +245,11 @@ const schema = z.object({
   RESUME_INTERRUPTED_TURNS: z.enum(['retry', 'fail']).default('retry'),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
   /**
+   * Tool rounds per user per minute, across processes: /v1 requests that only bring the results of the client tools
+   * the last answer called (a coding agent makes dozens a minute); they spend this instead of RATE_LIMIT_PER_MINUTE.
+   */
+  TOOL_ROUNDS_PER_MINUTE: integer(240, 1),
+  /**
    * Requests of any kind one user may make to /api per minute, in each process's memory (a coarse bound on every
    * route, under the narrower send, search and fork limits; nothing is spent in Redis for it).
    */

@@ -276,3 +276,123 @@ describe('POST /v1/responses with the official SDK', () => {
     ).rejects.toMatchObject({ status: 400, param: 'previous_response_id' });
   });
 });
+
+describe('previous_response_id: the server holds the conversation', () => {
+  it(
+    'a multi-turn chat sends only the new message each time: bounded packs, a detail of turn 1 still answered',
+    { timeout: 120_000 },
+    async () => {
+      const client = openaiClient(server);
+      let previous: string | null = null;
+      let threadId: string | null = null;
+      const before = chatRequests(server).length;
+      for (let turn = 1; turn <= 14; turn += 1) {
+        const text = turn === 1 ? 'Remember the code CODE-9090 for later.' : `Chained message ${turn}.`;
+        const { data: answer, response } = await client.responses
+          .create({ model: 'gpt-4o-mini', input: text, previous_response_id: previous })
+          .withResponse();
+        expect(answer.output_text).toBe(`stub reply to: ${text}`);
+        expect(answer.previous_response_id).toBe(previous);
+        threadId ??= response.headers.get('x-chat-thread-id');
+        expect(response.headers.get('x-chat-thread-id')).toBe(threadId);
+        previous = answer.id;
+      }
+      const final = await client.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'Which code did I give you first?',
+        previous_response_id: previous,
+      });
+      expect(final.output_text).toContain('CODE-9090');
+      const packs = chatRequests(server).slice(before);
+      expect(Math.max(...packs.map((request) => request.body.messages.length))).toBeLessThanOrEqual(16);
+      expect(
+        packs.at(-1)!.body.messages.some((message) => /Remember the code/.test(wireContentText(message.content))),
+      ).toBe(false);
+      const users = (await threadMessages(threadId!)).filter((message) => message.role === 'user');
+      expect(users).toHaveLength(15);
+    },
+  );
+
+  it('naming an older answer continues on a fork without the later turns; the original branch keeps every message', async () => {
+    const client = openaiClient(server);
+    const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'branch point alpha' });
+    const second = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'later turn beta', previous_response_id: first.id })
+      .withResponse();
+    const original = second.response.headers.get('x-chat-thread-id')!;
+    const forked = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'other way gamma', previous_response_id: first.id })
+      .withResponse();
+    expect(forked.data.output_text).toBe('stub reply to: other way gamma');
+    const forkId = forked.response.headers.get('x-chat-thread-id')!;
+    expect(forkId).not.toBe(original);
+    const pack = requestText(chatRequests(server).at(-1)!);
+    expect(pack).toContain('branch point alpha');
+    expect(pack).not.toContain('later turn beta');
+    const contents = (messages: MessageDto[]) => messages.map((message) => [message.role, message.content]);
+    expect(contents(await threadMessages(original))).toEqual([
+      ['user', 'branch point alpha'],
+      ['assistant', 'stub reply to: branch point alpha'],
+      ['user', 'later turn beta'],
+      ['assistant', 'stub reply to: later turn beta'],
+    ]);
+    expect(contents(await threadMessages(forkId))).toEqual([
+      ['user', 'branch point alpha'],
+      ['assistant', 'stub reply to: branch point alpha'],
+      ['user', 'other way gamma'],
+      ['assistant', 'stub reply to: other way gamma'],
+    ]);
+    // Going on from the fork's answer stays on the fork.
+    const next = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'and on', previous_response_id: forked.data.id })
+      .withResponse();
+    expect(next.response.headers.get('x-chat-thread-id')).toBe(forkId);
+  });
+
+  it("another user's, a tampered or a made-up id is previous_response_not_found, and stores nothing", async () => {
+    const client = openaiClient(server);
+    const mine = await client.responses.create({ model: 'gpt-4o-mini', input: 'private detail' });
+    const stranger = await server.guest();
+    const theirs = openaiClient(server, { apiKey: stranger.token });
+    const tampered = `${mine.id.slice(0, -1)}${mine.id.endsWith('0') ? '1' : '0'}`;
+    for (const id of [mine.id, tampered, 'resp_123', `resp_${'0'.repeat(64)}`]) {
+      await expect(
+        theirs.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: id }),
+      ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found', param: 'previous_response_id' });
+    }
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: tampered }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    const threads = (await (await server.app.api('/api/threads', { token: stranger.token })).json()) as {
+      threads: unknown[];
+    };
+    expect(threads.threads).toEqual([]);
+  });
+
+  it('a function call round trip over previous_response_id: only the function_call_output is sent', async () => {
+    const client = openaiClient(server);
+    const first = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'Weather in Oslo, chained?',
+      tools: [weatherTool],
+    });
+    const call = first.output.find(
+      (item) => item.type === 'function_call',
+    ) as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await client.responses.create({
+      model: 'gpt-4o-mini',
+      tools: [weatherTool],
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 20 degrees' }],
+    });
+    expect(second.output_text).toBe('The weather: sunny, 20 degrees');
+    await expect(
+      client.responses.create({
+        model: 'gpt-4o-mini',
+        tools: [weatherTool],
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: 'call_unknown', output: 'x' }],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'input' });
+  });
+});

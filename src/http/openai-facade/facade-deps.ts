@@ -1,4 +1,5 @@
 import type { FacadeConversationStore } from '../../core/facade/facade-ports';
+import type { RateLimiter } from '../../core/limits/rate-limiter';
 import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
@@ -22,6 +23,8 @@ export interface FacadeHttpDeps {
   maxReadMessages: number;
   /** MAX_CLIENT_INSTRUCTIONS_CHARS: longest system and developer texts of a request, joined. */
   maxClientInstructionsChars: number;
+  /** TOOL_ROUNDS_PER_MINUTE: what a request only bringing client tools' results spends instead of the send limit. */
+  toolRoundLimiter: RateLimiter;
   /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */
   responseIdKey: Buffer;
   /** Names of our tools (a client tool may not take one). */

@@ -131,6 +131,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         turns: deps.turns,
         transcript: deps.transcript,
         maxReadMessages: facade.maxReadMessages,
+        toolRoundLimiter: facade.toolRoundLimiter,
       },
     );
     response.setHeader(THREAD_ID_HEADER, started.thread.id);

@@ -1,15 +1,27 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors';
-import { startChatCompletion, type ChatCompletionDeps } from '../../core/facade/start-chat-completion';
+import type { ClientMessage } from '../../core/facade/client-view';
+import { continueFromAnswer, type ContinueFromAnswerRequest } from '../../core/facade/continue-from-answer';
+import {
+  startChatCompletion,
+  type ChatCompletionDeps,
+  type StartedCompletion,
+} from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
 import { joinInstructions } from '../openai-facade/chat-request';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
 import { checkModel, conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
-import { responseIdOf } from './response-ids';
+import { responseIdOf, turnOfResponseId } from './response-ids';
 import { IGNORED_TOOLS_HEADER, responseToolsOf } from './response-tools';
 import { parseResponseBody, responseInputOf, type ResponseBody } from './responses-request';
+
+interface RouteContext {
+  deps: HttpDeps;
+  facade: FacadeHttpDeps;
+  principalDeps: FacadePrincipalDeps;
+}
 
 /** What the Responses routes use of the chat route's core (the same use case, the same stores). */
 export function chatCompletionDepsOf(deps: HttpDeps, facade: FacadeHttpDeps): ChatCompletionDeps {
@@ -21,7 +33,51 @@ export function chatCompletionDepsOf(deps: HttpDeps, facade: FacadeHttpDeps): Ch
     turns: deps.turns,
     transcript: deps.transcript,
     maxReadMessages: facade.maxReadMessages,
+    toolRoundLimiter: facade.toolRoundLimiter,
   };
+}
+
+/** The code OpenAI answers an unknown previous_response_id with (clients fall back to sending the whole input). */
+export const PREVIOUS_RESPONSE_NOT_FOUND = 'previous_response_not_found';
+
+function previousResponseNotFound(id: string): AppError {
+  return new AppError('VALIDATION', `Previous response with id '${id}' not found.`, {
+    details: { field: 'previous_response_id', openaiCode: PREVIOUS_RESPONSE_NOT_FOUND },
+  });
+}
+
+const firstUserOf = (messages: readonly ClientMessage[]) =>
+  messages.find((each) => each.role === 'user')?.content ?? '';
+
+/** The core's refusals name the chat route's `messages`: here they are the request's `input`. */
+async function namingInput<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError && error.details?.field === 'messages')
+      throw new AppError(error.code, error.message.replace(/^messages/, 'input'), {
+        details: { ...error.details, field: 'input' },
+        cause: error,
+      });
+    throw error;
+  }
+}
+
+/** previous_response_id: the new input goes on from that answer (on a fork when it is not its thread's newest). */
+async function continueFrom(
+  id: string,
+  request: Omit<ContinueFromAnswerRequest, 'turnId'>,
+  context: RouteContext,
+): Promise<StartedCompletion> {
+  const { deps, facade } = context;
+  const turnId = turnOfResponseId(facade.responseIdKey, request.userId, id);
+  if (!turnId) throw previousResponseNotFound(id);
+  const started = await continueFromAnswer(
+    { ...request, turnId },
+    { ...chatCompletionDepsOf(deps, facade), turns: deps.turns, transcript: deps.transcript },
+  );
+  if (!started) throw previousResponseNotFound(id);
+  return started;
 }
 
 function refuseBothStates(body: ResponseBody): void {
@@ -38,11 +94,7 @@ function refuseBothStates(body: ResponseBody): void {
  * (FACADE_THREAD_HEADERS) is reconciled with the stored branches as /v1/chat/completions does; `instructions` hold
  * for this response only, system and developer items are the thread's client instructions.
  */
-async function createResponse(
-  request: Request,
-  response: import('express').Response,
-  context: { deps: HttpDeps; facade: FacadeHttpDeps; principalDeps: FacadePrincipalDeps },
-): Promise<void> {
+async function createResponse(request: Request, response: Response, context: RouteContext): Promise<void> {
   const { deps, facade } = context;
   const raw = request.body as { user?: unknown } | undefined;
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
@@ -51,21 +103,28 @@ async function createResponse(
   refuseBothStates(body);
   const tools = responseToolsOf(body.tools ?? [], facade.serverToolNames());
   if (tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, tools.ignored.join(', '));
-  const input = responseInputOf(body, { maxInstructionsChars: facade.maxClientInstructionsChars, continuing: false });
+  const input = responseInputOf(body, {
+    maxInstructionsChars: facade.maxClientInstructionsChars,
+    continuing: Boolean(body.previous_response_id),
+  });
   const responseInstructions = joinInstructions(
     [body.instructions ?? ''],
     facade.maxClientInstructionsChars,
     'instructions',
   );
-  const firstUser = input.messages.find((each) => each.role === 'user')?.content ?? '';
-  const started = await startChatCompletion(
-    {
-      userId: principal.userId,
-      conversation: conversationOf(request, facade.threadHeaders, firstUser),
-      messages: input.messages,
-      client: { instructions: input.instructions, responseInstructions, tools: tools.tools },
-    },
-    chatCompletionDepsOf(deps, facade),
+  const client = { instructions: input.instructions, responseInstructions, tools: tools.tools };
+  const started = await namingInput(() =>
+    body.previous_response_id
+      ? continueFrom(body.previous_response_id, { userId: principal.userId, messages: input.messages, client }, context)
+      : startChatCompletion(
+          {
+            userId: principal.userId,
+            conversation: conversationOf(request, facade.threadHeaders, firstUserOf(input.messages)),
+            messages: input.messages,
+            client,
+          },
+          chatCompletionDepsOf(deps, facade),
+        ),
   );
   response.setHeader(THREAD_ID_HEADER, started.thread.id);
   const target: ResponseTarget = {
