@@ -396,3 +396,35 @@ describe('previous_response_id: the server holds the conversation', () => {
     ).rejects.toMatchObject({ status: 400, param: 'input' });
   });
 });
+
+describe('conversation: a thread as the Conversations API names it', () => {
+  it("appends the input to the thread and answers there; another user's or an unknown conversation is 404", async () => {
+    const client = openaiClient(server);
+    const first = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'conversation opener delta' })
+      .withResponse();
+    const threadId = first.response.headers.get('x-chat-thread-id')!;
+    const conversation = `conv_${threadId.replace(/-/g, '')}`;
+    const { data: next, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'second in conversation', conversation })
+      .withResponse();
+    expect(next.output_text).toBe('stub reply to: second in conversation');
+    expect(response.headers.get('x-chat-thread-id')).toBe(threadId);
+    expect(requestText(chatRequests(server).at(-1)!)).toContain('conversation opener delta');
+    await client.responses.create({ model: 'gpt-4o-mini', input: 'third', conversation: { id: conversation } });
+    expect((await threadMessages(threadId)).map((message) => message.content)).toEqual([
+      'conversation opener delta',
+      'stub reply to: conversation opener delta',
+      'second in conversation',
+      'stub reply to: second in conversation',
+      'third',
+      'stub reply to: third',
+    ]);
+    const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
+    for (const id of [conversation, 'conv_nothing', `conv_${'0'.repeat(32)}`])
+      await expect(
+        stranger.responses.create({ model: 'gpt-4o-mini', input: 'intrude', conversation: id }),
+      ).rejects.toMatchObject({ status: 404, param: 'conversation' });
+    expect(await threadMessages(threadId)).toHaveLength(6);
+  });
+});

@@ -4,7 +4,7 @@ import { assertForkSize, writeFork } from '../fork/fork-thread';
 import type { TranscriptStore, TurnStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { clientToolsOf } from './client-instructions';
-import type { ClientMessage, StoredItem } from './client-view';
+import { clientViewOf, type ClientMessage, type StoredItem } from './client-view';
 import { planOf } from './reconcile-history';
 import { carryOut, spendFirst, type ChatCompletionDeps, type StartedCompletion } from './start-chat-completion';
 
@@ -157,4 +157,49 @@ async function copiedMessageId(thread: Thread, seq: number, deps: ContinueFromAn
   });
   if (!row) throw new AppError('CONFLICT', 'The answer to continue from is gone from its branch.');
   return row.message.id;
+}
+
+/** Rows at a thread's end read to find the item a conversation's new input follows. */
+const TAIL_ROWS_READ = 40;
+
+/**
+ * The Responses API's `conversation`: the request's new messages are appended to the thread (after its last item a
+ * client saw), and the answer stored there. The limit is spent first, before anything is read. Null when the thread
+ * is not this user's.
+ */
+export async function continueThread(
+  request: Omit<ContinueFromAnswerRequest, 'turnId'> & { threadId: string },
+  unspent: ContinueFromAnswerDeps,
+): Promise<StartedCompletion | null> {
+  const deps = { ...unspent, ...(await spendFirst(request, unspent)) } as ContinueFromAnswerDeps;
+  const thread = await deps.threads.findThread(request.threadId, request.userId);
+  if (!thread) return null;
+  const rows =
+    thread.lastSeq > 0
+      ? await deps.conversations.history.readRows({
+          threadId: thread.id,
+          fromSeq: Math.max(1, thread.lastSeq - TAIL_ROWS_READ + 1),
+          throughSeq: thread.lastSeq,
+          limit: TAIL_ROWS_READ,
+        })
+      : [];
+  const clientTools = new Set(clientToolsOf(thread).map((tool) => tool.function.name));
+  const view = clientViewOf(
+    rows.map((row) => row.message),
+    { isClientCall: (name) => clientTools.has(name), clientResults: new Set() },
+  );
+  const planned = planOf(request.messages, {
+    matched: 0,
+    previous: view.at(-1) ?? null,
+    diverged: null,
+    laterUser: false,
+    busy: await deps.conversations.history.writing(thread.id),
+  });
+  const started = await carryOut({ thread, plan: { ...planned, matched: thread.lastSeq } }, request, deps);
+  const instructions = request.client.instructions ?? thread.settings.openaiClient?.instructions ?? null;
+  await deps.conversations.setClientSettings({
+    threadId: started.thread.id,
+    settings: { ...request.client, instructions },
+  });
+  return started;
 }

@@ -32,12 +32,29 @@ export function turnOfResponseId(key: Buffer, userId: string, id: string): strin
   if (!id.startsWith(RESPONSE_ID_PREFIX)) return null;
   const body = id.slice(RESPONSE_ID_PREFIX.length);
   if (!/^[0-9a-f]+$/.test(body) || body.length !== 32 + SIGNATURE_HEX) return null;
-  const hex = body.slice(0, 32);
-  const turnId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  if (!UUID.test(turnId)) return null;
+  const turnId = uuidOfHex(body.slice(0, 32));
+  if (!turnId) return null;
   const expected = Buffer.from(signatureOf(key, userId, turnId));
   const given = Buffer.from(body.slice(32));
   return timingSafeEqual(expected, given) ? turnId : null;
+}
+
+/** The prefix of a conversation id, as OpenAI's. */
+export const CONVERSATION_ID_PREFIX = 'conv_';
+
+/** A thread as a Conversations API id (who may reach it is the thread's owner, checked where it is read). */
+export const conversationIdOf = (threadId: string) => `${CONVERSATION_ID_PREFIX}${hexOf(threadId)}`;
+
+/** The thread a conversation id names, or null when it is malformed. */
+export function threadOfConversationId(id: string): string | null {
+  if (!id.startsWith(CONVERSATION_ID_PREFIX)) return null;
+  return uuidOfHex(id.slice(CONVERSATION_ID_PREFIX.length));
+}
+
+function uuidOfHex(hex: string): string | null {
+  if (!/^[0-9a-f]{32}$/.test(hex)) return null;
+  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return UUID.test(uuid) ? uuid : null;
 }
 
 /** The id of the message item of a response's answer. */

@@ -76,6 +76,8 @@ export interface ResponseFrame {
   previousResponseId: string | null;
   store: boolean;
   metadata: Record<string, string>;
+  /** The conversation the response was stored in, when the request named one. */
+  conversation: { id: string } | null;
   /** The request's tools, echoed back as OpenAI does. */
   tools: unknown[];
 }
@@ -114,5 +116,6 @@ export function responseObject(
     usage: state.usage,
     user: null,
     metadata: frame.metadata,
+    conversation: frame.conversation,
   };
 }

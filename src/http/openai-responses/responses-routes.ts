@@ -1,7 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors';
 import type { ClientMessage } from '../../core/facade/client-view';
-import { continueFromAnswer, type ContinueFromAnswerRequest } from '../../core/facade/continue-from-answer';
+import {
+  continueFromAnswer,
+  continueThread,
+  type ContinueFromAnswerRequest,
+} from '../../core/facade/continue-from-answer';
 import {
   startChatCompletion,
   type ChatCompletionDeps,
@@ -13,7 +17,7 @@ import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
 import { checkModel, conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
-import { responseIdOf, turnOfResponseId } from './response-ids';
+import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
 import { IGNORED_TOOLS_HEADER, responseToolsOf } from './response-tools';
 import { parseResponseBody, responseInputOf, type ResponseBody } from './responses-request';
 
@@ -80,6 +84,35 @@ async function continueFrom(
   return started;
 }
 
+/** The `conversation` a request names (an id, or `{id}`), or null. */
+function conversationParamOf(body: ResponseBody): string | null {
+  if (!body.conversation) return null;
+  return typeof body.conversation === 'string' ? body.conversation : body.conversation.id;
+}
+
+/** `conversation`: the new input is appended to that thread; an unknown or another user's is 404. */
+async function appendTo(
+  id: string,
+  request: Omit<ContinueFromAnswerRequest, 'turnId'>,
+  context: RouteContext,
+): Promise<StartedCompletion> {
+  const notFound = new AppError('NOT_FOUND', `Conversation with id '${id}' not found.`, {
+    details: { field: 'conversation' },
+  });
+  const threadId = threadOfConversationId(id);
+  if (!threadId) throw notFound;
+  const started = await continueThread(
+    { ...request, threadId },
+    {
+      ...chatCompletionDepsOf(context.deps, context.facade),
+      turns: context.deps.turns,
+      transcript: context.deps.transcript,
+    },
+  );
+  if (!started) throw notFound;
+  return started;
+}
+
 function refuseBothStates(body: ResponseBody): void {
   if (body.previous_response_id && body.conversation)
     throw new AppError(
@@ -99,32 +132,36 @@ async function createResponse(request: Request, response: Response, context: Rou
   const raw = request.body as { user?: unknown } | undefined;
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
   const body = parseResponseBody(request.body);
-  checkModel(body.model, facade);
   refuseBothStates(body);
   const tools = responseToolsOf(body.tools ?? [], facade.serverToolNames());
   if (tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, tools.ignored.join(', '));
   const input = responseInputOf(body, {
     maxInstructionsChars: facade.maxClientInstructionsChars,
-    continuing: Boolean(body.previous_response_id),
+    continuing: Boolean(body.previous_response_id || body.conversation),
   });
   const responseInstructions = joinInstructions(
     [body.instructions ?? ''],
     facade.maxClientInstructionsChars,
     'instructions',
   );
+  checkModel(body.model, facade);
   const client = { instructions: input.instructions, responseInstructions, tools: tools.tools };
+  const conversationId = conversationParamOf(body);
+  const continued = { userId: principal.userId, messages: input.messages, client };
   const started = await namingInput(() =>
     body.previous_response_id
-      ? continueFrom(body.previous_response_id, { userId: principal.userId, messages: input.messages, client }, context)
-      : startChatCompletion(
-          {
-            userId: principal.userId,
-            conversation: conversationOf(request, facade.threadHeaders, firstUserOf(input.messages)),
-            messages: input.messages,
-            client,
-          },
-          chatCompletionDepsOf(deps, facade),
-        ),
+      ? continueFrom(body.previous_response_id, continued, context)
+      : conversationId !== null
+        ? appendTo(conversationId, continued, context)
+        : startChatCompletion(
+            {
+              userId: principal.userId,
+              conversation: conversationOf(request, facade.threadHeaders, firstUserOf(input.messages)),
+              messages: input.messages,
+              client,
+            },
+            chatCompletionDepsOf(deps, facade),
+          ),
   );
   response.setHeader(THREAD_ID_HEADER, started.thread.id);
   const target: ResponseTarget = {
@@ -138,6 +175,7 @@ async function createResponse(request: Request, response: Response, context: Rou
       previousResponseId: body.previous_response_id ?? null,
       store: body.store !== false,
       metadata: body.metadata ?? {},
+      conversation: conversationId !== null ? { id: conversationIdOf(started.thread.id) } : null,
       tools: body.tools ?? [],
     },
   };
