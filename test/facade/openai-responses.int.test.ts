@@ -428,3 +428,39 @@ describe('conversation: a thread as the Conversations API names it', () => {
     expect(await threadMessages(threadId)).toHaveLength(6);
   });
 });
+
+describe('stored responses: retrieve, input items, delete', () => {
+  it('retrieves a response and its input items; deleting it forgets the answer (a tombstone), the user message stays', async () => {
+    const client = openaiClient(server);
+    const { data: created, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'keep this question epsilon' })
+      .withResponse();
+    const threadId = response.headers.get('x-chat-thread-id')!;
+    const retrieved = await client.responses.retrieve(created.id);
+    expect(retrieved).toMatchObject({ id: created.id, object: 'response', status: 'completed' });
+    expect(retrieved.output_text).toBe('stub reply to: keep this question epsilon');
+    expect(retrieved.usage).toEqual(created.usage);
+    const items = [];
+    for await (const item of client.responses.inputItems.list(created.id)) items.push(item);
+    expect(items).toMatchObject([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'keep this question epsilon' }] },
+    ]);
+    // Another user reaches none of it.
+    const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
+    await expect(stranger.responses.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.responses.delete(created.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.responses.inputItems.list(created.id)).rejects.toMatchObject({ status: 404 });
+    expect((await threadMessages(threadId)).map((message) => message.deleted)).toEqual([false, false]);
+
+    await client.responses.delete(created.id);
+    const messages = await threadMessages(threadId);
+    expect(messages.map((message) => [message.role, message.content, message.deleted])).toEqual([
+      ['user', 'keep this question epsilon', false],
+      ['assistant', '', true],
+    ]);
+    await expect(client.responses.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: created.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+  });
+});

@@ -82,11 +82,14 @@ export interface ResponseFrame {
   tools: unknown[];
 }
 
+/** The states of a Response object. */
+export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
 /** A Response object (`object: "response"`) in a given state. */
 export function responseObject(
   frame: ResponseFrame,
   state: {
-    status: 'in_progress' | 'completed' | 'failed';
+    status: ResponseStatus;
     output: unknown[];
     usage: ResponseUsage | null;
     error?: { code: string; message: string } | null;

@@ -18,6 +18,7 @@ import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/faca
 import { checkModel, conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
 import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
+import { storedResponseRoutes } from './stored-response-routes';
 import { IGNORED_TOOLS_HEADER, responseToolsOf } from './response-tools';
 import { parseResponseBody, responseInputOf, type ResponseBody } from './responses-request';
 
@@ -188,5 +189,6 @@ export function responsesRoutes(deps: HttpDeps, facade: FacadeHttpDeps, principa
   const router = Router();
   const context = { deps, facade, principalDeps };
   router.post('/responses', (request, response) => createResponse(request, response, context));
+  router.use(storedResponseRoutes(context));
   return router;
 }
