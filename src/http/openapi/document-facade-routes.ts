@@ -50,7 +50,7 @@ const completion = z
   .meta({ id: 'ChatCompletion' });
 
 /** An OpenAI error response per status. */
-function openAIErrors(statuses: Record<number, string>) {
+export function openAIErrors(statuses: Record<number, string>) {
   return Object.fromEntries(
     Object.entries(statuses).map(([status, description]) => [status, json(openAIError, description)]),
   );
