@@ -161,6 +161,20 @@ describe('POST /v1/responses with the official SDK', () => {
       expect(users[0]).toBe('<environment_context>cwd</environment_context>\n\nRemember the code CODE-4711 for later.');
       expect(users).toHaveLength(13);
       expect(new Set(users).size).toBe(13);
+      // Another session opening alike is another conversation (prompt_cache_key is no key), and its first request
+      // sent again (a retry) is answered again in that session's thread, not in a new one.
+      const retried: (string | null)[] = [];
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const { response } = await client.responses
+          .create(
+            { model: 'gpt-4o-mini', input: input.slice(0, 3), store: false, prompt_cache_key: 'shared-key' },
+            { headers: { 'session-id': 'codex-session-2' } },
+          )
+          .withResponse();
+        retried.push(response.headers.get('x-chat-thread-id'));
+      }
+      expect(retried[0]).not.toBe(threadId);
+      expect(retried[1]).toBe(retried[0]);
     },
   );
 
