@@ -699,6 +699,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       chat,
       calls,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
+      clientThreadTools: () =>
+        registry.definitions().filter((definition) => registry.get(definition.function.name)?.mode !== 'async'),
       closing: () => lifecycle.closing,
     },
     admin: {

@@ -478,3 +478,29 @@ describe('stored responses: retrieve, input items, delete', () => {
     ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
   });
 });
+
+describe('POST /v1/responses/input_tokens', () => {
+  it("counts what the pack for the input would cost: a thread's pack plus the new input, close to what the upstream then counts", async () => {
+    const client = openaiClient(server);
+    let previous: string | undefined;
+    for (const text of ['count one', 'count two', 'count three'])
+      previous = (await client.responses.create({ model: 'gpt-4o-mini', input: text, previous_response_id: previous }))
+        .id;
+    const counted = await client.responses.inputTokens.count({
+      model: 'gpt-4o-mini',
+      input: 'count four',
+      previous_response_id: previous,
+    });
+    expect(counted.object).toBe('response.input_tokens');
+    await client.responses.create({ model: 'gpt-4o-mini', input: 'count four', previous_response_id: previous });
+    const upstream = chatRequests(server).at(-1)!.promptTokens!;
+    expect(Math.abs(counted.input_tokens - upstream)).toBeLessThanOrEqual(Math.ceil(upstream * 0.1));
+    // Without a thread: the input as a new conversation's pack; more input, more tokens.
+    const short = await client.responses.inputTokens.count({ input: 'short' });
+    const long = await client.responses.inputTokens.count({ input: 'a much longer input '.repeat(50) });
+    expect(long.input_tokens).toBeGreaterThan(short.input_tokens + 100);
+    await expect(
+      client.responses.inputTokens.count({ input: 'x', previous_response_id: 'resp_nothing' }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+  });
+});

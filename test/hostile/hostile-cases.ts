@@ -274,6 +274,25 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/responses', { body }),
   },
   {
+    entry: 'POST /v1/responses/input_tokens',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/responses/input_tokens', {
+        json: {
+          instructions: text,
+          input: [
+            { role: 'developer', content: text },
+            { role: 'user', content: [{ type: 'input_text', text }] },
+            { role: 'assistant', content: text },
+            { role: 'user', content: text },
+          ],
+          tools: [{ type: 'function', name: 'lookup', description: text.slice(0, 4000) }],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/responses/input_tokens', { body }),
+  },
+  {
     entry: 'socket message-send',
     largestText: MESSAGE_CHARS,
     async send(context, { text }) {

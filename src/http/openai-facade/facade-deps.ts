@@ -1,5 +1,6 @@
 import type { FacadeConversationStore } from '../../core/facade/facade-ports';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
+import type { OpenAIFunctionTool } from '../../core/tools/tool-registry';
 import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
@@ -27,6 +28,8 @@ export interface FacadeHttpDeps {
   toolRoundLimiter: RateLimiter;
   /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */
   responseIdKey: Buffer;
+  /** Our tools a thread an OpenAI client drives is offered (async ones are not): what input_tokens counts. */
+  clientThreadTools: () => OpenAIFunctionTool[];
   /** Names of our tools (a client tool may not take one). */
   serverToolNames: () => ReadonlySet<string>;
   /** True once the process is shutting down (503). */

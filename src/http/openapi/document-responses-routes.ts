@@ -111,6 +111,29 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
     },
   });
   registry.registerPath({
+    method: 'post',
+    path: '/v1/responses/input_tokens',
+    tags: ['openai'],
+    security: secured,
+    summary: "What the pack for an input would cost, by this server's counter",
+    description:
+      "Going on from a thread (previous_response_id, conversation): its pack as the next call builds it (summary, window, the tools offered) plus the new input. Otherwise the input as a new conversation's pack holds it. `model` may be left out. Spends the send limit.",
+    request: { headers, body: { content: { 'application/json': { schema: responseBody.partial({ model: true }) } } } },
+    responses: {
+      200: json(
+        z.strictObject({ object: z.literal('response.input_tokens'), input_tokens: z.number().int() }),
+        'The count',
+      ),
+      ...openAIErrors({
+        400: 'invalid_request_error, or previous_response_not_found',
+        ...authErrors,
+        404: 'model_not_found, or an unknown conversation',
+        413: "The input is longer than the model's context window could hold",
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
+    },
+  });
+  registry.registerPath({
     method: 'get',
     path: '/v1/responses/{id}',
     tags: ['openai'],
