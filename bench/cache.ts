@@ -252,6 +252,7 @@ async function npmStartServer(services: Services, stubUrl: string): Promise<Ours
       OPENAI_BASE_URL: stubUrl,
       OPENAI_API_KEY: 'bench-key',
       RATE_LIMIT_PER_MINUTE: '100000000',
+      TOOL_ROUNDS_PER_MINUTE: '100000000',
       API_REQUESTS_PER_MINUTE: '100000000',
       MAX_THREADS_PER_USER: '1000000',
       SEARCH_PER_MINUTE: '100000000',

@@ -135,6 +135,7 @@ export async function startApp(
     // A benchmark is one user at many times a user's share (1,000 tabs on one thread, 200 busy threads): the
     // per-user abuse limits would measure themselves, not the server.
     RATE_LIMIT_PER_MINUTE: '100000000',
+    TOOL_ROUNDS_PER_MINUTE: '100000000',
     API_REQUESTS_PER_MINUTE: '100000000',
     EXPORTS_PER_MINUTE: '100000000',
     MAX_QUEUED_TURNS: '50',

@@ -1,3 +1,4 @@
+import { responseIdKey } from '../http/openai-responses/response-ids';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
@@ -555,6 +556,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
   const exportLimiter = sharedLimit('export', env.EXPORTS_PER_MINUTE);
   const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
+  const toolRoundLimiter = sharedLimit('tool-round', env.TOOL_ROUNDS_PER_MINUTE);
   const signatureKey = (signature: string) => `${env.REDIS_PREFIX}:tool-signature:${signature}`;
   const forks = createForkRepository(db);
   // Bound once the socket server exists (it is built from these deps).
@@ -690,10 +692,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       threadHeaders: env.FACADE_THREAD_HEADERS,
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
+      maxClientInstructionsChars: env.MAX_CLIENT_INSTRUCTIONS_CHARS,
+      responseIdKey: responseIdKey(options.authSecret),
+      toolRoundLimiter,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,
       calls,
       serverToolNames: () => new Set(registry.list().map((tool) => tool.name)),
+      clientThreadTools: () =>
+        registry.definitions().filter((definition) => registry.get(definition.function.name)?.mode !== 'async'),
       closing: () => lifecycle.closing,
     },
     admin: {

@@ -245,6 +245,11 @@ const schema = z.object({
   RESUME_INTERRUPTED_TURNS: z.enum(['retry', 'fail']).default('retry'),
   RATE_LIMIT_PER_MINUTE: integer(30, 1),
   /**
+   * Tool rounds per user per minute, across processes: /v1 requests that only bring the results of the client tools
+   * the last answer called (a coding agent makes dozens a minute); they spend this instead of RATE_LIMIT_PER_MINUTE.
+   */
+  TOOL_ROUNDS_PER_MINUTE: integer(240, 1),
+  /**
    * Requests of any kind one user may make to /api per minute, in each process's memory (a coarse bound on every
    * route, under the narrower send, search and fork limits; nothing is spent in Redis for it).
    */
@@ -310,11 +315,14 @@ const schema = z.object({
         .map((name) => name.trim())
         .filter(Boolean),
     ),
-  /** Request headers naming a client's conversation on /v1/chat/completions, first found wins (case-insensitive). */
+  /**
+   * Request headers naming a client's conversation on every /v1 route, first found wins (case-insensitive). Codex CLI
+   * sends `session-id`; a body's `prompt_cache_key` is never one (applications reuse one key across conversations).
+   */
   FACADE_THREAD_HEADERS: z
     .string()
     .trim()
-    .default('X-Thread-Id,X-OpenWebUI-Chat-Id')
+    .default('X-Thread-Id,X-OpenWebUI-Chat-Id,session-id')
     .transform((value, context) => {
       const names = value
         .split(',')
@@ -349,6 +357,11 @@ const schema = z.object({
    * branches); a history that needs more is refused (400). A request normally reads a handful, whatever its length.
    */
   FACADE_MAX_READ_MESSAGES: integer(200, 20),
+  /**
+   * Longest client instructions (the system and developer messages of a /v1 request, joined) a thread keeps; past it
+   * 413. Codex CLI's developer messages are ~40 KB.
+   */
+  MAX_CLIENT_INSTRUCTIONS_CHARS: integer(128_000, 1000),
 });
 
 export type Env = z.infer<typeof schema> & {

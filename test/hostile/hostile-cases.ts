@@ -242,6 +242,56 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/chat/completions', { body }),
   },
   {
+    entry: 'POST /v1/responses',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/responses', {
+        json: {
+          // Not a model the server serves: the whole input is read (items, parts, tools), then refused before a turn.
+          model: 'split-context',
+          instructions: text,
+          input: [
+            { role: 'developer', content: text },
+            { role: 'user', content: [{ type: 'input_text', text }] },
+            { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: text },
+            { type: 'function_call_output', call_id: 'call_1', output: text },
+            { role: 'user', content: text },
+          ],
+          tools: [
+            { type: 'function', name: 'lookup', description: text.slice(0, 4000) },
+            {
+              type: 'namespace',
+              name: 'ns',
+              description: text.slice(0, 4000),
+              tools: [{ type: 'function', name: 'x' }],
+            },
+            { type: 'web_search' },
+          ],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/responses', { body }),
+  },
+  {
+    entry: 'POST /v1/responses/input_tokens',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/responses/input_tokens', {
+        json: {
+          instructions: text,
+          input: [
+            { role: 'developer', content: text },
+            { role: 'user', content: [{ type: 'input_text', text }] },
+            { role: 'assistant', content: text },
+            { role: 'user', content: text },
+          ],
+          tools: [{ type: 'function', name: 'lookup', description: text.slice(0, 4000) }],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/responses/input_tokens', { body }),
+  },
+  {
     entry: 'socket message-send',
     largestText: MESSAGE_CHARS,
     async send(context, { text }) {

@@ -164,12 +164,22 @@ describe("every user route refuses a stranger (built from the app's route table)
     });
     expect(memoryResponse.status).toBe(201);
     const memory = (await memoryResponse.json()) as SavedMemoryDto;
+    // A response of the Responses API (/v1/responses/{id}): user A's turn, in a thread of its own.
+    const responded = await app.api('/v1/responses', {
+      method: 'POST',
+      token: owner.token,
+      json: { model: MODEL, input: `my ${SECRET} question` },
+    });
+    expect(responded.status).toBe(200);
+    const responseId = ((await responded.json()) as { id: string }).id;
+    const responseThread = responded.headers.get('x-chat-thread-id') ?? '';
     const shared = {
       // Not an object of a user: every caller may name it.
       'models/{model}': MODEL,
       'tool-runs/{id}': runId,
       'memory/{id}': memory.id,
       'users/{userId}': owner.userId,
+      'responses/{id}': responseId,
     };
     subjects = [
       // Edit and retry take a user's message, the context route an answer: each route is served one of them.
@@ -177,7 +187,7 @@ describe("every user route refuses a stranger (built from the app's route table)
       { what: 'answer', values: { ...shared, 'threads/{id}': thread.id, 'messages/{messageId}': answer.id } },
       { what: 'fork', values: { ...shared, 'threads/{id}': fork.id, 'messages/{messageId}': forkAnswer?.id ?? '' } },
     ];
-    ownerIds = [owner.userId, thread.id, fork.id];
+    ownerIds = [owner.userId, thread.id, fork.id, responseThread];
   }, 120_000);
   afterAll(async () => {
     await app?.stop();

@@ -3,8 +3,8 @@ import type { OpenAIClientSettings } from './types';
 /** What the helpers read of a thread: its settings' OpenAI client part. */
 type ClientSettingsOf = { settings: { openaiClient?: OpenAIClientSettings } };
 
-/** Longest client instructions (the system messages of an OpenAI client) a thread keeps. */
-export const MAX_CLIENT_INSTRUCTIONS_CHARS = 32_000;
+/** Longest client instructions (the system messages of an OpenAI client) a thread keeps: MAX_CLIENT_INSTRUCTIONS_CHARS' default. */
+export const DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS = 128_000;
 
 /** Between our system prefix and a client's instructions. */
 export const CLIENT_INSTRUCTIONS_HEADING = '\n\nInstructions from the application this chat runs in:\n';
@@ -14,7 +14,8 @@ export const CLIENT_INSTRUCTIONS_HEADING = '\n\nInstructions from the applicatio
  * (its system message). The same text on every call while they stay the same, so a provider's prompt cache holds.
  */
 export function systemPrefixFor(thread: ClientSettingsOf, systemPrefix: string): string {
-  const instructions = thread.settings.openaiClient?.instructions;
+  const client = thread.settings.openaiClient;
+  const instructions = [client?.instructions, client?.responseInstructions].filter(Boolean).join('\n\n');
   return instructions ? `${systemPrefix}${CLIENT_INSTRUCTIONS_HEADING}${instructions}` : systemPrefix;
 }
 

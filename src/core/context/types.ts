@@ -125,6 +125,11 @@ export interface OpenAIFunctionTool {
 /** An OpenAI client's system message (placed after our system prefix) and its own tools (offered with ours). */
 export interface OpenAIClientSettings {
   instructions: string | null;
+  /**
+   * A Responses API request's `instructions`: for the response it asks for only (each request sets or clears them),
+   * after the client's instructions.
+   */
+  responseInstructions?: string | null;
   tools: OpenAIFunctionTool[];
 }
 

@@ -55,6 +55,11 @@ export interface ChatCompletionDeps {
   transcript: Pick<TranscriptStore, 'findMessage'>;
   /** Messages one request may read to match its history (FACADE_MAX_READ_MESSAGES; default 200). */
   maxReadMessages?: number;
+  /**
+   * What a tool round spends instead of the send limit (TOOL_ROUNDS_PER_MINUTE): a request whose history ends with
+   * the results of client tools, going on with the turn that called them. Unset: the send limit.
+   */
+  toolRoundLimiter?: RateLimiter;
 }
 
 /** The turn a request queued (the caller kicks the runner and waits for it). */
@@ -88,12 +93,7 @@ export async function startChatCompletion(
   request: ChatCompletionRequest,
   unspent: ChatCompletionDeps,
 ): Promise<StartedCompletion> {
-  await spendOrRefuse(unspent.fork.sendLimiter, request.userId);
-  const deps: ChatCompletionDeps = {
-    ...unspent,
-    fork: { ...unspent.fork, sendLimiter: ALREADY_SPENT },
-    memory: { ...unspent.memory, sendLimiter: ALREADY_SPENT },
-  };
+  const deps = await spendFirst(request, unspent);
   const chosen = startsAfresh(request) ? null : chooseBranch(await candidatesOf(request, deps));
   if (!chosen) return startNewThread(request, deps);
   const started = await carryOut(chosen, request, deps);
@@ -105,6 +105,29 @@ export async function startChatCompletion(
     });
   await deps.conversations.setClientSettings({ threadId: started.thread.id, settings: request.client });
   return started;
+}
+
+/** A request whose history ends with client tools' results: a tool round of the turn that called them. */
+export function isToolRound(messages: readonly ClientMessage[]): boolean {
+  return messages.at(-1)?.role === 'tool';
+}
+
+/**
+ * Spends the request's limit, before anything is read: a tool round's (TOOL_ROUNDS_PER_MINUTE, when set), else the
+ * send limit. The deps returned count nothing more for the sends, regenerations and edits the request then makes.
+ */
+export async function spendFirst(
+  request: Pick<ChatCompletionRequest, 'userId' | 'messages'>,
+  unspent: ChatCompletionDeps,
+): Promise<ChatCompletionDeps> {
+  const toolRound = isToolRound(request.messages) && unspent.toolRoundLimiter !== undefined;
+  if (toolRound) await spendOrRefuse(unspent.toolRoundLimiter as RateLimiter, request.userId, 'tool rounds');
+  else await spendOrRefuse(unspent.fork.sendLimiter, request.userId);
+  return {
+    ...unspent,
+    fork: { ...unspent.fork, sendLimiter: ALREADY_SPENT },
+    memory: { ...unspent.memory, sendLimiter: ALREADY_SPENT },
+  };
 }
 
 /** Without a key, a conversation of one user message is a new one (many chats begin alike). */
@@ -187,9 +210,10 @@ function refusal(plan: Reconciled): AppError {
   });
 }
 
-async function carryOut(
+/** Carries out the plan chosen for a branch (deps already spent: see spendFirst). */
+export async function carryOut(
   chosen: Candidate,
-  request: ChatCompletionRequest,
+  request: Pick<ChatCompletionRequest, 'userId'>,
   deps: ChatCompletionDeps,
 ): Promise<StartedCompletion> {
   const { thread, plan } = chosen;

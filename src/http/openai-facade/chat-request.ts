@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/context/client-instructions';
+import { DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/context/client-instructions';
 import { AppError } from '../../core/errors';
 import type { OpenAIClientSettings } from '../../core/context/types';
 import type { ClientMessage, ClientToolCall } from '../../core/ports';
@@ -80,8 +80,14 @@ function textOf(value: z.infer<typeof content>, field: string): string {
     .join('');
 }
 
-/** The history as the core reads it: system (and developer) messages become the client's instructions. */
-export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMessage[]; instructions: string | null } {
+/**
+ * The history as the core reads it: system (and developer) messages become the client's instructions, at most
+ * `maxInstructionsChars` joined (MAX_CLIENT_INSTRUCTIONS_CHARS).
+ */
+export function clientHistoryOf(
+  body: ChatCompletionBody,
+  maxInstructionsChars = DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS,
+): { messages: ClientMessage[]; instructions: string | null } {
   const messages: ClientMessage[] = [];
   const instructions: string[] = [];
   const openCalls = new Set<string>();
@@ -121,14 +127,22 @@ export function clientHistoryOf(body: ChatCompletionBody): { messages: ClientMes
     }
   });
   if (!messages.some((each) => each.role === 'user')) throw invalid('messages', 'must hold at least one user message');
-  const joined = instructions.filter((text) => text.trim() !== '').join('\n\n');
-  if (joined.length > MAX_CLIENT_INSTRUCTIONS_CHARS)
+  return { messages, instructions: joinInstructions(instructions, maxInstructionsChars, 'messages') };
+}
+
+/**
+ * A client's system and developer texts as the thread keeps them (joined by a blank line; null when there are none),
+ * or 413 past `maxChars` naming `field`.
+ */
+export function joinInstructions(texts: readonly string[], maxChars: number, field: string): string | null {
+  const joined = texts.filter((text) => text.trim() !== '').join('\n\n');
+  if (joined.length > maxChars)
     throw new AppError(
       'TOO_LARGE',
-      `The system messages have ${joined.length} characters; the limit is ${MAX_CLIENT_INSTRUCTIONS_CHARS}.`,
-      { details: { field: 'messages' } },
+      `The system and developer messages have ${joined.length} characters; the limit is ${maxChars} (MAX_CLIENT_INSTRUCTIONS_CHARS).`,
+      { details: { field } },
     );
-  return { messages, instructions: joined === '' ? null : joined };
+  return joined === '' ? null : joined;
 }
 
 /** The client's tools as the model is offered them (a tool without parameters takes none). */

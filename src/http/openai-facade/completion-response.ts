@@ -20,7 +20,7 @@ export interface CompletionTarget {
 const ENDED = new Set(['complete', 'error', 'cancelled']);
 
 /** Kicks this process' runner and waits for the turn's end (as the REST send does), listening meanwhile. */
-async function runAndWait(
+export async function runAndWait(
   deps: HttpDeps,
   turn: Turn,
   response: Response,
@@ -43,14 +43,14 @@ async function runAndWait(
 }
 
 /** A client tool call as OpenAI answers it. */
-interface OpenAIToolCall {
+export interface OpenAIToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
 }
 
 /** The turn's answer as the client sees it (its text, and the client tools it called), or why there is none. */
-async function outcomeOf(
+export async function outcomeOf(
   deps: HttpDeps,
   facade: FacadeHttpDeps,
   turnId: string,
@@ -86,7 +86,7 @@ async function outcomeOf(
   return { content: joinAnswerParts(parts.map((message) => message.content)), toolCalls };
 }
 
-async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUsage> {
+export async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<OpenAIUsage> {
   return openAIUsage(await facade.conversations.usageOfTurn(turnId));
 }
 
@@ -98,7 +98,7 @@ const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
  * stream's client), in whichever process runs it: never another turn of the thread (the next one may have started by
  * the time the client's close is seen).
  */
-async function clientGone(
+export async function clientGone(
   deps: HttpDeps,
   facade: FacadeHttpDeps,
   turn: Turn,
@@ -148,6 +148,31 @@ export async function answerAsJson(
 }
 
 /**
+ * The text of a turn's answer as the client receives it, from the thread's events: the texts of the answer's rounds
+ * and its saved-memory notes, separated as the stored answer joins them (client-view.ts). `onText` gets each piece.
+ */
+export function answerTextListener(turnId: string, onText: (text: string) => void): (event: ThreadEvent) => void {
+  const answerMessages = new Set<string>();
+  let wrote = false;
+  let separatorDue = false;
+  return (event) => {
+    if (event.type === 'message-start' && event.message.role === 'assistant' && event.message.turnId === turnId) {
+      answerMessages.add(event.message.id);
+      separatorDue = wrote;
+    } else if (event.type === 'message-delta' && answerMessages.has(event.messageId) && event.delta !== '') {
+      onText((separatorDue ? ANSWER_PART_SEPARATOR : '') + event.delta);
+      separatorDue = false;
+      wrote = true;
+    } else if (event.type === 'message-end' && event.message.turnId === turnId && isAnswerNote(event.message)) {
+      // A saved memory's note: a line of the answer, as the stored answer joins it (client-view.ts).
+      onText((wrote ? ANSWER_PART_SEPARATOR : '') + event.message.content);
+      separatorDue = false;
+      wrote = true;
+    }
+  };
+}
+
+/**
  * A streamed answer: `chat.completion.chunk` events as the model writes (the texts of an answer's rounds and its
  * saved-memory notes separated as the stored answer joins them), a last chunk with `finish_reason`, a usage chunk when asked, then `data: [DONE]`.
  * A failure once the stream is open is its last event, `data: {"error": ...}`, as OpenAI sends it.
@@ -164,28 +189,7 @@ export async function answerAsStream(
     id: completionId(target.turn),
     model: target.model,
   });
-  const answerMessages = new Set<string>();
-  let wrote = false;
-  let separatorDue = false;
-  const onEvent = (event: ThreadEvent) => {
-    if (
-      event.type === 'message-start' &&
-      event.message.role === 'assistant' &&
-      event.message.turnId === target.turn.id
-    ) {
-      answerMessages.add(event.message.id);
-      separatorDue = wrote;
-    } else if (event.type === 'message-delta' && answerMessages.has(event.messageId) && event.delta !== '') {
-      write(chunk({ content: (separatorDue ? ANSWER_PART_SEPARATOR : '') + event.delta }));
-      separatorDue = false;
-      wrote = true;
-    } else if (event.type === 'message-end' && event.message.turnId === target.turn.id && isAnswerNote(event.message)) {
-      // A saved memory's note: a line of the answer, as the stored answer joins it (client-view.ts).
-      write(chunk({ content: (wrote ? ANSWER_PART_SEPARATOR : '') + event.message.content }));
-      separatorDue = false;
-      wrote = true;
-    }
-  };
+  const onEvent = answerTextListener(target.turn.id, (text) => write(chunk({ content: text })));
   // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
   // One that goes away while its turn is queued cancels it.
   response.on('close', () => {

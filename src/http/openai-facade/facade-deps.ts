@@ -1,4 +1,6 @@
 import type { FacadeConversationStore } from '../../core/ports';
+import type { RateLimiter } from '../../core/limits/rate-limiter';
+import type { OpenAIFunctionTool } from '../../core/context/types';
 import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
@@ -20,6 +22,14 @@ export interface FacadeHttpDeps {
   maxBodyBytes: number;
   /** FACADE_MAX_READ_MESSAGES: messages one request reads at most to match its history. */
   maxReadMessages: number;
+  /** MAX_CLIENT_INSTRUCTIONS_CHARS: longest system and developer texts of a request, joined. */
+  maxClientInstructionsChars: number;
+  /** TOOL_ROUNDS_PER_MINUTE: what a request only bringing client tools' results spends instead of the send limit. */
+  toolRoundLimiter: RateLimiter;
+  /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */
+  responseIdKey: Buffer;
+  /** Our tools a thread an OpenAI client drives is offered (async ones are not): what input_tokens counts. */
+  clientThreadTools: () => OpenAIFunctionTool[];
   /** Names of our tools (a client tool may not take one). */
   serverToolNames: () => ReadonlySet<string>;
   /** True once the process is shutting down (503). */

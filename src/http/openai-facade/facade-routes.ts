@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import express, { Router, type Request } from 'express';
+import express, { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
@@ -9,48 +8,12 @@ import { answerAuxiliaryRequest } from './auxiliary-response';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { checkCredentialBeforeBody, facadePrincipal, SERVICE_ONLY } from './facade-principal';
-import { MODEL_NOT_FOUND } from './openai-errors';
+import { checkModel, conversationOf, THREAD_ID_HEADER } from './facade-request';
 import { checkJsonBody } from '../json-body-checks';
-
-/** Longest conversation key a client may send (X-Thread-Id and the like). */
-export const MAX_CLIENT_KEY_CHARS = 200;
-
-/** The response header carrying our thread id (open it in the web app). */
-export const THREAD_ID_HEADER = 'X-Chat-Thread-Id';
+import { responsesRoutes } from '../openai-responses/responses-routes';
 
 /** When the server started: `created` of the models it lists. */
 const STARTED = Math.floor(Date.now() / 1000);
-
-/**
- * The conversation a request names: the first of FACADE_THREAD_HEADERS it carries (an opaque key of the client), or,
- * without one, a key derived from its first user message (best effort).
- */
-export function conversationOf(
-  request: Request,
-  headers: readonly string[],
-  firstUserMessage: string,
-): { key: string; explicit: boolean } {
-  for (const name of headers) {
-    const value = request.headers[name];
-    if (typeof value !== 'string' || value.trim() === '') continue;
-    const key = value.trim();
-    if (key.length > MAX_CLIENT_KEY_CHARS)
-      throw new AppError('VALIDATION', `${name}: at most ${MAX_CLIENT_KEY_CHARS} characters.`, {
-        details: { field: name },
-      });
-    return { key: `id:${key}`, explicit: true };
-  }
-  return { key: `first:${createHash('sha256').update(firstUserMessage.trim()).digest('hex')}`, explicit: false };
-}
-
-function checkModel(model: string, facade: FacadeHttpDeps): void {
-  if (facade.models.includes(model)) return;
-  throw new AppError(
-    'NOT_FOUND',
-    `The model "${model}" does not exist here; GET /v1/models lists the models this server serves.`,
-    { details: { field: 'model', openaiCode: MODEL_NOT_FOUND } },
-  );
-}
 
 /** A client tool may not take the name of one of ours (the model could not tell them apart). */
 function checkClientTools(body: ChatCompletionBody, facade: FacadeHttpDeps): void {
@@ -130,7 +93,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     const body = parseChatCompletionBody(request.body);
     checkModel(body.model, facade);
     checkClientTools(body, facade);
-    const { messages, instructions } = clientHistoryOf(body);
+    const { messages, instructions } = clientHistoryOf(body, facade.maxClientInstructionsChars);
     if (isAuxiliaryRequest(messages, facade.auxiliaryPrefixes)) {
       const target = {
         userId: principal.userId,
@@ -168,6 +131,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         turns: deps.turns,
         transcript: deps.transcript,
         maxReadMessages: facade.maxReadMessages,
+        toolRoundLimiter: facade.toolRoundLimiter,
       },
     );
     response.setHeader(THREAD_ID_HEADER, started.thread.id);
@@ -184,11 +148,13 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     else await answerAsJson(deps, facade, answer, request, response);
   });
 
+  router.use(responsesRoutes(deps, facade, principalDeps));
+
   router.use((_request, _response, next) =>
     next(
       new AppError(
         'NOT_FOUND',
-        'No such route of the OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions).',
+        'No such route of the OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions, POST /v1/responses).',
       ),
     ),
   );

@@ -50,7 +50,7 @@ const completion = z
   .meta({ id: 'ChatCompletion' });
 
 /** An OpenAI error response per status. */
-function openAIErrors(statuses: Record<number, string>) {
+export function openAIErrors(statuses: Record<number, string>) {
   return Object.fromEntries(
     Object.entries(statuses).map(([status, description]) => [status, json(openAIError, description)]),
   );
@@ -62,7 +62,7 @@ const headers = z.object({
     .max(200)
     .optional()
     .describe(
-      'The conversation: an opaque key of the client (FACADE_THREAD_HEADERS names the accepted headers; X-OpenWebUI-Chat-Id by default too). Without one, the conversation is found by its first message, best effort.',
+      'The conversation: an opaque key of the client (FACADE_THREAD_HEADERS names the accepted headers; X-OpenWebUI-Chat-Id and session-id by default too). Without one, the conversation is found by its first message, best effort.',
     ),
   'x-user-id': z
     .string()

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
 import { documentFacadeRoutes } from './document-facade-routes';
+import { documentResponsesRoutes } from './document-responses-routes';
 import { documentForkRoutes } from './document-fork-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
 import { documentAccountRoutes, documentSavedMemoryRoutes } from './document-saved-memory-routes';
@@ -33,6 +34,7 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   documentAdminRoutes(registry);
   documentMetricsRoute(registry);
   documentFacadeRoutes(registry);
+  documentResponsesRoutes(registry);
 }
 
 let cached: OpenApiDocument | null = null;

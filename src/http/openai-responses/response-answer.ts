@@ -1,0 +1,162 @@
+import type { Response } from 'express';
+import type { Turn } from '../../core/domain';
+import type { HttpDeps } from '../http-deps';
+import { answerTextListener, clientGone, outcomeOf, runAndWait, usageOf } from '../openai-facade/completion-response';
+import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
+import { toOpenAIError } from '../openai-facade/openai-errors';
+import { toAppError } from '../../errors/to-app-error';
+import {
+  functionCallItem,
+  messageItem,
+  outputItemsOf,
+  outputTextPart,
+  responseObject,
+  responseUsageOf,
+  type ResponseFrame,
+} from './response-object';
+import type { ClientToolName } from './response-tools';
+
+/** The turn a request queued, and how its Response object is framed. */
+export interface ResponseTarget {
+  turn: Turn;
+  frame: ResponseFrame;
+  /** Upstream tool names → the client's (namespaced tools). */
+  names: ReadonlyMap<string, ClientToolName>;
+}
+
+/** A non-streamed answer: the completed Response object once the turn has ended (errors through the /v1 handler). */
+export async function answerResponseAsJson(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  target: ResponseTarget,
+  response: Response,
+): Promise<void> {
+  // A client that goes away while its turn is queued cancels it; a running answer goes on (it is stored).
+  response.on('close', () => {
+    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: false });
+  });
+  await runAndWait(deps, target.turn, response);
+  const outcome = await outcomeOf(deps, facade, target.turn.id);
+  const usage = responseUsageOf(await usageOf(facade, target.turn.id));
+  response.json(
+    responseObject(target.frame, {
+      status: 'completed',
+      output: outputItemsOf(target.turn.id, outcome, target.names),
+      usage,
+    }),
+  );
+}
+
+/** An open `text/event-stream` of Responses events, each with its `sequence_number`. */
+function openResponseStream(response: Response): (type: string, data: Record<string, unknown>) => void {
+  let sequence = 0;
+  response.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  response.flushHeaders();
+  return (type, data) => {
+    const event = { type, sequence_number: sequence, ...data };
+    sequence += 1;
+    response.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+}
+
+/**
+ * A streamed answer, in the Responses API's event sequence: `response.created`, `response.in_progress`, the message
+ * item (`output_item.added`, `content_part.added`, `output_text.delta`…, `output_text.done`, `content_part.done`,
+ * `output_item.done`), each client tool call as a `function_call` item (its arguments in one delta), then
+ * `response.completed`. A failure once the stream is open is an `error` event, then `response.failed`.
+ */
+export async function answerResponseAsStream(
+  deps: HttpDeps,
+  facade: FacadeHttpDeps,
+  target: ResponseTarget,
+  response: Response,
+): Promise<void> {
+  const send = openResponseStream(response);
+  const { frame, turn } = target;
+  send('response.created', { response: responseObject(frame, { status: 'in_progress', output: [], usage: null }) });
+  send('response.in_progress', { response: responseObject(frame, { status: 'in_progress', output: [], usage: null }) });
+  const itemId = messageItem(turn.id, '', 'in_progress').id;
+  let text = '';
+  let opened = false;
+  const open = () => {
+    if (opened) return;
+    opened = true;
+    send('response.output_item.added', { output_index: 0, item: messageItem(turn.id, '', 'in_progress') });
+    send('response.content_part.added', {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: outputTextPart(''),
+    });
+  };
+  const onEvent = answerTextListener(turn.id, (delta) => {
+    open();
+    text += delta;
+    send('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] });
+  });
+  // A client that goes away mid-answer stops it (the text so far is kept, marked stopped); queued, it is cancelled.
+  response.on('close', () => {
+    if (!response.writableFinished) void clientGone(deps, facade, turn, { stopRunning: true });
+  });
+  try {
+    await runAndWait(deps, turn, response, onEvent);
+    const outcome = await outcomeOf(deps, facade, turn.id);
+    const items = outputItemsOf(turn.id, outcome, target.names);
+    const withMessage = items[0]?.type === 'message';
+    if (withMessage) {
+      open();
+      // The stored answer is what the client keeps: the text as streamed, or as stored when they differ.
+      const final = outcome.content || text;
+      send('response.output_text.done', {
+        item_id: itemId,
+        output_index: 0,
+        content_index: 0,
+        text: final,
+        logprobs: [],
+      });
+      send('response.content_part.done', {
+        item_id: itemId,
+        output_index: 0,
+        content_index: 0,
+        part: outputTextPart(final),
+      });
+      send('response.output_item.done', { output_index: 0, item: items[0] });
+    }
+    outcome.toolCalls.forEach((call, index) => {
+      const outputIndex = index + (withMessage ? 1 : 0);
+      const added = functionCallItem(call, target.names, 'in_progress');
+      send('response.output_item.added', { output_index: outputIndex, item: added });
+      const common = { item_id: added.id, output_index: outputIndex };
+      send('response.function_call_arguments.delta', { ...common, delta: call.function.arguments });
+      send('response.function_call_arguments.done', {
+        ...common,
+        name: added.name,
+        arguments: call.function.arguments,
+      });
+      send('response.output_item.done', { output_index: outputIndex, item: items[outputIndex] });
+    });
+    const usage = responseUsageOf(await usageOf(facade, turn.id));
+    send('response.completed', { response: responseObject(frame, { status: 'completed', output: items, usage }) });
+  } catch (error) {
+    const failure = toAppError(error);
+    if (failure.code === 'INTERNAL')
+      deps.log.error({ err: error, threadId: turn.threadId, turnId: turn.id }, 'streamed Responses answer failed');
+    const { error: body } = toOpenAIError(failure).body;
+    const code = body.code ?? body.type;
+    send('error', { code, message: body.message, param: body.param });
+    send('response.failed', {
+      response: responseObject(frame, {
+        status: 'failed',
+        output: [],
+        usage: null,
+        error: { code, message: body.message },
+      }),
+    });
+  }
+  response.end();
+}

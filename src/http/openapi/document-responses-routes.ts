@@ -1,0 +1,195 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { responseBody } from '../openai-responses/responses-request';
+import { openAIErrors } from './document-facade-routes';
+import { BEARER, json } from './openapi-helpers';
+
+const secured: Record<string, string[]>[] = [{ [BEARER]: [] }];
+
+const outputItem = z
+  .object({
+    type: z.enum(['message', 'function_call']),
+    id: z.string().describe('msg_… for the answer, fc_… for a call of a client tool'),
+    status: z.string(),
+  })
+  .loose();
+
+const usage = z
+  .strictObject({
+    input_tokens: z.number().int(),
+    input_tokens_details: z.strictObject({ cached_tokens: z.number().int() }),
+    output_tokens: z.number().int(),
+    output_tokens_details: z.strictObject({ reasoning_tokens: z.number().int() }),
+    total_tokens: z.number().int(),
+  })
+  .describe(
+    "What the upstream model reported for the packs of this answer (not the size of the input sent); cached_tokens: the upstream's report.",
+  );
+
+const responseObject = z
+  .object({
+    id: z.string().describe('resp_…: the turn that answered, signed for its user'),
+    object: z.literal('response'),
+    created_at: z.number().int(),
+    status: z.enum(['queued', 'in_progress', 'completed', 'failed', 'cancelled']),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    model: z.string(),
+    output: z.array(outputItem),
+    previous_response_id: z.string().nullable(),
+    conversation: z.object({ id: z.string() }).nullable(),
+    usage: usage.nullable(),
+  })
+  .loose()
+  .meta({ id: 'OpenAIResponse' });
+
+const headers = z.object({
+  'session-id': z
+    .string()
+    .max(200)
+    .optional()
+    .describe(
+      'Stateless mode: the conversation key (any of FACADE_THREAD_HEADERS: X-Thread-Id, X-OpenWebUI-Chat-Id, session-id by default). `prompt_cache_key` is never one.',
+    ),
+  'x-user-id': z
+    .string()
+    .max(128)
+    .optional()
+    .describe("With a service key (OPENAI_FACADE_KEYS): the end user (or X-OpenWebUI-User-Id, or the body's `user`)."),
+});
+
+const idParameter = z.object({ id: z.string().describe('A resp_ id this server gave the caller') });
+
+const authErrors = {
+  401: 'A missing or unknown bearer token (a user token, or a service key)',
+  503: 'The server is restarting',
+};
+
+/** The Responses API over the split store (/v1/responses). */
+export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/responses',
+    tags: ['openai'],
+    security: secured,
+    summary:
+      'OpenAI Responses over the split store: stateless (whole input and a key), previous_response_id or conversation',
+    description:
+      'Without previous_response_id or conversation the whole input is reconciled with the conversation its key header names, as ' +
+      "/v1/chat/completions does. previous_response_id goes on from that answer (on a fork through it when the thread went on); an unknown, deleted or another user's id is 400 previous_response_not_found. " +
+      'conversation (conv_…, an id or {id}) appends to that thread (unknown or foreign: 404); both together: 400. User items in a row are one turn; ' +
+      "system and developer items are the thread's client instructions; `instructions` hold for this response only; reasoning items are dropped; " +
+      'input_image and input_file parts are refused (400 naming the part). function tools are passed through, namespace tools offered as <namespace>__<name>, ' +
+      'hosted tools (web_search, file_search, …) dropped and named in X-Chat-Ignored-Tools. A request only bringing function_call_output items spends TOOL_ROUNDS_PER_MINUTE, ' +
+      'not the send limit. `stream: true` answers with the Responses event sequence, each event with its sequence_number; a failure after the stream opened is an `error` event, then `response.failed`. ' +
+      'The transcript is kept whatever `store` says.',
+    request: { headers, body: { content: { 'application/json': { schema: responseBody } } } },
+    responses: {
+      200: {
+        description: 'The Response (JSON), or its events (text/event-stream)',
+        headers: {
+          'X-Chat-Thread-Id': {
+            description: 'The thread the answer is stored in (open it in the web app)',
+            schema: { type: 'string', format: 'uuid' },
+          },
+          'X-Chat-Ignored-Tools': {
+            description: 'The hosted tool types the request offered that this server does not run (comma-separated)',
+            schema: { type: 'string' },
+          },
+        },
+        content: { 'application/json': { schema: responseObject }, 'text/event-stream': { schema: z.string() } },
+      },
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` names the field), or previous_response_not_found',
+        ...authErrors,
+        404: 'model_not_found, or an unknown conversation',
+        409: 'An answer of this conversation is still being written, or MAX_THREADS_PER_USER reached by a fork',
+        413: 'The body is over FACADE_MAX_BODY_BYTES, a new message over MAX_MESSAGE_CHARS, instructions over MAX_CLIENT_INSTRUCTIONS_CHARS',
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE, TOOL_ROUNDS_PER_MINUTE, FORKS_PER_MINUTE) or busy, with Retry-After',
+        502: 'The upstream model failed',
+        504: 'The upstream model timed out',
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/responses/input_tokens',
+    tags: ['openai'],
+    security: secured,
+    summary: "What the pack for an input would cost, by this server's counter",
+    description:
+      "Going on from a thread (previous_response_id, conversation): its pack as the next call builds it (summary, window, the tools offered) plus the new input. Otherwise the input as a new conversation's pack holds it. `model` may be left out. Spends the send limit.",
+    request: { headers, body: { content: { 'application/json': { schema: responseBody.partial({ model: true }) } } } },
+    responses: {
+      200: json(
+        z.strictObject({ object: z.literal('response.input_tokens'), input_tokens: z.number().int() }),
+        'The count',
+      ),
+      ...openAIErrors({
+        400: 'invalid_request_error, or previous_response_not_found',
+        ...authErrors,
+        404: 'model_not_found, or an unknown conversation',
+        413: "The input is longer than the model's context window could hold",
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/responses/{id}',
+    tags: ['openai'],
+    security: secured,
+    summary:
+      "A stored response (its answer as the transcript holds it; the request's model, tools and metadata are not kept)",
+    request: { params: idParameter },
+    responses: {
+      200: json(responseObject, 'The Response'),
+      ...openAIErrors({ ...authErrors, 404: "Unknown, deleted or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/v1/responses/{id}',
+    tags: ['openai'],
+    security: secured,
+    summary:
+      'Deletes a response: its answer is forgotten in the transcript (tombstones, as forget does); the question stays',
+    request: { params: idParameter },
+    responses: {
+      200: json(z.strictObject({ id: z.string(), object: z.literal('response'), deleted: z.literal(true) }), 'Deleted'),
+      ...openAIErrors({
+        ...authErrors,
+        404: "Unknown, deleted or another user's",
+        409: 'The answer is still being written',
+        429: 'rate_limit_exceeded: the summary covered the answer and is rebuilt (RATE_LIMIT_PER_MINUTE)',
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/responses/{id}/input_items',
+    tags: ['openai'],
+    security: secured,
+    summary: 'The input a response answered (its user message), in cursor pages',
+    request: {
+      params: idParameter,
+      query: z.object({
+        after: z.string().max(200).optional(),
+        limit: z.number().int().min(1).max(100).optional(),
+        order: z.enum(['asc', 'desc']).optional(),
+      }),
+    },
+    responses: {
+      200: json(
+        z.strictObject({
+          object: z.literal('list'),
+          data: z.array(z.object({ type: z.string(), id: z.string() }).loose()),
+          first_id: z.string().nullable(),
+          last_id: z.string().nullable(),
+          has_more: z.boolean(),
+        }),
+        'One page of items',
+      ),
+      ...openAIErrors({ ...authErrors, 400: 'A malformed query', 404: "Unknown, deleted or another user's" }),
+    },
+  });
+}
