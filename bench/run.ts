@@ -10,6 +10,7 @@ import { foldFigures, runOurConversation, type ConversationRun } from './convers
 import { fanOutFigures, measureFanOut } from './fan-out';
 import { measureFloor } from './floor';
 import { measureHistoryLength } from './history-length';
+import { measureFacadeHistory } from './facade-history';
 import { machine, renderLines, renderTable, verdict, writeResults, type Figure } from './support/report';
 import { startServices } from './support/stack';
 import { distribution, mean, round } from './support/stats';
@@ -241,6 +242,31 @@ async function main(): Promise<void> {
         section: '2 flat in history length',
         name: 'pre-model p50, 10,000-message ÷ 10-message thread',
         value: round(history.long.p50 / history.short.p50),
+        unit: '×',
+        target: { op: '<=', value: 1.2 },
+      },
+    );
+
+    const facadeLong = scale(1000, 300);
+    log(`/v1 history length: ${facadeLong} vs 10 messages`);
+    const facade = await measureFacadeHistory(services, {
+      longMessages: facadeLong,
+      shortMessages: 10,
+      turns: scale(60, 20),
+      warmup: 4,
+    });
+    raw.facadeHistory = facade;
+    figures.push(
+      {
+        section: '2 flat in history length',
+        name: `/v1 turn p50, ${facade.shortMessages}-message / ${facade.longMessages}-message client history`,
+        value: `${round(facade.short.p50)} / ${round(facade.long.p50)}`,
+        unit: 'ms',
+      },
+      {
+        section: '2 flat in history length',
+        name: `/v1 turn p50, ${facade.longMessages}-message ÷ ${facade.shortMessages}-message client history`,
+        value: round(facade.long.p50 / facade.short.p50),
         unit: '×',
         target: { op: '<=', value: 1.2 },
       },
