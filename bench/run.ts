@@ -15,7 +15,7 @@ import { machine, renderLines, renderTable, verdict, writeResults, type Figure }
 import { startServices } from './support/stack';
 import { distribution, mean, round } from './support/stats';
 import { memoryFigures } from './memory-figures';
-import { measureThroughputAndMemory } from './throughput';
+import { FIXED_LOAD_TURNS_PER_SECOND, measureThroughputAndMemory } from './throughput';
 import { measureTurnOverhead, overheadFigures } from './turn-overhead';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -157,7 +157,7 @@ async function main(): Promise<void> {
 
     // First, while this process holds nothing else: its RSS is then the server's.
     log('throughput: 200 busy threads; memory');
-    const { throughput, oneInFlight, memory } = await measureThroughputAndMemory(services, {
+    const { throughput, oneInFlight, fixedLoad, memory } = await measureThroughputAndMemory(services, {
       threads: 200,
       seconds: scale(20, 8),
       oneInFlightSeconds: scale(15, 6),
@@ -166,6 +166,7 @@ async function main(): Promise<void> {
     });
     raw.throughput = throughput;
     raw.oneInFlight = oneInFlight;
+    raw.fixedLoad = fixedLoad;
     raw.memory = memory;
     figures.push(
       {
@@ -198,6 +199,13 @@ async function main(): Promise<void> {
         name: 'turn latency under that load p50 / p99',
         value: `${round(throughput.latency.p50)} / ${round(throughput.latency.p99)}`,
         unit: 'ms',
+      },
+      {
+        section: '6 throughput',
+        name: `server event-loop delay p99 at ${FIXED_LOAD_TURNS_PER_SECOND} turns/s offered (${fixedLoad.turns} turns, ${fixedLoad.failures} failed or not sent; p50 ${round(fixedLoad.eventLoopDelay.p50)}, max ${round(fixedLoad.eventLoopDelay.max)} ms)`,
+        value: round(fixedLoad.eventLoopDelay.p99),
+        unit: 'ms',
+        target: { op: '<=', value: 20 },
       },
       {
         section: '7 memory',
