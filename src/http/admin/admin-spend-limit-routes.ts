@@ -92,10 +92,10 @@ export function adminSpendLimitRoutes(deps: HttpDeps): Router {
 
   router.put('/admin/spend-limits/users/:userId', async (request, response) => {
     const limits = spend();
-    requireEnforced(limits);
     const { userId } = parseOrThrow(adminUserParams, request.params, 'path');
     const body = parseOrThrow(userLimitBody, request.body, 'body');
     const limit = limitOf(body.limit, limits);
+    requireEnforced(limits);
     await limits.store.setUserLimit(userId, limit);
     await deps.admin.audit.record({
       actor: adminOf(response).actor,
@@ -121,10 +121,10 @@ export function adminSpendLimitRoutes(deps: HttpDeps): Router {
 
   router.put('/admin/spend-limits/groups/:name', async (request, response) => {
     const limits = spend();
-    requireEnforced(limits);
     const { name } = parseOrThrow(groupParams, request.params, 'path');
     const body = parseOrThrow(groupBody, request.body, 'body');
     const limit = body.limit === null ? null : limitOf(body.limit, limits);
+    requireEnforced(limits);
     await limits.store.setGroup({ name, limit, ...(body.members ? { members: body.members } : {}) });
     await deps.admin.audit.record({
       actor: adminOf(response).actor,
