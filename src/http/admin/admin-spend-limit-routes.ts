@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import { formatSpendLimit, parseSpendLimit, type SpendLimit } from '../../core/spend/spend-limit';
 import type { SpendLimitsDto } from '../../shared/admin-api';
@@ -8,23 +7,7 @@ import { parseOrThrow } from '../request-schemas';
 import { adminOf } from './admin-auth';
 import type { SpendLimitAdminDeps } from './admin-deps';
 import { adminUserParams } from './admin-user-routes';
-
-/** Most members one group may be given in one PUT. */
-const MAX_GROUP_MEMBERS = 10_000;
-
-const limitText = z.string().trim().min(1).max(64);
-const userLimitBody = z.strictObject({ limit: limitText });
-const groupParams = z.object({
-  name: z
-    .string()
-    .min(1)
-    .max(100)
-    .regex(/^[A-Za-z0-9 _.-]+$/, 'letters, digits, space, _ . - only'),
-});
-const groupBody = z.strictObject({
-  limit: limitText.nullable(),
-  members: z.array(adminUserParams.shape.userId).max(MAX_GROUP_MEMBERS).optional(),
-});
+import { groupBody, groupParams, userLimitBody } from './admin-request-schemas';
 
 const written = (limit: SpendLimit | null) => (limit ? formatSpendLimit(limit) : null);
 
