@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SendMessageResponseDto, SpendUsageDto, ThreadDto, MessageDto } from '../../src/shared/api';
 import type { CostReportDto, SpendLimitsDto } from '../../src/shared/admin-api';
 import { useChatServer, type ChatServer } from '../support/chat-server';
-import { echoResponder, type StubResponder } from '../support/openai-stub';
+import { echoResponder, lastUserText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -23,7 +23,13 @@ const gate = {
     this.held = null;
   },
 };
+/** Holds the first call of the message `alpha` (a tool call, answered by the built-in calculator) while closed. */
+const alpha = { ...gate, held: null as Promise<void> | null };
 const responder: StubResponder = async (request) => {
+  if (lastUserText(request.body) === 'alpha' && !request.body.messages.some((message) => message.role === 'tool')) {
+    if (alpha.held) await alpha.held;
+    return replyWithToolCalls([{ name: 'calculator', arguments: { expression: '6 * 7' } }]);
+  }
   if (gate.held) await gate.held;
   return echoResponder(request);
 };
@@ -279,6 +285,36 @@ describe('spend limits', () => {
     // The stub reports no cached tokens: input plus output.
     expect(row.cachedTokens).toBe(0);
     expect(tokens.spent).toBe(row.promptTokens + row.completionTokens);
+  });
+
+  it("a turn's later call that no longer fits ends the turn with SPEND_LIMIT_REACHED instead of overspending", async () => {
+    const user = await freshUser();
+    const thread = await user.thread();
+    // Room for the first send and, once its call shrank its reservation to that call's worst case, for a second send
+    // queued behind it; then not for the first turn's second call (after its tool round) beside the second's hold.
+    const limit = hold() + (await oneTurn()) + 580;
+    await setUserLimit(user.userId, `${limit}tokens/day`);
+    alpha.close();
+    const first = user.send(thread.id, 'alpha');
+    await waitFor(() => server.stub.requests.some((request) => lastUserText(request.body) === 'alpha'), {
+      what: "alpha's first call",
+    });
+    const second = user.send(thread.id, 'measure 06');
+    await waitFor(async () => (await user.usage()).reserved > hold(), { what: 'the second send held behind it' });
+    alpha.open();
+    const ended = await json<SendMessageResponseDto>(await first, 201);
+    expect(ended.turn.status).toBe('error');
+    expect(ended.turn.error?.code).toBe('SPEND_LIMIT_REACHED');
+    expect(ended.turn.error?.message).toContain(`${limit.toLocaleString('en-US')} tokens per day`);
+    // The calculator ran; its result never reached the model (no second call of the turn was made).
+    expect(server.stub.requests.filter((request) => lastUserText(request.body) === 'alpha')).toHaveLength(1);
+    expect(ended.messages.map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant']);
+    expect((await json<SendMessageResponseDto>(await second, 201)).turn.status).toBe('complete');
+    const after = await user.usage();
+    expect(after.reserved).toBe(0);
+    expect(after.spent).toBeLessThanOrEqual(limit);
+    const metrics = await (await server.app.api('/metrics', { token: ADMIN_TOKEN })).text();
+    expect(metrics).toMatch(/chat_spend_refusals_total\{reason="user",stage="call"\} [1-9]/);
   });
 
   it('a reservation its turn left behind (the process died) is released by the sweeper', async () => {

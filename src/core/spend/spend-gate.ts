@@ -173,7 +173,11 @@ export function createSpendGate(options: SpendGateOptions) {
       }
       if (outcome.outcome === 'refused') {
         const scope = outcome.account.startsWith(ADDRESS) ? 'address' : 'user';
-        options.onRefused?.(sources?.get(outcome.account) ?? (scope === 'address' ? 'address' : 'default'), 'call');
+        // The turn's reservation names its accounts, not where their limits came from: read it (a refusal is rare).
+        const reason =
+          sources?.get(outcome.account) ??
+          (scope === 'address' ? 'address' : ((await effectiveLimit(input.userId)).resolved?.source.kind ?? 'default'));
+        options.onRefused?.(reason, 'call');
         throw refusal({ limit: outcome.limit, scope, at });
       }
       return true;
