@@ -1,6 +1,7 @@
 // Spend limits (issue 35) on real Postgres and Redis: sends refused at acceptance when their worst case cannot fit,
 // concurrent sends never passing a limit together, groups, the admin's changes, the period's reset, and the user's
 // usage agreeing with the admin's costs.
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SendMessageResponseDto, SpendUsageDto, ThreadDto, MessageDto } from '../../src/shared/api';
 import type { CostReportDto, SpendLimitsDto } from '../../src/shared/admin-api';
@@ -315,6 +316,39 @@ describe('spend limits', () => {
     expect(after.spent).toBeLessThanOrEqual(limit);
     const metrics = await (await server.app.api('/metrics', { token: ADMIN_TOKEN })).text();
     expect(metrics).toMatch(/chat_spend_refusals_total\{reason="user",stage="call"\} [1-9]/);
+  });
+
+  it("erasure takes the user's limit, memberships, spending and reservations with them", async () => {
+    const user = await freshUser();
+    await setUserLimit(user.userId, `${hold() * 10}tokens/day`);
+    await json(
+      await admin('/api/admin/spend-limits/groups/erased', {
+        method: 'PUT',
+        json: { limit: null, members: [user.userId] },
+      }),
+      200,
+    );
+    expect((await user.send((await user.thread()).id, 'measure 07')).status).toBe(201);
+    await server.app.application.spend!.hold({ userId: user.userId });
+    expect((await user.usage()).reserved).toBe(hold());
+    const client = new pg.Client({ connectionString: server.app.databaseUrl });
+    await client.connect();
+    try {
+      const count = async () =>
+        (
+          await client.query<{ n: number }>(
+            `SELECT (SELECT count(*) FROM spend_limits WHERE user_id = $1) + (SELECT count(*) FROM spend_group_members WHERE user_id = $1)
+              + (SELECT count(*) FROM spend_reservations WHERE user_id = $1) + (SELECT count(*) FROM spend_days WHERE account = 'user:' || $1)
+              + (SELECT count(*) FROM spend_accounts WHERE account = 'user:' || $1) AS n`,
+            [user.userId],
+          )
+        ).rows[0]!.n;
+      expect(Number(await count())).toBeGreaterThanOrEqual(5);
+      expect((await server.app.api('/api/me', { method: 'DELETE', token: user.token })).status).toBe(204);
+      expect(Number(await count())).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 
   it('a reservation its turn left behind (the process died) is released by the sweeper', async () => {
