@@ -54,9 +54,10 @@ const corePurity = [
 const coreLayers = [
   ['errors.ts', 'model-call-error.ts'],
   ['context'],
-  ['limits', 'costs'],
+  ['limits', 'costs', 'spend'],
   ['domain.ts'],
   ['ports'],
+  ['spend-gate'],
   ['dto.ts', 'context-settings.ts', 'refresh-token-counts.ts'],
   ['saved-memories'],
   ['tools'],

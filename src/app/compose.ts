@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { trustProxySetting, type Env } from '../config/env';
+import { modelsInUse, trustProxySetting, type Env } from '../config/env';
 import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
@@ -87,6 +87,9 @@ import {
 import { SUMMARY_QUEUE } from '../jobs/queue-names';
 import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-settings-from-env';
 import { withFreshTokenCounts } from './with-fresh-token-counts';
+import { createSpendGate, type SpendGate } from '../core/spend-gate/spend-gate';
+import { countBackgroundCalls } from '../core/spend-gate/count-background-calls';
+import { createSpendLimitAdminRepository, createSpendRepository } from '../db/spend-repository';
 import { describeTools } from './describe-tools';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
 import { forgetKnownUser } from '../auth/principal-from-token';
@@ -118,6 +121,8 @@ export interface ApplicationOptions {
     mcpBackoffMs?: number;
     /** Node.js process metrics on /metrics (default true; tests with many apps turn them off). */
     defaultMetrics?: boolean;
+    /** The clock of spend periods (tests move it across a reset). Default: the system clock. */
+    now?: () => Date;
   };
   /** Serves the browser app (added by the web part). */
   mountStatic?: (app: Express) => void;
@@ -129,6 +134,8 @@ export interface Application {
   db: Database;
   runner: TurnRunner;
   sweeper: Sweeper;
+  /** Spend limits (SPEND_LIMITS=on), else undefined. */
+  spend: SpendGate | undefined;
   folds: FoldProducer;
   toolQueue: ToolProducer;
   worker: Worker | null;
@@ -201,7 +208,30 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
-  const calls = instrumentModelCalls(createModelCallRepository(db), metrics);
+  const spend =
+    env.SPEND_LIMITS === 'on'
+      ? createSpendGate({
+          store: createSpendRepository(db),
+          prices: env.MODEL_PRICES,
+          defaults: {
+            user: env.SPEND_LIMIT_USER ?? null,
+            guest: env.SPEND_LIMIT_GUEST ?? null,
+            guestsPerAddress: env.SPEND_LIMIT_GUESTS_PER_ADDRESS ?? null,
+          },
+          timeZone: env.SPEND_LIMIT_TIMEZONE,
+          chatModel: env.CHAT_MODEL,
+          holdPromptTokens: settings.budget,
+          answerCap: settings.profile.reservedOutputTokens,
+          // An unclaimed hold waits at most for the turns queued before it; a call lasts at most a turn.
+          holdTtlMs: (env.MAX_QUEUED_TURNS + 1) * env.TURN_TIMEOUT_MS + 60_000,
+          callTtlMs: env.TURN_TIMEOUT_MS + 60_000,
+          log,
+          ...(tuning.now ? { now: tuning.now } : {}),
+          onRefused: (reason, stage) => metrics.spendRefusals.inc({ reason, stage }),
+        })
+      : undefined;
+  const instrumentedCalls = instrumentModelCalls(createModelCallRepository(db), metrics);
+  const calls = spend ? countBackgroundCalls(instrumentedCalls, spend) : instrumentedCalls;
   const memory = createMemoryControlsRepository(db);
   const events = createLocalEventBus();
   const turnTimer = new TurnTimer(metrics);
@@ -427,6 +457,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       },
       turnTimeoutMs: env.TURN_TIMEOUT_MS,
       maxRetries: env.MODEL_MAX_RETRIES,
+      ...(spend ? { spend } : {}),
       ...(tuning.retryBaseMs !== undefined ? { retryBaseMs: tuning.retryBaseMs } : {}),
       ...(tuning.leaseTtlMs !== undefined ? { leaseTtlMs: tuning.leaseTtlMs } : {}),
     },
@@ -527,6 +558,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     toolRuns: { runs: toolRuns, queue: toolQueue, olderThanMs: 5000 },
     ...(mode !== 'worker' ? { resumeTurns: (threadId: string) => void runner.kick(threadId) } : {}),
     interruptedTurns: env.RESUME_INTERRUPTED_TURNS,
+    ...(spend ? { releaseSpend: () => spend.releaseStale() } : {}),
     intervalMs: tuning.sweepIntervalMs ?? env.SWEEP_INTERVAL_MS,
     retention: {
       retentionDays: env.RETENTION_DAYS,
@@ -573,6 +605,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     settings,
     tokens,
     sendLimiter,
+    ...(spend ? { spend } : {}),
     searchLimiter,
     exportLimiter,
     requestLimiter: createMemoryRateLimiter({ limit: env.API_REQUESTS_PER_MINUTE }),
@@ -648,6 +681,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxThreadsPerUser: env.MAX_THREADS_PER_USER,
       forkLimiter,
       maxForkMessages: env.FORK_MAX_MESSAGES,
+      ...(spend ? { spend } : {}),
       // A fork counts against MAX_THREADS_PER_USER like a new thread (checked early here, exactly when written).
       guards: { beforeNewThread: (userId: string) => assertThreadRoom(db, userId, env.MAX_THREADS_PER_USER) },
     },
@@ -722,6 +756,18 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       costs: { report: createCostReport(db), prices: env.MODEL_PRICES },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
+      spendLimits: {
+        store: createSpendLimitAdminRepository(db),
+        enforced: env.SPEND_LIMITS === 'on',
+        timeZone: env.SPEND_LIMIT_TIMEZONE,
+        prices: env.MODEL_PRICES,
+        models: modelsInUse(env),
+        defaults: {
+          user: env.SPEND_LIMIT_USER ?? null,
+          guest: env.SPEND_LIMIT_GUEST ?? null,
+          guestsPerAddress: env.SPEND_LIMIT_GUESTS_PER_ADDRESS ?? null,
+        },
+      },
     },
   };
   const app = createHttpApp(deps, {
@@ -787,6 +833,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     db,
     runner,
     sweeper,
+    spend,
     folds,
     toolQueue,
     worker,

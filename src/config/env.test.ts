@@ -192,6 +192,55 @@ describe('MODEL_PRICES', () => {
   });
 });
 
+describe('spend limits', () => {
+  const prices = '{"gpt-4o-mini":{"input":0.15,"output":0.6},"small":{"input":0.05,"output":0.2}}';
+
+  it('are off and unset by default, read AMOUNT/PERIOD, and turn enforcement on when a default is set', () => {
+    const unset = loadEnv(production);
+    expect([unset.SPEND_LIMIT_USER, unset.SPEND_LIMIT_GUEST, unset.SPEND_LIMITS]).toEqual([
+      undefined,
+      undefined,
+      'off',
+    ]);
+    expect(unset.SPEND_LIMIT_TIMEZONE).toBe('UTC');
+    const env = loadEnv({
+      ...production,
+      MODEL_PRICES: prices,
+      SPEND_LIMIT_USER: '0.50/day',
+      SPEND_LIMIT_GUEST: '20000tokens/week',
+      SPEND_LIMIT_GUESTS_PER_ADDRESS: '2/month',
+      SPEND_LIMIT_TIMEZONE: 'Europe/Paris',
+    });
+    expect(env.SPEND_LIMIT_USER).toEqual({ amount: 0.5, unit: 'money', period: 'day' });
+    expect(env.SPEND_LIMIT_GUEST).toEqual({ amount: 20_000, unit: 'tokens', period: 'week' });
+    expect(env.SPEND_LIMIT_GUESTS_PER_ADDRESS).toEqual({ amount: 2, unit: 'money', period: 'month' });
+    expect(env.SPEND_LIMITS).toBe('on');
+    expect(loadEnv({ ...production, SPEND_LIMITS: 'on' }).SPEND_LIMITS).toBe('on');
+    expect(loadEnv({ ...production, SPEND_LIMIT_GUEST: '100tokens/day', SPEND_LIMITS: 'off' }).SPEND_LIMITS).toBe(
+      'off',
+    );
+  });
+
+  it('refuses a malformed limit or time zone, naming the variable', () => {
+    expect(refusal({ SPEND_LIMIT_USER: '0.50' })).toMatch(/^SPEND_LIMIT_USER: expected AMOUNT\/PERIOD/);
+    expect(refusal({ SPEND_LIMIT_GUEST: '5/year' })).toMatch(/^SPEND_LIMIT_GUEST: expected AMOUNT\/PERIOD/);
+    expect(refusal({ SPEND_LIMIT_GUESTS_PER_ADDRESS: '1.5tokens/day' })).toMatch(/^SPEND_LIMIT_GUESTS_PER_ADDRESS: /);
+    expect(refusal({ SPEND_LIMIT_TIMEZONE: 'Mars/Olympus' })).toMatch(/^SPEND_LIMIT_TIMEZONE: an IANA time zone/);
+  });
+
+  it('refuses a money limit while a model in use, the summarizer included, has no price, naming both', () => {
+    expect(refusal({ SPEND_LIMIT_USER: '1/day' })).toMatch(/^SPEND_LIMIT_USER: .*"gpt-4o-mini"/);
+    expect(refusal({ MODEL_PRICES: prices, SUMMARY_MODEL: 'unpriced-summarizer', SPEND_LIMIT_GUEST: '1/day' })).toMatch(
+      /^SPEND_LIMIT_GUEST: .*"unpriced-summarizer"/,
+    );
+    // Token limits need no price; a priced summarizer is fine.
+    expect(loadEnv({ ...production, SPEND_LIMIT_USER: '1000tokens/day' }).SPEND_LIMIT_USER?.unit).toBe('tokens');
+    expect(
+      loadEnv({ ...production, MODEL_PRICES: prices, SUMMARY_MODEL: 'small', SPEND_LIMIT_USER: '1/day' }).SPEND_LIMITS,
+    ).toBe('on');
+  });
+});
+
 describe('FORK_MAX_MESSAGES', () => {
   it("bounds one user's copied rows by default as README says: MAX_THREADS_PER_USER forks of FORK_MAX_MESSAGES each", async () => {
     const env = loadEnv({});

@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { productionProblem, webhookSecretProblem } from './production-checks';
 import { parseToolSources, type ToolSources } from './tool-sources';
+import { parseSpendLimit } from '../core/spend/spend-limit';
+import { isTimeZone } from '../core/spend/spend-period';
 
 /**
  * The one reader of the environment. Parsed once at boot; a bad value stops the start with one line
@@ -72,6 +74,21 @@ const modelPrices = z
       return z.NEVER;
     }
     return result.data;
+  });
+
+/** A spend limit, `AMOUNT/PERIOD` (`0.50/day`, `200000tokens/month`); unset: none. */
+const spendLimit = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context) => {
+    if (!value) return undefined;
+    const parsed = parseSpendLimit(value);
+    if (!parsed.ok) {
+      context.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }
+    return parsed.limit;
   });
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -172,6 +189,23 @@ const schema = z.object({
   IDLE_FOLD_MIN_TOKENS: optionalInteger(1),
   /** Prices per million tokens by model (JSON), for the admin console's estimated costs; no built-in prices. */
   MODEL_PRICES: modelPrices,
+  /** Default spend limit of signed-in users (`0.50/day`, `200000tokens/month`); unset: unlimited (README "Spend limits"). */
+  SPEND_LIMIT_USER: spendLimit,
+  /** Default spend limit of each guest; unset: unlimited. */
+  SPEND_LIMIT_GUEST: spendLimit,
+  /** What all the guests of one client address (IPv6 by /64) may spend together; unset: no such total. */
+  SPEND_LIMIT_GUESTS_PER_ADDRESS: spendLimit,
+  /** The time zone spend periods (day, week, month) and the admin costs' days follow (an IANA name). */
+  SPEND_LIMIT_TIMEZONE: z
+    .string()
+    .trim()
+    .default('UTC')
+    .refine(isTimeZone, 'an IANA time zone such as UTC or Europe/Paris'),
+  /**
+   * Spend limits enforced: default on when a SPEND_LIMIT_* default is set. `on` without defaults enforces only the
+   * limits admins set on users and groups; `off` spends no statement on them.
+   */
+  SPEND_LIMITS: z.enum(['on', 'off']).optional(),
   /** Tokens of the user's saved memories in every pack; default a tenth of the budget, at most 1,000 (0: none). */
   USER_MEMORY_TOKENS: optionalInteger(0),
   /** Saved memories one user may keep; past it, adding one answers QUOTA_EXCEEDED. */
@@ -379,6 +413,22 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${variable}: ${issue.message}`;
 }
 
+/** The models a deployment calls: the chat model and the summarizer (folds, condensing, titles). */
+export function modelsInUse(env: Pick<z.infer<typeof schema>, 'CHAT_MODEL' | 'SUMMARY_MODEL'>): string[] {
+  return [...new Set([env.CHAT_MODEL, env.SUMMARY_MODEL ?? env.CHAT_MODEL])];
+}
+
+/** A money spend limit needs a price for every model in use: the variable and the model without one. */
+function spendLimitProblem(env: z.infer<typeof schema>): string | null {
+  for (const name of ['SPEND_LIMIT_USER', 'SPEND_LIMIT_GUEST', 'SPEND_LIMIT_GUESTS_PER_ADDRESS'] as const) {
+    if (env[name]?.unit !== 'money') continue;
+    const unpriced = modelsInUse(env).find((model) => !env.MODEL_PRICES[model]);
+    if (unpriced)
+      return `${name}: a money limit needs a price for every model in use, and MODEL_PRICES has none for "${unpriced}" (price it, or write the limit in tokens, e.g. 200000tokens/day)`;
+  }
+  return null;
+}
+
 /**
  * Parses and checks the environment. Throws ConfigError with one line naming the variable.
  * Production turns off development conveniences and requires real services and secrets.
@@ -402,6 +452,11 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
       'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model',
     );
   }
+  const spendProblem = spendLimitProblem(env);
+  if (spendProblem) throw new ConfigError(spendProblem);
+  if (env.SPEND_LIMITS === undefined)
+    env.SPEND_LIMITS =
+      env.SPEND_LIMIT_USER || env.SPEND_LIMIT_GUEST || env.SPEND_LIMIT_GUESTS_PER_ADDRESS ? 'on' : 'off';
   let toolSources: ToolSources;
   try {
     toolSources = parseToolSources({

@@ -54,6 +54,14 @@ export function createErasureRepository(db: Database): ErasureStore & {
           // Their call records stay for the costs, anonymised: the threads' are detached here; the rest (a /v1 client's
           // background requests) lose their user with the user row (ON DELETE SET NULL).
           await tx.$executeRaw(keepModelCallsOf(ids, { anonymise: true }));
+          // Spend limits: what the user's calls in flight held goes back to their accounts (a guest's address's too),
+          // then their limit, memberships and spending (the accounts are named `user:<id>`) go.
+          await tx.$executeRaw`SELECT spend_release(id, NULL, 0) FROM spend_reservations WHERE user_id = ${userId}`;
+          await tx.$executeRaw`
+          WITH limits AS (DELETE FROM spend_limits WHERE user_id = ${userId}),
+            members AS (DELETE FROM spend_group_members WHERE user_id = ${userId}),
+            days AS (DELETE FROM spend_days WHERE account = ${`user:${userId}`})
+          DELETE FROM spend_accounts WHERE account = ${`user:${userId}`}`;
           const deleted = await tx.$executeRaw`DELETE FROM users WHERE id = ${userId}`;
           await tx.$executeRaw`
           INSERT INTO erased_users (user_id, kind, erased_at) VALUES (${userId}, ${erasedKind}, clock_timestamp())

@@ -21,6 +21,7 @@ import { searchRoutes } from './routes/search-routes';
 import { memoryRoutes } from './routes/memory-routes';
 import { SAVED_MEMORY_PATH, savedMemoryRoutes, savedMemoryServiceKeyAuth } from './routes/saved-memory-routes';
 import { accountRoutes } from './routes/account-routes';
+import { usageRoutes } from './routes/usage-routes';
 import { messageRoutes } from './routes/message-routes';
 import { threadRoutes } from './routes/thread-routes';
 import { toolRunRoutes } from './routes/tool-run-routes';
@@ -98,7 +99,7 @@ export function createHttpApp(
     exportRoutes(deps),
     searchRoutes(deps),
   );
-  app.use('/api', forkRoutes(deps), savedMemoryRoutes(deps), accountRoutes(deps));
+  app.use('/api', forkRoutes(deps), savedMemoryRoutes(deps), accountRoutes(deps), usageRoutes(deps));
   app.use('/api', notFoundHandler);
   extra.afterApi?.(app);
   app.use(notFoundHandler);

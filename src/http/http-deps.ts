@@ -1,3 +1,4 @@
+import type { SpendGate } from '../core/spend-gate/spend-gate';
 import type { ContextSettings } from '../core/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { EditDeps } from '../core/fork';
@@ -57,6 +58,8 @@ export interface HttpDeps {
   settings: ContextSettings;
   /** RATE_LIMIT_PER_MINUTE: model-spending requests (sends, retries, regenerations, rebuilding forgets) per user. */
   sendLimiter: RateLimiter;
+  /** Spend limits (SPEND_LIMITS=on): sends hold their worst case, /api/me/usage reads them; absent: none. */
+  spend?: SpendGate;
   /** SEARCH_PER_MINUTE: searches of the search routes per user (not a model spend: a budget of its own). */
   searchLimiter: RateLimiter;
   /** EXPORTS_PER_MINUTE: thread and account exports and erasures, per user. */

@@ -103,6 +103,11 @@ export function createSweeper(options: {
     eraseGuest(userId: string): Promise<unknown>;
     now?: () => Date;
   };
+  /**
+   * Spend limits: releases reservations that expired or whose turn ended without releasing them (a crashed process'),
+   * after the interrupted turns are recovered; returns how many.
+   */
+  releaseSpend?: () => Promise<number>;
   intervalMs?: number;
 }): Sweeper {
   let timer: NodeJS.Timeout | undefined;
@@ -123,6 +128,8 @@ export function createSweeper(options: {
         threadsResumed += 1;
       }
     }
+    const spendReleased = options.releaseSpend ? await options.releaseSpend() : 0;
+    if (spendReleased > 0) options.log.info({ spendReleased }, 'sweeper released stale spend reservations');
     const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
     const due = await options.summaries.threadsNeedingFold({
       limit: 500,

@@ -93,6 +93,12 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       buckets: [0.5, 0.8, 0.9, 0.95, 0.98, 1, 1.02, 1.05, 1.1, 1.25, 1.5, 2],
       registers,
     }),
+    spendRefusals: new Counter({
+      name: 'chat_spend_refusals_total',
+      help: "Sends (stage send) and a turn's later model calls (stage call) refused by a spend limit, by the limit's source (user, group, default, address).",
+      labelNames: ['reason', 'stage'],
+      registers,
+    }),
     folds: new Counter({
       name: 'chat_folds_total',
       help: 'Committed summary folds by author (fold, overflow-fallback, rebuild, admin).',

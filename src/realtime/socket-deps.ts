@@ -5,6 +5,7 @@ import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { LogPort, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { TokenService } from '../auth/token-service';
+import type { SpendGate } from '../core/spend-gate/spend-gate';
 
 /** What the socket adapter is given by the composition root (the same use cases and stores REST uses). */
 export interface SocketDeps {
@@ -22,6 +23,8 @@ export interface SocketDeps {
   settings: ContextSettings;
   /** The REST send limiter: one budget per user across REST and sockets. */
   sendLimiter: RateLimiter;
+  /** Spend limits (SPEND_LIMITS=on): a send holds its worst case before it is stored. */
+  spend?: SpendGate;
   /** MAX_MESSAGE_CHARS, MAX_QUEUED_TURNS, SOCKET_EVENTS_PER_MINUTE, MAX_SOCKETS_PER_USER. */
   limits: { maxMessageChars: number; maxQueuedTurns: number; socketEventsPerMinute: number; maxSocketsPerUser: number };
   corsOrigins: string[];

@@ -226,3 +226,16 @@ export interface CostReportDto {
   rows: CostRowDto[];
   total: CostTotalDto;
 }
+
+/** A spend limit as settings write it: `0.5/day`, `200000tokens/month`. */
+export type SpendLimitText = string;
+
+/** `GET /api/admin/spend-limits`: the defaults and every limit admins set. */
+export interface SpendLimitsDto {
+  /** SPEND_LIMITS: off enforces nothing (PUT answers CONFLICT). */
+  enforced: boolean;
+  timeZone: string;
+  defaults: { user: SpendLimitText | null; guest: SpendLimitText | null; guestsPerAddress: SpendLimitText | null };
+  users: { userId: string; limit: SpendLimitText; updatedAt: string }[];
+  groups: { name: string; limit: SpendLimitText | null; members: string[]; updatedAt: string | null }[];
+}

@@ -468,3 +468,26 @@ export interface RecalledElsewhereDto {
   /** The chat's title now (null once it is deleted). */
   title: string | null;
 }
+
+/**
+ * `GET /api/me/usage`: what the caller spent in the current period of their spend limit (a day when none applies),
+ * what their calls in flight hold, and what is left. Money in the deployment's price currency, or tokens (`unit`).
+ */
+export interface SpendUsageDto {
+  /** Whether spend limits are enforced on this server (SPEND_LIMITS); false: nothing is counted. */
+  enforced: boolean;
+  unit: 'money' | 'tokens';
+  spent: number;
+  /** The worst case of the sends and calls in flight (each settles to its real usage when it ends). */
+  reserved: number;
+  /** Null: no limit applies. */
+  limit: number | null;
+  remaining: number | null;
+  period: 'day' | 'week' | 'month';
+  /** The period's first day (YYYY-MM-DD in the server's spend time zone). */
+  periodStart: string;
+  /** When the period ends and spending starts again from 0 (ISO 8601). */
+  resetsAt: string;
+  /** What one more send holds while it runs (its worst case): a send is refused when `remaining` is below it. */
+  perSend: number | null;
+}

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   /** A per-user cap (threads per user, ...) is reached: nothing is created until something is removed. */
   QUOTA_EXCEEDED: 409,
+  /** The user's spend limit (or their guests' address's) cannot fit the send or call: it resets at `resetsAt`. */
+  SPEND_LIMIT_REACHED: 429,
   PROVIDER_ERROR: 502,
   PROVIDER_TIMEOUT: 504,
   CONTEXT_OVERFLOW: 502,

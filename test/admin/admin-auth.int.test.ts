@@ -59,7 +59,12 @@ describe('admin authentication', () => {
     });
     expect(sent.status).toBe(201);
     const [message] = ((await sent.json()) as SendMessageResponseDto).messages;
-    values = { 'threads/{id}': thread.id, 'users/{userId}': userId, 'messages/{messageId}': message?.id ?? '' };
+    values = {
+      'threads/{id}': thread.id,
+      'users/{userId}': userId,
+      'messages/{messageId}': message?.id ?? '',
+      'groups/{name}': 'interns',
+    };
   });
   afterAll(async () => {
     await app?.stop();

@@ -212,6 +212,31 @@ export const HOSTILE_CASES: HostileCase[] = [
       }),
   },
   {
+    entry: 'PUT /api/admin/spend-limits/users/{userId}',
+    largestText: 64,
+    send: (context, { text }) =>
+      call(context, 'PUT', '/api/admin/spend-limits/users/hostile-user', {
+        json: { limit: text },
+        token: context.adminToken,
+      }),
+    largestJsonBytes: API_JSON_BYTES,
+    sendJson: (context, body) =>
+      call(context, 'PUT', '/api/admin/spend-limits/users/hostile-user', { body, token: context.adminToken }),
+  },
+  {
+    entry: 'PUT /api/admin/spend-limits/groups/{name}',
+    // A member id (the longest text the body takes).
+    largestText: 200,
+    send: (context, { text }) =>
+      call(context, 'PUT', '/api/admin/spend-limits/groups/hostile', {
+        json: { limit: '1000tokens/day', members: [text, text.slice(1)] },
+        token: context.adminToken,
+      }),
+    largestJsonBytes: API_JSON_BYTES,
+    sendJson: (context, body) =>
+      call(context, 'PUT', '/api/admin/spend-limits/groups/hostile', { body, token: context.adminToken }),
+  },
+  {
     entry: 'POST /api/admin/session',
     largestText: 4096,
     send: (context, { text }) => call(context, 'POST', '/api/admin/session', { json: { token: text }, token: null }),

@@ -13,6 +13,11 @@ const TABLES_WITHOUT_USER_COLUMN: Record<string, string> = {
   system_prefixes: "the deployment's system prompts, shared by every user: no user content",
   search_settings: "the deployment's text search configuration (one row)",
   _prisma_migrations: "the schema's migration history",
+  spend_groups: 'named groups of users; their members are in spend_group_members (user_id)',
+  spend_accounts:
+    "named `user:<id>` or `address:<key>`: the user's is deleted by erasure (test/spend/spend-limits.int.test.ts)",
+  spend_days:
+    "named `user:<id>` or `address:<key>`: the user's are deleted by erasure (test/spend/spend-limits.int.test.ts)",
 };
 
 /** Columns that name a user, and columns that name a thread. */

@@ -1,3 +1,4 @@
+import type { SpendGate } from '../spend-gate/spend-gate';
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { ForkStore, LogPort, MemoryControlsStore, ThreadStore, TranscriptStore, TurnStore } from '../ports';
@@ -35,4 +36,6 @@ export interface EditDeps extends ForkDeps {
   sendLimiter: RateLimiter;
   maxMessageChars: number;
   maxQueuedTurns: number;
+  /** Spend limits (SPEND_LIMITS=on): an edit holds its worst case like a send. */
+  spend?: SpendGate;
 }

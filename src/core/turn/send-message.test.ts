@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../context';
 import type { ContextSettings } from '../context-settings';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
-import { prepareUserMessage } from './send-message';
+import { AppError } from '../errors';
+import type { TurnStore } from '../ports';
+import type { SpendGate } from '../spend-gate/spend-gate';
+import { prepareUserMessage, sendMessage, type SendMessageDeps } from './send-message';
 
 const counter = createTokenCounter('o200k_base');
 const systemPrefix = 'You are a helpful assistant.';
@@ -34,5 +37,57 @@ describe('prepareUserMessage and the budget', () => {
     await expect(prepareUserMessage({ userId: 'u1', content: 'hello' }, deps(100))).resolves.toMatchObject({
       content: 'hello',
     });
+  });
+});
+
+describe('sendMessage and its spend hold', () => {
+  /** A spend gate that records its holds and their release. */
+  function spendDeps(accept: (input: Parameters<SendMessageDeps['turns']['acceptUserMessage']>[0]) => unknown) {
+    const held: string[] = [];
+    const released: string[] = [];
+    const spend = {
+      hold: async () => {
+        const id = `hold-${held.length + 1}`;
+        held.push(id);
+        return id;
+      },
+      releaseHold: async (id: string) => {
+        released.push(id);
+      },
+    } as unknown as SpendGate;
+    const turns = { acceptUserMessage: async (input: never) => accept(input) } as unknown as TurnStore;
+    return { held, released, deps: { ...deps(10_000), turns, maxQueuedTurns: 5, spend } satisfies SendMessageDeps };
+  }
+  const accepted = (duplicate: boolean) => ({
+    message: { id: 'm' },
+    turn: { id: 't', threadId: 'th' },
+    duplicate,
+  });
+
+  it('keeps the hold of a stored send (its turn claims it) and gives back the hold of a repeated clientMessageId', async () => {
+    const fresh = spendDeps(() => accepted(false));
+    await sendMessage({ userId: 'u1', threadId: 'th', content: 'hello' }, fresh.deps);
+    expect([fresh.held, fresh.released]).toEqual([['hold-1'], []]);
+    const repeated = spendDeps(() => accepted(true));
+    await sendMessage({ userId: 'u1', threadId: 'th', content: 'hello', clientMessageId: 'c1' }, repeated.deps);
+    expect([repeated.held, repeated.released]).toEqual([['hold-1'], ['hold-1']]);
+  });
+
+  it("gives back the hold of a send the accept refused (a busy thread, a thread not the user's)", async () => {
+    const busy = spendDeps(() => {
+      throw new AppError('BUSY', 'This thread already has 5 message(s) waiting.');
+    });
+    await expect(sendMessage({ userId: 'u1', threadId: 'th', content: 'hello' }, busy.deps)).rejects.toMatchObject({
+      code: 'BUSY',
+    });
+    expect(busy.released).toEqual(['hold-1']);
+  });
+
+  it('takes no hold for a send refused by its own checks', async () => {
+    const invalid = spendDeps(() => accepted(false));
+    await expect(sendMessage({ userId: 'u1', threadId: 'th', content: '   ' }, invalid.deps)).rejects.toMatchObject({
+      code: 'VALIDATION',
+    });
+    expect(invalid.held).toEqual([]);
   });
 });

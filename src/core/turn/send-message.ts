@@ -3,6 +3,7 @@ import { AppError } from '../errors';
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { AcceptedMessage, TurnStore } from '../ports';
+import type { SpendGate } from '../spend-gate/spend-gate';
 import { spendOrRefuse } from './spend-or-refuse';
 
 export interface SendMessageInput {
@@ -19,6 +20,8 @@ export interface SendMessageDeps {
   sendLimiter: RateLimiter;
   maxMessageChars: number;
   maxQueuedTurns: number;
+  /** Spend limits (SPEND_LIMITS=on): a send holds its worst case before it is stored; absent, nothing is checked. */
+  spend?: SpendGate;
 }
 
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -31,14 +34,17 @@ const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
  * The caller kicks the turn runner.
  */
 export async function sendMessage(input: SendMessageInput, deps: SendMessageDeps): Promise<AcceptedMessage> {
-  const prepared = await prepareUserMessage(input, deps);
+  const { holdId, ...prepared } = await prepareUserMessage(input, deps);
   // The ownership check is part of the accept (one round trip): NOT_FOUND for a thread that is not the user's.
-  return deps.turns.acceptUserMessage({
-    threadId: input.threadId,
-    ownerId: input.userId,
-    ...prepared,
-    maxQueued: deps.maxQueuedTurns,
-  });
+  const accepted = await deps.turns
+    .acceptUserMessage({ threadId: input.threadId, ownerId: input.userId, ...prepared, maxQueued: deps.maxQueuedTurns })
+    .catch(async (error: unknown) => {
+      if (holdId) await deps.spend?.releaseHold(holdId);
+      throw error;
+    });
+  // A repeated clientMessageId starts no turn: its hold goes back.
+  if (holdId && accepted.duplicate) await deps.spend?.releaseHold(holdId);
+  return accepted;
 }
 
 /** A user message that passed the send checks, counted, ready to be stored. */
@@ -47,16 +53,21 @@ export interface PreparedUserMessage {
   tokens: number;
   encoding: string;
   clientMessageId: string | null;
+  /**
+   * The spend hold the send took (SPEND_LIMITS=on and a limit applies): its turn's first call claims it; a caller that
+   * stores no turn releases it (else it expires).
+   */
+  holdId?: string;
 }
 
 /**
  * The checks of a send before anything is stored (also an edit's, before its fork is written): the user within the
  * rate limit (RATE_LIMITED), the message valid (VALIDATION, TOO_LARGE) and not so large that no pack could carry even
- * its condensed form (TOO_LARGE, naming the budget).
+ * its condensed form (TOO_LARGE, naming the budget); then, last, its spend hold (SPEND_LIMIT_REACHED).
  */
 export async function prepareUserMessage(
   input: Pick<SendMessageInput, 'userId' | 'content' | 'clientMessageId'>,
-  deps: Pick<SendMessageDeps, 'sendLimiter' | 'settings' | 'maxMessageChars'>,
+  deps: Pick<SendMessageDeps, 'sendLimiter' | 'settings' | 'maxMessageChars' | 'spend'>,
 ): Promise<PreparedUserMessage> {
   await spendOrRefuse(deps.sendLimiter, input.userId);
   if (typeof input.content !== 'string') throw new AppError('VALIDATION', 'content must be a string.');
@@ -83,5 +94,6 @@ export async function prepareUserMessage(
       `The message is ${tokens} tokens; this chat's budget of ${budget} tokens leaves ${Math.max(0, room)} beside its system prompt, too few for even a shortened form of it.`,
     );
   }
-  return { content: input.content, tokens, encoding: counter.encoding, clientMessageId };
+  const holdId = deps.spend ? await deps.spend.hold({ userId: input.userId }) : null;
+  return { content: input.content, tokens, encoding: counter.encoding, clientMessageId, ...(holdId ? { holdId } : {}) };
 }

@@ -9,6 +9,7 @@ import { AssistantStream } from './assistant-stream';
 import type { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { chatCallRecord, recordChatCall } from './record-chat-call';
 import type { OpenAIFunctionTool } from '../context/types';
+import type { SpendGate } from '../spend-gate/spend-gate';
 
 export interface StreamAnswerDeps {
   turns: TurnStore;
@@ -23,6 +24,11 @@ export interface StreamAnswerDeps {
   streamSaveMs: number;
   /** Where each call's prompt first differs from the thread's previous call's (recorded with the call). */
   prompts?: PromptPrefixTracker;
+  /**
+   * Spend limits: each call reserves its worst case before it is made (SPEND_LIMIT_REACHED ends the turn when it does
+   * not fit) and settles to its recorded usage after. Absent (SPEND_LIMITS=off): no statement is spent on them.
+   */
+  spend?: SpendGate;
 }
 
 /** The state of a running turn the runner shares with this step (cancel, partial text). */
@@ -132,6 +138,15 @@ export async function streamAnswer(
     });
     const promptDivergence = observed?.divergence ?? null;
     const promptFingerprints = observed?.fingerprints ?? null;
+    const ownerId = context.thread.ownerId;
+    // Before the call, outside the retry handling: a call that cannot fit the owner's limit ends the turn.
+    if (deps.spend)
+      await deps.spend.reserveCall({
+        turnId: turn.id,
+        userId: ownerId,
+        model: chat.model,
+        promptTokens: pack.tokens + toolSchemaTokens,
+      });
     const startedAt = Date.now();
     try {
       const result = await chat.stream({
@@ -187,6 +202,8 @@ export async function streamAnswer(
         call,
       });
       stream.completed = true;
+      // Counted from the figures its model_calls row holds (the answer's tokens where no usage was reported).
+      await deps.spend?.settleCall({ turnId: turn.id, userId: ownerId, call: { ...call, answerTokens: entryTokens } });
       events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
       return { message: finished, toolCalls, invalid };
     } catch (error) {
@@ -208,6 +225,17 @@ export async function streamAnswer(
         },
         deps,
       );
+      // A failed call's row counts its prompt alone (our estimate), and so does the spending.
+      await deps.spend?.settleCall({
+        turnId: turn.id,
+        userId: ownerId,
+        call: {
+          model: chat.model,
+          estimatedPromptTokens: pack.tokens + toolSchemaTokens,
+          reportedPromptTokens: null,
+          reportedCompletionTokens: null,
+        },
+      });
       if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
         overflowRetried = true;
         deps.log.warn(

@@ -20,6 +20,7 @@ import { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { buildTurnPack, streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
 import { ContextOverBudgetError } from '../context';
 import type { ChatPrefix, OpenAIFunctionTool } from '../context/types';
+import type { SpendGate } from '../spend-gate/spend-gate';
 
 export interface TurnRunnerOptions {
   turns: TurnStore;
@@ -52,6 +53,8 @@ export interface TurnRunnerOptions {
   retryBaseMs?: number;
   /** How often the text of a streaming message is saved while it streams. Default 1 s. */
   streamSaveMs?: number;
+  /** Spend limits (SPEND_LIMITS=on): calls reserve and settle (see StreamAnswerDeps.spend); the turn's end releases. */
+  spend?: SpendGate;
 }
 
 class TurnCancelled extends Error {}
@@ -82,8 +85,8 @@ function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): Ope
     : definitions;
 }
 
-type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle'>> &
-  Pick<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle'>;
+type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle' | 'spend'>> &
+  Pick<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle' | 'spend'>;
 
 /** The thread's first exchange: its first user message (a branch's first one after the fork point). */
 function isFirstExchange(userMessage: TranscriptMessage | null, thread: Thread): boolean {
@@ -243,6 +246,8 @@ export class TurnRunner {
       clearTimeout(timeout);
       this.active.delete(threadId);
     }
+    // What the turn's reservation still holds goes back (a crashed process' is released by the sweeper).
+    if (this.options.spend) await this.options.spend.endTurn(turn.id);
     // After the answer (or its failure: the question alone makes a title), never before it nor awaited.
     if (isFirstExchange(userMessage, context.thread)) this.requestTitle(threadId);
     return completed ? completed.next : turns.nextTurn({ threadId, owner, ttlMs: leaseTtlMs });

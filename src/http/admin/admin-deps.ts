@@ -13,6 +13,8 @@ import type {
 import type { ModelPrices } from '../../core/costs/estimate-costs';
 import type { AdminToolListDto, TokenEstimateDto } from '../../shared/admin-api';
 import type { AdminAuth } from './admin-auth';
+import type { SpendLimitAdminStore } from '../../core/ports/spend-store';
+import type { SpendLimit } from '../../core/spend/spend-limit';
 
 /** What the admin routes are given by the composition root (part of HttpDeps). */
 export interface AdminHttpDeps {
@@ -33,4 +35,18 @@ export interface AdminHttpDeps {
   tokenEstimate: () => TokenEstimateDto;
   /** Every tool with its source, mode and its MCP server's state (GET /api/admin/tools). */
   tools: () => AdminToolListDto;
+  /** Spend limits on users and groups (GET/PUT/DELETE /api/admin/spend-limits); absent: those routes answer 404. */
+  spendLimits?: SpendLimitAdminDeps;
+}
+
+/** What the spend-limit admin routes are given (AdminHttpDeps.spendLimits). */
+export interface SpendLimitAdminDeps {
+  store: SpendLimitAdminStore;
+  /** SPEND_LIMITS: off, a PUT answers CONFLICT (nothing would enforce it). */
+  enforced: boolean;
+  timeZone: string;
+  prices: ModelPrices;
+  /** The chat and summarizer models: a money limit needs a price for each. */
+  models: string[];
+  defaults: { user: SpendLimit | null; guest: SpendLimit | null; guestsPerAddress: SpendLimit | null };
 }

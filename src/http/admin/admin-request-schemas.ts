@@ -36,3 +36,20 @@ export const costsQuery = z.object({
   days: z.coerce.number().int().min(1).max(366).default(30),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+
+/** Most members one group may be given in one PUT. */
+const MAX_GROUP_MEMBERS = 10_000;
+
+const limitText = z.string().trim().min(1).max(64);
+export const userLimitBody = z.strictObject({ limit: limitText });
+export const groupParams = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9 _.-]+$/, 'letters, digits, space, _ . - only'),
+});
+export const groupBody = z.strictObject({
+  limit: limitText.nullable(),
+  members: z.array(z.string().min(1).max(200)).max(MAX_GROUP_MEMBERS).optional(),
+});

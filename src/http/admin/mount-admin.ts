@@ -10,6 +10,7 @@ import { adminOpsRoutes } from './admin-ops-routes';
 import { adminSessionRoutes } from './admin-session-routes';
 import { adminThreadRoutes } from './admin-thread-routes';
 import { adminUserRoutes } from './admin-user-routes';
+import { adminSpendLimitRoutes } from './admin-spend-limit-routes';
 import { requireSameOriginForCookieChanges } from './same-origin';
 
 /** Where BullMQ's own dashboard is served (a server page; the browser app does not use it). */
@@ -25,6 +26,7 @@ export function mountAdmin(app: Express, deps: HttpDeps): void {
   app.use('/api', cookies, adminSessionRoutes(deps));
   app.use('/api/admin', auth.middleware, requireSameOriginForCookieChanges);
   app.use('/api', adminThreadRoutes(deps), adminOpsRoutes(deps), adminCallsRoutes(deps.admin), adminUserRoutes(deps));
+  app.use('/api', adminSpendLimitRoutes(deps));
 
   // @bull-board/express ships its own copy of @bull-board/api (a patch version apart): same shapes, distinct types.
   const dashboard = new ExpressAdapter();

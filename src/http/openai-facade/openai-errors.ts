@@ -20,6 +20,8 @@ const OPENAI_ERRORS: Record<ErrorCode, { status: number; type: string; code: str
   RATE_LIMITED: { status: 429, type: 'rate_limit_exceeded', code: 'rate_limit_exceeded' },
   CONFLICT: { status: 409, type: 'invalid_request_error', code: 'conflict' },
   QUOTA_EXCEEDED: { status: 409, type: 'invalid_request_error', code: 'quota_exceeded' },
+  // OpenAI's own answer to a spent balance: its SDKs do not retry it (x-should-retry: false, see sendOpenAIError).
+  SPEND_LIMIT_REACHED: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota' },
   PROVIDER_ERROR: { status: 502, type: 'api_error', code: 'upstream_error' },
   CONTEXT_OVERFLOW: { status: 502, type: 'api_error', code: 'context_length_exceeded' },
   PROVIDER_TIMEOUT: { status: 504, type: 'api_error', code: 'upstream_timeout' },
@@ -61,6 +63,8 @@ export function toOpenAIError(
 export function sendOpenAIError(response: Response, appError: AppError): void {
   const { status, body, retryAfterSeconds } = toOpenAIError(appError);
   if (retryAfterSeconds !== null) response.setHeader('Retry-After', String(retryAfterSeconds));
+  // A spent limit lasts until its reset, hours away: OpenAI's SDKs would otherwise retry a 429 at once.
+  if (appError.code === 'SPEND_LIMIT_REACHED') response.setHeader('x-should-retry', 'false');
   response.status(status).json(body);
 }
 

@@ -8,6 +8,7 @@ import { documentMemoryRoutes } from './document-memory-routes';
 import { documentAccountRoutes, documentSavedMemoryRoutes } from './document-saved-memory-routes';
 import { documentUserRoutes } from './document-user-routes';
 import { documentToolRoutes } from './document-tool-routes';
+import { documentSpendRoutes } from './document-spend-routes';
 import { json, registerSecuritySchemes } from './openapi-helpers';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -32,6 +33,7 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   documentForkRoutes(registry);
   documentToolRoutes(registry);
   documentAdminRoutes(registry);
+  documentSpendRoutes(registry);
   documentMetricsRoute(registry);
   documentFacadeRoutes(registry);
   documentResponsesRoutes(registry);

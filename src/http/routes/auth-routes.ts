@@ -20,6 +20,8 @@ export function authRoutes(deps: HttpDeps): Router {
     }
     const guest: GuestSessionDto = await deps.tokens.issueGuest();
     await deps.threads.ensureUser(guest.userId, 'guest');
+    // All the guests of one address spend from SPEND_LIMIT_GUESTS_PER_ADDRESS together.
+    await deps.spend?.guestCreated(guest.userId, clientKeyOf(request));
     response.status(201).json(guest);
   });
 

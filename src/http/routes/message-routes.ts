@@ -160,6 +160,7 @@ export function messageRoutes(deps: HttpDeps): Router {
         sendLimiter: deps.sendLimiter,
         maxMessageChars: deps.limits.maxMessageChars,
         maxQueuedTurns: deps.limits.maxQueuedTurns,
+        ...(deps.spend ? { spend: deps.spend } : {}),
       },
     );
     const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');

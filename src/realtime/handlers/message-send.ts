@@ -23,6 +23,7 @@ export async function messageSend(
       sendLimiter: deps.sendLimiter,
       maxMessageChars: deps.limits.maxMessageChars,
       maxQueuedTurns: deps.limits.maxQueuedTurns,
+      ...(deps.spend ? { spend: deps.spend } : {}),
     },
   );
   // Not awaited: the turn streams to the room. A kick for a duplicate is harmless but also pointless.

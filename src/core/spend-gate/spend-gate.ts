@@ -1,0 +1,262 @@
+import type { ModelPrices } from '../costs/estimate-costs';
+import { AppError } from '../errors';
+import type { LogPort } from '../ports';
+import type { SpendAccountLimit, SpendStore } from '../ports/spend-store';
+import { resolveSpendLimit, type SpendLimitSource } from '../spend/resolve-spend-limit';
+import {
+  amountIn,
+  describeSpendLimit,
+  formatSpendLimit,
+  type SpendAmount,
+  type SpendLimit,
+} from '../spend/spend-limit';
+import { spendOfCall, worstCaseOf, type RecordedCallFigures } from '../spend/spend-of-call';
+import { localDay, periodResetsAt, periodStartDay, periodStarts } from '../spend/spend-period';
+
+/** Why a send or a call was refused, for the refusal counter: the source of the limit it met, or a guests' address. */
+export type SpendRefusalReason = SpendLimitSource['kind'] | 'address';
+
+export interface SpendGateOptions {
+  store: SpendStore;
+  prices: ModelPrices;
+  /** SPEND_LIMIT_USER, SPEND_LIMIT_GUEST, SPEND_LIMIT_GUESTS_PER_ADDRESS. */
+  defaults: { user: SpendLimit | null; guest: SpendLimit | null; guestsPerAddress: SpendLimit | null };
+  timeZone: string;
+  /** The chat model: its price is a send's hold and ranks token limits against money limits. */
+  chatModel: string;
+  /** A chat call's largest prompt (the pack budget) and answer cap: a send's hold is a call of both. */
+  holdPromptTokens: number;
+  answerCap: number;
+  /** How long an unclaimed hold lasts (a queued turn waits behind others); a call's reservation lasts `callTtlMs`. */
+  holdTtlMs: number;
+  callTtlMs: number;
+  log: LogPort;
+  now?: () => Date;
+  onRefused?: (reason: SpendRefusalReason, stage: 'send' | 'call') => void;
+}
+
+/** What /api/me/usage answers: the user's spending in the current period of their effective limit. */
+export interface SpendUsage {
+  unit: SpendLimit['unit'];
+  spent: number;
+  reserved: number;
+  /** Null: no limit applies (spending is still counted, by day). */
+  limit: number | null;
+  remaining: number | null;
+  period: SpendLimit['period'];
+  periodStart: string;
+  resetsAt: string;
+  /** The limit as settings write it (`0.5/day`), null without one. */
+  written: string | null;
+  /** What one more send holds (its worst case), in `unit`. */
+  perSend: number;
+}
+
+const ADDRESS = 'address:';
+const USER = 'user:';
+
+/**
+ * Spend limits (issue 35): a send holds its worst case at acceptance (refused with SPEND_LIMIT_REACHED when it cannot
+ * fit, before its message is stored), each chat call of a turn reserves its own worst case before it is made (claiming
+ * the send's hold) and settles to what its model_calls row records after; background calls (folds, titles, condensing)
+ * are counted, never refused.
+ */
+export function createSpendGate(options: SpendGateOptions) {
+  const { store, prices } = options;
+  const now = options.now ?? (() => new Date());
+  const moneyPerToken = prices[options.chatModel] ? prices[options.chatModel]!.input / 1_000_000 : null;
+  const holdAmount = worstCaseOf(
+    { model: options.chatModel, promptTokens: options.holdPromptTokens, answerCap: options.answerCap },
+    prices,
+  );
+
+  async function effectiveLimit(userId: string) {
+    const stored = await store.limitsOf(userId);
+    const resolved = resolveSpendLimit({
+      userKind: stored.userKind ?? 'external',
+      user: stored.user,
+      groups: stored.groups,
+      defaults: options.defaults,
+      moneyPerToken,
+    });
+    return { resolved, userKind: stored.userKind ?? 'external', address: stored.address };
+  }
+
+  function refusal(input: { limit: SpendLimit; scope: 'user' | 'address'; at: Date }): AppError {
+    const resetsAt = periodResetsAt(input.limit.period, input.at, options.timeZone);
+    const whose = input.scope === 'address' ? "The guests of your network's" : 'Your';
+    return new AppError(
+      'SPEND_LIMIT_REACHED',
+      `${whose} spend limit of ${describeSpendLimit(input.limit)} is reached; it resets at ${resetsAt.toISOString()}.`,
+      { details: { limit: formatSpendLimit(input.limit), scope: input.scope, resetsAt: resetsAt.toISOString() } },
+    );
+  }
+
+  async function accountsOf(userId: string): Promise<{
+    accounts: SpendAccountLimit[];
+    sources: Map<string, SpendRefusalReason>;
+  } | null> {
+    const { resolved, userKind, address } = await effectiveLimit(userId);
+    const perAddress = userKind === 'guest' && address !== null ? options.defaults.guestsPerAddress : null;
+    if (!resolved && !perAddress) return null;
+    const accounts: SpendAccountLimit[] = [{ account: USER + userId, limit: resolved?.limit ?? null }];
+    const sources = new Map<string, SpendRefusalReason>([[USER + userId, resolved?.source.kind ?? 'default']]);
+    if (perAddress) {
+      accounts.push({ account: ADDRESS + address, limit: perAddress });
+      sources.set(ADDRESS + address, 'address');
+    }
+    return { accounts, sources };
+  }
+
+  return {
+    /** What one send holds while it runs: the worst case of its first call. */
+    holdAmount: (): SpendAmount => ({ ...holdAmount }),
+
+    /**
+     * A send's hold, taken before its message is stored: the worst case of its first call (a full prompt and a full
+     * answer). Null when no limit applies to the user. Throws SPEND_LIMIT_REACHED when it does not fit.
+     */
+    async hold(input: { userId: string }): Promise<string | null> {
+      const at = now();
+      const found = await accountsOf(input.userId);
+      if (!found) return null;
+      const id = globalThis.crypto.randomUUID();
+      const outcome = await store.reserve({
+        id,
+        userId: input.userId,
+        turnId: null,
+        accounts: found.accounts,
+        starts: periodStarts(at, options.timeZone),
+        amount: holdAmount,
+        expiresAt: new Date(at.getTime() + options.holdTtlMs),
+      });
+      if (outcome.outcome === 'refused') {
+        options.onRefused?.(found.sources.get(outcome.account) ?? 'default', 'send');
+        throw refusal({ limit: outcome.limit, scope: outcome.account.startsWith(ADDRESS) ? 'address' : 'user', at });
+      }
+      return id;
+    },
+
+    /** Remembers the address a guest session was made from: all its guests share SPEND_LIMIT_GUESTS_PER_ADDRESS. */
+    async guestCreated(userId: string, address: string): Promise<void> {
+      if (options.defaults.guestsPerAddress) await store.rememberGuestAddress(userId, address);
+    },
+
+    /** Gives back a hold whose send was not stored (refused later, or a repeated clientMessageId). */
+    async releaseHold(id: string): Promise<void> {
+      await store.release({ id });
+    },
+
+    /**
+     * Reserves a chat call's worst case (its prompt, an answer at its cap) before it is made. Whether the turn now
+     * holds a reservation (false: no limit applies). Throws SPEND_LIMIT_REACHED when it does not fit.
+     */
+    async reserveCall(input: {
+      turnId: string;
+      userId: string;
+      model: string;
+      promptTokens: number;
+    }): Promise<boolean> {
+      const at = now();
+      const base = {
+        id: globalThis.crypto.randomUUID(),
+        userId: input.userId,
+        turnId: input.turnId,
+        starts: periodStarts(at, options.timeZone),
+        amount: worstCaseOf(
+          { model: input.model, promptTokens: input.promptTokens, answerCap: options.answerCap },
+          prices,
+        ),
+        expiresAt: new Date(at.getTime() + options.callTtlMs),
+      };
+      let outcome = await store.reserve({ ...base, accounts: null });
+      let sources: Map<string, SpendRefusalReason> | null = null;
+      if (outcome.outcome === 'missing') {
+        const found = await accountsOf(input.userId);
+        if (!found) return false;
+        sources = found.sources;
+        outcome = await store.reserve({ ...base, accounts: found.accounts });
+      }
+      if (outcome.outcome === 'refused') {
+        const scope = outcome.account.startsWith(ADDRESS) ? 'address' : 'user';
+        // The turn's reservation names its accounts, not where their limits came from: read it (a refusal is rare).
+        const reason =
+          sources?.get(outcome.account) ??
+          (scope === 'address' ? 'address' : ((await effectiveLimit(input.userId)).resolved?.source.kind ?? 'default'));
+        options.onRefused?.(reason, 'call');
+        throw refusal({ limit: outcome.limit, scope, at });
+      }
+      return true;
+    },
+
+    /**
+     * Counts a call's spending from the figures its model_calls row records, releasing what the turn's reservation held
+     * for it (no turn: background work, counted on the owner). A failure is logged: it never fails the turn.
+     */
+    async settleCall(input: {
+      turnId: string | null;
+      userId: string | null;
+      /** For a call of no known user: its thread's owner pays. */
+      threadId?: string | null;
+      call: RecordedCallFigures;
+    }): Promise<void> {
+      try {
+        await store.settle({
+          turnId: input.turnId,
+          userId: input.userId,
+          threadId: input.threadId ?? null,
+          day: localDay(now(), options.timeZone),
+          amount: spendOfCall(input.call, prices),
+        });
+      } catch (error) {
+        options.log.warn({ err: error, turnId: input.turnId }, 'could not count a model call against its spend limit');
+      }
+    },
+
+    /** Releases what the turn still holds (its end); the sweeper does it for a turn whose process died. */
+    async endTurn(turnId: string): Promise<void> {
+      try {
+        await store.release({ turnId });
+      } catch (error) {
+        options.log.warn({ err: error, turnId }, 'could not release the spend reservation of a turn');
+      }
+    },
+
+    /** Releases up to `limit` expired reservations and those of ended turns; how many (the sweeper's step). */
+    releaseStale(limit = 500): Promise<number> {
+      return store.release({ stale: limit });
+    },
+
+    /** The user's spending in the current period of their effective limit (a day when none applies). */
+    async usageOf(userId: string): Promise<SpendUsage> {
+      const at = now();
+      const { resolved } = await effectiveLimit(userId);
+      const limit = resolved?.limit ?? null;
+      const period = limit?.period ?? 'day';
+      const unit = limit?.unit ?? (moneyPerToken !== null ? 'money' : 'tokens');
+      const periodStart = periodStartDay(period, at, options.timeZone);
+      const usage = await store.usage(USER + userId, periodStart);
+      const spent = amountIn(unit, usage.spent);
+      const reserved = amountIn(unit, usage.reserved);
+      return {
+        unit,
+        spent,
+        reserved,
+        limit: limit?.amount ?? null,
+        remaining: limit ? Math.max(0, limit.amount - spent - reserved) : null,
+        period,
+        periodStart,
+        resetsAt: periodResetsAt(period, at, options.timeZone).toISOString(),
+        written: limit ? formatSpendLimit(limit) : null,
+        perSend: amountIn(unit, holdAmount),
+      };
+    },
+  };
+}
+
+export type SpendGate = ReturnType<typeof createSpendGate>;
+
+/** The worst case a spend amount stands for, for logs and tests. */
+export function describeAmount(amount: SpendAmount): string {
+  return `${amount.money.toFixed(6)} / ${Math.round(amount.tokens)} tokens`;
+}
