@@ -504,3 +504,87 @@ describe('POST /v1/responses/input_tokens', () => {
     ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
   });
 });
+
+describe("Codex CLI's request, as it sends it", () => {
+  it('answers a Codex-shaped streamed request with event:/data: frames, hosted tools dropped, one thread per session', async () => {
+    const body = (prompt: string, history: unknown[] = []) => ({
+      model: 'gpt-4o-mini',
+      instructions: '',
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Agent rules. '.repeat(3000) }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context/>' }] },
+        ...history,
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] },
+      ],
+      tools: [
+        {
+          type: 'function',
+          name: 'exec_command',
+          description: 'Runs',
+          strict: false,
+          parameters: { type: 'object', properties: {} },
+        },
+        {
+          type: 'namespace',
+          name: 'multi_agent_v1',
+          description: 'Agents',
+          tools: [{ type: 'function', name: 'spawn' }],
+        },
+        { type: 'web_search', external_web_access: false },
+      ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { summary: 'auto' },
+      store: false,
+      stream: true,
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: 'codex-session-9',
+      client_metadata: { originator: 'codex_exec' },
+    });
+    const post = async (payload: unknown) => {
+      const response = await server.app.api('/v1/responses', {
+        method: 'POST',
+        token: server.token,
+        headers: {
+          accept: 'text/event-stream',
+          'session-id': 'codex-session-9',
+          'thread-id': 'codex-session-9',
+          'x-codex-beta-features': 'remote_compaction_v2',
+          originator: 'codex_exec',
+        },
+        json: payload,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(response.headers.get('x-chat-ignored-tools')).toBe('web_search');
+      const frames = (await response.text()).split('\n\n').filter(Boolean);
+      const events = frames.map((frame) => {
+        const [eventLine, dataLine] = frame.split('\n');
+        const data = JSON.parse((dataLine ?? '').replace(/^data: /, '')) as { type: string; sequence_number: number };
+        expect(eventLine).toBe(`event: ${data.type}`);
+        return data;
+      });
+      return { events, threadId: response.headers.get('x-chat-thread-id') };
+    };
+    const first = await post(body('first codex prompt'));
+    expect(first.events.at(-1)?.type).toBe('response.completed');
+    const done = first.events.find((event) => event.type === 'response.output_item.done') as unknown as {
+      item: unknown;
+    };
+    const second = await post(
+      body('second codex prompt', [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first codex prompt' }] },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'opaque' },
+        done.item,
+      ]),
+    );
+    expect(second.threadId).toBe(first.threadId);
+    const completed = second.events.at(-1) as unknown as { response: { output: { content: { text: string }[] }[] } };
+    expect(completed.response.output[0]?.content[0]?.text).toBe('stub reply to: second codex prompt');
+    const pack = chatRequests(server).at(-1)!;
+    expect((pack.body.tools ?? []).map((tool) => tool.function.name)).toEqual(
+      expect.arrayContaining(['exec_command', 'multi_agent_v1__spawn']),
+    );
+    expect(String(pack.body.messages[0]?.content)).toContain('Agent rules.');
+  });
+});
