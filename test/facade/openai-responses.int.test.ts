@@ -588,3 +588,39 @@ describe("Codex CLI's request, as it sends it", () => {
     expect(String(pack.body.messages[0]?.content)).toContain('Agent rules.');
   });
 });
+
+describe('POST, GET and DELETE /v1/conversations', () => {
+  it('opens a thread that responses go on in, with its developer items as instructions; a stranger reaches nothing', async () => {
+    const client = openaiClient(server);
+    const conversation = await client.conversations.create({
+      items: [{ type: 'message', role: 'developer', content: 'Speak like a sailor.' }],
+    });
+    expect(conversation).toMatchObject({ object: 'conversation', metadata: {} });
+    expect(conversation.id).toMatch(/^conv_[0-9a-f]{32}$/);
+    const { data: answer, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'ahoy there', conversation: conversation.id })
+      .withResponse();
+    expect(answer.output_text).toBe('stub reply to: ahoy there');
+    expect(answer.conversation).toEqual({ id: conversation.id });
+    expect(`conv_${response.headers.get('x-chat-thread-id')?.replace(/-/g, '')}`).toBe(conversation.id);
+    expect(String(chatRequests(server).at(-1)?.body.messages[0]?.content)).toContain('Speak like a sailor.');
+    expect(await client.conversations.retrieve(conversation.id)).toMatchObject({ id: conversation.id });
+
+    await expect(
+      client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'hello' }] }),
+    ).rejects.toMatchObject({ status: 400, param: 'items' });
+    await expect(client.conversations.create({ metadata: { topic: 'x' } })).rejects.toMatchObject({
+      status: 400,
+      param: 'metadata',
+    });
+    const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
+    await expect(stranger.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.conversations.delete(conversation.id)).rejects.toMatchObject({ status: 404 });
+
+    expect(await client.conversations.delete(conversation.id)).toMatchObject({ id: conversation.id, deleted: true });
+    await expect(client.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'still there?', conversation: conversation.id }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+});

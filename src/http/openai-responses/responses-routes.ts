@@ -19,6 +19,7 @@ import { checkModel, conversationOf, THREAD_ID_HEADER } from '../openai-facade/f
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
 import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
 import { storedResponseRoutes } from './stored-response-routes';
+import { conversationRoutes } from './conversation-routes';
 import { countInputTokens } from './input-tokens-route';
 import { IGNORED_TOOLS_HEADER, responseToolsOf } from './response-tools';
 import { parseResponseBody, responseInputOf, type ResponseBody } from './responses-request';
@@ -192,5 +193,6 @@ export function responsesRoutes(deps: HttpDeps, facade: FacadeHttpDeps, principa
   router.post('/responses', (request, response) => createResponse(request, response, context));
   router.post('/responses/input_tokens', (request, response) => countInputTokens(request, response, context));
   router.use(storedResponseRoutes(context));
+  router.use(conversationRoutes(context));
   return router;
 }
