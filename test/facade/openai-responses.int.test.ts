@@ -11,7 +11,7 @@ import {
   type StubResponder,
 } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { chatRequests, openaiClient, requestText } from './facade-kit';
+import { chatRequests, openaiClient, requestText, SERVICE_KEY } from './facade-kit';
 
 /** Echoes the user; asked for "the code", answers with every CODE-n its pack holds; calls get_weather when offered. */
 const chat: StubResponder = (request) => {
@@ -34,7 +34,12 @@ const chat: StubResponder = (request) => {
 
 const server = useChatServer({
   stub: { classifyRequest, responder: summaryResponder({ chat }) },
-  env: { SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=4', RECALL_TOKENS: '0' },
+  env: {
+    SUMMARY_TRIGGER: 'messages=8',
+    SUMMARY_KEEP: 'messages=4',
+    RECALL_TOKENS: '0',
+    OPENAI_FACADE_KEYS: SERVICE_KEY,
+  },
 });
 
 const weatherTool: OpenAI.Responses.FunctionTool = {
@@ -622,5 +627,24 @@ describe('POST, GET and DELETE /v1/conversations', () => {
     await expect(
       client.responses.create({ model: 'gpt-4o-mini', input: 'still there?', conversation: conversation.id }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('a service key acting for its end users', () => {
+  it("keeps each end user's responses to them (X-User-Id)", async () => {
+    const alice = openaiClient(server, { apiKey: SERVICE_KEY, headers: { 'X-User-Id': 'alice' } });
+    const bob = openaiClient(server, { apiKey: SERVICE_KEY, headers: { 'X-User-Id': 'bob' } });
+    const first = await alice.responses.create({ model: 'gpt-4o-mini', input: 'alice secret zeta' });
+    const next = await alice.responses.create({ model: 'gpt-4o-mini', input: 'more', previous_response_id: first.id });
+    expect(next.output_text).toBe('stub reply to: more');
+    await expect(
+      bob.responses.create({ model: 'gpt-4o-mini', input: 'peek', previous_response_id: first.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    await expect(bob.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+    expect((await alice.responses.retrieve(first.id)).output_text).toBe('stub reply to: alice secret zeta');
+    // Without naming the end user, a service key is refused.
+    await expect(
+      openaiClient(server, { apiKey: SERVICE_KEY }).responses.create({ model: 'gpt-4o-mini', input: 'who?' }),
+    ).rejects.toMatchObject({ status: 400, param: 'user' });
   });
 });
