@@ -64,7 +64,7 @@ describe('POST /v1/responses with the official SDK', () => {
       .withResponse();
     expect(answer.object).toBe('response');
     expect(answer.status).toBe('completed');
-    expect(answer.id).toMatch(/^resp_[0-9a-f]{64}$/);
+    expect(answer.id).toMatch(/^resp_[0-9a-f]{65}$/);
     expect(answer.output_text).toBe('stub reply to: hello responses');
     expect(answer.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
     expect(answer.output[0]?.id).toMatch(/^msg_/);
@@ -374,7 +374,7 @@ describe('previous_response_id: the server holds the conversation', () => {
     const stranger = await server.guest();
     const theirs = openaiClient(server, { apiKey: stranger.token });
     const tampered = `${mine.id.slice(0, -1)}${mine.id.endsWith('0') ? '1' : '0'}`;
-    for (const id of [mine.id, tampered, 'resp_123', `resp_${'0'.repeat(64)}`]) {
+    for (const id of [mine.id, tampered, 'resp_123', `resp_${'0'.repeat(65)}`]) {
       await expect(
         theirs.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: id }),
       ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found', param: 'previous_response_id' });
@@ -481,6 +481,21 @@ describe('stored responses: retrieve, input items, delete', () => {
     await expect(
       client.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: created.id }),
     ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+  });
+
+  it('a response made with store: false is kept in the transcript but cannot be fetched or continued', async () => {
+    const client = openaiClient(server);
+    const { data: unstored, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'not for later', store: false })
+      .withResponse();
+    expect((unstored as unknown as { store: boolean }).store).toBe(false);
+    await expect(client.responses.retrieve(unstored.id)).rejects.toMatchObject({ status: 404 });
+    await expect(client.responses.inputItems.list(unstored.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: unstored.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    const messages = await threadMessages(response.headers.get('x-chat-thread-id')!);
+    expect(messages.map((message) => message.content)).toEqual(['not for later', 'stub reply to: not for later']);
   });
 });
 

@@ -146,7 +146,7 @@ function targetOf(
     turn: started.turn,
     names: read.tools.names,
     frame: {
-      id: responseIdOf(facade.responseIdKey, userId, started.turn.id),
+      id: responseIdOf(facade.responseIdKey, userId, started.turn.id, { stored: body.store !== false }),
       model: body.model,
       createdAt: Math.floor(Date.now() / 1000),
       instructions: body.instructions ?? null,

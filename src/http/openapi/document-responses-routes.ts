@@ -81,7 +81,7 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
       'input_image and input_file parts are refused (400 naming the part). function tools are passed through, namespace tools offered as <namespace>__<name>, ' +
       'hosted tools (web_search, file_search, …) dropped and named in X-Chat-Ignored-Tools. A request only bringing function_call_output items spends TOOL_ROUNDS_PER_MINUTE, ' +
       'not the send limit. `stream: true` answers with the Responses event sequence, each event with its sequence_number; a failure after the stream opened is an `error` event, then `response.failed`. ' +
-      'The transcript is kept whatever `store` says.',
+      'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later.',
     request: { headers, body: { content: { 'application/json': { schema: responseBody } } } },
     responses: {
       200: {
