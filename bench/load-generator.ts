@@ -12,6 +12,11 @@ interface LoadRequest {
   token: string;
   threadIds: string[];
   seconds: number;
+  /**
+   * Offered load: start this many turns a second (open loop, on the threads in turn, a thread's next turn only once
+   * its last one ended), instead of every thread sending again as soon as its turn ends.
+   */
+  turnsPerSecond?: number;
 }
 
 export interface LoadResult {
@@ -31,27 +36,77 @@ const stub = await startOpenAIStub({
 process.send?.({ type: 'stub', url: stub.url });
 
 let sequence = 0;
+
+async function oneTurn(request: LoadRequest, threadId: string, latencies: number[]): Promise<boolean> {
+  sequence += 1;
+  const turn = await sendStreaming({
+    baseUrl: request.baseUrl,
+    threadId,
+    token: request.token,
+    content: `Load turn ${sequence}: how is the plan going?`,
+    benchId: `l${sequence}`,
+  }).catch(() => null);
+  const end = turn?.events.find((event) => event.event === 'turn-end');
+  if (turn && end && (end.data as { status?: string }).status === 'complete') {
+    latencies.push(end.at - turn.sentAt);
+    return true;
+  }
+  return false;
+}
+
+/** `turnsPerSecond` turns started a second, on schedule, each on the next thread that is not busy. */
+async function offered(request: LoadRequest, rate: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let skipped = 0;
+  const started = performance.now();
+  const busyThreads = new Set<string>();
+  const running: Promise<void>[] = [];
+  let next = 0;
+  for (let index = 0; ; index += 1) {
+    const due = started + (index * 1000) / rate;
+    if (due >= started + request.seconds * 1000) break;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    let threadId: string | undefined;
+    for (let offset = 0; offset < request.threadIds.length && !threadId; offset += 1) {
+      const candidate = request.threadIds[(next + offset) % request.threadIds.length]!;
+      if (!busyThreads.has(candidate)) threadId = candidate;
+    }
+    next += 1;
+    if (!threadId) {
+      // Every thread still busy: the server is behind the offered load; the turn is counted as failed.
+      skipped += 1;
+      continue;
+    }
+    const chosen = threadId;
+    busyThreads.add(chosen);
+    running.push(
+      oneTurn(request, chosen, latencies).then((ok) => {
+        busyThreads.delete(chosen);
+        if (!ok) failures += 1;
+      }),
+    );
+  }
+  await Promise.all(running);
+  return {
+    type: 'result',
+    turns: latencies.length,
+    failures: failures + skipped,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
+  };
+}
+
 async function busy(request: LoadRequest): Promise<LoadResult> {
+  if (request.turnsPerSecond) return offered(request, request.turnsPerSecond);
   const latencies: number[] = [];
   let failures = 0;
   const started = performance.now();
   const deadline = started + request.seconds * 1000;
   await Promise.all(
     request.threadIds.map(async (threadId) => {
-      while (performance.now() < deadline) {
-        sequence += 1;
-        const turn = await sendStreaming({
-          baseUrl: request.baseUrl,
-          threadId,
-          token: request.token,
-          content: `Load turn ${sequence}: how is the plan going?`,
-          benchId: `l${sequence}`,
-        }).catch(() => null);
-        const end = turn?.events.find((event) => event.event === 'turn-end');
-        if (turn && end && (end.data as { status?: string }).status === 'complete')
-          latencies.push(end.at - turn.sentAt);
-        else failures += 1;
-      }
+      while (performance.now() < deadline) if (!(await oneTurn(request, threadId, latencies))) failures += 1;
     }),
   );
   return {

@@ -21,9 +21,9 @@ import type { Database } from '../src/db/prisma-client';
 import { createSearchRepository } from '../src/db/search-repository';
 import { elsewhereRankedSql } from '../src/db/search-sql';
 import { Prisma } from '../src/db/generated/client';
-import type { OpenAIFunctionTool } from '../src/core/tools';
 import { line, type Conversation, type Turn } from './support/locomo';
 import { quantile } from './support/stats';
+import type { OpenAIFunctionTool } from '../src/core/context/types';
 
 /** The speed figure's user: SPEED_THREADS chats of SPEED_MESSAGES messages each. */
 const SPEED_THREADS = 50;

@@ -10,11 +10,12 @@ import { foldFigures, runOurConversation, type ConversationRun } from './convers
 import { fanOutFigures, measureFanOut } from './fan-out';
 import { measureFloor } from './floor';
 import { measureHistoryLength } from './history-length';
+import { measureFacadeHistory } from './facade-history';
 import { machine, renderLines, renderTable, verdict, writeResults, type Figure } from './support/report';
 import { startServices } from './support/stack';
 import { distribution, mean, round } from './support/stats';
 import { memoryFigures } from './memory-figures';
-import { measureThroughputAndMemory } from './throughput';
+import { FIXED_LOAD_TURNS_PER_SECOND, measureThroughputAndMemory } from './throughput';
 import { measureTurnOverhead, overheadFigures } from './turn-overhead';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
 
     // First, while this process holds nothing else: its RSS is then the server's.
     log('throughput: 200 busy threads; memory');
-    const { throughput, oneInFlight, memory } = await measureThroughputAndMemory(services, {
+    const { throughput, oneInFlight, fixedLoad, memory } = await measureThroughputAndMemory(services, {
       threads: 200,
       seconds: scale(20, 8),
       oneInFlightSeconds: scale(15, 6),
@@ -165,6 +166,7 @@ async function main(): Promise<void> {
     });
     raw.throughput = throughput;
     raw.oneInFlight = oneInFlight;
+    raw.fixedLoad = fixedLoad;
     raw.memory = memory;
     figures.push(
       {
@@ -197,6 +199,13 @@ async function main(): Promise<void> {
         name: 'turn latency under that load p50 / p99',
         value: `${round(throughput.latency.p50)} / ${round(throughput.latency.p99)}`,
         unit: 'ms',
+      },
+      {
+        section: '6 throughput',
+        name: `server event-loop delay p99 at ${FIXED_LOAD_TURNS_PER_SECOND} turns/s offered (${fixedLoad.turns} turns, ${fixedLoad.failures} failed or not sent; p50 ${round(fixedLoad.eventLoopDelay.p50)}, max ${round(fixedLoad.eventLoopDelay.max)} ms)`,
+        value: round(fixedLoad.eventLoopDelay.p99),
+        unit: 'ms',
+        target: { op: '<=', value: 20 },
       },
       {
         section: '7 memory',
@@ -241,6 +250,31 @@ async function main(): Promise<void> {
         section: '2 flat in history length',
         name: 'pre-model p50, 10,000-message ÷ 10-message thread',
         value: round(history.long.p50 / history.short.p50),
+        unit: '×',
+        target: { op: '<=', value: 1.2 },
+      },
+    );
+
+    const facadeLong = scale(1000, 300);
+    log(`/v1 history length: ${facadeLong} vs 10 messages`);
+    const facade = await measureFacadeHistory(services, {
+      longMessages: facadeLong,
+      shortMessages: 10,
+      turns: scale(60, 20),
+      warmup: 4,
+    });
+    raw.facadeHistory = facade;
+    figures.push(
+      {
+        section: '2 flat in history length',
+        name: `/v1 turn p50, ${facade.shortMessages}-message / ${facade.longMessages}-message client history`,
+        value: `${round(facade.short.p50)} / ${round(facade.long.p50)}`,
+        unit: 'ms',
+      },
+      {
+        section: '2 flat in history length',
+        name: `/v1 turn p50, ${facade.longMessages}-message ÷ ${facade.shortMessages}-message client history`,
+        value: round(facade.long.p50 / facade.short.p50),
         unit: '×',
         target: { op: '<=', value: 1.2 },
       },

@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { TOKEN_COUNT_CACHE_BOUNDS, tokenCountCacheSize } from '../src/core/context';
 import type { LoadResult } from './load-generator';
@@ -11,6 +12,8 @@ import { distribution, type Distribution } from './support/stats';
 
 export interface ThroughputResult {
   threads: number;
+  /** The server's event-loop delay over the run (this process: the app's), ms. */
+  eventLoopDelay: { p50: number; p99: number; max: number };
   seconds: number;
   turns: number;
   turnsPerSecond: number;
@@ -19,6 +22,9 @@ export interface ThroughputResult {
   /** This process' CPU time (user + system: the server's alone, the stub and clients are a child process) ÷ turns. */
   cpuMsPerTurn: number;
 }
+
+/** The offered load of the event-loop figure (issue 37 item 5). */
+export const FIXED_LOAD_TURNS_PER_SECOND = 100;
 
 export interface MemoryResult {
   /** After the throughput run. */
@@ -111,7 +117,13 @@ async function settledMemory(app: BenchApp): Promise<HeapPoint> {
 
 interface LoadGenerator {
   stubUrl: string;
-  run(input: { baseUrl: string; token: string; threadIds: string[]; seconds: number }): Promise<ThroughputResult>;
+  run(input: {
+    baseUrl: string;
+    token: string;
+    threadIds: string[];
+    seconds: number;
+    turnsPerSecond?: number;
+  }): Promise<ThroughputResult>;
   stop(): void;
 }
 
@@ -130,10 +142,19 @@ async function startLoadGenerator(): Promise<LoadGenerator> {
     run: (input) =>
       new Promise((resolve) => {
         const cpuBefore = process.cpuUsage();
+        // The app runs in this process: its event loop's delay is this one's (10 ms resolution, as prom-client's).
+        const delay = monitorEventLoopDelay({ resolution: 10 });
+        delay.enable();
         child.once('message', (result: LoadResult) => {
           const cpu = process.cpuUsage(cpuBefore);
+          delay.disable();
           resolve({
             threads: input.threadIds.length,
+            eventLoopDelay: {
+              p50: delay.percentile(50) / 1e6,
+              p99: delay.percentile(99) / 1e6,
+              max: delay.max / 1e6,
+            },
             seconds: result.seconds,
             turns: result.turns,
             turnsPerSecond: result.turns / result.seconds,
@@ -165,7 +186,12 @@ export async function measureThroughputAndMemory(
     memoryRuns: number;
     memorySeconds: number;
   },
-): Promise<{ throughput: ThroughputResult; oneInFlight: ThroughputResult; memory: MemoryResult }> {
+): Promise<{
+  throughput: ThroughputResult;
+  oneInFlight: ThroughputResult;
+  fixedLoad: ThroughputResult;
+  memory: MemoryResult;
+}> {
   const load = await startLoadGenerator();
   const app = await startApp(services, {
     env: { OPENAI_BASE_URL: load.stubUrl, OPENAI_API_KEY: 'bench-key', CHAT_MODEL: 'gpt-4o-mini' },
@@ -196,6 +222,13 @@ export async function measureThroughputAndMemory(
       seconds: options.oneInFlightSeconds,
     });
     const throughput = await load.run({ ...input, seconds: options.seconds });
+    // A fixed offered load, below what the server sustains: its event loop's delay then shows synchronous hot spots
+    // (a busy run's delay is mostly the queue of ready work).
+    const fixedLoad = await load.run({
+      ...input,
+      seconds: options.seconds,
+      turnsPerSecond: FIXED_LOAD_TURNS_PER_SECOND,
+    });
     const before = await settledMemory(app);
     await seedMessages(app.databaseUrl, threadIds, options.seedMessages);
     await load.run({ ...input, seconds: options.seconds });
@@ -231,6 +264,7 @@ export async function measureThroughputAndMemory(
     return {
       throughput,
       oneInFlight,
+      fixedLoad,
       memory: {
         rssBeforeMb: before.rssMb,
         rssAfterSeedMb: afterSeed.rssMb,

@@ -33,11 +33,10 @@ import { createAuditRepository } from '../db/audit-repository';
 import { createDatabase, type Database } from '../db/prisma-client';
 import { createForkRepository } from '../db/fork-repository';
 import { createFacadeConversationRepository } from '../db/facade-conversation-repository';
-import { createMemoryRepository } from '../db/memory-repository';
+import { createMemoryControlsRepository } from '../db/memory-controls-repository';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';
 import { createErasureRepository } from '../db/erasure-repository';
 import { deleteThread, eraseUser } from '../core/erasure';
-import { forgetKnownUser } from '../http/authenticate';
 import { recountSavedMemoryTokens, saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import { createModelCallRepository } from '../db/model-call-repository';
 import { createSummaryRepository } from '../db/summary-repository';
@@ -50,7 +49,7 @@ import { checkSearchLanguage } from '../db/search-settings';
 import { createTranscriptRepository } from '../db/transcript-repository';
 import { createTurnRepository } from '../db/turn-repository';
 import { createAdminAuth } from '../http/admin/admin-auth';
-import { createTokenService } from '../http/auth';
+import { createTokenService } from '../auth/token-service';
 import { createHttpApp } from '../http/create-http-app';
 import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
@@ -63,7 +62,7 @@ import { startFoldWorker } from '../jobs/start-fold-worker';
 import { titleThread, type TitleDeps } from '../core/titles';
 import { createThreadTitleRepository } from '../db/thread-title-repository';
 import { createCostReport } from '../db/cost-report';
-import { createQueueRegistry, type QueueRegistry } from '../jobs/queue-registry';
+import { createQueueRegistry, type BullQueueRegistry } from '../jobs/queue-registry';
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
 import { createChatPort, createSummarizerPort, sendsPromptCacheKey } from '../llm/model-ports';
@@ -90,6 +89,7 @@ import { contextSettingsFromEnv, usesOfflineDemoWindow } from './context-setting
 import { withFreshTokenCounts } from './with-fresh-token-counts';
 import { describeTools } from './describe-tools';
 import { credentialsOfUrl, withoutCredentials, type Logger } from './logger';
+import { forgetKnownUser } from '../auth/principal-from-token';
 
 export type ProcessMode = 'all' | 'serve' | 'worker';
 
@@ -143,7 +143,7 @@ export interface Application {
   /** The MCP servers of this process (null when MCP_SERVERS is unset). */
   mcp: McpHub | null;
   /** Queues shown to admins (GET /api/admin/queues, /admin/jobs); other parts register theirs here. */
-  queues: QueueRegistry;
+  queues: BullQueueRegistry;
   /** Listens on `port` (0 = any); resolves with the bound port. */
   listen(port: number, host?: string): Promise<number>;
   /** Graceful stop: stop accepting, drain turns up to the grace period, close workers, queues and pools. */
@@ -202,7 +202,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
   const calls = instrumentModelCalls(createModelCallRepository(db), metrics);
-  const memory = createMemoryRepository(db);
+  const memory = createMemoryControlsRepository(db);
   const events = createLocalEventBus();
   const turnTimer = new TurnTimer(metrics);
   const stopTiming = turnTimer.watch(events);

@@ -102,7 +102,10 @@ async function main(): Promise<void> {
     const port = await application.listen(env.PORT);
     log.info(`ready: open http://localhost:${port}`);
   } catch (error) {
-    await application?.stop(0).catch(() => undefined);
+    // The start's own error is what the process reports (rethrown below); a failed stop after it is logged beside it.
+    await application
+      ?.stop(0)
+      .catch((stopError: unknown) => log.error({ err: stopError }, 'stopping after a failed start failed'));
     await services.stop();
     throw error;
   }

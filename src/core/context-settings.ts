@@ -1,9 +1,6 @@
-import type { ModelProfile } from './context';
-import type { KeepPolicy, TriggerPolicy } from './context';
+import type { ContextState, KeepPolicy, ModelProfile, TokenCounter, TriggerPolicy } from './context';
 import { parseKeepPolicy } from './context';
 import { parseTriggerPolicy } from './context';
-import type { TokenCounter } from './context';
-import type { ContextState } from './context';
 import type { RecallScope, ThreadContext } from './domain';
 import {
   correctedBudget,
@@ -13,7 +10,7 @@ import {
   type EstimateCorrection,
   type FoldDecision,
 } from './context';
-import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './memory/summary-withdrawn';
+import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './domain';
 
 /** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
 export interface ContextSettings {

@@ -2,6 +2,7 @@ import type {
   ContextEntry,
   HeldRecallNote,
   MemoryMode,
+  OpenAIClientSettings,
   RecalledMessage,
   Role,
   SavedMemoryItem,
@@ -47,17 +48,6 @@ export interface ThreadSettings {
   recallScope?: RecallScope;
   /** Set by the OpenAI-compatible route (/v1): what its client sends with every request (see src/core/facade). */
   openaiClient?: OpenAIClientSettings;
-}
-
-/** An OpenAI client's system message (placed after our system prefix) and its own tools (offered with ours). */
-export interface OpenAIClientSettings {
-  instructions: string | null;
-  /**
-   * A Responses API request's `instructions`: for the response it asks for only (each request sets or clears them),
-   * after the client's instructions.
-   */
-  responseInstructions?: string | null;
-  tools: { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
 }
 
 /** Where auto-recall and search_transcript look (issue 27). */
@@ -125,4 +115,25 @@ export interface ThreadContext {
    * call's prompt first differs from it, when this process has not seen the thread's previous call.
    */
   lastPrompt?: { tools: number; messages: number[] } | null;
+}
+
+/** What a pack carries instead of a summary withdrawn after a forget, until the rebuild commits. */
+export const MEMORY_REBUILDING_NOTE =
+  'The memory of the earlier part of this conversation is being rebuilt after the user deleted a message; ' +
+  'it is not available right now. Do not guess what was said earlier.';
+
+/**
+ * True while the thread's summary is withdrawn: a forgotten message was covered by it, so its text was cleared
+ * (kept only as redacted revisions) and a rebuild from the remaining transcript is pending. Derived from the state:
+ * a summary that covers messages at or after the context start but has no text. (A fresh context also clears the
+ * text, but moves the context start past the coverage, so it never reads as withdrawn.)
+ */
+export function isSummaryWithdrawn(thread: Pick<Thread, 'summary' | 'contextStartSeq'>): boolean {
+  const summary = thread.summary;
+  return (
+    summary !== null &&
+    summary.revision > 0 &&
+    summary.text === '' &&
+    summary.coveredThroughSeq >= thread.contextStartSeq
+  );
 }

@@ -1,8 +1,8 @@
 import type { MessageDto, SearchHitDto, ThreadDto } from '../shared/api';
 import type { ErrorCode } from '../shared/errors';
 import type { Thread, TranscriptMessage } from './domain';
-import { isSummaryWithdrawn } from './memory/summary-withdrawn';
-import type { MessageSearchHit } from './transcript-search';
+import { isSummaryWithdrawn } from './domain';
+import type { MessageSearchHit } from './ports';
 
 /** Domain -> DTO, the only shape that reaches clients. */
 export function toMessageDto(message: TranscriptMessage): MessageDto {

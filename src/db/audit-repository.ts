@@ -2,13 +2,13 @@ import type { AuditEntry, AuditStore, Page } from '../core/ports';
 import type { Prisma } from './generated/client';
 import type { Database } from './prisma-client';
 import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor';
-import { wellFormedJson } from './well-formed-json';
+import { storableJson } from './storable-values';
 
 export function createAuditRepository(db: Database): AuditStore {
   return {
     async record({ actor, action, threadId, details = {} }) {
       await db.auditLog.create({
-        data: { actor, action, threadId, details: wellFormedJson(details) as Prisma.InputJsonObject },
+        data: { actor, action, threadId, details: storableJson(details) as Prisma.InputJsonObject },
       });
     },
     async list({ threadId, cursor, limit }): Promise<Page<AuditEntry>> {

@@ -1,4 +1,4 @@
-import type { ClientHistoryStore, PrefixHit } from '../core/facade/facade-ports';
+import type { ClientHistoryStore, PrefixHit } from '../core/ports';
 import { chainHashes } from './client-prefix-hash';
 import { toMessage } from './mappers';
 import type { Database } from './prisma-client';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ClientMessage } from '../core/facade/client-view';
 import { normalize } from '../core/facade/reconcile-history';
+import type { ClientMessage } from '../core/ports';
 
 // The chain of hashes over a client's view of a thread, byte for byte as the database computes it for stored messages
 // (migration client_prefix_hash, functions client_view_link and client_view_state):

@@ -1,29 +1,7 @@
 import { Prisma } from './generated/client';
 import type { ModelUsage } from '../core/costs/estimate-costs';
+import type { CostGrouping, CostReport, UsageGroup } from '../core/ports';
 import type { Database } from './prisma-client';
-
-/** How the admin's cost view groups model calls. */
-export type CostGrouping = 'day' | 'user' | 'thread';
-
-/** One group (a UTC day, a user, a thread) with its usage per model. */
-export interface UsageGroup {
-  key: string;
-  label: string;
-  usage: ModelUsage[];
-}
-
-/** Read model of model-call usage for the admin's estimated costs. */
-export interface CostReport {
-  /**
-   * Usage of the calls made since `since`: grouped, the groups with the most prompt tokens first (at most `limit`),
-   * and the total of all of them per model (the groups past `limit` included), read in one statement so both agree.
-   */
-  usageBy(input: {
-    by: CostGrouping;
-    since: Date;
-    limit: number;
-  }): Promise<{ groups: UsageGroup[]; total: ModelUsage[] }>;
-}
 
 interface UsageRow {
   total: boolean;

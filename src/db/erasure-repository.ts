@@ -1,4 +1,4 @@
-import type { ErasureStore } from '../core/erasure';
+import type { ErasureStore } from '../core/ports';
 import { keepModelCallsOf } from './keep-model-calls';
 import type { Database } from './prisma-client';
 

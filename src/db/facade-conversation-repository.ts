@@ -1,5 +1,5 @@
-import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/facade/facade-ports';
-import { wellFormedJson } from './well-formed-json';
+import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../core/ports';
+import { storableJson } from './storable-values';
 import { createClientHistoryRepository } from './client-history-repository';
 import type { Database } from './prisma-client';
 
@@ -35,7 +35,7 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
 
     async setClientSettings({ threadId, settings }) {
       // Only a change bumps the version (a fold planned under the old prefix re-plans); the same settings are a no-op.
-      const value = JSON.stringify(wellFormedJson(settings));
+      const value = JSON.stringify(storableJson(settings));
       await db.$executeRaw`
         UPDATE threads SET settings = jsonb_set(settings, '{openaiClient}', ${value}::jsonb), version = version + 1, updated_at = now()
         WHERE id = ${threadId}::uuid AND settings->'openaiClient' IS DISTINCT FROM ${value}::jsonb`;

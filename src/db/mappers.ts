@@ -8,8 +8,7 @@ import type {
   TurnKind,
   TurnStatus,
 } from '../core/domain';
-import type { SummaryRevisionRecord } from '../core/ports';
-import type { ToolRun, ToolRunStatus } from '../core/tools/types';
+import type { SummaryRevisionRecord, ToolRun, ToolRunStatus } from '../core/ports';
 import type {
   ContextEntry as ContextEntryRow,
   Message as MessageRow,

@@ -1,20 +1,7 @@
 import { AppError } from '../core/errors';
-import type { MessageContextDto, RoleDto, SeenMessageDto, SeenTokenPartsDto, SeenToolResultDto } from '../shared/api';
+import type { MessageContextReader } from '../core/ports';
+import type { RoleDto, SeenMessageDto, SeenTokenPartsDto, SeenToolResultDto } from '../shared/api';
 import type { Database } from './prisma-client';
-
-/** Read model of "what the model saw" for one reply: its call's manifest joined with what the store keeps now. */
-export interface MessageContextReader {
-  /**
-   * The chat call that produced `messageId` of `threadId`; NOT_FOUND when the message has none (not an answer).
-   * The system prompt's text is only in the answer with `systemPromptText` (admins); otherwise its hash and tokens.
-   */
-  /** What the call was given; the routes add the deployment's `limits`. */
-  forMessage(
-    threadId: string,
-    messageId: string,
-    options: { systemPromptText: boolean },
-  ): Promise<Omit<MessageContextDto, 'limits'>>;
-}
 
 interface CallRow {
   model: string;

@@ -1,5 +1,4 @@
-import type { SavedMemoryStore } from '../core/ports';
-import type { SavedMemory } from '../core/saved-memories';
+import type { SavedMemory, SavedMemoryStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { Prisma } from './generated/client';
 import { UUID } from './keyset-cursor';

@@ -1,4 +1,5 @@
 import { Prisma, type Message as MessageRow, type Turn as TurnRow } from './generated/client';
+import { storableJson } from './storable-values';
 
 /**
  * Column lists for the hot path's raw SQL, aliased to the Prisma field names so raw rows go through the same
@@ -33,7 +34,7 @@ export function qualified(columns: Prisma.Sql, alias: string): Prisma.Sql {
 
 /** A nullable JSON parameter for a jsonb column. */
 export function jsonParameter(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
+  return value === undefined || value === null ? null : JSON.stringify(storableJson(value));
 }
 
 /**

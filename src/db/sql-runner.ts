@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Prisma } from './generated/client';
 import { preparedStatementName } from './prepared-statement';
+import { storableText } from './storable-values';
 
 /**
  * Raw SQL of the hot path, straight through the driver's pool (the one Prisma's adapter uses too). A profile of
@@ -22,7 +23,12 @@ export interface SqlRunner {
 export function createSqlRunner(pool: pg.Pool): SqlRunner {
   const send = (query: Prisma.Sql) => {
     const name = preparedStatementName(query.text);
-    return pool.query({ text: query.text, values: query.values as unknown[], ...(name ? { name } : {}) });
+    // Text Postgres cannot store (NUL) made storable, whichever statement writes it (jsonb parameters are made
+    // storable by jsonParameter, before they become JSON text).
+    const values = (query.values as unknown[]).map((value) =>
+      typeof value === 'string' ? storableText(value) : value,
+    );
+    return pool.query({ text: query.text, values, ...(name ? { name } : {}) });
   };
   return {
     async rows<T>(query: Prisma.Sql) {

@@ -218,7 +218,7 @@ export function createTurnRepository(
       }),
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {
-      // The thread row first, then its entries: the order of every other writer (memory-repository's lockThread,
+      // The thread row first, then its entries: the order of every other writer (memory-controls-repository's lockThread,
       // folds, appends), so a recount after an encoding change cannot deadlock with a forget or a pin.
       await db.$transaction([
         summaryTokens !== null

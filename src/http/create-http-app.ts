@@ -6,7 +6,7 @@ import { mountAdmin } from './admin/mount-admin';
 import { runInLogContext, type LogContext } from '../observability/log-context';
 import { authenticate, principalOf } from './authenticate';
 import { limitRequestsPerUser } from './limit-requests-per-user';
-import { refuseNulEscapes } from './refuse-nul-characters';
+import { checkJsonBody } from './json-body-checks';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
 import { facadeRoutes } from './openai-facade/facade-routes';
@@ -63,7 +63,7 @@ export function createHttpApp(
       strict: true,
       // Kept for the runners' callbacks, whose HMAC is over the raw bytes (the same buffer, not a copy).
       verify: (request, _response, buffer) => {
-        refuseNulEscapes(buffer);
+        checkJsonBody(buffer);
         (request as { rawBody?: Buffer }).rawBody = buffer;
       },
     }),

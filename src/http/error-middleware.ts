@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ERROR_STATUS, type ErrorBody } from '../shared/errors';
 import { AppError } from '../core/errors';
-import { toAppError } from './to-app-error';
+import { toAppError } from '../errors/to-app-error';
 import type { LogPort } from '../core/ports';
 
 /** Maps any error to `{ error: { code, message } }` with the code's status. Unknown errors become INTERNAL, logged with their stack. */

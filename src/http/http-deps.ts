@@ -3,10 +3,11 @@ import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';
 import type { SavedMemoryDeps } from '../core/saved-memories';
-import type { ErasureStore } from '../core/erasure';
 import type {
+  ErasureStore,
   ExportReader,
   LogPort,
+  MessageContextReader,
   ThreadEventBus,
   ThreadStore,
   ToolQueue,
@@ -15,15 +16,14 @@ import type {
   TranscriptStore,
   TurnStore,
 } from '../core/ports';
-import type { OpenAIFunctionTool } from '../core/tools/tool-registry';
 import type { AsyncToolDeps } from '../core/tools/run-async-tool';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import type { MessageContextReader } from '../db/message-context-reader';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
-import type { TokenService } from './auth';
+import type { TokenService } from '../auth/token-service';
 import type { HealthProbes } from './health-routes';
 import type { FacadeHttpDeps } from './openai-facade/facade-deps';
+import type { OpenAIFunctionTool } from '../core/context/types';
 
 /** What the HTTP adapter is given by the composition root. */
 /** What the runners' callback routes need (null when no external tools are configured). */

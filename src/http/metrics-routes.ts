@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import { AppError } from '../core/errors';
 import type { Metrics } from '../observability/metrics';
 import type { RateLimiter } from '../core/limits/rate-limiter';
-import { bearerToken } from './auth';
+import { bearerToken } from '../auth/token-service';
 import { clientKeyOf } from './client-address';
 import { withFailureLimit } from './failed-auth-limit';
 

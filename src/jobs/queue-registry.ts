@@ -1,29 +1,10 @@
 import type { Queue } from 'bullmq';
+import type { QueueRegistry } from '../core/ports';
 
-/** Job counts of one queue, as the admin API shows them. */
-export interface QueueCounts {
-  name: string;
-  waiting: number;
-  active: number;
-  failed: number;
-  delayed: number;
-  completed: number;
-}
+/** The registry of BullMQ queues (the composition root's `queues`). */
+export type BullQueueRegistry = QueueRegistry<Queue>;
 
-/**
- * The queues admins see (`GET /api/admin/queues`, the bull-board dashboard). The composition root registers the
- * summary queue; other parts register theirs (e.g. the tools queue) with `register`.
- */
-export interface QueueRegistry {
-  register(queue: Queue): void;
-  list(): Queue[];
-  /** Calls `listener` for every queue registered from now on (e.g. to add it to the dashboard). */
-  onRegister(listener: (queue: Queue) => void): void;
-  /** Counts of every registered queue; rejects when Redis does not answer within `timeoutMs` (default 2000). */
-  counts(timeoutMs?: number): Promise<QueueCounts[]>;
-}
-
-export function createQueueRegistry(): QueueRegistry {
+export function createQueueRegistry(): BullQueueRegistry {
   const queues = new Map<string, Queue>();
   const listeners: ((queue: Queue) => void)[] = [];
   return {

@@ -106,6 +106,8 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Rate
   async function connected(): Promise<void> {
     const { redis } = options;
     if (!['wait', 'connecting', 'connect'].includes(redis.status)) return;
+    // Not ready in time: the command that follows fails too, and decide() falls back to memory with its one warning.
+    // eslint-disable-next-line no-restricted-syntax -- reported by decide()'s fallback
     await withTimeout(whenReady(redis), timeoutMs * 4).catch(() => undefined);
   }
 

@@ -5,7 +5,7 @@ import type {
   FoldQueue,
   ForgetRebuildQueue,
   LogPort,
-  MemoryStore,
+  MemoryControlsStore,
   SummaryStore,
   ToolQueue,
   ToolRunStore,
@@ -77,7 +77,7 @@ export function createSweeper(options: {
   settings: ContextSettings;
   log: LogPort;
   /** Summaries withdrawn by a forget whose rebuild job was lost (Redis down, process died). */
-  rebuilds?: { memory: Pick<MemoryStore, 'threadsAwaitingRebuild'>; queue: ForgetRebuildQueue };
+  rebuilds?: { memory: Pick<MemoryControlsStore, 'threadsAwaitingRebuild'>; queue: ForgetRebuildQueue };
   /** Resumes the queued turns of a thread (serve processes); absent in worker-only processes. */
   resumeTurns?: (threadId: string) => void;
   /**

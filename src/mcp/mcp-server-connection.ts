@@ -206,7 +206,14 @@ export class McpServerConnection {
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       this.options.log.warn({ server: this.config.name, err: error }, 'MCP server could not be connected');
-      await client.close().catch(() => undefined);
+      await client
+        .close()
+        .catch((closeError: unknown) =>
+          this.options.log.debug(
+            { server: this.config.name, err: closeError },
+            'closing the unconnected MCP client failed',
+          ),
+        );
       this.scheduleRestart();
       return false;
     }
@@ -253,7 +260,14 @@ export class McpServerConnection {
     this.current = null;
     if (client) {
       client.onclose = undefined;
-      void client.close().catch(() => undefined);
+      void client
+        .close()
+        .catch((closeError: unknown) =>
+          this.options.log.debug(
+            { server: this.config.name, err: closeError },
+            'closing the dropped MCP client failed',
+          ),
+        );
     }
   }
 

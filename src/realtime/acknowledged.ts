@@ -3,7 +3,7 @@ import type { LogPort } from '../core/ports';
 import { AppError, isAppError } from '../core/errors';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ErrorBody } from '../shared/errors';
-import { toAppError } from '../http/to-app-error';
+import { toAppError } from '../errors/to-app-error';
 import type { TypedSocket } from './socket-types';
 
 /**

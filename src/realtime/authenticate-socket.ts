@@ -1,9 +1,9 @@
 import type { ExtendedError } from 'socket.io';
 import { isAppError } from '../core/errors';
-import { principalFromToken } from '../http/authenticate';
 import type { ConnectErrorData } from '../shared/socket-events';
 import type { SocketDeps } from './socket-deps';
 import type { TypedSocket } from './socket-types';
+import { principalFromToken } from '../auth/principal-from-token';
 
 function refused(data: ConnectErrorData): ExtendedError {
   const error: ExtendedError = new Error(data.message);

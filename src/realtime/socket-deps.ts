@@ -1,10 +1,10 @@
-import type { ErasureStore } from '../core/erasure';
+import type { ErasureStore } from '../core/ports';
 import type { ContextSettings } from '../core/context-settings';
 import type { EditDeps } from '../core/fork';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { LogPort, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
-import type { TokenService } from '../http/auth';
+import type { TokenService } from '../auth/token-service';
 
 /** What the socket adapter is given by the composition root (the same use cases and stores REST uses). */
 export interface SocketDeps {

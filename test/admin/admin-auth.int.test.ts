@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService } from '../../src/http/auth';
+import { createTokenService } from '../../src/auth/token-service';
 import type { AuditPageDto } from '../../src/shared/admin-api';
 import { openApiDocument } from '../../src/http/openapi/openapi-document';
 import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';

@@ -3,7 +3,7 @@ import type {
   AuditStore,
   ExportReader,
   ForkStore,
-  MemoryStore,
+  MemoryControlsStore,
   ModelCallRecord,
   ModelCallStore,
 } from '../../src/core/ports';
@@ -13,7 +13,7 @@ import {
   createMemoryDatabase,
   createMemoryExportReader,
   createMemoryForkStore,
-  createMemoryMemoryStore,
+  createMemoryMemoryControlsStore,
   createMemoryModelCallStore,
   createMemoryStores,
   type Stores,
@@ -29,7 +29,7 @@ export interface PortStores extends Stores {
   storedCallsOfUser(userId: string): Promise<ModelCallRecord[]>;
   exportReader: ExportReader;
   admin: AdminThreadStore;
-  memory: MemoryStore;
+  memory: MemoryControlsStore;
   forks: ForkStore;
 }
 
@@ -52,7 +52,7 @@ export function createMemoryPortStores(): PortStores {
         .map(({ userId: _userId, ...call }) => structuredClone(call)),
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
-    memory: createMemoryMemoryStore(database),
+    memory: createMemoryMemoryControlsStore(database),
     forks: createMemoryForkStore(database),
   };
 }

@@ -5,7 +5,7 @@ import { createAdminThreadRepository } from '../../src/db/admin-thread-repositor
 import { createAuditRepository } from '../../src/db/audit-repository';
 import { createForkRepository } from '../../src/db/fork-repository';
 import { applyMigrations } from '../../src/db/migrate';
-import { createMemoryRepository } from '../../src/db/memory-repository';
+import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
 import { createDatabase, type Database } from '../../src/db/prisma-client';
 import { createSummaryRepository } from '../../src/db/summary-repository';
@@ -18,7 +18,7 @@ import { describeAdminThreadStoreContract } from './admin-thread-store.contract'
 import { describeAuditStoreContract } from './audit-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
 import { describeForkStoreContract } from './fork-store.contract';
-import { describeMemoryStoreContract } from './memory-store.contract';
+import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import type { PortStores } from './port-fixtures';
 
@@ -62,7 +62,7 @@ beforeAll(async () => {
   database = await createTestDatabase('port-contracts');
   await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
   db = createDatabase({ url: database.url, poolSize: 4 });
-  const memory = createMemoryRepository(db);
+  const memory = createMemoryControlsRepository(db);
   stores = {
     threads: createThreadRepository(db),
     transcript: createTranscriptRepository(db),
@@ -88,5 +88,5 @@ describeAuditStoreContract('Postgres repositories', () => stores);
 describeModelCallStoreContract('Postgres repositories', () => stores);
 describeExportReaderContract('Postgres repositories', () => stores);
 describeAdminThreadStoreContract('Postgres repositories', () => stores);
-describeMemoryStoreContract('Postgres repositories', () => stores);
+describeMemoryControlsStoreContract('Postgres repositories', () => stores);
 describeForkStoreContract('Postgres repositories', () => stores);

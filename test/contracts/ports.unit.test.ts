@@ -5,7 +5,7 @@ import { describeAuditStoreContract } from './audit-store.contract';
 import { describeEventBusContract } from './event-bus.contract';
 import { describeExportReaderContract } from './export-reader.contract';
 import { describeForkStoreContract } from './fork-store.contract';
-import { describeMemoryStoreContract } from './memory-store.contract';
+import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { createMemoryPortStores } from './port-fixtures';
 
@@ -15,7 +15,7 @@ describeAuditStoreContract('in-memory fake', createMemoryPortStores);
 describeModelCallStoreContract('in-memory fake', createMemoryPortStores);
 describeExportReaderContract('in-memory fake', createMemoryPortStores);
 describeAdminThreadStoreContract('in-memory fake', createMemoryPortStores);
-describeMemoryStoreContract('in-memory fake', createMemoryPortStores);
+describeMemoryControlsStoreContract('in-memory fake', createMemoryPortStores);
 describeForkStoreContract('in-memory fake', createMemoryPortStores);
 describeEventBusContract('in-memory fake', createMemoryEventBus);
 // The process's own bus has no I/O (sockets in other processes are reached through socket.io's Redis adapter,

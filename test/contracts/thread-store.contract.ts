@@ -33,7 +33,15 @@ export function describeThreadStoreContract(name: string, make: MakeStores): voi
       await stores.threads.createThread({ ownerId, maxThreads: 2 });
       expect(await codeOf(stores.threads.createThread({ ownerId, maxThreads: 2 }))).toBe('QUOTA_EXCEEDED');
       expect((await stores.threads.listThreads({ ownerId, limit: 10 })).items).toHaveLength(2);
-      expect(await newThread(stores)).toBeTruthy();
+      // Another owner's threads do not count toward this owner's quota.
+      const otherId = `user-${randomUUID()}`;
+      await stores.threads.ensureUser(otherId, 'guest');
+      const others = [
+        await stores.threads.createThread({ ownerId: otherId, maxThreads: 2 }),
+        await stores.threads.createThread({ ownerId: otherId, maxThreads: 2 }),
+      ];
+      expect(others.map((thread) => thread.ownerId)).toEqual([otherId, otherId]);
+      expect(await codeOf(stores.threads.createThread({ ownerId: otherId, maxThreads: 2 }))).toBe('QUOTA_EXCEEDED');
     });
 
     it('finds a thread for its owner only (any owner when null); a malformed or unknown id is not found', async () => {

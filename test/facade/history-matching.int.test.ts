@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientViewOf, type ClientMessage, type StoredItem } from '../../src/core/facade/client-view';
-import type { ClientHistoryStore } from '../../src/core/facade/facade-ports';
+import { clientViewOf, type StoredItem } from '../../src/core/facade/client-view';
+import type { ClientHistoryStore, ClientMessage } from '../../src/core/ports';
 import { matchHistory } from '../../src/core/facade/match-history';
 import { reconcileHistory } from '../../src/core/facade/reconcile-history';
 import { candidatesOf, type ChatCompletionDeps } from '../../src/core/facade/start-chat-completion';
 import { chainHashes } from '../../src/db/client-prefix-hash';
 import { createFacadeConversationRepository } from '../../src/db/facade-conversation-repository';
-import { createMemoryRepository } from '../../src/db/memory-repository';
+import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
 import { createDatabase, type Database } from '../../src/db/prisma-client';
 import { createThreadRepository } from '../../src/db/thread-repository';
 import { createTestDatabase } from '../support/databases';
@@ -104,7 +104,7 @@ function historyOf(view: readonly StoredItem[]): ClientMessage[] {
 
 async function fullViewOf(threadId: string): Promise<StoredItem[]> {
   const thread = await createThreadRepository(db).findThread(threadId, null);
-  const messages = await createMemoryRepository(db).listMessagesBySeq({
+  const messages = await createMemoryControlsRepository(db).listMessagesBySeq({
     threadId,
     fromSeq: 1,
     throughSeq: thread?.lastSeq ?? 0,
@@ -192,7 +192,7 @@ describe('/v1 history matching by hashes', () => {
       ];
       const real = createFacadeConversationRepository(db);
       const { store, read } = countingStore();
-      const memory = createMemoryRepository(db);
+      const memory = createMemoryControlsRepository(db);
       // Deps as the route passes them; a transcript read through the memory store counts too.
       const deps = {
         conversations: { ...real, threadsOf: async () => [{ threadId, lastTextTail: null }], history: store },

@@ -5,7 +5,7 @@ export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 export { createMemoryEventBus } from './memory-event-bus';
 export { createMemoryExportReader } from './memory-export-reader';
 export { createMemoryForkStore } from './memory-fork-store';
-export { createMemoryMemoryStore } from './memory-memory-store';
+export { createMemoryMemoryControlsStore } from './memory-memory-controls-store';
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySummaryStore } from './memory-summary-store';

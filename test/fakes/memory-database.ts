@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextEntry } from '../../src/core/context/types';
 import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
-import type { AuditEntry, ModelCallRecord, SummaryRevisionRecord } from '../../src/core/ports';
-import type { ToolRun } from '../../src/core/tools/types';
+import type { AuditEntry, ModelCallRecord, SummaryRevisionRecord, ToolRun } from '../../src/core/ports';
 
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
 export interface ThreadRow extends Thread {
   lease: { owner: string; expiresAt: number } | null;
-  /** What the last fresh context replaced, to undo it until the next message (MemoryStore.resetContext). */
+  /** What the last fresh context replaced, to undo it until the next message (MemoryControlsStore.resetContext). */
   contextResetUndo?: ContextResetUndo | null;
 }
 

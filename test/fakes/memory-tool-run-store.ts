@@ -1,6 +1,6 @@
 import { AsyncRunCapReached } from '../../src/core/tools/async-run-cap';
-import type { ToolRunStore } from '../../src/core/ports';
-import { TERMINAL_RUN_STATUSES, type ToolRun } from '../../src/core/tools/types';
+import type { ToolRun, ToolRunStore } from '../../src/core/ports';
+import { TERMINAL_RUN_STATUSES } from '../../src/core/tools/types';
 import type { Turn } from '../../src/core/domain';
 import {
   byId,

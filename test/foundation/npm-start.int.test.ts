@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort, isProcessAlive } from '../../src/app/embedded/process-tools';
 import { waitFor } from '../support/wait-for';
+import { startServerProcess } from '../support/worker-process';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 import { SHARED_DATA_DIR } from '../../src/app/embedded/embedded-postgres';
 
@@ -118,8 +119,32 @@ describe('npm start on embedded defaults', () => {
       body: JSON.stringify({ title: 'kept across restarts' }),
     });
     expect(created.status).toBe(201);
-    // Chat with the offline model until the trigger fires, and watch the summary appear.
     const threadId = ((await created.json()) as { id: string }).id;
+
+    // A second process joins with the URLs the start log prints (README, "Several processes"): the same database
+    // (`chat`), the same Redis, the same data directory's secret, so the first process's guest sees its thread there.
+    const joinUrl = (service: string) =>
+      new RegExp(`other processes join with ${service}=(\\S+?)"`).exec(first.output())?.[1] ?? '';
+    expect(joinUrl('DATABASE_URL')).toMatch(/^postgresql:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/chat$/);
+    expect(joinUrl('REDIS_URL')).toMatch(/^redis:\/\/127\.0\.0\.1:\d+/);
+    const joined = startServerProcess({
+      DATABASE_URL: joinUrl('DATABASE_URL'),
+      REDIS_URL: joinUrl('REDIS_URL'),
+      DATA_DIR: dataDir,
+    });
+    try {
+      const listed = await fetch(`http://127.0.0.1:${await joined.port}/api/threads`, {
+        headers: { Authorization: `Bearer ${guest.token}` },
+      });
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { threads: { id: string }[] }).threads.map((thread) => thread.id)).toEqual([
+        threadId,
+      ]);
+    } finally {
+      await joined.kill('SIGTERM');
+    }
+
+    // Chat with the offline model until the trigger fires, and watch the summary appear.
     const auth = { Authorization: `Bearer ${guest.token}`, 'Content-Type': 'application/json' };
     for (let turn = 1; turn <= 12; turn += 1) {
       const content = `Part ${turn} of my notes: the invoice INV-${4000 + turn} is due on 2026-12-${10 + turn}. ${'Details about the shipment, the customer and the warehouse schedule follow here. '.repeat(30)}`;

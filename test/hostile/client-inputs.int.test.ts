@@ -29,7 +29,7 @@ describe('hostile client input, at every entry point that takes text or JSON', (
     const tab = await server.openTab();
     const created = await server.app.api('/api/threads', { method: 'POST', token: server.token, json: {} });
     const thread = (await created.json()) as ThreadDto;
-    context = { app: server.app, token: server.token, thread, tab, adminToken: ADMIN_TOKEN, stub: server.stub };
+    context = { app: server.app, token: server.token, thread, tab, adminToken: ADMIN_TOKEN };
     // The longest input the encoder was handed from here on: each case checks it, so work a case started in the
     // background (the turn of an accepted message) is caught by the next one, and by the last test below.
     tokenizerWork.longestEncoderInput = 0;

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
-import type { OpenAIStub } from '../support/openai-stub';
 import type { Tab } from '../support/socket-client';
 import type { TestApp } from '../support/test-app';
 
 /** What a hostile case works with: the app, a signed-in user with a thread and a socket tab, the admin token. */
 export interface HostileContext {
-  app: TestApp;
+  /** The server, in this process (`npm test`) or another (the reliability suite). */
+  app: Pick<TestApp, 'api'>;
   token: string;
   thread: ThreadDto;
   tab: Tab;
   adminToken: string;
-  stub: OpenAIStub;
   /** User messages the server said it accepted (each must be in Postgres once). */
   accepted?: number;
 }

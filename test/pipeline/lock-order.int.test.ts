@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 /**
- * Every writer locks a thread's row before its context entries (memory-repository's lockThread, folds, appends).
+ * Every writer locks a thread's row before its context entries (memory-controls-repository's lockThread, folds, appends).
  * A recount after an encoding change (saveTokenCounts) that took the entries first and the thread second could
  * deadlock with a forget or a pin of the same thread.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defineTool, ToolError } from '../../src/core/tools';
 import type { ContextPackDto, ToolRunDto } from '../../src/shared/api';
-import { RUN_DISCARDED_BY_FORGET } from '../../src/db/memory-repository';
+import { RUN_DISCARDED_BY_FORGET } from '../../src/db/memory-controls-repository';
 import { useChatServer } from '../support/chat-server';
 import {
   lastUserText,

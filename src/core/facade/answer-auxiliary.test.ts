@@ -3,10 +3,9 @@ import { createTokenCounter } from '../context/token-counter';
 import type { PackMessage } from '../context/types';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
 import { ModelCallError } from '../model-call-error';
-import type { ChatResult, ModelCallRecord } from '../ports';
+import type { ChatResult, ClientMessage, ModelCallRecord } from '../ports';
 import { answerAuxiliary, isAuxiliaryRequest, type AuxiliaryDeps } from './answer-auxiliary';
-import { CLIENT_INSTRUCTIONS_HEADING } from './client-instructions';
-import type { ClientMessage } from './client-view';
+import { CLIENT_INSTRUCTIONS_HEADING } from '../context/client-instructions';
 
 const user = (content: string): ClientMessage => ({ role: 'user', content });
 const TITLE =

@@ -3,10 +3,9 @@ import type { PackMessage } from '../context/types';
 import { AppError, isAppError } from '../errors';
 import type { RateLimiter } from '../limits/rate-limiter';
 import { isModelCallError } from '../model-call-error';
-import type { ChatModelPort, ChatResult, LogPort, ModelCallStore } from '../ports';
+import type { ChatModelPort, ChatResult, ClientMessage, LogPort, ModelCallStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
-import { CLIENT_INSTRUCTIONS_HEADING } from './client-instructions';
-import type { ClientMessage } from './client-view';
+import { CLIENT_INSTRUCTIONS_HEADING } from '../context/client-instructions';
 
 /**
  * A client's background request about a conversation rather than a turn of it (a title, tags, suggestions): one user

@@ -1,20 +1,6 @@
 import type { TranscriptMessage } from '../domain';
 import { isMemoryNote } from '../tools/built-in/save-memory';
 
-/** A tool call as an OpenAI client sends it back in an assistant message of its history. */
-export interface ClientToolCall {
-  id: string;
-  name: string;
-  /** The arguments as the JSON text the client received. */
-  arguments: string;
-}
-
-/** One message of a stateless client's history (system messages taken out: they are the client's instructions). */
-export type ClientMessage =
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls: ClientToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: string };
-
 /**
  * One message of a thread as an OpenAI client saw it. An answer is one `assistant` item however many rounds of our
  * server tools it took (their texts joined by ANSWER_PART_SEPARATOR); only calls of the client's own tools show.

@@ -1,10 +1,12 @@
-import type { OpenAIClientSettings, Thread, TranscriptMessage } from '../domain';
+import type { OpenAIClientSettings } from '../context/types';
+import type { Thread, TranscriptMessage } from '../domain';
 import { AppError } from '../errors';
 import { assertForkSize, writeFork } from '../fork/fork-thread';
 import type { TranscriptStore, TurnStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
-import { clientToolsOf } from './client-instructions';
-import { clientViewOf, type ClientMessage, type StoredItem } from './client-view';
+import { clientToolsOf } from '../context/client-instructions';
+import type { ClientMessage } from '../ports';
+import { clientViewOf, type StoredItem } from './client-view';
 import { planOf } from './reconcile-history';
 import { carryOut, spendFirst, type ChatCompletionDeps, type StartedCompletion } from './start-chat-completion';
 

@@ -1,7 +1,7 @@
 import type { Thread } from '../domain';
-import { clientToolsOf } from './client-instructions';
-import { clientViewOf, type ClientMessage, type StoredItem } from './client-view';
-import type { ClientHistoryStore, ClientViewRow, PrefixHit } from './facade-ports';
+import { clientToolsOf } from '../context/client-instructions';
+import { clientViewOf, type StoredItem } from './client-view';
+import type { ClientHistoryStore, ClientMessage, ClientViewRow, PrefixHit } from '../ports';
 import { matchedPrefix, planOf, reconcileHistory, type MatchFacts, type Reconciled } from './reconcile-history';
 
 /** Messages one window of the matching reads at first (doubled while one item does not fit). */

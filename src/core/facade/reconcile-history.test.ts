@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../domain';
-import { clientViewOf, type ClientMessage } from './client-view';
+import { clientViewOf } from './client-view';
 import { chooseBranch, reconcileHistory, type Reconciled } from './reconcile-history';
+import type { ClientMessage } from '../ports';
 
 let nextSeq = 1;
 function message(

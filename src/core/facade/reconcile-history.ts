@@ -1,4 +1,5 @@
-import type { ClientMessage, StoredItem } from './client-view';
+import type { StoredItem } from './client-view';
+import type { ClientMessage } from '../ports';
 
 /**
  * What a stateless client's request means for one thread, given the history it sent and what the thread holds:

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Thread, TranscriptMessage } from '../domain';
-import type { ClientMessage } from './client-view';
-import type { ClientHistoryStore, ConversationBranch } from './facade-ports';
+import type { ClientHistoryStore, ClientMessage, ConversationBranch } from '../ports';
 import { normalize } from './reconcile-history';
 import { candidatesOf, MAX_BRANCHES_COMPARED, type ChatCompletionDeps } from './start-chat-completion';
 

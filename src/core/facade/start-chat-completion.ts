@@ -1,18 +1,17 @@
-import type { OpenAIClientSettings, Thread, Turn } from '../domain';
+import type { Thread, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import { AppError } from '../errors';
 import { editMessage, type EditDeps } from '../fork';
 import { assertForkSize, writeFork } from '../fork/fork-thread';
 import type { RateLimiter } from '../limits/rate-limiter';
 import { regenerateAnswer, type MemoryDeps } from '../memory';
-import type { TranscriptStore, TurnStore } from '../ports';
+import type { ClientMessage, FacadeConversationStore, TranscriptStore, TurnStore } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
-import type { ClientMessage } from './client-view';
-import type { FacadeConversationStore } from './facade-ports';
 import { matchHistory, type ReadBudget } from './match-history';
 import { chooseBranch, hintedFirst, isFullMatch, reconcileHistory, type Reconciled } from './reconcile-history';
 import { requestMessageId } from './request-message-id';
+import type { OpenAIClientSettings } from '../context/types';
 
 /**
  * Branches of one conversation a request compares its history with at most (those its history's end points to first,

@@ -1,6 +1,6 @@
 import type { ContextSettings } from '../context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
-import type { ForkStore, LogPort, MemoryStore, ThreadStore, TranscriptStore, TurnStore } from '../ports';
+import type { ForkStore, LogPort, MemoryControlsStore, ThreadStore, TranscriptStore, TurnStore } from '../ports';
 
 /**
  * The limits a fork and an edit go through, one call each (wired in src/app/compose.ts): a fork counts as a new
@@ -15,7 +15,7 @@ export interface ForkGuards {
 export interface ForkDeps {
   threads: Pick<ThreadStore, 'findThread'>;
   transcript: Pick<TranscriptStore, 'findMessage'>;
-  memory: Pick<MemoryStore, 'listMessagesBySeq'>;
+  memory: Pick<MemoryControlsStore, 'listMessagesBySeq'>;
   forks: ForkStore;
   guards: ForkGuards;
   /** MAX_THREADS_PER_USER: a fork counts as a thread of its owner. */

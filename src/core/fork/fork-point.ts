@@ -1,7 +1,7 @@
 import type { TranscriptMessage } from '../domain';
 import { AppError } from '../errors';
 import { exchangeSeqsOf } from '../memory/exchange-seqs-of';
-import type { MemoryStore } from '../ports';
+import type { MemoryControlsStore } from '../ports';
 
 function isExchangePart(message: TranscriptMessage): boolean {
   return message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0);
@@ -14,7 +14,7 @@ function isExchangePart(message: TranscriptMessage): boolean {
  */
 export async function forkPointOf(
   message: TranscriptMessage,
-  memory: Pick<MemoryStore, 'listMessagesBySeq'>,
+  memory: Pick<MemoryControlsStore, 'listMessagesBySeq'>,
 ): Promise<number> {
   if (message.seq === null)
     throw new AppError('CONFLICT', 'This message is still waiting for its turn; branch from it once it is answered.');

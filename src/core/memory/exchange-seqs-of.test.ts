@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../domain';
 import { exchangeSeqsOf } from './exchange-seqs-of';
-import { isSummaryWithdrawn } from './summary-withdrawn';
+import { isSummaryWithdrawn } from '../domain';
 
 function message(
   seq: number,

@@ -1,6 +1,6 @@
 import { expandPinToExchange, type ContextEntry } from '../context';
 import type { TranscriptMessage } from '../domain';
-import type { MemoryStore } from '../ports';
+import type { MemoryControlsStore } from '../ports';
 
 /** How far around a message a tool exchange is looked for (8 tool rounds of parallel calls fit easily). */
 const EXCHANGE_RADIUS = 200;
@@ -26,7 +26,7 @@ function asEntry(message: TranscriptMessage): ContextEntry {
  * exchange (the assistant's calls and all their results), so no pack ever holds half of one.
  */
 export async function exchangeSeqsOf(
-  memory: Pick<MemoryStore, 'listMessagesBySeq'>,
+  memory: Pick<MemoryControlsStore, 'listMessagesBySeq'>,
   message: TranscriptMessage,
 ): Promise<number[]> {
   const seq = message.seq;

@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 import { exchangeSeqsOf } from './exchange-seqs-of';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { requestRebuild } from './request-rebuild';
-import { isSummaryWithdrawn } from './summary-withdrawn';
+import { isSummaryWithdrawn } from '../domain';
 import { threadForActor } from './thread-for-actor';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 

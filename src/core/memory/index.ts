@@ -11,7 +11,6 @@ export type { RegenerateOutcome } from './regenerate-answer';
 export { requestRebuild } from './request-rebuild';
 export { resetContext, undoContextReset } from './reset-context';
 export type { ContextResetOutcome } from './reset-context';
-export { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './summary-withdrawn';
 export { threadForActor } from './thread-for-actor';
 export {
   getThreadSettings,

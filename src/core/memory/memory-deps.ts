@@ -5,7 +5,7 @@ import type {
   ForgetRebuildQueue,
   ForkStore,
   LogPort,
-  MemoryStore,
+  MemoryControlsStore,
   ThreadEventBus,
   ThreadStore,
   TranscriptStore,
@@ -17,7 +17,7 @@ export interface MemoryDeps {
   threads: Pick<ThreadStore, 'findThread'>;
   transcript: Pick<TranscriptStore, 'findMessage' | 'listTurnMessages'>;
   turns: Pick<TurnStore, 'loadContext'>;
-  memory: MemoryStore;
+  memory: MemoryControlsStore;
   events: ThreadEventBus;
   settings: ContextSettings;
   jobs: FoldQueue & ForgetRebuildQueue;

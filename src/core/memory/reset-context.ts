@@ -3,7 +3,7 @@ import { toThreadDto } from '../dto';
 import { AppError } from '../errors';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { requestRebuild } from './request-rebuild';
-import { isSummaryWithdrawn } from './summary-withdrawn';
+import { isSummaryWithdrawn } from '../domain';
 import { threadForActor } from './thread-for-actor';
 
 export interface ContextResetOutcome {

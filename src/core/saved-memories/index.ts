@@ -12,4 +12,3 @@ export {
 export type { SavedMemoryDeps, SavedMemoryView } from './manage-saved-memories';
 export { recountSavedMemoryTokens } from './recount-saved-memory-tokens';
 export { SAVED_MEMORY_MAX_CHARS } from './saved-memory';
-export type { SavedMemory, SavedMemorySource, SavedMemoryStatus } from './saved-memory';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
-import type { SavedMemoryStore } from '../ports';
+import type { SavedMemory, SavedMemoryStore } from '../ports';
 import {
   addSavedMemory,
   approveSavedMemory,
@@ -12,7 +12,6 @@ import {
   type SavedMemoryDeps,
 } from './manage-saved-memories';
 import { recountSavedMemoryTokens } from './recount-saved-memory-tokens';
-import type { SavedMemory } from './saved-memory';
 
 /** An in-memory store (the real one is src/db/saved-memory-repository.ts, exercised by test/memory/saved-memories). */
 function fakeStore(

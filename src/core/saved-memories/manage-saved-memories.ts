@@ -1,13 +1,8 @@
 import { savedMemoriesInContext, savedMemoryLine, type TokenCounter } from '../context';
 import { AppError } from '../errors';
 import type { RateLimiter } from '../limits/rate-limiter';
-import type { SavedMemoryStore } from '../ports';
-import {
-  SAVED_MEMORY_MAX_CHARS,
-  type SavedMemory,
-  type SavedMemorySource,
-  type SavedMemoryStatus,
-} from './saved-memory';
+import type { SavedMemory, SavedMemorySource, SavedMemoryStatus, SavedMemoryStore } from '../ports';
+import { SAVED_MEMORY_MAX_CHARS } from './saved-memory';
 
 /** What the saved memories use cases need; wired once in src/app/compose.ts. */
 export interface SavedMemoryDeps {

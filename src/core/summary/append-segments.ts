@@ -6,12 +6,13 @@ import {
   renderSummaryPrompt,
 } from '../context';
 import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
-import { continuedFoldMessages, type ChatPrefix } from './continued-fold-prompt';
+import { continuedFoldMessages } from './continued-fold-prompt';
 import { UnusableSummaryError } from './usable-summary';
 import { isModelCallError } from '../model-call-error';
 import { consolidateSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { asPackMessages, callSummarizer, type CallInput, type SummarizeDeps } from './summarize-entries';
 import { appendSegment, keepSegments, segmentsOf, singleSegment, type SegmentedSummary } from './summary-segments';
+import type { ChatPrefix } from '../context/types';
 
 /**
  * A segment's share of the summary cap: a fold's segment is asked for at most a quarter of SUMMARY_MAX_TOKENS, so

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SEGMENT_PROMPT, type ContextEntry, type PackMessage } from '../context';
 import { entry, user, reply } from '../context/test-fixtures';
-import { continuedFoldMessages, FOLD_TASK_OPENING, openingOf, type ChatPrefix } from './continued-fold-prompt';
+import { continuedFoldMessages, FOLD_TASK_OPENING, openingOf } from './continued-fold-prompt';
+import type { ChatPrefix } from '../context/types';
 
 const system: PackMessage = {
   role: 'system',

@@ -1,5 +1,5 @@
 import { fillSummaryTemplate, type ContextEntry, type PackMessage, type SummaryPromptTemplate } from '../context';
-import type { OpenAIFunctionTool } from '../tools/tool-registry';
+import type { ChatPrefix } from '../context/types';
 
 /**
  * A fold that continues the chat's prompt: the summarizer gets the very messages (and tool list) the thread's chat
@@ -10,16 +10,8 @@ import type { OpenAIFunctionTool } from '../tools/tool-registry';
  * count on from the first folded seq, and landmarks (a seq with its message's opening words) stand at the first and
  * the last, every `LANDMARK_EVERY` messages and wherever a number skips (a message pinned or left out). Listing every
  * message instead cost ~25 tokens a message: a fold of a hundred short chat lines spent more new tokens on its list
- * than the stand-alone prompt did on the messages.
+ * than the stand-alone prompt did on the messages (the prefix: ChatPrefix, context/types.ts).
  */
-export interface ChatPrefix {
-  /** The pack a chat call of the thread would send now, without the per-call parts (no recall slot, no notes). */
-  messages: PackMessage[];
-  /** The tools offered with it (the same list, so the prefix matches from its first token). */
-  tools: OpenAIFunctionTool[];
-  /** The prefix's estimated prompt tokens, tool schemas included. */
-  tokens: number;
-}
 
 /** The first line of a continued fold's task message (how a test stub or a log tells it from a user's message). */
 export const FOLD_TASK_OPENING = '[Summary task from the server: not a message of the conversation]';

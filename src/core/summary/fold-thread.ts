@@ -2,13 +2,13 @@ import { planFold } from '../context';
 import { shouldFold } from '../context';
 import { contextStateOf, estimateFactor, packBudget, policiesFor, type ContextSettings } from '../context-settings';
 import type { ThreadContext } from '../domain';
-import type { ChatPrefix } from './continued-fold-prompt';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 import { appendSegments } from './append-segments';
 import { writeCallRecords, type DeferredRecord } from './summarize-entries';
 import { segmentedSummary } from './summary-segments';
-import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
+import { isSummaryWithdrawn } from '../domain';
 import { assertUsableSummary } from './usable-summary';
+import type { ChatPrefix } from '../context/types';
 
 export interface FoldDeps {
   turns: Pick<TurnStore, 'loadContext'>;

@@ -1,6 +1,6 @@
 import { checkRetention, type ContextEntry } from '../context';
 import { toThreadDto } from '../dto';
-import { isSummaryWithdrawn } from '../memory/summary-withdrawn';
+import { isSummaryWithdrawn } from '../domain';
 import type { SummaryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
 import { appendSegments } from './append-segments';
 import type { SummarizeDeps, SummarizerUsage } from './summarize-entries';

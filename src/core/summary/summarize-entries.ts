@@ -2,9 +2,9 @@ import { buildSummarizerInputs, checkRetention, DEFAULT_SUMMARY_PROMPT, renderSu
 import type { ContextEntry, PackMessage } from '../context';
 import type { ContextSettings } from '../context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort } from '../ports';
-import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { condenseSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { assertUsableSummary } from './usable-summary';
+import type { OpenAIFunctionTool } from '../context/types';
 
 /** What summarizing needs: the summarizer, where its calls are recorded, the settings and a log. */
 export interface SummarizeDeps {

@@ -2,7 +2,8 @@ import { AppError } from '../errors';
 import type { ToolOutcome } from './execute-tool';
 import { completeRun, type AsyncToolDeps } from './run-async-tool';
 import { saveBackgroundProgress } from './run-background-tool';
-import { TERMINAL_RUN_STATUSES, type ToolRun } from './types';
+import { TERMINAL_RUN_STATUSES } from './types';
+import type { ToolRun } from '../ports';
 
 /** What an external runner reports to `POST /api/tool-runs/:id/progress` and `.../result` (signature checked by the route). */
 export type RunnerReport =

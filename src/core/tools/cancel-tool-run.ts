@@ -1,6 +1,5 @@
 import { AppError } from '../errors';
-import type { LogPort, ToolQueue, ToolRunStore } from '../ports';
-import type { ToolRun } from './types';
+import type { LogPort, ToolQueue, ToolRun, ToolRunStore } from '../ports';
 
 /**
  * Cancels a user's tool run (REST `POST /api/tool-runs/:id/cancel` and the socket's `tool-cancel`).

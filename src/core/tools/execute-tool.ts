@@ -94,6 +94,8 @@ export async function executeTool(input: {
     if (controller.signal.aborted) rejectWithReason();
     controller.signal.addEventListener('abort', rejectWithReason, { once: true });
   });
+  // Marks the rejection handled when the tool wins the race: when the abort wins, the race below rethrows it.
+  // eslint-disable-next-line no-restricted-syntax -- handled by the race, not swallowed
   aborted.catch(() => undefined);
   try {
     const text = await Promise.race([

@@ -1,7 +1,7 @@
 export { defineTool, TERMINAL_RUN_STATUSES } from './types';
-export type { Tool, ToolContext, ToolMode, ToolRun, ToolRunStatus, ToolServices } from './types';
+export type { Tool, ToolContext, ToolMode, ToolServices } from './types';
 export { createToolRegistry, toParametersSchema } from './tool-registry';
-export type { OpenAIFunctionTool, ToolRegistry } from './tool-registry';
+export type { ToolRegistry } from './tool-registry';
 export { executeTool, publicToolError, validateArguments, ToolCancelledError, ToolTimeoutError } from './execute-tool';
 export { ToolError } from './tool-error';
 export type { ToolOutcome } from './execute-tool';

@@ -1,12 +1,12 @@
 import type { TokenCounter } from '../context';
 import { toMessageDto } from '../dto';
-import type { LogPort, ThreadEventBus, ToolRunStore } from '../ports';
+import type { LogPort, ThreadEventBus, ToolRun, ToolRunStore } from '../ports';
 import { condenseToolResult, truncateResult, type CondenseDeps } from './condense-tool-result';
 import { executeTool, ToolCancelledError, type ToolOutcome } from './execute-tool';
 import { toToolRunDto } from './to-tool-run-dto';
 import type { ToolRegistry } from './tool-registry';
 import { cancelRemote, runBackgroundTool } from './run-background-tool';
-import { TERMINAL_RUN_STATUSES, type ToolRun, type ToolServices } from './types';
+import { TERMINAL_RUN_STATUSES, type ToolServices } from './types';
 
 export interface AsyncToolDeps {
   registry: ToolRegistry;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../../test/fakes';
 import { exchange, newThread } from '../../../test/contracts/store-fixtures';
-import type { ToolRunStore } from '../ports';
+import type { ToolRun, ToolRunStore } from '../ports';
 import { silentLog } from '../../../test/fakes/summary-use-case-fakes';
 import type { ToolOutcome } from './execute-tool';
 import { runBackgroundTool } from './run-background-tool';
-import type { BackgroundContext, BackgroundWork, ToolRun } from './types';
+import type { BackgroundContext, BackgroundWork } from './types';
 
 /** A process dying: nothing after the throw runs. */
 class Crash extends Error {}

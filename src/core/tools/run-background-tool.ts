@@ -1,7 +1,7 @@
 import { toMessageDto } from '../dto';
-import type { LogPort, ThreadEventBus, ToolRunStore } from '../ports';
+import type { LogPort, ThreadEventBus, ToolRun, ToolRunStore } from '../ports';
 import { publicToolError, type ToolOutcome } from './execute-tool';
-import type { BackgroundContext, BackgroundWork, ToolRun } from './types';
+import type { BackgroundContext, BackgroundWork } from './types';
 
 /** What background runs need (a subset of AsyncToolDeps, plus the way back to completing a run). */
 export interface BackgroundDeps {

@@ -1,5 +1,5 @@
 import type { ToolRunDto } from '../../shared/api';
-import type { ToolRun } from './types';
+import type { ToolRun } from '../ports';
 
 const PREVIEW_CHARS = 500;
 

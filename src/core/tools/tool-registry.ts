@@ -1,11 +1,6 @@
 import { z } from 'zod';
+import type { OpenAIFunctionTool } from '../context/types';
 import type { Tool, ToolSource } from './types';
-
-/** A tool as OpenAI's Chat Completions API takes it. */
-export interface OpenAIFunctionTool {
-  type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
 
 /** One tool as admins see it: whether it is offered and what its schema costs. */
 export interface RegisteredTool {

@@ -1,12 +1,10 @@
 import type { z } from 'zod';
 import type { TokenCounter } from '../context';
 import type { TranscriptMessage } from '../domain';
-import type { TranscriptSearch } from '../transcript-search';
+import type { ToolRunStatus, TranscriptSearch } from '../ports';
 
 /** Where a tool runs: inside the turn (`inline`) or as a persistent run in the tools worker (`async`). */
 export type ToolMode = 'inline' | 'async';
-
-export type ToolRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
 
 export const TERMINAL_RUN_STATUSES: readonly ToolRunStatus[] = ['succeeded', 'failed', 'timed_out', 'cancelled'];
 
@@ -127,42 +125,4 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
 /** Builds a tool with its argument types inferred from the schema. */
 export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool {
   return tool as unknown as Tool;
-}
-
-/** A persistent async tool run, as the domain sees it (never a Prisma row). */
-export interface ToolRun {
-  id: string;
-  threadId: string;
-  /** The assistant message that made the call. */
-  messageId: string;
-  toolCallId: string;
-  name: string;
-  args: Record<string, unknown>;
-  status: ToolRunStatus;
-  progress: number;
-  progressNote: string | null;
-  /** The full result as stored in the transcript (truncated above TOOL_RESULT_MAX_CHARS). */
-  result: string | null;
-  resultTokens: number | null;
-  /** What entered the context, when the result was condensed. */
-  condensed: string | null;
-  error: string | null;
-  startedAtSeq: number;
-  cancelRequested: boolean;
-  attempts: number;
-  reportedAt: Date | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  /** Background work: its id on the other side (MCP task id; the run id for external runners), once submitted. */
-  taskId: string | null;
-  /** Background work: when it times out (Postgres' clock). */
-  deadlineAt: Date | null;
-  /** Background work: when the cancel was sent to the other side. */
-  remoteCancelledAt: Date | null;
-  /**
-   * Background work with a preset task id: when the other side acknowledged the run request. Null while it has not
-   * (a retry submits again, with the same idempotency key).
-   */
-  handedAt: Date | null;
 }

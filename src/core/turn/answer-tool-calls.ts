@@ -2,13 +2,12 @@ import type { ToolCall } from '../context';
 import type { ContextSettings } from '../context-settings';
 import type { TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
-import type { LogPort, ThreadEventBus, TurnStore } from '../ports';
+import type { LogPort, ThreadEventBus, ToolRun, TurnStore } from '../ports';
 import { condenseToolResult, truncateResult } from '../tools/condense-tool-result';
 import { executeTool, validateArguments } from '../tools/execute-tool';
 import { AsyncRunCapReached } from '../tools/async-run-cap';
 import { toToolRunDto } from '../tools/to-tool-run-dto';
 import type { ToolKit } from '../tools/tool-kit';
-import type { ToolRun } from '../tools/types';
 
 export interface AnswerToolCallsDeps {
   turns: TurnStore;

@@ -32,9 +32,9 @@ export class AssistantStream {
       });
       this.saveThrottled();
     } else {
-      void this.ensureMessage().then(
-        () => undefined,
-        () => undefined,
+      // A failed creation is retried by the next delta or by the answer's end (ensureMessage), which throws then.
+      void this.ensureMessage().catch((error: unknown) =>
+        this.options.log.warn({ err: error }, 'creating the streaming message failed'),
       );
     }
   }
@@ -71,6 +71,8 @@ export class AssistantStream {
 
   /** Waits for a creation still in flight, so a partial text lands on its message. */
   async settled(): Promise<void> {
+    // The creation's failure reaches its own caller (onDelta logs it, the answer's end rethrows it): only wait here.
+    // eslint-disable-next-line no-restricted-syntax -- reported by the creation's caller
     if (this.creating) await this.creating.catch(() => undefined);
   }
 

@@ -4,11 +4,11 @@ import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
-import type { OpenAIFunctionTool } from '../tools/tool-registry';
-import { systemPrefixFor } from '../facade/client-instructions';
+import { systemPrefixFor } from '../context/client-instructions';
 import { AssistantStream } from './assistant-stream';
 import type { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { chatCallRecord, recordChatCall } from './record-chat-call';
+import type { OpenAIFunctionTool } from '../context/types';
 
 export interface StreamAnswerDeps {
   turns: TurnStore;

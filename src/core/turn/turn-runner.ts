@@ -12,15 +12,14 @@ import type {
   TurnStore,
 } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
-import type { OpenAIFunctionTool } from '../tools/tool-registry';
 import { definitionsForRecallScope } from '../tools/built-in/search-transcript';
-import { clientToolsOf, drivenByOpenAIClient } from '../facade/client-instructions';
+import { clientToolsOf, drivenByOpenAIClient } from '../context/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
 import { PromptPrefixTracker } from './prompt-prefix-tracker';
 import { buildTurnPack, streamAnswer, type ActiveTurn, type StreamAnswerDeps } from './stream-answer';
 import { ContextOverBudgetError } from '../context';
-import type { ChatPrefix } from '../summary/continued-fold-prompt';
+import type { ChatPrefix, OpenAIFunctionTool } from '../context/types';
 
 export interface TurnRunnerOptions {
   turns: TurnStore;

@@ -2,9 +2,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '../../core/errors';
-import { refusedAfterErasure, type ErasureStore } from '../../core/erasure';
+import { refusedAfterErasure } from '../../core/erasure';
+import type { ErasureStore } from '../../core/ports';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
-import { bearerToken, type TokenService } from '../auth';
+import { bearerToken, type TokenService } from '../../auth/token-service';
 import { clientKeyOf } from '../client-address';
 import { withFailureLimit } from '../failed-auth-limit';
 

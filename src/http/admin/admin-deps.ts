@@ -1,15 +1,16 @@
+import type { Queue } from 'bullmq';
 import type {
   AdminThreadStore,
   AuditStore,
+  CostReport,
   FoldLagPolicy,
   FoldQueue,
+  ModelCallHistory,
+  QueueRegistry,
   RebuildQueue,
   SummaryStore,
 } from '../../core/ports';
 import type { ModelPrices } from '../../core/costs/estimate-costs';
-import type { CostReport } from '../../db/cost-report';
-import type { ModelCallHistory } from '../../db/model-call-history';
-import type { QueueRegistry } from '../../jobs/queue-registry';
 import type { AdminToolListDto, TokenEstimateDto } from '../../shared/admin-api';
 import type { AdminAuth } from './admin-auth';
 
@@ -20,7 +21,8 @@ export interface AdminHttpDeps {
   summaries: SummaryStore;
   audit: AuditStore;
   jobs: FoldQueue & RebuildQueue;
-  queues: QueueRegistry;
+  /** The queues admins see (BullMQ's: the dashboard adapts them). */
+  queues: QueueRegistry<Queue>;
   /** The deployment's fold policy, for the list's `foldLagEntries`. */
   foldLagPolicy: FoldLagPolicy;
   /** Per-call token records for the admin chart. */

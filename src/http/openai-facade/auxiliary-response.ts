@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { answerAuxiliary, type AuxiliaryAnswer, type AuxiliaryDeps } from '../../core/facade/answer-auxiliary';
 import type { LogPort } from '../../core/ports';
-import { toAppError } from '../to-app-error';
+import { toAppError } from '../../errors/to-app-error';
 import { openAIUsage, openCompletionStream, type CompletionStream } from './completion-stream';
 import { toOpenAIError } from './openai-errors';
 

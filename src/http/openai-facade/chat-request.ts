@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { OpenAIClientSettings } from '../../core/domain';
-import type { ClientMessage, ClientToolCall } from '../../core/facade/client-view';
-import { DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/facade/client-instructions';
+import { DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/context/client-instructions';
 import { AppError } from '../../core/errors';
+import type { OpenAIClientSettings } from '../../core/context/types';
+import type { ClientMessage, ClientToolCall } from '../../core/ports';
 
 /** Text, or OpenAI's content parts (only text parts are read; others are refused). */
 const content = z

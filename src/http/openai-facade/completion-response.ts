@@ -5,7 +5,7 @@ import { ANSWER_PART_SEPARATOR, isAnswerNote, joinAnswerParts } from '../../core
 import type { ThreadEvent } from '../../shared/events';
 import type { HttpDeps } from '../http-deps';
 import { turnEnded } from '../routes/message-routes';
-import { toAppError } from '../to-app-error';
+import { toAppError } from '../../errors/to-app-error';
 import { openAIUsage, openCompletionStream, type OpenAIUsage } from './completion-stream';
 import type { FacadeHttpDeps } from './facade-deps';
 import { toOpenAIError } from './openai-errors';

@@ -1,6 +1,6 @@
-import type { FacadeConversationStore } from '../../core/facade/facade-ports';
+import type { FacadeConversationStore } from '../../core/ports';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
-import type { OpenAIFunctionTool } from '../../core/tools/tool-registry';
+import type { OpenAIFunctionTool } from '../../core/context/types';
 import type { ChatModelPort, ModelCallStore } from '../../core/ports';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../../core/errors';
-import { bearerToken, type TokenService } from '../auth';
-import { KnownUsers, principalFromToken } from '../authenticate';
+import { bearerToken, type TokenService } from '../../auth/token-service';
 import type { ThreadStore } from '../../core/ports';
-import type { ErasureStore } from '../../core/erasure';
+import type { ErasureStore } from '../../core/ports';
+import { KnownUsers, principalFromToken } from '../../auth/principal-from-token';
 
 /** Headers naming the end user of a service key, first found wins (Open WebUI forwards its user as the second). */
 export const END_USER_HEADERS = ['x-user-id', 'x-openwebui-user-id'] as const;

@@ -9,7 +9,7 @@ import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { checkCredentialBeforeBody, facadePrincipal, SERVICE_ONLY } from './facade-principal';
 import { checkModel, conversationOf, THREAD_ID_HEADER } from './facade-request';
-import { refuseNulEscapes } from '../refuse-nul-characters';
+import { checkJsonBody } from '../json-body-checks';
 import { responsesRoutes } from '../openai-responses/responses-routes';
 
 /** When the server started: `created` of the models it lists. */
@@ -69,7 +69,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     express.json({
       limit: facade.maxBodyBytes,
       strict: true,
-      verify: (_request, _response, buffer) => refuseNulEscapes(buffer),
+      verify: (_request, _response, buffer) => checkJsonBody(buffer),
     }),
   );
 

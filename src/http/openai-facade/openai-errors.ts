@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { LogPort } from '../../core/ports';
 import type { AppError } from '../../core/errors';
 import type { ErrorCode } from '../../shared/errors';
-import { toAppError } from '../to-app-error';
+import { toAppError } from '../../errors/to-app-error';
 
 /** An error in OpenAI's shape, as its SDKs read it. */
 export interface OpenAIErrorBody {

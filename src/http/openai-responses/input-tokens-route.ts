@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { TokenCounter } from '../../core/context/token-counter';
 import { AppError } from '../../core/errors';
-import type { ClientMessage } from '../../core/facade/client-view';
+import type { ClientMessage } from '../../core/ports';
 import { findResponse } from '../../core/facade/find-response';
 import { definitionsForRecallScope } from '../../core/tools';
 import { buildTurnPack } from '../../core/turn/stream-answer';

@@ -1,4 +1,4 @@
-import type { OpenAIClientSettings } from '../../core/domain';
+import type { OpenAIClientSettings } from '../../core/context/types';
 import { AppError } from '../../core/errors';
 import { joinInstructions } from '../openai-facade/chat-request';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';

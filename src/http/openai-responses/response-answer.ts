@@ -4,7 +4,7 @@ import type { HttpDeps } from '../http-deps';
 import { answerTextListener, clientGone, outcomeOf, runAndWait, usageOf } from '../openai-facade/completion-response';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { toOpenAIError } from '../openai-facade/openai-errors';
-import { toAppError } from '../to-app-error';
+import { toAppError } from '../../errors/to-app-error';
 import {
   functionCallItem,
   messageItem,

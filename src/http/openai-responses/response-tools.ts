@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { OpenAIClientSettings } from '../../core/domain';
+import type { OpenAIClientSettings } from '../../core/context/types';
 import { AppError } from '../../core/errors';
 
 /** The response header naming the hosted tools a request offered that this server does not run (dropped). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
-import type { ClientMessage, ClientToolCall } from '../../core/facade/client-view';
+import type { ClientMessage, ClientToolCall } from '../../core/ports';
 import { joinInstructions } from '../openai-facade/chat-request';
 import { upstreamNameOf } from './response-tools';
 

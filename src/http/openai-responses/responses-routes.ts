@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors';
-import type { ClientMessage } from '../../core/facade/client-view';
+import type { ClientMessage } from '../../core/ports';
 import {
   continueFromAnswer,
   continueThread,

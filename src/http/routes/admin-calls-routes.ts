@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { ModelCallHistory } from '../../db/model-call-history';
+import type { ModelCallHistory } from '../../core/ports';
 import type { ModelCallListDto } from '../../shared/api';
 import { modelCallsQuery } from '../admin/admin-request-schemas';
 import { parseOrThrow, threadIdParams } from '../request-schemas';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AppError } from '../../core/errors';
-import { bearerToken } from '../auth';
+import { bearerToken } from '../../auth/token-service';
 import { clientKeyOf } from '../client-address';
 import type { GuestSessionDto } from '../../shared/api';
 import type { HttpDeps } from '../http-deps';

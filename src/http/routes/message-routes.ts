@@ -9,7 +9,7 @@ import type { ThreadEvent } from '../../shared/events';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { listMessagesQuery, messageIdParams, parseOrThrow, sendMessageBody, threadIdParams } from '../request-schemas';
-import { toAppError } from '../to-app-error';
+import { toAppError } from '../../errors/to-app-error';
 import { ownThread } from './thread-routes';
 
 const ENDED = new Set(['complete', 'error', 'cancelled']);

@@ -10,7 +10,7 @@ import {
 } from '../../core/saved-memories';
 import { AppError } from '../../core/errors';
 import type { SavedMemoryDto, SavedMemoryListDto } from '../../shared/api';
-import { bearerToken, type Principal } from '../auth';
+import { bearerToken, type Principal } from '../../auth/token-service';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { facadePrincipal, isServiceKey } from '../openai-facade/facade-principal';

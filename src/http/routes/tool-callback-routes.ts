@@ -2,7 +2,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import { acceptRunnerReport, type RunnerReport } from '../../core/tools/accept-runner-report';
-import { refuseNulEscapes } from '../refuse-nul-characters';
+import { checkJsonBody } from '../json-body-checks';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook } from '../../external/webhook-signature';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
 import { clientKeyOf } from '../client-address';
@@ -61,7 +61,7 @@ export function toolCallbackBodyParser(input: {
     limit: input.callbacks.deps.maxResultChars * 6 + 16_384,
     strict: true,
     verify: (request, _response, buffer) => {
-      refuseNulEscapes(buffer);
+      checkJsonBody(buffer);
       (request as { rawBody?: Buffer }).rawBody = buffer;
     },
   });

@@ -59,9 +59,8 @@ export function useChatSocket(options: ChatSocketOptions): {
           (token) => {
             tokenRef.current = token;
           },
-          () => {
-            // Offline or the server is down: connecting again retries with the token we have.
-          },
+          // eslint-disable-next-line no-restricted-syntax -- offline or the server is down: connecting again retries with the token we have
+          () => {},
         )
         .finally(() => {
           renewing = false;

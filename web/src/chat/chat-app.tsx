@@ -234,6 +234,8 @@ export function ChatApp() {
           current.map((thread) => (thread.id === threadId ? { ...thread, lastActivityAt: now } : thread)),
         );
       }
+      // The next event reloads the list (the browser has no log).
+      // eslint-disable-next-line no-restricted-syntax -- a failed refresh is retried by the next event
       if (event === 'thread-updated' || event === 'turn-end') list.load().catch(() => undefined);
       if (!memoryOpen) return;
       window.clearTimeout(memoryTimer.current);

@@ -219,9 +219,8 @@ export function useThread(input: {
         flushOutbox();
         onEventRef.current?.('message');
       },
-      () => {
-        // No ack in time: the next reconnect joins again.
-      },
+      // eslint-disable-next-line no-restricted-syntax -- no ack in time: the next reconnect joins again
+      () => {},
     );
     return () => {
       cancelled = true;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../../context';
-import type { ElsewhereMatch, TranscriptMatch } from '../../transcript-search';
+import type { ElsewhereMatch, TranscriptMatch } from '../../ports';
 import { chatCitation } from '../../context/build-recall-slot';
 import { cutToTokens } from '../condense-tool-result';
 import type { RecallScope } from '../../domain';
-import type { OpenAIFunctionTool } from '../tool-registry';
 import { defineTool } from '../types';
+import type { OpenAIFunctionTool } from '../../context/types';
 
 /** Tokens kept for the header line and the per-match framing. */
 const HEADER_TOKENS = 60;

@@ -1,5 +1,5 @@
 import { AppError } from '../../src/core/errors';
-import type { MemoryStore } from '../../src/core/ports';
+import type { MemoryControlsStore } from '../../src/core/ports';
 import {
   copy,
   toMessage,
@@ -18,10 +18,10 @@ const RUN_DISCARDED =
 const RUN_ERROR_FORGOTTEN = 'The details of this error were deleted with the messages of the conversation.';
 
 /**
- * MemoryStore in memory (test/contracts/memory-store.contract.ts holds it to the Postgres repository's behaviour):
+ * MemoryControlsStore in memory (test/contracts/memory-controls-store.contract.ts holds it to the Postgres repository's behaviour):
  * each write bumps the thread's version, like the repository's transaction on the locked thread row.
  */
-export function createMemoryMemoryStore(database: MemoryDatabase): MemoryStore {
+export function createMemoryMemoryControlsStore(database: MemoryDatabase): MemoryControlsStore {
   const threadRow = (threadId: string): ThreadRow => {
     const thread = database.threads.get(threadId);
     if (!thread) throw new AppError('NOT_FOUND', 'No such thread.');

@@ -1,43 +1,4 @@
-import type { OpenAIClientSettings, TranscriptMessage } from '../domain';
-import type { ClientMessage } from './client-view';
-
-/** One thread a conversation key reached. */
-export interface ConversationBranch {
-  threadId: string;
-  /** The last characters (up to BRANCH_TAIL_CHARS) of its last user or assistant text; null when it has none. */
-  lastTextTail: string | null;
-}
-
-/** How much of a branch's last text the store returns as its hint. */
-export const BRANCH_TAIL_CHARS = 256;
-
-/** What the OpenAI-compatible route needs from the store besides the thread, turn and memory ports. */
-export interface FacadeConversationStore {
-  /**
-   * The threads a client's conversation key reached for this user (the first one and the forks made for it), the most
-   * recently active first, each with the end of the last text a client saw in it (a hint of the branch a history goes on).
-   */
-  threadsOf(input: { userId: string; clientKey: string; limit: number }): Promise<ConversationBranch[]>;
-  /** Records that the conversation key reached this thread (idempotent). */
-  link(input: { userId: string; clientKey: string; threadId: string }): Promise<void>;
-  /**
-   * Sets what the OpenAI client sends with every request (`settings.openaiClient`: its system message and tools),
-   * bumping the thread's version only when it changes.
-   */
-  setClientSettings(input: { threadId: string; settings: OpenAIClientSettings }): Promise<void>;
-  /**
-   * What the upstream model reported for the calls that produced the turn's messages, summed (tool rounds and an
-   * overflow retry included); zeros when it reported nothing.
-   */
-  usageOfTurn(turnId: string): Promise<{ promptTokens: number; completionTokens: number; cachedTokens: number | null }>;
-  /**
-   * Marks the turn to be cancelled when it starts, if it is still queued (its client went away): it then starts only
-   * to end as cancelled, its user message taking its seq, without calling the model. False when it is not queued.
-   */
-  cancelQueuedTurn(turnId: string): Promise<boolean>;
-  /** The history matching's reads (see ClientHistoryStore). */
-  history: ClientHistoryStore;
-}
+import type { TranscriptMessage } from '../domain';
 
 /**
  * A message of a thread as the history matching reads it: the transcript row with its place in the chain of hashes
@@ -84,3 +45,17 @@ export interface ClientHistoryStore {
   /** Whether a user message a client sees has a seq in (afterSeq, throughSeq]. */
   userAfter(input: { threadId: string; afterSeq: number; throughSeq: number }): Promise<boolean>;
 }
+
+/** A tool call as an OpenAI client sends it back in an assistant message of its history. */
+export interface ClientToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the JSON text the client received. */
+  arguments: string;
+}
+
+/** One message of a stateless client's history (system messages taken out: they are the client's instructions). */
+export type ClientMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls: ClientToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };

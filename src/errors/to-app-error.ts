@@ -1,5 +1,5 @@
 import { AppError, isAppError } from '../core/errors';
-import { isDatabaseUnavailable } from '../db/database-errors';
+import { isDatabaseUnavailable } from './database-errors';
 
 /**
  * Any error as one of our codes: AppErrors as they are; what body-parser and friends throw; an unreachable database

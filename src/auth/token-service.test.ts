@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTokenService } from './auth';
+import { createTokenService } from './token-service';
 
 describe('token verification', () => {
   afterEach(() => vi.useRealTimers());

@@ -36,9 +36,9 @@ async function foldedThread(stores: PortStores) {
 const versionOf = async (stores: PortStores, threadId: string) =>
   (await stores.threads.findThread(threadId, null))?.version ?? -1;
 
-/** The MemoryStore contract (pins, settings, fresh context, forget, regenerate). */
-export function describeMemoryStoreContract(name: string, make: MakePortStores): void {
-  describe(`MemoryStore contract: ${name}`, () => {
+/** The MemoryControlsStore contract (pins, settings, fresh context, forget, regenerate). */
+export function describeMemoryControlsStoreContract(name: string, make: MakePortStores): void {
+  describe(`MemoryControlsStore contract: ${name}`, () => {
     it("reads messages by seq, a user message's answers and the last user message", async () => {
       const stores = make();
       const thread = await newThread(stores);

@@ -1,6 +1,6 @@
 import { AppError } from '../core/errors';
-import { wellFormedJson } from './well-formed-json';
-import type { ExportReader, MemoryStore } from '../core/ports';
+import { storableJson } from './storable-values';
+import type { ExportReader, MemoryControlsStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { Prisma, type Thread as ThreadRow } from './generated/client';
 import { toMessage, toRevisionRecord, toThread, toTurn } from './mappers';
@@ -78,7 +78,7 @@ async function messagesByIds(tx: Tx | Database, ids: string[]) {
   return rows.map(toMessage);
 }
 
-export function createMemoryRepository(db: Database): MemoryStore & ExportReader {
+export function createMemoryControlsRepository(db: Database): MemoryControlsStore & ExportReader {
   return {
     async listMessagesBySeq({ threadId, fromSeq, throughSeq }) {
       const rows = await db.message.findMany({
@@ -185,7 +185,7 @@ export function createMemoryRepository(db: Database): MemoryStore & ExportReader
     async updateSettings({ threadId, settings, memoryMode }) {
       const row = await db.thread.update({
         where: { id: threadId },
-        data: { settings: wellFormedJson(settings) as Prisma.InputJsonValue, memoryMode, ...bumpVersion },
+        data: { settings: storableJson(settings) as Prisma.InputJsonValue, memoryMode, ...bumpVersion },
       });
       return toThread(row);
     },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ErasureRecord } from '../core/erasure';
+import type { ErasureRecord } from '../core/ports';
 import type { ThreadStore } from '../core/ports';
-import { createTokenService } from './auth';
-import { KnownUsers, principalFromToken } from './authenticate';
+import { createTokenService } from './token-service';
+import { KnownUsers, principalFromToken } from './principal-from-token';
 
 const tokens = createTokenService('authenticate-test-secret-0123456789abcdef');
 

@@ -1,0 +1,4 @@
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
