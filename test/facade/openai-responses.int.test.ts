@@ -339,6 +339,22 @@ describe('previous_response_id: the server holds the conversation', () => {
       .create({ model: 'gpt-4o-mini', input: 'later turn beta', previous_response_id: first.id })
       .withResponse();
     const original = second.response.headers.get('x-chat-thread-id')!;
+    // A refused request on an older answer writes no branch.
+    const threadCount = async () =>
+      ((await (await server.app.api('/api/threads', { token: server.token })).json()) as { threads: unknown[] }).threads
+        .length;
+    const before = await threadCount();
+    await expect(
+      client.responses.create({
+        model: 'gpt-4o-mini',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: 'call_none', output: 'x' }],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'input' });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: '   ' }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(await threadCount()).toBe(before);
     const forked = await client.responses
       .create({ model: 'gpt-4o-mini', input: 'other way gamma', previous_response_id: first.id })
       .withResponse();
