@@ -11,7 +11,7 @@ import {
   type StubResponder,
 } from '../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
-import { chatRequests, openaiClient, requestText } from './facade-kit';
+import { chatRequests, openaiClient, requestText, SERVICE_KEY } from './facade-kit';
 
 /** Echoes the user; asked for "the code", answers with every CODE-n its pack holds; calls get_weather when offered. */
 const chat: StubResponder = (request) => {
@@ -34,7 +34,12 @@ const chat: StubResponder = (request) => {
 
 const server = useChatServer({
   stub: { classifyRequest, responder: summaryResponder({ chat }) },
-  env: { SUMMARY_TRIGGER: 'messages=8', SUMMARY_KEEP: 'messages=4', RECALL_TOKENS: '0' },
+  env: {
+    SUMMARY_TRIGGER: 'messages=8',
+    SUMMARY_KEEP: 'messages=4',
+    RECALL_TOKENS: '0',
+    OPENAI_FACADE_KEYS: SERVICE_KEY,
+  },
 });
 
 const weatherTool: OpenAI.Responses.FunctionTool = {
@@ -59,7 +64,7 @@ describe('POST /v1/responses with the official SDK', () => {
       .withResponse();
     expect(answer.object).toBe('response');
     expect(answer.status).toBe('completed');
-    expect(answer.id).toMatch(/^resp_[0-9a-f]{64}$/);
+    expect(answer.id).toMatch(/^resp_[0-9a-f]{65}$/);
     expect(answer.output_text).toBe('stub reply to: hello responses');
     expect(answer.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
     expect(answer.output[0]?.id).toMatch(/^msg_/);
@@ -334,6 +339,22 @@ describe('previous_response_id: the server holds the conversation', () => {
       .create({ model: 'gpt-4o-mini', input: 'later turn beta', previous_response_id: first.id })
       .withResponse();
     const original = second.response.headers.get('x-chat-thread-id')!;
+    // A refused request on an older answer writes no branch.
+    const threadCount = async () =>
+      ((await (await server.app.api('/api/threads', { token: server.token })).json()) as { threads: unknown[] }).threads
+        .length;
+    const before = await threadCount();
+    await expect(
+      client.responses.create({
+        model: 'gpt-4o-mini',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: 'call_none', output: 'x' }],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'input' });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: '   ' }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(await threadCount()).toBe(before);
     const forked = await client.responses
       .create({ model: 'gpt-4o-mini', input: 'other way gamma', previous_response_id: first.id })
       .withResponse();
@@ -369,7 +390,7 @@ describe('previous_response_id: the server holds the conversation', () => {
     const stranger = await server.guest();
     const theirs = openaiClient(server, { apiKey: stranger.token });
     const tampered = `${mine.id.slice(0, -1)}${mine.id.endsWith('0') ? '1' : '0'}`;
-    for (const id of [mine.id, tampered, 'resp_123', `resp_${'0'.repeat(64)}`]) {
+    for (const id of [mine.id, tampered, 'resp_123', `resp_${'0'.repeat(65)}`]) {
       await expect(
         theirs.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: id }),
       ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found', param: 'previous_response_id' });
@@ -477,6 +498,21 @@ describe('stored responses: retrieve, input items, delete', () => {
       client.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: created.id }),
     ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
   });
+
+  it('a response made with store: false is kept in the transcript but cannot be fetched or continued', async () => {
+    const client = openaiClient(server);
+    const { data: unstored, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'not for later', store: false })
+      .withResponse();
+    expect((unstored as unknown as { store: boolean }).store).toBe(false);
+    await expect(client.responses.retrieve(unstored.id)).rejects.toMatchObject({ status: 404 });
+    await expect(client.responses.inputItems.list(unstored.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: unstored.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    const messages = await threadMessages(response.headers.get('x-chat-thread-id')!);
+    expect(messages.map((message) => message.content)).toEqual(['not for later', 'stub reply to: not for later']);
+  });
 });
 
 describe('POST /v1/responses/input_tokens', () => {
@@ -502,5 +538,144 @@ describe('POST /v1/responses/input_tokens', () => {
     await expect(
       client.responses.inputTokens.count({ input: 'x', previous_response_id: 'resp_nothing' }),
     ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+  });
+});
+
+describe("Codex CLI's request, as it sends it", () => {
+  it('answers a Codex-shaped streamed request with event:/data: frames, hosted tools dropped, one thread per session', async () => {
+    const body = (prompt: string, history: unknown[] = []) => ({
+      model: 'gpt-4o-mini',
+      instructions: '',
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Agent rules. '.repeat(3000) }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context/>' }] },
+        ...history,
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] },
+      ],
+      tools: [
+        {
+          type: 'function',
+          name: 'exec_command',
+          description: 'Runs',
+          strict: false,
+          parameters: { type: 'object', properties: {} },
+        },
+        {
+          type: 'namespace',
+          name: 'multi_agent_v1',
+          description: 'Agents',
+          tools: [{ type: 'function', name: 'spawn' }],
+        },
+        { type: 'web_search', external_web_access: false },
+      ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { summary: 'auto' },
+      store: false,
+      stream: true,
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: 'codex-session-9',
+      client_metadata: { originator: 'codex_exec' },
+    });
+    const post = async (payload: unknown) => {
+      const response = await server.app.api('/v1/responses', {
+        method: 'POST',
+        token: server.token,
+        headers: {
+          accept: 'text/event-stream',
+          'session-id': 'codex-session-9',
+          'thread-id': 'codex-session-9',
+          'x-codex-beta-features': 'remote_compaction_v2',
+          originator: 'codex_exec',
+        },
+        json: payload,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(response.headers.get('x-chat-ignored-tools')).toBe('web_search');
+      const frames = (await response.text()).split('\n\n').filter(Boolean);
+      const events = frames.map((frame) => {
+        const [eventLine, dataLine] = frame.split('\n');
+        const data = JSON.parse((dataLine ?? '').replace(/^data: /, '')) as { type: string; sequence_number: number };
+        expect(eventLine).toBe(`event: ${data.type}`);
+        return data;
+      });
+      return { events, threadId: response.headers.get('x-chat-thread-id') };
+    };
+    const first = await post(body('first codex prompt'));
+    expect(first.events.at(-1)?.type).toBe('response.completed');
+    const done = first.events.find((event) => event.type === 'response.output_item.done') as unknown as {
+      item: unknown;
+    };
+    const second = await post(
+      body('second codex prompt', [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first codex prompt' }] },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'opaque' },
+        done.item,
+      ]),
+    );
+    expect(second.threadId).toBe(first.threadId);
+    const completed = second.events.at(-1) as unknown as { response: { output: { content: { text: string }[] }[] } };
+    expect(completed.response.output[0]?.content[0]?.text).toBe('stub reply to: second codex prompt');
+    const pack = chatRequests(server).at(-1)!;
+    expect((pack.body.tools ?? []).map((tool) => tool.function.name)).toEqual(
+      expect.arrayContaining(['exec_command', 'multi_agent_v1__spawn']),
+    );
+    expect(String(pack.body.messages[0]?.content)).toContain('Agent rules.');
+  });
+});
+
+describe('POST, GET and DELETE /v1/conversations', () => {
+  it('opens a thread that responses go on in, with its developer items as instructions; a stranger reaches nothing', async () => {
+    const client = openaiClient(server);
+    const conversation = await client.conversations.create({
+      items: [{ type: 'message', role: 'developer', content: 'Speak like a sailor.' }],
+    });
+    expect(conversation).toMatchObject({ object: 'conversation', metadata: {} });
+    expect(conversation.id).toMatch(/^conv_[0-9a-f]{32}$/);
+    const { data: answer, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'ahoy there', conversation: conversation.id })
+      .withResponse();
+    expect(answer.output_text).toBe('stub reply to: ahoy there');
+    expect(answer.conversation).toEqual({ id: conversation.id });
+    expect(`conv_${response.headers.get('x-chat-thread-id')?.replace(/-/g, '')}`).toBe(conversation.id);
+    expect(String(chatRequests(server).at(-1)?.body.messages[0]?.content)).toContain('Speak like a sailor.');
+    expect(await client.conversations.retrieve(conversation.id)).toMatchObject({ id: conversation.id });
+
+    await expect(
+      client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'hello' }] }),
+    ).rejects.toMatchObject({ status: 400, param: 'items' });
+    await expect(client.conversations.create({ metadata: { topic: 'x' } })).rejects.toMatchObject({
+      status: 400,
+      param: 'metadata',
+    });
+    const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
+    await expect(stranger.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.conversations.delete(conversation.id)).rejects.toMatchObject({ status: 404 });
+
+    expect(await client.conversations.delete(conversation.id)).toMatchObject({ id: conversation.id, deleted: true });
+    await expect(client.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'still there?', conversation: conversation.id }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('a service key acting for its end users', () => {
+  it("keeps each end user's responses to them (X-User-Id)", async () => {
+    const alice = openaiClient(server, { apiKey: SERVICE_KEY, headers: { 'X-User-Id': 'alice' } });
+    const bob = openaiClient(server, { apiKey: SERVICE_KEY, headers: { 'X-User-Id': 'bob' } });
+    const first = await alice.responses.create({ model: 'gpt-4o-mini', input: 'alice secret zeta' });
+    const next = await alice.responses.create({ model: 'gpt-4o-mini', input: 'more', previous_response_id: first.id });
+    expect(next.output_text).toBe('stub reply to: more');
+    await expect(
+      bob.responses.create({ model: 'gpt-4o-mini', input: 'peek', previous_response_id: first.id }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    await expect(bob.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+    expect((await alice.responses.retrieve(first.id)).output_text).toBe('stub reply to: alice secret zeta');
+    // Without naming the end user, a service key is refused.
+    await expect(
+      openaiClient(server, { apiKey: SERVICE_KEY }).responses.create({ model: 'gpt-4o-mini', input: 'who?' }),
+    ).rejects.toMatchObject({ status: 400, param: 'user' });
   });
 });

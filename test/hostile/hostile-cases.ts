@@ -298,6 +298,21 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/responses', { body }),
   },
   {
+    entry: 'POST /v1/conversations',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/conversations', {
+        json: {
+          items: [
+            { type: 'message', role: 'developer', content: text },
+            { type: 'message', role: 'system', content: [{ type: 'input_text', text }] },
+          ],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/conversations', { body }),
+  },
+  {
     entry: 'POST /v1/responses/input_tokens',
     largestText: MESSAGE_CHARS,
     send: (context, { text }) =>

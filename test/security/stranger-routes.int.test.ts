@@ -26,6 +26,12 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { classifyRequest } from '../tools/tool-test-kit';
 import { waitFor } from '../support/wait-for';
 
+/** The thread a conv_ id names (its hex, dashed back). */
+function conversationThreadOf(id: string): string {
+  const hex = id.replace(/^conv_/, '');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** A word only user A's data contains: no answer to a stranger may carry it. */
 const SECRET = 'zanzibarquokka';
 
@@ -173,6 +179,14 @@ describe("every user route refuses a stranger (built from the app's route table)
     expect(responded.status).toBe(200);
     const responseId = ((await responded.json()) as { id: string }).id;
     const responseThread = responded.headers.get('x-chat-thread-id') ?? '';
+    // A conversation of the Conversations API (/v1/conversations/{id}): a thread of its own, deleted only by its route.
+    const opened = await app.api('/v1/conversations', {
+      method: 'POST',
+      token: owner.token,
+      json: { items: [{ type: 'message', role: 'developer', content: `${SECRET} rules` }] },
+    });
+    expect(opened.status).toBe(200);
+    const conversationId = ((await opened.json()) as { id: string }).id;
     const shared = {
       // Not an object of a user: every caller may name it.
       'models/{model}': MODEL,
@@ -180,6 +194,7 @@ describe("every user route refuses a stranger (built from the app's route table)
       'memory/{id}': memory.id,
       'users/{userId}': owner.userId,
       'responses/{id}': responseId,
+      'conversations/{id}': conversationId,
     };
     subjects = [
       // Edit and retry take a user's message, the context route an answer: each route is served one of them.
@@ -187,7 +202,7 @@ describe("every user route refuses a stranger (built from the app's route table)
       { what: 'answer', values: { ...shared, 'threads/{id}': thread.id, 'messages/{messageId}': answer.id } },
       { what: 'fork', values: { ...shared, 'threads/{id}': fork.id, 'messages/{messageId}': forkAnswer?.id ?? '' } },
     ];
-    ownerIds = [owner.userId, thread.id, fork.id, responseThread];
+    ownerIds = [owner.userId, thread.id, fork.id, responseThread, conversationThreadOf(conversationId)];
   }, 120_000);
   afterAll(async () => {
     await app?.stop();

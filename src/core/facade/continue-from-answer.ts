@@ -8,7 +8,14 @@ import { clientToolsOf } from '../context/client-instructions';
 import type { ClientMessage } from '../ports';
 import { clientViewOf, type StoredItem } from './client-view';
 import { planOf } from './reconcile-history';
-import { carryOut, spendFirst, type ChatCompletionDeps, type StartedCompletion } from './start-chat-completion';
+import { prepareUserMessage } from '../turn/send-message';
+import {
+  carryOut,
+  refusal,
+  spendFirst,
+  type ChatCompletionDeps,
+  type StartedCompletion,
+} from './start-chat-completion';
 
 /** Rows after an answer read to tell whether it is its thread's newest (a later user message or answer ends it). */
 const LATER_ROWS_READ = 20;
@@ -127,17 +134,29 @@ export async function continueFromAnswer(
   const { answer } = found;
   const stop = await continuedAt(found.thread, answer, deps);
   const forked = stop !== null;
+  // Every check before a branch is written: nothing is stored for a refused request.
+  const check = planOf(request.messages, {
+    matched: 0,
+    previous: answerItem(found.thread, answer, answer.id),
+    diverged: null,
+    laterUser: false,
+    busy: forked ? false : await deps.conversations.history.writing(found.thread.id),
+  });
+  if (check.kind !== 'send' && check.kind !== 'tool-results') throw refusal(check);
+  if (forked && check.kind === 'send')
+    await prepareUserMessage({ userId: request.userId, content: check.content }, deps.fork);
   const thread = forked
     ? await forkAt({ parent: found.thread, throughSeq: stop - 1, userId: request.userId }, deps)
     : found.thread;
-  const messageId = forked ? await copiedMessageId(thread, answer.seq as number, deps) : answer.id;
-  const planned = planOf(request.messages, {
-    matched: 0,
-    previous: answerItem(thread, answer, messageId),
-    diverged: null,
-    laterUser: false,
-    busy: await deps.conversations.history.writing(thread.id),
-  });
+  const planned = forked
+    ? planOf(request.messages, {
+        matched: 0,
+        previous: answerItem(thread, answer, await copiedMessageId(thread, answer.seq as number, deps)),
+        diverged: null,
+        laterUser: false,
+        busy: false,
+      })
+    : check;
   // Its place in the thread, not in the request (a new message's id repeats only for a request sent twice).
   const plan = { ...planned, matched: answer.seq as number };
   const started = await carryOut({ thread, plan }, request, deps);

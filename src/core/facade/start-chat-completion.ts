@@ -198,7 +198,8 @@ function titleOf(content: string): string {
   return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || 'New chat';
 }
 
-function refusal(plan: Reconciled): AppError {
+/** Why a plan cannot be carried out (busy: CONFLICT; refused: VALIDATION naming `messages`). */
+export function refusal(plan: Reconciled): AppError {
   if (plan.kind === 'busy')
     return new AppError(
       'CONFLICT',

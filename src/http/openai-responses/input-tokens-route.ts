@@ -7,13 +7,11 @@ import { definitionsForRecallScope } from '../../core/tools';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import type { HttpDeps } from '../http-deps';
-import { joinInstructions } from '../openai-facade/chat-request';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
-import { checkModel } from '../openai-facade/facade-request';
 import { threadOfConversationId, turnOfResponseId } from './response-ids';
-import { responseToolsOf } from './response-tools';
-import { parseResponseBody, responseInputOf, type ResponseBody } from './responses-request';
+import type { ResponseBody } from './responses-request';
+import { readResponseRequest } from './read-response-request';
 
 /** Characters counted per token of the context window at most: past it the input could never fit (413). */
 const MAX_CHARS_PER_WINDOW_TOKEN = 8;
@@ -70,12 +68,11 @@ export async function countInputTokens(request: Request, response: Response, con
   const raw = request.body as { user?: unknown } | undefined;
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
   // The model may be left out here (OpenAI's counts take it optionally): CHAT_MODEL.
-  const body = parseResponseBody({ model: facade.models[0], ...(request.body as object | undefined) });
-  checkModel(body.model, facade);
-  const tools = responseToolsOf(body.tools ?? [], facade.serverToolNames());
-  const continuing = Boolean(body.previous_response_id || body.conversation);
-  const input = responseInputOf(body, { maxInstructionsChars: facade.maxClientInstructionsChars, continuing });
-  const instructions = joinInstructions([body.instructions ?? ''], facade.maxClientInstructionsChars, 'instructions');
+  const { body, tools, input, client } = readResponseRequest(
+    { model: facade.models[0], ...(request.body as object | undefined) },
+    facade,
+  );
+  const instructions = client.responseInstructions ?? null;
   const { settings } = deps;
   const limit = settings.profile.maxInputTokens * MAX_CHARS_PER_WINDOW_TOKEN;
   if (countedChars(input.messages, [input.instructions, instructions]) > limit)

@@ -13,10 +13,18 @@ const turnId = '0b7f6a2e-3c1d-4e5f-8a9b-0c1d2e3f4a5b';
 describe('response ids', () => {
   it('name a turn for the user they were given to, and for no one else', () => {
     const id = responseIdOf(key, 'user-a', turnId);
-    expect(id).toMatch(/^resp_[0-9a-f]{64}$/);
+    expect(id).toMatch(/^resp_[0-9a-f]{65}$/);
     expect(turnOfResponseId(key, 'user-a', id)).toBe(turnId);
     expect(turnOfResponseId(key, 'user-b', id)).toBeNull();
     expect(turnOfResponseId(responseIdKey('another-secret-of-at-least-thirty-two-chars'), 'user-a', id)).toBeNull();
+  });
+
+  it("name nothing for a response made with store: false, and can't be turned into a stored one", () => {
+    const unstored = responseIdOf(key, 'user-a', turnId, { stored: false });
+    expect(turnOfResponseId(key, 'user-a', unstored)).toBeNull();
+    const flipped = `${unstored.slice(0, 37)}1${unstored.slice(38)}`;
+    expect(flipped).not.toBe(unstored);
+    expect(turnOfResponseId(key, 'user-a', flipped)).toBeNull();
   });
 
   it('refuse a tampered or malformed id', () => {

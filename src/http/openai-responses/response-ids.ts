@@ -15,27 +15,37 @@ export function responseIdKey(authSecret: string): Buffer {
 
 const hexOf = (uuid: string) => uuid.replace(/-/g, '');
 
-function signatureOf(key: Buffer, userId: string, turnId: string): string {
-  return createHmac('sha256', key).update(`${userId}\n${turnId}`).digest('hex').slice(0, SIGNATURE_HEX);
+/** The character after the turn in an id: whether the Response may be fetched later (`store`). */
+const STORED = '1';
+const NOT_STORED = '0';
+
+function signatureOf(key: Buffer, userId: string, turnId: string, stored: string): string {
+  return createHmac('sha256', key).update(`${userId}\n${turnId}\n${stored}`).digest('hex').slice(0, SIGNATURE_HEX);
 }
 
 /**
- * The id of a response: the turn that answered it (a thread and the answer it produced), signed for its user, so an id
- * is only ever read back for the user it was given to and cannot be made up from a turn id.
+ * The id of a response: the turn that answered it (a thread and the answer it produced) and whether it was stored
+ * (`store`, default true), signed for its user, so an id is only ever read back for the user it was given to and
+ * cannot be made up from a turn id nor turned into a stored one.
  */
-export function responseIdOf(key: Buffer, userId: string, turnId: string): string {
-  return `${RESPONSE_ID_PREFIX}${hexOf(turnId)}${signatureOf(key, userId, turnId)}`;
+export function responseIdOf(key: Buffer, userId: string, turnId: string, options: { stored?: boolean } = {}): string {
+  const stored = options.stored === false ? NOT_STORED : STORED;
+  return `${RESPONSE_ID_PREFIX}${hexOf(turnId)}${stored}${signatureOf(key, userId, turnId, stored)}`;
 }
 
-/** The turn a response id names for this user, or null (malformed, tampered, or another user's). */
+/**
+ * The turn a stored response's id names for this user, or null: malformed, tampered, another user's, or a response
+ * made with `store: false` (its transcript is kept, but the Response cannot be fetched or continued, as on OpenAI).
+ */
 export function turnOfResponseId(key: Buffer, userId: string, id: string): string | null {
   if (!id.startsWith(RESPONSE_ID_PREFIX)) return null;
   const body = id.slice(RESPONSE_ID_PREFIX.length);
-  if (!/^[0-9a-f]+$/.test(body) || body.length !== 32 + SIGNATURE_HEX) return null;
+  if (!/^[0-9a-f]+$/.test(body) || body.length !== 33 + SIGNATURE_HEX) return null;
   const turnId = uuidOfHex(body.slice(0, 32));
-  if (!turnId) return null;
-  const expected = Buffer.from(signatureOf(key, userId, turnId));
-  const given = Buffer.from(body.slice(32));
+  const stored = body.slice(32, 33);
+  if (!turnId || stored !== STORED) return null;
+  const expected = Buffer.from(signatureOf(key, userId, turnId, stored));
+  const given = Buffer.from(body.slice(33));
   return timingSafeEqual(expected, given) ? turnId : null;
 }
 

@@ -12,16 +12,17 @@ import {
   type StartedCompletion,
 } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
-import { joinInstructions } from '../openai-facade/chat-request';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
-import { checkModel, conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
+import { conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
 import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
 import { storedResponseRoutes } from './stored-response-routes';
+import { conversationRoutes } from './conversation-routes';
 import { countInputTokens } from './input-tokens-route';
-import { IGNORED_TOOLS_HEADER, responseToolsOf } from './response-tools';
-import { parseResponseBody, responseInputOf, type ResponseBody } from './responses-request';
+import { IGNORED_TOOLS_HEADER } from './response-tools';
+import type { ResponseBody } from './responses-request';
+import { readResponseRequest, type ReadRequest } from './read-response-request';
 
 interface RouteContext {
   deps: HttpDeps;
@@ -115,13 +116,47 @@ async function appendTo(
   return started;
 }
 
-function refuseBothStates(body: ResponseBody): void {
-  if (body.previous_response_id && body.conversation)
-    throw new AppError(
-      'VALIDATION',
-      "previous_response_id: mutually exclusive with 'conversation'; send only one of them.",
-      { details: { field: 'previous_response_id' } },
-    );
+/** Queues the turn a request asks for: after a response, in a conversation, or reconciled as a stateless history. */
+function startResponse(
+  request: Request,
+  read: ReadRequest,
+  userId: string,
+  context: RouteContext,
+): Promise<StartedCompletion> {
+  const { body, input, client } = read;
+  const conversationId = conversationParamOf(body);
+  const continued = { userId, messages: input.messages, client };
+  return namingInput(() => {
+    if (body.previous_response_id) return continueFrom(body.previous_response_id, continued, context);
+    if (conversationId !== null) return appendTo(conversationId, continued, context);
+    const conversation = conversationOf(request, context.facade.threadHeaders, firstUserOf(input.messages));
+    return startChatCompletion({ ...continued, conversation }, chatCompletionDepsOf(context.deps, context.facade));
+  });
+}
+
+/** How the Response object of a started turn is framed (its id signed for the user). */
+function targetOf(
+  read: ReadRequest,
+  started: StartedCompletion,
+  userId: string,
+  facade: FacadeHttpDeps,
+): ResponseTarget {
+  const { body } = read;
+  return {
+    turn: started.turn,
+    names: read.tools.names,
+    frame: {
+      id: responseIdOf(facade.responseIdKey, userId, started.turn.id, { stored: body.store !== false }),
+      model: body.model,
+      createdAt: Math.floor(Date.now() / 1000),
+      instructions: body.instructions ?? null,
+      previousResponseId: body.previous_response_id ?? null,
+      store: body.store !== false,
+      metadata: body.metadata ?? {},
+      conversation: conversationParamOf(body) !== null ? { id: conversationIdOf(started.thread.id) } : null,
+      tools: body.tools ?? [],
+    },
+  };
 }
 
 /**
@@ -133,55 +168,12 @@ async function createResponse(request: Request, response: Response, context: Rou
   const { deps, facade } = context;
   const raw = request.body as { user?: unknown } | undefined;
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
-  const body = parseResponseBody(request.body);
-  refuseBothStates(body);
-  const tools = responseToolsOf(body.tools ?? [], facade.serverToolNames());
-  if (tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, tools.ignored.join(', '));
-  const input = responseInputOf(body, {
-    maxInstructionsChars: facade.maxClientInstructionsChars,
-    continuing: Boolean(body.previous_response_id || body.conversation),
-  });
-  const responseInstructions = joinInstructions(
-    [body.instructions ?? ''],
-    facade.maxClientInstructionsChars,
-    'instructions',
-  );
-  checkModel(body.model, facade);
-  const client = { instructions: input.instructions, responseInstructions, tools: tools.tools };
-  const conversationId = conversationParamOf(body);
-  const continued = { userId: principal.userId, messages: input.messages, client };
-  const started = await namingInput(() =>
-    body.previous_response_id
-      ? continueFrom(body.previous_response_id, continued, context)
-      : conversationId !== null
-        ? appendTo(conversationId, continued, context)
-        : startChatCompletion(
-            {
-              userId: principal.userId,
-              conversation: conversationOf(request, facade.threadHeaders, firstUserOf(input.messages)),
-              messages: input.messages,
-              client,
-            },
-            chatCompletionDepsOf(deps, facade),
-          ),
-  );
+  const read = readResponseRequest(request.body, facade);
+  if (read.tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, read.tools.ignored.join(', '));
+  const started = await startResponse(request, read, principal.userId, context);
   response.setHeader(THREAD_ID_HEADER, started.thread.id);
-  const target: ResponseTarget = {
-    turn: started.turn,
-    names: tools.names,
-    frame: {
-      id: responseIdOf(facade.responseIdKey, principal.userId, started.turn.id),
-      model: body.model,
-      createdAt: Math.floor(Date.now() / 1000),
-      instructions: body.instructions ?? null,
-      previousResponseId: body.previous_response_id ?? null,
-      store: body.store !== false,
-      metadata: body.metadata ?? {},
-      conversation: conversationId !== null ? { id: conversationIdOf(started.thread.id) } : null,
-      tools: body.tools ?? [],
-    },
-  };
-  if (body.stream) await answerResponseAsStream(deps, facade, target, response);
+  const target = targetOf(read, started, principal.userId, facade);
+  if (read.body.stream) await answerResponseAsStream(deps, facade, target, response);
   else await answerResponseAsJson(deps, facade, target, response);
 }
 
@@ -192,5 +184,6 @@ export function responsesRoutes(deps: HttpDeps, facade: FacadeHttpDeps, principa
   router.post('/responses', (request, response) => createResponse(request, response, context));
   router.post('/responses/input_tokens', (request, response) => countInputTokens(request, response, context));
   router.use(storedResponseRoutes(context));
+  router.use(conversationRoutes(context));
   return router;
 }

@@ -81,7 +81,7 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
       'input_image and input_file parts are refused (400 naming the part). function tools are passed through, namespace tools offered as <namespace>__<name>, ' +
       'hosted tools (web_search, file_search, …) dropped and named in X-Chat-Ignored-Tools. A request only bringing function_call_output items spends TOOL_ROUNDS_PER_MINUTE, ' +
       'not the send limit. `stream: true` answers with the Responses event sequence, each event with its sequence_number; a failure after the stream opened is an `error` event, then `response.failed`. ' +
-      'The transcript is kept whatever `store` says.',
+      'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later.',
     request: { headers, body: { content: { 'application/json': { schema: responseBody } } } },
     responses: {
       200: {
@@ -190,6 +190,84 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
         'One page of items',
       ),
       ...openAIErrors({ ...authErrors, 400: 'A malformed query', 404: "Unknown, deleted or another user's" }),
+    },
+  });
+
+  documentConversationRoutes(registry);
+}
+
+const conversation = z
+  .strictObject({
+    id: z.string().describe('conv_…: the thread id without dashes'),
+    object: z.literal('conversation'),
+    created_at: z.number().int(),
+    metadata: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'OpenAIConversation' });
+
+const conversationParameter = z.object({ id: z.string().describe("A conv_ id of one of the caller's threads") });
+
+/** The Conversations API's conversation routes (its items routes are not served). */
+function documentConversationRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/conversations',
+    tags: ['openai'],
+    security: secured,
+    summary: 'Opens a conversation: a thread, its system and developer items the client instructions',
+    description:
+      'Starting items other than system and developer messages are refused (send the first user message with POST /v1/responses and this conversation); metadata is not stored and is refused. Spends the send limit.',
+    request: {
+      headers,
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({
+              items: z
+                .array(z.object({ type: z.string().optional(), role: z.string() }).loose())
+                .max(20)
+                .optional(),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: json(conversation, 'The conversation'),
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` names the field)',
+        ...authErrors,
+        409: 'MAX_THREADS_PER_USER reached (quota_exceeded)',
+        413: 'The instructions are over MAX_CLIENT_INSTRUCTIONS_CHARS',
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/conversations/{id}',
+    tags: ['openai'],
+    security: secured,
+    summary: "A conversation (one of the caller's threads)",
+    request: { params: conversationParameter },
+    responses: {
+      200: json(conversation, 'The conversation'),
+      ...openAIErrors({ ...authErrors, 404: "Unknown or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/v1/conversations/{id}',
+    tags: ['openai'],
+    security: secured,
+    summary: 'Deletes a conversation: its thread, as DELETE /api/threads/{id} does',
+    request: { params: conversationParameter },
+    responses: {
+      200: json(
+        z.strictObject({ id: z.string(), object: z.literal('conversation.deleted'), deleted: z.literal(true) }),
+        'Deleted',
+      ),
+      ...openAIErrors({ ...authErrors, 404: "Unknown or another user's" }),
     },
   });
 }

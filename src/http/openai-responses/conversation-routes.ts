@@ -1,0 +1,109 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../core/errors';
+import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
+import type { Thread } from '../../core/domain';
+import type { HttpDeps } from '../http-deps';
+import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
+import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
+import { conversationIdOf, threadOfConversationId } from './response-ids';
+import { parseResponseBody, responseInputOf } from './responses-request';
+
+/** Most items a conversation may start with (OpenAI's bound). */
+export const MAX_STARTING_ITEMS = 20;
+
+/** Title of a thread opened by POST /v1/conversations (its first message renames it in the web app's list). */
+const CONVERSATION_TITLE = 'New chat';
+
+const conversationBody = z
+  .object({
+    items: z
+      .array(z.object({ type: z.string().max(100).optional() }).loose())
+      .max(MAX_STARTING_ITEMS)
+      .nullable()
+      .optional(),
+    metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),
+  })
+  .loose();
+
+interface RouteContext {
+  deps: HttpDeps;
+  facade: FacadeHttpDeps;
+  principalDeps: FacadePrincipalDeps;
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('VALIDATION', `${field}: ${message}`, { details: { field } });
+}
+
+/** A thread as a Conversation object. */
+function conversationOf(thread: Thread) {
+  return {
+    id: conversationIdOf(thread.id),
+    object: 'conversation' as const,
+    created_at: Math.floor(thread.createdAt.getTime() / 1000),
+    metadata: {},
+  };
+}
+
+/** The caller's thread a path's conversation id names, or 404 (malformed, unknown, another user's). */
+async function ownConversation(request: Request, context: RouteContext): Promise<Thread> {
+  const principal = await facadePrincipal(request, context.principalDeps);
+  const id = String(request.params.id ?? '');
+  const threadId = threadOfConversationId(id);
+  const thread = threadId ? await context.deps.threads.findThread(threadId, principal.userId) : null;
+  if (!thread) throw new AppError('NOT_FOUND', `Conversation with id '${id}' not found.`, { details: { field: 'id' } });
+  return thread;
+}
+
+/**
+ * POST /v1/conversations opens a thread (starting items: system and developer messages only, the thread's client
+ * instructions; spends the send limit), GET names it, DELETE deletes the thread as the web app does. Metadata is not
+ * stored (a request carrying some is refused), nor items appended apart from a response's (the items routes are not
+ * served yet).
+ */
+export function conversationRoutes(context: RouteContext): Router {
+  const router = Router();
+  const { deps, facade } = context;
+  router.post('/conversations', async (request, response) => {
+    const raw = request.body as { user?: unknown } | undefined;
+    const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
+    const parsed = conversationBody.safeParse(request.body ?? {});
+    if (!parsed.success) {
+      const field = parsed.error.issues[0]?.path.map(String).join('.') || 'body';
+      throw invalid(field, parsed.error.issues[0]?.message ?? 'invalid');
+    }
+    if (Object.keys(parsed.data.metadata ?? {}).length > 0)
+      throw invalid('metadata', 'conversation metadata is not stored by this server; leave it out');
+    const items = parsed.data.items ?? [];
+    const input = responseInputOf(parseResponseBody({ model: facade.models[0], input: items }), {
+      maxInstructionsChars: facade.maxClientInstructionsChars,
+      continuing: false,
+    });
+    if (input.messages.length > 0)
+      throw invalid(
+        'items',
+        'a conversation starts with system or developer messages only here; send the first user message with POST /v1/responses and this conversation',
+      );
+    await spendOrRefuse(deps.sendLimiter, principal.userId);
+    const thread = await deps.threads.createThread({
+      ownerId: principal.userId,
+      title: CONVERSATION_TITLE,
+      maxThreads: deps.limits.maxThreadsPerUser,
+    });
+    await facade.conversations.setClientSettings({
+      threadId: thread.id,
+      settings: { instructions: input.instructions, tools: [] },
+    });
+    response.json(conversationOf(thread));
+  });
+  router.get('/conversations/:id', async (request, response) => {
+    response.json(conversationOf(await ownConversation(request, context)));
+  });
+  router.delete('/conversations/:id', async (request, response) => {
+    const thread = await ownConversation(request, context);
+    await deps.deleteThread(thread.id);
+    response.json({ id: conversationIdOf(thread.id), object: 'conversation.deleted', deleted: true });
+  });
+  return router;
+}
