@@ -10,6 +10,7 @@ import type {
   ModelCallStore,
   SavedMemoryStore,
   TranscriptSearch,
+  TurnStore,
 } from '../../src/core/ports';
 import {
   createMemoryAdminThreadStore,
@@ -24,6 +25,7 @@ import {
   createMemorySavedMemoryStore,
   createMemoryStores,
   createMemoryTranscriptSearch,
+  createMemoryTurnStore,
   type Stores,
 } from '../fakes';
 
@@ -48,7 +50,12 @@ export interface PortStores extends Stores {
   erasures: ErasureStore;
   conversations: FacadeConversationStore;
   search: TranscriptSearch;
+  /** A TurnStore over the same tables whose context reads bring auto-recall (100 tokens) and saved memories (50). */
+  recallTurns: TurnStore;
 }
+
+/** The context options of `recallTurns`. */
+export const RECALL_TURNS = { recallTokens: 100, recallScope: 'thread', userMemoryTokens: 50 } as const;
 
 export type MakePortStores = () => PortStores;
 
@@ -78,5 +85,6 @@ export function createMemoryPortStores(): PortStores {
     erasures: createMemoryErasureStore(database),
     conversations: createMemoryFacadeConversationStore(database),
     search: createMemoryTranscriptSearch(database),
+    recallTurns: createMemoryTurnStore(database, RECALL_TURNS),
   };
 }

@@ -28,7 +28,7 @@ import { describeMemoryControlsStoreContract } from './memory-controls-store.con
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
 import { describeTranscriptSearchContract } from './transcript-search.contract';
-import type { PortStores } from './port-fixtures';
+import { RECALL_TURNS, type PortStores } from './port-fixtures';
 
 // The contracts of the admin, export and call-record ports on the Postgres repositories (the event bus has no I/O:
 // ports.unit.test.ts runs its contract on the process's bus). One migrated database for the file; cases work on
@@ -92,6 +92,7 @@ beforeAll(async () => {
     erasures: createErasureRepository(db),
     conversations: createFacadeConversationRepository(db),
     search: createSearchRepository(db),
+    recallTurns: createTurnRepository(db, RECALL_TURNS),
   };
 });
 afterAll(async () => {

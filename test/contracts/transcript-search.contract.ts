@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Thread } from '../../src/core/domain';
+import type { SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores, PortStores } from './port-fixtures';
-import { exchange, newThread } from './store-fixtures';
+import { ENCODING, exchange, newThread, send } from './store-fixtures';
 
 // Every query word below occurs in the texts as written (no plural, no stop word), so what matches does not depend on
 // the deployment's text search configuration (stemming), which the fake does not reproduce; nor is the order of
@@ -19,6 +20,25 @@ const fork = async (stores: PortStores, parent: Thread, throughSeq: number): Pro
   if (!('thread' in forked)) throw new Error(`fork refused: ${forked.refused}`);
   return forked.thread;
 };
+
+const foldThrough = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
+  threadId,
+  expectedVersion,
+  author: 'fold',
+  text: `Summary through #${throughSeq}.`,
+  segmentEnds: [`Summary through #${throughSeq}.`.length],
+  tokens: 6,
+  encoding: ENCODING,
+  fromSeq: 1,
+  throughSeq,
+  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
+  model: 'summarizer',
+  tokensIn: 40,
+  tokensOut: 6,
+  durationMs: 10,
+  identifiersKept: 0,
+  identifiersTotal: 0,
+});
 
 const seqsOf = (matches: { seq: number }[]) => matches.map((match) => match.seq).sort((a, b) => a - b);
 
@@ -132,6 +152,51 @@ export function describeTranscriptSearchContract(name: string, make: MakePortSto
       // A deleted thread is gone from the search.
       await stores.threads.deleteThread(otherFork.id);
       expect((await search(askingFork.id)).map((match) => match.content)).toEqual(['zebra in the other thread']);
+    });
+
+    it("auto-recall (TurnStore's context read): older than the window, not pinned or forgotten; saved memories; other threads by scope", async () => {
+      const stores = make();
+      const thread = await newThread(stores, { title: 'Asking' });
+      const { ownerId } = thread;
+      await exchange(stores, thread.id, 'zebra one', 'a1'); // #1 #2
+      const forgotten = await exchange(stores, thread.id, 'zebra two', 'zebra three'); // #3 #4
+      await exchange(stores, thread.id, 'zebra in the window', 'ok'); // #5 #6
+      expect(await stores.summaries.commit(foldThrough(thread.id, thread.version, 4))).toMatchObject({
+        committed: true,
+      });
+      await stores.memory.pin({ threadId: thread.id, seqs: [1], maxPinnedTokens: 100 });
+      await stores.memory.forget({ threadId: thread.id, messageIds: [forgotten.answer.id] });
+      const other = await newThread(stores, { ownerId, title: 'Other' });
+      await exchange(stores, other.id, 'zebra elsewhere', 'ok');
+      const item = { userId: ownerId, tokens: 10, source: null, maxItems: 10 };
+      await stores.savedMemories.create({ ...item, text: 'likes zebras', status: 'active' });
+      await stores.savedMemories.create({ ...item, text: 'proposed only', status: 'pending' });
+
+      await send(stores, thread.id, 'what about the zebra?');
+      const started = await stores.recallTurns.nextTurn({ threadId: thread.id, owner: 'runner', ttlMs: 30_000 });
+      if (started.outcome !== 'started') throw new Error('no turn started');
+      expect(started.context.window.map((entry) => entry.seq)).toEqual([5, 6, 7]);
+      expect(started.context.recalled?.map((message) => [message.seq, message.content])).toEqual([[3, 'zebra two']]);
+      expect(started.context.recalledElsewhere).toBeUndefined();
+      expect(started.context.savedMemories?.map((saved) => saved.text)).toEqual(['likes zebras']);
+      // The same read on demand; without `recall`, neither candidates nor saved memories.
+      expect((await stores.recallTurns.loadContext(thread.id, { recall: true }))?.recalled).toEqual(
+        started.context.recalled,
+      );
+      const plain = await stores.recallTurns.loadContext(thread.id);
+      expect([plain?.recalled, plain?.savedMemories]).toEqual([undefined, undefined]);
+      // With the user scope, the owner's other threads too; a slot of 0 turns recall off.
+      await stores.memory.updateSettings({
+        threadId: thread.id,
+        settings: { recallScope: 'user' },
+        memoryMode: 'summary',
+      });
+      const wide = await stores.recallTurns.loadContext(thread.id, { recall: true });
+      expect(wide?.recalledElsewhere?.map((message) => [message.thread, message.seq, message.content])).toEqual([
+        [{ id: other.id, title: 'Other' }, 1, 'zebra elsewhere'],
+      ]);
+      await stores.memory.updateSettings({ threadId: thread.id, settings: { recallTokens: 0 }, memoryMode: 'summary' });
+      expect((await stores.recallTurns.loadContext(thread.id, { recall: true }))?.recalled).toBeUndefined();
     });
 
     it("finds for people the messages holding every word, in the owner's threads or one, a page at a time", async () => {

@@ -16,5 +16,5 @@ export { createMemoryThreadStore } from './memory-thread-store';
 export { createMemoryToolRunStore } from './memory-tool-run-store';
 export { createMemoryTranscriptSearch } from './memory-transcript-search';
 export { createMemoryTranscriptStore } from './memory-transcript-store';
-export { createMemoryTurnStore, memoryContext } from './memory-turn-store';
+export { createMemoryTurnStore, memoryContext, type MemoryContextOptions } from './memory-turn-store';
 export { createMemoryStores, type Stores } from './memory-stores';
