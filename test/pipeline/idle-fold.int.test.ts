@@ -121,11 +121,21 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     const sent = Date.now();
     await send(thread.id, 'Note CODE-7102.');
     await dueAfter(thread.id, sent);
-    const jobId = await server.app.application.folds.enqueueFold(thread.id, 'trigger fired', true);
-    expect(jobId).not.toBeNull();
-    await waitFor(async () => (await detail(thread.id)).context.revision >= 1, {
-      timeoutMs: 30_000,
-      what: 'the trigger fold',
-    });
+    // The idle fold put off for a minute: a fold within the next 30 s can only be the trigger's.
+    const [idle] = await idleJobs(thread.id);
+    await idle?.changeDelay(60_000);
+    try {
+      const jobId = await server.app.application.folds.enqueueFold(thread.id, 'trigger fired', true);
+      expect(jobId).not.toBeNull();
+      expect(jobId).not.toBe(idle?.id);
+      await waitFor(async () => (await detail(thread.id)).context.revision >= 1, {
+        timeoutMs: 30_000,
+        what: 'the trigger fold',
+      });
+      expect((await idleJobs(thread.id)).map((job) => job.id)).toEqual([idle?.id]);
+      expect(await idle?.getState()).toBe('delayed');
+    } finally {
+      await idle?.remove();
+    }
   });
 });
