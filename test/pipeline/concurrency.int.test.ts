@@ -96,10 +96,11 @@ describe('turn serialization', () => {
       await gate.opened;
       return replyWithText(`answer to ${lastUserText(request.body)}`);
     });
+    let sends: Promise<number>[] = [];
     try {
       const thread = await newThread();
       const statuses: number[] = [];
-      const sends = Array.from({ length: 8 }, async (_, index) => {
+      sends = Array.from({ length: 8 }, async (_, index) => {
         const { status } = await send(thread.id, `queued ${index}`);
         statuses.push(status);
         return status;
@@ -122,6 +123,8 @@ describe('turn serialization', () => {
       expect(page.messages.filter((message) => message.role === 'user')).toHaveLength(6);
     } finally {
       gate.open();
+      // Every send answered before the next case (a failed case leaves none running).
+      await Promise.allSettled(sends);
       server.stub.setResponder(delayedAnswer);
     }
   });
