@@ -55,40 +55,48 @@ describe("a turn whose wait fails reports the failure's own code (SSE like REST)
 
   it('ends the event stream with UNAVAILABLE when Postgres goes away during the turn, not PROVIDER_TIMEOUT', async () => {
     const thread = await newThread();
-    proxy.cutAt(takesLease);
-    const started = Date.now();
-    const response = await app.api(`/api/threads/${thread.id}/messages`, {
-      method: 'POST',
-      token,
-      json: { content: 'hello' },
-      headers: { Accept: 'text/event-stream' },
-    });
-    expect(response.status).toBe(200);
-    const events = sseEvents(await response.text());
-    expect(proxy.cut).toBe(true);
-    expect(events[0]?.event).toBe('message-accepted');
-    const failure = events.at(-1)!;
-    expect(failure.event).toBe('turn-error');
-    expect(failure.data).toMatchObject({
-      threadId: thread.id,
-      turnId: events[0]?.data.turnId,
-      error: { code: 'UNAVAILABLE' },
-    });
-    expect(Date.now() - started).toBeLessThan(15_000);
-    proxy.restore();
+    try {
+      proxy.cutAt(takesLease);
+      const started = Date.now();
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: 'hello' },
+        headers: { Accept: 'text/event-stream' },
+      });
+      expect(response.status).toBe(200);
+      const events = sseEvents(await response.text());
+      expect(proxy.cut).toBe(true);
+      expect(events[0]?.event).toBe('message-accepted');
+      const failure = events.at(-1)!;
+      expect(failure.event).toBe('turn-error');
+      expect(failure.data).toMatchObject({
+        threadId: thread.id,
+        turnId: events[0]?.data.turnId,
+        error: { code: 'UNAVAILABLE' },
+      });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      // The next case needs the database whatever happened here.
+      proxy.restore();
+    }
   }, 60_000);
 
   it('answers the same failure over REST as 503 UNAVAILABLE', async () => {
     const thread = await newThread();
-    proxy.cutAt(takesLease);
-    const response = await app.api(`/api/threads/${thread.id}/messages`, {
-      method: 'POST',
-      token,
-      json: { content: 'hello' },
-    });
-    expect(proxy.cut).toBe(true);
-    expect(response.status).toBe(503);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
-    proxy.restore();
+    try {
+      proxy.cutAt(takesLease);
+      const response = await app.api(`/api/threads/${thread.id}/messages`, {
+        method: 'POST',
+        token,
+        json: { content: 'hello' },
+      });
+      expect(proxy.cut).toBe(true);
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    } finally {
+      // The next case needs the database whatever happened here.
+      proxy.restore();
+    }
   }, 60_000);
 });

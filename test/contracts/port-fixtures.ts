@@ -1,25 +1,38 @@
 import type {
   AdminThreadStore,
   AuditStore,
+  ErasureStore,
   ExportReader,
+  FacadeConversationStore,
   ForkStore,
   MemoryControlsStore,
   ModelCallRecord,
   ModelCallStore,
+  SavedMemoryStore,
+  TranscriptSearch,
+  TurnStore,
 } from '../../src/core/ports';
 import {
   createMemoryAdminThreadStore,
   createMemoryAuditStore,
   createMemoryDatabase,
+  createMemoryErasureStore,
   createMemoryExportReader,
+  createMemoryFacadeConversationStore,
   createMemoryForkStore,
   createMemoryMemoryControlsStore,
   createMemoryModelCallStore,
+  createMemorySavedMemoryStore,
   createMemoryStores,
+  createMemoryTranscriptSearch,
+  createMemoryTurnStore,
   type Stores,
 } from '../fakes';
 
-/** The stores of the turn (store-fixtures.ts) plus the ports of the memory controls, the admin, the export and the call records. */
+/**
+ * The stores of the turn (store-fixtures.ts) plus the ports of the memory controls, the admin, the export, the call
+ * records, saved memories, erasure, the /v1 conversations and search.
+ */
 export interface PortStores extends Stores {
   audit: AuditStore;
   calls: ModelCallStore;
@@ -31,7 +44,18 @@ export interface PortStores extends Stores {
   admin: AdminThreadStore;
   memory: MemoryControlsStore;
   forks: ForkStore;
+  savedMemories: SavedMemoryStore;
+  /** Marks the items' token counts as counted for an earlier rendering (a migration's or reindex's work, not a port's). */
+  markSavedMemoriesStale(ids: string[]): Promise<void>;
+  erasures: ErasureStore;
+  conversations: FacadeConversationStore;
+  search: TranscriptSearch;
+  /** A TurnStore over the same tables whose context reads bring auto-recall (100 tokens) and saved memories (50). */
+  recallTurns: TurnStore;
 }
+
+/** The context options of `recallTurns`. */
+export const RECALL_TURNS = { recallTokens: 100, recallScope: 'thread', userMemoryTokens: 50 } as const;
 
 export type MakePortStores = () => PortStores;
 
@@ -54,5 +78,13 @@ export function createMemoryPortStores(): PortStores {
     admin: createMemoryAdminThreadStore(database),
     memory: createMemoryMemoryControlsStore(database),
     forks: createMemoryForkStore(database),
+    savedMemories: createMemorySavedMemoryStore(database),
+    markSavedMemoriesStale: async (ids) => {
+      for (const item of database.savedMemories) if (ids.includes(item.id)) item.tokensStale = true;
+    },
+    erasures: createMemoryErasureStore(database),
+    conversations: createMemoryFacadeConversationStore(database),
+    search: createMemoryTranscriptSearch(database),
+    recallTurns: createMemoryTurnStore(database, RECALL_TURNS),
   };
 }

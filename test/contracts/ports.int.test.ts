@@ -8,6 +8,10 @@ import { applyMigrations } from '../../src/db/migrate';
 import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
 import { createDatabase, type Database } from '../../src/db/prisma-client';
+import { createErasureRepository } from '../../src/db/erasure-repository';
+import { createFacadeConversationRepository } from '../../src/db/facade-conversation-repository';
+import { createSavedMemoryRepository } from '../../src/db/saved-memory-repository';
+import { createSearchRepository } from '../../src/db/search-repository';
 import { createSummaryRepository } from '../../src/db/summary-repository';
 import { createThreadRepository } from '../../src/db/thread-repository';
 import { createToolRunRepository } from '../../src/db/tool-run-repository';
@@ -16,11 +20,15 @@ import { createTurnRepository } from '../../src/db/turn-repository';
 import { createTestDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
+import { describeErasureStoreContract } from './erasure-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
+import { describeFacadeConversationStoreContract } from './facade-conversation-store.contract';
 import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
-import type { PortStores } from './port-fixtures';
+import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
+import { describeTranscriptSearchContract } from './transcript-search.contract';
+import { RECALL_TURNS, type PortStores } from './port-fixtures';
 
 // The contracts of the admin, export and call-record ports on the Postgres repositories (the event bus has no I/O:
 // ports.unit.test.ts runs its contract on the process's bus). One migrated database for the file; cases work on
@@ -77,6 +85,14 @@ beforeAll(async () => {
     memory,
     forks: createForkRepository(db),
     admin: createAdminThreadRepository(db),
+    savedMemories: createSavedMemoryRepository(db),
+    markSavedMemoriesStale: async (ids) => {
+      await db.$executeRaw`UPDATE saved_memories SET tokens_stale = true WHERE id = ANY (${ids}::uuid[])`;
+    },
+    erasures: createErasureRepository(db),
+    conversations: createFacadeConversationRepository(db),
+    search: createSearchRepository(db),
+    recallTurns: createTurnRepository(db, RECALL_TURNS),
   };
 });
 afterAll(async () => {
@@ -90,3 +106,7 @@ describeExportReaderContract('Postgres repositories', () => stores);
 describeAdminThreadStoreContract('Postgres repositories', () => stores);
 describeMemoryControlsStoreContract('Postgres repositories', () => stores);
 describeForkStoreContract('Postgres repositories', () => stores);
+describeSavedMemoryStoreContract('Postgres repositories', () => stores);
+describeErasureStoreContract('Postgres repositories', () => stores);
+describeFacadeConversationStoreContract('Postgres repositories', () => stores);
+describeTranscriptSearchContract('Postgres repositories', () => stores);

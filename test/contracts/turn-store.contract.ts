@@ -114,6 +114,19 @@ export function describeTurnStoreContract(name: string, make: MakeStores, setCre
       expect((await send(stores, other.id, 'hello', { clientMessageId: 'client-1' })).duplicate).toBe(false);
     });
 
+    it('stores one message and turn for concurrent sends with the same clientMessageId (a client retrying at once)', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const sends = await Promise.all(
+        Array.from({ length: 4 }, (_, index) => send(stores, thread.id, `hello ${index}`, { clientMessageId: 'twin' })),
+      );
+      expect(sends.filter((accepted) => !accepted.duplicate)).toHaveLength(1);
+      expect(new Set(sends.map((accepted) => accepted.message.id)).size).toBe(1);
+      expect(new Set(sends.map((accepted) => accepted.turn.id)).size).toBe(1);
+      expect(await stores.threads.countMessages(thread.id)).toBe(1);
+      expect(await stores.turns.hasQueuedTurns(thread.id)).toBe(true);
+    });
+
     it('refuses with BUSY past maxQueued turns besides the running one and stores nothing; a resend still answers', async () => {
       const stores = make();
       const thread = await newThread(stores);

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextEntry } from '../../src/core/context/types';
 import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
-import type { AuditEntry, ModelCallRecord, SummaryRevisionRecord, ToolRun } from '../../src/core/ports';
+import type {
+  AuditEntry,
+  ErasureRecord,
+  ModelCallRecord,
+  SavedMemory,
+  SummaryRevisionRecord,
+  ToolRun,
+} from '../../src/core/ports';
 
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
 export interface ThreadRow extends Thread {
@@ -45,6 +52,19 @@ export interface ToolRunRow extends ToolRun {
   polledAt: number | null;
 }
 
+/** A saved memory row: the item plus the message it came from and whether its tokens await a recount. */
+export interface SavedMemoryRow extends SavedMemory {
+  sourceMessageId: string | null;
+  tokensStale: boolean;
+}
+
+/** A facade_conversations row: a /v1 client's conversation key reached this thread. */
+export interface ConversationRow {
+  userId: string;
+  clientKey: string;
+  threadId: string;
+}
+
 /**
  * The tables the in-memory stores share, as Postgres holds them: one instance backs every fake store of a test, so
  * what one store writes the others read. Arrays keep insertion order (the order of `created_at` in Postgres).
@@ -63,6 +83,10 @@ export interface MemoryDatabase {
   calls: ModelCallRecord[];
   /** The admin audit trail (not tied to a thread's lifetime: a deleted thread's entries stay). */
   audit: AuditEntry[];
+  savedMemories: SavedMemoryRow[];
+  /** erased_users: the tombstones of erased users. */
+  erasures: Map<string, ErasureRecord>;
+  conversations: ConversationRow[];
 }
 
 export function createMemoryDatabase(): MemoryDatabase {
@@ -77,6 +101,9 @@ export function createMemoryDatabase(): MemoryDatabase {
     toolRuns: [],
     calls: [],
     audit: [],
+    savedMemories: [],
+    erasures: new Map(),
+    conversations: [],
   };
 }
 

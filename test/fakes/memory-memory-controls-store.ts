@@ -197,6 +197,10 @@ export function createMemoryMemoryControlsStore(database: MemoryDatabase): Memor
       for (const row of rows)
         Object.assign(row, { content: '', toolCalls: null, deleted: true, pinned: false, updatedAt: now });
       database.entries = database.entries.filter((entry) => entry.threadId !== threadId || !seqs.includes(entry.seq));
+      // The saved memories a forgotten message asked for go with it.
+      database.savedMemories = database.savedMemories.filter(
+        (item) => item.sourceMessageId === null || !ids.includes(item.sourceMessageId),
+      );
       const runIds = rows.flatMap((row) => (row.toolRunId ? [row.toolRunId] : []));
       for (const run of database.toolRuns) {
         if (run.threadId !== threadId) continue;

@@ -4,7 +4,7 @@ import { createMemorySummaryStore } from './memory-summary-store';
 import { createMemoryThreadStore } from './memory-thread-store';
 import { createMemoryToolRunStore } from './memory-tool-run-store';
 import { createMemoryTranscriptStore } from './memory-transcript-store';
-import { createMemoryTurnStore } from './memory-turn-store';
+import { createMemoryTurnStore, type MemoryContextOptions } from './memory-turn-store';
 
 /** The stores the turn, the fold and the tools use, over one database (Postgres repositories or the in-memory fakes). */
 export interface Stores {
@@ -15,15 +15,19 @@ export interface Stores {
   toolRuns: ToolRunStore;
 }
 
-/** Every in-memory store over one shared MemoryDatabase (`database`: its tables, for assertions). */
+/**
+ * Every in-memory store over one shared MemoryDatabase (`database`: its tables, for assertions); `context`: what the
+ * turn store's context reads bring besides the entries (auto-recall, saved memories).
+ */
 export function createMemoryStores(
   database: MemoryDatabase = createMemoryDatabase(),
+  context: MemoryContextOptions = {},
 ): Stores & { database: MemoryDatabase } {
   return {
     database,
     threads: createMemoryThreadStore(database),
     transcript: createMemoryTranscriptStore(database),
-    turns: createMemoryTurnStore(database),
+    turns: createMemoryTurnStore(database, context),
     summaries: createMemorySummaryStore(database),
     toolRuns: createMemoryToolRunStore(database),
   };

@@ -81,6 +81,9 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
       database.turns = database.turns.filter((turn) => turn.threadId !== threadId);
       database.revisions = database.revisions.filter((revision) => revision.threadId !== threadId);
       database.toolRuns = database.toolRuns.filter((run) => run.threadId !== threadId);
+      database.conversations = database.conversations.filter((row) => row.threadId !== threadId);
+      // A saved memory outlives the thread it came from, without its source (source_thread_id ON DELETE SET NULL).
+      for (const item of database.savedMemories) if (item.source?.threadId === threadId) item.source = null;
       database.calls = database.calls.map((call) =>
         call.threadId === threadId
           ? { ...call, threadId: null, messageId: null, error: call.error ? 'failed' : null }

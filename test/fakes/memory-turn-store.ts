@@ -1,6 +1,8 @@
 import { AppError } from '../../src/core/errors';
+import type { ContextEntry, RecalledMessage, SavedMemoryItem } from '../../src/core/context/types';
 import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
-import type { AcceptedMessage, NextTurn, TurnStore } from '../../src/core/ports';
+import type { AcceptedMessage, NextTurn, TranscriptMatch, TurnStore } from '../../src/core/ports';
+import { rankElsewhereMatches, rankOwnMatches } from './memory-transcript-search';
 import { callUser } from './memory-model-call-store';
 import {
   byId,
@@ -22,8 +24,94 @@ const busy = (active: number) =>
     `This thread already has ${active - 1} message(s) waiting; try again when the current answer is done.`,
   );
 
-/** The thread and its context entries, as one read (no auto-recall: that is Postgres' text search). */
-export function memoryContext(database: MemoryDatabase, threadId: string): ThreadContext | null {
+/**
+ * What the turn store's context reads bring besides the entries, as the repository's options (RECALL_TOKENS,
+ * RECALL_SCOPE, USER_MEMORY_TOKENS). Unlike the repository (recall on unless RECALL_TOKENS=0), the fake's recall is
+ * off unless `recallTokens` is set: most unit tests want the window alone.
+ */
+export interface MemoryContextOptions {
+  /** The deployment's recall slot (a thread's `recallTokens` setting overrides it; 0: no recall). Default 0. */
+  recallTokens?: number;
+  /** Where recall looks unless the thread says (`user`: the owner's other threads too). Default `thread`. */
+  recallScope?: 'thread' | 'user';
+  /** The owner's saved memories within this many tokens come with reads for a model call; undefined: none. */
+  userMemoryTokens?: number;
+}
+
+/** Auto-recall candidates read per call (the repository's RECALL_CANDIDATES, RECALL_ELSEWHERE_CANDIDATES). */
+const RECALL_CANDIDATES = 12;
+const RECALL_ELSEWHERE_CANDIDATES = 6;
+/** Characters of a candidate read, and of the answer before the user message that joins the query. */
+const RECALL_CANDIDATE_MAX_CHARS = 1500;
+const RECALL_ANSWER_QUERY_CHARS = 1000;
+
+const toRecalled = (match: TranscriptMatch): RecalledMessage => ({
+  seq: match.seq,
+  role: match.role,
+  content: match.content.slice(0, RECALL_CANDIDATE_MAX_CHARS),
+  createdAt: match.createdAt,
+  score: match.score,
+});
+
+/**
+ * Auto-recall as src/db/load-thread-context.ts selects it: the newest user entry of the window is the query, the
+ * answer before it its context; candidates are older than the window, from the context start on, not pinned (and,
+ * with the `user` scope, the owner's other threads outside the fork family). Matching is the search fake's (words,
+ * not Postgres' stems and BM25); held recall notes (RECALL_STICKY) are not faked.
+ */
+function recallOf(
+  database: MemoryDatabase,
+  thread: ThreadRow,
+  entries: ContextEntry[],
+  options: MemoryContextOptions,
+): Pick<ThreadContext, 'recalled' | 'recalledElsewhere'> {
+  if ((thread.settings.recallTokens ?? options.recallTokens ?? 0) <= 0) return {};
+  const window = entries.filter((entry) => !entry.pinned);
+  const newestUser = window.filter((entry) => entry.role === 'user').at(-1);
+  const answer = newestUser
+    ? window.filter((entry) => entry.role === 'assistant' && entry.seq < newestUser.seq && entry.content !== '').at(-1)
+    : undefined;
+  const query = newestUser?.content ?? '';
+  const recalled = rankOwnMatches(database, {
+    threadId: thread.id,
+    query,
+    context: answer?.content.slice(0, RECALL_ANSWER_QUERY_CHARS) ?? '',
+    fromSeq: thread.contextStartSeq,
+    beforeSeq: window[0]?.seq ?? thread.lastSeq + 1,
+    excludeSeqs: database.entries
+      .filter((entry) => entry.threadId === thread.id && entry.pinned)
+      .map((entry) => entry.seq),
+    limit: RECALL_CANDIDATES,
+  }).map(toRecalled);
+  if ((thread.settings.recallScope ?? options.recallScope ?? 'thread') !== 'user') return { recalled };
+  const recalledElsewhere = rankElsewhereMatches(database, {
+    threadId: thread.id,
+    query,
+    limit: RECALL_ELSEWHERE_CANDIDATES,
+  }).map((match) => ({ ...toRecalled(match), thread: { id: match.threadId, title: match.threadTitle } }));
+  return { recalled, recalledElsewhere };
+}
+
+/** The owner's active saved memories that fit `capTokens`, newest first (the newest while their running total fits). */
+function savedMemoriesOf(database: MemoryDatabase, ownerId: string, capTokens: number): SavedMemoryItem[] {
+  let total = 0;
+  return database.savedMemories
+    .filter((item) => item.userId === ownerId && item.status === 'active' && capTokens > 0)
+    .reverse()
+    .filter((item) => (total += item.tokens) <= capTokens)
+    .map((item) => ({ id: item.id, text: item.text, tokens: item.tokens, createdAt: new Date(item.createdAt) }));
+}
+
+/**
+ * The thread and its context entries, as one read; with `recall`, the auto-recall candidates too, and with `recall`
+ * or `promptParts` the owner's saved memories (see MemoryContextOptions).
+ */
+export function memoryContext(
+  database: MemoryDatabase,
+  threadId: string,
+  read: { recall?: boolean; promptParts?: boolean } = {},
+  options: MemoryContextOptions = {},
+): ThreadContext | null {
   const thread = database.threads.get(threadId);
   if (!thread) return null;
   const entries = database.entries
@@ -34,6 +122,10 @@ export function memoryContext(database: MemoryDatabase, threadId: string): Threa
     thread: toThread(thread),
     window: entries.filter((entry) => !entry.pinned),
     pinned: entries.filter((entry) => entry.pinned),
+    ...(read.recall ? recallOf(database, thread, entries, options) : {}),
+    ...((read.recall || read.promptParts) && options.userMemoryTokens !== undefined
+      ? { savedMemories: savedMemoriesOf(database, thread.ownerId, options.userMemoryTokens) }
+      : {}),
   };
 }
 
@@ -41,7 +133,7 @@ export function memoryContext(database: MemoryDatabase, threadId: string): Threa
  * TurnStore in memory (test/contracts/turn-store.contract.ts holds it to the Postgres repository's behaviour): the
  * turn queue, the lease with compare-and-set and the transcript writes of a turn, over a shared MemoryDatabase.
  */
-export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
+export function createMemoryTurnStore(database: MemoryDatabase, options: MemoryContextOptions = {}): TurnStore {
   const threadOf = (threadId: string): ThreadRow => {
     const thread = database.threads.get(threadId);
     if (!thread) throw new Error(`foreign key: no thread ${threadId}`);
@@ -106,7 +198,8 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
     // The answers being replaced leave the window before the new one is generated.
     if (next.kind === 'regenerate' && user?.seq != null) supersedeAnswersAfter(database, threadId, user.seq);
     Object.assign(next, { status: 'running', startedAt: new Date() });
-    const context = memoryContext(database, threadId);
+    // The context of the turn's first model call, with auto-recall.
+    const context = memoryContext(database, threadId, { recall: true }, options);
     return context
       ? { outcome: 'started', turn: copy(next), userMessage: user ? toMessage(user) : null, context }
       : { outcome: 'idle' };
@@ -211,8 +304,8 @@ export function createMemoryTurnStore(database: MemoryDatabase): TurnStore {
       return step(threadId, owner, ttlMs, true);
     },
 
-    async loadContext(threadId) {
-      return memoryContext(database, threadId);
+    async loadContext(threadId, read) {
+      return memoryContext(database, threadId, read, options);
     },
 
     async saveTokenCounts({ threadId, encoding, entries, summaryTokens }) {

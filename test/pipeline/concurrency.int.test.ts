@@ -1,17 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageDto, SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { useChatServer } from '../support/chat-server';
-import { lastUserText, replyWithText } from '../support/openai-stub';
+import { lastUserText, replyWithText, type StubResponder } from '../support/openai-stub';
+import { waitFor } from '../support/wait-for';
 
 const DELAY_MS = 400;
 
-describe('turn serialization', () => {
-  // Every answer takes DELAY_MS before its first byte, so overlapping turns would show.
-  const server = useChatServer({
-    stub: {
-      responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }),
-    },
+/** Every answer takes DELAY_MS before its first byte, so overlapping turns would show. */
+const delayedAnswer: StubResponder = (request) =>
+  replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS });
+
+/** A promise the test resolves when it chooses (idempotent). */
+function newGate(): { opened: Promise<void>; open: () => void } {
+  let open = () => undefined as void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
   });
+  return { opened, open: () => open() };
+}
+
+describe('turn serialization', () => {
+  const server = useChatServer({ stub: { responder: delayedAnswer } });
 
   const newThread = async () =>
     (await (
@@ -50,34 +59,73 @@ describe('turn serialization', () => {
   });
 
   it('runs sends to 20 threads in parallel without serializing them', async () => {
-    const slow = 2000;
-    server.stub.setResponder((request) =>
-      replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: slow }),
-    );
-    const threads = await Promise.all(Array.from({ length: 20 }, () => newThread()));
-    const before = server.stub.requests.length;
-    const responses = await Promise.all(threads.map((thread, index) => send(thread.id, `parallel ${index}`)));
-    expect(responses.every((response) => response.status === 201)).toBe(true);
-    // All 20 model requests were in flight together: each arrived before the first one could have been answered.
-    // Serialized, they would arrive at least `slow` ms apart.
-    const arrivals = server.stub.requests.slice(before).map((request) => request.receivedAt);
-    expect(arrivals).toHaveLength(20);
-    expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(slow);
-    server.stub.setResponder((request) =>
-      replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: DELAY_MS }),
-    );
+    // Every model request is held until all 20 have arrived: serialized turns would never get there.
+    const count = 20;
+    const gate = newGate();
+    let openedBy: 'all arrived' | 'timeout' | null = null;
+    const arrived = () => server.stub.requests.filter((request) => lastUserText(request.body).startsWith('parallel '));
+    server.stub.setResponder(async (request) => {
+      if (arrived().length >= count) {
+        openedBy ??= 'all arrived';
+        gate.open();
+      }
+      await gate.opened;
+      return replyWithText(`answer to ${lastUserText(request.body)}`);
+    });
+    const timer = setTimeout(() => {
+      openedBy ??= 'timeout';
+      gate.open();
+    }, 20_000);
+    try {
+      const threads = await Promise.all(Array.from({ length: count }, () => newThread()));
+      const responses = await Promise.all(threads.map((thread, index) => send(thread.id, `parallel ${index}`)));
+      expect(openedBy).toBe('all arrived');
+      expect(responses.every((response) => response.status === 201)).toBe(true);
+      expect(arrived()).toHaveLength(count);
+    } finally {
+      clearTimeout(timer);
+      gate.open();
+      server.stub.setResponder(delayedAnswer);
+    }
   });
 
   it('refuses a send beyond the queue bound with BUSY and stores nothing for it', async () => {
-    const thread = await newThread();
-    const sends = Array.from({ length: 8 }, (_, index) => send(thread.id, `queued ${index}`));
-    const statuses = await Promise.all(sends.map(async (response) => (await response).status));
-    // One running turn plus MAX_QUEUED_TURNS (5) waiting are accepted; the rest get 409 BUSY.
-    expect(statuses.filter((status) => status === 201)).toHaveLength(6);
-    expect(statuses.filter((status) => status === 409)).toHaveLength(2);
-    const page = (await (
-      await server.app.api(`/api/threads/${thread.id}/messages`, { token: server.token })
-    ).json()) as { messages: MessageDto[] };
-    expect(page.messages.filter((message) => message.role === 'user')).toHaveLength(6);
+    // The first turn's model request is held until the refusals are back: no turn ends while the eight sends arrive.
+    const gate = newGate();
+    server.stub.setResponder(async (request) => {
+      await gate.opened;
+      return replyWithText(`answer to ${lastUserText(request.body)}`);
+    });
+    let sends: Promise<number>[] = [];
+    try {
+      const thread = await newThread();
+      const statuses: number[] = [];
+      sends = Array.from({ length: 8 }, async (_, index) => {
+        const { status } = await send(thread.id, `queued ${index}`);
+        statuses.push(status);
+        return status;
+      });
+      try {
+        await waitFor(() => statuses.filter((status) => status === 409).length >= 2, {
+          timeoutMs: 15_000,
+          what: 'two sends refused while the first turn is held',
+        });
+      } finally {
+        gate.open();
+      }
+      const all = await Promise.all(sends);
+      // One running turn plus MAX_QUEUED_TURNS (5) waiting are accepted; the rest get 409 BUSY.
+      expect(all.filter((status) => status === 201)).toHaveLength(6);
+      expect(all.filter((status) => status === 409)).toHaveLength(2);
+      const page = (await (
+        await server.app.api(`/api/threads/${thread.id}/messages`, { token: server.token })
+      ).json()) as { messages: MessageDto[] };
+      expect(page.messages.filter((message) => message.role === 'user')).toHaveLength(6);
+    } finally {
+      gate.open();
+      // Every send answered before the next case (a failed case leaves none running).
+      await Promise.allSettled(sends);
+      server.stub.setResponder(delayedAnswer);
+    }
   });
 });

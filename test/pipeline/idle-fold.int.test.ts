@@ -78,7 +78,7 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     const [job] = await idleJobs(thread.id);
     expect(await job?.getState()).toBe('delayed');
 
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS / 2));
+    // Another turn before the job is due (no sleep: the margin is the whole cache lifetime less one turn).
     expect((await detail(thread.id)).context.revision).toBe(0);
     const lastSent = Date.now();
     await send(thread.id, 'Last one: CODE-7003 is the invoice number.');
@@ -92,9 +92,9 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
       what: 'the idle fold',
     });
     const folded = await detail(thread.id);
-    // Quiet since the last turn: never before the cache lifetime after it.
+    // Quiet since the last turn: never before the cache lifetime after it (the first due time had passed by then).
     expect(Date.now()).toBeGreaterThanOrEqual(pushedDue);
-    expect(Date.now() - started).toBeGreaterThan(TTL_MS * 1.5);
+    expect(Date.now() - started).toBeGreaterThan(TTL_MS);
     expect(folded.revisions.at(-1)).toMatchObject({ revision: 1, author: 'fold', fromSeq: 1 });
     // The keep policy (2 messages) stays in the window; the first two exchanges were folded.
     expect(folded.context.coveredThroughSeq).toBe(4);
@@ -121,11 +121,21 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     const sent = Date.now();
     await send(thread.id, 'Note CODE-7102.');
     await dueAfter(thread.id, sent);
-    const jobId = await server.app.application.folds.enqueueFold(thread.id, 'trigger fired', true);
-    expect(jobId).not.toBeNull();
-    await waitFor(async () => (await detail(thread.id)).context.revision >= 1, {
-      timeoutMs: 30_000,
-      what: 'the trigger fold',
-    });
+    // The idle fold put off for a minute: a fold within the next 30 s can only be the trigger's.
+    const [idle] = await idleJobs(thread.id);
+    await idle?.changeDelay(60_000);
+    try {
+      const jobId = await server.app.application.folds.enqueueFold(thread.id, 'trigger fired', true);
+      expect(jobId).not.toBeNull();
+      expect(jobId).not.toBe(idle?.id);
+      await waitFor(async () => (await detail(thread.id)).context.revision >= 1, {
+        timeoutMs: 30_000,
+        what: 'the trigger fold',
+      });
+      expect((await idleJobs(thread.id)).map((job) => job.id)).toEqual([idle?.id]);
+      expect(await idle?.getState()).toBe('delayed');
+    } finally {
+      await idle?.remove();
+    }
   });
 });

@@ -11,6 +11,8 @@ import { waitFor } from '../support/wait-for';
  * A recount after an encoding change (saveTokenCounts) that took the entries first and the thread second could
  * deadlock with a forget or a pin of the same thread.
  */
+const RECOUNT_APP = 'lock-order-recount';
+
 describe('lock order: the thread row before its context entries', () => {
   let app: TestApp;
   let db: Database;
@@ -19,7 +21,10 @@ describe('lock order: the thread row before its context entries', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    db = createDatabase({ url: app.databaseUrl, poolSize: 2 });
+    // Its own name, so the test watches the recount's connection wait, not any other backend.
+    const url = new URL(app.databaseUrl);
+    url.searchParams.set('application_name', RECOUNT_APP);
+    db = createDatabase({ url: url.toString(), poolSize: 2 });
     holder = new pg.Client({ connectionString: app.databaseUrl });
     probe = new pg.Client({ connectionString: app.databaseUrl });
     await Promise.all([holder.connect(), probe.connect()]);
@@ -65,10 +70,11 @@ describe('lock order: the thread row before its context entries', () => {
       async () =>
         (
           await probe.query(
-            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> pg_backend_pid()",
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+            [RECOUNT_APP],
           )
         ).rows[0].waiting > 0,
-      { what: 'saveTokenCounts to wait for a lock' },
+      { what: "saveTokenCounts' connection to wait for a lock" },
     );
 
     // The waiting recount must hold no lock on the entries: the writer holding the thread can still take them.

@@ -77,8 +77,24 @@ describe('sockets across server processes', () => {
     for (const view of [here, there]) {
       await waitFor(() => eventsOf(view, 'turn-end').length > 0, { timeoutMs: 30_000, what: 'the turn to end' });
     }
-    // Late duplicates would arrive after turn-end: give them a moment to show up.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Late duplicates would arrive after turn-end. A rename by the process that ran the turn is published after all
+    // of its events, through the same path: once both tabs have it, a duplicate sent before it would be in too.
+    const barrier = `barrier ${thread.id}`;
+    const renamed = await server.app.api(`/api/threads/${thread.id}`, {
+      method: 'PATCH',
+      token: server.token,
+      json: { title: barrier },
+    });
+    expect(renamed.status).toBe(200);
+    for (const view of [here, there]) {
+      await waitFor(
+        () => eventsOf(view, 'thread-updated').some((event) => (event.thread as ThreadDto).title === barrier),
+        {
+          timeoutMs: 10_000,
+          what: 'the rename published after the turn',
+        },
+      );
+    }
     expectWholeTurnOnce(here, response.turnId);
     expectWholeTurnOnce(there, response.turnId);
     expect(server.app.application.io?.connectedSockets).toBe(1);

@@ -131,7 +131,8 @@ describe('docker-compose.yml', () => {
     expect((await fetch(`http://127.0.0.1:${port}/api/auth/guest`, { method: 'POST' })).status).toBe(403);
     // METRICS_HOST=0.0.0.0: the scraper reaches it over the network.
     const external = externalAddress();
-    if (external) expect(await reachable(external, metricsPort)).toBe(true);
+    expect(external, 'this check needs a non-loopback IPv4 interface').not.toBeNull();
+    expect(await reachable(external!, metricsPort)).toBe(true);
     expect(await reachable('127.0.0.1', metricsPort)).toBe(true);
     await server.kill('SIGTERM');
     await database.drop();

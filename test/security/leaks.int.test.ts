@@ -22,14 +22,18 @@ const MALFORMED_CURSORS = [
   Buffer.from('{"key":"1; DROP TABLE threads","at":"x","id":"y"}').toString('base64url'),
 ];
 
+/** A word whose transcript's summaries the stub refuses. */
+const FOLD_FAILS = 'fold-refused-7d3c';
+
 describe('leaks and malformed input', () => {
-  let failSummaries = false;
   const summaries = summaryResponder();
   const server = useChatServer({
     stub: {
       classifyRequest,
+      // The provider refuses the summaries of a transcript that holds FOLD_FAILS, and only those: no flag for
+      // cases to share.
       responder: (request) =>
-        failSummaries && request.kind === 'summary'
+        request.kind === 'summary' && JSON.stringify(request.body.messages).includes(FOLD_FAILS)
           ? replyWithError(400, { message: PROVIDER_DETAIL })
           : summaries(request),
     },
@@ -75,8 +79,7 @@ describe('leaks and malformed input', () => {
     const thread = (await (
       await server.app.api('/api/threads', { method: 'POST', token, json: {} })
     ).json()) as ThreadDto;
-    failSummaries = true;
-    for (const content of ['first', 'second', 'third']) {
+    for (const content of [`${FOLD_FAILS} first`, 'second', 'third']) {
       expect(
         (await server.app.api(`/api/threads/${thread.id}/messages`, { method: 'POST', token, json: { content } }))
           .status,
@@ -91,7 +94,6 @@ describe('leaks and malformed input', () => {
       },
       { timeoutMs: 90_000, intervalMs: 500, what: 'the fold to fail for good' },
     );
-    failSummaries = false;
 
     const shown = detail!.context.lastFoldError!;
     expect(shown.code).toBe('UNAVAILABLE');

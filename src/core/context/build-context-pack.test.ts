@@ -172,14 +172,21 @@ describe('buildContextPack budget guard', () => {
 
   it('leaves out the oldest blocks, never exceeding the budget, with one note and the omitted count', () => {
     const full = pack(state(window));
+    const built: number[] = [];
+    let refusedFrom: number | null = null;
     for (let budget = full.tokens; budget > 0; budget -= 7) {
       let result;
       try {
         result = pack(state(window), { budget });
       } catch (error) {
+        // Refused only when not even the newest exchange fits; never a larger budget after a refusal.
         expect(error).toBeInstanceOf(ContextOverBudgetError);
+        expect((error as ContextOverBudgetError).required).toBeGreaterThan(budget);
+        refusedFrom ??= budget;
         continue;
       }
+      expect(refusedFrom).toBeNull();
+      built.push(result.omitted);
       expect(result.tokens).toBeLessThanOrEqual(budget);
       expect(result.tokens).toBe(counter.countPack(result.messages));
       expect(validatePackOrdering(result.messages).ok).toBe(true);
@@ -192,6 +199,10 @@ describe('buildContextPack budget guard', () => {
       // A per-call part: right after the newest user message (#9, the last), never in front of the window.
       if (result.omitted > 0) expect(result.messages.at(-1)?.content).toBe(OMITTED_NOTE_SUMMARY);
     }
+    // The loop checked packs actually built, whole and with older blocks left out, not refusals alone.
+    expect(built.length).toBeGreaterThanOrEqual(5);
+    expect(built).toContain(0);
+    expect(built.some((omitted) => omitted > 0)).toBe(true);
   });
 
   it('drops a whole tool exchange rather than orphaning its results', () => {

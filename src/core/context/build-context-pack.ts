@@ -410,6 +410,12 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
     start += 1;
     messages = render(start);
   }
+  // The estimate measures blocks as sent apart; strict rendering merges them, which can let the newest block fit.
+  if (start === assembly.blocks.length && start > 0) {
+    const newest = render(start - 1);
+    if (sumTokens(newest) + REPLY_PRIMING_TOKENS <= budget)
+      ({ start, messages } = { start: start - 1, messages: newest });
+  }
   if (sumTokens(messages) + REPLY_PRIMING_TOKENS > budget || (start === assembly.blocks.length && start > 0)) {
     // Even the newest block alone does not fit: its longest user message goes in condensed, when that fits.
     const required = sumTokens(render(Math.max(0, assembly.blocks.length - 1))) + REPLY_PRIMING_TOKENS;

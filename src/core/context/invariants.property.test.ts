@@ -16,6 +16,10 @@ import { validatePackOrdering } from './validate-pack-ordering';
 // A conversation is made of pieces: plain messages, tool exchanges with 1-10 parallel calls answered in any order
 // (optionally with a user message recorded before the answers), two assistant messages whose results come as one
 // block, and calls never answered.
+/** Of the 300 generated cases, at least this many build a pack, and this many of those leave messages out. */
+const MIN_BUILT = 150;
+const MIN_OMITTING = 5;
+
 type Piece =
   | { kind: 'user' | 'reply' | 'note' | 'unanswered'; tokens: number }
   | { kind: 'exchange'; order: number[]; interleave: boolean; tokens: number }
@@ -173,6 +177,8 @@ describe('invariants (fast-check)', () => {
   });
 
   it('no pack ever has an orphan tool message or an unanswered call, exceeds its budget, or loses track of omissions', () => {
+    let built = 0;
+    let omitting = 0;
     const options = fc.record({
       window: conversation,
       startOffset: fc.nat({ max: 30 }),
@@ -203,9 +209,14 @@ describe('invariants (fast-check)', () => {
             notes: input.notes,
           });
         } catch (error) {
+          // Refused only when what must be shown (prefix, pins, the newest user message) does not fit.
           expect(error).toBeInstanceOf(ContextOverBudgetError);
+          expect((error as ContextOverBudgetError).budget).toBe(input.budget);
+          expect((error as ContextOverBudgetError).required).toBeGreaterThan(input.budget);
           return;
         }
+        built += 1;
+        if (pack.omitted > 0) omitting += 1;
         expect(pack.tokens).toBeLessThanOrEqual(input.budget);
         expect(pack.tokens).toBe(pack.messages.reduce((sum, message) => sum + message.tokens, 3));
         const valid = validatePackOrdering(pack.messages, input.compat);
@@ -223,6 +234,43 @@ describe('invariants (fast-check)', () => {
       }),
       { numRuns: 300 },
     );
+    // The properties hold on packs actually built, some of them leaving messages out: not on refusals alone.
+    expect(built).toBeGreaterThanOrEqual(MIN_BUILT);
+    expect(omitting).toBeGreaterThanOrEqual(MIN_OMITTING);
+  });
+
+  it('builds a strict pack whose newest block fits only once merged, instead of refusing it (a case the property found)', () => {
+    const lookups = ['s2-2', 's2-0', 's2-1'];
+    const window: ContextEntry[] = [
+      { seq: 3, role: 'user', content: 'user message 3', tokens: 104 },
+      ...lookups.map((id, index) => ({
+        seq: 4 + index,
+        role: 'tool' as const,
+        content: `result of ${id}`,
+        tokens: 104,
+        toolCallId: id,
+      })),
+    ];
+    const pinned: ContextEntry[] = [
+      { seq: 1, role: 'user', content: 'user message 1', tokens: 5 },
+      {
+        seq: 2,
+        role: 'assistant',
+        content: '',
+        tokens: 104,
+        toolCalls: lookups.map((id) => ({ id, name: 'lookup', args: { query: id } })),
+      },
+    ];
+    const pack = buildContextPack({
+      systemPrefix: 'You help.',
+      systemPrefixTokens: 3,
+      state: { summary: null, window, pinned, contextStartSeq: 0, memoryMode: 'summary' },
+      budget: 814,
+      compat: 'strict',
+      notes: ['   '],
+    });
+    expect(pack.tokens).toBeLessThanOrEqual(814);
+    expect(validatePackOrdering(pack.messages, 'strict')).toEqual({ ok: true, value: true });
   });
 
   it('chunked progressive summarizer input loses no entry and respects the budget', () => {

@@ -64,6 +64,27 @@ describe('foldThread', () => {
     expect(records[0]!.estimatedPromptTokens).toBeGreaterThan(20);
   });
 
+  it('re-plans and commits once on the thread as it is after losing a compare-and-set race', async () => {
+    const { thread, deps, happened, records } = setup();
+    // A turn ends between the fold's read and its commit: two more messages, and the version moves on.
+    thread.setBeforeCommit(() => {
+      thread.state.transcript = transcriptOf(12);
+      thread.state.version += 1;
+    });
+    const outcome = await foldThread({ threadId: 'thread-1' }, deps);
+    // The second plan folds through #10 (the keep policy keeps the two newest of twelve), not the first plan's #8.
+    expect(outcome).toMatchObject({ status: 'folded', revision: 1, throughSeq: 10 });
+    expect(thread.commits).toHaveLength(1);
+    expect(thread.commits[0]).toMatchObject({ expectedVersion: 8, fromSeq: 1, throughSeq: 10 });
+    expect(thread.commits[0]?.foldedSeqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // One announcement, of the commit that landed; both attempts' summarizer calls are recorded (both were paid for).
+    expect(happened).toEqual(['summary-updated', 'record summary', 'record summary']);
+    expect(thread.events).toEqual([
+      expect.objectContaining({ type: 'summary-updated', revision: 1, coveredThroughSeq: 10 }),
+    ]);
+    expect(records).toHaveLength(2);
+  });
+
   it('still records the calls of a fold that fails after them', async () => {
     const summarizer = codeSummarizer();
     const { deps, happened } = setup(summarizer);

@@ -9,14 +9,14 @@ import { createToolRegistry } from '../tools/tool-registry';
 import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
 import type { ThreadEvent } from '../../shared/events';
-import { createMemoryStores, memoryContext } from '../../../test/fakes';
+import { createMemoryStores, memoryContext, type MemoryContextOptions } from '../../../test/fakes';
 import { toolChainNotice, TurnRunner } from './turn-runner';
 
 // Issue 17 item 9: the turn runner on in-memory fakes (no Postgres, no Redis, no HTTP).
 
 /** One thread on the in-memory stores of test/fakes (held to Postgres by test/contracts): the TurnStore a turn sees. */
-async function memoryTurnStore() {
-  const stores = createMemoryStores();
+async function memoryTurnStore(context: MemoryContextOptions = {}) {
+  const stores = createMemoryStores(undefined, context);
   await stores.threads.ensureUser('user-1', 'guest');
   const { id: threadId } = await stores.threads.createThread({ ownerId: 'user-1', maxThreads: 10 });
   const { database } = stores;
@@ -51,6 +51,29 @@ async function memoryTurnStore() {
     },
     followUp(): Promise<Turn> {
       return stores.turns.queueTurn({ threadId, kind: 'follow-up', userMessageId: null, maxQueued: 5 });
+    },
+    /** A fold's commit of #1–#throughSeq: their entries leave the window. */
+    async fold(throughSeq: number) {
+      const thread = await stores.threads.findThread(threadId, null);
+      const text = `Summary through #${throughSeq}.`;
+      return stores.summaries.commit({
+        threadId,
+        expectedVersion: thread?.version ?? 0,
+        author: 'fold',
+        text,
+        segmentEnds: [text.length],
+        tokens: 6,
+        encoding: 'o200k_base',
+        fromSeq: 1,
+        throughSeq,
+        foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
+        model: 'summarizer',
+        tokensIn: 40,
+        tokensOut: 6,
+        durationMs: 10,
+        identifiersKept: 0,
+        identifiersTotal: 0,
+      });
     },
   };
 }
@@ -100,8 +123,9 @@ const callTools =
     usage: null,
   });
 
-async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
-  const memory = await memoryTurnStore();
+async function setup(steps: Step[], options: { tools?: ToolKit; recallTokens?: number } = {}) {
+  const recallTokens = options.recallTokens ?? 0;
+  const memory = await memoryTurnStore({ recallTokens });
   const { chat, seen } = scriptedChat(steps);
   const events: ThreadEvent[] = [];
   const recorded: ModelCallRecord[] = [];
@@ -136,7 +160,7 @@ async function setup(steps: Step[], options: { tools?: ToolKit } = {}) {
     foldNow: async (threadId) => {
       foldNow.push(threadId);
     },
-    settings: testSettings(),
+    settings: { ...testSettings(), recallTokens },
     log: silentLog,
     owner: 'process-1',
     retryBaseMs: 1,
@@ -240,6 +264,24 @@ describe('TurnRunner on fakes', () => {
       'message-end',
       'turn-end',
     ]);
+  });
+
+  it('recalls an older message out of the window that matches the new one into the prompt, and records it', async () => {
+    const { memory, runner, seen } = await setup([answer('Noted.'), answer('Fine.'), answer('Ziggy.')], {
+      recallTokens: 200,
+    });
+    await memory.send('my zebra is called Ziggy');
+    await runner.kick(memory.threadId);
+    await memory.send('unrelated chatter');
+    await runner.kick(memory.threadId);
+    expect(await memory.fold(2)).toMatchObject({ committed: true });
+    await memory.send('what is my zebra called?');
+    await runner.kick(memory.threadId);
+    // The first exchange was folded out of the window: only recall brings its words back to the model.
+    expect(memory.window.map((entry) => entry.seq)).toEqual([3, 4, 5, 6]);
+    const prompt = seen[2]?.messages.map((message) => message.content).join('\n') ?? '';
+    expect(prompt).toContain('my zebra is called Ziggy');
+    expect(memory.calls.at(-1)?.recalledSeqs).toEqual([1]);
   });
 
   it('asks for a title once, after the first exchange has ended (its failure too), never for later turns', async () => {
