@@ -6,6 +6,7 @@ import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, ChatResult, LogPort, ModelCallStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { CLIENT_INSTRUCTIONS_HEADING } from './client-instructions';
+import type { SpendGate } from '../spend/spend-gate';
 import type { ClientMessage } from './client-view';
 
 /**
@@ -34,6 +35,8 @@ export interface AuxiliaryDeps {
   /** Where each model call is recorded (purpose `auxiliary`, for the user): the admin's costs count it. */
   calls: ModelCallStore;
   log: LogPort;
+  /** Spend limits: a request holds a send's worst case while it runs (refused SPEND_LIMIT_REACHED when it cannot). */
+  spend?: SpendGate;
 }
 
 export interface AuxiliaryAnswer {
@@ -73,6 +76,9 @@ export async function answerAuxiliary(
       `This request has about ${tokens} prompt tokens; the model takes at most ${budget}.`,
       { details: { field: 'messages' } },
     );
+  // Held like a send (a client cannot spend past its limit by dressing its messages as background requests); what the
+  // call spends is counted with its record (model_calls), then the hold goes.
+  const holdId = deps.spend ? await deps.spend.hold({ userId: input.userId }) : null;
   const timeout = AbortSignal.timeout(deps.timeoutMs);
   const startedAt = Date.now();
   let usage: ChatResult['usage'] = null;
@@ -97,6 +103,7 @@ export async function answerAuxiliary(
     throw modelFailure(error, timeout.aborted);
   } finally {
     await recordAuxiliaryCall({ userId: input.userId, tokens, usage, failure, startedAt }, deps);
+    if (holdId) await deps.spend?.releaseHold(holdId);
   }
 }
 
