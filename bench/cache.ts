@@ -254,6 +254,8 @@ async function npmStartServer(services: Services, stubUrl: string): Promise<Ours
       RATE_LIMIT_PER_MINUTE: '100000000',
       TOOL_ROUNDS_PER_MINUTE: '100000000',
       API_REQUESTS_PER_MINUTE: '100000000',
+      // Spend limits (issue 35) would cap the figures at an allowance: off, whatever the environment says.
+      SPEND_LIMITS: 'off',
       MAX_THREADS_PER_USER: '1000000',
       SEARCH_PER_MINUTE: '100000000',
       ...OURS_ENV,

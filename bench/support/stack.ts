@@ -137,6 +137,8 @@ export async function startApp(
     RATE_LIMIT_PER_MINUTE: '100000000',
     TOOL_ROUNDS_PER_MINUTE: '100000000',
     API_REQUESTS_PER_MINUTE: '100000000',
+    // Spend limits (issue 35) would cap the figures at an allowance: off, whatever the environment says.
+    SPEND_LIMITS: 'off',
     EXPORTS_PER_MINUTE: '100000000',
     MAX_QUEUED_TURNS: '50',
     MAX_SOCKETS_PER_USER: '100000',

@@ -1,7 +1,8 @@
 -- spend_release: the function's current text, the source of truth (test/db/sql-functions.int.test.ts holds the
 -- migrated database to it). Change it here, then `npm run db:migration -- <name> --function spend_release`.
 --
--- Releases reservations (issue 35): the hold p_id (a send refused after its hold, a duplicate), the reservation of
+-- Releases reservations (issue 35): the hold p_id unless a turn claimed it meanwhile (then it is that turn's; the
+-- send's own turn-less hold stays for a later turn or expires), the reservation of
 -- the turn p_turn (its end), and, with p_stale, up to p_stale reservations that expired or whose turn has ended or
 -- is gone (a crashed process', found by the sweeper). Their amounts leave their accounts' reserved; answers how many
 -- were released.
@@ -13,7 +14,7 @@ DECLARE
 BEGIN
   FOR r IN
     DELETE FROM spend_reservations WHERE id IN (
-      SELECT s.id FROM spend_reservations s WHERE s.id = p_id OR s.turn_id = p_turn
+      SELECT s.id FROM spend_reservations s WHERE (s.id = p_id AND s.turn_id IS NULL) OR s.turn_id = p_turn
       UNION ALL
       (SELECT s.id FROM spend_reservations s
         WHERE p_stale > 0 AND (s.expires_at < now() OR (s.turn_id IS NOT NULL AND NOT EXISTS (

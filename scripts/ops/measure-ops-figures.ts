@@ -45,6 +45,8 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '1000000',
     TOOL_ROUNDS_PER_MINUTE: '1000000',
     API_REQUESTS_PER_MINUTE: '1000000',
+    // Spend limits (issue 35) would cap the figures at an allowance: off, whatever the environment says.
+    SPEND_LIMITS: 'off',
     MAX_SOCKETS_PER_USER: '100000',
     SOCKET_EVENTS_PER_MINUTE: '100000000',
     MAX_THREADS_PER_USER: '1000000',

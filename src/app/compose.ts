@@ -753,7 +753,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       queues,
       foldLagPolicy: foldLagPolicy(settings),
       modelCalls: callHistory,
-      costs: { report: createCostReport(db), prices: env.MODEL_PRICES },
+      costs: {
+        report: createCostReport(db, { timeZone: env.SPEND_LIMIT_TIMEZONE }),
+        prices: env.MODEL_PRICES,
+        timeZone: env.SPEND_LIMIT_TIMEZONE,
+      },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
       spendLimits: {

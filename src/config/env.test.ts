@@ -233,6 +233,8 @@ describe('spend limits', () => {
     expect(refusal({ MODEL_PRICES: prices, SUMMARY_MODEL: 'unpriced-summarizer', SPEND_LIMIT_GUEST: '1/day' })).toMatch(
       /^SPEND_LIMIT_GUEST: .*"unpriced-summarizer"/,
     );
+    // Off, a limit needs no price (nothing enforces it).
+    expect(loadEnv({ ...production, SPEND_LIMIT_USER: '1/day', SPEND_LIMITS: 'off' }).SPEND_LIMITS).toBe('off');
     // Token limits need no price; a priced summarizer is fine.
     expect(loadEnv({ ...production, SPEND_LIMIT_USER: '1000tokens/day' }).SPEND_LIMIT_USER?.unit).toBe('tokens');
     expect(

@@ -452,7 +452,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
       'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model',
     );
   }
-  const spendProblem = spendLimitProblem(env);
+  // A limit nothing enforces (SPEND_LIMITS=off) needs no price; a malformed one was refused by the schema already.
+  const spendProblem = env.SPEND_LIMITS === 'off' ? null : spendLimitProblem(env);
   if (spendProblem) throw new ConfigError(spendProblem);
   if (env.SPEND_LIMITS === undefined)
     env.SPEND_LIMITS =

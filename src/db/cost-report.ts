@@ -20,20 +20,21 @@ interface UsageRow {
 /** The label of the row holding the calls of deleted threads (and of calls of no thread) in the costs by thread. */
 export const DELETED_THREAD_LABEL = '(deleted thread)';
 
-const GROUPS: Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> = {
-  day: {
-    key: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-    label: Prisma.sql`to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-  },
-  // The user a call row names (written with it): a deleted thread's calls stay with their user; anonymised calls
-  // (erasure, RETENTION_DAYS) are one row of their own.
-  user: { key: Prisma.sql`coalesce(c.user_id, '')`, label: Prisma.sql`coalesce(c.user_id, '(erased user)')` },
-  // The calls of every deleted thread are one row (their thread id is gone with the thread).
-  thread: {
-    key: Prisma.sql`coalesce(c.thread_id::text, '')`,
-    label: Prisma.sql`coalesce(t.title, ${DELETED_THREAD_LABEL})`,
-  },
-};
+/** How each grouping keys and labels a call; days are those of `timeZone` (SPEND_LIMIT_TIMEZONE, the spend periods'). */
+function groupsIn(timeZone: string): Record<CostGrouping, { key: Prisma.Sql; label: Prisma.Sql }> {
+  const day = Prisma.sql`to_char(c.created_at AT TIME ZONE ${timeZone}::text, 'YYYY-MM-DD')`;
+  return {
+    day: { key: day, label: day },
+    // The user a call row names (written with it): a deleted thread's calls stay with their user; anonymised calls
+    // (erasure, RETENTION_DAYS) are one row of their own.
+    user: { key: Prisma.sql`coalesce(c.user_id, '')`, label: Prisma.sql`coalesce(c.user_id, '(erased user)')` },
+    // The calls of every deleted thread are one row (their thread id is gone with the thread).
+    thread: {
+      key: Prisma.sql`coalesce(c.thread_id::text, '')`,
+      label: Prisma.sql`coalesce(t.title, ${DELETED_THREAD_LABEL})`,
+    },
+  };
+}
 
 /** Cached prompt tokens as the provider reported them (0 where it reported none), priced at the cached input price. */
 const REPORTED_CACHED_TOKENS = Prisma.sql`coalesce(c.reported_cached_tokens, 0)`;
@@ -59,10 +60,11 @@ function toModelUsage(row: UsageRow): ModelUsage {
  * on the call row when the answer went with its thread); and,
  * for the cached share, the prompt and cached tokens of the calls that reported both.
  */
-export function createCostReport(db: Database): CostReport {
+export function createCostReport(db: Database, options: { timeZone?: string } = {}): CostReport {
+  const groupings = groupsIn(options.timeZone ?? 'UTC');
   return {
     async usageBy({ by, since, limit }) {
-      const group = GROUPS[by];
+      const group = groupings[by];
       const rows = await db.$queryRaw<UsageRow[]>`
         WITH calls AS (
           SELECT ${group.key} AS key, ${group.label} AS label, c.model,

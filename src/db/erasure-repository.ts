@@ -56,7 +56,7 @@ export function createErasureRepository(db: Database): ErasureStore & {
           await tx.$executeRaw(keepModelCallsOf(ids, { anonymise: true }));
           // Spend limits: what the user's calls in flight held goes back to their accounts (a guest's address's too),
           // then their limit, memberships and spending (the accounts are named `user:<id>`) go.
-          await tx.$executeRaw`SELECT spend_release(id, NULL, 0) FROM spend_reservations WHERE user_id = ${userId}`;
+          await tx.$executeRaw`SELECT spend_release(CASE WHEN turn_id IS NULL THEN id END, turn_id, 0) FROM spend_reservations WHERE user_id = ${userId}`;
           await tx.$executeRaw`
           WITH limits AS (DELETE FROM spend_limits WHERE user_id = ${userId}),
             members AS (DELETE FROM spend_group_members WHERE user_id = ${userId}),

@@ -68,7 +68,13 @@ describe('the guest default spend limit', () => {
     expect((refused as APIError).headers?.get('x-should-retry')).toBe('false');
     expect((refused as APIError).headers?.get('retry-after')).toBeNull();
 
-    // None of the three reached the model or the transcript.
+    // A background request (a title, tags) is held like a send: no way around the limit.
+    const auxiliary = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: '### Task: title this chat' }] })
+      .catch((error: unknown) => error);
+    expect(auxiliary).toMatchObject({ status: 429, type: 'insufficient_quota', code: 'insufficient_quota' });
+
+    // None of them reached the model or the transcript.
     expect(chatRequests(server)).toHaveLength(0);
     const messages = await json<{ messages: MessageDto[] }>(
       await server.app.api(`/api/threads/${thread.id}/messages`, { token: guest.token }),

@@ -8,6 +8,8 @@ import type { CostReportDto, SpendLimitsDto } from '../../src/shared/admin-api';
 import { useChatServer, type ChatServer } from '../support/chat-server';
 import { echoResponder, lastUserText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
 import { waitFor } from '../support/wait-for';
+import { createCostReport } from '../../src/db/cost-report';
+import { localDay } from '../../src/core/spend/spend-period';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 const PRICES = { 'gpt-4o-mini': { input: 2, cachedInput: 1, output: 8 } };
@@ -348,6 +350,24 @@ describe('spend limits', () => {
       expect(Number(await count())).toBe(0);
     } finally {
       await client.end();
+    }
+  });
+
+  it('the costs by day follow the days of the spend time zone', async () => {
+    const user = await freshUser();
+    await setUserLimit(user.userId, `${hold() * 10}tokens/day`);
+    expect((await user.send((await user.thread()).id, 'measure 08')).status).toBe(201);
+    const now = new Date();
+    // UTC+14 and UTC-11: at any moment at least one of them is on another date than UTC.
+    for (const timeZone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC']) {
+      const report = createCostReport(server.app.application.db, { timeZone });
+      const { groups } = await report.usageBy({
+        by: 'day',
+        since: new Date(now.getTime() - 3 * 86_400_000),
+        limit: 10,
+      });
+      expect(groups.map((group) => group.key)).toContain(localDay(now, timeZone));
+      expect(groups.every((group) => group.key <= localDay(now, timeZone))).toBe(true);
     }
   });
 

@@ -6,6 +6,7 @@ import { isModelCallError } from '../model-call-error';
 import type { ChatModelPort, ChatResult, ClientMessage, LogPort, ModelCallStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { CLIENT_INSTRUCTIONS_HEADING } from '../context/client-instructions';
+import type { SpendGate } from '../spend-gate/spend-gate';
 
 /**
  * A client's background request about a conversation rather than a turn of it (a title, tags, suggestions): one user
@@ -33,6 +34,8 @@ export interface AuxiliaryDeps {
   /** Where each model call is recorded (purpose `auxiliary`, for the user): the admin's costs count it. */
   calls: ModelCallStore;
   log: LogPort;
+  /** Spend limits: a request holds a send's worst case while it runs (refused SPEND_LIMIT_REACHED when it cannot). */
+  spend?: SpendGate;
 }
 
 export interface AuxiliaryAnswer {
@@ -72,6 +75,9 @@ export async function answerAuxiliary(
       `This request has about ${tokens} prompt tokens; the model takes at most ${budget}.`,
       { details: { field: 'messages' } },
     );
+  // Held like a send (a client cannot spend past its limit by dressing its messages as background requests); what the
+  // call spends is counted with its record (model_calls), then the hold goes.
+  const holdId = deps.spend ? await deps.spend.hold({ userId: input.userId }) : null;
   const timeout = AbortSignal.timeout(deps.timeoutMs);
   const startedAt = Date.now();
   let usage: ChatResult['usage'] = null;
@@ -96,6 +102,7 @@ export async function answerAuxiliary(
     throw modelFailure(error, timeout.aborted);
   } finally {
     await recordAuxiliaryCall({ userId: input.userId, tokens, usage, failure, startedAt }, deps);
+    if (holdId) await deps.spend?.releaseHold(holdId);
   }
 }
 

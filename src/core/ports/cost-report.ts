@@ -3,7 +3,7 @@ import type { ModelUsage } from '../costs/estimate-costs';
 /** How the admin's cost view groups model calls. */
 export type CostGrouping = 'day' | 'user' | 'thread';
 
-/** One group (a UTC day, a user, a thread) with its usage per model. */
+/** One group (a day of SPEND_LIMIT_TIMEZONE's calendar, a user, a thread) with its usage per model. */
 export interface UsageGroup {
   key: string;
   label: string;

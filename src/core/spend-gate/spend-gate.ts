@@ -144,7 +144,12 @@ export function createSpendGate(options: SpendGateOptions) {
 
     /** Gives back a hold whose send was not stored (refused later, or a repeated clientMessageId). */
     async releaseHold(id: string): Promise<void> {
-      await store.release({ id });
+      try {
+        await store.release({ id });
+      } catch (error) {
+        // It expires (holdTtlMs); the refusal or answer that led here stays what the caller sees.
+        options.log.warn({ err: error }, 'could not give back a spend hold');
+      }
     },
 
     /**

@@ -30,7 +30,11 @@ export interface AdminHttpDeps {
   /** Per-call token records for the admin chart. */
   modelCalls: ModelCallHistory;
   /** Model-call usage grouped by day, user or thread, and MODEL_PRICES, for GET /api/admin/costs. */
-  costs: { report: CostReport; prices: ModelPrices };
+  costs: {
+    report: CostReport;
+    prices: ModelPrices;
+    /** SPEND_LIMIT_TIMEZONE: the days of the costs by day. */ timeZone?: string;
+  };
   /** The chat model's estimate correction (GET /api/admin/token-estimate). */
   tokenEstimate: () => TokenEstimateDto;
   /** Every tool with its source, mode and its MCP server's state (GET /api/admin/tools). */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { toAuditEntryDto } from '../../core/admin-dto';
 import { costRow } from '../../core/costs/estimate-costs';
+import { localDay, startOfLocalDay } from '../../core/spend/spend-period';
 import type { AuditPageDto, CostReportDto, QueueListDto } from '../../shared/admin-api';
 import type { HttpDeps } from '../http-deps';
 import { parseOrThrow } from '../request-schemas';
@@ -26,10 +27,11 @@ export function adminOpsRoutes(deps: HttpDeps): Router {
 
   router.get('/admin/costs', async (request, response) => {
     const query = parseOrThrow(costsQuery, request.query, 'query');
-    const since = new Date();
-    since.setUTCHours(0, 0, 0, 0);
-    since.setUTCDate(since.getUTCDate() - (query.days - 1));
-    const { report, prices } = deps.admin.costs;
+    const { report, prices, timeZone = 'UTC' } = deps.admin.costs;
+    // The first of the last `days` days of the deployment's time zone (the spend periods' days), today included.
+    const today = localDay(new Date(), timeZone);
+    const first = new Date(Date.parse(`${today}T00:00:00Z`) - (query.days - 1) * 86_400_000).toISOString().slice(0, 10);
+    const since = startOfLocalDay(first, timeZone);
     const { groups, total: totalUsage } = await report.usageBy({ by: query.by, since, limit: query.limit });
     const rows = groups.map((group) => costRow(group, prices));
     // Days newest first; users and threads by what they cost (then by prompt tokens, which unpriced models have too).

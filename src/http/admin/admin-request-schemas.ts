@@ -32,7 +32,7 @@ export const modelCallsQuery = z.object({
 
 export const costsQuery = z.object({
   by: z.enum(['day', 'user', 'thread']).default('day'),
-  /** Calls of the last `days` days (UTC, today included). */
+  /** Calls of the last `days` days (of SPEND_LIMIT_TIMEZONE, UTC by default; today included). */
   days: z.coerce.number().int().min(1).max(366).default(30),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });

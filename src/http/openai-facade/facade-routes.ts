@@ -111,6 +111,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         timeoutMs: deps.limits.turnTimeoutMs,
         calls: facade.calls,
         log: deps.log,
+        ...(deps.spend ? { spend: deps.spend } : {}),
       };
       await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
       return;

@@ -215,7 +215,8 @@ export function documentAdminRoutes(registry: OpenAPIRegistry): void {
     path: '/api/admin/costs',
     tags: ['admin'],
     security: admin,
-    summary: 'Estimated cost of the model calls per UTC day, user or thread, from reported usage and MODEL_PRICES',
+    summary:
+      'Estimated cost of the model calls per day (of SPEND_LIMIT_TIMEZONE, UTC by default), user or thread, from reported usage and MODEL_PRICES',
     description:
       "Uncached prompt tokens at the input price, cached ones (as the provider reported them) at the cached-input price, completions at the output price. Calls without a usage report count our estimate and are counted in `estimatedCalls`. Models without a price show tokens only. `cachedShare` is the provider prompt cache's share of the prompt tokens of the calls that reported their cached tokens: a call without a usage report does not dilute it. `total` covers every call of the period.",
     request: { query: costsQuery },

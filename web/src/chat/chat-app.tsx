@@ -16,6 +16,7 @@ import { ApiError } from '../api/api-error';
 import { ensureGuestSession, renewDelayMs, renewGuestSession, type Session } from '../api/guest-session';
 import { requestJson } from '../api/request-json';
 import { useChatSocket, type ConnectionStatus } from '../api/use-chat-socket';
+import { SpendMeter } from './spend-meter';
 import { navigate, usePath } from '../common/navigation';
 import { Composer } from './composer';
 import { Conversation, type BranchControls } from './conversation';
@@ -428,6 +429,7 @@ export function ChatApp() {
             {info.demoWindow ? ` · ${info.contextWindow.toLocaleString('en-US')}-token demo window` : ''}
           </span>
         ) : null}
+        <SpendMeter token={token} socket={socket} />
         <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>
           {STATUS_TEXT[status]}
         </span>

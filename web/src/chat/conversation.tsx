@@ -34,7 +34,10 @@ function OutgoingBubble({ item, online, actions }: { item: OutgoingMessage; onli
       {item.error ? (
         <div className="message-error" role="alert">
           <span>{item.error.message}</span>
-          {item.error.code !== 'TOO_LARGE' && item.error.code !== 'VALIDATION' ? (
+          {/* A retry cannot help a message refused for what it is, nor a spent limit before its reset. */}
+          {item.error.code !== 'TOO_LARGE' &&
+          item.error.code !== 'VALIDATION' &&
+          item.error.code !== 'SPEND_LIMIT_REACHED' ? (
             <button type="button" onClick={() => actions.resend(item.clientMessageId)}>
               Retry
             </button>
