@@ -187,6 +187,15 @@ describe("every user route refuses a stranger (built from the app's route table)
     });
     expect(opened.status).toBe(200);
     const conversationId = ((await opened.json()) as { id: string }).id;
+    // An item of it (/v1/conversations/{id}/items/{itemId}): its first user message, asked through a response.
+    const asked = await app.api('/v1/responses', {
+      method: 'POST',
+      token: owner.token,
+      json: { model: MODEL, input: `my ${SECRET} item`, conversation: conversationId },
+    });
+    expect(asked.status).toBe(200);
+    const itemMessage = (await messagesOf(conversationThreadOf(conversationId))).find((each) => each.role === 'user');
+    const itemId = `msg_${(itemMessage?.id ?? '').replace(/-/g, '')}`;
     const shared = {
       // Not an object of a user: every caller may name it.
       'models/{model}': MODEL,
@@ -195,6 +204,7 @@ describe("every user route refuses a stranger (built from the app's route table)
       'users/{userId}': owner.userId,
       'responses/{id}': responseId,
       'conversations/{id}': conversationId,
+      'items/{itemId}': itemId,
     };
     subjects = [
       // Edit and retry take a user's message, the context route an answer: each route is served one of them.

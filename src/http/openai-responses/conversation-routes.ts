@@ -26,7 +26,7 @@ const conversationBody = z
   })
   .loose();
 
-interface RouteContext {
+export interface RouteContext {
   deps: HttpDeps;
   facade: FacadeHttpDeps;
   principalDeps: FacadePrincipalDeps;
@@ -37,7 +37,7 @@ function invalid(field: string, message: string): AppError {
 }
 
 /** A thread as a Conversation object. */
-function conversationOf(thread: Thread) {
+export function conversationOf(thread: Thread) {
   return {
     id: conversationIdOf(thread.id),
     object: 'conversation' as const,
@@ -47,7 +47,7 @@ function conversationOf(thread: Thread) {
 }
 
 /** The caller's thread a path's conversation id names, or 404 (malformed, unknown, another user's). */
-async function ownConversation(request: Request, context: RouteContext): Promise<Thread> {
+export async function ownConversation(request: Request, context: RouteContext): Promise<Thread> {
   const principal = await facadePrincipal(request, context.principalDeps);
   const id = String(request.params.id ?? '');
   const threadId = threadOfConversationId(id);

@@ -19,6 +19,7 @@ import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } fro
 import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
 import { storedResponseRoutes } from './stored-response-routes';
 import { conversationRoutes } from './conversation-routes';
+import { conversationItemRoutes } from './conversation-item-routes';
 import { countInputTokens } from './input-tokens-route';
 import { IGNORED_TOOLS_HEADER } from './response-tools';
 import type { ResponseBody } from './responses-request';
@@ -185,5 +186,6 @@ export function responsesRoutes(deps: HttpDeps, facade: FacadeHttpDeps, principa
   router.post('/responses/input_tokens', (request, response) => countInputTokens(request, response, context));
   router.use(storedResponseRoutes(context));
   router.use(conversationRoutes(context));
+  router.use(conversationItemRoutes(context));
   return router;
 }

@@ -207,7 +207,7 @@ const conversation = z
 
 const conversationParameter = z.object({ id: z.string().describe("A conv_ id of one of the caller's threads") });
 
-/** The Conversations API's conversation routes (its items routes are not served). */
+/** The Conversations API's conversation routes. */
 function documentConversationRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
@@ -268,6 +268,88 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
         'Deleted',
       ),
       ...openAIErrors({ ...authErrors, 404: "Unknown or another user's" }),
+    },
+  });
+  documentConversationItemRoutes(registry);
+}
+
+const conversationItem = z
+  .object({
+    type: z.enum(['message', 'function_call', 'function_call_output']),
+    id: z.string().describe('msg_… or fc_…: the transcript message id without dashes (a call: and its index)'),
+    status: z.enum(['completed', 'incomplete']),
+  })
+  .loose()
+  .meta({ id: 'OpenAIConversationItem' });
+
+const itemParameters = conversationParameter.extend({
+  itemId: z.string().describe('An item id of that conversation (msg_… or fc_…)'),
+});
+
+/** The Conversations API's items routes: the thread's transcript as Responses items. */
+function documentConversationItemRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/conversations/{id}/items',
+    tags: ['openai'],
+    security: secured,
+    summary: "A conversation's items (its thread's transcript as Responses items), in cursor pages",
+    description:
+      'User messages are `message` items with `input_text`, answers `message` items with `output_text` then one `function_call` per tool call, tool results `function_call_output` items; forgotten and superseded messages are left out. `include` is accepted and ignored.',
+    request: {
+      params: conversationParameter,
+      query: z.object({
+        after: z.string().max(200).optional(),
+        limit: z.number().int().min(1).max(100).optional(),
+        order: z.enum(['asc', 'desc']).optional(),
+        include: z.array(z.string().max(200)).max(20).optional(),
+      }),
+    },
+    responses: {
+      200: json(
+        z.strictObject({
+          object: z.literal('list'),
+          data: z.array(conversationItem),
+          first_id: z.string().nullable(),
+          last_id: z.string().nullable(),
+          has_more: z.boolean(),
+        }),
+        'One page of items',
+      ),
+      ...openAIErrors({
+        ...authErrors,
+        400: 'A malformed query, or `after` naming no item of this conversation',
+        404: "Unknown or another user's",
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/conversations/{id}/items/{itemId}',
+    tags: ['openai'],
+    security: secured,
+    summary: 'One item of a conversation',
+    request: { params: itemParameters },
+    responses: {
+      200: json(conversationItem, 'The item'),
+      ...openAIErrors({ ...authErrors, 404: "Unknown, forgotten or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/v1/conversations/{id}/items/{itemId}',
+    tags: ['openai'],
+    security: secured,
+    summary: 'Deletes an item: its message is forgotten (a tombstone, as forget does); answers the conversation',
+    request: { params: itemParameters },
+    responses: {
+      200: json(conversation, 'The conversation'),
+      ...openAIErrors({
+        ...authErrors,
+        404: "Unknown, forgotten or another user's",
+        409: 'The message is still being written',
+        429: 'rate_limit_exceeded: the summary covered the message and is rebuilt (RATE_LIMIT_PER_MINUTE)',
+      }),
     },
   });
 }

@@ -1,0 +1,188 @@
+import type OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
+import { useChatServer } from '../support/chat-server';
+import { lastUserText, replyWithText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
+import { chatRequests, openaiClient, SERVICE_KEY } from './facade-kit';
+
+/** Echoes the user; calls get_weather when asked for the weather and offered it; answers a tool result. */
+const chat: StubResponder = (request) => {
+  const last = request.body.messages.at(-1);
+  if (last?.role === 'tool') return replyWithText(`The weather: ${wireContentText(last.content)}`);
+  const text = lastUserText(request.body);
+  const offered = (request.body.tools ?? []).map((tool) => tool.function.name);
+  if (/weather/i.test(text) && offered.includes('get_weather'))
+    return replyWithToolCalls([{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }], {
+      text: 'Let me check.',
+    });
+  return replyWithText(`stub reply to: ${text}`);
+};
+
+const server = useChatServer({ stub: { responder: chat }, env: { OPENAI_FACADE_KEYS: SERVICE_KEY } });
+
+const weatherTool: OpenAI.Responses.FunctionTool = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'The weather of a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
+
+/** A conversation holding a question, an answer, a tool call round and another exchange. */
+async function conversationWithTurns(client: OpenAI) {
+  const conversation = await client.conversations.create({});
+  await client.responses.create({ model: 'gpt-4o-mini', input: 'first question', conversation: conversation.id });
+  const asked = await client.responses.create({
+    model: 'gpt-4o-mini',
+    input: 'Weather in Oslo?',
+    tools: [weatherTool],
+    conversation: conversation.id,
+  });
+  const call = asked.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+  await client.responses.create({
+    model: 'gpt-4o-mini',
+    tools: [weatherTool],
+    conversation: conversation.id,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: 'rainy' }],
+  });
+  await client.responses.create({ model: 'gpt-4o-mini', input: 'last question', conversation: conversation.id });
+  return conversation;
+}
+
+/** What an item says, in one line. */
+function gist(item: OpenAI.Conversations.ConversationItem): string {
+  if (item.type === 'message')
+    return `${item.role}: ${item.content.map((part) => ('text' in part ? part.text : part.type)).join('')}`;
+  if (item.type === 'function_call') return `call ${item.name} ${item.arguments}`;
+  if (item.type === 'function_call_output') return `result ${String(item.output)}`;
+  return item.type;
+}
+
+const TRANSCRIPT = [
+  'user: first question',
+  'assistant: stub reply to: first question',
+  'user: Weather in Oslo?',
+  'assistant: Let me check.',
+  'call get_weather {"city":"Oslo"}',
+  'result rainy',
+  'assistant: The weather: rainy',
+  'user: last question',
+  'assistant: stub reply to: last question',
+];
+
+describe('GET /v1/conversations/{id}/items', () => {
+  it('lists the transcript as items, newest first by default, in cursor pages either way', async () => {
+    const client = openaiClient(server);
+    const conversation = await conversationWithTurns(client);
+    const newest = await client.conversations.items.list(conversation.id);
+    expect(newest.data.map(gist)).toEqual([...TRANSCRIPT].reverse());
+    expect(newest.has_more).toBe(false);
+    const ids = newest.data.map((item) => item.id);
+    expect(ids.every((id) => /^(msg|fc)_[0-9a-f]{32}(_\d+)?$/.test(id ?? ''))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The call and its result carry the model's call id.
+    const call = newest.data.find((item) => item.type === 'function_call');
+    const result = newest.data.find((item) => item.type === 'function_call_output');
+    expect(call && 'call_id' in call && call.call_id).toBe('call_w1');
+    expect(result && 'call_id' in result && result.call_id).toBe('call_w1');
+
+    // Pages of 2, oldest first, walked by `after` (the SDK's auto-pagination): the same items, each once.
+    const walked: string[] = [];
+    const firstPage = await client.conversations.items.list(conversation.id, { order: 'asc', limit: 2 });
+    expect(firstPage.data).toHaveLength(2);
+    expect(firstPage.has_more).toBe(true);
+    for await (const item of client.conversations.items.list(conversation.id, { order: 'asc', limit: 2 }))
+      walked.push(gist(item));
+    expect(walked).toEqual(TRANSCRIPT);
+    // A page after the function call (an item inside an answer) goes on with its result.
+    const afterCall = await client.conversations.items.list(conversation.id, {
+      order: 'asc',
+      after: call!.id!,
+      limit: 1,
+      include: ['message.output_text.logprobs'],
+    });
+    expect(afterCall.data.map(gist)).toEqual(['result rainy']);
+    expect(afterCall.has_more).toBe(true);
+    // Descending from the same place: the items before it, newest first.
+    const before = await client.conversations.items.list(conversation.id, { after: call!.id!, limit: 20 });
+    expect(before.data.map(gist)).toEqual(TRANSCRIPT.slice(0, 4).reverse());
+    expect(before.has_more).toBe(false);
+
+    await expect(client.conversations.items.list(conversation.id, { limit: 101 })).rejects.toMatchObject({
+      status: 400,
+      param: 'limit',
+    });
+    await expect(client.conversations.items.list(conversation.id, { after: 'msg_nothing' })).rejects.toMatchObject({
+      status: 400,
+      param: 'after',
+    });
+  });
+
+  it('retrieves an item by id; a stranger, an unknown id or another conversation reaches nothing', async () => {
+    const client = openaiClient(server);
+    const conversation = await conversationWithTurns(client);
+    const items = (await client.conversations.items.list(conversation.id, { order: 'asc' })).data;
+    for (const item of items)
+      expect(await client.conversations.items.retrieve(item.id!, { conversation_id: conversation.id })).toEqual(item);
+    const other = await client.conversations.create({});
+    const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
+    const item = items[0]!.id!;
+    await expect(stranger.conversations.items.list(conversation.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      stranger.conversations.items.retrieve(item, { conversation_id: conversation.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.conversations.items.delete(item, { conversation_id: conversation.id })).rejects.toMatchObject(
+      { status: 404 },
+    );
+    await expect(client.conversations.items.retrieve(item, { conversation_id: other.id })).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(
+      client.conversations.items.retrieve(`msg_${'0'.repeat(32)}`, { conversation_id: conversation.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    expect((await client.conversations.items.list(conversation.id)).data).toHaveLength(TRANSCRIPT.length);
+  });
+});
+
+describe('DELETE /v1/conversations/{id}/items/{item_id}', () => {
+  it('forgets the message: it leaves the items and the next pack, and answers the conversation', async () => {
+    const client = openaiClient(server);
+    const conversation = await client.conversations.create({});
+    await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'secret word is kiwi',
+      conversation: conversation.id,
+    });
+    await client.responses.create({ model: 'gpt-4o-mini', input: 'second', conversation: conversation.id });
+    const items = (await client.conversations.items.list(conversation.id, { order: 'asc' })).data;
+    const secret = items.find((item) => gist(item) === 'user: secret word is kiwi')!;
+    const deleted = await client.conversations.items.delete(secret.id!, { conversation_id: conversation.id });
+    expect(deleted).toMatchObject({ id: conversation.id, object: 'conversation' });
+    const left = (await client.conversations.items.list(conversation.id, { order: 'asc' })).data.map(gist);
+    expect(left).toEqual([
+      'assistant: stub reply to: secret word is kiwi',
+      'user: second',
+      'assistant: stub reply to: second',
+    ]);
+    await expect(
+      client.conversations.items.retrieve(secret.id!, { conversation_id: conversation.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.conversations.items.delete(secret.id!, { conversation_id: conversation.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    await client.responses.create({ model: 'gpt-4o-mini', input: 'third', conversation: conversation.id });
+    const pack = chatRequests(server)
+      .at(-1)!
+      .body.messages.map((message) => wireContentText(message.content));
+    expect(pack).toContain('second');
+    expect(pack).not.toContain('secret word is kiwi');
+    // The web app's transcript keeps a tombstone in its place.
+    const threadId = conversation.id.slice('conv_'.length);
+    const response = await server.app.api(
+      `/api/threads/${threadId.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')}/messages`,
+      { token: server.token },
+    );
+    const messages = ((await response.json()) as { messages: { deleted: boolean; content: string }[] }).messages;
+    expect(messages[0]).toMatchObject({ deleted: true, content: '' });
+  });
+});
