@@ -59,8 +59,7 @@ export async function ownConversation(request: Request, context: RouteContext): 
 /**
  * POST /v1/conversations opens a thread (starting items: system and developer messages only, the thread's client
  * instructions; spends the send limit), GET names it, DELETE deletes the thread as the web app does. Metadata is not
- * stored (a request carrying some is refused), nor items appended apart from a response's (the items routes are not
- * served yet).
+ * stored (a request carrying some is refused). The items routes are in conversation-item-routes.ts.
  */
 export function conversationRoutes(context: RouteContext): Router {
   const router = Router();
