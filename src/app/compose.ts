@@ -1,4 +1,5 @@
 import { responseIdKey } from '../http/openai-responses/response-ids';
+import { serviceKeyId } from '../http/openai-facade/facade-principal';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
@@ -771,6 +772,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
           guest: env.SPEND_LIMIT_GUEST ?? null,
           guestsPerAddress: env.SPEND_LIMIT_GUESTS_PER_ADDRESS ?? null,
         },
+        serviceKeyIds: env.OPENAI_FACADE_KEYS.map(serviceKeyId),
       },
     },
   };

@@ -238,4 +238,9 @@ export interface SpendLimitsDto {
   defaults: { user: SpendLimitText | null; guest: SpendLimitText | null; guestsPerAddress: SpendLimitText | null };
   users: { userId: string; limit: SpendLimitText; updatedAt: string }[];
   groups: { name: string; limit: SpendLimitText | null; members: string[]; updatedAt: string | null }[];
+  /**
+   * The configured service keys by id (the short hash their end users' ids carry, `svc-<keyId>:…`) and any key with a
+   * limit: a key's limit covers all its end users together. `configured: false`: a limit left on a removed key.
+   */
+  serviceKeys: { keyId: string; configured: boolean; limit: SpendLimitText | null; updatedAt: string | null }[];
 }

@@ -53,4 +53,6 @@ export interface SpendLimitAdminDeps {
   /** The chat and summarizer models: a money limit needs a price for each. */
   models: string[];
   defaults: { user: SpendLimit | null; guest: SpendLimit | null; guestsPerAddress: SpendLimit | null };
+  /** The ids of the configured service keys (OPENAI_FACADE_KEYS, see serviceKeyId): those a limit may be set on. */
+  serviceKeyIds: string[];
 }
