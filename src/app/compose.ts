@@ -758,6 +758,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         report: createCostReport(db, { timeZone: env.SPEND_LIMIT_TIMEZONE }),
         prices: env.MODEL_PRICES,
         timeZone: env.SPEND_LIMIT_TIMEZONE,
+        ...(spend ? { limitOf: (userId: string) => spend.writtenLimitOf(userId) } : {}),
       },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),

@@ -211,10 +211,15 @@ export interface CostRowDto {
    * without a usage report, or without cached tokens in it, are left out of both); null when no call reported them.
    */
   cachedShare: number | null;
+  /**
+   * Per user, when spend limits are enforced: the user's effective limit as settings write it (their own, else their
+   * groups', else the default of their kind), null when none applies. Absent otherwise.
+   */
+  limit?: string | null;
 }
 
 /** The whole period's figures (every call since `since`, not only the groups listed), with the rows' rules. */
-export type CostTotalDto = Omit<CostRowDto, 'key' | 'label'>;
+export type CostTotalDto = Omit<CostRowDto, 'key' | 'label' | 'limit'>;
 
 /** GET /api/admin/costs. */
 export interface CostReportDto {

@@ -259,6 +259,12 @@ export function createSpendGate(options: SpendGateOptions) {
       return store.release({ stale: limit });
     },
 
+    /** The user's effective limit as settings write it (`0.5/day`), null when none applies (the admin's costs). */
+    async writtenLimitOf(userId: string): Promise<string | null> {
+      const { resolved } = await effectiveLimit(userId);
+      return resolved ? formatSpendLimit(resolved.limit) : null;
+    },
+
     /** The user's spending in the current period of their effective limit (a day when none applies). */
     async usageOf(userId: string): Promise<SpendUsage> {
       const at = now();

@@ -34,6 +34,8 @@ export interface AdminHttpDeps {
     report: CostReport;
     prices: ModelPrices;
     /** SPEND_LIMIT_TIMEZONE: the days of the costs by day. */ timeZone?: string;
+    /** A user's effective spend limit as settings write it (null: none); absent when limits are not enforced. */
+    limitOf?: (userId: string) => Promise<string | null>;
   };
   /** The chat model's estimate correction (GET /api/admin/token-estimate). */
   tokenEstimate: () => TokenEstimateDto;
