@@ -1,4 +1,5 @@
 import { responseIdKey } from '../http/openai-responses/response-ids';
+import { serviceKeyId } from '../http/openai-facade/facade-principal';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
@@ -757,6 +758,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
         report: createCostReport(db, { timeZone: env.SPEND_LIMIT_TIMEZONE }),
         prices: env.MODEL_PRICES,
         timeZone: env.SPEND_LIMIT_TIMEZONE,
+        ...(spend ? { limitOf: (userId: string) => spend.writtenLimitOf(userId) } : {}),
       },
       tokenEstimate: () => tokenEstimateOf(settings.correction, ESTIMATE_MAX_FACTOR),
       tools: () => describeTools(registry, mcp),
@@ -771,6 +773,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
           guest: env.SPEND_LIMIT_GUEST ?? null,
           guestsPerAddress: env.SPEND_LIMIT_GUESTS_PER_ADDRESS ?? null,
         },
+        serviceKeyIds: env.OPENAI_FACADE_KEYS.map(serviceKeyId),
       },
     },
   };

@@ -18,17 +18,20 @@ const toLimit = (row: LimitJson): SpendLimit => ({
 
 export function createSpendRepository(db: Database): SpendStore {
   return {
-    async limitsOf(userId) {
+    async limitsOf(userId, serviceKey = null) {
       const [row] = await db.sql.rows<{
         kind: string | null;
         address: string | null;
         own: LimitJson | null;
+        service_key: LimitJson | null;
         groups: (LimitJson & { name: string })[] | null;
       }>(Prisma.sql`
         SELECT (SELECT kind FROM users WHERE id = ${userId}) AS kind,
           (SELECT address FROM spend_guest_addresses WHERE user_id = ${userId}) AS address,
           (SELECT json_build_object('amount', amount, 'unit', unit, 'period', period) FROM spend_limits
             WHERE user_id = ${userId}) AS own,
+          (SELECT json_build_object('amount', amount, 'unit', unit, 'period', period) FROM spend_limits
+            WHERE service_key = ${serviceKey}::text) AS service_key,
           (SELECT json_agg(json_build_object('name', g.name, 'amount', l.amount, 'unit', l.unit, 'period', l.period))
             FROM spend_group_members m JOIN spend_groups g ON g.id = m.group_id JOIN spend_limits l ON l.group_id = g.id
             WHERE m.user_id = ${userId}) AS groups`);
@@ -37,6 +40,7 @@ export function createSpendRepository(db: Database): SpendStore {
         user: row?.own ? toLimit(row.own) : null,
         groups: (row?.groups ?? []).map((group) => ({ group: group.name, limit: toLimit(group) })),
         address: row?.address ?? null,
+        serviceKey: row?.service_key ? toLimit(row.service_key) : null,
       };
       return limits;
     },
@@ -99,8 +103,9 @@ export function createSpendRepository(db: Database): SpendStore {
 export function createSpendLimitAdminRepository(db: Database): SpendLimitAdminStore {
   return {
     async list() {
-      const [users, groups] = await Promise.all([
+      const [users, serviceKeys, groups] = await Promise.all([
         db.spendLimit.findMany({ where: { userId: { not: null } }, orderBy: { userId: 'asc' } }),
+        db.spendLimit.findMany({ where: { serviceKey: { not: null } }, orderBy: { serviceKey: 'asc' } }),
         db.spendGroup.findMany({
           include: { limit: true, members: { orderBy: { userId: 'asc' } } },
           orderBy: { name: 'asc' },
@@ -108,6 +113,11 @@ export function createSpendLimitAdminRepository(db: Database): SpendLimitAdminSt
       ]);
       return {
         users: users.map((row) => ({ userId: row.userId ?? '', limit: toLimit(row), updatedAt: row.updatedAt })),
+        serviceKeys: serviceKeys.map((row) => ({
+          keyId: row.serviceKey ?? '',
+          limit: toLimit(row),
+          updatedAt: row.updatedAt,
+        })),
         groups: groups.map((group) => ({
           name: group.name,
           limit: group.limit ? toLimit(group.limit) : null,
@@ -125,6 +135,16 @@ export function createSpendLimitAdminRepository(db: Database): SpendLimitAdminSt
     },
     async deleteUserLimit(userId) {
       return (await db.spendLimit.deleteMany({ where: { userId } })).count > 0;
+    },
+    async setServiceKeyLimit(keyId, limit) {
+      await db.spendLimit.upsert({
+        where: { serviceKey: keyId },
+        create: { serviceKey: keyId, ...limit },
+        update: { ...limit },
+      });
+    },
+    async deleteServiceKeyLimit(keyId) {
+      return (await db.spendLimit.deleteMany({ where: { serviceKey: keyId } })).count > 0;
     },
     async setGroup({ name, limit, members }) {
       await db.$transaction(async (transaction) => {

@@ -211,10 +211,15 @@ export interface CostRowDto {
    * without a usage report, or without cached tokens in it, are left out of both); null when no call reported them.
    */
   cachedShare: number | null;
+  /**
+   * Per user, when spend limits are enforced: the user's effective limit as settings write it (their own, else their
+   * groups', else the default of their kind), null when none applies. Absent otherwise.
+   */
+  limit?: string | null;
 }
 
 /** The whole period's figures (every call since `since`, not only the groups listed), with the rows' rules. */
-export type CostTotalDto = Omit<CostRowDto, 'key' | 'label'>;
+export type CostTotalDto = Omit<CostRowDto, 'key' | 'label' | 'limit'>;
 
 /** GET /api/admin/costs. */
 export interface CostReportDto {
@@ -238,4 +243,9 @@ export interface SpendLimitsDto {
   defaults: { user: SpendLimitText | null; guest: SpendLimitText | null; guestsPerAddress: SpendLimitText | null };
   users: { userId: string; limit: SpendLimitText; updatedAt: string }[];
   groups: { name: string; limit: SpendLimitText | null; members: string[]; updatedAt: string | null }[];
+  /**
+   * The configured service keys by id (the short hash their end users' ids carry, `svc-<keyId>:…`) and any key with a
+   * limit: a key's limit covers all its end users together. `configured: false`: a limit left on a removed key.
+   */
+  serviceKeys: { keyId: string; configured: boolean; limit: SpendLimitText | null; updatedAt: string | null }[];
 }

@@ -6,7 +6,10 @@ import { screenshot } from './support/session';
 test.describe('admin console', () => {
   let app: BrowserApp;
   test.beforeAll(async () => {
-    app = await startBrowserApp({ env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2' } });
+    app = await startBrowserApp({
+      // A guest default far above anything spent here: the costs per user show it in their "Limit" column.
+      env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', SPEND_LIMIT_GUEST: '100000000tokens/day' },
+    });
   });
   test.afterAll(async () => {
     await app?.stop();
@@ -60,7 +63,13 @@ test.describe('admin console', () => {
     const allDays = costs.getByRole('row', { name: /^All days/ });
     await expect(allDays.getByRole('rowheader')).toHaveText('All days');
     await expect(allDays.getByRole('cell').nth(3)).toHaveText('0.0%');
+    // Per user, with spend limits enforced: each user's effective limit beside their costs.
+    await page.getByLabel('Group costs').selectOption('user');
+    await expect(costs.getByRole('columnheader', { name: 'Limit' })).toBeVisible();
+    const guestRow = costs.getByRole('row').filter({ hasText: guest.userId });
+    await expect(guestRow.getByRole('cell').last()).toHaveText('100000000tokens/day');
     await page.getByLabel('Group costs').selectOption('thread');
+    await expect(costs.getByRole('columnheader', { name: 'Limit' })).toHaveCount(0);
     const allThreads = costs.getByRole('row', { name: /^All threads/ });
     await expect(allThreads).toBeVisible();
     // Only one thread has model calls: the total counts exactly its calls.

@@ -224,6 +224,22 @@ export const HOSTILE_CASES: HostileCase[] = [
       call(context, 'PUT', '/api/admin/spend-limits/users/hostile-user', { body, token: context.adminToken }),
   },
   {
+    // An id of no configured key: the body is read and validated before the id is looked up.
+    entry: 'PUT /api/admin/spend-limits/service-keys/{keyId}',
+    largestText: 64,
+    send: (context, { text }) =>
+      call(context, 'PUT', '/api/admin/spend-limits/service-keys/0123456789abcdef', {
+        json: { limit: text },
+        token: context.adminToken,
+      }),
+    largestJsonBytes: API_JSON_BYTES,
+    sendJson: (context, body) =>
+      call(context, 'PUT', '/api/admin/spend-limits/service-keys/0123456789abcdef', {
+        body,
+        token: context.adminToken,
+      }),
+  },
+  {
     entry: 'PUT /api/admin/spend-limits/groups/{name}',
     // A member id (the longest text the body takes).
     largestText: 200,

@@ -283,6 +283,8 @@ describe('spend limits', () => {
     const row = costs.rows.find((entry) => entry.key === user.userId)!;
     expect(row.cost).not.toBeNull();
     expect(money.spent).toBeCloseTo(row.cost!, 12);
+    // Each user's effective limit beside their costs (the admin panel's "Limit" column).
+    expect(row.limit).toBe('5/day');
     await setUserLimit(user.userId, '1000000tokens/day');
     const tokens = await user.usage();
     // The stub reports no cached tokens: input plus output.

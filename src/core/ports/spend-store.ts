@@ -8,9 +8,11 @@ export interface StoredSpendLimits {
   groups: { group: string; limit: SpendLimit }[];
   /** A guest's client address key (the one their session was made from); null for others or when unknown. */
   address: string | null;
+  /** The limit of the service key the user acts through (all its end users together); null: none, or no key. */
+  serviceKey: SpendLimit | null;
 }
 
-/** A spending account (`user:<id>`, `address:<key>`) with the limit a reservation checks it against (null: none). */
+/** A spending account (`user:<id>`, `address:<key>`, `service-key:<keyId>`) with the limit a reservation checks it against (null: none). */
 export interface SpendAccountLimit {
   account: string;
   limit: SpendLimit | null;
@@ -27,7 +29,8 @@ export type ReserveOutcome =
  * accounts' row locks, so concurrent reservations never together pass a limit.
  */
 export interface SpendStore {
-  limitsOf(userId: string): Promise<StoredSpendLimits>;
+  /** `serviceKey`: the id of the service key the user acts through (serviceKeyOf), null for others. */
+  limitsOf(userId: string, serviceKey?: string | null): Promise<StoredSpendLimits>;
   /** Records the client address a guest session was made from (SPEND_LIMIT_GUESTS_PER_ADDRESS). */
   rememberGuestAddress(userId: string, address: string): Promise<void>;
   /**
@@ -67,15 +70,19 @@ export interface SpendLimitEntry {
   updatedAt: Date;
 }
 
-/** The admin's side of spend limits: limits on users and groups, and groups' members. */
+/** The admin's side of spend limits: limits on users, groups and service keys, and groups' members. */
 export interface SpendLimitAdminStore {
   list(): Promise<{
     users: (SpendLimitEntry & { userId: string })[];
+    serviceKeys: (SpendLimitEntry & { keyId: string })[];
     groups: { name: string; limit: SpendLimit | null; members: string[]; updatedAt: Date | null }[];
   }>;
   setUserLimit(userId: string, limit: SpendLimit): Promise<void>;
   /** Whether there was one. */
   deleteUserLimit(userId: string): Promise<boolean>;
+  setServiceKeyLimit(keyId: string, limit: SpendLimit): Promise<void>;
+  /** Whether there was one. */
+  deleteServiceKeyLimit(keyId: string): Promise<boolean>;
   /** Creates or replaces the group: its limit and, when given, its members. */
   setGroup(input: { name: string; limit: SpendLimit | null; members?: string[] }): Promise<void>;
   /** Whether there was one. */

@@ -11,7 +11,14 @@ function fakeStore(limits: Partial<StoredSpendLimits>, outcomes: ReserveOutcome[
   const reserved: Parameters<SpendStore['reserve']>[0][] = [];
   const settled: Parameters<SpendStore['settle']>[0][] = [];
   const store: SpendStore = {
-    limitsOf: async () => ({ userKind: 'external', user: null, groups: [], address: null, ...limits }),
+    limitsOf: async () => ({
+      userKind: 'external',
+      user: null,
+      groups: [],
+      address: null,
+      serviceKey: null,
+      ...limits,
+    }),
     rememberGuestAddress: async () => {},
     reserve: async (input) => {
       reserved.push(input);
@@ -95,6 +102,34 @@ describe('the spend gate', () => {
       message: 'Your spend limit of 0.10 per day is reached; it resets at 2026-11-28T00:00:00.000Z.',
     });
     expect(refusals).toEqual(['address/send', 'default/send']);
+  });
+
+  it("holds an end user of a service key on the key's account too, and names the key's limit when it is met", async () => {
+    const userId = 'svc-0123456789abcdef:alice';
+    const { store, reserved } = fakeStore({ serviceKey: daily(5) }, [
+      { outcome: 'ok' },
+      { outcome: 'refused', account: 'service-key:0123456789abcdef', limit: daily(5) },
+    ]);
+    const { spend, refusals } = gate(store);
+    await spend.hold({ userId });
+    expect(reserved[0]?.accounts).toEqual([
+      { account: `user:${userId}`, limit: daily(1) },
+      { account: 'service-key:0123456789abcdef', limit: daily(5) },
+    ]);
+    await expect(spend.hold({ userId })).rejects.toMatchObject({
+      code: 'SPEND_LIMIT_REACHED',
+      message:
+        "Your application's (all its users together) spend limit of 5.00 per day is reached; it resets at 2026-11-28T00:00:00.000Z.",
+      details: { scope: 'service-key' },
+    });
+    expect(refusals).toEqual(['service-key/send']);
+  });
+
+  it('holds nothing for a service key user when neither they nor their key have a limit', async () => {
+    const { store, reserved } = fakeStore({});
+    const { spend } = gate(store, { defaults: { user: null, guest: null, guestsPerAddress: null } });
+    expect(await spend.hold({ userId: 'svc-0123456789abcdef:alice' })).toBeNull();
+    expect(reserved).toEqual([]);
   });
 
   it("reserves a call's own worst case on the turn, resolving the limits only when the turn holds nothing to adjust", async () => {

@@ -11,10 +11,17 @@ import {
   type SpendLimit,
 } from '../spend/spend-limit';
 import { spendOfCall, worstCaseOf, type RecordedCallFigures } from '../spend/spend-of-call';
+import { serviceKeyOf } from '../spend/service-key-of';
 import { localDay, periodResetsAt, periodStartDay, periodStarts } from '../spend/spend-period';
 
-/** Why a send or a call was refused, for the refusal counter: the source of the limit it met, or a guests' address. */
-export type SpendRefusalReason = SpendLimitSource['kind'] | 'address';
+/**
+ * Why a send or a call was refused, for the refusal counter: the source of the limit it met, a guests' address, or
+ * the service key whose end users together met its limit.
+ */
+export type SpendRefusalReason = SpendLimitSource['kind'] | 'address' | 'service-key';
+
+/** Whose limit a refusal names: the user's own, their address's guests', or their service key's end users'. */
+type RefusalScope = 'user' | 'address' | 'service-key';
 
 export interface SpendGateOptions {
   store: SpendStore;
@@ -54,6 +61,10 @@ export interface SpendUsage {
 
 const ADDRESS = 'address:';
 const USER = 'user:';
+const SERVICE_KEY = 'service-key:';
+
+const scopeOf = (account: string): RefusalScope =>
+  account.startsWith(ADDRESS) ? 'address' : account.startsWith(SERVICE_KEY) ? 'service-key' : 'user';
 
 /**
  * Spend limits (issue 35): a send holds its worst case at acceptance (refused with SPEND_LIMIT_REACHED when it cannot
@@ -71,7 +82,7 @@ export function createSpendGate(options: SpendGateOptions) {
   );
 
   async function effectiveLimit(userId: string) {
-    const stored = await store.limitsOf(userId);
+    const stored = await store.limitsOf(userId, serviceKeyOf(userId));
     const resolved = resolveSpendLimit({
       userKind: stored.userKind ?? 'external',
       user: stored.user,
@@ -79,12 +90,22 @@ export function createSpendGate(options: SpendGateOptions) {
       defaults: options.defaults,
       moneyPerToken,
     });
-    return { resolved, userKind: stored.userKind ?? 'external', address: stored.address };
+    return {
+      resolved,
+      userKind: stored.userKind ?? 'external',
+      address: stored.address,
+      serviceKey: stored.serviceKey,
+    };
   }
 
-  function refusal(input: { limit: SpendLimit; scope: 'user' | 'address'; at: Date }): AppError {
+  function refusal(input: { limit: SpendLimit; scope: RefusalScope; at: Date }): AppError {
     const resetsAt = periodResetsAt(input.limit.period, input.at, options.timeZone);
-    const whose = input.scope === 'address' ? "The guests of your network's" : 'Your';
+    const whose =
+      input.scope === 'address'
+        ? "The guests of your network's"
+        : input.scope === 'service-key'
+          ? "Your application's (all its users together)"
+          : 'Your';
     return new AppError(
       'SPEND_LIMIT_REACHED',
       `${whose} spend limit of ${describeSpendLimit(input.limit)} is reached; it resets at ${resetsAt.toISOString()}.`,
@@ -96,14 +117,20 @@ export function createSpendGate(options: SpendGateOptions) {
     accounts: SpendAccountLimit[];
     sources: Map<string, SpendRefusalReason>;
   } | null> {
-    const { resolved, userKind, address } = await effectiveLimit(userId);
+    const { resolved, userKind, address, serviceKey } = await effectiveLimit(userId);
     const perAddress = userKind === 'guest' && address !== null ? options.defaults.guestsPerAddress : null;
-    if (!resolved && !perAddress) return null;
+    const keyId = serviceKeyOf(userId);
+    if (!resolved && !perAddress && !serviceKey) return null;
     const accounts: SpendAccountLimit[] = [{ account: USER + userId, limit: resolved?.limit ?? null }];
     const sources = new Map<string, SpendRefusalReason>([[USER + userId, resolved?.source.kind ?? 'default']]);
     if (perAddress) {
       accounts.push({ account: ADDRESS + address, limit: perAddress });
       sources.set(ADDRESS + address, 'address');
+    }
+    if (serviceKey && keyId) {
+      // Every end user of the key spends from its account as well: the key's limit covers them together.
+      accounts.push({ account: SERVICE_KEY + keyId, limit: serviceKey });
+      sources.set(SERVICE_KEY + keyId, 'service-key');
     }
     return { accounts, sources };
   }
@@ -132,7 +159,7 @@ export function createSpendGate(options: SpendGateOptions) {
       });
       if (outcome.outcome === 'refused') {
         options.onRefused?.(found.sources.get(outcome.account) ?? 'default', 'send');
-        throw refusal({ limit: outcome.limit, scope: outcome.account.startsWith(ADDRESS) ? 'address' : 'user', at });
+        throw refusal({ limit: outcome.limit, scope: scopeOf(outcome.account), at });
       }
       return id;
     },
@@ -183,11 +210,11 @@ export function createSpendGate(options: SpendGateOptions) {
         outcome = await store.reserve({ ...base, accounts: found.accounts });
       }
       if (outcome.outcome === 'refused') {
-        const scope = outcome.account.startsWith(ADDRESS) ? 'address' : 'user';
+        const scope = scopeOf(outcome.account);
         // The turn's reservation names its accounts, not where their limits came from: read it (a refusal is rare).
         const reason =
           sources?.get(outcome.account) ??
-          (scope === 'address' ? 'address' : ((await effectiveLimit(input.userId)).resolved?.source.kind ?? 'default'));
+          (scope === 'user' ? ((await effectiveLimit(input.userId)).resolved?.source.kind ?? 'default') : scope);
         options.onRefused?.(reason, 'call');
         throw refusal({ limit: outcome.limit, scope, at });
       }
@@ -230,6 +257,12 @@ export function createSpendGate(options: SpendGateOptions) {
     /** Releases up to `limit` expired reservations and those of ended turns; how many (the sweeper's step). */
     releaseStale(limit = 500): Promise<number> {
       return store.release({ stale: limit });
+    },
+
+    /** The user's effective limit as settings write it (`0.5/day`), null when none applies (the admin's costs). */
+    async writtenLimitOf(userId: string): Promise<string | null> {
+      const { resolved } = await effectiveLimit(userId);
+      return resolved ? formatSpendLimit(resolved.limit) : null;
     },
 
     /** The user's spending in the current period of their effective limit (a day when none applies). */

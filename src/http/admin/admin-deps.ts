@@ -34,6 +34,8 @@ export interface AdminHttpDeps {
     report: CostReport;
     prices: ModelPrices;
     /** SPEND_LIMIT_TIMEZONE: the days of the costs by day. */ timeZone?: string;
+    /** A user's effective spend limit as settings write it (null: none); absent when limits are not enforced. */
+    limitOf?: (userId: string) => Promise<string | null>;
   };
   /** The chat model's estimate correction (GET /api/admin/token-estimate). */
   tokenEstimate: () => TokenEstimateDto;
@@ -53,4 +55,6 @@ export interface SpendLimitAdminDeps {
   /** The chat and summarizer models: a money limit needs a price for each. */
   models: string[];
   defaults: { user: SpendLimit | null; guest: SpendLimit | null; guestsPerAddress: SpendLimit | null };
+  /** The ids of the configured service keys (OPENAI_FACADE_KEYS, see serviceKeyId): those a limit may be set on. */
+  serviceKeyIds: string[];
 }

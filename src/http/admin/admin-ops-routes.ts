@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { toAuditEntryDto } from '../../core/admin-dto';
 import { costRow } from '../../core/costs/estimate-costs';
 import { localDay, startOfLocalDay } from '../../core/spend/spend-period';
-import type { AuditPageDto, CostReportDto, QueueListDto } from '../../shared/admin-api';
+import type { AuditPageDto, CostReportDto, CostRowDto, QueueListDto } from '../../shared/admin-api';
 import type { HttpDeps } from '../http-deps';
 import { parseOrThrow } from '../request-schemas';
 import { auditQuery, costsQuery } from './admin-request-schemas';
@@ -33,7 +33,13 @@ export function adminOpsRoutes(deps: HttpDeps): Router {
     const first = new Date(Date.parse(`${today}T00:00:00Z`) - (query.days - 1) * 86_400_000).toISOString().slice(0, 10);
     const since = startOfLocalDay(first, timeZone);
     const { groups, total: totalUsage } = await report.usageBy({ by: query.by, since, limit: query.limit });
-    const rows = groups.map((group) => costRow(group, prices));
+    const rows: CostRowDto[] = groups.map((group) => costRow(group, prices));
+    const { limitOf } = deps.admin.costs;
+    if (query.by === 'user' && limitOf) {
+      // At most `limit` (500) users, one small statement each: the admin's panel shows each user's limit by their costs.
+      const limits = await Promise.all(rows.map((row) => (row.key ? limitOf(row.key) : Promise.resolve(null))));
+      rows.forEach((row, index) => (row.limit = limits[index] ?? null));
+    }
     // Days newest first; users and threads by what they cost (then by prompt tokens, which unpriced models have too).
     rows.sort(
       query.by === 'day'

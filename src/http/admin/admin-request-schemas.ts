@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SERVICE_KEY_ID } from '../../core/spend/service-key-of';
 
 /** Request schemas of the admin API (also the source of its OpenAPI document). */
 export const adminThreadsQuery = z.object({
@@ -42,6 +43,9 @@ const MAX_GROUP_MEMBERS = 10_000;
 
 const limitText = z.string().trim().min(1).max(64);
 export const userLimitBody = z.strictObject({ limit: limitText });
+export const serviceKeyParams = z.object({
+  keyId: z.string().regex(SERVICE_KEY_ID, 'the 16 hex digits of a service key id (GET /api/admin/spend-limits)'),
+});
 export const groupParams = z.object({
   name: z
     .string()

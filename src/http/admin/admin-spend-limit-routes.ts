@@ -7,7 +7,7 @@ import { parseOrThrow } from '../request-schemas';
 import { adminOf } from './admin-auth';
 import type { SpendLimitAdminDeps } from './admin-deps';
 import { adminUserParams } from './admin-user-routes';
-import { groupBody, groupParams, userLimitBody } from './admin-request-schemas';
+import { groupBody, groupParams, serviceKeyParams, userLimitBody } from './admin-request-schemas';
 
 const written = (limit: SpendLimit | null) => (limit ? formatSpendLimit(limit) : null);
 
@@ -35,9 +35,25 @@ function requireEnforced(deps: SpendLimitAdminDeps): void {
     );
 }
 
+/** The configured service keys and those with a limit, in id order. */
+function serviceKeysOf(
+  limits: SpendLimitAdminDeps,
+  stored: { keyId: string; limit: SpendLimit; updatedAt: Date }[],
+): SpendLimitsDto['serviceKeys'] {
+  const byId = new Map(stored.map((entry) => [entry.keyId, entry]));
+  const ids = [...new Set([...limits.serviceKeyIds, ...byId.keys()])].sort();
+  return ids.map((keyId) => ({
+    keyId,
+    configured: limits.serviceKeyIds.includes(keyId),
+    limit: written(byId.get(keyId)?.limit ?? null),
+    updatedAt: byId.get(keyId)?.updatedAt.toISOString() ?? null,
+  }));
+}
+
 /**
  * The admin's spend limits (issue 35): GET /api/admin/spend-limits lists the defaults and every limit set;
- * PUT/DELETE /api/admin/spend-limits/users/:userId and /groups/:name set and remove them. Every change is audited.
+ * PUT/DELETE /api/admin/spend-limits/users/:userId, /groups/:name and /service-keys/:keyId set and remove them. Every
+ * change is audited.
  */
 export function adminSpendLimitRoutes(deps: HttpDeps): Router {
   const router = Router();
@@ -69,6 +85,7 @@ export function adminSpendLimitRoutes(deps: HttpDeps): Router {
         members: group.members,
         updatedAt: group.updatedAt?.toISOString() ?? null,
       })),
+      serviceKeys: serviceKeysOf(limits, listed.serviceKeys),
     };
     response.json(body);
   });
@@ -98,6 +115,41 @@ export function adminSpendLimitRoutes(deps: HttpDeps): Router {
       action: 'spend-limit.user-removed',
       threadId: null,
       details: { userId },
+    });
+    response.status(204).end();
+  });
+
+  router.put('/admin/spend-limits/service-keys/:keyId', async (request, response) => {
+    const limits = spend();
+    const { keyId } = parseOrThrow(serviceKeyParams, request.params, 'path');
+    const body = parseOrThrow(userLimitBody, request.body, 'body');
+    const limit = limitOf(body.limit, limits);
+    requireEnforced(limits);
+    if (!limits.serviceKeyIds.includes(keyId))
+      throw new AppError(
+        'NOT_FOUND',
+        'No configured service key has this id (GET /api/admin/spend-limits lists them).',
+      );
+    await limits.store.setServiceKeyLimit(keyId, limit);
+    await deps.admin.audit.record({
+      actor: adminOf(response).actor,
+      action: 'spend-limit.service-key-set',
+      threadId: null,
+      details: { keyId, limit: formatSpendLimit(limit) },
+    });
+    response.json({ keyId, limit: formatSpendLimit(limit) });
+  });
+
+  router.delete('/admin/spend-limits/service-keys/:keyId', async (request, response) => {
+    const limits = spend();
+    const { keyId } = parseOrThrow(serviceKeyParams, request.params, 'path');
+    if (!(await limits.store.deleteServiceKeyLimit(keyId)))
+      throw new AppError('NOT_FOUND', 'This service key has no limit.');
+    await deps.admin.audit.record({
+      actor: adminOf(response).actor,
+      action: 'spend-limit.service-key-removed',
+      threadId: null,
+      details: { keyId },
     });
     response.status(204).end();
   });

@@ -59,7 +59,12 @@ function matchingKey(token: string, keys: readonly string[]): string | null {
  * with their own keys never reach each other's users, and no service key reaches a user of a bearer token.
  */
 export function serviceUserId(key: string, endUser: string): string {
-  return `svc-${digest(key).toString('hex').slice(0, 16)}:${endUser}`;
+  return `svc-${serviceKeyId(key)}:${endUser}`;
+}
+
+/** A service key's id: the short hash of it that its end users' ids carry (what admins name its spend limit by). */
+export function serviceKeyId(key: string): string {
+  return digest(key).toString('hex').slice(0, 16);
 }
 
 function endUserOf(request: Request, bodyUser: unknown): string {

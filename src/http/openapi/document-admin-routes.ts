@@ -58,6 +58,13 @@ const costRowDto = z
     key: z.string().describe('The UTC day (YYYY-MM-DD), the user id or the thread id'),
     label: z.string(),
     ...costFigures,
+    limit: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "Per user, when spend limits are enforced: the user's effective spend limit (`0.5/day`), null when none applies",
+      ),
   })
   .meta({ id: 'CostRow' });
 const costTotalDto = z

@@ -2,7 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { SpendLimitsDto } from '../../shared/admin-api';
 import type { SpendUsageDto } from '../../shared/api';
-import { groupBody, groupParams, userLimitBody } from '../admin/admin-request-schemas';
+import { groupBody, groupParams, serviceKeyParams, userLimitBody } from '../admin/admin-request-schemas';
 import { adminUserParams } from '../admin/admin-user-routes';
 import { ADMIN_SESSION, ADMIN_TOKEN, BEARER, errors, json } from './openapi-helpers';
 
@@ -38,6 +38,14 @@ export const spendLimitsDto = z
         name: z.string(),
         limit: z.string().nullable(),
         members: z.array(z.string()),
+        updatedAt: z.string().nullable(),
+      }),
+    ),
+    serviceKeys: z.array(
+      z.strictObject({
+        keyId: z.string(),
+        configured: z.boolean(),
+        limit: z.string().nullable(),
         updatedAt: z.string().nullable(),
       }),
     ),
@@ -92,6 +100,29 @@ export function documentSpendRoutes(registry: OpenAPIRegistry): void {
     security: admin,
     summary: "Remove a user's own spend limit (their groups' or the default applies again); audited",
     request: { params: adminUserParams },
+    responses: { 204: { description: 'Removed' }, ...errors('UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED') },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/api/admin/spend-limits/service-keys/{keyId}',
+    tags: ['admin'],
+    security: admin,
+    summary: "Set a service key's spend limit: all of its end users together spend from it; audited",
+    description:
+      "`keyId` is the short hash of the key that its end users' ids carry (`svc-<keyId>:<end user>`); GET /api/admin/spend-limits lists the configured keys'. Each end user's own limit (theirs, their groups', the default) still applies as well.",
+    request: { params: serviceKeyParams, body: { content: { 'application/json': { schema: userLimitBody } } } },
+    responses: {
+      200: json(z.strictObject({ keyId: z.string(), limit: z.string() }), 'Set'),
+      ...errors('VALIDATION', 'UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/admin/spend-limits/service-keys/{keyId}',
+    tags: ['admin'],
+    security: admin,
+    summary: "Remove a service key's spend limit; audited",
+    request: { params: serviceKeyParams },
     responses: { 204: { description: 'Removed' }, ...errors('UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED') },
   });
   registry.registerPath({

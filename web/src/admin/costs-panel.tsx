@@ -53,7 +53,8 @@ function FigureCells({ figures }: { figures: CostTotalDto }) {
  * Estimated cost of the model calls of the last 30 days per UTC day, user or thread: reported usage priced by
  * MODEL_PRICES (cached prompt tokens at their own price); calls without a usage report count our estimate and are
  * marked as such. The cached share counts only the calls whose provider reported their cached tokens; the totals row
- * covers every call of the period, the groups past the list's limit included.
+ * covers every call of the period, the groups past the list's limit included. Per user, when spend limits are
+ * enforced, a "Limit" column shows each user's effective spend limit (empty when none applies).
  */
 export function CostsPanel() {
   const [by, setBy] = useState<Grouping>('day');
@@ -65,6 +66,8 @@ export function CostsPanel() {
       setError(ApiError.from(caught).message),
     );
   }, [by]);
+  // Per user, when spend limits are enforced, each row carries the user's effective limit (null: none).
+  const withLimits = report?.by === 'user' && report.rows.some((row) => row.limit !== undefined);
   return (
     <section className="card" aria-labelledby="costs-heading">
       <div className="toolbar">
@@ -97,6 +100,7 @@ export function CostsPanel() {
               <th>Cached share</th>
               <th>Completion tokens</th>
               <th>Cost</th>
+              {withLimits ? <th title="the user's effective spend limit; empty: none">Limit</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -118,6 +122,7 @@ export function CostsPanel() {
                   )}
                 </td>
                 <FigureCells figures={row} />
+                {withLimits ? <td>{row.limit ?? ''}</td> : null}
               </tr>
             ))}
           </tbody>
@@ -125,6 +130,7 @@ export function CostsPanel() {
             <tr>
               <th scope="row">{TOTAL_LABELS[report.by]}</th>
               <FigureCells figures={report.total} />
+              {withLimits ? <td /> : null}
             </tr>
           </tfoot>
         </table>
