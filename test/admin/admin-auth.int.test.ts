@@ -64,6 +64,8 @@ describe('admin authentication', () => {
       'users/{userId}': userId,
       'messages/{messageId}': message?.id ?? '',
       'groups/{name}': 'interns',
+      // A key id (16 hex characters of a service key's hash): refused before it is looked up.
+      'service-keys/{keyId}': '0123456789abcdef',
     };
   });
   afterAll(async () => {
