@@ -12,7 +12,7 @@ import { HOSTILE_CASES, type HostileAnswer, type HostileContext } from '../hosti
 import { createTestDatabase } from '../support/databases';
 import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { openTab, type Tab } from '../support/socket-client';
-import type { TestApp } from '../support/test-app';
+import { apiClient } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
 
@@ -88,16 +88,7 @@ describe('hostile client input against a running server process', () => {
       'all',
     );
     baseUrl = `http://127.0.0.1:${await server.port}`;
-    const api: TestApp['api'] = (pathName, init = {}) => {
-      const headers = new Headers(init.headers);
-      if (init.token) headers.set('Authorization', `Bearer ${init.token}`);
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers.set('Content-Type', 'application/json');
-        body = JSON.stringify(init.json);
-      }
-      return fetch(`${baseUrl}${pathName}`, { ...init, headers, body: body ?? null });
-    };
+    const api = apiClient(baseUrl);
     const guest = (await (await api('/api/auth/guest', { method: 'POST' })).json()) as {
       token: string;
       userId: string;

@@ -19,6 +19,20 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** A fetch against a server at `baseUrl` with JSON defaults and a bearer token (TestApp's `api`). */
+export function apiClient(baseUrl: string): TestApp['api'] {
+  return (pathName, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.token) headers.set('Authorization', `Bearer ${init.token}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set('Content-Type', 'application/json');
+      body = JSON.stringify(init.json);
+    }
+    return fetch(`${baseUrl}${pathName}`, { ...init, headers, body: body ?? null });
+  };
+}
+
 /**
  * Starts the whole application in this process against a fresh migrated database on the test Postgres (a copy of
  * the run's migrated template) and the test Redis under its own key prefix. `env` overrides the environment (e.g.
@@ -76,16 +90,7 @@ export async function startTestApp(
   });
   const port = await application.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
-  const api: TestApp['api'] = (pathName, init = {}) => {
-    const headers = new Headers(init.headers);
-    if (init.token) headers.set('Authorization', `Bearer ${init.token}`);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set('Content-Type', 'application/json');
-      body = JSON.stringify(init.json);
-    }
-    return fetch(`${baseUrl}${pathName}`, { ...init, headers, body: body ?? null });
-  };
+  const api = apiClient(baseUrl);
   return {
     application,
     baseUrl,
