@@ -32,9 +32,18 @@ export function qualified(columns: Prisma.Sql, alias: string): Prisma.Sql {
   return Prisma.raw(text);
 }
 
-/** A nullable JSON parameter for a jsonb column. */
+/**
+ * JSON.stringify writes NUL and a lone surrogate only as escapes (`\u0000`, `\ud800`–`\udfff`); a text without one
+ * needs no storable copy (an escaped backslash before such letters only sends a value the long way round).
+ */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+
+/** A nullable JSON parameter for a jsonb column (NUL and lone surrogates stored as U+FFFD, storable-values.ts). */
 export function jsonParameter(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(storableJson(value));
+  if (value === undefined || value === null) return null;
+  const text = JSON.stringify(value);
+  // The hot path's values hold neither: the copy is made only for the rare one that does.
+  return UNSTORABLE_ESCAPE.test(text) ? JSON.stringify(storableJson(value)) : text;
 }
 
 /**
