@@ -7,7 +7,7 @@ import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { modelsInUse, trustProxySetting, type Env } from '../config/env';
 import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
-import type { ChatModelPort, SummarizerPort } from '../core/ports';
+import type { ChatModelPort, SummarizerPort, ThreadStore } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import {
@@ -532,7 +532,14 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       connection: workerConnection,
       prefix: env.REDIS_PREFIX,
       concurrency: env.WORKER_CONCURRENCY,
-      deps: { ...foldDeps, transcript, threads, idleFold, title: titleDeps },
+      deps: {
+        ...foldDeps,
+        transcript,
+        threads,
+        idleFold,
+        title: titleDeps,
+        ...(spend ? { foldDeferredUntil: (threadId: string) => foldDeferral(threads, spend, threadId) } : {}),
+      },
       stalledIntervalMs: tuning.stalledIntervalMs ?? env.WORKER_STALLED_INTERVAL_MS,
       lockDurationMs: tuning.lockDurationMs ?? env.WORKER_LOCK_MS,
     });
@@ -931,4 +938,10 @@ async function closeWorker(worker: Worker | null, graceMs: number, log: Logger):
       'jobs still running after the grace period: they return to the queue when their lock expires',
     );
   clearTimeout(timer);
+}
+
+/** When a fold of the thread waits for its owner's spend limit reset (null: run it now; a deleted thread: now, it ends). */
+async function foldDeferral(threads: ThreadStore, spend: SpendGate, threadId: string): Promise<Date | null> {
+  const thread = await threads.findThread(threadId, null);
+  return thread ? spend.foldDeferredUntil(thread.ownerId) : null;
 }

@@ -29,6 +29,11 @@ export type SummaryJobDeps = FoldDeps &
     idleFold: Omit<IdleFold, 'now'>;
     /** Title jobs: the title store and the model that makes titles (null: the offline model, words only). */
     title: TitleDeps;
+    /**
+     * Spend limits: when a fold of the thread should run instead of now (its owner's reset while they cannot send),
+     * null to run it now. Absent: folds always run.
+     */
+    foldDeferredUntil?: (threadId: string) => Promise<Date | null>;
   };
 
 type SummaryOutcome = FoldOutcome | RebuildOutcome | RebuildAfterForgetOutcome | TitleOutcome;
@@ -53,6 +58,13 @@ export function createFoldProcessor(deps: SummaryJobDeps) {
           if (job.name === FORGET_REBUILD_JOB) return await rebuildAfterForget({ threadId }, deps);
           if ('actorId' in parsed && typeof parsed.actorId === 'string')
             return await rebuildSummary({ threadId, actorId: parsed.actorId }, deps);
+          const force = 'force' in parsed && parsed.force === true;
+          const deferredUntil = force ? null : await deps.foldDeferredUntil?.(threadId);
+          if (deferredUntil) {
+            deps.log.info({ threadId, until: deferredUntil.toISOString() }, 'fold deferred to the spend limit reset');
+            await job.moveToDelayed(deferredUntil.getTime(), token);
+            throw new DelayedError();
+          }
           if (job.name === IDLE_FOLD_JOB) {
             const outcome = await foldThread({ threadId, idle: { ...deps.idleFold, now: new Date() } }, deps);
             if (outcome.status !== 'not-idle') return outcome;
@@ -60,7 +72,7 @@ export function createFoldProcessor(deps: SummaryJobDeps) {
             await job.moveToDelayed(outcome.at.getTime(), token);
             throw new DelayedError();
           }
-          return await foldThread({ threadId, force: 'force' in parsed && parsed.force === true }, deps);
+          return await foldThread({ threadId, force }, deps);
         } catch (error) {
           if (error instanceof DelayedError) throw error;
           const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

@@ -322,6 +322,33 @@ describe('spend limits', () => {
     expect(metrics).toMatch(/chat_spend_refusals_total\{reason="user",stage="call"\} [1-9]/);
   });
 
+  it('a fold of a user who can no longer send waits for the reset, then runs', async () => {
+    const user = await freshUser();
+    const thread = await user.thread();
+    // Room for one send: after it, what is left is less than a send holds, so no turn can come before the reset and
+    // no fold is needed before it.
+    await setUserLimit(user.userId, `${hold() + 20}tokens/day`);
+    expect((await user.send(thread.id, 'measure 07')).status).toBe(201);
+    const before = await user.usage();
+    expect(before.remaining ?? Infinity).toBeLessThan(before.perSend ?? 0);
+    const jobId = await server.app.application.folds.enqueueFold(thread.id, 'trigger fired');
+    const job = await server.app.application.folds.queue.getJob(jobId!);
+    await waitFor(async () => (await job!.getState()) === 'delayed', { what: 'the fold deferred' });
+    const deferred = await server.app.application.folds.queue.getJob(jobId!);
+    expect(deferred!.timestamp + deferred!.delay).toBeGreaterThanOrEqual(Date.parse(before.resetsAt) - 1000);
+    expect((await user.usage()).spent).toBe(before.spent);
+    // The reset passes (the spend clock; the queue's own delay is promoted rather than waited out).
+    clock.offsetMs += Date.parse(before.resetsAt) - clock.now().getTime() + 1000;
+    try {
+      await deferred!.promote();
+      await waitFor(async () => ['completed', 'unknown'].includes(await deferred!.getState()), {
+        what: 'the fold run after the reset',
+      });
+    } finally {
+      clock.offsetMs = 0;
+    }
+  });
+
   it("erasure takes the user's limit, memberships, spending and reservations with them", async () => {
     const user = await freshUser();
     await setUserLimit(user.userId, `${hold() * 10}tokens/day`);

@@ -198,4 +198,20 @@ describe('the spend gate', () => {
       perSend: 11_000,
     });
   });
+
+  it('defers a fold to the reset while the owner cannot send, and not while they can or have no limit', async () => {
+    // Spent 0.25 + reserved 0.05 of a day's 0.30: nothing left, less than a send's 0.028 hold.
+    const spentOut = gate(fakeStore({ user: daily(0.3) }).store).spend;
+    expect(await spentOut.foldDeferredUntil('u1')).toEqual(new Date('2026-11-28T00:00:00.000Z'));
+    // 0.70 left of 1.00: a send fits, so does the fold.
+    const room = gate(fakeStore({ user: daily(1) }).store).spend;
+    expect(await room.foldDeferredUntil('u1')).toBeNull();
+    // 0.02 left: a fold might fit but no turn can come before the reset, so none needs it earlier.
+    const nearly = gate(fakeStore({ user: daily(0.32) }).store).spend;
+    expect(await nearly.foldDeferredUntil('u1')).toEqual(new Date('2026-11-28T00:00:00.000Z'));
+    const unlimited = gate(fakeStore({}).store, {
+      defaults: { user: null, guest: null, guestsPerAddress: null },
+    }).spend;
+    expect(await unlimited.foldDeferredUntil('u1')).toBeNull();
+  });
 });

@@ -265,6 +265,18 @@ export function createSpendGate(options: SpendGateOptions) {
       return resolved ? formatSpendLimit(resolved.limit) : null;
     },
 
+    /**
+     * When a fold of the user's thread should run instead of now: the reset of their limit's period while they cannot
+     * send (what is left is less than one send holds), null otherwise. A fold only serves the thread's next turns, and
+     * none can come before the reset, so its spending waits for the period it serves; a fold already running is never
+     * stopped.
+     */
+    async foldDeferredUntil(userId: string): Promise<Date | null> {
+      const usage = await this.usageOf(userId);
+      if (usage.remaining === null || usage.remaining >= usage.perSend) return null;
+      return new Date(usage.resetsAt);
+    },
+
     /** The user's spending in the current period of their effective limit (a day when none applies). */
     async usageOf(userId: string): Promise<SpendUsage> {
       const at = now();
