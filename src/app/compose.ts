@@ -209,10 +209,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const metrics = createMetrics({ log, defaultMetrics: tuning.defaultMetrics ?? true });
   const lifecycle: Lifecycle = { closing: false };
   const summaries = instrumentSummaryStore(createSummaryRepository(db), metrics);
+  const spendStore = createSpendRepository(db);
   const spend =
     env.SPEND_LIMITS === 'on'
       ? createSpendGate({
-          store: createSpendRepository(db),
+          store: spendStore,
           prices: env.MODEL_PRICES,
           defaults: {
             user: env.SPEND_LIMIT_USER ?? null,
@@ -591,6 +592,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     guestMaxAgeSeconds: env.GUEST_MAX_AGE,
     ...(env.JWT_ISSUER ? { issuer: env.JWT_ISSUER } : {}),
     ...(env.JWT_AUDIENCE ? { audience: env.JWT_AUDIENCE } : {}),
+    ...(spend && env.SPEND_LIMIT_GROUP_CLAIM ? { groupClaim: env.SPEND_LIMIT_GROUP_CLAIM } : {}),
   });
   const sendLimiter = sharedLimit('send', env.RATE_LIMIT_PER_MINUTE);
   const searchLimiter = sharedLimit('search', env.SEARCH_PER_MINUTE);
@@ -612,6 +614,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     events,
     settings,
     tokens,
+    ...(spend && env.SPEND_LIMIT_GROUP_CLAIM ? { claimGroups: spendStore } : {}),
     sendLimiter,
     ...(spend ? { spend } : {}),
     searchLimiter,

@@ -33,6 +33,27 @@ export class KnownUsers {
 
 const knownUsers = new KnownUsers();
 
+/** Keeps a user's token-placed spend-limit groups (SPEND_LIMIT_GROUP_CLAIM) in step with their token's claim. */
+export interface ClaimGroupSync {
+  syncClaimGroups(userId: string, groups: readonly string[]): Promise<void>;
+}
+
+/** What turning a token into a principal reads: the token service, the users' rows, erasures, and the group claim's store. */
+export interface PrincipalDeps {
+  tokens: TokenService;
+  threads: ThreadStore;
+  erasures: Pick<ErasureStore, 'erasureOf'>;
+  /** Present when SPEND_LIMIT_GROUP_CLAIM is set and spend limits are enforced. */
+  claimGroups?: ClaimGroupSync;
+}
+
+/**
+ * The group set each user's memberships were last made to match, by this process: a request whose token names the
+ * same groups writes nothing. Bounded like KnownUsers (cleared when full: the next requests write once more).
+ */
+const syncedGroups = new Map<string, string>();
+const SYNCED_GROUPS_KEPT = 100_000;
+
 /** An erased user is upserted again on its next accepted request (a host-minted id with a token issued after it). */
 export function forgetKnownUser(userId: string): void {
   knownUsers.forget(userId);
@@ -42,10 +63,7 @@ export function forgetKnownUser(userId: string): void {
  * The principal of a bearer token. A token of an erased user is refused (UNAUTHORIZED) when it was
  * issued before the erasure, and always for a guest; a newer token of a host-minted user recreates an empty user.
  */
-export async function principalFromToken(
-  token: string | null,
-  deps: { tokens: TokenService; threads: ThreadStore; erasures: Pick<ErasureStore, 'erasureOf'> },
-): Promise<Principal> {
+export async function principalFromToken(token: string | null, deps: PrincipalDeps): Promise<Principal> {
   if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required.');
   const principal = await deps.tokens.verify(token);
   const erasure = await deps.erasures.erasureOf(principal.userId);
@@ -56,6 +74,16 @@ export async function principalFromToken(
   if (knownUsers.needsRow(principal.userId, erasure)) {
     await deps.threads.ensureUser(principal.userId, principal.kind);
     knownUsers.remember(principal.userId, erasure);
+    // An erasure took the memberships too: made again below.
+    syncedGroups.delete(principal.userId);
+  }
+  if (principal.groups && deps.claimGroups) {
+    const key = principal.groups.join('\n');
+    if (syncedGroups.get(principal.userId) !== key) {
+      await deps.claimGroups.syncClaimGroups(principal.userId, principal.groups);
+      if (syncedGroups.size >= SYNCED_GROUPS_KEPT) syncedGroups.clear();
+      syncedGroups.set(principal.userId, key);
+    }
   }
   return principal;
 }

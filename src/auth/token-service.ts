@@ -10,6 +10,11 @@ export interface Principal {
   expiresAt: number;
   /** The token's `iat` (ms since the epoch; 0 when absent): tokens issued before an erasure are refused. */
   issuedAt?: number;
+  /**
+   * The spend-limit groups a host-minted token places its user in (SPEND_LIMIT_GROUP_CLAIM; sorted, no repeats; empty
+   * when the claim is absent). Undefined: no group claim is configured, or a guest's token.
+   */
+  groups?: readonly string[];
 }
 
 export interface TokenServiceOptions {
@@ -21,6 +26,34 @@ export interface TokenServiceOptions {
   issuer?: string;
   /** JWT_AUDIENCE: required `aud` of every token; tokens signed here carry it. */
   audience?: string;
+  /** SPEND_LIMIT_GROUP_CLAIM: the claim of host-minted tokens naming their user's spend-limit groups. */
+  groupClaim?: string;
+}
+
+/** Bounds of a token's group claim: a host names a few groups, not a directory. */
+export const MAX_CLAIM_GROUPS = 32;
+export const MAX_GROUP_NAME_CHARS = 100;
+
+/**
+ * The groups a token's claim names: a name or a list of names (absent: none). Anything else refuses the token, so a
+ * host's mistake shows at once rather than as a limit that silently does not apply.
+ */
+export function groupsOfClaim(claim: string, value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const names = typeof value === 'string' ? [value] : value;
+  const valid =
+    Array.isArray(names) &&
+    names.length <= MAX_CLAIM_GROUPS &&
+    names.every(
+      (name) => typeof name === 'string' && name.trim().length > 0 && name.trim().length <= MAX_GROUP_NAME_CHARS,
+    );
+  if (!valid) {
+    throw new AppError(
+      'UNAUTHORIZED',
+      `The token's ${claim} claim must name at most ${MAX_CLAIM_GROUPS} groups of 1-${MAX_GROUP_NAME_CHARS} characters.`,
+    );
+  }
+  return [...new Set((names as string[]).map((name) => name.trim()))].sort();
 }
 
 const DAY_SECONDS = 24 * 3600;
@@ -77,12 +110,16 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
       throw new AppError('UNAUTHORIZED', 'The token has no subject.');
     }
+    const kind = payload.kind === 'guest' ? 'guest' : 'external';
     return {
       userId: payload.sub,
       role: payload.role === 'admin' ? 'admin' : 'user',
-      kind: payload.kind === 'guest' ? 'guest' : 'external',
+      kind,
       expiresAt: (payload.exp ?? 0) * 1000,
       issuedAt: (payload.iat ?? 0) * 1000,
+      ...(options.groupClaim && kind === 'external'
+        ? { groups: groupsOfClaim(options.groupClaim, payload[options.groupClaim]) }
+        : {}),
     };
   }
 

@@ -226,6 +226,10 @@ describe('spend limits', () => {
     expect(refusal({ SPEND_LIMIT_GUEST: '5/year' })).toMatch(/^SPEND_LIMIT_GUEST: expected AMOUNT\/PERIOD/);
     expect(refusal({ SPEND_LIMIT_GUESTS_PER_ADDRESS: '1.5tokens/day' })).toMatch(/^SPEND_LIMIT_GUESTS_PER_ADDRESS: /);
     expect(refusal({ SPEND_LIMIT_TIMEZONE: 'Mars/Olympus' })).toMatch(/^SPEND_LIMIT_TIMEZONE: an IANA time zone/);
+    expect(refusal({ SPEND_LIMIT_GROUP_CLAIM: 'sub' })).toMatch(/^SPEND_LIMIT_GROUP_CLAIM: a claim name/);
+    expect(refusal({ SPEND_LIMIT_GROUP_CLAIM: 'my groups' })).toMatch(/^SPEND_LIMIT_GROUP_CLAIM: a claim name/);
+    const claimed = loadEnv({ ...production, SPEND_LIMIT_GROUP_CLAIM: 'https://example.com/groups' });
+    expect([claimed.SPEND_LIMIT_GROUP_CLAIM, claimed.SPEND_LIMITS]).toEqual(['https://example.com/groups', 'on']);
   });
 
   it('refuses a money limit while a model in use, the summarizer included, has no price, naming both', () => {

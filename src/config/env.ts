@@ -206,6 +206,21 @@ const schema = z.object({
    * limits admins set on users and groups; `off` spends no statement on them.
    */
   SPEND_LIMITS: z.enum(['on', 'off']).optional(),
+  /**
+   * The claim of host-minted tokens naming their user's spend-limit groups (a name or a list): the user is kept a
+   * member of exactly the named groups that exist (admins create groups and their limits); unset: admins place users.
+   */
+  SPEND_LIMIT_GROUP_CLAIM: z
+    .string()
+    .trim()
+    .optional()
+    .refine(
+      (claim) =>
+        claim === undefined ||
+        (/^[A-Za-z0-9_.:/-]{1,100}$/.test(claim) &&
+          !['sub', 'exp', 'iat', 'nbf', 'iss', 'aud', 'jti', 'kind', 'role', 'orig_iat'].includes(claim)),
+      'a claim name (letters, digits, _ . : / -) other than the registered ones (sub, exp, iat, ...) and kind/role',
+    ),
   /** Tokens of the user's saved memories in every pack; default a tenth of the budget, at most 1,000 (0: none). */
   USER_MEMORY_TOKENS: optionalInteger(0),
   /** Saved memories one user may keep; past it, adding one answers QUOTA_EXCEEDED. */
@@ -457,7 +472,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   if (spendProblem) throw new ConfigError(spendProblem);
   if (env.SPEND_LIMITS === undefined)
     env.SPEND_LIMITS =
-      env.SPEND_LIMIT_USER || env.SPEND_LIMIT_GUEST || env.SPEND_LIMIT_GUESTS_PER_ADDRESS ? 'on' : 'off';
+      env.SPEND_LIMIT_USER || env.SPEND_LIMIT_GUEST || env.SPEND_LIMIT_GUESTS_PER_ADDRESS || env.SPEND_LIMIT_GROUP_CLAIM
+        ? 'on'
+        : 'off';
   let toolSources: ToolSources;
   try {
     toolSources = parseToolSources({

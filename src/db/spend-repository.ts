@@ -45,6 +45,18 @@ export function createSpendRepository(db: Database): SpendStore {
       return limits;
     },
 
+    async syncClaimGroups(userId, groups) {
+      // One statement: the claim's memberships become exactly the named groups that exist (an admin's stay).
+      await db.sql.run(Prisma.sql`
+        WITH wanted AS (SELECT id FROM spend_groups WHERE name = ANY(${[...groups]}::text[])),
+          gone AS (
+            DELETE FROM spend_group_members
+            WHERE user_id = ${userId} AND via_claim AND group_id NOT IN (SELECT id FROM wanted))
+        INSERT INTO spend_group_members (group_id, user_id, via_claim)
+        SELECT id, ${userId}, true FROM wanted
+        ON CONFLICT (group_id, user_id) DO NOTHING`);
+    },
+
     async rememberGuestAddress(userId, address) {
       await db.sql.run(Prisma.sql`
         INSERT INTO spend_guest_addresses (user_id, address) VALUES (${userId}, ${address})
@@ -163,9 +175,11 @@ export function createSpendLimitAdminRepository(db: Database): SpendLimitAdminSt
           await transaction.spendLimit.deleteMany({ where: { groupId: group.id } });
         }
         if (members) {
-          await transaction.spendGroupMember.deleteMany({ where: { groupId: group.id } });
+          // The members a token's group claim placed follow the token, not the admin's list.
+          await transaction.spendGroupMember.deleteMany({ where: { groupId: group.id, viaClaim: false } });
           await transaction.spendGroupMember.createMany({
             data: [...new Set(members)].map((userId) => ({ groupId: group.id, userId })),
+            skipDuplicates: true,
           });
         }
       });

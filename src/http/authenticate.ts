@@ -1,15 +1,10 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../core/errors';
-import type { ErasureStore, ThreadStore } from '../core/ports';
-import { principalFromToken } from '../auth/principal-from-token';
-import { bearerToken, type Principal, type TokenService } from '../auth/token-service';
+import { principalFromToken, type PrincipalDeps } from '../auth/principal-from-token';
+import { bearerToken, type Principal } from '../auth/token-service';
 
 /** Requires `Authorization: Bearer <jwt>`; puts the principal in `response.locals.principal`. */
-export function authenticate(deps: {
-  tokens: TokenService;
-  threads: ThreadStore;
-  erasures: Pick<ErasureStore, 'erasureOf'>;
-}): RequestHandler {
+export function authenticate(deps: PrincipalDeps): RequestHandler {
   return (request, response, next) => {
     principalFromToken(bearerToken(request.headers.authorization), deps).then((principal) => {
       response.locals.principal = principal;

@@ -22,6 +22,7 @@ import type { TurnRunner } from '../core/turn/turn-runner';
 import type { ServerInfoDto } from '../shared/api';
 import type { AdminHttpDeps } from './admin/admin-deps';
 import type { TokenService } from '../auth/token-service';
+import type { ClaimGroupSync } from '../auth/principal-from-token';
 import type { HealthProbes } from './health-routes';
 import type { FacadeHttpDeps } from './openai-facade/facade-deps';
 import type { OpenAIFunctionTool } from '../core/context/types';
@@ -96,6 +97,8 @@ export interface HttpDeps {
   savedMemories: SavedMemoryDeps;
   /** Tombstones of erased users (their older tokens are refused). */
   erasures: Pick<ErasureStore, 'erasureOf'>;
+  /** SPEND_LIMIT_GROUP_CLAIM (with spend limits on): a host-minted token's groups become its user's memberships. */
+  claimGroups?: ClaimGroupSync;
   /**
    * Deletes a thread (DELETE /api/threads/:id): stops its turns and remote tool work, keeps its call records, removes
    * its jobs (core/erasure deleteThread).

@@ -15,7 +15,7 @@ function refused(data: ConnectErrorData): ExtendedError {
  * `io.use` middleware: the handshake's `auth.token` is the REST bearer JWT. A missing or bad token refuses the
  * connection; the client's `connect_error` carries `err.data = { code: 'UNAUTHORIZED', message }`.
  */
-export function authenticateSocket(deps: Pick<SocketDeps, 'tokens' | 'threads' | 'log' | 'erasures'>) {
+export function authenticateSocket(deps: Pick<SocketDeps, 'tokens' | 'threads' | 'log' | 'erasures' | 'claimGroups'>) {
   return (socket: TypedSocket, next: (error?: ExtendedError) => void): void => {
     const auth: unknown = socket.handshake.auth;
     const token =

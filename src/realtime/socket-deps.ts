@@ -5,6 +5,7 @@ import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { LogPort, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';
 import type { TurnRunner } from '../core/turn/turn-runner';
 import type { TokenService } from '../auth/token-service';
+import type { ClaimGroupSync } from '../auth/principal-from-token';
 import type { SpendGate } from '../core/spend-gate/spend-gate';
 
 /** What the socket adapter is given by the composition root (the same use cases and stores REST uses). */
@@ -14,6 +15,8 @@ export interface SocketDeps {
   threads: ThreadStore;
   /** Tombstones of erased users: their old tokens are refused at connect. */
   erasures: Pick<ErasureStore, 'erasureOf'>;
+  /** SPEND_LIMIT_GROUP_CLAIM: the token's groups become the user's (HttpDeps.claimGroups). */
+  claimGroups?: ClaimGroupSync;
   transcript: TranscriptStore;
   turns: TurnStore;
   runner: Pick<TurnRunner, 'kick' | 'cancel' | 'partialText'>;

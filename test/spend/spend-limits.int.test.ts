@@ -1,6 +1,7 @@
 // Spend limits (issue 35) on real Postgres and Redis: sends refused at acceptance when their worst case cannot fit,
 // concurrent sends never passing a limit together, groups, the admin's changes, the period's reset, and the user's
 // usage agreeing with the admin's costs.
+import { SignJWT } from 'jose';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SendMessageResponseDto, SpendUsageDto, ThreadDto, MessageDto } from '../../src/shared/api';
@@ -52,6 +53,8 @@ const server = useChatServer({
     RECALL_TOKENS: '0',
     // The default of guests (every user of this suite is one): far above anything spent here.
     SPEND_LIMIT_GUEST: '100000000tokens/day',
+    // Host-minted tokens name their user's groups in this claim.
+    SPEND_LIMIT_GROUP_CLAIM: 'groups',
   },
   app: { tuning: { now: () => clock.now() } },
 });
@@ -244,6 +247,42 @@ describe('spend limits', () => {
     expect(actions).toEqual(
       expect.arrayContaining(['spend-limit.group-set', 'spend-limit.user-set', 'spend-limit.user-removed']),
     );
+  });
+
+  it("a host-minted token's group claim places its user in the named groups, in step with the token", async () => {
+    const userId = `host-${Date.now()}`;
+    const mint = (groups: unknown) =>
+      new SignJWT({ ...(groups === undefined ? {} : { groups }) })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(userId)
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(server.app.authSecret));
+    const putGroup = async (name: string, limit: string, members?: string[]) =>
+      json(
+        await admin(`/api/admin/spend-limits/groups/${name}`, {
+          method: 'PUT',
+          json: { limit, ...(members ? { members } : {}) },
+        }),
+        200,
+      );
+    await putGroup('claim-pro', '700000tokens/day');
+    await putGroup('claim-team', '500000tokens/day');
+    const limitWith = async (token: string) => (await userKit(server, { userId, token }).usage()).limit;
+
+    expect(await limitWith(await mint(['claim-pro', 'no-such-group']))).toBe(700_000);
+    const listed = await json<SpendLimitsDto>(await admin('/api/admin/spend-limits'), 200);
+    expect(listed.groups.find((group) => group.name === 'claim-pro')?.members).toEqual([userId]);
+    // A token naming other groups moves the user; one naming none takes them out.
+    expect(await limitWith(await mint('claim-team'))).toBe(500_000);
+    expect(await limitWith(await mint(undefined))).toBeNull();
+    // An admin's placement is not the token's to undo; the claim's comes back with a token naming it.
+    await putGroup('claim-team', '500000tokens/day', [userId]);
+    expect(await limitWith(await mint([]))).toBe(500_000);
+    expect(await limitWith(await mint(['claim-pro']))).toBe(700_000);
+    // A claim of another shape refuses the token, naming the claim.
+    const refused = await server.app.api('/api/me/usage', { token: await mint(42) });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('groups claim');
   });
 
   it('a new period starts from nothing: the send refused today goes through after the reset', async () => {

@@ -31,6 +31,11 @@ export type ReserveOutcome =
 export interface SpendStore {
   /** `serviceKey`: the id of the service key the user acts through (serviceKeyOf), null for others. */
   limitsOf(userId: string, serviceKey?: string | null): Promise<StoredSpendLimits>;
+  /**
+   * Makes the user's token-placed group memberships (SPEND_LIMIT_GROUP_CLAIM) exactly `groups`, those of them that
+   * exist; memberships an admin set are left alone.
+   */
+  syncClaimGroups(userId: string, groups: readonly string[]): Promise<void>;
   /** Records the client address a guest session was made from (SPEND_LIMIT_GUESTS_PER_ADDRESS). */
   rememberGuestAddress(userId: string, address: string): Promise<void>;
   /**

@@ -19,6 +19,7 @@ function fakeStore(limits: Partial<StoredSpendLimits>, outcomes: ReserveOutcome[
       serviceKey: null,
       ...limits,
     }),
+    syncClaimGroups: async () => {},
     rememberGuestAddress: async () => {},
     reserve: async (input) => {
       reserved.push(input);

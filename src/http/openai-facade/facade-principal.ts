@@ -1,10 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../../core/errors';
-import { bearerToken, type TokenService } from '../../auth/token-service';
-import type { ThreadStore } from '../../core/ports';
-import type { ErasureStore } from '../../core/ports';
-import { KnownUsers, principalFromToken } from '../../auth/principal-from-token';
+import { bearerToken } from '../../auth/token-service';
+import { KnownUsers, principalFromToken, type PrincipalDeps } from '../../auth/principal-from-token';
 
 /** Headers naming the end user of a service key, first found wins (Open WebUI forwards its user as the second). */
 export const END_USER_HEADERS = ['x-user-id', 'x-openwebui-user-id'] as const;
@@ -81,10 +79,7 @@ function endUserOf(request: Request, bodyUser: unknown): string {
 }
 
 /** What resolving a /v1 caller reads: tokens, the users table, and the erasure tombstones. */
-export interface FacadePrincipalDeps {
-  tokens: TokenService;
-  threads: ThreadStore;
-  erasures: Pick<ErasureStore, 'erasureOf'>;
+export interface FacadePrincipalDeps extends PrincipalDeps {
   serviceKeys: readonly string[];
 }
 

@@ -52,6 +52,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     tokens: deps.tokens,
     threads: deps.threads,
     erasures: deps.erasures,
+    ...(deps.claimGroups ? { claimGroups: deps.claimGroups } : {}),
     serviceKeys: facade.serviceKeys,
   };
   // The credential before the body: an unauthenticated client announcing megabytes is refused before they arrive.
