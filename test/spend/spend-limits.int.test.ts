@@ -34,6 +34,8 @@ const responder: StubResponder = async (request) => {
     if (alpha.held) await alpha.held;
     return replyWithToolCalls([{ name: 'calculator', arguments: { expression: '6 * 7' } }]);
   }
+  if (lastUserText(request.body) === 'a long answer, stopped')
+    return { type: 'text', text: 'word '.repeat(200).trim(), chunkDelayMs: 50 };
   if (gate.held) await gate.held;
   return echoResponder(request);
 };
@@ -329,6 +331,31 @@ describe('spend limits', () => {
     // The stub reports no cached tokens: input plus output.
     expect(row.cachedTokens).toBe(0);
     expect(tokens.spent).toBe(row.promptTokens + row.completionTokens);
+  });
+
+  it('an answer stopped mid-stream is counted, prompt and the answer as far as it went, as the admin costs count it', async () => {
+    const user = await freshUser();
+    await setUserLimit(user.userId, '1000000tokens/day');
+    const thread = await user.thread();
+    const sent = user.send(thread.id, 'a long answer, stopped');
+    const answerSoFar = async () =>
+      (await user.transcript(thread.id)).find((message) => message.role === 'assistant')?.content ?? '';
+    await waitFor(async () => (await answerSoFar()).length > 20, { what: 'the answer streaming' });
+    const stop = await server.app.api(`/api/threads/${thread.id}/cancel`, { method: 'POST', token: user.token });
+    expect(stop.status).toBeLessThan(300);
+    expect((await json<SendMessageResponseDto>(await sent, 201)).turn.status).toBe('cancelled');
+    const answer = (await user.transcript(thread.id)).at(-1)!;
+    expect(answer.status).toBe('cancelled');
+    expect(answer.content.length).toBeGreaterThan(20);
+    const usage = await user.usage();
+    const costs = await json<CostReportDto>(await admin('/api/admin/costs?by=user&limit=500'), 200);
+    const row = costs.rows.find((entry) => entry.key === user.userId)!;
+    // The call is in the costs with the partial answer's tokens, and the user's spending is the same figure.
+    expect(row.calls).toBe(1);
+    expect(row.completionTokens).toBeGreaterThan(0);
+    expect(row.completionTokens).toBeLessThan(200);
+    expect(usage.spent).toBe(row.promptTokens + row.completionTokens);
+    expect(usage.reserved).toBe(0);
   });
 
   it("a turn's later call that no longer fits ends the turn with SPEND_LIMIT_REACHED instead of overspending", async () => {

@@ -3,7 +3,7 @@ import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } fro
 import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
 import { toMessageDto } from '../dto';
 import { isModelCallError } from '../model-call-error';
-import type { ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
+import type { ChatCallRecord, ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
 import { systemPrefixFor } from '../context/client-instructions';
 import { AssistantStream } from './assistant-stream';
 import type { PromptPrefixTracker } from './prompt-prefix-tracker';
@@ -36,6 +36,11 @@ export interface ActiveTurn {
   turnId: string;
   controller: AbortController;
   stream: AssistantStream | null;
+  /**
+   * The record of a call that failed or was stopped after its answer began streaming: the runner stores it with the
+   * partial answer, so the call is counted (costs, spend limits) with the answer as far as it went.
+   */
+  unfinishedCall?: ChatCallRecord | null;
 }
 
 export interface StreamedAnswer {
@@ -208,7 +213,26 @@ export async function streamAnswer(
       return { message: finished, toolCalls, invalid };
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
-      if (stream.messageId !== null || stream.text !== '' || active.controller.signal.aborted) throw reason;
+      const streamed = stream.messageId !== null && !stream.completed;
+      if (streamed) {
+        // Its answer began: the runner stores the partial answer with this record (and counts its spending).
+        active.unfinishedCall = chatCallRecord({
+          threadId,
+          messageId: stream.messageId as string,
+          model: chat.model,
+          pack,
+          toolSchemaTokens,
+          startedAt,
+          usage: null,
+          overflowRetry: overflowRetried,
+          systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
+          promptDivergence,
+          promptFingerprints,
+        });
+        throw reason;
+      }
+      // A later step of a completed answer failed: its call is stored with it already.
+      if (stream.completed) throw reason;
       await recordChatCall(
         {
           threadId,
@@ -236,6 +260,8 @@ export async function streamAnswer(
           reportedCompletionTokens: null,
         },
       });
+      // Stopped, or cut after text reached the user (its message still being made): never retried.
+      if (active.controller.signal.aborted || stream.text !== '') throw reason;
       if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
         overflowRetried = true;
         deps.log.warn(

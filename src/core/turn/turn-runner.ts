@@ -418,6 +418,11 @@ export class TurnRunner {
       const tokens = text ? settings.counter.countMessage({ role: 'assistant', content: text }) : 0;
       // A cancelled answer the user saw stays in the conversation; an errored one does not reach the model.
       const keepInContext = cancelled && text.length > 0;
+      // The call that was streaming it: stored with it, so its spending counts the answer as far as it went.
+      const unfinished = open && active.unfinishedCall?.messageId === messageId ? active.unfinishedCall : null;
+      const call = unfinished
+        ? { ...unfinished, error: cancelled ? 'cancelled' : `${body.code}: ${body.message}` }
+        : null;
       const finished = await turns.finishMessage({
         messageId,
         content: text,
@@ -426,7 +431,15 @@ export class TurnRunner {
         encoding: settings.counter.encoding,
         ...(cancelled ? {} : { error: body }),
         ...(keepInContext ? { entry: { role: 'assistant', content: text, tokens } } : {}),
+        ...(call ? { call } : {}),
       });
+      if (call)
+        await this.options.spend?.settleCall({
+          turnId: turn.id,
+          userId: null,
+          threadId,
+          call: { ...call, answerTokens: tokens },
+        });
       if (!open) events.publish({ type: 'message-start', threadId, message: toMessageDto(finished) });
       events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
       await turns.finishTurn({ turnId: turn.id, status, ...(cancelled ? {} : { error: body }) });
