@@ -4,10 +4,13 @@ import type { ClientMessage } from '../ports';
 import type { OpenAIClientSettings } from '../context/types';
 import { clientViewOf } from './client-view';
 import { chainThrough, matchHistory } from './match-history';
+import { sameText } from './reconcile-history';
 import {
   carryOut,
   DEFAULT_MAX_READ_MESSAGES,
+  MAX_BRANCHES_COMPARED,
   spendFirst,
+  startChatCompletion,
   type ChatCompletionDeps,
   type StartedCompletion,
 } from './start-chat-completion';
@@ -36,7 +39,14 @@ export async function continueAfterCompaction(
   request: ContinueAfterCompactionRequest,
   unspent: ChatCompletionDeps,
 ): Promise<StartedCompletion | null> {
-  const deps = await spendFirst(request, unspent);
+  return continueFromPoint(request, await spendFirst(request, unspent));
+}
+
+/** continueAfterCompaction with its limit spent. */
+async function continueFromPoint(
+  request: ContinueAfterCompactionRequest,
+  deps: ChatCompletionDeps,
+): Promise<StartedCompletion | null> {
   const { compaction } = request;
   const thread = await deps.threads.findThread(compaction.threadId, request.userId);
   if (!thread) return null;
@@ -93,4 +103,71 @@ export async function continueAfterCompaction(
     settings: { ...request.client, instructions },
   });
   return started;
+}
+
+export interface ContinueAfterHandoffRequest extends Omit<ContinueAfterCompactionRequest, 'compaction'> {
+  /** The client's conversation key (a Codex session id). */
+  conversation: { key: string; explicit: boolean };
+  /** The summary text the handoff message carries (the answer of the turn that asked for it). */
+  summary: string;
+}
+
+/**
+ * The branch of a conversation holding an answer with the summary's text among its latest messages (the branches
+ * most recently active first, reading FACADE_MAX_READ_MESSAGES rows at most in all), and that answer's seq.
+ */
+async function findHandoff(
+  request: ContinueAfterHandoffRequest,
+  deps: ChatCompletionDeps,
+): Promise<{ threadId: string; atSeq: number } | null> {
+  const branches = await deps.conversations.threadsOf({
+    userId: request.userId,
+    clientKey: request.conversation.key,
+    limit: MAX_BRANCHES_COMPARED,
+  });
+  let remaining = deps.maxReadMessages ?? DEFAULT_MAX_READ_MESSAGES;
+  for (const branch of branches) {
+    if (remaining <= 0) break;
+    const thread = await deps.threads.findThread(branch.threadId, request.userId);
+    if (!thread || thread.lastSeq === 0) continue;
+    const limit = Math.min(remaining, thread.lastSeq);
+    const rows = await deps.conversations.history.readRows({
+      threadId: thread.id,
+      fromSeq: thread.lastSeq - limit + 1,
+      throughSeq: thread.lastSeq,
+      limit,
+    });
+    remaining -= rows.length;
+    const answer = rows.findLast(
+      ({ message }) =>
+        message.role === 'assistant' &&
+        !message.deleted &&
+        !message.superseded &&
+        sameText(message.content, request.summary),
+    );
+    if (answer?.message.seq) return { threadId: thread.id, atSeq: answer.message.seq };
+  }
+  const newest = branches[0];
+  if (!newest) return null;
+  const thread = await deps.threads.findThread(newest.threadId, request.userId);
+  return thread ? { threadId: thread.id, atSeq: thread.lastSeq } : null;
+}
+
+/**
+ * A history Codex CLI rebuilt after compacting locally (its instructions, the user messages, then one user message
+ * carrying the summary a turn of the thread answered): the conversation goes on after that answer in the branch that
+ * holds it, the items after the summary compared with the thread's from there (never a fork from its first message);
+ * when no branch holds the answer any more, after the end of the conversation's latest branch; a conversation this
+ * server never saw starts as a stateless one does. The limit is spent first.
+ */
+export async function continueAfterHandoff(
+  request: ContinueAfterHandoffRequest,
+  unspent: ChatCompletionDeps,
+): Promise<StartedCompletion | null> {
+  const deps = await spendFirst(request, unspent);
+  const found = await findHandoff(request, deps);
+  // Spent already: what is called next counts nothing more (a tool round's limit included).
+  const spent = { ...deps, toolRoundLimiter: undefined };
+  if (!found) return startChatCompletion(request, spent);
+  return continueFromPoint({ ...request, compaction: { ...found, revision: 0 } }, spent);
 }

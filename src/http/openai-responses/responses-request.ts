@@ -3,6 +3,7 @@ import { AppError } from '../../core/errors';
 import type { ClientMessage, ClientToolCall } from '../../core/ports';
 import { joinInstructions } from '../openai-facade/chat-request';
 import { upstreamNameOf } from './response-tools';
+import { codexSummaryOf } from './codex-local-summary';
 
 /** Most items one `input` may hold (a stateless client sends its whole history). */
 export const MAX_INPUT_ITEMS = 100_000;
@@ -131,6 +132,17 @@ interface Reading {
   assistantOpen: boolean;
   /** The last compaction item read (what came before it, but the instructions, it stands for). */
   compaction: { token: string; field: string } | null;
+  /** The last Codex handoff summary read (a local compaction's rebuilt history: it stands for what came before it). */
+  handoff: { summary: string; field: string } | null;
+}
+
+/** A point the history starts over from (a compaction item, a handoff summary): the messages before it are dropped. */
+function startOver(reading: Reading): void {
+  reading.messages = [];
+  reading.openCalls.clear();
+  reading.assistantOpen = false;
+  reading.compaction = null;
+  reading.handoff = null;
 }
 
 function readMessage(reading: Reading, item: unknown, field: string): void {
@@ -142,6 +154,12 @@ function readMessage(reading: Reading, item: unknown, field: string): void {
       reading.instructions.push(content);
       return;
     case 'user': {
+      const summary = codexSummaryOf(content);
+      if (summary !== null) {
+        startOver(reading);
+        reading.handoff = { summary, field };
+        return;
+      }
       reading.assistantOpen = false;
       const last = reading.messages.at(-1);
       // User items in a row are one turn (the same join every time, so a resent history matches what was stored).
@@ -175,16 +193,14 @@ function readFunctionCall(reading: Reading, item: unknown, field: string): void 
 /** A compaction item: it stands for the conversation so far, so the messages read before it are dropped. */
 function readCompaction(reading: Reading, item: unknown, field: string): void {
   const compaction = parseOrRefuse(compactionInputItem, item, field);
-  reading.messages = [];
-  reading.openCalls.clear();
-  reading.assistantOpen = false;
+  startOver(reading);
   reading.compaction = { token: compaction.encrypted_content, field };
 }
 
 function readFunctionCallOutput(reading: Reading, item: unknown, field: string, continuing: boolean): void {
   const result = parseOrRefuse(functionCallOutputItem, item, field);
   // After a compaction item, a result may answer a call the compacted part holds.
-  if (!continuing && reading.compaction === null && !reading.openCalls.has(result.call_id))
+  if (!continuing && !reading.compaction && !reading.handoff && !reading.openCalls.has(result.call_id))
     throw invalid(`${field}.call_id`, `no earlier function_call has the call_id ${result.call_id}`);
   reading.assistantOpen = false;
   reading.messages.push({
@@ -203,6 +219,11 @@ export interface ResponseInput {
   compaction: { token: string; field: string } | null;
   /** The input ended with a `compaction_trigger` item: compact now, answer with one compaction item. */
   compactionTrigger: boolean;
+  /**
+   * The last Codex handoff summary (its local compaction's rebuilt history) and where it was; `messages` are the items
+   * after it. It stands for the conversation through the answer it was taken from.
+   */
+  handoff: { summary: string; field: string } | null;
 }
 
 /**
@@ -223,6 +244,7 @@ export function responseInputOf(
     openCalls: new Set(),
     assistantOpen: false,
     compaction: null,
+    handoff: null,
   };
   const items = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input;
   const compactionTrigger = items.at(-1)?.type === 'compaction_trigger';
@@ -258,5 +280,6 @@ export function responseInputOf(
     instructions: joinInstructions(reading.instructions, options.maxInstructionsChars, 'input'),
     compaction: reading.compaction,
     compactionTrigger,
+    handoff: reading.handoff,
   };
 }

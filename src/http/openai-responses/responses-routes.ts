@@ -24,7 +24,7 @@ import { countInputTokens } from './input-tokens-route';
 import { IGNORED_TOOLS_HEADER } from './response-tools';
 import type { ResponseBody } from './responses-request';
 import { readResponseRequest, type ReadRequest } from './read-response-request';
-import { continueAfterCompaction } from '../../core/facade/continue-after-compaction';
+import { continueAfterCompaction, continueAfterHandoff } from '../../core/facade/continue-after-compaction';
 import {
   answerCompactionTrigger,
   compactConversation,
@@ -144,6 +144,15 @@ function startResponse(
       );
       if (!started) throw invalidCompaction(input.compaction?.field ?? 'input');
       return started;
+    }
+    const stateless = !body.previous_response_id && conversationId === null;
+    if (input.handoff && stateless) {
+      const conversation = conversationOf(request, context.facade.threadHeaders, firstUserOf(input.messages));
+      const started = await continueAfterHandoff(
+        { ...continued, conversation, summary: input.handoff.summary },
+        chatCompletionDepsOf(context.deps, context.facade),
+      );
+      if (started) return started;
     }
     if (body.previous_response_id) return continueFrom(body.previous_response_id, continued, context);
     if (conversationId !== null) return appendTo(conversationId, continued, context);
