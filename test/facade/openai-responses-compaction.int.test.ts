@@ -184,6 +184,23 @@ describe('POST /v1/responses/compact with the official SDK', () => {
       expect(refused.status).toBe(400);
       expect(refused.error).toMatchObject({ type: 'invalid_request_error', param: 'input' });
     }
+    // input_tokens reads a compaction item as the thread it stands for, and refuses a tampered one alike.
+    const counted = await client.responses.inputTokens.count({
+      model: MODEL,
+      input: [
+        { type: 'compaction', encrypted_content: item.encrypted_content },
+        { role: 'user', content: 'go on' },
+      ] as never,
+    });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    const miscounted = await refusalOf(() =>
+      client.responses.inputTokens.count({
+        model: MODEL,
+        input: [{ type: 'compaction', encrypted_content: tampered }] as never,
+      }),
+    );
+    expect(miscounted.status).toBe(400);
+    expect(miscounted.error).toMatchObject({ type: 'invalid_request_error', param: 'input' });
     const stranger = await server.guest();
     const foreign = await refusalOf(() =>
       send(item.encrypted_content, openaiClient(server, { apiKey: stranger.token })),
