@@ -110,6 +110,15 @@ describe('POST /v1/responses/compact with the official SDK', () => {
       expect(pack).not.toContain('Remember CODE-41, please.');
       const after = await threadMessages(threadId);
       expect(after.length).toBe(before + 2);
+      // "What the model saw" for that answer names the summary revision the item stood for, and shows its text.
+      const reply = after.at(-1) as MessageDto;
+      const saw = (await (
+        await server.app.api(`/api/threads/${threadId}/messages/${reply.id}/context`, { token: server.token })
+      ).json()) as { summary: { revision: number; text: string | null } | null };
+      const revision = Number(item.encrypted_content.split('.')[2]);
+      expect(revision).toBeGreaterThanOrEqual(1);
+      expect(saw.summary?.revision).toBe(revision);
+      expect(saw.summary?.text).toContain('CODE-41');
       expect(await threadsOf()).toEqual(threads);
 
       // The next request resends everything after the compaction item: it goes on in the same thread.
