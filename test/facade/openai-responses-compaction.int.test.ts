@@ -171,6 +171,28 @@ describe('POST /v1/responses/compact with the official SDK', () => {
     },
   );
 
+  it(
+    'two compactions at once fold the chat once: both name the same summary revision',
+    { timeout: 120_000 },
+    async () => {
+      const client = openaiClient(server);
+      const { last, threadId } = await chainedChat(client, 'CODE-55', 4);
+      const [first, second] = await Promise.all([
+        client.responses.compact({ model: MODEL, previous_response_id: last.id }),
+        client.responses.compact({ model: MODEL, previous_response_id: last.id }),
+      ]);
+      const revisionOf = (compacted: OpenAI.Responses.CompactedResponse) =>
+        Number((compacted.output.at(-1) as OpenAI.Responses.ResponseCompactionItem).encrypted_content.split('.')[2]);
+      expect(revisionOf(first)).toBe(1);
+      expect(revisionOf(second)).toBe(1);
+      const context = (await (
+        await server.app.api(`/api/threads/${threadId}/context`, { token: server.token })
+      ).json()) as { summary: { revision: number; text: string } | null };
+      expect(context.summary?.revision).toBe(1);
+      expect(context.summary?.text.match(/CODE-55/g)).toHaveLength(1);
+    },
+  );
+
   it('refuses a tampered, a foreign and a deleted conversation’s compaction item with 400 param input', async () => {
     const client = openaiClient(server);
     const { last, threadId } = await chainedChat(client, 'CODE-63', 2);
