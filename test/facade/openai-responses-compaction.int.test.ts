@@ -383,19 +383,28 @@ describe('context_management compaction', () => {
       let threadId = '';
       let carried: OpenAI.Responses.ResponseOutputItem[] = [];
       let turns = 0;
+      let added: string[] = [];
       for (; turns < 6 && carried.length === 0; turns += 1) {
-        const { data, response } = await client.responses
+        // Streamed: a compaction item comes as its own output item before response.completed.
+        const { data: stream, response } = await client.responses
           .create({
             model: MODEL,
             input: long(turns),
+            stream: true,
             context_management: [{ type: 'compaction', compact_threshold: 1500 }],
             ...(previous ? { previous_response_id: previous } : {}),
           })
           .withResponse();
-        previous = data.id;
+        const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+        for await (const event of stream) events.push(event);
+        const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+        expect(completed.type).toBe('response.completed');
+        previous = completed.response.id;
         threadId = response.headers.get('x-chat-thread-id') ?? '';
-        carried = data.output.filter((item) => item.type === 'compaction');
+        carried = completed.response.output.filter((item) => item.type === 'compaction');
+        added = events.flatMap((event) => (event.type === 'response.output_item.added' ? [event.item.type] : []));
       }
+      expect(added).toEqual(['message', 'compaction']);
       // messages=40 would not have folded after a few turns; the threshold did.
       expect(carried).toHaveLength(1);
       expect(turns).toBeLessThan(6);
