@@ -367,6 +367,21 @@ describe('compaction_trigger (Codex CLI remote compaction)', () => {
       expect(texts).toHaveLength(before + 4);
       expect(texts.filter((text) => text === 'Carry on with the work.')).toHaveLength(1);
       expect(await threadsOf()).toEqual(threads);
+
+      // The prompt after the summary changed: an edit on a fork at that point (through the summary's answer), and the
+      // next request goes on in that fork.
+      const edited = await send([...rebuilt.slice(0, -1), user('Carry on differently.')]);
+      expect(edited.threadId).not.toBe(threadId);
+      const forked = (await threadMessages(edited.threadId)).map((message) => message.content);
+      expect(forked).toEqual([...texts.slice(0, before), 'Carry on differently.', edited.text]);
+      const after = await send([
+        ...rebuilt.slice(0, -1),
+        user('Carry on differently.'),
+        assistant(edited.text),
+        user('Then this.'),
+      ]);
+      expect(after.threadId).toBe(edited.threadId);
+      expect(await threadMessages(threadId)).toHaveLength(before + 4);
     },
   );
 });

@@ -169,5 +169,13 @@ export async function continueAfterHandoff(
   // Spent already: what is called next counts nothing more (a tool round's limit included).
   const spent = { ...deps, toolRoundLimiter: undefined };
   if (!found) return startChatCompletion(request, spent);
-  return continueFromPoint({ ...request, compaction: { ...found, revision: 0 } }, spent);
+  const started = await continueFromPoint({ ...request, compaction: { ...found, revision: 0 } }, spent);
+  // A branch the history made (an edit after the summary) is one of the conversation's: its next request finds it.
+  if (started?.forked)
+    await deps.conversations.link({
+      userId: request.userId,
+      clientKey: request.conversation.key,
+      threadId: started.thread.id,
+    });
+  return started;
 }
