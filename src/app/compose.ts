@@ -1,4 +1,5 @@
 import { responseIdKey } from '../http/openai-responses/response-ids';
+import { compactionKey } from '../http/openai-responses/compaction-token';
 import { serviceKeyId } from '../http/openai-facade/facade-principal';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -739,6 +740,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
       maxClientInstructionsChars: env.MAX_CLIENT_INSTRUCTIONS_CHARS,
       responseIdKey: responseIdKey(options.authSecret),
+      compactionKey: compactionKey(options.authSecret),
+      fold: (threadId, { force, signal }) => foldThread({ threadId, force, signal }, foldDeps),
       toolRoundLimiter,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,
       chat,

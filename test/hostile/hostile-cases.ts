@@ -329,6 +329,27 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/conversations', { body }),
   },
   {
+    entry: 'POST /v1/responses/compact',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/responses/compact', {
+        json: {
+          // Not a model the server serves: the whole input is read (items, a compaction item), then refused.
+          model: 'split-context',
+          instructions: text,
+          input: [
+            { role: 'developer', content: text },
+            { role: 'user', content: [{ type: 'input_text', text }] },
+            { type: 'compaction', encrypted_content: text.slice(0, 100_000) },
+            { role: 'assistant', content: text },
+            { type: 'compaction_trigger' },
+          ],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/responses/compact', { body }),
+  },
+  {
     entry: 'POST /v1/responses/input_tokens',
     largestText: MESSAGE_CHARS,
     send: (context, { text }) =>

@@ -13,7 +13,7 @@ export interface ReadBudget {
 }
 
 /** Where the comparison stands: client items before `index` equal the thread's view; its next item starts at `fromSeq`. */
-interface Position {
+export interface Position {
   index: number;
   fromSeq: number;
   /** The stored chain through item index - 1 (null: not known, or index 0). */
@@ -27,10 +27,11 @@ interface Position {
  * the messages around the point where history and thread part: the longest common part is found by its chain hash
  * (as written by the database), then read from the start of its last item on. A stopped answer the client kept only in
  * part breaks the chain: the comparison goes on past it and looks up the rest from there. Null when the budget ran out
- * first (the caller refuses the history).
+ * first (the caller refuses the history). `start`: the history goes on from that point of the thread (a compaction
+ * item's: its items are compared with the thread's after it), not from its first message.
  */
 export async function matchHistory(
-  input: { thread: Thread; client: readonly ClientMessage[]; budget: ReadBudget },
+  input: { thread: Thread; client: readonly ClientMessage[]; budget: ReadBudget; start?: Position },
   store: ClientHistoryStore,
 ): Promise<Reconciled | null> {
   const { thread, client, budget } = input;
@@ -38,7 +39,7 @@ export async function matchHistory(
   if (await spend(budget, store.writing(thread.id), 1))
     return planOf(client, { matched: 0, previous: null, diverged: null, laterUser: false, busy: true });
   const names = new Set(clientToolsOf(thread).map((tool) => tool.function.name));
-  let position: Position = { index: 0, fromSeq: 1, chain: null, previous: null };
+  let position: Position = input.start ?? { index: 0, fromSeq: 1, chain: null, previous: null };
   let window = FIRST_WINDOW;
   for (;;) {
     const hit = await findFrom(position, { thread, client, budget }, store);
@@ -87,7 +88,8 @@ async function findFrom(
   store: ClientHistoryStore,
 ): Promise<Position | null | undefined> {
   const { thread, client, budget } = input;
-  if (position.index >= client.length || (position.index > 0 && position.chain === null)) return null;
+  const started = position.index > 0 || position.fromSeq > 1;
+  if (position.index >= client.length || (started && position.chain === null)) return null;
   const hashes = store.chainHashes({ messages: client, from: position.index, base: position.chain });
   const found = await store.findPrefix({
     threadId: thread.id,
@@ -130,7 +132,7 @@ function windowItems(rows: readonly ClientViewRow[], names: ReadonlySet<string>,
 }
 
 /** The stored chain through an item: the hash of its last message that has one (null: not known yet). */
-function chainThrough(item: StoredItem, rows: readonly ClientViewRow[]): Uint8Array | null {
+export function chainThrough(item: StoredItem, rows: readonly ClientViewRow[]): Uint8Array | null {
   for (let index = rows.length - 1; index >= 0; index -= 1) {
     const row = rows[index] as ClientViewRow;
     const seq = row.message.seq ?? 0;

@@ -27,7 +27,14 @@ export interface FoldDeps {
 }
 
 export type FoldOutcome =
-  | { status: 'folded'; revision: number; foldedEntries: number; throughSeq: number }
+  | {
+      status: 'folded';
+      revision: number;
+      foldedEntries: number;
+      throughSeq: number;
+      /** The summarizer's tokens for this fold (its calls, all attempts included). */
+      usage: { tokensIn: number; tokensOut: number };
+    }
   | { status: 'skipped'; reason: string }
   /** An idle fold of a thread active less than `quietMs` ago: to try again at `at`. */
   | { status: 'not-idle'; at: Date };
@@ -193,7 +200,13 @@ async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: Defer
       },
       'fold committed',
     );
-    return { status: 'folded', revision: result.revision, foldedEntries: folded.length, throughSeq: last.seq };
+    return {
+      status: 'folded',
+      revision: result.revision,
+      foldedEntries: folded.length,
+      throughSeq: last.seq,
+      usage: { ...usage },
+    };
   }
   return { status: 'skipped', reason: 'the thread kept changing; a later fold will catch up' };
 }

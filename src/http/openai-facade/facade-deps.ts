@@ -2,6 +2,7 @@ import type { FacadeConversationStore } from '../../core/ports';
 import type { RateLimiter } from '../../core/limits/rate-limiter';
 import type { OpenAIFunctionTool } from '../../core/context/types';
 import type { ChatModelPort, ModelCallStore } from '../../core/ports';
+import type { FoldOutcome } from '../../core/summary/fold-thread';
 
 /** What the OpenAI-compatible routes (/v1) need besides the rest of the HTTP deps. */
 export interface FacadeHttpDeps {
@@ -28,6 +29,13 @@ export interface FacadeHttpDeps {
   toolRoundLimiter: RateLimiter;
   /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */
   responseIdKey: Buffer;
+  /** Signs the tokens of compaction items (derived from AUTH_SECRET under its own label: compactionKey). */
+  compactionKey: Buffer;
+  /**
+   * A fold of a thread now, through the normal fold path (foldThread; `force`: whatever falls outside the keep policy,
+   * else only when the trigger is reached), stopped by `signal`: what compaction runs.
+   */
+  fold: (threadId: string, options: { force: boolean; signal: AbortSignal }) => Promise<FoldOutcome>;
   /** Our tools a thread an OpenAI client drives is offered (async ones are not): what input_tokens counts. */
   clientThreadTools: () => OpenAIFunctionTool[];
   /** Names of our tools (a client tool may not take one). */

@@ -12,6 +12,7 @@ import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/faca
 import { threadOfConversationId, turnOfResponseId } from './response-ids';
 import type { ResponseBody } from './responses-request';
 import { readResponseRequest } from './read-response-request';
+import { compactionOfInput, invalidCompaction } from './compaction-routes';
 
 /** Characters counted per token of the context window at most: past it the input could never fit (413). */
 const MAX_CHARS_PER_WINDOW_TOKEN = 8;
@@ -68,10 +69,8 @@ export async function countInputTokens(request: Request, response: Response, con
   const raw = request.body as { user?: unknown } | undefined;
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
   // The model may be left out here (OpenAI's counts take it optionally): CHAT_MODEL.
-  const { body, tools, input, client } = readResponseRequest(
-    { model: facade.models[0], ...(request.body as object | undefined) },
-    facade,
-  );
+  const read = readResponseRequest({ model: facade.models[0], ...(request.body as object | undefined) }, facade);
+  const { body, tools, input, client } = read;
   const instructions = client.responseInstructions ?? null;
   const { settings } = deps;
   const limit = settings.profile.maxInputTokens * MAX_CHARS_PER_WINDOW_TOKEN;
@@ -80,7 +79,11 @@ export async function countInputTokens(request: Request, response: Response, con
       details: { field: 'input', openaiCode: 'context_length_exceeded' },
     });
   await spendOrRefuse(deps.sendLimiter, principal.userId);
-  const threadId = await threadOf(body, principal.userId, context);
+  // A compaction item stands for its thread (checked for this user: 400 when it is not theirs).
+  const compaction = compactionOfInput(read, principal.userId, facade);
+  const compacted = compaction ? await deps.threads.findThread(compaction.threadId, principal.userId) : null;
+  if (compaction && !compacted) throw invalidCompaction(input.compaction?.field ?? 'input');
+  const threadId = compacted ? compacted.id : await threadOf(body, principal.userId, context);
   const { counter } = settings;
   const added =
     input.messages.reduce((sum, message) => sum + tokensOf(message, counter), 0) +

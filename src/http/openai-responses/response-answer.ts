@@ -22,6 +22,8 @@ export interface ResponseTarget {
   frame: ResponseFrame;
   /** Upstream tool names → the client's (namespaced tools). */
   names: ReadonlyMap<string, ClientToolName>;
+  /** Output items after the answer's, read once it is stored (a managed conversation's compaction item). */
+  extraItems?: () => Promise<unknown[]>;
 }
 
 /** A non-streamed answer: the completed Response object once the turn has ended (errors through the /v1 handler). */
@@ -38,17 +40,18 @@ export async function answerResponseAsJson(
   await runAndWait(deps, target.turn, response);
   const outcome = await outcomeOf(deps, facade, target.turn.id);
   const usage = responseUsageOf(await usageOf(facade, target.turn.id));
+  const extra = target.extraItems ? await target.extraItems() : [];
   response.json(
     responseObject(target.frame, {
       status: 'completed',
-      output: outputItemsOf(target.turn.id, outcome, target.names),
+      output: [...outputItemsOf(target.turn.id, outcome, target.names), ...extra],
       usage,
     }),
   );
 }
 
 /** An open `text/event-stream` of Responses events, each with its `sequence_number`. */
-function openResponseStream(response: Response): (type: string, data: Record<string, unknown>) => void {
+export function openResponseStream(response: Response): (type: string, data: Record<string, unknown>) => void {
   let sequence = 0;
   response.status(200).set({
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -140,8 +143,14 @@ export async function answerResponseAsStream(
       });
       send('response.output_item.done', { output_index: outputIndex, item: items[outputIndex] });
     });
+    const extra = target.extraItems ? await target.extraItems() : [];
+    extra.forEach((item, index) => {
+      send('response.output_item.added', { output_index: items.length + index, item });
+      send('response.output_item.done', { output_index: items.length + index, item });
+    });
     const usage = responseUsageOf(await usageOf(facade, turn.id));
-    send('response.completed', { response: responseObject(frame, { status: 'completed', output: items, usage }) });
+    const output = [...items, ...extra];
+    send('response.completed', { response: responseObject(frame, { status: 'completed', output, usage }) });
   } catch (error) {
     const failure = toAppError(error);
     if (failure.code === 'INTERNAL')

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../core/errors';
+import { CODEX_SUMMARY_OPENING } from './codex-local-summary';
 import { parseResponseBody, responseInputOf } from './responses-request';
 
 const inputOf = (input: unknown, options: { continuing?: boolean; maxInstructionsChars?: number } = {}) =>
@@ -19,7 +20,13 @@ function refusalOf(run: () => unknown): { code: string; field: unknown } {
 
 describe('responseInputOf', () => {
   it('reads a string as one user message', () => {
-    expect(inputOf('hi')).toEqual({ messages: [{ role: 'user', content: 'hi' }], instructions: null });
+    expect(inputOf('hi')).toEqual({
+      messages: [{ role: 'user', content: 'hi' }],
+      instructions: null,
+      compaction: null,
+      compactionTrigger: false,
+      handoff: null,
+    });
   });
 
   it('joins user items in a row into one turn, takes developer and system items out as instructions, drops reasoning', () => {
@@ -36,7 +43,7 @@ describe('responseInputOf', () => {
         { type: 'function_call_output', call_id: 'call_1', output: 'a.txt' },
         { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'ok' }] },
       ]),
-    ).toEqual({
+    ).toMatchObject({
       instructions: 'Be terse.\n\nUse metric units.',
       messages: [
         { role: 'user', content: '<environment_context>\n\nthe prompt' },
@@ -114,5 +121,48 @@ describe('responseInputOf', () => {
     ];
     expect(refusalOf(() => inputOf(input))).toEqual({ code: 'TOO_LARGE', field: 'input' });
     expect(inputOf(input, { maxInstructionsChars: 2000 }).instructions).toHaveLength(1202);
+  });
+
+  it('starts over at the last compaction item: the messages before it dropped, the instructions kept', () => {
+    const read = inputOf([
+      { role: 'developer', content: 'Be terse.' },
+      { role: 'user', content: 'old question' },
+      { type: 'compaction', encrypted_content: 'first' },
+      { role: 'assistant', content: 'old answer' },
+      { type: 'compaction', id: 'cmp_1', encrypted_content: 'second' },
+      { type: 'function_call_output', call_id: 'held-by-the-thread', output: 'x' },
+      { role: 'user', content: 'new question' },
+    ]);
+    expect(read.instructions).toBe('Be terse.');
+    expect(read.compaction).toEqual({ token: 'second', field: 'input.4' });
+    expect(read.messages).toEqual([
+      { role: 'tool', toolCallId: 'held-by-the-thread', content: 'x' },
+      { role: 'user', content: 'new question' },
+    ]);
+    expect(refusalOf(() => inputOf([{ type: 'compaction' }]))).toEqual({
+      code: 'VALIDATION',
+      field: 'input.0.encrypted_content',
+    });
+  });
+
+  it('reads a last compaction_trigger item, and refuses one anywhere else', () => {
+    const read = inputOf([{ role: 'user', content: 'q' }, { type: 'compaction_trigger' }]);
+    expect(read.compactionTrigger).toBe(true);
+    expect(read.messages).toEqual([{ role: 'user', content: 'q' }]);
+    expect(refusalOf(() => inputOf([{ type: 'compaction_trigger' }, { role: 'user', content: 'q' }]))).toEqual({
+      code: 'VALIDATION',
+      field: 'input.0.type',
+    });
+  });
+
+  it("starts over at Codex's handoff summary (its local compaction's rebuilt history), not joining it to the prompt", () => {
+    const read = inputOf([
+      { role: 'user', content: '<environment_context>' },
+      { role: 'user', content: 'an old prompt' },
+      { role: 'user', content: `${CODEX_SUMMARY_OPENING} More of the fixed text.\nThe summary.` },
+      { role: 'user', content: 'the new prompt' },
+    ]);
+    expect(read.handoff).toEqual({ summary: 'The summary.', field: 'input.2' });
+    expect(read.messages).toEqual([{ role: 'user', content: 'the new prompt' }]);
   });
 });

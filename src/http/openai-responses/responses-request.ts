@@ -3,6 +3,7 @@ import { AppError } from '../../core/errors';
 import type { ClientMessage, ClientToolCall } from '../../core/ports';
 import { joinInstructions } from '../openai-facade/chat-request';
 import { upstreamNameOf } from './response-tools';
+import { codexSummaryOf } from './codex-local-summary';
 
 /** Most items one `input` may hold (a stateless client sends its whole history). */
 export const MAX_INPUT_ITEMS = 100_000;
@@ -42,7 +43,26 @@ const functionCallOutputItem = z
   })
   .loose();
 
+const compactionInputItem = z
+  .object({
+    type: z.literal('compaction'),
+    encrypted_content: z.string().max(100_000),
+  })
+  .loose();
+
 const tool = z.object({ type: z.string().max(100) }).loose();
+
+/** `context_management`: OpenAI's server-side compaction, here the conversation's fold trigger. */
+const contextManagement = z
+  .array(
+    z
+      .object({
+        type: z.string().max(100),
+        compact_threshold: z.number().int().positive().max(100_000_000).nullable().optional(),
+      })
+      .loose(),
+  )
+  .max(10);
 
 /** The body of POST /v1/responses as far as this server reads it (other OpenAI fields are accepted and ignored). */
 export const responseBody = z
@@ -63,6 +83,7 @@ export const responseBody = z
     tools: z.array(tool).max(MAX_TOOLS).optional(),
     metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),
     user: z.string().max(200).optional(),
+    context_management: contextManagement.nullable().optional(),
   })
   .loose();
 
@@ -109,6 +130,19 @@ interface Reading {
   openCalls: Set<string>;
   /** The last item read was an assistant message or call (a call joins it): false after anything else. */
   assistantOpen: boolean;
+  /** The last compaction item read (what came before it, but the instructions, it stands for). */
+  compaction: { token: string; field: string } | null;
+  /** The last Codex handoff summary read (a local compaction's rebuilt history: it stands for what came before it). */
+  handoff: { summary: string; field: string } | null;
+}
+
+/** A point the history starts over from (a compaction item, a handoff summary): the messages before it are dropped. */
+function startOver(reading: Reading): void {
+  reading.messages = [];
+  reading.openCalls.clear();
+  reading.assistantOpen = false;
+  reading.compaction = null;
+  reading.handoff = null;
 }
 
 function readMessage(reading: Reading, item: unknown, field: string): void {
@@ -120,6 +154,12 @@ function readMessage(reading: Reading, item: unknown, field: string): void {
       reading.instructions.push(content);
       return;
     case 'user': {
+      const summary = codexSummaryOf(content);
+      if (summary !== null) {
+        startOver(reading);
+        reading.handoff = { summary, field };
+        return;
+      }
       reading.assistantOpen = false;
       const last = reading.messages.at(-1);
       // User items in a row are one turn (the same join every time, so a resent history matches what was stored).
@@ -150,9 +190,17 @@ function readFunctionCall(reading: Reading, item: unknown, field: string): void 
   reading.openCalls.add(call.call_id);
 }
 
+/** A compaction item: it stands for the conversation so far, so the messages read before it are dropped. */
+function readCompaction(reading: Reading, item: unknown, field: string): void {
+  const compaction = parseOrRefuse(compactionInputItem, item, field);
+  startOver(reading);
+  reading.compaction = { token: compaction.encrypted_content, field };
+}
+
 function readFunctionCallOutput(reading: Reading, item: unknown, field: string, continuing: boolean): void {
   const result = parseOrRefuse(functionCallOutputItem, item, field);
-  if (!continuing && !reading.openCalls.has(result.call_id))
+  // After a compaction item, a result may answer a call the compacted part holds.
+  if (!continuing && !reading.compaction && !reading.handoff && !reading.openCalls.has(result.call_id))
     throw invalid(`${field}.call_id`, `no earlier function_call has the call_id ${result.call_id}`);
   reading.assistantOpen = false;
   reading.messages.push({
@@ -167,21 +215,39 @@ export interface ResponseInput {
   messages: ClientMessage[];
   /** The system and developer messages, joined: the thread's client instructions (null: none sent). */
   instructions: string | null;
+  /** The last `compaction` item's token and where it was (`input.N`); `messages` are the items after it. */
+  compaction: { token: string; field: string } | null;
+  /** The input ended with a `compaction_trigger` item: compact now, answer with one compaction item. */
+  compactionTrigger: boolean;
+  /**
+   * The last Codex handoff summary (its local compaction's rebuilt history) and where it was; `messages` are the items
+   * after it. It stands for the conversation through the answer it was taken from.
+   */
+  handoff: { summary: string; field: string } | null;
 }
 
 /**
  * The request's `input` as the core reads it: messages (user items in a row joined into one), function calls joined to
  * the assistant message before them, their outputs as tool messages; system and developer messages become the
  * client's instructions (at most `maxInstructionsChars`); reasoning items are dropped (the upstream speaks Chat
- * Completions). `continuing`: the input goes on from a stored response (previous_response_id, a conversation), so
+ * Completions); a `compaction` item stands for everything before it but the instructions (the messages are those
+ * after the last one), and a last `compaction_trigger` item asks for a compaction. `continuing`: the input goes on from a stored response (previous_response_id, a conversation), so
  * its function_call_output items may answer calls it does not hold.
  */
 export function responseInputOf(
   body: ResponseBody,
   options: { maxInstructionsChars: number; continuing: boolean },
 ): ResponseInput {
-  const reading: Reading = { messages: [], instructions: [], openCalls: new Set(), assistantOpen: false };
+  const reading: Reading = {
+    messages: [],
+    instructions: [],
+    openCalls: new Set(),
+    assistantOpen: false,
+    compaction: null,
+    handoff: null,
+  };
   const items = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input;
+  const compactionTrigger = items.at(-1)?.type === 'compaction_trigger';
   items.forEach((item, index) => {
     const field = `input.${index}`;
     switch (item.type ?? 'message') {
@@ -196,15 +262,24 @@ export function responseInputOf(
         return;
       case 'reasoning':
         return;
+      case 'compaction':
+        readCompaction(reading, item, field);
+        return;
+      case 'compaction_trigger':
+        if (index === items.length - 1) return;
+        throw invalid(`${field}.type`, 'a compaction_trigger item can only be the last item of the input');
       default:
         throw invalid(
           `${field}.type`,
-          `"${item.type}" items are not accepted here (message, function_call, function_call_output, reasoning)`,
+          `"${item.type}" items are not accepted here (message, function_call, function_call_output, reasoning, compaction, compaction_trigger)`,
         );
     }
   });
   return {
     messages: reading.messages,
     instructions: joinInstructions(reading.instructions, options.maxInstructionsChars, 'input'),
+    compaction: reading.compaction,
+    compactionTrigger,
+    handoff: reading.handoff,
   };
 }

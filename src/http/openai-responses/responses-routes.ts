@@ -24,6 +24,14 @@ import { countInputTokens } from './input-tokens-route';
 import { IGNORED_TOOLS_HEADER } from './response-tools';
 import type { ResponseBody } from './responses-request';
 import { readResponseRequest, type ReadRequest } from './read-response-request';
+import { continueAfterCompaction, continueAfterHandoff } from '../../core/facade/continue-after-compaction';
+import {
+  answerCompactionTrigger,
+  compactConversation,
+  compactionOfInput,
+  invalidCompaction,
+} from './compaction-routes';
+import { applyContextManagement, foldedSinceItems, requestedTrigger } from './context-management';
 
 interface RouteContext {
   deps: HttpDeps;
@@ -127,7 +135,25 @@ function startResponse(
   const { body, input, client } = read;
   const conversationId = conversationParamOf(body);
   const continued = { userId, messages: input.messages, client };
-  return namingInput(() => {
+  return namingInput(async () => {
+    const compaction = compactionOfInput(read, userId, context.facade);
+    if (compaction && !body.previous_response_id && conversationId === null) {
+      const started = await continueAfterCompaction(
+        { ...continued, compaction },
+        chatCompletionDepsOf(context.deps, context.facade),
+      );
+      if (!started) throw invalidCompaction(input.compaction?.field ?? 'input');
+      return started;
+    }
+    const stateless = !body.previous_response_id && conversationId === null;
+    if (input.handoff && stateless) {
+      const conversation = conversationOf(request, context.facade.threadHeaders, firstUserOf(input.messages));
+      const started = await continueAfterHandoff(
+        { ...continued, conversation, summary: input.handoff.summary },
+        chatCompletionDepsOf(context.deps, context.facade),
+      );
+      if (started) return started;
+    }
     if (body.previous_response_id) return continueFrom(body.previous_response_id, continued, context);
     if (conversationId !== null) return appendTo(conversationId, continued, context);
     const conversation = conversationOf(request, context.facade.threadHeaders, firstUserOf(input.messages));
@@ -171,9 +197,19 @@ async function createResponse(request: Request, response: Response, context: Rou
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
   const read = readResponseRequest(request.body, facade);
   if (read.tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, read.tools.ignored.join(', '));
+  if (read.input.compactionTrigger) {
+    await answerCompactionTrigger(request, response, { read, userId: principal.userId }, context);
+    return;
+  }
+  const trigger = requestedTrigger(read, deps);
   const started = await startResponse(request, read, principal.userId, context);
   response.setHeader(THREAD_ID_HEADER, started.thread.id);
-  const target = targetOf(read, started, principal.userId, facade);
+  const managed = trigger !== undefined;
+  if (managed) await applyContextManagement({ trigger, started, userId: principal.userId }, context);
+  const target: ResponseTarget = {
+    ...targetOf(read, started, principal.userId, facade),
+    ...(managed ? { extraItems: () => foldedSinceItems({ started, userId: principal.userId }, context) } : {}),
+  };
   if (read.body.stream) await answerResponseAsStream(deps, facade, target, response);
   else await answerResponseAsJson(deps, facade, target, response);
 }
@@ -184,6 +220,7 @@ export function responsesRoutes(deps: HttpDeps, facade: FacadeHttpDeps, principa
   const context = { deps, facade, principalDeps };
   router.post('/responses', (request, response) => createResponse(request, response, context));
   router.post('/responses/input_tokens', (request, response) => countInputTokens(request, response, context));
+  router.post('/responses/compact', (request, response) => compactConversation(request, response, context));
   router.use(storedResponseRoutes(context));
   router.use(conversationRoutes(context));
   router.use(conversationItemRoutes(context));

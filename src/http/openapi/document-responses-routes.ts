@@ -81,7 +81,10 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
       'input_image and input_file parts are refused (400 naming the part). function tools are passed through, namespace tools offered as <namespace>__<name>, ' +
       'hosted tools (web_search, file_search, …) dropped and named in X-Chat-Ignored-Tools. A request only bringing function_call_output items spends TOOL_ROUNDS_PER_MINUTE, ' +
       'not the send limit. `stream: true` answers with the Responses event sequence, each event with its sequence_number; a failure after the stream opened is an `error` event, then `response.failed`. ' +
-      'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later.',
+      'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later. ' +
+      'A `compaction` item (from POST /v1/responses/compact) stands for its conversation through the point it was made: the items after it go on from there (a tampered, foreign or deleted one is 400 param input). ' +
+      'A last `compaction_trigger` item compacts the conversation now and is answered with exactly one compaction item and no model answer. ' +
+      '`context_management: [{type: "compaction", compact_threshold}]` sets the conversation’s fold trigger to tokens=<compact_threshold>; the answer then carries a compaction item when a fold landed since the request began.',
     request: { headers, body: { content: { 'application/json': { schema: responseBody } } } },
     responses: {
       200: {
@@ -130,6 +133,46 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
         404: 'model_not_found, or an unknown conversation',
         413: "The input is longer than the model's context window could hold",
         429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/responses/compact',
+    tags: ['openai'],
+    security: secured,
+    summary: 'Compacts a conversation now: its summary folded, answered with one compaction item',
+    description:
+      'The conversation is named as POST /v1/responses names it (previous_response_id, conversation, a compaction item in `input`, or the whole input with its key header). ' +
+      'A fold runs now through the normal fold path (bounded by TURN_TIMEOUT_MS; whatever falls outside the keep policy goes into the summary), then the answer lists the user messages of the input (with previous_response_id: those of the thread’s last 40 messages) and one `compaction` item. ' +
+      'Its encrypted_content is a token signed for the caller (a key derived from AUTH_SECRET) naming the thread, its summary revision and the point it was made at; sent back in a later input it stands for the conversation through that point. ' +
+      '`instructions` are accepted and not used (the thread’s summary prompt writes the summary). Spends the send limit and, with spend limits on, a send’s hold.',
+    request: {
+      headers,
+      body: {
+        content: {
+          'application/json': { schema: responseBody.partial({ input: true }) },
+        },
+      },
+    },
+    responses: {
+      200: json(
+        z.object({
+          id: z.string(),
+          object: z.literal('response.compaction'),
+          created_at: z.number().int(),
+          output: z.array(z.object({ type: z.string() }).loose()),
+          usage: z.object({}).loose(),
+        }),
+        'The compacted conversation',
+      ),
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` input: a history this server does not hold, or a compaction item not the caller’s), or previous_response_not_found',
+        ...authErrors,
+        404: 'model_not_found, or an unknown conversation',
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE) with Retry-After, or insufficient_quota (a spend limit)',
+        502: 'The summarizer failed',
+        504: 'The fold did not finish within TURN_TIMEOUT_MS',
       }),
     },
   });
