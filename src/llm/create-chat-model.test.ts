@@ -1,3 +1,4 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { replyWithError, startOpenAIStub, type OpenAIStub } from '../../test/support/openai-stub.js';
@@ -48,7 +49,7 @@ describe('createChatModels', () => {
       summaryModel: 'qwen2.5:7b',
       baseUrl: stub.url,
     });
-    const result = await streamChat({ model: models.chat, messages: pack });
+    const result = await streamChat({ model: models.chat as BaseChatModel, messages: pack });
     expect(result.text).toBe('stub reply to: hello');
     expect(result.usage).not.toBeNull();
     expect(stub.requests[0]).toMatchObject({ apiKey: PLACEHOLDER_API_KEY, body: { model: 'qwen2.5:7b' } });
@@ -60,15 +61,15 @@ describe('createChatModels', () => {
     expect((models.chat as OfflineChatModel).mode).toBe('chat');
     expect((models.summarizer as OfflineChatModel).mode).toBe('summarizer');
     expect(models.label).toEqual({ provider: 'offline', model: 'offline', summaryModel: 'offline' });
-    expect(models.chat._llmType()).toBe('offline');
+    expect((models.chat as BaseChatModel)._llmType()).toBe('offline');
   });
 
   it('asks the summarizer for temperature 0 only where accepted; the chat model sends none', async () => {
     const accepted = createChatModels({ baseUrl: stub.url, chatModel: 'gpt-4o-mini', summaryModel: 'gpt-4.1-mini' });
-    await streamChat({ model: accepted.chat, messages: pack });
-    await streamChat({ model: accepted.summarizer, messages: pack });
+    await streamChat({ model: accepted.chat as BaseChatModel, messages: pack });
+    await streamChat({ model: accepted.summarizer as BaseChatModel, messages: pack });
     const rejected = createChatModels({ baseUrl: stub.url, summaryModel: 'gpt-5-mini' });
-    await streamChat({ model: rejected.summarizer, messages: pack });
+    await streamChat({ model: rejected.summarizer as BaseChatModel, messages: pack });
     const [chat, summary, reasoning] = stub.requests;
     expect(chat!.body.temperature).toBeUndefined();
     expect(summary!.body).toMatchObject({ model: 'gpt-4.1-mini', temperature: 0 });
@@ -78,13 +79,13 @@ describe('createChatModels', () => {
 
   it('lets the config decide which models accept temperature', async () => {
     const never = createChatModels({ baseUrl: stub.url, acceptsTemperature: false });
-    await streamChat({ model: never.summarizer, messages: pack });
+    await streamChat({ model: never.summarizer as BaseChatModel, messages: pack });
     const byName = createChatModels({
       baseUrl: stub.url,
       summaryModel: 'local-model',
       acceptsTemperature: (model) => model === 'local-model',
     });
-    await streamChat({ model: byName.summarizer, messages: pack });
+    await streamChat({ model: byName.summarizer as BaseChatModel, messages: pack });
     expect(stub.requests[0]!.body.temperature).toBeUndefined();
     expect(stub.requests[1]!.body.temperature).toBe(0);
   });
@@ -92,7 +93,9 @@ describe('createChatModels', () => {
   it('leaves retries to the caller and applies the timeout', async () => {
     stub.setResponder(() => replyWithError(503));
     const models = createChatModels({ baseUrl: stub.url, timeoutMs: 1234 });
-    await expect(streamChat({ model: models.chat, messages: pack })).rejects.toMatchObject({ kind: 'server' });
+    await expect(streamChat({ model: models.chat as BaseChatModel, messages: pack })).rejects.toMatchObject({
+      kind: 'server',
+    });
     expect(stub.requests).toHaveLength(1);
     expect((models.chat as ChatOpenAI).timeout).toBe(1234);
   });

@@ -223,7 +223,7 @@ export interface ContextPackDto {
 
 export interface ServerInfoDto {
   model: string;
-  provider: 'openai-compatible' | 'offline';
+  provider: 'openai-compatible' | 'anthropic' | 'offline';
   offline: boolean;
   budget: number;
   /** The model's window in tokens (CONTEXT_MAX_INPUT_TOKENS, the model profile's, or the offline demo window). */

@@ -220,7 +220,7 @@ export const contextPackDto = z
 export const serverInfoDto = z
   .strictObject({
     model: z.string(),
-    provider: z.enum(['openai-compatible', 'offline']),
+    provider: z.enum(['openai-compatible', 'anthropic', 'offline']),
     offline: z.boolean(),
     budget: z.number().int(),
     contextWindow: z.number().int(),
