@@ -29,6 +29,7 @@ function FigureCells({ figures }: { figures: CostTotalDto }) {
       <td>{figures.calls}</td>
       <td>{figures.promptTokens.toLocaleString()}</td>
       <td>{figures.cachedTokens.toLocaleString()}</td>
+      <td>{figures.cacheWriteTokens.toLocaleString()}</td>
       <td title={figures.cachedShare === null ? 'no call reported its cached tokens' : undefined}>
         {formatShare(figures.cachedShare)}
       </td>
@@ -97,6 +98,7 @@ export function CostsPanel() {
               <th>Calls</th>
               <th>Prompt tokens</th>
               <th>Cached</th>
+              <th title="prompt tokens written to the provider's cache (Claude), priced at cacheWrite">Cache writes</th>
               <th>Cached share</th>
               <th>Completion tokens</th>
               <th>Cost</th>
