@@ -29,10 +29,10 @@ function FigureCells({ figures }: { figures: CostTotalDto }) {
       <td>{figures.calls}</td>
       <td>{figures.promptTokens.toLocaleString()}</td>
       <td>{figures.cachedTokens.toLocaleString()}</td>
-      <td>{figures.cacheWriteTokens.toLocaleString()}</td>
       <td title={figures.cachedShare === null ? 'no call reported its cached tokens' : undefined}>
         {formatShare(figures.cachedShare)}
       </td>
+      <td>{figures.cacheWriteTokens.toLocaleString()}</td>
       <td>{figures.completionTokens.toLocaleString()}</td>
       <td>
         {formatCost(figures.cost)}
@@ -98,8 +98,8 @@ export function CostsPanel() {
               <th>Calls</th>
               <th>Prompt tokens</th>
               <th>Cached</th>
-              <th title="prompt tokens written to the provider's cache (Claude), priced at cacheWrite">Cache writes</th>
               <th>Cached share</th>
+              <th title="prompt tokens written to the provider's cache (Claude), priced at cacheWrite">Cache writes</th>
               <th>Completion tokens</th>
               <th>Cost</th>
               {withLimits ? <th title="the user's effective spend limit; empty: none">Limit</th> : null}
