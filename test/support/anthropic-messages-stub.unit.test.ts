@@ -1,3 +1,6 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ChatAnthropic } from '@langchain/anthropic';
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PackMessage } from '../../src/core/context/types';
 import { AnthropicMessagesModel } from '../../src/llm/anthropic-chat-model';
@@ -211,5 +214,28 @@ describe('the Messages API stub with the Claude model', () => {
     expect(error).toBeInstanceOf(ModelCallError);
     expect(error).toMatchObject({ kind: 'context_overflow' });
     expect(stub.requests.at(-1)!.rejection?.message).toMatch(/^prompt is too long/);
+  });
+
+  it("answers unstreamed requests and LangChain's ChatAnthropic (top-level cache_control: automatic caching)", async () => {
+    const client = new Anthropic({ baseURL: stub.url, apiKey: 'sk-ant-test', maxRetries: 0 });
+    const message = await client.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      system: filler(1500),
+      messages: [{ role: 'user', content: 'plain' }],
+      cache_control: { type: 'ephemeral' },
+    } as Parameters<typeof client.messages.create>[0] & { stream?: false });
+    expect(message.content).toEqual([{ type: 'text', text: 'stub reply to: plain' }]);
+    expect(message.usage.cache_creation_input_tokens).toBeGreaterThan(1500);
+    expect(stub.requests[0]).toMatchObject({ stream: false, apiKey: 'sk-ant-test' });
+    const chat = new ChatAnthropic({
+      model: 'claude-sonnet-4-5',
+      anthropicApiUrl: stub.url,
+      apiKey: 'sk-ant-test',
+      maxRetries: 0,
+    });
+    const answer = await chat.invoke([new SystemMessage(filler(1500)), new HumanMessage('from langchain')]);
+    expect(answer.content).toBe('stub reply to: from langchain');
+    expect(stub.totals()).toMatchObject({ requests: 2 });
   });
 });
