@@ -9,6 +9,7 @@ import {
   OPENAI_BASE_URL,
   PLACEHOLDER_API_KEY,
 } from './create-chat-model.js';
+import { AnthropicMessagesModel } from './anthropic-chat-model.js';
 import { OfflineChatModel } from './offline-chat-model.js';
 import { streamChat } from './stream-chat.js';
 
@@ -23,6 +24,35 @@ beforeEach(() => stub.reset());
 const pack: PackMessage[] = [{ role: 'user', content: 'hello', tokens: 0 }];
 
 describe('createChatModels', () => {
+  it('selects Claude under CHAT_PROVIDER=anthropic: thinking on the chat only, temperature 0 and its own cap on the summarizer', () => {
+    const models = createChatModels({
+      provider: 'anthropic',
+      anthropic: { apiKey: 'sk-ant-test', cacheTtl: '1h', thinkingBudgetTokens: 2048 },
+      apiKey: 'sk-openai-ignored',
+      chatModel: 'claude-sonnet-4-5',
+      chatMaxOutputTokens: 4096,
+      summaryMaxOutputTokens: 800,
+    });
+    expect(models.chat).toBeInstanceOf(AnthropicMessagesModel);
+    expect(models.label).toEqual({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      summaryModel: 'claude-sonnet-4-5',
+      baseUrl: 'https://api.anthropic.com',
+    });
+    const chat = (models.chat as AnthropicMessagesModel).request({ messages: [{ ...pack[0]!, seq: 1 }] });
+    expect(chat).toMatchObject({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(chat.temperature).toBeUndefined();
+    expect(chat.messages[0]?.content).toEqual([
+      { type: 'text', text: 'hello', cache_control: { type: 'ephemeral', ttl: '1h' } },
+    ]);
+    const summary = (models.summarizer as AnthropicMessagesModel).request({ messages: pack });
+    expect(summary).toMatchObject({ max_tokens: 800, temperature: 0 });
+    expect(summary.thinking).toBeUndefined();
+    // Without an Anthropic endpoint the provider setting has nothing to call: the OpenAI settings (or offline) apply.
+    expect(createChatModels({ provider: 'anthropic', anthropic: { cacheTtl: '5m' } }).label.provider).toBe('offline');
+  });
+
   it('selects ChatOpenAI on OpenAI with a key only', () => {
     const models = createChatModels({ apiKey: 'sk-test' });
     expect(models.chat).toBeInstanceOf(ChatOpenAI);
