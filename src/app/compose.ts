@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { modelsInUse, trustProxySetting, type Env } from '../config/env';
+import { anthropicCacheTtl, chatProviderOf, modelsInUse, trustProxySetting, type Env } from '../config/env';
 import { formatCondition, formatTriggerPolicy, getModelProfile, summarizerOutputTokens } from '../core/context';
 import type { ChatModelPort, SummarizerPort, ThreadStore } from '../core/ports';
 import { foldThread, type FoldDeps } from '../core/summary/fold-thread';
@@ -241,6 +241,15 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const stopTiming = turnTimer.watch(events);
 
   const models = createChatModels({
+    provider: chatProviderOf(env),
+    anthropic: {
+      ...(env.ANTHROPIC_API_KEY ? { apiKey: env.ANTHROPIC_API_KEY } : {}),
+      ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}),
+      cacheTtl: anthropicCacheTtl(env.PROMPT_CACHE_TTL),
+      ...(env.ANTHROPIC_THINKING_BUDGET_TOKENS !== undefined
+        ? { thinkingBudgetTokens: env.ANTHROPIC_THINKING_BUDGET_TOKENS }
+        : {}),
+    },
     ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
     ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}),
     chatModel: env.CHAT_MODEL,

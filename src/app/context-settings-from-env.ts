@@ -14,7 +14,7 @@ import {
   type Result,
 } from '../core/context';
 import type { ContextSettings } from '../core/context-settings';
-import { ConfigError, type Env } from '../config/env';
+import { ConfigError, hasModelEndpoint, type Env } from '../config/env';
 
 export const DEFAULT_SYSTEM_PROMPT = [
   'You are a helpful assistant in a long-running chat.',
@@ -44,7 +44,7 @@ export const OFFLINE_DEMO_WINDOW_TOKENS = 2048;
 
 /** True when no endpoint is configured (the built-in offline model answers) and no window is set. */
 export function usesOfflineDemoWindow(env: Env): boolean {
-  return !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL && env.CONTEXT_MAX_INPUT_TOKENS === undefined;
+  return !hasModelEndpoint(env) && env.CONTEXT_MAX_INPUT_TOKENS === undefined;
 }
 
 function parsePolicy<T>(result: Result<T>): T {

@@ -25,4 +25,11 @@ describe('secretsOfEnv', () => {
       ),
     ).toBe('{"authorization":"Bearer [redacted]","k":"[redacted]"}');
   });
+
+  it('scrubs ANTHROPIC_API_KEY from log lines', () => {
+    const env = loadEnv({ ANTHROPIC_API_KEY: 'sk-ant-api03-0123456789abcdefghij' });
+    expect(secretsOfEnv(env).scrub('{"x-api-key":"sk-ant-api03-0123456789abcdefghij"}')).toBe(
+      '{"x-api-key":"[redacted]"}',
+    );
+  });
 });

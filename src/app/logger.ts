@@ -81,7 +81,7 @@ export function withoutCredentials(url: string): string {
 
 /**
  * The secrets the environment holds: API key, auth secret, admin and metrics tokens, database and Redis passwords,
- * credentials inside OPENAI_BASE_URL, the tool secrets (webhook secret, MCP header and env values from variables), and
+ * credentials inside OPENAI_BASE_URL, ANTHROPIC_API_KEY and credentials inside ANTHROPIC_BASE_URL, the tool secrets (webhook secret, MCP header and env values from variables), and
  * the /v1 service keys (OPENAI_FACADE_KEYS).
  */
 export function secretsOfEnv(
@@ -95,7 +95,12 @@ export function secretsOfEnv(
     | 'REDIS_URL'
     | 'OPENAI_BASE_URL'
   > &
-    Partial<Pick<Env, 'TOOL_WEBHOOK_SECRET' | 'toolSources' | 'OPENAI_FACADE_KEYS'>>,
+    Partial<
+      Pick<
+        Env,
+        'TOOL_WEBHOOK_SECRET' | 'toolSources' | 'OPENAI_FACADE_KEYS' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL'
+      >
+    >,
 ): SecretList {
   return new SecretList([
     env.OPENAI_API_KEY,
@@ -105,6 +110,8 @@ export function secretsOfEnv(
     passwordOf(env.DATABASE_URL),
     passwordOf(env.REDIS_URL),
     ...credentialsOfUrl(env.OPENAI_BASE_URL),
+    env.ANTHROPIC_API_KEY,
+    ...credentialsOfUrl(env.ANTHROPIC_BASE_URL),
     env.TOOL_WEBHOOK_SECRET,
     ...(env.toolSources?.secrets ?? []),
     ...(env.OPENAI_FACADE_KEYS ?? []),

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadEnv } from './env';
+import { anthropicCacheTtl, chatProviderOf, ConfigError, loadEnv } from './env';
 
 const production = {
   NODE_ENV: 'production',
@@ -119,12 +119,67 @@ describe('loadEnv in production', () => {
 
   it('refuses the offline model unless OFFLINE_MODEL=allow', () => {
     const line =
-      'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model';
+      'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one (or ANTHROPIC_API_KEY), or OFFLINE_MODEL=allow to serve the built-in offline demo model';
     expect(refusal({ OPENAI_API_KEY: undefined })).toBe(line);
     expect(loadEnv({ ...production, OPENAI_API_KEY: undefined, OFFLINE_MODEL: 'allow' }).OFFLINE_MODEL).toBe('allow');
     expect(
       loadEnv({ ...production, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://ollama:11434/v1' }).OPENAI_BASE_URL,
     ).toBe('http://ollama:11434/v1');
+    expect(
+      loadEnv({ ...production, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: 'sk-ant-test' }).ANTHROPIC_API_KEY,
+    ).toBe('sk-ant-test');
+  });
+});
+
+describe('loadEnv: the chat provider', () => {
+  it('infers Anthropic from its settings alone, OpenAI otherwise', () => {
+    expect(chatProviderOf(loadEnv({ ANTHROPIC_API_KEY: 'sk-ant-test' }))).toBe('anthropic');
+    expect(chatProviderOf(loadEnv({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' }))).toBe('anthropic');
+    expect(chatProviderOf(loadEnv({ OPENAI_API_KEY: 'sk-test' }))).toBe('openai');
+    expect(chatProviderOf(loadEnv({}))).toBe('openai');
+    expect(
+      chatProviderOf(loadEnv({ CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant', OPENAI_API_KEY: 'sk-o' })),
+    ).toBe('anthropic');
+  });
+
+  it('stops the start when both providers are configured without CHAT_PROVIDER, naming the variables', () => {
+    expect(() => loadEnv({ ANTHROPIC_API_KEY: 'sk-ant', OPENAI_BASE_URL: 'http://ollama:11434/v1' })).toThrow(
+      'CHAT_PROVIDER: ANTHROPIC_API_KEY, OPENAI_BASE_URL are all set; set CHAT_PROVIDER=openai or CHAT_PROVIDER=anthropic to say which the chat calls',
+    );
+    expect(() => loadEnv({ ANTHROPIC_BASE_URL: 'http://a.example/', OPENAI_API_KEY: 'sk-o' })).toThrow(
+      /^CHAT_PROVIDER: ANTHROPIC_BASE_URL, OPENAI_API_KEY are all set/,
+    );
+    expect(loadEnv({ CHAT_PROVIDER: 'openai', ANTHROPIC_API_KEY: 'sk-ant', OPENAI_API_KEY: 'sk-o' })).toMatchObject({
+      CHAT_PROVIDER: 'openai',
+    });
+  });
+
+  it('accepts only 5m or 1h as PROMPT_CACHE_TTL under Anthropic, and maps them to its ttl', () => {
+    expect(() => loadEnv({ ANTHROPIC_API_KEY: 'sk-ant', PROMPT_CACHE_TTL: '10m' })).toThrow(
+      /^PROMPT_CACHE_TTL: Anthropic keeps cache entries 5m or 1h/,
+    );
+    expect(anthropicCacheTtl(loadEnv({ ANTHROPIC_API_KEY: 'sk-ant', PROMPT_CACHE_TTL: '1h' }).PROMPT_CACHE_TTL)).toBe(
+      '1h',
+    );
+    expect(anthropicCacheTtl(loadEnv({ ANTHROPIC_API_KEY: 'sk-ant' }).PROMPT_CACHE_TTL)).toBe('5m');
+    expect(loadEnv({ OPENAI_API_KEY: 'sk-o', PROMPT_CACHE_TTL: '10m' }).PROMPT_CACHE_TTL).toBe(600);
+  });
+
+  it('reads the thinking budget (off by default, at least 1,024)', () => {
+    expect(loadEnv({}).ANTHROPIC_THINKING_BUDGET_TOKENS).toBeUndefined();
+    expect(loadEnv({ ANTHROPIC_THINKING_BUDGET_TOKENS: '2048' }).ANTHROPIC_THINKING_BUDGET_TOKENS).toBe(2048);
+    expect(() => loadEnv({ ANTHROPIC_THINKING_BUDGET_TOKENS: '100' })).toThrow(/^ANTHROPIC_THINKING_BUDGET_TOKENS:/);
+  });
+
+  it('prices cache writes at cacheWrite, by default 1.25x the input for 5m entries and 2x for 1h', () => {
+    const prices = '{"claude-sonnet-4-5":{"input":3,"cachedInput":0.3,"output":15}}';
+    expect(loadEnv({ MODEL_PRICES: prices }).MODEL_PRICES['claude-sonnet-4-5']?.cacheWrite).toBe(3.75);
+    expect(
+      loadEnv({ MODEL_PRICES: prices, PROMPT_CACHE_TTL: '1h' }).MODEL_PRICES['claude-sonnet-4-5']?.cacheWrite,
+    ).toBe(6);
+    const given = '{"m":{"input":1,"cacheWrite":1.5,"cacheWrite1h":2.5,"output":2}}';
+    expect(loadEnv({ MODEL_PRICES: given }).MODEL_PRICES.m?.cacheWrite).toBe(1.5);
+    expect(loadEnv({ MODEL_PRICES: given, PROMPT_CACHE_TTL: '1h' }).MODEL_PRICES.m?.cacheWrite).toBe(2.5);
   });
 });
 
@@ -178,8 +233,8 @@ describe('MODEL_PRICES', () => {
       MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"cachedInput":0.075,"output":0.6},"local":{"input":0,"output":0}}',
     });
     expect(env.MODEL_PRICES).toEqual({
-      'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 },
-      local: { input: 0, cachedInput: 0, output: 0 },
+      'gpt-4o-mini': { input: 0.15, cachedInput: 0.075, cacheWrite: 0.1875, cacheWrite1h: 0.3, output: 0.6 },
+      local: { input: 0, cachedInput: 0, cacheWrite: 0, cacheWrite1h: 0, output: 0 },
     });
   });
 

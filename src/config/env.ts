@@ -38,14 +38,26 @@ const duration = (fallback: string) =>
       return Number(match[1]) * unit;
     });
 
-/** One model's prices per million tokens; a cached-input price defaults to the input price. */
+/**
+ * One model's prices per million tokens; a cached-input price defaults to the input price. `cacheWrite` (5-minute
+ * cache entries) and `cacheWrite1h` price the prompt tokens a provider wrote to its cache (Anthropic's
+ * `cache_creation_input_tokens`); loadEnv keeps the one PROMPT_CACHE_TTL selects (default 1.25× or 2× the input).
+ */
 const modelPrice = z
   .strictObject({
     input: z.number().min(0),
     cachedInput: z.number().min(0).optional(),
+    cacheWrite: z.number().min(0).optional(),
+    cacheWrite1h: z.number().min(0).optional(),
     output: z.number().min(0),
   })
-  .transform((price) => ({ input: price.input, cachedInput: price.cachedInput ?? price.input, output: price.output }));
+  .transform((price) => ({
+    input: price.input,
+    cachedInput: price.cachedInput ?? price.input,
+    cacheWrite: price.cacheWrite ?? price.input * 1.25,
+    cacheWrite1h: price.cacheWrite1h ?? price.input * 2,
+    output: price.output,
+  }));
 
 /** MODEL_PRICES: a JSON object of model name → prices; unset: no prices (costs show tokens only). */
 const modelPrices = z
@@ -69,7 +81,7 @@ const modelPrices = z
       const issue = result.error.issues[0];
       context.addIssue({
         code: 'custom',
-        message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'} (per model: input, cachedInput, output per million tokens)`,
+        message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'} (per model: input, cachedInput, cacheWrite, cacheWrite1h, output per million tokens)`,
       });
       return z.NEVER;
     }
@@ -154,6 +166,14 @@ const schema = z.object({
 
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: z.string().url().optional(),
+  /** Anthropic's Messages API as the upstream (CHAT_PROVIDER=anthropic, inferred when only Anthropic settings are set). */
+  ANTHROPIC_API_KEY: optionalString,
+  /** Default Anthropic's API; the SDK appends `/v1/messages`. */
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  /** Which upstream the chat and the summarizer call; default inferred from which endpoint settings are set. */
+  CHAT_PROVIDER: z.enum(['openai', 'anthropic']).optional(),
+  /** Extended thinking of Anthropic models: `budget_tokens` of each chat call (at least 1,024); unset: off. */
+  ANTHROPIC_THINKING_BUDGET_TOKENS: optionalInteger(1024),
   /** `allow`: serve the built-in offline model when no endpoint is configured; `refuse`: stop the start instead. */
   OFFLINE_MODEL: z.enum(['allow', 'refuse']).optional(),
   CHAT_MODEL: z.string().min(1).default('gpt-4o-mini'),
@@ -433,6 +453,45 @@ export function modelsInUse(env: Pick<z.infer<typeof schema>, 'CHAT_MODEL' | 'SU
   return [...new Set([env.CHAT_MODEL, env.SUMMARY_MODEL ?? env.CHAT_MODEL])];
 }
 
+/** Anthropic's cache entries live 5 minutes or 1 hour: PROMPT_CACHE_TTL in seconds → its `ttl`. */
+const ANTHROPIC_CACHE_TTLS: Readonly<Record<number, '5m' | '1h'>> = { 300: '5m', 3600: '1h' };
+
+/** The Anthropic `cache_control.ttl` of PROMPT_CACHE_TTL (validated at boot under CHAT_PROVIDER=anthropic). */
+export function anthropicCacheTtl(promptCacheTtlSeconds: number): '5m' | '1h' {
+  return ANTHROPIC_CACHE_TTLS[promptCacheTtlSeconds] ?? '5m';
+}
+
+type ProviderSettings = Pick<
+  z.infer<typeof schema>,
+  'CHAT_PROVIDER' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL'
+>;
+
+/** The upstream of the chat and summarizer calls: CHAT_PROVIDER, else inferred (Anthropic when only its settings are set). */
+export function chatProviderOf(env: ProviderSettings): 'openai' | 'anthropic' {
+  if (env.CHAT_PROVIDER) return env.CHAT_PROVIDER;
+  return (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL) && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL
+    ? 'anthropic'
+    : 'openai';
+}
+
+/** Whether the configured provider has an endpoint (else the offline model answers). */
+export function hasModelEndpoint(env: ProviderSettings): boolean {
+  return chatProviderOf(env) === 'anthropic'
+    ? Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL)
+    : Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+}
+
+/** Both providers configured without CHAT_PROVIDER, or a PROMPT_CACHE_TTL Anthropic has no entry lifetime for. */
+function chatProviderProblem(env: z.infer<typeof schema>): string | null {
+  const anthropic = (['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'] as const).filter((name) => env[name]);
+  const openai = (['OPENAI_API_KEY', 'OPENAI_BASE_URL'] as const).filter((name) => env[name]);
+  if (!env.CHAT_PROVIDER && anthropic.length > 0 && openai.length > 0)
+    return `CHAT_PROVIDER: ${[...anthropic, ...openai].join(', ')} are all set; set CHAT_PROVIDER=openai or CHAT_PROVIDER=anthropic to say which the chat calls`;
+  if (chatProviderOf(env) === 'anthropic' && hasModelEndpoint(env) && !ANTHROPIC_CACHE_TTLS[env.PROMPT_CACHE_TTL])
+    return `PROMPT_CACHE_TTL: Anthropic keeps cache entries 5m or 1h; under CHAT_PROVIDER=anthropic set 5m or 1h (got ${env.PROMPT_CACHE_TTL} seconds)`;
+  return null;
+}
+
 /** A money spend limit needs a price for every model in use: the variable and the model without one. */
 function spendLimitProblem(env: z.infer<typeof schema>): string | null {
   for (const name of ['SPEND_LIMIT_USER', 'SPEND_LIMIT_GUEST', 'SPEND_LIMIT_GUESTS_PER_ADDRESS'] as const) {
@@ -462,10 +521,16 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   }
   if (env.ALLOW_GUESTS === undefined) env.ALLOW_GUESTS = env.NODE_ENV !== 'production';
   if (env.OFFLINE_MODEL === undefined) env.OFFLINE_MODEL = env.NODE_ENV === 'production' ? 'refuse' : 'allow';
-  if (env.OFFLINE_MODEL === 'refuse' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+  const providerProblem = chatProviderProblem(env);
+  if (providerProblem) throw new ConfigError(providerProblem);
+  if (env.OFFLINE_MODEL === 'refuse' && !hasModelEndpoint(env)) {
     throw new ConfigError(
-      'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model',
+      'OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one (or ANTHROPIC_API_KEY), or OFFLINE_MODEL=allow to serve the built-in offline demo model',
     );
+  }
+  for (const price of Object.values(env.MODEL_PRICES)) {
+    // Cache writes are billed by the entries' lifetime: one price per deployment, the one PROMPT_CACHE_TTL selects.
+    if (env.PROMPT_CACHE_TTL >= 3600) price.cacheWrite = price.cacheWrite1h;
   }
   // A limit nothing enforces (SPEND_LIMITS=off) needs no price; a malformed one was refused by the schema already.
   const spendProblem = env.SPEND_LIMITS === 'off' ? null : spendLimitProblem(env);

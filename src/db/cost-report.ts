@@ -11,6 +11,7 @@ interface UsageRow {
   calls: number;
   prompt_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   completion_tokens: number;
   estimated_calls: number;
   cache_reported_prompt_tokens: number;
@@ -47,6 +48,7 @@ function toModelUsage(row: UsageRow): ModelUsage {
     calls: row.calls,
     promptTokens: Number(row.prompt_tokens),
     cachedTokens: Number(row.cached_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
     completionTokens: Number(row.completion_tokens),
     estimatedCalls: row.estimated_calls,
     cacheReportedPromptTokens: Number(row.cache_reported_prompt_tokens),
@@ -70,6 +72,7 @@ export function createCostReport(db: Database, options: { timeZone?: string } = 
           SELECT ${group.key} AS key, ${group.label} AS label, c.model,
             coalesce(nullif(c.reported_prompt_tokens, 0), c.estimated_prompt_tokens) AS prompt_tokens,
             ${REPORTED_CACHED_TOKENS} AS cached_tokens,
+            coalesce(c.reported_cache_write_tokens, 0) AS cache_write_tokens,
             coalesce(c.reported_completion_tokens, m.tokens, c.estimated_completion_tokens, 0) AS completion_tokens,
             (nullif(c.reported_prompt_tokens, 0) IS NULL OR c.reported_completion_tokens IS NULL) AS estimated,
             CASE WHEN ${CACHE_REPORTED} THEN c.reported_prompt_tokens ELSE 0 END AS cache_reported_prompt_tokens,
@@ -80,7 +83,7 @@ export function createCostReport(db: Database, options: { timeZone?: string } = 
           WHERE c.created_at >= ${since}
         ), grouped AS (
           SELECT key, min(label) AS label, model, count(*)::int AS calls, sum(prompt_tokens)::bigint AS prompt_tokens,
-            sum(cached_tokens)::bigint AS cached_tokens, sum(completion_tokens)::bigint AS completion_tokens,
+            sum(cached_tokens)::bigint AS cached_tokens, sum(cache_write_tokens)::bigint AS cache_write_tokens, sum(completion_tokens)::bigint AS completion_tokens,
             count(*) FILTER (WHERE estimated)::int AS estimated_calls,
             sum(cache_reported_prompt_tokens)::bigint AS cache_reported_prompt_tokens, sum(cache_reported_cached_tokens)::bigint AS cache_reported_cached_tokens
           FROM calls GROUP BY key, model
@@ -88,11 +91,13 @@ export function createCostReport(db: Database, options: { timeZone?: string } = 
           SELECT key FROM grouped GROUP BY key ORDER BY sum(prompt_tokens) DESC, key LIMIT ${limit}
         )
         SELECT false AS total, g.key, g.label, g.model, g.calls, g.prompt_tokens::float8 AS prompt_tokens, g.cached_tokens::float8 AS cached_tokens,
+          g.cache_write_tokens::float8 AS cache_write_tokens,
           g.completion_tokens::float8 AS completion_tokens, g.estimated_calls,
           g.cache_reported_prompt_tokens::float8 AS cache_reported_prompt_tokens, g.cache_reported_cached_tokens::float8 AS cache_reported_cached_tokens
         FROM grouped g JOIN ranked r ON r.key = g.key
         UNION ALL
         SELECT true, '', '', model, sum(calls)::int, sum(prompt_tokens)::float8, sum(cached_tokens)::float8,
+          sum(cache_write_tokens)::float8,
           sum(completion_tokens)::float8, sum(estimated_calls)::int,
           sum(cache_reported_prompt_tokens)::float8, sum(cache_reported_cached_tokens)::float8
         FROM grouped GROUP BY model

@@ -10,6 +10,7 @@ interface CallRow {
   reported_prompt_tokens: number | null;
   reported_completion_tokens: number | null;
   reported_cached_tokens: number | null;
+  reported_cache_write_tokens: number | null;
   prompt_divergence: { messageIndex: number; tokensBefore: number } | null;
   overflow_retry: boolean;
   omitted: number;
@@ -61,7 +62,7 @@ export function createMessageContextReader(db: Database): MessageContextReader {
     async forMessage(threadId, messageId, options) {
       const rows = await db.$queryRaw<CallRow[]>`
         SELECT c.model, c.created_at, c.estimated_prompt_tokens, c.reported_prompt_tokens, c.reported_completion_tokens,
-          c.reported_cached_tokens, c.prompt_divergence,
+          c.reported_cached_tokens, c.reported_cache_write_tokens, c.prompt_divergence,
           c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.saved_memory_ids::text[] AS saved_memory_ids, c.recalled_elsewhere, c.window_seqs, c.tool_results, c.token_parts,
           p.hash AS prefix_hash, p.text AS prefix_text, p.tokens AS prefix_tokens,
           r.text AS summary_text, r.tokens AS summary_tokens, r.from_seq AS summary_from_seq, r.through_seq AS summary_through_seq,
@@ -147,6 +148,7 @@ export function createMessageContextReader(db: Database): MessageContextReader {
         reportedPromptTokens: call.reported_prompt_tokens,
         reportedCompletionTokens: call.reported_completion_tokens,
         reportedCachedTokens: call.reported_cached_tokens,
+        reportedCacheWriteTokens: call.reported_cache_write_tokens,
         promptDivergence: call.prompt_divergence,
         overflowRetry: call.overflow_retry,
         omitted: call.omitted,

@@ -19,12 +19,13 @@ export function createModelCallRepository(db: Database): ModelCallStore {
       await db.$executeRaw`
         INSERT INTO model_calls (id, thread_id, user_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
           reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, recalled_seqs, omitted,
-          overflow_retry, error, reported_cached_tokens, prompt_divergence, prompt_fingerprints, tools_fingerprint)
+          overflow_retry, error, reported_cached_tokens, reported_cache_write_tokens, prompt_divergence, prompt_fingerprints, tools_fingerprint)
         SELECT gen_random_uuid(), ${call.threadId}::uuid, ${callUser(call)}, ${call.messageId}::uuid, ${call.purpose}, ${call.model},
           ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
           ${call.latencyMs}::int, ${call.summaryRevision ?? null}::int, ${call.windowFromSeq ?? null}::int,
           ${call.windowThroughSeq ?? null}::int, ${call.pinnedSeqs ?? []}::int[], ${call.recalledSeqs ?? []}::int[], ${call.omitted ?? 0}::int,
           ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text, ${call.reportedCachedTokens ?? null}::int,
+          ${call.reportedCacheWriteTokens ?? null}::int,
           ${call.promptDivergence ? JSON.stringify(call.promptDivergence) : null}::jsonb,
           ${call.promptFingerprints?.messages ?? []}::int[], ${call.promptFingerprints?.tools ?? null}::int
         FROM ${ASYNC_COMMIT}`;

@@ -342,7 +342,7 @@ function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql
   return Prisma.sql`
     INSERT INTO model_calls (id, thread_id, user_id, message_id, purpose, model, estimated_prompt_tokens, reported_prompt_tokens,
       reported_completion_tokens, latency_ms, summary_revision, window_from_seq, window_through_seq, pinned_seqs, recalled_seqs, omitted,
-      overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts, saved_memory_ids, recalled_elsewhere, reported_cached_tokens, prompt_divergence, recall_note,
+      overflow_retry, error, system_prefix_hash, window_seqs, tool_results, token_parts, saved_memory_ids, recalled_elsewhere, reported_cached_tokens, reported_cache_write_tokens, prompt_divergence, recall_note,
       prompt_fingerprints, tools_fingerprint)
     SELECT gen_random_uuid(), ${call.threadId}::uuid, ${callUser(call)}, finished.id, ${call.purpose}, ${call.model},
       ${call.estimatedPromptTokens}::int, ${call.reportedPromptTokens}::int, ${call.reportedCompletionTokens}::int,
@@ -351,7 +351,7 @@ function insertCall(call: ChatCallRecord, prefixHash: string | null): Prisma.Sql
       ${call.overflowRetry ?? false}::boolean, ${call.error ?? null}::text, ${prefixHash}::text, ${manifest.windowSeqs}::int[],
       ${JSON.stringify(manifest.toolResults)}::jsonb, ${JSON.stringify(manifest.parts)}::jsonb, ${manifest.savedMemoryIds ?? []}::uuid[],
       ${manifest.recalledElsewhere && manifest.recalledElsewhere.length > 0 ? JSON.stringify(manifest.recalledElsewhere) : null}::jsonb,
-      ${call.reportedCachedTokens ?? null}::int, ${call.promptDivergence ? JSON.stringify(call.promptDivergence) : null}::jsonb,
+      ${call.reportedCachedTokens ?? null}::int, ${call.reportedCacheWriteTokens ?? null}::int, ${call.promptDivergence ? JSON.stringify(call.promptDivergence) : null}::jsonb,
       ${manifest.recallNote ? JSON.stringify(manifest.recallNote) : null}::jsonb,
       ${call.promptFingerprints?.messages ?? []}::int[], ${call.promptFingerprints?.tools ?? null}::int
     FROM finished`;

@@ -1,3 +1,4 @@
+import { APIError } from '@anthropic-ai/sdk';
 import { ContextOverflowError } from '@langchain/core/errors';
 import { describe, expect, it } from 'vitest';
 import { classifyProviderError, ModelCallError, parseRetryAfterMs } from './classify-provider-error.js';
@@ -86,5 +87,30 @@ describe('classifyProviderError', () => {
       status: 429,
       message: 'slow down',
     });
+  });
+
+  it("maps Anthropic's errors: 529 overloaded and 429 retry, 'prompt is too long' overflows, a mid-stream error event retries", () => {
+    const body = (type: string, message: string) => ({ type: 'error', error: { type, message } });
+    const overloaded = APIError.generate(529, body('overloaded_error', 'Overloaded'), undefined, new Headers());
+    expect(classifyProviderError(overloaded)).toMatchObject({ kind: 'server', retryable: true, status: 529 });
+    const limited = APIError.generate(
+      429,
+      body('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
+      undefined,
+      new Headers({ 'retry-after': '3' }),
+    );
+    expect(classifyProviderError(limited)).toMatchObject({ kind: 'rate_limited', retryable: true, retryAfterMs: 3000 });
+    const tooLong = APIError.generate(
+      400,
+      body('invalid_request_error', 'prompt is too long: 214318 tokens > 200000 maximum'),
+      undefined,
+      new Headers(),
+    );
+    expect(classifyProviderError(tooLong)).toMatchObject({ kind: 'context_overflow', retryable: false, status: 400 });
+    // The SDK raises an `error` event of a stream that began with 200 without a status.
+    const midStream = new APIError(undefined, body('overloaded_error', 'Overloaded'), undefined, new Headers());
+    expect(classifyProviderError(midStream)).toMatchObject({ kind: 'server', retryable: true });
+    const invalid = APIError.generate(400, body('invalid_request_error', 'bad field'), undefined, new Headers());
+    expect(classifyProviderError(invalid)).toMatchObject({ kind: 'bad_request', retryable: false });
   });
 });

@@ -62,7 +62,14 @@ const NETWORK_CODES = new Set([
 const NETWORK_MESSAGES =
   /terminated|other side closed|socket hang up|fetch failed|premature close|connection error|network error|stream ended before/i;
 const CONTEXT_OVERFLOW_MESSAGES =
-  /context_length_exceeded|maximum context length|exceeds the context window|Input tokens exceed the configured limit/i;
+  /context_length_exceeded|maximum context length|exceeds the context window|Input tokens exceed the configured limit|prompt is too long/i;
+/** Anthropic's error types (`{type: "error", error: {type, message}}`), also sent mid-stream as an `error` event. */
+const ANTHROPIC_RETRYABLE_TYPES: Readonly<Record<string, ProviderErrorKind>> = {
+  overloaded_error: 'server',
+  api_error: 'server',
+  rate_limit_error: 'rate_limited',
+  timeout_error: 'timeout',
+};
 
 /** The error and its causes, outermost first (bounded, cycle-safe). */
 function causeChain(error: unknown): ErrorLike[] {
@@ -105,6 +112,16 @@ export function parseRetryAfterMs(headers: unknown, now: number = Date.now()): n
   if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The `error.type` of an Anthropic error body (the SDK keeps the body as `error`). */
+function anthropicErrorType(chain: ErrorLike[]): string | null {
+  for (const error of chain) {
+    const body = error.error as { type?: unknown; error?: { type?: unknown } } | undefined;
+    const type = body?.error?.type ?? (body?.type !== 'error' ? body?.type : undefined);
+    if (typeof type === 'string') return type;
+  }
+  return null;
 }
 
 function findStatus(chain: ErrorLike[]): { status: number; error: ErrorLike } | null {
@@ -198,6 +215,9 @@ export function classifyProviderError(
     return { kind: 'context_overflow', retryable: false, message, ...(withStatus && { status: withStatus.status }) };
   }
   if (withStatus) return classifyStatus(withStatus.status, withStatus.error, message);
+  // An error event inside an Anthropic stream has a body but no status (the answer had started as 200).
+  const anthropicKind = ANTHROPIC_RETRYABLE_TYPES[anthropicErrorType(chain) ?? ''];
+  if (anthropicKind) return { kind: anthropicKind, retryable: true, message };
   if (isTimeout(chain)) return { kind: 'timeout', retryable: true, message };
   if (isNetwork(chain)) return { kind: 'network', retryable: true, message };
   return { kind: 'server', retryable: false, message };

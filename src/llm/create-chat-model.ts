@@ -1,9 +1,11 @@
 /**
- * Builds the chat and summary models from configuration: an OpenAI-compatible endpoint through
- * ChatOpenAI when a key or a base URL is configured, the built-in offline model otherwise.
+ * Builds the chat and summary models from configuration: Claude through Anthropic's Messages API under
+ * CHAT_PROVIDER=anthropic, an OpenAI-compatible endpoint through ChatOpenAI when a key or a base URL is configured,
+ * the built-in offline model otherwise.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ChatOpenAI } from '@langchain/openai';
+import { ANTHROPIC_BASE_URL, AnthropicMessagesModel } from './anthropic-chat-model';
 import { nodeHttpFetch } from './node-http-fetch';
 import { OFFLINE_MODEL_NAME, OfflineChatModel, type OfflineChatModelOptions } from './offline-chat-model.js';
 
@@ -32,9 +34,22 @@ export interface ChatModelsConfig {
   summaryReasoning?: boolean;
   /** Options of the offline models (e.g. `chunkDelayMs` for a visible stream). */
   offline?: Pick<OfflineChatModelOptions, 'chunkDelayMs' | 'maxSummaryTokens'>;
+  /** CHAT_PROVIDER: `anthropic` calls `anthropic`'s endpoint (when it has a key or a base URL). Default `openai`. */
+  provider?: 'openai' | 'anthropic';
+  /** Anthropic's Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, PROMPT_CACHE_TTL, ANTHROPIC_THINKING_BUDGET_TOKENS). */
+  anthropic?: {
+    apiKey?: string;
+    baseUrl?: string;
+    cacheTtl: '5m' | '1h';
+    /** Chat calls only: the summarizer asks for a summary, not for thinking. */
+    thinkingBudgetTokens?: number;
+  };
 }
 
-export type ChatModelProvider = 'openai-compatible' | 'offline';
+export type ChatModelProvider = 'openai-compatible' | 'anthropic' | 'offline';
+
+/** A model the ports call: a LangChain chat model (OpenAI-compatible, offline) or Claude's Messages API. */
+export type ChatModel = BaseChatModel | AnthropicMessagesModel;
 
 /** What is talking: for logs and the UI label. Never contains the key. */
 export interface ChatModelLabel {
@@ -45,8 +60,8 @@ export interface ChatModelLabel {
 }
 
 export interface ChatModels {
-  chat: BaseChatModel;
-  summarizer: BaseChatModel;
+  chat: ChatModel;
+  summarizer: ChatModel;
   label: ChatModelLabel;
 }
 
@@ -55,6 +70,8 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Sent when only a base URL is set: local servers ignore the key, the client insists on one. */
 export const PLACEHOLDER_API_KEY = 'sk-no-key-required';
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** `max_tokens` of Claude calls when no cap is configured (the API requires one). */
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /** gpt-5 and the o-series reject any `temperature` but the default. Provider prefixes ("openai/") are ignored. */
 export function modelAcceptsTemperature(model: string): boolean {
@@ -119,6 +136,37 @@ function createOpenAIModel(options: {
 export function createChatModels(config: ChatModelsConfig): ChatModels {
   const chatModel = config.chatModel || DEFAULT_CHAT_MODEL;
   const summaryModel = config.summaryModel || chatModel;
+  const anthropic = config.anthropic;
+  if (config.provider === 'anthropic' && anthropic && (anthropic.apiKey || anthropic.baseUrl)) {
+    const common = {
+      ...(anthropic.apiKey ? { apiKey: anthropic.apiKey } : {}),
+      ...(anthropic.baseUrl ? { baseUrl: anthropic.baseUrl } : {}),
+      timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      cacheTtl: anthropic.cacheTtl,
+    };
+    return {
+      chat: new AnthropicMessagesModel({
+        ...common,
+        model: chatModel,
+        maxOutputTokens: config.chatMaxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+        ...(anthropic.thinkingBudgetTokens !== undefined
+          ? { thinkingBudgetTokens: anthropic.thinkingBudgetTokens }
+          : {}),
+      }),
+      summarizer: new AnthropicMessagesModel({
+        ...common,
+        model: summaryModel,
+        maxOutputTokens: config.summaryMaxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+        ...(acceptsTemperature(config, summaryModel) && { temperature: 0 }),
+      }),
+      label: {
+        provider: 'anthropic',
+        model: chatModel,
+        summaryModel,
+        baseUrl: anthropic.baseUrl || ANTHROPIC_BASE_URL,
+      },
+    };
+  }
   if (!config.apiKey && !config.baseUrl) {
     return {
       chat: new OfflineChatModel({ ...config.offline, mode: 'chat' }),

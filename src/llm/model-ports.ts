@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { ModelCallError as CoreModelCallError } from '../core/model-call-error';
 import type { ChatModelPort, ChatResult, SummarizerPort } from '../core/ports';
 import { createHash } from 'node:crypto';
+import { AnthropicMessagesModel } from './anthropic-chat-model';
 import { ModelCallError } from './classify-provider-error';
 import { streamChat } from './stream-chat';
 
@@ -29,6 +30,7 @@ function toChatResult(result: Awaited<ReturnType<typeof streamChat>>): ChatResul
           promptTokens: result.usage.promptTokens,
           completionTokens: result.usage.completionTokens,
           cachedTokens: result.usage.cachedTokens,
+          ...(result.usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: result.usage.cacheWriteTokens } : {}),
         }
       : null,
   };
@@ -58,7 +60,7 @@ export function sendsPromptCacheKey(
  * call's `cacheKey` is sent as `prompt_cache_key` (PROMPT_CACHE_KEY; default false).
  */
 export function createChatPort(
-  model: BaseChatModel,
+  model: BaseChatModel | AnthropicMessagesModel,
   modelName: string,
   options: { promptCacheKey?: boolean } = {},
 ): ChatModelPort {
@@ -66,6 +68,16 @@ export function createChatPort(
     model: modelName,
     async stream({ messages, signal, onDelta, tools, toolChoice, cacheKey }) {
       try {
+        if (model instanceof AnthropicMessagesModel)
+          return toChatResult(
+            await model.stream({
+              messages,
+              signal,
+              onDelta,
+              ...(tools ? { tools } : {}),
+              ...(toolChoice ? { toolChoice } : {}),
+            }),
+          );
         return toChatResult(
           await streamChat({
             model,
@@ -90,7 +102,7 @@ export function createChatPort(
  * tokens never reach a user's stream.
  */
 export function createSummarizerPort(
-  model: BaseChatModel,
+  model: BaseChatModel | AnthropicMessagesModel,
   modelName: string,
   options: { promptCacheKey?: boolean } = {},
 ): SummarizerPort {
@@ -98,6 +110,15 @@ export function createSummarizerPort(
     model: modelName,
     async summarize({ messages, signal, tools, toolChoice, cacheKey }) {
       try {
+        if (model instanceof AnthropicMessagesModel)
+          return toChatResult(
+            await model.stream({
+              messages,
+              ...(signal ? { signal } : {}),
+              ...(tools ? { tools } : {}),
+              ...(toolChoice ? { toolChoice } : {}),
+            }),
+          );
         return toChatResult(
           await streamChat({
             model,

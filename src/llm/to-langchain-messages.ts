@@ -19,6 +19,8 @@ export interface ModelUsage {
   completionTokens: number;
   /** Prompt tokens read from the provider's prompt cache (LangChain's `input_token_details.cache_read`); null when not reported. */
   cachedTokens: number | null;
+  /** Prompt tokens the provider wrote to its prompt cache (Anthropic's `cache_creation_input_tokens`); absent when not reported. */
+  cacheWriteTokens?: number | null;
 }
 
 /** A fragment of a streamed tool call; fragments with the same `index` belong together. */

@@ -24,6 +24,8 @@ function observeModelCall(metrics: Metrics, call: ModelCallRecord): void {
     metrics.tokens.inc({ ...labels, direction: 'out' }, call.reportedCompletionTokens);
   if (call.reportedCachedTokens !== undefined && call.reportedCachedTokens !== null)
     metrics.cachedPromptTokens.inc(labels, call.reportedCachedTokens);
+  if (call.reportedCacheWriteTokens !== undefined && call.reportedCacheWriteTokens !== null)
+    metrics.cacheWritePromptTokens.inc(labels, call.reportedCacheWriteTokens);
   if (call.reportedPromptTokens !== null && call.reportedPromptTokens > 0) {
     metrics.reportedPromptTokens.inc(labels, call.reportedPromptTokens);
     metrics.estimateRatio.observe(labels, call.estimatedPromptTokens / call.reportedPromptTokens);

@@ -80,6 +80,12 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       labelNames: ['model', 'purpose'],
       registers,
     }),
+    cacheWritePromptTokens: new Counter({
+      name: 'chat_model_cache_write_prompt_tokens_total',
+      help: 'Prompt tokens the provider reported as written to its prompt cache (Claude; calls that reported it).',
+      labelNames: ['model', 'purpose'],
+      registers,
+    }),
     reportedPromptTokens: new Counter({
       name: 'chat_model_reported_prompt_tokens_total',
       help: 'Prompt tokens as the provider reported them (calls with a usage report only).',

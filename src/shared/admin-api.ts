@@ -200,6 +200,8 @@ export interface CostRowDto {
   promptTokens: number;
   /** Prompt tokens the provider reported as read from its cache (0 where none were reported). */
   cachedTokens: number;
+  /** Prompt tokens the provider reported as written to its cache (Claude; priced at `cacheWrite`); 0 where none. */
+  cacheWriteTokens: number;
   completionTokens: number;
   /** Estimated cost of the calls of priced models (MODEL_PRICES); null when none of the group's models has a price. */
   cost: number | null;

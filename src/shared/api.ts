@@ -223,7 +223,7 @@ export interface ContextPackDto {
 
 export interface ServerInfoDto {
   model: string;
-  provider: 'openai-compatible' | 'offline';
+  provider: 'openai-compatible' | 'anthropic' | 'offline';
   offline: boolean;
   budget: number;
   /** The model's window in tokens (CONTEXT_MAX_INPUT_TOKENS, the model profile's, or the offline demo window). */
@@ -272,6 +272,8 @@ export interface ModelCallPointDto {
   throughSeq: number;
   /** Prompt tokens the provider reported as read from its prompt cache; null when it did not report them. */
   reportedCachedTokens: number | null;
+  /** Prompt tokens the provider reported as written to its prompt cache (Claude); null when it did not report them. */
+  reportedCacheWriteTokens: number | null;
 }
 
 /** GET /api/admin/threads/:id/model-calls: the newest calls (oldest first within the page), and older ones by cursor. */
@@ -353,6 +355,8 @@ export interface MessageContextDto {
   reportedCompletionTokens: number | null;
   /** Prompt tokens the provider reported as read from its prompt cache; null when it did not report them. */
   reportedCachedTokens: number | null;
+  /** Prompt tokens the provider reported as written to its prompt cache (Claude); null when it did not report them. */
+  reportedCacheWriteTokens: number | null;
   /**
    * Where this call's prompt first differed from the thread's previous call's, computed when the call was made: the
    * first differing pack message (-1: the tool schemas differed) and the estimated tokens before it (what a prompt

@@ -23,6 +23,13 @@ describe('getModelProfile', () => {
     ['gpt-3.5-turbo', 'cl100k_base', 16_385, 4096, true],
     ['openai/gpt-4o-mini', 'o200k_base', 128_000, 16_384, true],
     ['GPT-4o', 'o200k_base', 128_000, 16_384, true],
+    ['claude-opus-4-1-20250805', 'o200k_base', 200_000, 32_000, true],
+    ['claude-opus-4-5', 'o200k_base', 200_000, 64_000, true],
+    ['claude-sonnet-4-5-20250929', 'o200k_base', 200_000, 64_000, true],
+    ['claude-sonnet-4-20250514', 'o200k_base', 200_000, 64_000, true],
+    ['claude-haiku-4-5', 'o200k_base', 200_000, 64_000, true],
+    ['claude-3-5-haiku-latest', 'o200k_base', 200_000, 8192, true],
+    ['anthropic/claude-3-7-sonnet-latest', 'o200k_base', 200_000, 64_000, true],
   ] as const)('%s -> %s, %i in, %i out, temperature %s', (name, encoding, maxIn, maxOut, temperature) => {
     const profile = getModelProfile(name);
     expect(profile).toMatchObject({

@@ -172,6 +172,50 @@ const PROFILE_TABLE: Record<string, ProfileRow> = {
     acceptsTemperature: true,
     reasoning: false,
   },
+  // Claude: a 200k window; Anthropic's tokenizer is not public, so the estimate counts with o200k_base and the
+  // per-model correction (calibrated from reported usage) scales it.
+  'claude-opus-4': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 32_000,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'claude-opus-4-5': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 64_000,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'claude-sonnet-4': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 64_000,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'claude-haiku-4': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 64_000,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'claude-3-7-sonnet': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 64_000,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
+  'claude-3-5': {
+    encoding: 'o200k_base',
+    maxInputTokens: 200_000,
+    maxOutputTokens: 8192,
+    acceptsTemperature: true,
+    reasoning: false,
+  },
   'gpt-3.5-turbo': {
     encoding: 'cl100k_base',
     maxInputTokens: 16_385,

@@ -3,6 +3,11 @@ export interface ModelPrice {
   input: number;
   /** Prompt tokens the provider read from its prompt cache. */
   cachedInput: number;
+  /**
+   * Prompt tokens the provider wrote to its prompt cache (Anthropic's `cache_creation_input_tokens`), at the price of
+   * the deployment's cache lifetime (MODEL_PRICES `cacheWrite` or `cacheWrite1h`); default 1.25× the input price.
+   */
+  cacheWrite?: number;
   output: number;
 }
 
@@ -17,6 +22,8 @@ export interface ModelUsage {
   promptTokens: number;
   /** Reported cached prompt tokens (0 where none were reported). */
   cachedTokens: number;
+  /** Reported prompt tokens written to the provider's cache (0 where none were reported). */
+  cacheWriteTokens?: number;
   /** Reported completion tokens, or the answer's counted tokens for calls without a report. */
   completionTokens: number;
   /** Calls whose prompt or completion tokens are our estimate (no usage reported). */
@@ -36,6 +43,8 @@ export interface CostRow {
   calls: number;
   promptTokens: number;
   cachedTokens: number;
+  /** Prompt tokens the provider reported writing to its cache. */
+  cacheWriteTokens: number;
   completionTokens: number;
   /** Estimated cost of the priced models' calls; null when none of the group's models has a price. */
   cost: number | null;
@@ -64,14 +73,24 @@ export function cachedShare(
   return prompt > 0 ? Math.min(cached, prompt) / prompt : null;
 }
 
-/** The cost of one model's usage: uncached prompt tokens at the input price, cached ones at the cached price. */
+/** Default price of a cache write against the input price (Anthropic's 5-minute entries). */
+export const CACHE_WRITE_FACTOR = 1.25;
+
+/**
+ * The cost of one model's usage: uncached prompt tokens at the input price, cached ones at the cached price, those
+ * written to the cache at the cache-write price.
+ */
 export function costOf(
-  usage: Pick<ModelUsage, 'promptTokens' | 'cachedTokens' | 'completionTokens'>,
+  usage: Pick<ModelUsage, 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'completionTokens'>,
   price: ModelPrice,
 ): number {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  const written = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
   return (
-    ((usage.promptTokens - cached) * price.input + cached * price.cachedInput + usage.completionTokens * price.output) /
+    ((usage.promptTokens - cached - written) * price.input +
+      cached * price.cachedInput +
+      written * (price.cacheWrite ?? price.input * CACHE_WRITE_FACTOR) +
+      usage.completionTokens * price.output) /
     1_000_000
   );
 }
@@ -87,6 +106,7 @@ export function costRow(
     calls: 0,
     promptTokens: 0,
     cachedTokens: 0,
+    cacheWriteTokens: 0,
     completionTokens: 0,
     cost: null,
     estimatedCalls: 0,
@@ -97,6 +117,7 @@ export function costRow(
     row.calls += usage.calls;
     row.promptTokens += usage.promptTokens;
     row.cachedTokens += usage.cachedTokens;
+    row.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
     row.completionTokens += usage.completionTokens;
     row.estimatedCalls += usage.estimatedCalls;
     const price = prices[usage.model];

@@ -146,6 +146,7 @@ async function recordAuxiliaryCall(
       reportedPromptTokens: call.usage?.promptTokens ?? null,
       reportedCompletionTokens: call.usage?.completionTokens ?? null,
       reportedCachedTokens: call.usage?.cachedTokens ?? null,
+      reportedCacheWriteTokens: call.usage?.cacheWriteTokens ?? null,
       latencyMs: Date.now() - call.startedAt,
       error: call.failure === null ? null : failureKind(call.failure),
     });

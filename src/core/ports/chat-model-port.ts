@@ -6,8 +6,16 @@ export interface ChatResult {
   toolCalls: ToolCall[];
   /** Calls whose arguments were not a JSON object; they are answered with an error like the others. */
   invalidToolCalls?: { id: string; name: string; rawArguments: string; error: string }[];
-  /** `cachedTokens`: prompt tokens the provider read from its prompt cache; null when it did not say. */
-  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
+  /**
+   * `cachedTokens`: prompt tokens the provider read from its prompt cache; `cacheWriteTokens`: those it wrote to it
+   * (Anthropic); null or absent when it did not say.
+   */
+  usage: {
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens?: number | null;
+    cacheWriteTokens?: number | null;
+  } | null;
 }
 
 export interface ChatModelPort {

@@ -22,6 +22,8 @@ export interface ModelCallRecord {
   error?: string | null;
   /** Prompt tokens the provider reported as read from its prompt cache; null when not reported. */
   reportedCachedTokens?: number | null;
+  /** Prompt tokens the provider reported as written to its prompt cache (Anthropic); null when not reported. */
+  reportedCacheWriteTokens?: number | null;
   /** Chat calls: where the prompt first differed from the thread's previous call's (null: no previous call known). */
   promptDivergence?: PromptDivergence | null;
   /** Chat calls: the prompt's fingerprints, so the thread's next call can compare with it from any process. */

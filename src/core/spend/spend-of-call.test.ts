@@ -15,7 +15,7 @@ describe('what a call spends', () => {
         reportedCachedTokens: 400,
         answerTokens: 48,
       }),
-    ).toEqual({ promptTokens: 1000, cachedTokens: 400, completionTokens: 50 });
+    ).toEqual({ promptTokens: 1000, cachedTokens: 400, cacheWriteTokens: 0, completionTokens: 50 });
     // No report (or a report of 0 prompt tokens): our estimate, no cached tokens, the answer's counted tokens.
     for (const reported of [null, 0])
       expect(
@@ -26,7 +26,7 @@ describe('what a call spends', () => {
           reportedCompletionTokens: null,
           answerTokens: 48,
         }),
-      ).toEqual({ promptTokens: 900, cachedTokens: 0, completionTokens: 48 });
+      ).toEqual({ promptTokens: 900, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 48 });
     // A failed call: its prompt only.
     expect(
       recordedUsage({
@@ -35,7 +35,7 @@ describe('what a call spends', () => {
         reportedPromptTokens: null,
         reportedCompletionTokens: null,
       }),
-    ).toEqual({ promptTokens: 10, cachedTokens: 0, completionTokens: 0 });
+    ).toEqual({ promptTokens: 10, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0 });
   });
 
   it("prices it as the costs do and counts cached input tokens at the cached price's share", () => {
@@ -55,6 +55,22 @@ describe('what a call spends', () => {
     expect(spend.tokens).toBe(200_000 + 200_000 + 100_000);
     // An unpriced model: no money, every input token counted whole.
     expect(spendOfCall({ ...call, model: 'unpriced' }, prices)).toEqual({ money: 0, tokens: 1_100_000 });
+  });
+
+  it('prices cache writes at cacheWrite (1.25x the input by default) and counts them at that share in tokens', () => {
+    const call = {
+      model: 'priced',
+      estimatedPromptTokens: 0,
+      reportedPromptTokens: 1_000_000,
+      reportedCompletionTokens: 0,
+      reportedCachedTokens: 600_000,
+      reportedCacheWriteTokens: 300_000,
+    };
+    // 100,000 uncached at 2, 600,000 read at 0.5, 300,000 written at 2.5.
+    expect(spendOfCall(call, prices).money).toBeCloseTo(0.2 + 0.3 + 0.75);
+    expect(spendOfCall(call, prices).tokens).toBe(100_000 + 150_000 + 375_000);
+    const explicit: ModelPrices = { priced: { input: 2, cachedInput: 0.5, cacheWrite: 4, output: 8 } };
+    expect(spendOfCall(call, explicit).money).toBeCloseTo(0.2 + 0.3 + 1.2);
   });
 
   it('takes the worst case of a call as its whole prompt uncached and an answer at its cap', () => {

@@ -1,4 +1,4 @@
-import { costOf, type ModelPrice, type ModelPrices } from '../costs/estimate-costs';
+import { CACHE_WRITE_FACTOR, costOf, type ModelPrice, type ModelPrices } from '../costs/estimate-costs';
 import type { SpendAmount } from './spend-limit';
 
 /** The figures of one model call as its model_calls row records them. */
@@ -8,6 +8,8 @@ export interface RecordedCallFigures {
   reportedPromptTokens: number | null;
   reportedCompletionTokens: number | null;
   reportedCachedTokens?: number | null;
+  /** Prompt tokens the provider reported writing to its cache (priced at `cacheWrite`). */
+  reportedCacheWriteTokens?: number | null;
   /** The answer's counted tokens (a chat call's message), for a call whose provider reported no completion tokens. */
   answerTokens?: number | null;
 }
@@ -20,29 +22,34 @@ export interface RecordedCallFigures {
 export function recordedUsage(call: RecordedCallFigures): {
   promptTokens: number;
   cachedTokens: number;
+  cacheWriteTokens: number;
   completionTokens: number;
 } {
   return {
     promptTokens: call.reportedPromptTokens || call.estimatedPromptTokens,
     cachedTokens: call.reportedCachedTokens ?? 0,
+    cacheWriteTokens: call.reportedCacheWriteTokens ?? 0,
     completionTokens: call.reportedCompletionTokens ?? call.answerTokens ?? 0,
   };
 }
 
 /**
  * What a call's usage spends: money at the model's price (0 for a model without one), and tokens, input plus output
- * with cached input counted at the cached price's share of the input price when the model has a price (as input
- * otherwise).
+ * with cached input (and cache writes) counted at their price's share of the input price when the model has a price
+ * (as input otherwise).
  */
 export function spendOfUsage(
-  usage: { promptTokens: number; cachedTokens: number; completionTokens: number },
+  usage: { promptTokens: number; cachedTokens: number; cacheWriteTokens?: number; completionTokens: number },
   price: ModelPrice | undefined,
 ): SpendAmount {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  const written = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
   const ratio = price && price.input > 0 ? price.cachedInput / price.input : 1;
+  const writeRatio =
+    price && price.input > 0 ? (price.cacheWrite ?? price.input * CACHE_WRITE_FACTOR) / price.input : 1;
   return {
     money: price ? costOf(usage, price) : 0,
-    tokens: usage.promptTokens - cached + cached * ratio + usage.completionTokens,
+    tokens: usage.promptTokens - cached - written + cached * ratio + written * writeRatio + usage.completionTokens,
   };
 }
 

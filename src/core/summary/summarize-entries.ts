@@ -78,6 +78,7 @@ export async function callSummarizer(
         reportedPromptTokens: result.usage?.promptTokens ?? null,
         reportedCompletionTokens: result.usage?.completionTokens ?? null,
         reportedCachedTokens: result.usage?.cachedTokens ?? null,
+        reportedCacheWriteTokens: result.usage?.cacheWriteTokens ?? null,
         latencyMs,
       })
       .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the summarizer call'));

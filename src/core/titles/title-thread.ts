@@ -2,6 +2,7 @@ import type { ContextSettings } from '../context-settings';
 import { toThreadDto } from '../dto';
 import { forkTitle } from '../fork/fork-thread';
 import type {
+  ChatResult,
   FirstExchange,
   LogPort,
   ModelCallStore,
@@ -85,7 +86,7 @@ async function record(
   call: {
     threadId: string;
     messages: ReturnType<typeof titlePromptMessages>;
-    usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
+    usage: ChatResult['usage'];
     latencyMs: number;
     error: string | null;
   },
@@ -101,6 +102,7 @@ async function record(
       reportedPromptTokens: call.usage?.promptTokens ?? null,
       reportedCompletionTokens: call.usage?.completionTokens ?? null,
       reportedCachedTokens: call.usage?.cachedTokens ?? null,
+      reportedCacheWriteTokens: call.usage?.cacheWriteTokens ?? null,
       latencyMs: call.latencyMs,
       error: call.error,
     })

@@ -120,6 +120,7 @@ async function callSummarizer(
       reportedPromptTokens: result.usage?.promptTokens ?? null,
       reportedCompletionTokens: result.usage?.completionTokens ?? null,
       reportedCachedTokens: result.usage?.cachedTokens ?? null,
+      reportedCacheWriteTokens: result.usage?.cacheWriteTokens ?? null,
       latencyMs: Date.now() - started,
     })
     .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record the condense call'));

@@ -2,6 +2,7 @@ import type { ContextPack } from '../context';
 import { ModelCallError } from '../model-call-error';
 import type {
   ChatCallRecord,
+  ChatResult,
   LogPort,
   ModelCallRecord,
   ModelCallStore,
@@ -16,7 +17,7 @@ interface ChatCallInput {
   pack: ContextPack;
   toolSchemaTokens: number;
   startedAt: number;
-  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number | null } | null;
+  usage: ChatResult['usage'];
   overflowRetry: boolean;
   promptDivergence?: PromptDivergence | null;
   promptFingerprints?: PromptFingerprints | null;
@@ -34,6 +35,7 @@ function chatCallFigures(input: ChatCallInput): ModelCallRecord {
     reportedPromptTokens: input.usage?.promptTokens ?? null,
     reportedCompletionTokens: input.usage?.completionTokens ?? null,
     reportedCachedTokens: input.usage?.cachedTokens ?? null,
+    reportedCacheWriteTokens: input.usage?.cacheWriteTokens ?? null,
     promptDivergence: input.promptDivergence ?? null,
     promptFingerprints: input.promptFingerprints ?? null,
     latencyMs: Date.now() - input.startedAt,

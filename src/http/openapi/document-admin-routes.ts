@@ -34,6 +34,9 @@ const costFigures = {
   cachedTokens: tokens.describe(
     'Prompt tokens the provider reported as read from its cache (0 where none were reported)',
   ),
+  cacheWriteTokens: tokens.describe(
+    'Prompt tokens the provider reported as written to its cache (Claude), priced at cacheWrite (0 where none were reported)',
+  ),
   completionTokens: tokens.describe(
     "Reported completion tokens; the answer's counted tokens for calls without a report",
   ),

@@ -220,7 +220,7 @@ export const contextPackDto = z
 export const serverInfoDto = z
   .strictObject({
     model: z.string(),
-    provider: z.enum(['openai-compatible', 'offline']),
+    provider: z.enum(['openai-compatible', 'anthropic', 'offline']),
     offline: z.boolean(),
     budget: z.number().int(),
     contextWindow: z.number().int(),
@@ -508,6 +508,9 @@ export const modelCallPointDto = z
     reportedCachedTokens: count
       .nullable()
       .describe('Prompt tokens the provider reported as read from its prompt cache; null when not reported.'),
+    reportedCacheWriteTokens: count
+      .nullable()
+      .describe('Prompt tokens the provider reported as written to its prompt cache (Claude); null when not reported.'),
   })
   .meta({ id: 'ModelCallPoint' });
 export const modelCallListDto = z
@@ -551,6 +554,9 @@ export const messageContextDto = z
     reportedCachedTokens: count
       .nullable()
       .describe('Prompt tokens the provider reported as read from its prompt cache; null when not reported.'),
+    reportedCacheWriteTokens: count
+      .nullable()
+      .describe('Prompt tokens the provider reported as written to its prompt cache (Claude); null when not reported.'),
     promptDivergence: z
       .strictObject({
         messageIndex: z

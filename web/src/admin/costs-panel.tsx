@@ -32,6 +32,7 @@ function FigureCells({ figures }: { figures: CostTotalDto }) {
       <td title={figures.cachedShare === null ? 'no call reported its cached tokens' : undefined}>
         {formatShare(figures.cachedShare)}
       </td>
+      <td>{figures.cacheWriteTokens.toLocaleString()}</td>
       <td>{figures.completionTokens.toLocaleString()}</td>
       <td>
         {formatCost(figures.cost)}
@@ -98,6 +99,7 @@ export function CostsPanel() {
               <th>Prompt tokens</th>
               <th>Cached</th>
               <th>Cached share</th>
+              <th title="prompt tokens written to the provider's cache (Claude), priced at cacheWrite">Cache writes</th>
               <th>Completion tokens</th>
               <th>Cost</th>
               {withLimits ? <th title="the user's effective spend limit; empty: none">Limit</th> : null}

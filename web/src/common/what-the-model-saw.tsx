@@ -34,6 +34,7 @@ function Figures({ seen }: { seen: MessageContextDto }) {
       {seen.reportedCachedTokens !== null
         ? ` · ${formatTokens(seen.reportedCachedTokens)} read from the provider's prompt cache`
         : ''}
+      {seen.reportedCacheWriteTokens !== null ? ` · ${formatTokens(seen.reportedCacheWriteTokens)} written to it` : ''}
       {seen.omitted > 0 ? ` · ${seen.omitted} older window entries left out` : ''}
       {seen.overflowRetry ? ' · sent again after the provider reported an overflow' : ''}
     </p>
