@@ -225,6 +225,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
           chatModel: env.CHAT_MODEL,
           holdPromptTokens: settings.budget,
           answerCap: settings.profile.reservedOutputTokens,
+          writesCache: chatProviderOf(env) === 'anthropic',
           // An unclaimed hold waits at most for the turns queued before it; a call lasts at most a turn.
           holdTtlMs: (env.MAX_QUEUED_TURNS + 1) * env.TURN_TIMEOUT_MS + 60_000,
           callTtlMs: env.TURN_TIMEOUT_MS + 60_000,

@@ -34,6 +34,8 @@ export interface SpendGateOptions {
   /** A chat call's largest prompt (the pack budget) and answer cap: a send's hold is a call of both. */
   holdPromptTokens: number;
   answerCap: number;
+  /** The provider bills prompt cache writes (Anthropic): a worst case writes its whole prompt, at the write price. */
+  writesCache?: boolean;
   /** How long an unclaimed hold lasts (a queued turn waits behind others); a call's reservation lasts `callTtlMs`. */
   holdTtlMs: number;
   callTtlMs: number;
@@ -77,7 +79,12 @@ export function createSpendGate(options: SpendGateOptions) {
   const now = options.now ?? (() => new Date());
   const moneyPerToken = prices[options.chatModel] ? prices[options.chatModel]!.input / 1_000_000 : null;
   const holdAmount = worstCaseOf(
-    { model: options.chatModel, promptTokens: options.holdPromptTokens, answerCap: options.answerCap },
+    {
+      model: options.chatModel,
+      promptTokens: options.holdPromptTokens,
+      answerCap: options.answerCap,
+      writesCache: options.writesCache ?? false,
+    },
     prices,
   );
 
@@ -196,7 +203,12 @@ export function createSpendGate(options: SpendGateOptions) {
         turnId: input.turnId,
         starts: periodStarts(at, options.timeZone),
         amount: worstCaseOf(
-          { model: input.model, promptTokens: input.promptTokens, answerCap: options.answerCap },
+          {
+            model: input.model,
+            promptTokens: input.promptTokens,
+            answerCap: options.answerCap,
+            writesCache: options.writesCache ?? false,
+          },
           prices,
         ),
         expiresAt: new Date(at.getTime() + options.callTtlMs),

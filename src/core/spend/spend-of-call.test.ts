@@ -78,5 +78,10 @@ describe('what a call spends', () => {
       money: (1000 * 2 + 500 * 8) / 1_000_000,
       tokens: 1500,
     });
+    // A provider billing cache writes (Anthropic): the whole prompt written at 1.25x the input price.
+    expect(worstCaseOf({ model: 'priced', promptTokens: 1000, answerCap: 500, writesCache: true }, prices)).toEqual({
+      money: (1000 * 2 * 1.25 + 500 * 8) / 1_000_000,
+      tokens: 1250 + 500,
+    });
   });
 });

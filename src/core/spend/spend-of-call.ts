@@ -58,13 +58,21 @@ export function spendOfCall(call: RecordedCallFigures, prices: ModelPrices): Spe
   return spendOfUsage(recordedUsage(call), prices[call.model]);
 }
 
-/** A call's worst case before it is made: its whole prompt uncached, and an answer as long as its cap. */
+/**
+ * A call's worst case before it is made: its whole prompt uncached (with `writesCache`, a provider billing cache writes
+ * such as Anthropic: its whole prompt written, at the write price), and an answer as long as its cap.
+ */
 export function worstCaseOf(
-  input: { model: string; promptTokens: number; answerCap: number },
+  input: { model: string; promptTokens: number; answerCap: number; writesCache?: boolean },
   prices: ModelPrices,
 ): SpendAmount {
   return spendOfUsage(
-    { promptTokens: input.promptTokens, cachedTokens: 0, completionTokens: input.answerCap },
+    {
+      promptTokens: input.promptTokens,
+      cachedTokens: 0,
+      cacheWriteTokens: input.writesCache ? input.promptTokens : 0,
+      completionTokens: input.answerCap,
+    },
     prices[input.model],
   );
 }
