@@ -1,5 +1,12 @@
+import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
-import { createAgent, HumanMessage, summarizationMiddleware, type BaseMessage } from 'langchain';
+import {
+  anthropicPromptCachingMiddleware,
+  createAgent,
+  HumanMessage,
+  summarizationMiddleware,
+  type BaseMessage,
+} from 'langchain';
 import { createTokenCounter, type TokenCounter } from '../src/core/context';
 import type { Role } from '../src/core/context/types';
 
@@ -21,12 +28,7 @@ export function createSummarizingAgent(options: {
   keepMessages: number;
   counter: TokenCounter;
 }) {
-  const { counter } = options;
-  const countTokens = (messages: BaseMessage[]) =>
-    messages.reduce(
-      (sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }),
-      3,
-    );
+  const countTokens = exactCount(options.counter);
   return createAgent({
     model: new ChatOpenAI(options.settings),
     tools: [],
@@ -61,6 +63,59 @@ export function createLangChainChat(options: {
     triggerTokens: options.triggerTokens,
     keepMessages: options.keepMessages,
     counter: createTokenCounter('o200k_base'),
+  });
+  let messages: BaseMessage[] = [];
+  return {
+    async send(text) {
+      const result = await agent.invoke({ messages: [...messages, new HumanMessage(text)] });
+      messages = result.messages;
+    },
+  };
+}
+
+/** The token count LangChain's summarization middleware triggers on: our exact counter, as for ours. */
+function exactCount(counter: TokenCounter) {
+  return (messages: BaseMessage[]) =>
+    messages.reduce(
+      (sum, message) => sum + counter.countMessage({ role: ROLES[message.getType()] ?? 'user', content: message.text }),
+      3,
+    );
+}
+
+/**
+ * bench:cache's Anthropic peer (BENCH_CACHE_PROVIDER=anthropic): `createAgent` on `ChatAnthropic` with
+ * `summarizationMiddleware` (trigger and keep as given, the summarizer the same model) and LangChain's
+ * `anthropicPromptCachingMiddleware` (a top-level `cache_control`: Anthropic's automatic caching, a breakpoint on the
+ * last block), against the Messages stub at `stubUrl` (its root).
+ */
+export function createLangChainAnthropicChat(options: {
+  stubUrl: string;
+  model: string;
+  systemPrompt: string;
+  triggerTokens: number;
+  keepMessages: number;
+  ttl: '5m' | '1h';
+}): LangChainChat {
+  const settings = {
+    model: options.model,
+    apiKey: 'bench-key',
+    anthropicApiUrl: options.stubUrl,
+    maxRetries: 0,
+    maxTokens: 1024,
+  };
+  const agent = createAgent({
+    model: new ChatAnthropic(settings),
+    tools: [],
+    systemPrompt: options.systemPrompt,
+    middleware: [
+      summarizationMiddleware({
+        model: new ChatAnthropic(settings),
+        trigger: { tokens: options.triggerTokens },
+        keep: { messages: options.keepMessages },
+        tokenCounter: exactCount(createTokenCounter('o200k_base')),
+      }),
+      anthropicPromptCachingMiddleware({ ttl: options.ttl }),
+    ],
   });
   let messages: BaseMessage[] = [];
   return {

@@ -12,6 +12,12 @@
  * `BENCH_QUICK=1`: the first conversation only, its first QUICK_EXCHANGES exchanges and QUICK_QUESTIONS questions.
  * `BENCH_CACHE_SHAPE=issue`: each conversation as issue 24 measured it (and its "Done when" measures held-out ones):
  * its first ISSUE_LINES lines as the chat, then ISSUE_QUESTIONS questions about its first sessions.
+ * `BENCH_CACHE_PROVIDER=anthropic`: the same on Claude's rules (issue 34): each system against its own Messages API
+ * stub that emulates Anthropic's cache (test/support/anthropic-messages-stub.ts: a prefix is read only up to a
+ * breakpoint a previous request wrote, within the TTL and the 20-block lookback, above the model's minimum); ours with
+ * CHAT_PROVIDER=anthropic (its breakpoints), LangChain with `anthropicPromptCachingMiddleware` (a top-level
+ * `cache_control`), the full history with a breakpoint on its last message; cost per call with writes at 1.25× and
+ * reads at 0.1× the input price.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -20,14 +26,15 @@ import pg from 'pg';
 import { contextSettingsFromEnv, DEFAULT_SYSTEM_PROMPT } from '../src/app/context-settings-from-env';
 import { loadEnv } from '../src/config/env';
 import { wireContentText } from '../src/llm/count-chat-tokens';
+import { replyWithText, startOpenAIStub, type StubRequest, type StubRequestBody } from '../test/support/openai-stub';
 import {
-  replyWithText,
-  startOpenAIStub,
-  type OpenAIStub,
-  type StubRequest,
-  type StubRequestBody,
-} from '../test/support/openai-stub';
+  anthropicText,
+  startAnthropicStub,
+  type AnthropicStubRequest,
+  type MessagesRequestBody,
+} from '../test/support/anthropic-messages-stub';
 import { classifyRequest as classifyOurs } from '../test/support/summary-stub';
+import { FOLD_TASK_OPENING } from '../src/core/summary/continued-fold-prompt';
 import { loadLocomo, LOCOMO_PATH, type Turn } from './support/locomo';
 import { requestJson, sendStreaming } from './support/sse-client';
 import { startApp, startServices, stopOnSignals, type Services } from './support/stack';
@@ -50,7 +57,10 @@ const ISSUE_QUESTIONS = 5;
  * on other stretches of the conversations — a second sample standing in for the conversations we do not have.
  */
 const SKIP_LINES = Number(process.env.BENCH_CACHE_SKIP_LINES ?? 0);
-const MODEL = 'gpt-4o-mini';
+const PROVIDER = process.env.BENCH_CACHE_PROVIDER === 'anthropic' ? 'anthropic' : 'openai';
+const MODEL = PROVIDER === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
+/** What a prompt token written to the cache costs, as a share of an uncached one (Anthropic: 5-minute writes). */
+const WRITE_PRICE = PROVIDER === 'anthropic' ? 1.25 : 1;
 /** `BENCH_CACHE_VIA=npm-start`: ours through `npm start` in its own process (see npmStartServer). */
 const VIA_NPM_START = process.env.BENCH_CACHE_VIA === 'npm-start';
 /** `BENCH_CACHE_OURS_ENV="RECALL_TOKENS=0,SUMMARY_KEEP=messages=8"`: settings for our app only (to attribute a figure). */
@@ -141,23 +151,117 @@ function classify(body: StubRequestBody): string {
     : 'chat';
 }
 
-/** A stub reporting cached tokens; chat calls get `next.reply`, summarizer calls SUMMARY_TEXT. */
-async function startCachingStub(): Promise<{ stub: OpenAIStub; next: { reply: string } }> {
+/** A Messages request's text, system first, every block's text (tool inputs and results included). */
+function messagesTextOf(body: MessagesRequestBody): { system: string; messages: string[] } {
+  const blockText = (block: Record<string, unknown>): string =>
+    typeof block.text === 'string'
+      ? block.text
+      : typeof block.content === 'string'
+        ? block.content
+        : JSON.stringify(block.input ?? block.content ?? '');
+  const system = typeof body.system === 'string' ? body.system : (body.system ?? []).map(blockText).join('\n');
+  const messages = body.messages.map((message) =>
+    typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n'),
+  );
+  return { system, messages };
+}
+
+/** The same classification on a Messages request: our fold prompts (stand-alone or continuing the chat), LangChain's. */
+function classifyAnthropic(body: MessagesRequestBody): string {
+  const { system, messages } = messagesTextOf(body);
+  if (/running summary/.test(system) || messages.at(-1)?.startsWith(FOLD_TASK_OPENING)) return 'summary';
+  return [system, ...messages].some((text) => /Context Extraction Assistant/.test(text)) ? 'summary' : 'chat';
+}
+
+/** One model call as the figures read it, whichever API it came through. */
+interface BenchCall {
+  kind: string;
+  promptTokens: number;
+  /** Read from the prompt cache. */
+  cachedTokens: number;
+  /** Written to the prompt cache (Anthropic's cache_creation_input_tokens; 0 on OpenAI). */
+  writeTokens: number;
+  /** The prompt's text, for the evidence check. */
+  text(): string;
+}
+
+function fromOpenAI(request: StubRequest): BenchCall {
+  return {
+    kind: request.kind,
+    promptTokens: request.promptTokens,
+    cachedTokens: request.cachedTokens ?? 0,
+    writeTokens: 0,
+    text: () => request.body.messages.map((message) => wireContentText(message.content)).join('\n'),
+  };
+}
+
+function fromAnthropic(request: AnthropicStubRequest): BenchCall {
+  const usage = request.usage;
+  return {
+    kind: classifyAnthropic(request.body),
+    promptTokens: usage
+      ? usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+      : request.promptTokens,
+    cachedTokens: usage?.cache_read_input_tokens ?? 0,
+    writeTokens: usage?.cache_creation_input_tokens ?? 0,
+    text: () => {
+      const { system, messages } = messagesTextOf(request.body);
+      return [system, ...messages].join('\n');
+    },
+  };
+}
+
+/**
+ * A stub reporting its prompt cache the way its provider does: chat calls get `next.reply`, summarizer calls
+ * SUMMARY_TEXT. `url`: what the system's client is given (OpenAI's ends in /v1; Anthropic's is the root).
+ */
+interface CachingStub {
+  url: string;
+  next: { reply: string };
+  count(): number;
+  calls(from?: number): BenchCall[];
+  close(): Promise<void>;
+}
+
+async function startCachingStub(): Promise<CachingStub> {
   const next = { reply: '' };
+  if (PROVIDER === 'anthropic') {
+    const stub = await startAnthropicStub({
+      maxContextTokens: 1_000_000,
+      responder: (request) => anthropicText(classifyAnthropic(request.body) === 'summary' ? SUMMARY_TEXT : next.reply),
+    });
+    return {
+      url: stub.url,
+      next,
+      count: () => stub.requests.length,
+      calls: (from = 0) =>
+        stub.requests
+          .slice(from)
+          .filter((request) => request.usage)
+          .map(fromAnthropic),
+      close: () => stub.close(),
+    };
+  }
   const stub = await startOpenAIStub({
     classifyRequest: classify,
     promptCache: true,
     maxContextTokens: 1_000_000,
     responder: (request) => replyWithText(request.kind === 'summary' ? SUMMARY_TEXT : next.reply),
   });
-  return { stub, next };
+  return {
+    url: stub.url,
+    next,
+    count: () => stub.requests.length,
+    calls: (from = 0) => stub.requests.slice(from).map(fromOpenAI),
+    close: () => stub.close(),
+  };
 }
 
 /** What one system did: its stub's requests, and per question the chat requests of that question's turn. */
 interface SystemRun {
   name: string;
-  requests: StubRequest[];
-  questions: { conversation: string; evidence: string[]; textOf: Map<string, string>; calls: StubRequest[] }[];
+  requests: BenchCall[];
+  questions: { conversation: string; evidence: string[]; textOf: Map<string, string>; calls: BenchCall[] }[];
   /** Recall-slot tokens per chat call (ours: from the model-call records); empty when the system has none. */
   recallTokens: number[];
   /** Ours: the mean estimated tokens of each pack part per chat call (the model-call records' token parts). */
@@ -174,7 +278,7 @@ async function replay(
   name: string,
   conversations: Conversation[],
   openChat: (conversation: Conversation) => Promise<Chat>,
-  cachingStub: { stub: OpenAIStub; next: { reply: string } },
+  cachingStub: CachingStub,
 ): Promise<Omit<SystemRun, 'recallTokens'>> {
   const started = performance.now();
   const questions: SystemRun['questions'] = [];
@@ -182,10 +286,10 @@ async function replay(
     const chat = await openChat(conversation);
     for (const exchange of conversation.exchanges) {
       cachingStub.next.reply = exchange.reply;
-      const from = cachingStub.stub.requests.length;
+      const from = cachingStub.count();
       await chat.send(exchange.user);
       if (exchange.question) {
-        const calls = cachingStub.stub.requests.slice(from).filter((request) => request.kind === 'chat');
+        const calls = cachingStub.calls(from).filter((request) => request.kind === 'chat');
         questions.push({
           conversation: conversation.id,
           evidence: exchange.question.evidence,
@@ -198,7 +302,7 @@ async function replay(
       `${name}: ${conversation.id} done (${conversation.exchanges.length} exchanges, ${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
     );
   }
-  return { name, requests: cachingStub.stub.requests, questions, seconds: (performance.now() - started) / 1000 };
+  return { name, requests: cachingStub.calls(), questions, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Resolves once the app's turn runner has finished its turns (their ends, the fold decision after each). */
@@ -215,8 +319,15 @@ interface OursServer {
 }
 
 /** Ours in this process, as `npm run bench` starts it; the next message goes once its turn runner is idle. */
+/** The settings that point ours at the stub: its endpoint and key, and under Anthropic the provider and a Claude model. */
+function endpointEnv(stubUrl: string): Record<string, string> {
+  return PROVIDER === 'anthropic'
+    ? { CHAT_PROVIDER: 'anthropic', ANTHROPIC_BASE_URL: stubUrl, ANTHROPIC_API_KEY: 'bench-key', CHAT_MODEL: MODEL }
+    : { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key' };
+}
+
 async function inProcessServer(services: Services, stubUrl: string): Promise<OursServer> {
-  const app = await startApp(services, { env: { OPENAI_BASE_URL: stubUrl, OPENAI_API_KEY: 'bench-key', ...OURS_ENV } });
+  const app = await startApp(services, { env: { ...endpointEnv(stubUrl), ...OURS_ENV } });
   return {
     baseUrl: app.baseUrl,
     databaseUrl: app.databaseUrl,
@@ -249,8 +360,7 @@ async function npmStartServer(services: Services, stubUrl: string): Promise<Ours
       DATABASE_URL: databaseUrl,
       REDIS_URL: services.redis.url,
       REDIS_PREFIX: `b${randomBytes(4).toString('hex')}`,
-      OPENAI_BASE_URL: stubUrl,
-      OPENAI_API_KEY: 'bench-key',
+      ...endpointEnv(stubUrl),
       RATE_LIMIT_PER_MINUTE: '100000000',
       TOOL_ROUNDS_PER_MINUTE: '100000000',
       API_REQUESTS_PER_MINUTE: '100000000',
@@ -303,8 +413,8 @@ async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
   const caching = await startCachingStub();
   try {
     const app = VIA_NPM_START
-      ? await npmStartServer(services, caching.stub.url)
-      : await inProcessServer(services, caching.stub.url);
+      ? await npmStartServer(services, caching.url)
+      : await inProcessServer(services, caching.url);
     try {
       const { baseUrl } = app;
       const token = (await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' })).body
@@ -352,7 +462,7 @@ async function runOurs(conversations: Conversation[]): Promise<SystemRun> {
       await app.stop();
     }
   } finally {
-    await caching.stub.close();
+    await caching.close();
     await services.stop();
     removeHandlers();
   }
@@ -386,40 +496,64 @@ async function packParts(
 
 async function runLangChain(
   conversations: Conversation[],
-  policy: { triggerTokens: number; keepMessages: number },
+  policy: { triggerTokens: number; keepMessages: number; ttl: '5m' | '1h' },
 ): Promise<SystemRun> {
   // Loaded by a specifier TypeScript does not follow: langchain's types clash with the server's (bench/tsconfig.peer.json).
   const specifier = './cache-langchain';
-  const { createLangChainChat } = (await import(specifier)) as {
-    createLangChainChat: (options: {
-      stubUrl: string;
-      model: string;
-      systemPrompt: string;
-      triggerTokens: number;
-      keepMessages: number;
-    }) => Chat;
+  type Options = { stubUrl: string; model: string; systemPrompt: string; triggerTokens: number; keepMessages: number };
+  const { createLangChainChat, createLangChainAnthropicChat } = (await import(specifier)) as {
+    createLangChainChat: (options: Options) => Chat;
+    createLangChainAnthropicChat: (options: Options & { ttl: '5m' | '1h' }) => Chat;
   };
   const caching = await startCachingStub();
   try {
+    const options = { stubUrl: caching.url, model: MODEL, systemPrompt: DEFAULT_SYSTEM_PROMPT, ...policy };
     const run = await replay(
       'LangChain summarizationMiddleware',
       conversations,
-      async () =>
-        createLangChainChat({
-          stubUrl: caching.stub.url,
-          model: MODEL,
-          systemPrompt: DEFAULT_SYSTEM_PROMPT,
-          ...policy,
-        }),
+      async () => (PROVIDER === 'anthropic' ? createLangChainAnthropicChat(options) : createLangChainChat(options)),
       caching,
     );
     return { ...run, recallTokens: [] };
   } finally {
-    await caching.stub.close();
+    await caching.close();
   }
 }
 
-/** Every message so far on every call, straight to the stub (no framework). */
+/** One call with every message so far, straight to the stub (no framework); Anthropic's with a breakpoint on the last. */
+async function fullHistoryCall(url: string, messages: { role: string; content: string }[]): Promise<string> {
+  if (PROVIDER === 'anthropic') {
+    const last = messages.at(-1)!;
+    const response = await fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'bench-key', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: MODEL,
+        max_tokens: 1024,
+        system: DEFAULT_SYSTEM_PROMPT,
+        messages: [
+          ...messages.slice(0, -1),
+          { role: last.role, content: [{ type: 'text', text: last.content, cache_control: { type: 'ephemeral' } }] },
+        ],
+      }),
+    });
+    const body = (await response.json()) as { content?: { type: string; text?: string }[] };
+    const answer = body.content?.find((block) => block.type === 'text')?.text;
+    if (!response.ok || answer === undefined) throw new Error(`full history: HTTP ${response.status}`);
+    return answer;
+  }
+  const response = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
+    body: JSON.stringify({ model: MODEL, messages: [{ role: 'system', content: DEFAULT_SYSTEM_PROMPT }, ...messages] }),
+  });
+  const body = (await response.json()) as { choices?: { message: { content: string } }[] };
+  const answer = body.choices?.[0]?.message.content;
+  if (!response.ok || answer === undefined) throw new Error(`full history: HTTP ${response.status}`);
+  return answer;
+}
+
+/** Every message so far on every call. */
 async function runFullHistory(conversations: Conversation[]): Promise<SystemRun> {
   const caching = await startCachingStub();
   try {
@@ -427,19 +561,11 @@ async function runFullHistory(conversations: Conversation[]): Promise<SystemRun>
       'full history',
       conversations,
       async () => {
-        const messages: { role: string; content: string }[] = [{ role: 'system', content: DEFAULT_SYSTEM_PROMPT }];
+        const messages: { role: string; content: string }[] = [];
         return {
           async send(text) {
             messages.push({ role: 'user', content: text });
-            const response = await fetch(`${caching.stub.url}/chat/completions`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
-              body: JSON.stringify({ model: MODEL, messages }),
-            });
-            const body = (await response.json()) as { choices?: { message: { content: string } }[] };
-            const answer = body.choices?.[0]?.message.content;
-            if (!response.ok || answer === undefined) throw new Error(`full history: HTTP ${response.status}`);
-            messages.push({ role: 'assistant', content: answer });
+            messages.push({ role: 'assistant', content: await fullHistoryCall(caching.url, messages) });
           },
         };
       },
@@ -447,7 +573,7 @@ async function runFullHistory(conversations: Conversation[]): Promise<SystemRun>
     );
     return { ...run, recallTokens: [] };
   } finally {
-    await caching.stub.close();
+    await caching.close();
   }
 }
 
@@ -456,8 +582,10 @@ interface Figures {
   promptPerCall: number;
   cachedShare: number;
   uncachedPerCall: number;
+  /** Prompt tokens written to the cache per chat call (Anthropic; 0 on OpenAI, whose cache writes are free). */
+  writePerCall: number;
   recallPerCall: number | null;
-  /** All input (chat and summarizer calls) at the cached price, per chat call. */
+  /** All input (chat and summarizer calls) at the cached price (writes at WRITE_PRICE), per chat call. */
   effective01: number;
   effective05: number;
   /** The same, chat calls only. */
@@ -479,18 +607,24 @@ interface Figures {
 function figuresOf(run: SystemRun): Figures {
   const chat = run.requests.filter((request) => request.kind === 'chat');
   const summaries = run.requests.filter((request) => request.kind === 'summary');
-  const sum = (requests: StubRequest[], pick: (request: StubRequest) => number) =>
+  const sum = (requests: BenchCall[], pick: (request: BenchCall) => number) =>
     requests.reduce((total, request) => total + pick(request), 0);
   const prompt = sum(chat, (request) => request.promptTokens);
-  const cached = sum(chat, (request) => request.cachedTokens ?? 0);
+  const cached = sum(chat, (request) => request.cachedTokens);
+  const written = sum(chat, (request) => request.writeTokens);
   const summaryPrompt = sum(summaries, (request) => request.promptTokens);
-  const summaryCached = sum(summaries, (request) => request.cachedTokens ?? 0);
+  const summaryCached = sum(summaries, (request) => request.cachedTokens);
+  const summaryWritten = sum(summaries, (request) => request.writeTokens);
+  // Uncached input at 1, cache reads at `price`, cache writes at WRITE_PRICE.
+  const cost = (all: number, read: number, write: number, price: number) =>
+    all - read - write + price * read + WRITE_PRICE * write;
   const effective = (price: number, withSummaries: boolean) =>
-    (prompt - cached + price * cached + (withSummaries ? summaryPrompt - summaryCached + price * summaryCached : 0)) /
+    (cost(prompt, cached, written, price) +
+      (withSummaries ? cost(summaryPrompt, summaryCached, summaryWritten, price) : 0)) /
     chat.length;
   const held = run.questions.filter((question) =>
     question.calls.some((call) => {
-      const text = call.body.messages.map((message) => wireContentText(message.content)).join('\n');
+      const text = call.text();
       return question.evidence.some((id) => {
         const turn = question.textOf.get(id);
         return turn !== undefined && text.includes(turn);
@@ -505,16 +639,17 @@ function figuresOf(run: SystemRun): Figures {
     if (held.includes(question)) entry.held += 1;
     evidenceByConversation[question.conversation] = entry;
   }
-  const uncached = chat.map((request) => request.promptTokens - (request.cachedTokens ?? 0));
-  const misses = chat.filter((request) => (request.cachedTokens ?? 0) < request.promptTokens / 2);
+  const uncached = chat.map((request) => request.promptTokens - request.cachedTokens);
+  const misses = chat.filter((request) => request.cachedTokens < request.promptTokens / 2);
   return {
     uncachedMedian: quantile(uncached, 0.5),
     missCalls: misses.length,
-    missUncachedShare: sum(misses, (request) => request.promptTokens - (request.cachedTokens ?? 0)) / (prompt - cached),
+    missUncachedShare: sum(misses, (request) => request.promptTokens - request.cachedTokens) / (prompt - cached),
     calls: chat.length,
     promptPerCall: prompt / chat.length,
     cachedShare: cached / prompt,
     uncachedPerCall: (prompt - cached) / chat.length,
+    writePerCall: written / chat.length,
     recallPerCall:
       run.recallTokens.length > 0 ? run.recallTokens.reduce((a, b) => a + b, 0) / run.recallTokens.length : null,
     effective01: effective(0.1, true),
@@ -544,6 +679,9 @@ function table(runs: { run: SystemRun; figures: Figures }[]): string[] {
     row('cached share of prompt tokens', (f) => number(f.cachedShare, 3)),
     row('uncached prompt tokens per call', (f) => number(f.uncachedPerCall)),
     row("  median call's uncached tokens", (f) => number(f.uncachedMedian)),
+    ...(PROVIDER === 'anthropic'
+      ? [row('  of which written to the cache, per call', (f) => number(f.writePerCall))]
+      : []),
     row(
       '  calls less than half cached (their share of uncached)',
       (f) => `${number(f.missCalls)} (${number(f.missUncachedShare, 2)})`,
@@ -571,9 +709,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const conversations = (await loadConversations()).slice(0, QUICK ? 1 : undefined);
   // The settings the app derives from the same environment (an endpoint set: the model's own window, not the offline demo's).
-  const settings = contextSettingsFromEnv(
-    loadEnv({ NODE_ENV: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'bench-key', ...OURS_ENV }),
-  );
+  const env = loadEnv({ NODE_ENV: 'test', ...endpointEnv('http://127.0.0.1:9/v1'), ...OURS_ENV });
+  const settings = contextSettingsFromEnv(env);
   const triggerTokens = settings.trigger.conditions.find((condition) => condition.kind === 'tokens')?.value ?? 6000;
   const keepMessages = settings.keep.kind === 'messages' ? settings.keep.value : 12;
   const exchanges = conversations.reduce((sum, conversation) => sum + conversation.exchanges.length, 0);
@@ -582,21 +719,22 @@ async function main(): Promise<void> {
   );
   const ours = await runOurs(conversations);
   log(`ours: ${ours.seconds.toFixed(0)} s`);
-  const langchain = await runLangChain(conversations, { triggerTokens, keepMessages });
+  const ttl = env.PROMPT_CACHE_TTL >= 3600 ? '1h' : '5m';
+  const langchain = await runLangChain(conversations, { triggerTokens, keepMessages, ttl });
   log(`LangChain: ${langchain.seconds.toFixed(0)} s`);
   const full = await runFullHistory(conversations);
   log(`full history: ${full.seconds.toFixed(0)} s`);
   const runs = [ours, langchain, full].map((run) => ({ run, figures: figuresOf(run) }));
   const [o, l, f] = runs.map((item) => item.figures) as [Figures, Figures, Figures];
   const lines = [
-    `LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's ${SKIP_LINES > 0 ? `lines ${SKIP_LINES + 1}–${SKIP_LINES + ISSUE_LINES}` : `first ${ISSUE_LINES} lines`}, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
+    `${PROVIDER === 'anthropic' ? "Claude's cache rules (Messages API stubs, writes 1.25×, reads 0.1×). " : ''}LoCoMo ${path.basename(LOCOMO_PATH)}: ${conversations.map((c) => c.id).join(', ')}; ${exchanges} exchanges each system (questions of categories 1-4 included)${QUICK ? ` — BENCH_QUICK: ${QUICK_EXCHANGES} exchanges + ${QUICK_QUESTIONS} questions of the first conversation` : ''}${ISSUE_SHAPE ? ` — BENCH_CACHE_SHAPE=issue: each conversation's ${SKIP_LINES > 0 ? `lines ${SKIP_LINES + 1}–${SKIP_LINES + ISSUE_LINES}` : `first ${ISSUE_LINES} lines`}, then ${ISSUE_QUESTIONS} questions about its first sessions` : ''}`,
     `ours${VIA_NPM_START ? ' (through npm start)' : ''} at the default profile: CHAT_MODEL ${MODEL}, budget ${settings.budget}, trigger ${triggerTokens} tokens, keep ${keepMessages} messages, RECALL_TOKENS ${settings.recallTokens}${Object.keys(OURS_ENV).length > 0 ? ` (BENCH_CACHE_OURS_ENV ${JSON.stringify(OURS_ENV)})` : ''}; LangChain: same trigger and keep`,
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.versions.node}; load average at the end ${loadavg()
       .map((value) => value.toFixed(1))
       .join(' / ')} (1 / 5 / 15 min)`,
     '',
     ...table(runs),
-    '(*) chat and summarizer input, uncached tokens at 1 and cached ones at 0.1 / 0.5, ÷ chat calls',
+    `(*) chat and summarizer input, uncached tokens at 1 and cached ones at 0.1 / 0.5${PROVIDER === 'anthropic' ? ', cache writes at 1.25' : ''}, ÷ chat calls`,
     `ours, mean estimated tokens per chat call by pack part: ${Object.entries(ours.parts ?? {})
       .map(([part, tokens]) => `${part} ${tokens.toFixed(0)}`)
       .join(', ')}`,
@@ -610,6 +748,18 @@ async function main(): Promise<void> {
       2,
       `${o.effective01.toFixed(0)} vs ${l.effective01.toFixed(0)}`,
     ),
+    // Issue 34: at most 1.1× must hold on Claude's rules (our tool schemas are in every prompt, LangChain's agent sends none).
+    ...(PROVIDER === 'anthropic'
+      ? [
+          target(
+            "ours: effective input per call ÷ LangChain's (must hold)",
+            o.effective01 / l.effective01,
+            '<=',
+            1.1,
+            2,
+          ),
+        ]
+      : []),
     target(
       "ours: effective input tokens per call (0.1) ÷ full history's",
       o.effective01 / f.effective01,
@@ -632,6 +782,7 @@ async function main(): Promise<void> {
     JSON.stringify(
       {
         quick: QUICK,
+        provider: PROVIDER,
         shape: ISSUE_SHAPE ? 'issue' : 'full',
         loadavg: loadavg(),
         systems: runs.map(({ run, figures }) => ({ name: run.name, seconds: run.seconds, parts: run.parts, figures })),
