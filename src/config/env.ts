@@ -396,6 +396,11 @@ const schema = z.object({
    * 413. Codex CLI's developer messages are ~40 KB.
    */
   MAX_CLIENT_INSTRUCTIONS_CHARS: integer(128_000, 1000),
+  /**
+   * Longest description of one client tool a /v1 request may offer; past it 413. Claude Code's longest are ~10,000
+   * characters.
+   */
+  MAX_CLIENT_TOOL_DESCRIPTION_CHARS: integer(16_000, 1000),
 });
 
 export type Env = z.infer<typeof schema> & {
