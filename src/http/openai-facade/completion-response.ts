@@ -92,6 +92,12 @@ export async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<O
 
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
+/** Stops a running turn's answer, in whichever process runs it (the text so far is kept, marked stopped). */
+export async function stopRunningTurn(deps: HttpDeps, turn: Turn): Promise<void> {
+  if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
+  else deps.runner.cancel(turn.threadId, turn.id);
+}
+
 /**
  * The client went away before the answer ended. A turn still queued is cancelled: when its turn comes its message
  * takes its seq and the turn ends at once, without calling the model. A running one is stopped with `stopRunning` (a
@@ -107,8 +113,7 @@ export async function clientGone(
   try {
     if (await facade.conversations.cancelQueuedTurn(turn.id)) return;
     if (!options.stopRunning) return;
-    if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
-    else deps.runner.cancel(turn.threadId, turn.id);
+    await stopRunningTurn(deps, turn);
   } catch (error) {
     deps.log.warn(
       { err: error, threadId: turn.threadId, turnId: turn.id },
