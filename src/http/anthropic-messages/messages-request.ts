@@ -197,10 +197,10 @@ function readBody<Body extends z.infer<typeof countTokensBody>>(
   body: Body,
   facade: FacadeHttpDeps,
 ): ReadMessagesRequest<Body> {
-  checkModel(body.model, facade);
   const tools = toolsOf(body, facade);
   const messages = clientMessagesOf(body);
   const instructions = instructionsOf(body, facade.maxClientInstructionsChars);
+  checkModel(body.model, facade);
   return { body, messages, tools, client: { instructions, tools: tools.tools } };
 }
 
@@ -211,10 +211,10 @@ export function readMessagesRequest(raw: unknown, facade: FacadeHttpDeps): ReadM
   return readBody(parse(messagesBody, raw), facade);
 }
 
-/** Reads a POST /v1/messages/count_tokens body. */
+/** Reads a POST /v1/messages/count_tokens body (without a model: CHAT_MODEL, as /v1/responses/input_tokens). */
 export function readCountTokensRequest(
   raw: unknown,
   facade: FacadeHttpDeps,
 ): ReadMessagesRequest<z.infer<typeof countTokensBody>> {
-  return readBody(parse(countTokensBody, raw), facade);
+  return readBody(parse(countTokensBody, { model: facade.models[0], ...(raw as object | undefined) }), facade);
 }
