@@ -2,8 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { AppError } from '../../core/errors';
 import type { LogPort } from '../../core/ports';
 import type { ErrorCode } from '../../shared/errors';
-import { toAppError } from '../../errors/to-app-error';
-import { toOpenAIError } from '../openai-facade/openai-errors';
+import { frontDoorErrorHandler, sendShapedError, toOpenAIError } from '../openai-facade/openai-errors';
 
 /** An error in Anthropic's shape, as its SDKs read it. */
 export interface AnthropicErrorBody {
@@ -55,23 +54,10 @@ export function requestIdOf(response: Response): string | null {
 
 /** Writes an error as Anthropic does (the response must not have started). */
 export function sendAnthropicError(response: Response, appError: AppError): void {
-  const { status, body, retryAfterSeconds } = toAnthropicError(appError, requestIdOf(response));
-  if (retryAfterSeconds !== null) response.setHeader('Retry-After', String(retryAfterSeconds));
-  // A spent limit lasts until its reset, hours away: Anthropic's SDKs would otherwise retry a 429.
-  if (appError.code === 'SPEND_LIMIT_REACHED') response.setHeader('x-should-retry', 'false');
-  response.status(status).json(body);
+  sendShapedError(response, appError, toAnthropicError(appError, requestIdOf(response)));
 }
 
 /** The /v1/messages routes' error handler: every failure in Anthropic's shape (parse errors and auth included). */
 export function anthropicErrorHandler(log: LogPort): ErrorRequestHandler {
-  return (error: unknown, _request, response, next) => {
-    if (response.headersSent) {
-      next(error);
-      return;
-    }
-    const appError = toAppError(error);
-    if (appError.code === 'INTERNAL')
-      log.error({ err: error, requestId: response.locals.requestId }, 'Anthropic Messages request failed');
-    sendAnthropicError(response, appError);
-  };
+  return frontDoorErrorHandler(log, 'Anthropic Messages request failed', sendAnthropicError);
 }

@@ -4,12 +4,13 @@ import { toAppError } from '../../errors/to-app-error';
 import type { HttpDeps } from '../http-deps';
 import {
   answerTextListener,
-  clientGone,
   outcomeOf,
   runAndWait,
   stopRunningTurn,
+  whenClientGoes,
   type OpenAIToolCall,
 } from '../openai-facade/completion-response';
+import { openEventStream } from '../openai-facade/completion-stream';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import type { ClientToolName } from '../openai-responses/response-tools';
 import { requestIdOf, toAnthropicError } from './anthropic-errors';
@@ -79,9 +80,7 @@ export async function answerMessageAsJson(
   response: Response,
 ): Promise<void> {
   // A client that goes away while its turn is queued cancels it; a running answer goes on (it is stored).
-  response.on('close', () => {
-    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: false });
-  });
+  whenClientGoes({ deps, facade, turn: target.turn, response }, { stopRunning: false });
   const outcome = await runCapped({ deps, facade, target, response }, () => undefined);
   response.json(
     messageObject({
@@ -96,13 +95,7 @@ export async function answerMessageAsJson(
 
 /** An open `text/event-stream` of Messages events (`event: <type>` and `data: <json>`). */
 function openMessageStream(response: Response): (type: string, data?: Record<string, unknown>) => void {
-  response.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
-  response.flushHeaders();
+  openEventStream(response);
   return (type, data = {}) => {
     response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   };
@@ -138,9 +131,7 @@ export async function answerMessageAsStream(
     send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
   };
   // A client that goes away mid-answer stops it (the text so far is kept, marked stopped); queued, it is cancelled.
-  response.on('close', () => {
-    if (!response.writableFinished) void clientGone(deps, facade, turn, { stopRunning: true });
-  });
+  whenClientGoes({ deps, facade, turn, response }, { stopRunning: true });
   try {
     const outcome = await runCapped({ deps, facade, target, response }, (text) => {
       openText();

@@ -122,6 +122,17 @@ export async function clientGone(
   }
 }
 
+/** Calls clientGone when the response closes before it finished (the client went away). */
+export function whenClientGoes(
+  context: { deps: HttpDeps; facade: FacadeHttpDeps; turn: Turn; response: Response },
+  options: { stopRunning: boolean },
+): void {
+  const { deps, facade, turn, response } = context;
+  response.on('close', () => {
+    if (!response.writableFinished) void clientGone(deps, facade, turn, options);
+  });
+}
+
 /** A non-streamed answer: one `chat.completion` object once the turn has ended (errors through the /v1 handler). */
 export async function answerAsJson(
   deps: HttpDeps,
@@ -131,9 +142,7 @@ export async function answerAsJson(
   response: Response,
 ): Promise<void> {
   // A client that goes away while its turn is queued cancels it; a running answer goes on (it is stored).
-  response.on('close', () => {
-    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: false });
-  });
+  whenClientGoes({ deps, facade, turn: target.turn, response }, { stopRunning: false });
   await runAndWait(deps, target.turn, response);
   const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
   const message = {
@@ -197,9 +206,7 @@ export async function answerAsStream(
   const onEvent = answerTextListener(target.turn.id, (text) => write(chunk({ content: text })));
   // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
   // One that goes away while its turn is queued cancels it.
-  response.on('close', () => {
-    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: true });
-  });
+  whenClientGoes({ deps, facade, turn: target.turn, response }, { stopRunning: true });
   try {
     await runAndWait(deps, target.turn, response, onEvent);
     const { toolCalls } = await outcomeOf(deps, facade, target.turn.id);
