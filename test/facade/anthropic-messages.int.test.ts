@@ -90,9 +90,23 @@ describe('the Anthropic front door with the official SDK', () => {
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage.input_tokens).toBe(chatRequests(server).at(-1)!.promptTokens);
     expect(events[0]).toBe('message_start');
-    expect(events).toContain('ping');
     expect(events).toContain('content_block_delta');
     expect(events.slice(-2)).toEqual(['message_delta', 'message_stop']);
+    // The SDK drops `ping` events; on the wire each event is an `event:` and a `data:` line, a ping after message_start.
+    const raw = await fetch(`${server.app.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.token, 'content-type': 'application/json', 'X-Thread-Id': 'stream-raw-1' },
+      body: JSON.stringify({
+        model: CLAUDE_MODEL,
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'raw stream' }],
+      }),
+    });
+    expect(raw.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const wire = await raw.text();
+    expect(wire.split('\n\n', 2)[1]).toBe('event: ping\ndata: {"type":"ping"}');
+    expect(wire).toContain('event: message_stop\ndata: {"type":"message_stop"}');
   });
 
   it('messages.countTokens: the pack a new conversation would send, growing with the messages', async () => {
