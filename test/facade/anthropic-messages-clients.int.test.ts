@@ -75,6 +75,26 @@ describe('limits and failures of /v1/messages, in Anthropic shape', () => {
   });
 });
 
+describe("Claude Code's sizes", () => {
+  it('a 27,000-character system prompt and a tool described in 18,780 characters are answered (the default limits)', async () => {
+    const { client } = await freshClient();
+    // Streamed, as Claude Code asks (the SDK refuses a non-streamed request this large).
+    const answer = await client.messages
+      .stream(
+        {
+          model: CLAUDE_MODEL,
+          max_tokens: 32_000,
+          system: [{ type: 'text', text: 'You are an agent. '.repeat(1500) }],
+          tools: [{ name: 'Agent', description: 'Launch a sub-agent. '.repeat(939), input_schema: { type: 'object' } }],
+          messages: [{ role: 'user', content: 'hello from a coding agent' }],
+        },
+        { headers: { 'X-Claude-Code-Session-Id': 'session-1' } },
+      )
+      .finalMessage();
+    expect(answer.content).toEqual([{ type: 'text', text: 'stub reply to: hello from a coding agent' }]);
+  });
+});
+
 describe("LangChain's ChatAnthropic and the AI SDK's @ai-sdk/anthropic in front", () => {
   it('ChatAnthropic (anthropicApiUrl = the server root): invoke, then stream the next turn of the same thread', async () => {
     const { token } = await freshClient();
