@@ -75,6 +75,35 @@ describe('limits and failures of /v1/messages, in Anthropic shape', () => {
   });
 });
 
+describe('auxiliary requests (FACADE_AUXILIARY_PREFIXES) on /v1/messages', () => {
+  it('are answered statelessly, streamed or not: no thread, the conversation untouched', async () => {
+    const { client, token } = await freshClient();
+    const headers = { 'X-Thread-Id': 'aux-1' };
+    const first = await client.messages.create(
+      { model: CLAUDE_MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'a real question' }] },
+      { headers },
+    );
+    const task = '### Task: Write a title for this chat.';
+    const { data: titled, response } = await client.messages
+      .create({ model: CLAUDE_MODEL, max_tokens: 64, messages: [{ role: 'user', content: task }] }, { headers })
+      .withResponse();
+    expect(titled.content).toEqual([{ type: 'text', text: `stub reply to: ${task}` }]);
+    expect(titled.stop_reason).toBe('end_turn');
+    expect(response.headers.get('x-chat-thread-id')).toBeNull();
+    const streamed = await client.messages
+      .stream({ model: CLAUDE_MODEL, max_tokens: 64, messages: [{ role: 'user', content: task }] }, { headers })
+      .finalMessage();
+    expect(streamed.content).toEqual([{ type: 'text', text: `stub reply to: ${task}` }]);
+    const threads = (await (await server.app.api('/api/threads', { token })).json()) as { threads: { id: string }[] };
+    expect(threads.threads).toHaveLength(1);
+    expect((await threadMessages(server, threads.threads[0]!.id, token)).map((message) => message.content)).toEqual([
+      'a real question',
+      `stub reply to: ${'a real question'}`,
+    ]);
+    expect(first.stop_reason).toBe('end_turn');
+  });
+});
+
 describe("Claude Code's sizes", () => {
   it('a 27,000-character system prompt and a tool described in 18,780 characters are answered (the default limits)', async () => {
     const { client } = await freshClient();

@@ -23,6 +23,12 @@ const chat: StubResponder = (request) => {
     return replyWithToolCalls([{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }], {
       text: 'Let me check.',
     });
+  // A long answer, word by word: a max_tokens stop takes effect while it streams.
+  if (text.startsWith('tell me'))
+    return replyWithText(`stub reply to: ${text}`, {
+      chunks: `stub reply to: ${text}`.split(/(?<= )/),
+      chunkDelayMs: 20,
+    });
   return replyWithText(`stub reply to: ${text}`, { chunks: ['stub reply ', `to: ${text}`] });
 };
 

@@ -1,8 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { bearerToken } from '../../auth/token-service';
 import { AppError } from '../../core/errors';
+import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
+import { auxiliaryDepsOf } from '../openai-facade/auxiliary-response';
 import { countClientInput } from '../openai-facade/count-client-input';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type CredentialSource, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
@@ -11,6 +13,7 @@ import { frontDoorGate, principalDepsOf } from '../openai-facade/front-door-gate
 import { IGNORED_TOOLS_HEADER } from '../openai-responses/response-tools';
 import { chatCompletionDepsOf } from '../openai-responses/responses-routes';
 import { requestIdOf } from './anthropic-errors';
+import { answerAuxiliaryMessage } from './auxiliary-message';
 import { answerMessageAsJson, answerMessageAsStream } from './message-answer';
 import { readCountTokensRequest, readMessagesRequest } from './messages-request';
 
@@ -52,6 +55,17 @@ async function createMessage(request: Request, response: Response, context: Rout
   const principal = await facadePrincipal(request, context.principalDeps, bodyUserOf(request));
   const read = readMessagesRequest(request.body, facade);
   if (read.tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, read.tools.ignored.join(', '));
+  if (isAuxiliaryRequest(read.messages, facade.auxiliaryPrefixes)) {
+    const target = {
+      userId: principal.userId,
+      model: read.body.model,
+      instructions: read.client.instructions,
+      content: read.messages[0]?.content ?? '',
+      stream: read.body.stream === true,
+    };
+    await answerAuxiliaryMessage(target, auxiliaryDepsOf(deps, facade), response);
+    return;
+  }
   const started = await startChatCompletion(
     {
       userId: principal.userId,

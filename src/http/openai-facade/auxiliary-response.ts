@@ -2,9 +2,25 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { answerAuxiliary, type AuxiliaryAnswer, type AuxiliaryDeps } from '../../core/facade/answer-auxiliary';
 import type { LogPort } from '../../core/ports';
+import type { HttpDeps } from '../http-deps';
+import type { FacadeHttpDeps } from './facade-deps';
 import { toAppError } from '../../errors/to-app-error';
 import { openAIUsage, openCompletionStream, type CompletionStream } from './completion-stream';
 import { toOpenAIError } from './openai-errors';
+
+/** What answering an auxiliary request needs of the server's deps. */
+export function auxiliaryDepsOf(deps: HttpDeps, facade: FacadeHttpDeps): AuxiliaryDeps {
+  return {
+    chat: facade.chat,
+    sendLimiter: deps.fork.sendLimiter,
+    settings: deps.fork.settings,
+    maxMessageChars: deps.limits.maxMessageChars,
+    timeoutMs: deps.limits.turnTimeoutMs,
+    calls: facade.calls,
+    log: deps.log,
+    ...(deps.spend ? { spend: deps.spend } : {}),
+  };
+}
 
 /** An auxiliary request (FACADE_AUXILIARY_PREFIXES): who asks, what, and how the client wants the answer. */
 export interface AuxiliaryTarget {

@@ -4,7 +4,7 @@ import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
 import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
-import { answerAuxiliaryRequest } from './auxiliary-response';
+import { answerAuxiliaryRequest, auxiliaryDepsOf } from './auxiliary-response';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
 import { facadePrincipal, SERVICE_ONLY } from './facade-principal';
@@ -81,17 +81,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
       };
-      const auxiliary = {
-        chat: facade.chat,
-        sendLimiter: deps.fork.sendLimiter,
-        settings: deps.fork.settings,
-        maxMessageChars: deps.limits.maxMessageChars,
-        timeoutMs: deps.limits.turnTimeoutMs,
-        calls: facade.calls,
-        log: deps.log,
-        ...(deps.spend ? { spend: deps.spend } : {}),
-      };
-      await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
+      await answerAuxiliaryRequest({ target, deps: auxiliaryDepsOf(deps, facade), log: deps.log }, response);
       return;
     }
     const firstUser = messages.find((each) => each.role === 'user')?.content ?? '';
