@@ -101,7 +101,8 @@ export function documentMessagesRoutes(registry: OpenAPIRegistry): void {
       'The whole history is reconciled with the conversation its key header names, as /v1/chat/completions does (forks on an edit, regeneration). ' +
       "`system` (a string or text blocks) is the thread's client instructions. Content blocks: text, tool_use, tool_result; thinking blocks are dropped; image and document blocks are refused (400 naming the block). " +
       'cache_control marks are accepted and ignored: the server decides the breakpoints of its own pack. Client tools (name, description, input_schema) are offered with ours; typed (Anthropic-hosted) tools are dropped and named in X-Chat-Ignored-Tools. ' +
-      'A call of a client tool ends the answer with tool_use blocks and stop_reason tool_use. `max_tokens` is required: the answer the client receives is cut there (stop_reason max_tokens) and stopped. ' +
+      'A call of a client tool ends the answer with tool_use blocks and stop_reason tool_use. `max_tokens` is required: the answer the client receives is cut there (stop_reason max_tokens) and stopped (one the model finished meanwhile is given whole). ' +
+      'A request of one user message beginning with one of FACADE_AUXILIARY_PREFIXES is answered statelessly (no thread, no X-Chat-Thread-Id). ' +
       'tool_choice, temperature, stop_sequences and thinking are accepted and ignored. `stream: true` answers with message_start, ping, content_block_start/delta/stop, message_delta and message_stop; a failure after the stream opened is an `error` event.',
     request: { headers, body: { content: { 'application/json': { schema: messagesBody } } } },
     responses: {
