@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { answerAuxiliary, type AuxiliaryAnswer, type AuxiliaryDeps } from '../../core/facade/answer-auxiliary';
+import type { AuxiliaryAnswer, AuxiliaryDeps } from '../../core/facade/answer-auxiliary';
+import { answerAuxiliaryWhileConnected } from '../openai-facade/auxiliary-response';
 import { toAppError } from '../../errors/to-app-error';
 import { MessageEventStream } from './message-answer';
 import { anthropicUsage, contentOf, messageObject } from './message-object';
@@ -25,27 +26,13 @@ export async function answerAuxiliaryMessage(
   response: Response,
 ): Promise<void> {
   const frame = { id: `msg_aux_${randomUUID().replace(/-/g, '')}`, model: target.model };
-  // The client going away stops the model call (nothing is kept of it).
-  const gone = new AbortController();
-  response.on('close', () => {
-    if (!response.writableFinished) gone.abort();
-  });
   let stream: MessageEventStream | null = null;
   const open = () => (stream ??= new MessageEventStream(response, frame));
   let answer: AuxiliaryAnswer;
   try {
-    answer = await answerAuxiliary(
-      {
-        userId: target.userId,
-        instructions: target.instructions,
-        content: target.content,
-        signal: gone.signal,
-        onDelta: (delta) => {
-          if (target.stream && delta !== '') open().text(delta);
-        },
-      },
-      deps,
-    );
+    answer = await answerAuxiliaryWhileConnected(target, deps, response, (delta) => {
+      if (target.stream && delta !== '') open().text(delta);
+    });
   } catch (error) {
     if (!stream) throw error;
     const failure = toAppError(error);

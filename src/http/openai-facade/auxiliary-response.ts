@@ -22,6 +22,21 @@ export function auxiliaryDepsOf(deps: HttpDeps, facade: FacadeHttpDeps): Auxilia
   };
 }
 
+/** Answers an auxiliary request, the model call stopped when the client goes away (nothing is kept of it). */
+export function answerAuxiliaryWhileConnected(
+  target: { userId: string; instructions: string | null; content: string },
+  deps: AuxiliaryDeps,
+  response: Response,
+  onDelta: (delta: string) => void,
+): Promise<AuxiliaryAnswer> {
+  const gone = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) gone.abort();
+  });
+  const { userId, instructions, content } = target;
+  return answerAuxiliary({ userId, instructions, content, signal: gone.signal, onDelta }, deps);
+}
+
 /** An auxiliary request (FACADE_AUXILIARY_PREFIXES): who asks, what, and how the client wants the answer. */
 export interface AuxiliaryTarget {
   userId: string;
@@ -43,11 +58,6 @@ export async function answerAuxiliaryRequest(
 ): Promise<void> {
   const { target, deps } = input;
   const id = `chatcmpl-aux-${randomUUID()}`;
-  // The client going away stops the model call (nothing is kept of it).
-  const gone = new AbortController();
-  response.on('close', () => {
-    if (!response.writableFinished) gone.abort();
-  });
   let stream: CompletionStream | null = null;
   const open = () => (stream ??= openCompletionStream(response, { id, model: target.model }));
   const onDelta = target.stream
@@ -59,16 +69,7 @@ export async function answerAuxiliaryRequest(
     : () => undefined;
   let answer: AuxiliaryAnswer;
   try {
-    answer = await answerAuxiliary(
-      {
-        userId: target.userId,
-        instructions: target.instructions,
-        content: target.content,
-        signal: gone.signal,
-        onDelta,
-      },
-      deps,
-    );
+    answer = await answerAuxiliaryWhileConnected(target, deps, response, onDelta);
   } catch (error) {
     if (!stream) throw error;
     const failure = toAppError(error);
