@@ -33,7 +33,7 @@ const chat: StubResponder = (request) => {
 };
 
 const server = useChatServer({
-  stub: { classifyRequest, responder: summaryResponder({ chat }) },
+  stub: { classifyRequest, responder: summaryResponder({ chat }), promptCache: true },
   env: {
     SUMMARY_TRIGGER: 'messages=8',
     SUMMARY_KEEP: 'messages=4',
@@ -113,6 +113,29 @@ describe('the Anthropic front door with the official SDK', () => {
     const wire = await raw.text();
     expect(wire.split('\n\n', 2)[1]).toBe('event: ping\ndata: {"type":"ping"}');
     expect(wire).toContain('event: message_stop\ndata: {"type":"message_stop"}');
+  });
+
+  it("reports the upstream's cached prompt tokens as cache_read_input_tokens, the rest as input_tokens", async () => {
+    const client = anthropicClient(server);
+    const headers = { 'X-Thread-Id': 'cached-usage-1' };
+    // Long instructions keep the pack over the 1,024 tokens from which the stub's upstream caches a prefix.
+    const system = 'Follow the house style guide closely. '.repeat(200);
+    const history: Anthropic.MessageParam[] = [];
+    const reads: number[] = [];
+    for (const text of ['First question about the garden.', 'Second question about the garden.']) {
+      history.push({ role: 'user', content: text });
+      const answer = await client.messages.create(
+        { model: CLAUDE_MODEL, max_tokens: 256, system, messages: history },
+        { headers },
+      );
+      const upstream = chatRequests(server).at(-1)!;
+      expect(answer.usage.cache_read_input_tokens).toBe(upstream.cachedTokens);
+      expect(answer.usage.input_tokens).toBe(upstream.promptTokens - (upstream.cachedTokens ?? 0));
+      reads.push(answer.usage.cache_read_input_tokens ?? 0);
+      history.push({ role: 'assistant', content: answer.content });
+    }
+    expect(reads[0]).toBe(0);
+    expect(reads[1]).toBeGreaterThanOrEqual(1024);
   });
 
   it('messages.countTokens: the pack a new conversation would send, growing with the messages', async () => {
