@@ -326,6 +326,21 @@ describe('the Anthropic front door with the official SDK', () => {
     ]);
   });
 
+  it('max_tokens cuts a streamed answer too', async () => {
+    const client = anthropicClient(server);
+    const long = `tell me, streamed, ${'many words '.repeat(40)}`;
+    const stream = client.messages.stream(
+      { model: CLAUDE_MODEL, max_tokens: 5, messages: [{ role: 'user', content: long }] },
+      { headers: { 'X-Thread-Id': 'capped-stream-1' } },
+    );
+    const final = await stream.finalMessage();
+    expect(final.stop_reason).toBe('max_tokens');
+    const text = textOf(final);
+    expect(text.length).toBeGreaterThan(0);
+    expect(`stub reply to: ${long}`.startsWith(text)).toBe(true);
+    expect(text.length).toBeLessThan(40);
+  });
+
   it('a service key names the end user with X-User-Id or metadata.user_id; the key may come as x-api-key', async () => {
     const viaHeader = anthropicClient(server, { apiKey: SERVICE_KEY, headers: { 'X-User-Id': 'claude-user-1' } });
     const first = await viaHeader.messages
