@@ -157,7 +157,7 @@ describe('the Anthropic front door with the official SDK', () => {
   });
 
   it(
-    'a 14-turn chat resending its whole history: one thread, each message once, bounded packs with the summary',
+    'a 30-turn chat resending its whole history: one thread, each message once, bounded packs with the summary',
     { timeout: 120_000 },
     async () => {
       const client = anthropicClient(server);
@@ -165,7 +165,7 @@ describe('the Anthropic front door with the official SDK', () => {
       const history: Anthropic.MessageParam[] = [];
       let threadId: string | null = null;
       server.stub.reset();
-      for (let turn = 1; turn <= 14; turn += 1) {
+      for (let turn = 1; turn <= 30; turn += 1) {
         const text = turn === 1 ? 'Remember the code CODE-4711 for later.' : `Message number ${turn} about the sea.`;
         history.push({ role: 'user', content: text });
         const stream = client.messages.stream(
@@ -190,8 +190,8 @@ describe('the Anthropic front door with the official SDK', () => {
       expect(requestText(packs.at(-1)!)).toContain('Identifiers: CODE-4711');
       const messages = await threadMessages(server, threadId!);
       const users = messages.filter((message) => message.role === 'user').map((message) => message.content);
-      expect(users).toHaveLength(15);
-      expect(new Set(users).size).toBe(15);
+      expect(users).toHaveLength(31);
+      expect(new Set(users).size).toBe(31);
     },
   );
 
