@@ -64,7 +64,10 @@ async function runCapped(
     const passed = cap.take(text);
     received += passed;
     if (passed !== '') onText(passed);
-    if (cap.reached) void stopRunningTurn(deps, target.turn);
+    if (cap.reached)
+      stopRunningTurn(deps, target.turn).catch((error: unknown) =>
+        deps.log.warn({ err: error, turnId: target.turn.id }, 'could not stop an answer at its max_tokens'),
+      );
   });
   await runAndWait(deps, target.turn, response, onEvent);
   const usage = anthropicUsage(await facade.conversations.usageOfTurn(target.turn.id));

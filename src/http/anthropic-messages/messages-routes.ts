@@ -15,7 +15,12 @@ import { chatCompletionDepsOf } from '../openai-responses/responses-routes';
 import { requestIdOf } from './anthropic-errors';
 import { answerAuxiliaryMessage } from './auxiliary-message';
 import { answerMessageAsJson, answerMessageAsStream } from './message-answer';
-import { readCountTokensRequest, readMessagesRequest } from './messages-request';
+import {
+  readCountTokensRequest,
+  readMessagesRequest,
+  type MessagesBody,
+  type ReadMessagesRequest,
+} from './messages-request';
 
 /** Where the Messages routes are mounted. */
 export const MESSAGES_PATH = '/v1/messages';
@@ -45,6 +50,25 @@ function bodyUserOf(request: Request): unknown {
 const firstUserOf = (messages: readonly { role: string; content: string }[]) =>
   messages.find((each) => each.role === 'user')?.content ?? '';
 
+/** A background request (FACADE_AUXILIARY_PREFIXES), answered statelessly; false when the request is a turn. */
+async function answeredAsAuxiliary(
+  read: ReadMessagesRequest<MessagesBody>,
+  userId: string,
+  context: RouteContext,
+  response: Response,
+): Promise<boolean> {
+  if (!isAuxiliaryRequest(read.messages, context.facade.auxiliaryPrefixes)) return false;
+  const target = {
+    userId,
+    model: read.body.model,
+    instructions: read.client.instructions,
+    content: read.messages[0]?.content ?? '',
+    stream: read.body.stream === true,
+  };
+  await answerAuxiliaryMessage(target, auxiliaryDepsOf(context.deps, context.facade), response);
+  return true;
+}
+
 /**
  * POST /v1/messages: Anthropic's Messages API over the chat route's core. The whole history with a conversation key
  * (FACADE_THREAD_HEADERS) is reconciled with the stored branches as /v1/chat/completions does; `system` is the thread's
@@ -55,17 +79,7 @@ async function createMessage(request: Request, response: Response, context: Rout
   const principal = await facadePrincipal(request, context.principalDeps, bodyUserOf(request));
   const read = readMessagesRequest(request.body, facade);
   if (read.tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, read.tools.ignored.join(', '));
-  if (isAuxiliaryRequest(read.messages, facade.auxiliaryPrefixes)) {
-    const target = {
-      userId: principal.userId,
-      model: read.body.model,
-      instructions: read.client.instructions,
-      content: read.messages[0]?.content ?? '',
-      stream: read.body.stream === true,
-    };
-    await answerAuxiliaryMessage(target, auxiliaryDepsOf(deps, facade), response);
-    return;
-  }
+  if (await answeredAsAuxiliary(read, principal.userId, context, response)) return;
   const started = await startChatCompletion(
     {
       userId: principal.userId,
