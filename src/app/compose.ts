@@ -749,6 +749,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
       maxClientInstructionsChars: env.MAX_CLIENT_INSTRUCTIONS_CHARS,
+      maxToolDescriptionChars: env.MAX_CLIENT_TOOL_DESCRIPTION_CHARS,
       responseIdKey: responseIdKey(options.authSecret),
       compactionKey: compactionKey(options.authSecret),
       fold: (threadId, { force, signal }) => foldThread({ threadId, force, signal }, foldDeps),

@@ -35,7 +35,12 @@ describe('loadEnv in production', () => {
 
   it("names Codex CLI's session-id among the /v1 conversation headers and holds its ~40 KB instructions", () => {
     const env = loadEnv(production);
-    expect(env.FACADE_THREAD_HEADERS).toEqual(['x-thread-id', 'x-openwebui-chat-id', 'session-id']);
+    expect(env.FACADE_THREAD_HEADERS).toEqual([
+      'x-thread-id',
+      'x-openwebui-chat-id',
+      'session-id',
+      'x-claude-code-session-id',
+    ]);
     expect(env.MAX_CLIENT_INSTRUCTIONS_CHARS).toBe(128_000);
     expect(loadEnv({ ...production, MAX_CLIENT_INSTRUCTIONS_CHARS: '50000' }).MAX_CLIENT_INSTRUCTIONS_CHARS).toBe(
       50_000,

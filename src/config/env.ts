@@ -386,12 +386,12 @@ const schema = z.object({
     ),
   /**
    * Request headers naming a client's conversation on every /v1 route, first found wins (case-insensitive). Codex CLI
-   * sends `session-id`; a body's `prompt_cache_key` is never one (applications reuse one key across conversations).
+   * sends `session-id`, Claude Code `X-Claude-Code-Session-Id`; a body's `prompt_cache_key` is never one (applications reuse one key across conversations).
    */
   FACADE_THREAD_HEADERS: z
     .string()
     .trim()
-    .default('X-Thread-Id,X-OpenWebUI-Chat-Id,session-id')
+    .default('X-Thread-Id,X-OpenWebUI-Chat-Id,session-id,X-Claude-Code-Session-Id')
     .transform((value, context) => {
       const names = value
         .split(',')
@@ -431,6 +431,11 @@ const schema = z.object({
    * 413. Codex CLI's developer messages are ~40 KB.
    */
   MAX_CLIENT_INSTRUCTIONS_CHARS: integer(128_000, 1000),
+  /**
+   * Longest description of one client tool a /v1 request may offer; past it 413. Claude Code 2.1's longest is 18,780
+   * characters.
+   */
+  MAX_CLIENT_TOOL_DESCRIPTION_CHARS: integer(32_000, 1000),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -9,6 +9,8 @@ import { limitRequestsPerUser } from './limit-requests-per-user';
 import { checkJsonBody } from './json-body-checks';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes } from './health-routes';
+import { anthropicErrorHandler } from './anthropic-messages/anthropic-errors';
+import { MESSAGES_PATH, messagesRoutes } from './anthropic-messages/messages-routes';
 import { facadeRoutes } from './openai-facade/facade-routes';
 import { openAIErrorHandler } from './openai-facade/openai-errors';
 import { openApiRoutes } from './openapi/openapi-routes';
@@ -75,8 +77,12 @@ export function createHttpApp(
   // Runners' callbacks carry a signature instead of a bearer token.
   app.use('/api', authRoutes(deps), openApiRoutes(), toolCallbackRoutes(deps));
   mountAdmin(app, deps);
-  // The OpenAI-compatible front door: its own body limit, auth and error shape (also for what failed before it).
-  if (deps.facade) app.use('/v1', facadeRoutes(deps, deps.facade), openAIErrorHandler(deps.log));
+  // Anthropic's front door, then the OpenAI-compatible one: each its own body limit, auth and error shape (also for
+  // what failed before its routes).
+  if (deps.facade) {
+    app.use(MESSAGES_PATH, messagesRoutes(deps, deps.facade), anthropicErrorHandler(deps.log));
+    app.use('/v1', facadeRoutes(deps, deps.facade), openAIErrorHandler(deps.log));
+  }
   // A service key with X-User-Id reaches /api/memory, and only it (the rest of /api wants a user's token).
   app.use(SAVED_MEMORY_PATH, savedMemoryServiceKeyAuth(deps));
   const authenticateUser = authenticate(deps);

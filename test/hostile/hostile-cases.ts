@@ -369,6 +369,58 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/responses/input_tokens', { body }),
   },
   {
+    entry: 'POST /v1/messages',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/messages', {
+        json: {
+          // Not a model the server serves: the whole history is read (blocks, tools), then refused before a turn.
+          model: 'split-context',
+          max_tokens: 1024,
+          system: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }],
+          messages: [
+            { role: 'user', content: [{ type: 'text', text }] },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'thinking', thinking: text, signature: text },
+                { type: 'text', text },
+                { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { query: text } },
+              ],
+            },
+            {
+              role: 'user',
+              content: [
+                { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text }] },
+                { type: 'text', text },
+              ],
+            },
+          ],
+          tools: [{ name: 'lookup', description: text.slice(0, 4000), input_schema: { type: 'object' } }],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/messages', { body }),
+  },
+  {
+    entry: 'POST /v1/messages/count_tokens',
+    largestText: MESSAGE_CHARS,
+    send: (context, { text }) =>
+      call(context, 'POST', '/v1/messages/count_tokens', {
+        json: {
+          system: text,
+          messages: [
+            { role: 'user', content: text },
+            { role: 'assistant', content: [{ type: 'text', text }] },
+            { role: 'user', content: [{ type: 'text', text }] },
+          ],
+          tools: [{ name: 'lookup', description: text.slice(0, 4000), input_schema: { type: 'object' } }],
+        },
+      }),
+    largestJsonBytes: 1_000_000,
+    sendJson: (context, body) => call(context, 'POST', '/v1/messages/count_tokens', { body }),
+  },
+  {
     entry: 'socket message-send',
     largestText: MESSAGE_CHARS,
     async send(context, { text }) {

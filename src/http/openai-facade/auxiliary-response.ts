@@ -2,9 +2,40 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { answerAuxiliary, type AuxiliaryAnswer, type AuxiliaryDeps } from '../../core/facade/answer-auxiliary';
 import type { LogPort } from '../../core/ports';
+import type { HttpDeps } from '../http-deps';
+import type { FacadeHttpDeps } from './facade-deps';
 import { toAppError } from '../../errors/to-app-error';
 import { openAIUsage, openCompletionStream, type CompletionStream } from './completion-stream';
 import { toOpenAIError } from './openai-errors';
+
+/** What answering an auxiliary request needs of the server's deps. */
+export function auxiliaryDepsOf(deps: HttpDeps, facade: FacadeHttpDeps): AuxiliaryDeps {
+  return {
+    chat: facade.chat,
+    sendLimiter: deps.fork.sendLimiter,
+    settings: deps.fork.settings,
+    maxMessageChars: deps.limits.maxMessageChars,
+    timeoutMs: deps.limits.turnTimeoutMs,
+    calls: facade.calls,
+    log: deps.log,
+    ...(deps.spend ? { spend: deps.spend } : {}),
+  };
+}
+
+/** Answers an auxiliary request, the model call stopped when the client goes away (nothing is kept of it). */
+export function answerAuxiliaryWhileConnected(
+  target: { userId: string; instructions: string | null; content: string },
+  deps: AuxiliaryDeps,
+  response: Response,
+  onDelta: (delta: string) => void,
+): Promise<AuxiliaryAnswer> {
+  const gone = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) gone.abort();
+  });
+  const { userId, instructions, content } = target;
+  return answerAuxiliary({ userId, instructions, content, signal: gone.signal, onDelta }, deps);
+}
 
 /** An auxiliary request (FACADE_AUXILIARY_PREFIXES): who asks, what, and how the client wants the answer. */
 export interface AuxiliaryTarget {
@@ -27,11 +58,6 @@ export async function answerAuxiliaryRequest(
 ): Promise<void> {
   const { target, deps } = input;
   const id = `chatcmpl-aux-${randomUUID()}`;
-  // The client going away stops the model call (nothing is kept of it).
-  const gone = new AbortController();
-  response.on('close', () => {
-    if (!response.writableFinished) gone.abort();
-  });
   let stream: CompletionStream | null = null;
   const open = () => (stream ??= openCompletionStream(response, { id, model: target.model }));
   const onDelta = target.stream
@@ -43,16 +69,7 @@ export async function answerAuxiliaryRequest(
     : () => undefined;
   let answer: AuxiliaryAnswer;
   try {
-    answer = await answerAuxiliary(
-      {
-        userId: target.userId,
-        instructions: target.instructions,
-        content: target.content,
-        signal: gone.signal,
-        onDelta,
-      },
-      deps,
-    );
+    answer = await answerAuxiliaryWhileConnected(target, deps, response, onDelta);
   } catch (error) {
     if (!stream) throw error;
     const failure = toAppError(error);

@@ -33,7 +33,7 @@ const functionTool = z
     function: z
       .object({
         name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
-        description: z.string().max(4000).optional(),
+        description: z.string().optional(),
         parameters: z.record(z.string(), z.unknown()).optional(),
         strict: z.boolean().nullable().optional(),
       })

@@ -92,6 +92,12 @@ export async function usageOf(facade: FacadeHttpDeps, turnId: string): Promise<O
 
 const completionId = (turn: Turn) => `chatcmpl-${turn.id}`;
 
+/** Stops a running turn's answer, in whichever process runs it (the text so far is kept, marked stopped). */
+export async function stopRunningTurn(deps: HttpDeps, turn: Turn): Promise<void> {
+  if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
+  else deps.runner.cancel(turn.threadId, turn.id);
+}
+
 /**
  * The client went away before the answer ended. A turn still queued is cancelled: when its turn comes its message
  * takes its seq and the turn ends at once, without calling the model. A running one is stopped with `stopRunning` (a
@@ -107,14 +113,24 @@ export async function clientGone(
   try {
     if (await facade.conversations.cancelQueuedTurn(turn.id)) return;
     if (!options.stopRunning) return;
-    if (deps.cancelTurn) await deps.cancelTurn(turn.threadId, turn.id);
-    else deps.runner.cancel(turn.threadId, turn.id);
+    await stopRunningTurn(deps, turn);
   } catch (error) {
     deps.log.warn(
       { err: error, threadId: turn.threadId, turnId: turn.id },
       'could not stop the answer of a client that went away',
     );
   }
+}
+
+/** Calls clientGone when the response closes before it finished (the client went away). */
+export function whenClientGoes(
+  context: { deps: HttpDeps; facade: FacadeHttpDeps; turn: Turn; response: Response },
+  options: { stopRunning: boolean },
+): void {
+  const { deps, facade, turn, response } = context;
+  response.on('close', () => {
+    if (!response.writableFinished) void clientGone(deps, facade, turn, options);
+  });
 }
 
 /** A non-streamed answer: one `chat.completion` object once the turn has ended (errors through the /v1 handler). */
@@ -126,9 +142,7 @@ export async function answerAsJson(
   response: Response,
 ): Promise<void> {
   // A client that goes away while its turn is queued cancels it; a running answer goes on (it is stored).
-  response.on('close', () => {
-    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: false });
-  });
+  whenClientGoes({ deps, facade, turn: target.turn, response }, { stopRunning: false });
   await runAndWait(deps, target.turn, response);
   const { content, toolCalls } = await outcomeOf(deps, facade, target.turn.id);
   const message = {
@@ -192,9 +206,7 @@ export async function answerAsStream(
   const onEvent = answerTextListener(target.turn.id, (text) => write(chunk({ content: text })));
   // A client that goes away mid-answer stops it (as OpenAI's streams do): the text so far is kept, marked stopped.
   // One that goes away while its turn is queued cancels it.
-  response.on('close', () => {
-    if (!response.writableFinished) void clientGone(deps, facade, target.turn, { stopRunning: true });
-  });
+  whenClientGoes({ deps, facade, turn: target.turn, response }, { stopRunning: true });
   try {
     await runAndWait(deps, target.turn, response, onEvent);
     const { toolCalls } = await outcomeOf(deps, facade, target.turn.id);

@@ -33,6 +33,17 @@ export interface CompletionStream {
   usage(usage: OpenAIUsage): Record<string, unknown>;
 }
 
+/** Starts a `text/event-stream` answer: its headers, sent at once (no proxy buffering). */
+export function openEventStream(response: Response): void {
+  response.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  response.flushHeaders();
+}
+
 /** Opens the event stream of a streamed answer: headers, then the first chunk naming the assistant's role. */
 export function openCompletionStream(response: Response, identity: { id: string; model: string }): CompletionStream {
   const created = Math.floor(Date.now() / 1000);
@@ -47,13 +58,7 @@ export function openCompletionStream(response: Response, identity: { id: string;
     }),
     usage: (usage) => ({ ...base, choices: [], usage }),
   };
-  response.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
-  response.flushHeaders();
+  openEventStream(response);
   stream.write(stream.chunk({ role: 'assistant', content: '' }));
   return stream;
 }

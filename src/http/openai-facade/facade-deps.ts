@@ -25,6 +25,8 @@ export interface FacadeHttpDeps {
   maxReadMessages: number;
   /** MAX_CLIENT_INSTRUCTIONS_CHARS: longest system and developer texts of a request, joined. */
   maxClientInstructionsChars: number;
+  /** MAX_CLIENT_TOOL_DESCRIPTION_CHARS: longest description of one client tool. */
+  maxToolDescriptionChars: number;
   /** TOOL_ROUNDS_PER_MINUTE: what a request only bringing client tools' results spends instead of the send limit. */
   toolRoundLimiter: RateLimiter;
   /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */

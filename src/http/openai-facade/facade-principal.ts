@@ -28,8 +28,7 @@ const verifiedBeforeBody = new WeakMap<Request, string>();
  * user may be named in the body, so it is resolved afterwards by facadePrincipal.
  */
 export async function checkCredentialBeforeBody(request: Request, deps: FacadePrincipalDeps): Promise<void> {
-  const token = bearerToken(request.headers.authorization);
-  if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
+  const token = credentialOf(request, deps);
   if (deps.serviceKeys.length > 0 && matchingKey(token, deps.serviceKeys)) return;
   verifiedBeforeBody.set(request, (await principalFromToken(token, deps)).userId);
 }
@@ -65,7 +64,7 @@ export function serviceKeyId(key: string): string {
   return digest(key).toString('hex').slice(0, 16);
 }
 
-function endUserOf(request: Request, bodyUser: unknown): string {
+function endUserOf(request: Request, bodyUser: unknown, source: CredentialSource): string {
   for (const name of END_USER_HEADERS) {
     const value = request.headers[name];
     if (typeof value === 'string' && value.trim() !== '') return value.trim();
@@ -73,14 +72,39 @@ function endUserOf(request: Request, bodyUser: unknown): string {
   if (typeof bodyUser === 'string' && bodyUser.trim() !== '') return bodyUser.trim();
   throw new AppError(
     'VALIDATION',
-    'A service key acts for an end user: name them with the X-User-Id header (or X-OpenWebUI-User-Id, or the body\'s "user").',
-    { details: { field: 'user' } },
+    `A service key acts for an end user: name them with the X-User-Id header (or X-OpenWebUI-User-Id, or the body's "${source.bodyUser}").`,
+    { details: { field: source.bodyUser } },
   );
 }
+
+/** Where a front door reads its caller's credential, and how it says one is missing. */
+export interface CredentialSource {
+  of(request: Request): string | null;
+  missing: string;
+  /** The body field naming a service key's end user, as errors name it. */
+  bodyUser: string;
+}
+
+/** The OpenAI routes' credential: `Authorization: Bearer <token>`. */
+export const BEARER_CREDENTIAL: CredentialSource = {
+  of: (request) => bearerToken(request.headers.authorization),
+  missing: 'A bearer token is required: a user token, or a service key.',
+  bodyUser: 'user',
+};
 
 /** What resolving a /v1 caller reads: tokens, the users table, and the erasure tombstones. */
 export interface FacadePrincipalDeps extends PrincipalDeps {
   serviceKeys: readonly string[];
+  /** Where the credential is read (default: the bearer token). */
+  credential?: CredentialSource;
+}
+
+/** The request's credential, or UNAUTHORIZED naming where it is expected. */
+function credentialOf(request: Request, deps: FacadePrincipalDeps): string {
+  const source = deps.credential ?? BEARER_CREDENTIAL;
+  const token = source.of(request);
+  if (!token) throw new AppError('UNAUTHORIZED', source.missing);
+  return token;
 }
 
 /**
@@ -98,18 +122,18 @@ export async function facadePrincipal(
   deps: FacadePrincipalDeps,
   bodyUser?: unknown,
 ): Promise<FacadePrincipal> {
-  const token = bearerToken(request.headers.authorization);
-  if (!token) throw new AppError('UNAUTHORIZED', 'A bearer token is required: a user token, or a service key.');
+  const token = credentialOf(request, deps);
   const key = deps.serviceKeys.length > 0 ? matchingKey(token, deps.serviceKeys) : null;
   if (!key) {
     const early = verifiedBeforeBody.get(request);
     return { userId: early ?? (await principalFromToken(token, deps)).userId, viaServiceKey: false };
   }
   if (bodyUser === SERVICE_ONLY) return { userId: '', viaServiceKey: true };
-  const endUser = endUserOf(request, bodyUser);
+  const source = deps.credential ?? BEARER_CREDENTIAL;
+  const endUser = endUserOf(request, bodyUser, source);
   if (!END_USER.test(endUser))
     throw new AppError('VALIDATION', 'The end user id must be 1 to 128 printable characters without spaces.', {
-      details: { field: 'user' },
+      details: { field: source.bodyUser },
     });
   const userId = serviceUserId(key, endUser);
   // Erased (by an admin, in this process or another) since this process stored them: stored again, empty, once.

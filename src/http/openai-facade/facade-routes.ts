@@ -1,16 +1,17 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { AppError } from '../../core/errors';
 import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
 import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
-import { answerAuxiliaryRequest } from './auxiliary-response';
+import { answerAuxiliaryRequest, auxiliaryDepsOf } from './auxiliary-response';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
-import { checkCredentialBeforeBody, facadePrincipal, SERVICE_ONLY } from './facade-principal';
+import { facadePrincipal, SERVICE_ONLY } from './facade-principal';
+import { frontDoorGate, principalDepsOf } from './front-door-gate';
+import { checkToolDescription } from './tool-description-limit';
 import { checkModel, conversationOf, THREAD_ID_HEADER } from './facade-request';
-import { checkJsonBody } from '../json-body-checks';
-import { responsesRoutes } from '../openai-responses/responses-routes';
+import { chatCompletionDepsOf, responsesRoutes } from '../openai-responses/responses-routes';
 
 /** When the server started: `created` of the models it lists. */
 const STARTED = Math.floor(Date.now() / 1000);
@@ -24,6 +25,13 @@ function checkClientTools(body: ChatCompletionBody, facade: FacadeHttpDeps): voi
     throw new AppError('VALIDATION', `tools.${repeated}.function.name: "${names[repeated]}" is offered twice.`, {
       details: { field: `tools.${repeated}.function.name` },
     });
+  (body.tools ?? []).forEach((tool, index) =>
+    checkToolDescription(
+      tool.function.description,
+      facade.maxToolDescriptionChars,
+      `tools.${index}.function.description`,
+    ),
+  );
   const clash = (body.tools ?? []).findIndex((tool) => ours.has(tool.function.name));
   if (clash < 0) return;
   const name = body.tools?.[clash]?.function.name ?? '';
@@ -40,39 +48,8 @@ function checkClientTools(body: ChatCompletionBody, facade: FacadeHttpDeps): voi
  */
 export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
   const router = Router();
-  router.use((_request, response, next) => {
-    if (facade.closing()) {
-      response.setHeader('Connection', 'close');
-      next(new AppError('UNAVAILABLE', 'The server is restarting; try again.', { details: { retryAfterSeconds: 2 } }));
-      return;
-    }
-    next();
-  });
-  const principalDeps = {
-    tokens: deps.tokens,
-    threads: deps.threads,
-    erasures: deps.erasures,
-    ...(deps.claimGroups ? { claimGroups: deps.claimGroups } : {}),
-    serviceKeys: facade.serviceKeys,
-  };
-  // The credential before the body: an unauthenticated client announcing megabytes is refused before they arrive.
-  router.use((request, response, next) => {
-    checkCredentialBeforeBody(request, principalDeps).then(
-      () => next(),
-      (error: unknown) => {
-        // The rest of the body is not waited for: the connection ends with the answer.
-        response.setHeader('Connection', 'close');
-        next(error);
-      },
-    );
-  });
-  router.use(
-    express.json({
-      limit: facade.maxBodyBytes,
-      strict: true,
-      verify: (_request, _response, buffer) => checkJsonBody(buffer),
-    }),
-  );
+  const principalDeps = principalDepsOf(deps, facade);
+  router.use(...frontDoorGate(facade, principalDeps));
 
   router.get('/models', async (request, response) => {
     await facadePrincipal(request, principalDeps, SERVICE_ONLY);
@@ -104,17 +81,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
       };
-      const auxiliary = {
-        chat: facade.chat,
-        sendLimiter: deps.fork.sendLimiter,
-        settings: deps.fork.settings,
-        maxMessageChars: deps.limits.maxMessageChars,
-        timeoutMs: deps.limits.turnTimeoutMs,
-        calls: facade.calls,
-        log: deps.log,
-        ...(deps.spend ? { spend: deps.spend } : {}),
-      };
-      await answerAuxiliaryRequest({ target, deps: auxiliary, log: deps.log }, response);
+      await answerAuxiliaryRequest({ target, deps: auxiliaryDepsOf(deps, facade), log: deps.log }, response);
       return;
     }
     const firstUser = messages.find((each) => each.role === 'user')?.content ?? '';
@@ -125,16 +92,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         messages,
         client: { instructions, tools: clientToolsOf(body) },
       },
-      {
-        conversations: facade.conversations,
-        threads: deps.threads,
-        memory: deps.memory,
-        fork: deps.fork,
-        turns: deps.turns,
-        transcript: deps.transcript,
-        maxReadMessages: facade.maxReadMessages,
-        toolRoundLimiter: facade.toolRoundLimiter,
-      },
+      chatCompletionDepsOf(deps, facade),
     );
     response.setHeader(THREAD_ID_HEADER, started.thread.id);
     const answer = { model: body.model, turn: started.turn, threadId: started.thread.id };

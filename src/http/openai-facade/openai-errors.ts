@@ -59,25 +59,47 @@ export function toOpenAIError(
   };
 }
 
-/** Writes an error as OpenAI does (the response must not have started). */
-export function sendOpenAIError(response: Response, appError: AppError): void {
-  const { status, body, retryAfterSeconds } = toOpenAIError(appError);
-  if (retryAfterSeconds !== null) response.setHeader('Retry-After', String(retryAfterSeconds));
-  // A spent limit lasts until its reset, hours away: OpenAI's SDKs would otherwise retry a 429 at once.
-  if (appError.code === 'SPEND_LIMIT_REACHED') response.setHeader('x-should-retry', 'false');
-  response.status(status).json(body);
+/** A front door's error as its clients read it: status, body, and the seconds to wait before retrying it. */
+export interface ShapedError {
+  status: number;
+  body: unknown;
+  retryAfterSeconds: number | null;
 }
 
-/** The /v1 routes' error handler: every failure in OpenAI's shape (the rest of the API keeps ours). */
-export function openAIErrorHandler(log: LogPort): ErrorRequestHandler {
+/** Writes a front door's error (the response must not have started): its Retry-After, then the body. */
+export function sendShapedError(response: Response, appError: AppError, shaped: ShapedError): void {
+  if (shaped.retryAfterSeconds !== null) response.setHeader('Retry-After', String(shaped.retryAfterSeconds));
+  // A spent limit lasts until its reset, hours away: OpenAI's and Anthropic's SDKs would otherwise retry a 429 at once.
+  if (appError.code === 'SPEND_LIMIT_REACHED') response.setHeader('x-should-retry', 'false');
+  response.status(shaped.status).json(shaped.body);
+}
+
+/** Writes an error as OpenAI does (the response must not have started). */
+export function sendOpenAIError(response: Response, appError: AppError): void {
+  sendShapedError(response, appError, toOpenAIError(appError));
+}
+
+/**
+ * A front door's error handler: every failure in its clients' shape (`send`), INTERNAL ones logged as `failure`.
+ * A failure once the response started (a stream) is the stream's to tell.
+ */
+export function frontDoorErrorHandler(
+  log: LogPort,
+  failure: string,
+  send: (response: Response, appError: AppError) => void,
+): ErrorRequestHandler {
   return (error: unknown, _request, response, next) => {
     if (response.headersSent) {
       next(error);
       return;
     }
     const appError = toAppError(error);
-    if (appError.code === 'INTERNAL')
-      log.error({ err: error, requestId: response.locals.requestId }, 'OpenAI-compatible request failed');
-    sendOpenAIError(response, appError);
+    if (appError.code === 'INTERNAL') log.error({ err: error, requestId: response.locals.requestId }, failure);
+    send(response, appError);
   };
+}
+
+/** The /v1 routes' error handler: every failure in OpenAI's shape (the rest of the API keeps ours). */
+export function openAIErrorHandler(log: LogPort): ErrorRequestHandler {
+  return frontDoorErrorHandler(log, 'OpenAI-compatible request failed', sendOpenAIError);
 }

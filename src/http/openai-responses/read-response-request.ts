@@ -29,7 +29,7 @@ export interface ReadRequest {
 export function readResponseRequest(raw: unknown, facade: FacadeHttpDeps): ReadRequest {
   const body = parseResponseBody(raw);
   refuseBothStates(body);
-  const tools = responseToolsOf(body.tools ?? [], facade.serverToolNames());
+  const tools = responseToolsOf(body.tools ?? [], facade.serverToolNames(), facade.maxToolDescriptionChars);
   const input = responseInputOf(body, {
     maxInstructionsChars: facade.maxClientInstructionsChars,
     continuing: Boolean(body.previous_response_id || body.conversation),

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { Turn } from '../../core/domain';
 import type { HttpDeps } from '../http-deps';
 import { answerTextListener, clientGone, outcomeOf, runAndWait, usageOf } from '../openai-facade/completion-response';
+import { openEventStream } from '../openai-facade/completion-stream';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { toOpenAIError } from '../openai-facade/openai-errors';
 import { toAppError } from '../../errors/to-app-error';
@@ -53,13 +54,7 @@ export async function answerResponseAsJson(
 /** An open `text/event-stream` of Responses events, each with its `sequence_number`. */
 export function openResponseStream(response: Response): (type: string, data: Record<string, unknown>) => void {
   let sequence = 0;
-  response.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
-  response.flushHeaders();
+  openEventStream(response);
   return (type, data) => {
     const event = { type, sequence_number: sequence, ...data };
     sequence += 1;

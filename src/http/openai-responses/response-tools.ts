@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { OpenAIClientSettings } from '../../core/context/types';
 import { AppError } from '../../core/errors';
+import { checkToolDescription, DEFAULT_MAX_TOOL_DESCRIPTION_CHARS } from '../openai-facade/tool-description-limit';
 
 /** The response header naming the hosted tools a request offered that this server does not run (dropped). */
 export const IGNORED_TOOLS_HEADER = 'X-Chat-Ignored-Tools';
@@ -18,7 +19,7 @@ const functionTool = z
   .object({
     type: z.literal('function'),
     name: z.string().regex(NAME, 'letters, digits, _ and -, at most 64'),
-    description: z.string().max(4000).nullable().optional(),
+    description: z.string().nullable().optional(),
     parameters: z.record(z.string(), z.unknown()).nullable().optional(),
   })
   .loose();
@@ -27,7 +28,7 @@ const namespaceTool = z
   .object({
     type: z.literal('namespace'),
     name: z.string().regex(NAME, 'letters, digits, _ and -, at most 64'),
-    description: z.string().max(4000).optional(),
+    description: z.string().optional(),
     tools: z.array(z.object({ type: z.string().max(100) }).loose()).max(128),
   })
   .loose();
@@ -80,11 +81,13 @@ function upstreamTool(name: string, tool: z.infer<typeof functionTool>): Upstrea
 /**
  * The request's tools: `function` tools passed through, tools inside a `namespace` offered as `<namespace>__<name>`,
  * every other (hosted) type dropped and named in `ignored` (never a 400: Codex sends `web_search` by default). A name
- * offered twice, or one of our own tools' names, is a 400 naming it.
+ * offered twice, or one of our own tools' names, is a 400 naming it; a description over `maxDescriptionChars`
+ * (MAX_CLIENT_TOOL_DESCRIPTION_CHARS) a 413.
  */
 export function responseToolsOf(
   tools: readonly { type: string }[],
   serverToolNames: ReadonlySet<string>,
+  maxDescriptionChars = DEFAULT_MAX_TOOL_DESCRIPTION_CHARS,
 ): ResponseTools {
   const result: ResponseTools = { tools: [], names: new Map(), ignored: [] };
   const offer = (field: string, upstream: string, tool: z.infer<typeof functionTool>, namespace?: string) => {
@@ -94,6 +97,7 @@ export function responseToolsOf(
         `${field}.name: "${upstream}" is ${result.names.has(upstream) ? 'offered twice' : "the name of one of this server's tools; rename yours"}.`,
         { details: { field: `${field}.name` } },
       );
+    checkToolDescription(tool.description, maxDescriptionChars, `${field}.description`);
     result.names.set(upstream, namespace === undefined ? { name: tool.name } : { name: tool.name, namespace });
     result.tools.push(upstreamTool(upstream, tool));
   };
@@ -107,6 +111,7 @@ export function responseToolsOf(
       offer(field, parsed.name, parsed);
     } else if (tool.type === 'namespace') {
       const namespace = parseTool(namespaceTool, tool, field);
+      checkToolDescription(namespace.description, maxDescriptionChars, `${field}.description`);
       namespace.tools.forEach((inner, innerIndex) => {
         const innerField = `${field}.tools.${innerIndex}`;
         if (inner.type !== 'function') return ignore(`${namespace.name}.${inner.type}`);

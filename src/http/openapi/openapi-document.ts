@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { documentAdminRoutes, documentMetricsRoute } from './document-admin-routes';
 import { documentFacadeRoutes } from './document-facade-routes';
 import { documentResponsesRoutes } from './document-responses-routes';
+import { documentMessagesRoutes } from './document-messages-routes';
 import { documentForkRoutes } from './document-fork-routes';
 import { documentMemoryRoutes } from './document-memory-routes';
 import { documentAccountRoutes, documentSavedMemoryRoutes } from './document-saved-memory-routes';
@@ -37,6 +38,7 @@ export function documentRoutes(registry: OpenAPIRegistry): void {
   documentMetricsRoute(registry);
   documentFacadeRoutes(registry);
   documentResponsesRoutes(registry);
+  documentMessagesRoutes(registry);
 }
 
 let cached: OpenApiDocument | null = null;
