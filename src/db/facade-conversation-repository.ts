@@ -49,15 +49,18 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
 
     async usageOfTurn(turnId) {
       // Cached tokens: null when no call of the turn had them reported (sum over nulls), so the answer leaves them out.
-      const rows = await db.$queryRaw<{ prompt: number | null; completion: number | null; cached: number | null }[]>`
+      const rows = await db.$queryRaw<
+        { prompt: number | null; completion: number | null; cached: number | null; written: number | null }[]
+      >`
         SELECT sum(c.reported_prompt_tokens)::int AS prompt, sum(c.reported_completion_tokens)::int AS completion,
-          sum(c.reported_cached_tokens)::int AS cached
+          sum(c.reported_cached_tokens)::int AS cached, sum(c.reported_cache_write_tokens)::int AS written
         FROM messages m JOIN model_calls c ON c.message_id = coalesce(m.origin_message_id, m.id) AND c.purpose = 'chat'
         WHERE m.turn_id = ${turnId}::uuid`;
       return {
         promptTokens: rows[0]?.prompt ?? 0,
         completionTokens: rows[0]?.completion ?? 0,
         cachedTokens: rows[0]?.cached ?? null,
+        cacheWriteTokens: rows[0]?.written ?? null,
       };
     },
   };

@@ -93,6 +93,7 @@ export function describeFacadeConversationStoreContract(name: string, make: Make
         reportedPromptTokens: 100,
         reportedCompletionTokens: 20,
         reportedCachedTokens: 64,
+        reportedCacheWriteTokens: 30,
       });
       await stores.calls.record({
         ...call,
@@ -113,6 +114,7 @@ export function describeFacadeConversationStoreContract(name: string, make: Make
         promptTokens: 230,
         completionTokens: 27,
         cachedTokens: 64,
+        cacheWriteTokens: 30,
       });
       await stores.calls.record({
         ...call,
@@ -125,6 +127,7 @@ export function describeFacadeConversationStoreContract(name: string, make: Make
         promptTokens: 0,
         completionTokens: 0,
         cachedTokens: null,
+        cacheWriteTokens: null,
       });
     });
   });

@@ -97,6 +97,7 @@ export function createMemoryFacadeConversationStore(database: MemoryDatabase): F
         promptTokens: sum(calls.map((call) => call.reportedPromptTokens)) ?? 0,
         completionTokens: sum(calls.map((call) => call.reportedCompletionTokens)) ?? 0,
         cachedTokens: sum(calls.map((call) => call.reportedCachedTokens)),
+        cacheWriteTokens: sum(calls.map((call) => call.reportedCacheWriteTokens)),
       };
     },
   };

@@ -29,7 +29,13 @@ export interface FacadeConversationStore {
    * What the upstream model reported for the calls that produced the turn's messages, summed (tool rounds and an
    * overflow retry included); zeros when it reported nothing.
    */
-  usageOfTurn(turnId: string): Promise<{ promptTokens: number; completionTokens: number; cachedTokens: number | null }>;
+  usageOfTurn(turnId: string): Promise<{
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens: number | null;
+    /** Prompt tokens written to the provider's cache (Anthropic); null when no call reported any. */
+    cacheWriteTokens: number | null;
+  }>;
   /**
    * Marks the turn to be cancelled when it starts, if it is still queued (its client went away): it then starts only
    * to end as cancelled, its user message taking its seq, without calling the model. False when it is not queued.

@@ -28,6 +28,15 @@ describe('the message shapes', () => {
     expect(anthropicUsage({ promptTokens: 10, completionTokens: 2, cachedTokens: null }).cache_read_input_tokens).toBe(
       0,
     );
+    // A Claude upstream's cache writes: reported apart, out of input_tokens, as Anthropic reports them.
+    expect(
+      anthropicUsage({ promptTokens: 1500, completionTokens: 20, cachedTokens: 1024, cacheWriteTokens: 300 }),
+    ).toEqual({
+      input_tokens: 176,
+      output_tokens: 20,
+      cache_read_input_tokens: 1024,
+      cache_creation_input_tokens: 300,
+    });
   });
 
   it('answers a text block, then tool_use blocks under the names the client offered', () => {

@@ -25,13 +25,16 @@ export function anthropicUsage(usage: {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number | null;
+  cacheWriteTokens?: number | null;
 }): AnthropicUsage {
   const cached = usage.cachedTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  // As Anthropic reports it: input_tokens excludes both the cache reads and the cache writes.
   return {
-    input_tokens: Math.max(0, usage.promptTokens - cached),
+    input_tokens: Math.max(0, usage.promptTokens - cached - written),
     output_tokens: usage.completionTokens,
     cache_read_input_tokens: cached,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: written,
   };
 }
 
