@@ -1,0 +1,67 @@
+import { Agent, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
+import { describe, expect, it } from 'vitest';
+import { useChatServer } from '../support/chat-server';
+import { openaiClient } from '../facade/facade-kit';
+import { chatPacks, FOLDING_SERVER, packText, threadCount, threadMessages, threadOfConversation } from './clients-kit';
+
+// The OpenAI Agents SDK (@openai/agents 0.20, which brings its own openai 7) against the server's Responses and
+// Conversations routes, offline: its own model provider on our base URL, no tracing.
+const server = useChatServer(FOLDING_SERVER);
+setTracingDisabled(true);
+
+function runner(apiKey = server.token): Runner {
+  const modelProvider = new OpenAIProvider({ apiKey, baseURL: `${server.app.baseUrl}/v1`, useResponses: true });
+  return new Runner({ modelProvider, tracingDisabled: true });
+}
+
+const agent = new Agent({ name: 'Assistant', instructions: 'You are a helpful assistant.', model: 'gpt-4o-mini' });
+
+describe('the Agents SDK with conversationId', () => {
+  it('a long chat in one conversation keeps the packs bounded and still answers a detail of the first turn', async () => {
+    const conversation = await openaiClient(server).conversations.create({});
+    const agents = runner();
+    const before = chatPacks(server).length;
+    const turns = 12;
+    for (let turn = 1; turn <= turns; turn += 1) {
+      const text = turn === 1 ? 'Remember the code CODE-1618 for later.' : `Agent turn ${turn}.`;
+      const result = await agents.run(agent, text, { conversationId: conversation.id });
+      expect(result.finalOutput).toBe(`stub reply to: ${text}`);
+    }
+    const final = await agents.run(agent, 'Which code did I give you first?', { conversationId: conversation.id });
+    expect(final.finalOutput).toContain('CODE-1618');
+    const packs = chatPacks(server).slice(before);
+    expect(Math.max(...packs.map((pack) => pack.body.messages.length))).toBeLessThanOrEqual(16);
+    expect(packText(packs.at(-1)!)).toContain('You are a helpful assistant.');
+    expect(packText(packs.at(-1)!)).toContain('Intent: testing long chats.');
+    const messages = await threadMessages(server, threadOfConversation(conversation.id));
+    expect(messages).toHaveLength(2 * (turns + 1));
+    // Streamed runs go on in the same conversation.
+    const streamed = await agents.run(agent, 'a streamed agent turn', {
+      conversationId: conversation.id,
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of streamed.toTextStream()) text += chunk;
+    await streamed.completed;
+    expect(text).toBe('stub reply to: a streamed agent turn');
+    expect(await threadMessages(server, threadOfConversation(conversation.id))).toHaveLength(2 * (turns + 2));
+  });
+});
+
+describe('the Agents SDK with previousResponseId', () => {
+  it('chains runs by their last response id on one thread; a stranger cannot go on from it', async () => {
+    const agents = runner();
+    const threads = await threadCount(server);
+    const first = await agents.run(agent, 'chain start CODE-2024');
+    expect(first.lastResponseId).toMatch(/^resp_/);
+    const second = await agents.run(agent, 'chain next', { previousResponseId: first.lastResponseId });
+    expect(second.finalOutput).toBe('stub reply to: chain next');
+    const third = await agents.run(agent, 'Which code was it?', { previousResponseId: second.lastResponseId });
+    expect(third.finalOutput).toContain('CODE-2024');
+    expect(await threadCount(server)).toBe(threads + 1);
+    const stranger = await server.guest();
+    await expect(
+      runner(stranger.token).run(agent, 'peek', { previousResponseId: third.lastResponseId }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+  });
+});
