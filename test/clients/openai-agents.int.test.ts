@@ -1,4 +1,4 @@
-import { Agent, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
+import { Agent, OpenAIConversationsSession, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
 import { useChatServer } from '../support/chat-server';
 import { openaiClient } from '../facade/facade-kit';
@@ -63,5 +63,43 @@ describe('the Agents SDK with previousResponseId', () => {
     await expect(
       runner(stranger.token).run(agent, 'peek', { previousResponseId: third.lastResponseId }),
     ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+  });
+});
+describe('the Agents SDK with OpenAIConversationsSession', () => {
+  it("answers each run from the session's items, and the conversation holds each message once", async () => {
+    const sessionUser = await server.guest();
+    const session = new OpenAIConversationsSession({ apiKey: sessionUser.token, baseURL: `${server.app.baseUrl}/v1` });
+    const agents = runner(sessionUser.token);
+    const texts = ['Session start: remember CODE-7777.', 'Session second run.', 'Which code did I mention?'];
+    const answers: unknown[] = [];
+    for (const text of texts) answers.push((await agents.run(agent, text, { session })).finalOutput);
+    expect(answers.slice(0, 2)).toEqual([`stub reply to: ${texts[0]}`, `stub reply to: ${texts[1]}`]);
+    expect(answers[2]).toContain('CODE-7777');
+    const conversationId = await session.getSessionId();
+    const messages = await threadMessages(server, threadOfConversation(conversationId), sessionUser.token);
+    expect(messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', texts[0]],
+      ['assistant', `stub reply to: ${texts[0]}`],
+      ['user', texts[1]],
+      ['assistant', `stub reply to: ${texts[1]}`],
+      ['user', texts[2]],
+      ['assistant', answers[2]],
+    ]);
+    // Appended messages are plain: the answers complete, nothing cancelled or streaming.
+    expect(messages.every((message) => message.status === 'complete')).toBe(true);
+    const items = await session.getItems();
+    expect(items).toHaveLength(6);
+    // The keyless requests that carried the items are a thread of their own (keyed by their first message), holding
+    // the same exchange once: the conversation is not touched by them.
+    const threads = (
+      (await (await server.app.api('/api/threads', { token: sessionUser.token })).json()) as {
+        threads: { id: string }[];
+      }
+    ).threads.map((thread) => thread.id);
+    expect(threads).toHaveLength(2);
+    const keyless = threads.find((id) => id !== threadOfConversation(conversationId))!;
+    expect((await threadMessages(server, keyless, sessionUser.token)).map((message) => message.content)).toEqual(
+      messages.map((message) => message.content),
+    );
   });
 });

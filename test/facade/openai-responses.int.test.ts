@@ -643,8 +643,8 @@ describe('POST, GET and DELETE /v1/conversations', () => {
     expect(await client.conversations.retrieve(conversation.id)).toMatchObject({ id: conversation.id });
 
     await expect(
-      client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'hello' }] }),
-    ).rejects.toMatchObject({ status: 400, param: 'items' });
+      client.conversations.create({ items: [{ type: 'message', role: 'system', content: 'x'.repeat(200_000) }] }),
+    ).rejects.toMatchObject({ status: 413 });
     await expect(client.conversations.create({ metadata: { topic: 'x' } })).rejects.toMatchObject({
       status: 400,
       param: 'metadata',

@@ -1,6 +1,11 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
+import {
+  appendConversationMessages,
+  type AppendConversationDeps,
+} from '../../core/facade/append-conversation-messages';
+import type { RateLimiter } from '../../core/limits/rate-limiter';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import type { Thread } from '../../core/domain';
 import type { HttpDeps } from '../http-deps';
@@ -46,6 +51,26 @@ export function conversationOf(thread: Thread) {
   };
 }
 
+/** What appending items needs (with `spent`: the request spent its send limit already, as opening a conversation). */
+export function appendDeps(context: RouteContext, options: { spent?: boolean } = {}): AppendConversationDeps {
+  const { deps, facade } = context;
+  return {
+    conversations: facade.conversations,
+    turns: deps.turns,
+    sendLimiter: options.spent ? ALREADY_SPENT : deps.sendLimiter,
+    settings: deps.settings,
+    maxMessageChars: deps.limits.maxMessageChars,
+    events: deps.events,
+    jobs: deps.memory.jobs,
+    log: deps.log,
+  };
+}
+
+const ALREADY_SPENT: RateLimiter = {
+  hit: async () => ({ allowed: true }),
+  check: async () => ({ allowed: true }),
+};
+
 /** The caller's thread a path's conversation id names, or 404 (malformed, unknown, another user's). */
 export async function ownConversation(request: Request, context: RouteContext): Promise<Thread> {
   const principal = await facadePrincipal(request, context.principalDeps);
@@ -57,8 +82,8 @@ export async function ownConversation(request: Request, context: RouteContext): 
 }
 
 /**
- * POST /v1/conversations opens a thread (starting items: system and developer messages only, the thread's client
- * instructions; spends the send limit), GET names it, DELETE deletes the thread as the web app does. Metadata is not
+ * POST /v1/conversations opens a thread (starting items: its system and developer messages are the thread's client
+ * instructions, the others are appended as POST …/items does; spends the send limit once), GET names it, DELETE deletes the thread as the web app does. Metadata is not
  * stored (a request carrying some is refused). The items routes are in conversation-item-routes.ts.
  */
 export function conversationRoutes(context: RouteContext): Router {
@@ -79,11 +104,6 @@ export function conversationRoutes(context: RouteContext): Router {
       maxInstructionsChars: facade.maxClientInstructionsChars,
       continuing: false,
     });
-    if (input.messages.length > 0)
-      throw invalid(
-        'items',
-        'a conversation starts with system or developer messages only here; send the first user message with POST /v1/responses and this conversation',
-      );
     await spendOrRefuse(deps.sendLimiter, principal.userId);
     const thread = await deps.threads.createThread({
       ownerId: principal.userId,
@@ -94,6 +114,10 @@ export function conversationRoutes(context: RouteContext): Router {
       threadId: thread.id,
       settings: { instructions: input.instructions, tools: [] },
     });
+    await appendConversationMessages(
+      { userId: principal.userId, threadId: thread.id, messages: input.messages },
+      appendDeps(context, { spent: true }),
+    );
     response.json(conversationOf(thread));
   });
   router.get('/conversations/:id', async (request, response) => {

@@ -216,7 +216,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: 'Opens a conversation: a thread, its system and developer items the client instructions',
     description:
-      'Starting items other than system and developer messages are refused (send the first user message with POST /v1/responses and this conversation); metadata is not stored and is refused. Spends the send limit.',
+      'Its other starting items (user and assistant messages, function calls and their outputs) are appended as POST /v1/conversations/{id}/items does, without a turn; metadata is not stored and is refused. Spends the send limit once.',
     request: {
       headers,
       body: {
@@ -238,7 +238,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
         400: 'invalid_request_error (`param` names the field)',
         ...authErrors,
         409: 'MAX_THREADS_PER_USER reached (quota_exceeded)',
-        413: 'The instructions are over MAX_CLIENT_INSTRUCTIONS_CHARS',
+        413: 'The instructions are over MAX_CLIENT_INSTRUCTIONS_CHARS, or an item over MAX_MESSAGE_CHARS',
         429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
       }),
     },
@@ -288,6 +288,50 @@ const itemParameters = conversationParameter.extend({
 
 /** The Conversations API's items routes: the thread's transcript as Responses items. */
 function documentConversationItemRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/conversations/{id}/items',
+    tags: ['openai'],
+    security: secured,
+    summary: "Adds items to a conversation's thread without running a turn",
+    description:
+      'User messages are stored as plain user messages (no answer is made), assistant messages as complete answers, `function_call` items as the tool calls of the answer before them and `function_call_output` items as tool results; user items in a row join one message, as on POST /v1/responses. System and developer items are refused (they are set when the conversation opens). All items are written in one transaction, or none. Spends the send limit.',
+    request: {
+      params: conversationParameter,
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({
+              items: z
+                .array(z.object({ type: z.string().optional(), role: z.string().optional() }).loose())
+                .min(1)
+                .max(20),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: json(
+        z.strictObject({
+          object: z.literal('list'),
+          data: z.array(conversationItem),
+          first_id: z.string().nullable(),
+          last_id: z.string().nullable(),
+          has_more: z.literal(false),
+        }),
+        'The items added, as the conversation lists them',
+      ),
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` names the item)',
+        ...authErrors,
+        404: "Unknown or another user's",
+        409: 'An answer in the conversation is being written',
+        413: 'An item over MAX_MESSAGE_CHARS',
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
+    },
+  });
   registry.registerPath({
     method: 'get',
     path: '/v1/conversations/{id}/items',
