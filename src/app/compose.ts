@@ -728,6 +728,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       maxBodyBytes: env.FACADE_MAX_BODY_BYTES,
       maxReadMessages: env.FACADE_MAX_READ_MESSAGES,
       maxClientInstructionsChars: env.MAX_CLIENT_INSTRUCTIONS_CHARS,
+      maxBackgroundResponses: env.BACKGROUND_RESPONSES_PER_USER,
       responseIdKey: responseIdKey(options.authSecret),
       toolRoundLimiter,
       auxiliaryPrefixes: env.FACADE_AUXILIARY_PREFIXES,

@@ -396,6 +396,11 @@ const schema = z.object({
    * 413. Codex CLI's developer messages are ~40 KB.
    */
   MAX_CLIENT_INSTRUCTIONS_CHARS: integer(128_000, 1000),
+  /**
+   * `background: true` responses one user may start while this many of their answers are queued or running (any
+   * kind counts); past it 429.
+   */
+  BACKGROUND_RESPONSES_PER_USER: integer(8, 1),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -98,6 +98,14 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
       });
     },
 
+    async activeTurns(userId) {
+      // Few turns are active deployment-wide: read them by status (turns_status_idx), then keep the user's.
+      const rows = await db.$queryRaw<{ count: number }[]>`
+        SELECT count(*)::int AS count FROM turns t JOIN threads th ON th.id = t.thread_id
+        WHERE t.status IN ('queued', 'running') AND th.owner_id = ${userId}`;
+      return rows[0]?.count ?? 0;
+    },
+
     async cancelQueuedTurn(turnId) {
       const marked = await db.$executeRaw`
         UPDATE turns SET cancel_requested = true WHERE id = ${turnId}::uuid AND status = 'queued'`;

@@ -178,5 +178,20 @@ export function describeFacadeConversationStoreContract(name: string, make: Make
       ).toEqual({ refused: 'busy' });
       expect((await stores.threads.findThread(thread.id, null))?.lastSeq).toBe(6);
     });
+
+    it("counts the user's queued and running turns, in all their threads", async () => {
+      const stores = make();
+      const first = await newThread(stores);
+      const second = await newThread(stores, { ownerId: first.ownerId });
+      const stranger = await newThread(stores);
+      await exchange(stores, first.id, 'done');
+      expect(await stores.conversations.activeTurns(first.ownerId)).toBe(0);
+      await send(stores, first.id, 'waiting');
+      await send(stores, second.id, 'waiting too');
+      await send(stores, stranger.id, 'not theirs');
+      expect(await stores.conversations.activeTurns(first.ownerId)).toBe(2);
+      await stores.turns.nextTurn({ threadId: first.id, owner: 'runner', ttlMs: 30_000 });
+      expect(await stores.conversations.activeTurns(first.ownerId)).toBe(2);
+    });
   });
 }

@@ -126,6 +126,14 @@ export function createMemoryFacadeConversationStore(database: MemoryDatabase): F
       return { appended };
     },
 
+    async activeTurns(userId) {
+      return database.turns.filter(
+        (turn) =>
+          (turn.status === 'queued' || turn.status === 'running') &&
+          database.threads.get(turn.threadId)?.ownerId === userId,
+      ).length;
+    },
+
     async cancelQueuedTurn(turnId) {
       const turn = database.turns.find((row) => row.id === turnId && row.status === 'queued');
       if (!turn) return false;

@@ -52,6 +52,8 @@ export interface FacadeConversationStore {
     ownerId: string;
     messages: readonly AppendedMessage[];
   }): Promise<{ appended: TranscriptMessage[] } | { refused: 'missing' | 'busy' }>;
+  /** How many turns of the user's threads are queued or running (their answers in flight). */
+  activeTurns(userId: string): Promise<number>;
   /** The history matching's reads (see ClientHistoryStore). */
   history: ClientHistoryStore;
 }

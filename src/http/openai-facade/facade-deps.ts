@@ -24,6 +24,8 @@ export interface FacadeHttpDeps {
   maxReadMessages: number;
   /** MAX_CLIENT_INSTRUCTIONS_CHARS: longest system and developer texts of a request, joined. */
   maxClientInstructionsChars: number;
+  /** BACKGROUND_RESPONSES_PER_USER: a background response is refused while the user has this many answers in flight. */
+  maxBackgroundResponses: number;
   /** TOOL_ROUNDS_PER_MINUTE: what a request only bringing client tools' results spends instead of the send limit. */
   toolRoundLimiter: RateLimiter;
   /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */

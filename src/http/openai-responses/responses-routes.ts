@@ -16,6 +16,7 @@ import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
 import { conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
+import { answerInBackground, assertBackgroundRoom, isBackground } from './background-response';
 import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
 import { storedResponseRoutes } from './stored-response-routes';
 import { conversationRoutes } from './conversation-routes';
@@ -171,10 +172,13 @@ async function createResponse(request: Request, response: Response, context: Rou
   const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
   const read = readResponseRequest(request.body, facade);
   if (read.tools.ignored.length > 0) response.setHeader(IGNORED_TOOLS_HEADER, read.tools.ignored.join(', '));
+  const background = isBackground(read.body);
+  if (background) await assertBackgroundRoom(principal.userId, facade);
   const started = await startResponse(request, read, principal.userId, context);
   response.setHeader(THREAD_ID_HEADER, started.thread.id);
   const target = targetOf(read, started, principal.userId, facade);
-  if (read.body.stream) await answerResponseAsStream(deps, facade, target, response);
+  if (background) await answerInBackground(deps, facade, target, response, { stream: read.body.stream === true });
+  else if (read.body.stream) await answerResponseAsStream(deps, facade, target, response);
   else await answerResponseAsJson(deps, facade, target, response);
 }
 

@@ -81,7 +81,8 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
       'input_image and input_file parts are refused (400 naming the part). function tools are passed through, namespace tools offered as <namespace>__<name>, ' +
       'hosted tools (web_search, file_search, …) dropped and named in X-Chat-Ignored-Tools. A request only bringing function_call_output items spends TOOL_ROUNDS_PER_MINUTE, ' +
       'not the send limit. `stream: true` answers with the Responses event sequence, each event with its sequence_number; a failure after the stream opened is an `error` event, then `response.failed`. ' +
-      'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later.',
+      'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later. ' +
+      '`background: true` (with `store`) runs the answer detached from the request: the Response at once, `queued` (streamed: its events, text deltas of 64 characters, resumable with GET ?stream=true&starting_after); refused with 429 busy while the user has BACKGROUND_RESPONSES_PER_USER answers in flight.',
     request: { headers, body: { content: { 'application/json': { schema: responseBody } } } },
     responses: {
       200: {
@@ -140,6 +141,32 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary:
       "A stored response (its answer as the transcript holds it; the request's model, tools and metadata are not kept)",
+    description:
+      '`stream=true`: its events (as a background stream numbers them: text deltas of 64 characters) after `starting_after`; an answer still being written is sent once it has ended. From any process.',
+    request: {
+      params: idParameter,
+      query: z.object({
+        stream: z.enum(['true', 'false']).optional(),
+        starting_after: z.number().int().min(-1).optional(),
+        include: z.array(z.string().max(200)).max(20).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The Response (JSON), or its events (text/event-stream)',
+        content: { 'application/json': { schema: responseObject }, 'text/event-stream': { schema: z.string() } },
+      },
+      ...openAIErrors({ ...authErrors, 400: 'A malformed query', 404: "Unknown, deleted or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/responses/{id}/cancel',
+    tags: ['openai'],
+    security: secured,
+    summary: "Stops a response's answer as the web app's stop does (the text so far is kept, marked stopped)",
+    description:
+      'Queued, the answer ends without calling the model; running, it is stopped in whichever process runs it. Waits up to 5 s for the end, then answers the Response as it stands (`cancelled` once stopped); an answer that has ended is left as it is.',
     request: { params: idParameter },
     responses: {
       200: json(responseObject, 'The Response'),
