@@ -98,6 +98,14 @@ export function createFacadeConversationRepository(db: Database): FacadeConversa
       });
     },
 
+    async setConversationMetadata({ threadId, metadata }) {
+      // Not the prompt: no version bump (a fold planned meanwhile stays valid).
+      const value = JSON.stringify(storableJson(metadata));
+      await db.$executeRaw`
+        UPDATE threads SET settings = jsonb_set(settings, '{conversationMetadata}', ${value}::jsonb), updated_at = now()
+        WHERE id = ${threadId}::uuid`;
+    },
+
     async activeTurns(userId) {
       // Few turns are active deployment-wide: read them by status (turns_status_idx), then keep the user's.
       const rows = await db.$queryRaw<{ count: number }[]>`

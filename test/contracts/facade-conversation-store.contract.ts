@@ -193,5 +193,20 @@ export function describeFacadeConversationStoreContract(name: string, make: Make
       await stores.turns.nextTurn({ threadId: first.id, owner: 'runner', ttlMs: 30_000 });
       expect(await stores.conversations.activeTurns(first.ownerId)).toBe(2);
     });
+
+    it("replaces a conversation's metadata in the thread's settings, keeping its version", async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await stores.conversations.setClientSettings({ threadId: thread.id, settings: { instructions: 'x', tools: [] } });
+      const before = await stores.threads.findThread(thread.id, null);
+      await stores.conversations.setConversationMetadata({ threadId: thread.id, metadata: { topic: 'a', lang: 'fr' } });
+      await stores.conversations.setConversationMetadata({ threadId: thread.id, metadata: { topic: 'b' } });
+      const after = await stores.threads.findThread(thread.id, null);
+      expect(after?.settings).toEqual({
+        openaiClient: { instructions: 'x', tools: [] },
+        conversationMetadata: { topic: 'b' },
+      });
+      expect(after?.version).toBe(before?.version);
+    });
   });
 }

@@ -126,6 +126,13 @@ export function createMemoryFacadeConversationStore(database: MemoryDatabase): F
       return { appended };
     },
 
+    async setConversationMetadata({ threadId, metadata }) {
+      const thread = database.threads.get(threadId);
+      if (!thread) return;
+      thread.settings = { ...thread.settings, conversationMetadata: copy(metadata) };
+      thread.updatedAt = new Date();
+    },
+
     async activeTurns(userId) {
       return database.turns.filter(
         (turn) =>

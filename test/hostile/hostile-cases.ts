@@ -329,6 +329,23 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/conversations', { body }),
   },
   {
+    entry: 'POST /v1/conversations/{id}',
+    // Metadata values are at most 512 characters (keys 64): 16 pairs of them, the text cut to fit.
+    largestText: 512,
+    async send(context, { text }) {
+      const thread = await newThread(context);
+      const metadata = Object.fromEntries(
+        Array.from({ length: 16 }, (_value, index) => [`${index}${text}`.slice(0, 64), text.slice(0, 512)]),
+      );
+      return call(context, 'POST', `/v1/conversations/conv_${thread.id.replace(/-/g, '')}`, { json: { metadata } });
+    },
+    largestJsonBytes: 1_000_000,
+    sendJson: async (context, body) => {
+      const thread = await newThread(context);
+      return call(context, 'POST', `/v1/conversations/conv_${thread.id.replace(/-/g, '')}`, { body });
+    },
+  },
+  {
     entry: 'POST /v1/conversations/{id}/items',
     largestText: MESSAGE_CHARS,
     async send(context, { text }) {

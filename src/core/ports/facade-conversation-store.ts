@@ -52,6 +52,8 @@ export interface FacadeConversationStore {
     ownerId: string;
     messages: readonly AppendedMessage[];
   }): Promise<{ appended: TranscriptMessage[] } | { refused: 'missing' | 'busy' }>;
+  /** Replaces a conversation's metadata (ThreadSettings.conversationMetadata); the thread's version stays. */
+  setConversationMetadata(input: { threadId: string; metadata: Record<string, string> }): Promise<void>;
   /** How many turns of the user's threads are queued or running (their answers in flight). */
   activeTurns(userId: string): Promise<number>;
   /** The history matching's reads (see ClientHistoryStore). */

@@ -243,7 +243,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: 'Opens a conversation: a thread, its system and developer items the client instructions',
     description:
-      'Its other starting items (user and assistant messages, function calls and their outputs) are appended as POST /v1/conversations/{id}/items does, without a turn; metadata is not stored and is refused. Spends the send limit once.',
+      'Its other starting items (user and assistant messages, function calls and their outputs) are appended as POST /v1/conversations/{id}/items does, without a turn; `metadata` (≤ 16 pairs) is kept with the thread and returned. Spends the send limit once.',
     request: {
       headers,
       body: {
@@ -254,6 +254,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
                 .array(z.object({ type: z.string().optional(), role: z.string() }).loose())
                 .max(20)
                 .optional(),
+              metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
             }),
           },
         },
@@ -280,6 +281,32 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
     responses: {
       200: json(conversation, 'The conversation'),
       ...openAIErrors({ ...authErrors, 404: "Unknown or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/conversations/{id}',
+    tags: ['openai'],
+    security: secured,
+    summary: "Replaces a conversation's metadata (≤ 16 pairs, kept with its thread; the model never sees it)",
+    request: {
+      params: conversationParameter,
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({ metadata: z.record(z.string().max(64), z.string().max(512)) }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: json(conversation, 'The conversation'),
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` names the field)',
+        ...authErrors,
+        404: "Unknown or another user's",
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
     },
   });
   registry.registerPath({
