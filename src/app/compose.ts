@@ -602,6 +602,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     turns,
     runner,
     cancelTurn,
+    requestTitle,
     events,
     settings,
     tokens,

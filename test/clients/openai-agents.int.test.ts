@@ -21,7 +21,7 @@ describe('the Agents SDK with conversationId', () => {
     const conversation = await openaiClient(server).conversations.create({});
     const agents = runner();
     const before = chatPacks(server).length;
-    const turns = 12;
+    const turns = 30;
     for (let turn = 1; turn <= turns; turn += 1) {
       const text = turn === 1 ? 'Remember the code CODE-1618 for later.' : `Agent turn ${turn}.`;
       const result = await agents.run(agent, text, { conversationId: conversation.id });

@@ -17,7 +17,7 @@ import {
 // The official `openai` SDK (v6) against /v1/responses and /v1/conversations, as an application would use it.
 const server = useChatServer(FOLDING_SERVER);
 
-const TURNS = 20;
+const TURNS = 30;
 
 describe('the openai SDK over previous_response_id', () => {
   it(

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { useChatServer } from '../support/chat-server';
+import { waitFor } from '../support/wait-for';
 import { lastUserText, replyWithText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
 import { chatRequests, openaiClient, SERVICE_KEY } from './facade-kit';
 
@@ -238,6 +239,12 @@ describe('POST /v1/conversations/{id}/items', () => {
       ['user', 'a question nobody answered', 'complete'],
     ]);
     expect(messages.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5]);
+    // The opening items title the thread in the web app's list, as a first exchange does.
+    const title = async () => {
+      const thread = await server.app.api(`/api/threads/${threadId}`, { token: server.token });
+      return ((await thread.json()) as { title: string }).title;
+    };
+    await waitFor(async () => /appended question/i.test(await title()), { timeoutMs: 20_000, what: 'the title' });
     // A response in the conversation goes on from them: the model sees them all, the unanswered question included.
     await client.responses.create({ model: 'gpt-4o-mini', input: 'next one', conversation: conversation.id });
     const pack = chatRequests(server).at(-1)!.body.messages;

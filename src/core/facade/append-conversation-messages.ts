@@ -29,7 +29,12 @@ export interface AppendConversationDeps {
   events: ThreadEventBus;
   jobs: FoldQueue;
   log: LogPort;
+  /** Titles the thread (as after a turn's first exchange): a conversation made of appended items gets a title too. */
+  requestTitle?: (threadId: string) => Promise<unknown>;
 }
+
+/** A conversation's first user message is at most its second message (an assistant's may come first). */
+const FIRST_USER_SEQ_AT_MOST = 2;
 
 function invalid(field: string, message: string): AppError {
   return new AppError('VALIDATION', `${field}: ${message}`, { details: { field } });
@@ -83,7 +88,7 @@ function appendedOf(message: ClientMessage, index: number, deps: AppendConversat
  * complete answers, function calls and their outputs are stored as a turn stores tool calls and results. Spends the
  * send limit once, before anything is read; every item is checked before one is written; all of them are written in
  * one transaction (the thread's seq, the window), refused with CONFLICT while an answer is being written. Open tabs
- * see the new messages, and a fold they make due is queued.
+ * see the new messages, a fold they make due is queued, and a conversation's opening messages title the thread.
  */
 export async function appendConversationMessages(
   input: { userId: string; threadId: string; messages: readonly ClientMessage[] },
@@ -109,6 +114,13 @@ export async function appendConversationMessages(
   for (const message of result.appended)
     deps.events.publish({ type: 'message-created', threadId: input.threadId, message: toMessageDto(message) });
   await enqueueFoldIfDue(input.threadId, deps);
+  const opening = result.appended.some(
+    (message) => message.role === 'user' && (message.seq ?? 0) <= FIRST_USER_SEQ_AT_MOST,
+  );
+  if (opening && deps.requestTitle)
+    await deps
+      .requestTitle(input.threadId)
+      .catch((error: unknown) => deps.log.warn({ err: error, threadId: input.threadId }, 'could not title the thread'));
   return result.appended;
 }
 

@@ -26,9 +26,6 @@ const metadata = z
     message: `at most ${MAX_METADATA_PAIRS} pairs`,
   });
 
-/** Title of a thread opened by POST /v1/conversations (its first message renames it in the web app's list). */
-const CONVERSATION_TITLE = 'New chat';
-
 const conversationBody = z
   .object({
     items: z
@@ -82,6 +79,7 @@ export function appendDeps(context: RouteContext, options: { spent?: boolean } =
     events: deps.events,
     jobs: deps.memory.jobs,
     log: deps.log,
+    ...(deps.requestTitle ? { requestTitle: deps.requestTitle } : {}),
   };
 }
 
@@ -119,9 +117,9 @@ export function conversationRoutes(context: RouteContext): Router {
       continuing: false,
     });
     await spendOrRefuse(deps.sendLimiter, principal.userId);
+    // Untitled (the default title): its first exchange, or its opening items, title it in the web app's list.
     const thread = await deps.threads.createThread({
       ownerId: principal.userId,
-      title: CONVERSATION_TITLE,
       maxThreads: deps.limits.maxThreadsPerUser,
     });
     await facade.conversations.setClientSettings({
