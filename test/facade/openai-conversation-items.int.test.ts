@@ -293,6 +293,16 @@ describe('POST /v1/conversations/{id}/items', () => {
         status,
         param,
       });
+    // A conversation whose starting items are refused is not made.
+    const threads = async () =>
+      ((await (await server.app.api('/api/threads', { token: server.token })).json()) as { threads: unknown[] }).threads
+        .length;
+    const before = await threads();
+    for (const [refused] of refusals.slice(1, 5))
+      await expect(client.conversations.create({ items: refused })).rejects.toMatchObject({
+        status: expect.any(Number),
+      });
+    expect(await threads()).toBe(before);
     const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
     await expect(
       stranger.conversations.items.create(conversation.id, {

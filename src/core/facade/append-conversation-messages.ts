@@ -54,7 +54,11 @@ function toolCallOf(call: { id: string; name: string; arguments: string }, field
 }
 
 /** A client message as the transcript stores it, counted; refused when too long, empty or holding a NUL. */
-function appendedOf(message: ClientMessage, index: number, deps: AppendConversationDeps): AppendedMessage {
+function appendedOf(
+  message: ClientMessage,
+  index: number,
+  deps: Pick<AppendConversationDeps, 'settings' | 'maxMessageChars'>,
+): AppendedMessage {
   const field = `items.${index}`;
   if (message.content.length > deps.maxMessageChars)
     throw new AppError(
@@ -95,9 +99,29 @@ export async function appendConversationMessages(
   deps: AppendConversationDeps,
 ): Promise<TranscriptMessage[]> {
   await spendOrRefuse(deps.sendLimiter, input.userId);
-  if (input.messages.length > MAX_APPENDED_ITEMS)
+  const prepared = prepareAppendedMessages(input.messages, deps);
+  return appendPreparedMessages({ userId: input.userId, threadId: input.threadId, prepared }, deps);
+}
+
+/** A client's items as the transcript stores them, counted, each checked (the bounds of appendConversationMessages). */
+export function prepareAppendedMessages(
+  messages: readonly ClientMessage[],
+  deps: Pick<AppendConversationDeps, 'settings' | 'maxMessageChars'>,
+): AppendedMessage[] {
+  if (messages.length > MAX_APPENDED_ITEMS)
     throw invalid('items', `at most ${MAX_APPENDED_ITEMS} items may be added at once`);
-  const appended = input.messages.map((message, index) => appendedOf(message, index, deps));
+  return messages.map((message, index) => appendedOf(message, index, deps));
+}
+
+/**
+ * Appends items checked by prepareAppendedMessages (a new conversation's starting items, checked before its thread is
+ * made), as appendConversationMessages does after its checks; spends nothing.
+ */
+export async function appendPreparedMessages(
+  input: { userId: string; threadId: string; prepared: readonly AppendedMessage[] },
+  deps: AppendConversationDeps,
+): Promise<TranscriptMessage[]> {
+  const appended = input.prepared;
   if (appended.length === 0) return [];
   const result = await deps.conversations.appendMessages({
     threadId: input.threadId,

@@ -2,10 +2,10 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
 import {
-  appendConversationMessages,
+  appendPreparedMessages,
+  prepareAppendedMessages,
   type AppendConversationDeps,
 } from '../../core/facade/append-conversation-messages';
-import type { RateLimiter } from '../../core/limits/rate-limiter';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import type { Thread } from '../../core/domain';
 import type { HttpDeps } from '../http-deps';
@@ -67,13 +67,13 @@ export function conversationOf(thread: Thread) {
   };
 }
 
-/** What appending items needs (with `spent`: the request spent its send limit already, as opening a conversation). */
-export function appendDeps(context: RouteContext, options: { spent?: boolean } = {}): AppendConversationDeps {
+/** What appending items needs. */
+export function appendDeps(context: RouteContext): AppendConversationDeps {
   const { deps, facade } = context;
   return {
     conversations: facade.conversations,
     turns: deps.turns,
-    sendLimiter: options.spent ? ALREADY_SPENT : deps.sendLimiter,
+    sendLimiter: deps.sendLimiter,
     settings: deps.settings,
     maxMessageChars: deps.limits.maxMessageChars,
     events: deps.events,
@@ -82,11 +82,6 @@ export function appendDeps(context: RouteContext, options: { spent?: boolean } =
     ...(deps.requestTitle ? { requestTitle: deps.requestTitle } : {}),
   };
 }
-
-const ALREADY_SPENT: RateLimiter = {
-  hit: async () => ({ allowed: true }),
-  check: async () => ({ allowed: true }),
-};
 
 /** The caller's thread a path's conversation id names, or 404 (malformed, unknown, another user's). */
 export async function ownConversation(request: Request, context: RouteContext): Promise<Thread> {
@@ -116,6 +111,8 @@ export function conversationRoutes(context: RouteContext): Router {
       maxInstructionsChars: facade.maxClientInstructionsChars,
       continuing: false,
     });
+    // Every starting item is checked before the thread is made: a refused one leaves no conversation behind.
+    const prepared = prepareAppendedMessages(input.messages, appendDeps(context));
     await spendOrRefuse(deps.sendLimiter, principal.userId);
     // Untitled (the default title): its first exchange, or its opening items, title it in the web app's list.
     const thread = await deps.threads.createThread({
@@ -129,10 +126,7 @@ export function conversationRoutes(context: RouteContext): Router {
     const given = parsed.metadata ?? {};
     if (Object.keys(given).length > 0)
       await facade.conversations.setConversationMetadata({ threadId: thread.id, metadata: given });
-    await appendConversationMessages(
-      { userId: principal.userId, threadId: thread.id, messages: input.messages },
-      appendDeps(context, { spent: true }),
-    );
+    await appendPreparedMessages({ userId: principal.userId, threadId: thread.id, prepared }, appendDeps(context));
     response.json({ ...conversationOf(thread), metadata: given });
   });
   router.get('/conversations/:id', async (request, response) => {
