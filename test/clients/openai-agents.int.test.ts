@@ -1,8 +1,20 @@
-import { Agent, OpenAIConversationsSession, OpenAIProvider, Runner, setTracingDisabled } from '@openai/agents';
+import { Agent, OpenAIConversationsSession, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { z } from 'zod';
+import { wireContentText } from '../../src/llm/count-chat-tokens';
+import { lastUserText, replyWithText, replyWithToolCalls } from '../support/openai-stub';
+import { summaryResponder } from '../support/summary-stub';
 import { describe, expect, it } from 'vitest';
 import { useChatServer } from '../support/chat-server';
 import { openaiClient } from '../facade/facade-kit';
-import { chatPacks, FOLDING_SERVER, packText, threadCount, threadMessages, threadOfConversation } from './clients-kit';
+import {
+  chatPacks,
+  codeAwareChat,
+  FOLDING_SERVER,
+  packText,
+  threadCount,
+  threadMessages,
+  threadOfConversation,
+} from './clients-kit';
 
 // The OpenAI Agents SDK (@openai/agents 0.20, which brings its own openai 7) against the server's Responses and
 // Conversations routes, offline: its own model provider on our base URL, no tracing.
@@ -101,5 +113,57 @@ describe('the Agents SDK with OpenAIConversationsSession', () => {
     expect((await threadMessages(server, keyless, sessionUser.token)).map((message) => message.content)).toEqual(
       messages.map((message) => message.content),
     );
+  });
+
+  it('a run that calls a local tool appends the call and its result once; the next run answers from them', async () => {
+    const toolUser = await server.guest();
+    server.stub.setResponder(
+      summaryResponder({
+        chat: (request) => {
+          const last = request.body.messages.at(-1);
+          if (last?.role === 'tool') return replyWithText(`The weather: ${wireContentText(last.content)}`);
+          const offered = (request.body.tools ?? []).map((each) => each.function.name);
+          if (/weather/i.test(lastUserText(request.body)) && offered.includes('get_weather'))
+            return replyWithToolCalls([{ id: 'call_oslo', name: 'get_weather', arguments: { city: 'Oslo' } }]);
+          return codeAwareChat(request);
+        },
+      }),
+    );
+    try {
+      const weather = tool({
+        name: 'get_weather',
+        description: 'The weather of a city',
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => `rainy in ${city}`,
+      });
+      const withTool = new Agent({
+        name: 'Weather',
+        instructions: 'Use your tool.',
+        model: 'gpt-4o-mini',
+        tools: [weather],
+      });
+      const session = new OpenAIConversationsSession({ apiKey: toolUser.token, baseURL: `${server.app.baseUrl}/v1` });
+      const agents = runner(toolUser.token);
+      expect((await agents.run(withTool, 'What is the weather in Oslo?', { session })).finalOutput).toBe(
+        'The weather: rainy in Oslo',
+      );
+      expect((await agents.run(withTool, 'Thanks, and CODE-4242?', { session })).finalOutput).toBe(
+        'stub reply to: Thanks, and CODE-4242?',
+      );
+      const conversationId = await session.getSessionId();
+      const messages = await threadMessages(server, threadOfConversation(conversationId), toolUser.token);
+      expect(
+        messages.map((message) => [message.role, message.content, message.toolCalls?.map((call) => call.name) ?? []]),
+      ).toEqual([
+        ['user', 'What is the weather in Oslo?', []],
+        ['assistant', '', ['get_weather']],
+        ['tool', 'rainy in Oslo', []],
+        ['assistant', 'The weather: rainy in Oslo', []],
+        ['user', 'Thanks, and CODE-4242?', []],
+        ['assistant', 'stub reply to: Thanks, and CODE-4242?', []],
+      ]);
+    } finally {
+      server.stub.setResponder(summaryResponder({ chat: codeAwareChat }));
+    }
   });
 });
