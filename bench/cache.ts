@@ -363,6 +363,7 @@ async function npmStartServer(services: Services, stubUrl: string): Promise<Ours
       ...endpointEnv(stubUrl),
       RATE_LIMIT_PER_MINUTE: '100000000',
       TOOL_ROUNDS_PER_MINUTE: '100000000',
+      BACKGROUND_RESPONSES_PER_USER: '100000000',
       API_REQUESTS_PER_MINUTE: '100000000',
       // Spend limits (issue 35) would cap the figures at an allowance: off, whatever the environment says.
       SPEND_LIMITS: 'off',

@@ -136,6 +136,7 @@ export async function startApp(
     // per-user abuse limits would measure themselves, not the server.
     RATE_LIMIT_PER_MINUTE: '100000000',
     TOOL_ROUNDS_PER_MINUTE: '100000000',
+    BACKGROUND_RESPONSES_PER_USER: '100000000',
     API_REQUESTS_PER_MINUTE: '100000000',
     // Spend limits (issue 35) would cap the figures at an allowance: off, whatever the environment says.
     SPEND_LIMITS: 'off',

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     OPENAI_BASE_URL: stub.url,
     RATE_LIMIT_PER_MINUTE: '1000000',
     TOOL_ROUNDS_PER_MINUTE: '1000000',
+    BACKGROUND_RESPONSES_PER_USER: '1000000',
     API_REQUESTS_PER_MINUTE: '1000000',
     // Spend limits (issue 35) would cap the figures at an allowance: off, whatever the environment says.
     SPEND_LIMITS: 'off',

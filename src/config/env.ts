@@ -436,6 +436,11 @@ const schema = z.object({
    * characters.
    */
   MAX_CLIENT_TOOL_DESCRIPTION_CHARS: integer(32_000, 1000),
+  /**
+   * `background: true` responses one user may start while this many of their answers are queued or running (any
+   * kind counts); past it 429.
+   */
+  BACKGROUND_RESPONSES_PER_USER: integer(8, 1),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -48,6 +48,8 @@ export interface ThreadSettings {
   recallScope?: RecallScope;
   /** Set by the OpenAI-compatible route (/v1): what its client sends with every request (see src/core/facade). */
   openaiClient?: OpenAIClientSettings;
+  /** A conversation's `metadata` (the Conversations API: at most 16 pairs), the client's own; the model never sees it. */
+  conversationMetadata?: Record<string, string>;
 }
 
 /** Where auto-recall and search_transcript look (issue 27). */

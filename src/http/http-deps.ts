@@ -55,6 +55,8 @@ export interface HttpDeps {
    * asks every process through Redis (true then). Default: this process only (`runner.cancel`).
    */
   cancelTurn?: (threadId: string, turnId?: string) => Promise<boolean>;
+  /** Titles a thread after its first exchange (as the runner asks it; a job, or the first message's words). */
+  requestTitle?: (threadId: string) => Promise<unknown>;
   events: ThreadEventBus;
   settings: ContextSettings;
   /** RATE_LIMIT_PER_MINUTE: model-spending requests (sends, retries, regenerations, rebuilding forgets) per user. */

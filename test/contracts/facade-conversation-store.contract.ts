@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { MakePortStores } from './port-fixtures';
-import { exchange, newThread, pause, send } from './store-fixtures';
+import { ENCODING, exchange, newThread, pause, send } from './store-fixtures';
 
 /**
  * The FacadeConversationStore contract (the /v1 route's conversation keys, client settings, queued cancels, usage).
@@ -129,6 +129,87 @@ export function describeFacadeConversationStoreContract(name: string, make: Make
         cachedTokens: null,
         cacheWriteTokens: null,
       });
+    });
+
+    it('appends messages without a turn: next seqs, complete, in the window; refused while a turn waits or runs', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'q1');
+      const call = { id: 'call_1', name: 'get_weather', args: { city: 'Oslo' } };
+      const result = await stores.conversations.appendMessages({
+        threadId: thread.id,
+        ownerId: thread.ownerId,
+        messages: [
+          { role: 'user', content: 'appended question', tokens: 5, encoding: ENCODING },
+          { role: 'assistant', content: 'checking', toolCalls: [call], tokens: 9, encoding: ENCODING },
+          { role: 'tool', content: 'sunny', toolCallId: 'call_1', tokens: 4, encoding: ENCODING },
+          { role: 'assistant', content: 'It is sunny.', toolCalls: [], tokens: 6, encoding: ENCODING },
+        ],
+      });
+      if (!('appended' in result)) throw new Error(`refused: ${result.refused}`);
+      expect(result.appended.map((message) => [message.seq, message.role, message.status, message.turnId])).toEqual([
+        [3, 'user', 'complete', null],
+        [4, 'assistant', 'complete', null],
+        [5, 'tool', 'complete', null],
+        [6, 'assistant', 'complete', null],
+      ]);
+      expect(result.appended[1]?.toolCalls).toEqual([call]);
+      expect(result.appended[2]?.toolCallId).toBe('call_1');
+      expect((await stores.threads.findThread(thread.id, null))?.lastSeq).toBe(6);
+      const context = await stores.turns.loadContext(thread.id);
+      expect(context?.window.map((entry) => [entry.seq, entry.role, entry.content, entry.tokens])).toEqual([
+        [1, 'user', 'q1', expect.any(Number)],
+        [2, 'assistant', expect.any(String), expect.any(Number)],
+        [3, 'user', 'appended question', 5],
+        [4, 'assistant', 'checking', 9],
+        [5, 'tool', 'sunny', 4],
+        [6, 'assistant', 'It is sunny.', 6],
+      ]);
+      expect(context?.window[3]?.toolCalls).toEqual([call]);
+      expect(context?.window[4]?.toolCallId).toBe('call_1');
+      // Another owner's thread, an unknown one: missing. A queued turn: busy, and nothing is written.
+      const one = [{ role: 'user' as const, content: 'x', tokens: 1, encoding: ENCODING }];
+      expect(
+        await stores.conversations.appendMessages({ threadId: thread.id, ownerId: 'someone-else', messages: one }),
+      ).toEqual({ refused: 'missing' });
+      expect(
+        await stores.conversations.appendMessages({ threadId: randomUUID(), ownerId: thread.ownerId, messages: one }),
+      ).toEqual({ refused: 'missing' });
+      await send(stores, thread.id, 'waiting');
+      expect(
+        await stores.conversations.appendMessages({ threadId: thread.id, ownerId: thread.ownerId, messages: one }),
+      ).toEqual({ refused: 'busy' });
+      expect((await stores.threads.findThread(thread.id, null))?.lastSeq).toBe(6);
+    });
+
+    it("counts the user's queued and running turns, in all their threads", async () => {
+      const stores = make();
+      const first = await newThread(stores);
+      const second = await newThread(stores, { ownerId: first.ownerId });
+      const stranger = await newThread(stores);
+      await exchange(stores, first.id, 'done');
+      expect(await stores.conversations.activeTurns(first.ownerId)).toBe(0);
+      await send(stores, first.id, 'waiting');
+      await send(stores, second.id, 'waiting too');
+      await send(stores, stranger.id, 'not theirs');
+      expect(await stores.conversations.activeTurns(first.ownerId)).toBe(2);
+      await stores.turns.nextTurn({ threadId: first.id, owner: 'runner', ttlMs: 30_000 });
+      expect(await stores.conversations.activeTurns(first.ownerId)).toBe(2);
+    });
+
+    it("replaces a conversation's metadata in the thread's settings, keeping its version", async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await stores.conversations.setClientSettings({ threadId: thread.id, settings: { instructions: 'x', tools: [] } });
+      const before = await stores.threads.findThread(thread.id, null);
+      await stores.conversations.setConversationMetadata({ threadId: thread.id, metadata: { topic: 'a', lang: 'fr' } });
+      await stores.conversations.setConversationMetadata({ threadId: thread.id, metadata: { topic: 'b' } });
+      const after = await stores.threads.findThread(thread.id, null);
+      expect(after?.settings).toEqual({
+        openaiClient: { instructions: 'x', tools: [] },
+        conversationMetadata: { topic: 'b' },
+      });
+      expect(after?.version).toBe(before?.version);
     });
   });
 }

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
 import { useChatServer } from '../support/chat-server';
+import { waitFor } from '../support/wait-for';
 import { lastUserText, replyWithText, replyWithToolCalls, type StubResponder } from '../support/openai-stub';
 import { chatRequests, openaiClient, SERVICE_KEY } from './facade-kit';
 
@@ -184,5 +185,164 @@ describe('DELETE /v1/conversations/{id}/items/{item_id}', () => {
     );
     const messages = ((await response.json()) as { messages: { deleted: boolean; content: string }[] }).messages;
     expect(messages[0]).toMatchObject({ deleted: true, content: '' });
+  });
+});
+
+describe('POST /v1/conversations/{id}/items', () => {
+  it('appends items without running a turn: plain user messages, complete answers, tool calls and results', async () => {
+    const client = openaiClient(server);
+    const conversation = await client.conversations.create({});
+    const before = server.stub.requests.length;
+    const added = await client.conversations.items.create(conversation.id, {
+      items: [
+        { type: 'message', role: 'user', content: 'appended question' },
+        // An answer as another response's output held it (its id is not kept: the item gets one of ours).
+        {
+          type: 'message',
+          id: 'msg_elsewhere',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Let me check.', annotations: [] }],
+        },
+        { type: 'function_call', call_id: 'call_a1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+        { type: 'function_call_output', call_id: 'call_a1', output: 'sunny' },
+        { type: 'message', role: 'assistant', content: 'It is sunny.' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'a question nobody answered' }] },
+      ],
+    });
+    const appended = [
+      'user: appended question',
+      'assistant: Let me check.',
+      'call get_weather {"city":"Oslo"}',
+      'result sunny',
+      'assistant: It is sunny.',
+      'user: a question nobody answered',
+    ];
+    expect(added.data.map(gist)).toEqual(appended);
+    // No model was called; the items list as they were added, with the ids they were answered with.
+    expect(server.stub.requests.length).toBe(before);
+    const listed = (await client.conversations.items.list(conversation.id, { order: 'asc' })).data;
+    expect(listed).toEqual(added.data);
+    // The web app's transcript: each item once, complete, no empty or cancelled answer after a user message.
+    const threadId = conversation.id
+      .slice('conv_'.length)
+      .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const response = await server.app.api(`/api/threads/${threadId}/messages`, { token: server.token });
+    const messages = (
+      (await response.json()) as { messages: { role: string; content: string; status: string; seq: number }[] }
+    ).messages;
+    expect(messages.map((message) => [message.role, message.content, message.status])).toEqual([
+      ['user', 'appended question', 'complete'],
+      ['assistant', 'Let me check.', 'complete'],
+      ['tool', 'sunny', 'complete'],
+      ['assistant', 'It is sunny.', 'complete'],
+      ['user', 'a question nobody answered', 'complete'],
+    ]);
+    expect(messages.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5]);
+    // The opening items title the thread in the web app's list, as a first exchange does.
+    const title = async () => {
+      const thread = await server.app.api(`/api/threads/${threadId}`, { token: server.token });
+      return ((await thread.json()) as { title: string }).title;
+    };
+    await waitFor(async () => /appended question/i.test(await title()), { timeoutMs: 20_000, what: 'the title' });
+    // A response in the conversation goes on from them: the model sees them all, the unanswered question included.
+    await client.responses.create({ model: 'gpt-4o-mini', input: 'next one', conversation: conversation.id });
+    const pack = chatRequests(server).at(-1)!.body.messages;
+    expect(pack.map((message) => message.role).slice(1)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'user',
+    ]);
+    expect(pack.map((message) => wireContentText(message.content))).toEqual(
+      expect.arrayContaining(['appended question', 'sunny', 'It is sunny.', 'a question nobody answered', 'next one']),
+    );
+    expect((await client.conversations.items.list(conversation.id)).data.map(gist).slice(0, 2)).toEqual([
+      'assistant: stub reply to: next one',
+      'user: next one',
+    ]);
+  });
+
+  it('a conversation may start with user and assistant items; refusals store nothing', async () => {
+    const client = openaiClient(server);
+    const conversation = await client.conversations.create({
+      items: [
+        { type: 'message', role: 'developer', content: 'Be brief.' },
+        { type: 'message', role: 'user', content: 'opening question' },
+        { type: 'message', role: 'assistant', content: 'opening answer' },
+      ],
+    });
+    const items = async () => (await client.conversations.items.list(conversation.id, { order: 'asc' })).data.map(gist);
+    expect(await items()).toEqual(['user: opening question', 'assistant: opening answer']);
+    const refusals: [OpenAI.Conversations.ItemCreateParams['items'], number, string][] = [
+      [[{ type: 'message', role: 'developer', content: 'new rules' }], 400, 'items'],
+      [[{ type: 'message', role: 'user', content: '   ' }], 400, 'items.0'],
+      [[{ type: 'function_call', call_id: 'c', name: 'f', arguments: '[1]' }], 400, 'items.0'],
+      [[{ type: 'message', role: 'user', content: 'x'.repeat(200_000) }], 413, 'items.0'],
+      [
+        Array.from({ length: 21 }, () => ({ type: 'message' as const, role: 'user' as const, content: 'x' })),
+        400,
+        'items',
+      ],
+      [[], 400, 'items'],
+    ];
+    for (const [refused, status, param] of refusals)
+      await expect(client.conversations.items.create(conversation.id, { items: refused })).rejects.toMatchObject({
+        status,
+        param,
+      });
+    // A conversation whose starting items are refused is not made.
+    const threads = async () =>
+      ((await (await server.app.api('/api/threads', { token: server.token })).json()) as { threads: unknown[] }).threads
+        .length;
+    const before = await threads();
+    for (const [refused] of refusals.slice(1, 5))
+      await expect(client.conversations.create({ items: refused })).rejects.toMatchObject({
+        status: expect.any(Number),
+      });
+    expect(await threads()).toBe(before);
+    const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
+    await expect(
+      stranger.conversations.items.create(conversation.id, {
+        items: [{ type: 'message', role: 'user', content: 'x' }],
+      }),
+    ).rejects.toMatchObject({ status: 404 });
+    expect(await items()).toEqual(['user: opening question', 'assistant: opening answer']);
+  });
+
+  it('is refused with 409 while an answer in the conversation is being written', async () => {
+    const client = openaiClient(server);
+    const conversation = await client.conversations.create({});
+    server.stub.setResponder((request) =>
+      replyWithText(`slow reply to: ${lastUserText(request.body)}`, { firstByteDelayMs: 1500 }),
+    );
+    try {
+      const slow = client.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'slow question',
+        conversation: conversation.id,
+      });
+      const started = Date.now();
+      while (
+        server.stub.requests
+          .at(-1)
+          ?.body.messages.every((message) => wireContentText(message.content) !== 'slow question')
+      ) {
+        if (Date.now() - started > 10_000) throw new Error('the slow turn never reached the stub');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await expect(
+        client.conversations.items.create(conversation.id, {
+          items: [{ type: 'message', role: 'user', content: 'squeezed in' }],
+        }),
+      ).rejects.toMatchObject({ status: 409 });
+      expect((await slow).output_text).toBe('slow reply to: slow question');
+    } finally {
+      server.stub.setResponder(chat);
+    }
+    const listed = (await client.conversations.items.list(conversation.id, { order: 'asc' })).data.map(gist);
+    expect(listed).toEqual(['user: slow question', 'assistant: slow reply to: slow question']);
   });
 });

@@ -643,15 +643,31 @@ describe('POST, GET and DELETE /v1/conversations', () => {
     expect(await client.conversations.retrieve(conversation.id)).toMatchObject({ id: conversation.id });
 
     await expect(
-      client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'hello' }] }),
-    ).rejects.toMatchObject({ status: 400, param: 'items' });
-    await expect(client.conversations.create({ metadata: { topic: 'x' } })).rejects.toMatchObject({
+      client.conversations.create({ items: [{ type: 'message', role: 'system', content: 'x'.repeat(200_000) }] }),
+    ).rejects.toMatchObject({ status: 413 });
+    // Metadata: at most 16 pairs, kept and returned, replaced by an update; a stranger cannot update it.
+    const tagged = await client.conversations.create({ metadata: { topic: 'boats' } });
+    expect(tagged.metadata).toEqual({ topic: 'boats' });
+    expect((await client.conversations.retrieve(tagged.id)).metadata).toEqual({ topic: 'boats' });
+    const updated = await client.conversations.update(tagged.id, { metadata: { topic: 'ships', lang: 'en' } });
+    expect(updated).toMatchObject({ id: tagged.id, metadata: { topic: 'ships', lang: 'en' } });
+    expect((await client.conversations.retrieve(tagged.id)).metadata).toEqual({ topic: 'ships', lang: 'en' });
+    const seventeen = Object.fromEntries(Array.from({ length: 17 }, (_value, index) => [`k${index}`, 'v']));
+    await expect(client.conversations.create({ metadata: seventeen })).rejects.toMatchObject({
+      status: 400,
+      param: 'metadata',
+    });
+    await expect(client.conversations.update(tagged.id, { metadata: seventeen })).rejects.toMatchObject({
       status: 400,
       param: 'metadata',
     });
     const stranger = openaiClient(server, { apiKey: (await server.guest()).token });
     await expect(stranger.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });
     await expect(stranger.conversations.delete(conversation.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.conversations.update(tagged.id, { metadata: { topic: 'mine' } })).rejects.toMatchObject({
+      status: 404,
+    });
+    expect((await client.conversations.retrieve(tagged.id)).metadata).toEqual({ topic: 'ships', lang: 'en' });
 
     expect(await client.conversations.delete(conversation.id)).toMatchObject({ id: conversation.id, deleted: true });
     await expect(client.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });

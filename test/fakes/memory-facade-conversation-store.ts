@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { BRANCH_TAIL_CHARS, type ClientHistoryStore, type FacadeConversationStore } from '../../src/core/ports';
-import { copy, type MemoryDatabase } from './memory-database';
+import { copy, newId, toMessage, type MemoryDatabase, type MessageRow } from './memory-database';
 
 /**
  * The history matching's reads hash a thread's client view in the database (triggers on messages), which this fake
@@ -70,6 +70,75 @@ export function createMemoryFacadeConversationStore(database: MemoryDatabase): F
       thread.settings = { ...thread.settings, openaiClient: copy(settings) };
       thread.version += 1;
       thread.updatedAt = new Date();
+    },
+
+    async appendMessages({ threadId, ownerId, messages }) {
+      const thread = database.threads.get(threadId);
+      if (!thread || thread.ownerId !== ownerId) return { refused: 'missing' as const };
+      const active = database.turns.some(
+        (turn) => turn.threadId === threadId && (turn.status === 'queued' || turn.status === 'running'),
+      );
+      if (active) return { refused: 'busy' as const };
+      const now = new Date();
+      const appended = messages.map((message) => {
+        thread.lastSeq += 1;
+        const toolCalls = message.role === 'assistant' && message.toolCalls.length > 0 ? copy(message.toolCalls) : null;
+        const toolCallId = message.role === 'tool' ? message.toolCallId : null;
+        const row: MessageRow = {
+          id: newId(),
+          threadId,
+          seq: thread.lastSeq,
+          role: message.role,
+          content: message.content,
+          toolCalls,
+          toolCallId,
+          status: 'complete',
+          error: null,
+          tokens: message.tokens,
+          encoding: message.encoding,
+          clientMessageId: null,
+          turnId: null,
+          toolRunId: null,
+          pinned: false,
+          superseded: false,
+          deleted: false,
+          createdAt: now,
+          updatedAt: now,
+          completedAt: now,
+        };
+        database.messages.push(row);
+        database.entries.push({
+          threadId,
+          seq: row.seq!,
+          messageId: row.id,
+          role: message.role,
+          content: message.content,
+          tokens: message.tokens,
+          encoding: message.encoding,
+          ...(toolCalls ? { toolCalls } : {}),
+          ...(toolCallId ? { toolCallId } : {}),
+        });
+        return toMessage(row);
+      });
+      // A later message makes a fresh context final: its undo no longer matches the thread's last seq.
+      thread.lastActivityAt = now;
+      thread.updatedAt = now;
+      return { appended };
+    },
+
+    async setConversationMetadata({ threadId, metadata }) {
+      const thread = database.threads.get(threadId);
+      if (!thread) return;
+      thread.settings = { ...thread.settings, conversationMetadata: copy(metadata) };
+      thread.updatedAt = new Date();
+    },
+
+    async activeTurns(userId) {
+      return database.turns.filter(
+        (turn) =>
+          (turn.status === 'queued' || turn.status === 'running') &&
+          database.threads.get(turn.threadId)?.ownerId === userId,
+      ).length;
     },
 
     async cancelQueuedTurn(turnId) {

@@ -350,6 +350,48 @@ export const HOSTILE_CASES: HostileCase[] = [
     sendJson: (context, body) => call(context, 'POST', '/v1/responses/compact', { body }),
   },
   {
+    entry: 'POST /v1/conversations/{id}',
+    // Metadata values are at most 512 characters (keys 64): 16 pairs of them, the text cut to fit.
+    largestText: 512,
+    async send(context, { text }) {
+      const thread = await newThread(context);
+      const metadata = Object.fromEntries(
+        Array.from({ length: 16 }, (_value, index) => [`${index}${text}`.slice(0, 64), text.slice(0, 512)]),
+      );
+      return call(context, 'POST', `/v1/conversations/conv_${thread.id.replace(/-/g, '')}`, { json: { metadata } });
+    },
+    largestJsonBytes: 1_000_000,
+    sendJson: async (context, body) => {
+      const thread = await newThread(context);
+      return call(context, 'POST', `/v1/conversations/conv_${thread.id.replace(/-/g, '')}`, { body });
+    },
+  },
+  {
+    entry: 'POST /v1/conversations/{id}/items',
+    largestText: MESSAGE_CHARS,
+    async send(context, { text }) {
+      const thread = await newThread(context);
+      const answer = await call(context, 'POST', `/v1/conversations/conv_${thread.id.replace(/-/g, '')}/items`, {
+        json: {
+          items: [
+            { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+            { type: 'message', role: 'assistant', content: text },
+            { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: JSON.stringify({ q: text }) },
+            { type: 'function_call_output', call_id: 'call_1', output: text },
+          ],
+        },
+      });
+      // One user message stored per accepted request.
+      if (answer.status === 200) context.accepted = (context.accepted ?? 0) + 1;
+      return answer;
+    },
+    largestJsonBytes: 1_000_000,
+    sendJson: async (context, body) => {
+      const thread = await newThread(context);
+      return call(context, 'POST', `/v1/conversations/conv_${thread.id.replace(/-/g, '')}/items`, { body });
+    },
+  },
+  {
     entry: 'POST /v1/responses/input_tokens',
     largestText: MESSAGE_CHARS,
     send: (context, { text }) =>

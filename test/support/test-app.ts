@@ -62,6 +62,7 @@ export async function startTestApp(
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '10000',
     TOOL_ROUNDS_PER_MINUTE: '10000',
+    BACKGROUND_RESPONSES_PER_USER: '10000',
     API_REQUESTS_PER_MINUTE: '100000',
     SEARCH_PER_MINUTE: '10000',
     // Titles from the first message's words: a title job's model call would interleave with the requests a test

@@ -1,5 +1,6 @@
 import type { ClientHistoryStore } from './client-history-store';
-import type { OpenAIClientSettings } from '../context/types';
+import type { OpenAIClientSettings, ToolCall } from '../context/types';
+import type { TranscriptMessage } from '../domain';
 
 /** One thread a conversation key reached. */
 export interface ConversationBranch {
@@ -10,6 +11,11 @@ export interface ConversationBranch {
 
 /** How much of a branch's last text the store returns as its hint. */
 export const BRANCH_TAIL_CHARS = 256;
+
+/** A message a client appends to a conversation without a turn (POST /v1/conversations/{id}/items). */
+export type AppendedMessage = { content: string; tokens: number; encoding: string } & (
+  { role: 'user' } | { role: 'assistant'; toolCalls: ToolCall[] } | { role: 'tool'; toolCallId: string }
+);
 
 /** What the OpenAI-compatible route needs from the store besides the thread, turn and memory ports. */
 export interface FacadeConversationStore {
@@ -41,6 +47,21 @@ export interface FacadeConversationStore {
    * to end as cancelled, its user message taking its seq, without calling the model. False when it is not queued.
    */
   cancelQueuedTurn(turnId: string): Promise<boolean>;
+  /**
+   * Appends messages to the owner's thread without running a turn, in one transaction: each takes the thread's next
+   * seq, complete (no turn), and joins the window with its context entry; a fresh context pending undo becomes final,
+   * as a sent message makes it. Nothing is written when the thread is not `ownerId`'s (`missing`) or while one of its
+   * turns is queued or running (`busy`: the messages would land inside an answer being written).
+   */
+  appendMessages(input: {
+    threadId: string;
+    ownerId: string;
+    messages: readonly AppendedMessage[];
+  }): Promise<{ appended: TranscriptMessage[] } | { refused: 'missing' | 'busy' }>;
+  /** Replaces a conversation's metadata (ThreadSettings.conversationMetadata); the thread's version stays. */
+  setConversationMetadata(input: { threadId: string; metadata: Record<string, string> }): Promise<void>;
+  /** How many turns of the user's threads are queued or running (their answers in flight). */
+  activeTurns(userId: string): Promise<number>;
   /** The history matching's reads (see ClientHistoryStore). */
   history: ClientHistoryStore;
 }

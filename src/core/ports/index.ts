@@ -16,7 +16,12 @@ export type { Clock } from './clock';
 export type { CostGrouping, CostReport, UsageGroup } from './cost-report';
 export type { ErasureRecord, ErasureStore } from './erasure-store';
 export type { ExportReader } from './export-reader';
-export { BRANCH_TAIL_CHARS, type ConversationBranch, type FacadeConversationStore } from './facade-conversation-store';
+export {
+  BRANCH_TAIL_CHARS,
+  type AppendedMessage,
+  type ConversationBranch,
+  type FacadeConversationStore,
+} from './facade-conversation-store';
 export type { FoldQueue } from './fold-queue';
 export type { ForgetRebuildQueue } from './forget-rebuild-queue';
 export type { ForkRecord, ForkStore, MessageCopy } from './fork-store';

@@ -27,6 +27,8 @@ export interface FacadeHttpDeps {
   maxClientInstructionsChars: number;
   /** MAX_CLIENT_TOOL_DESCRIPTION_CHARS: longest description of one client tool. */
   maxToolDescriptionChars: number;
+  /** BACKGROUND_RESPONSES_PER_USER: a background response is refused while the user has this many answers in flight. */
+  maxBackgroundResponses: number;
   /** TOOL_ROUNDS_PER_MINUTE: what a request only bringing client tools' results spends instead of the send limit. */
   toolRoundLimiter: RateLimiter;
   /** Signs the ids of /v1/responses answers (derived from AUTH_SECRET: responseIdKey). */

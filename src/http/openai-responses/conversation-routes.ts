@@ -1,6 +1,11 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../core/errors';
+import {
+  appendPreparedMessages,
+  prepareAppendedMessages,
+  type AppendConversationDeps,
+} from '../../core/facade/append-conversation-messages';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import type { Thread } from '../../core/domain';
 import type { HttpDeps } from '../http-deps';
@@ -12,8 +17,14 @@ import { parseResponseBody, responseInputOf } from './responses-request';
 /** Most items a conversation may start with (OpenAI's bound). */
 export const MAX_STARTING_ITEMS = 20;
 
-/** Title of a thread opened by POST /v1/conversations (its first message renames it in the web app's list). */
-const CONVERSATION_TITLE = 'New chat';
+/** Most metadata pairs a conversation holds (OpenAI's bound). */
+export const MAX_METADATA_PAIRS = 16;
+
+const metadata = z
+  .record(z.string().max(64), z.string().max(512))
+  .refine((value) => Object.keys(value).length <= MAX_METADATA_PAIRS, {
+    message: `at most ${MAX_METADATA_PAIRS} pairs`,
+  });
 
 const conversationBody = z
   .object({
@@ -22,9 +33,19 @@ const conversationBody = z
       .max(MAX_STARTING_ITEMS)
       .nullable()
       .optional(),
-    metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),
+    metadata: metadata.nullable().optional(),
   })
   .loose();
+
+const updateBody = z.object({ metadata }).loose();
+
+/** A body, or a 400 naming its first wrong field. */
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const field = parsed.error.issues[0]?.path.map(String).join('.') || 'body';
+  throw invalid(field, parsed.error.issues[0]?.message ?? 'invalid');
+}
 
 export interface RouteContext {
   deps: HttpDeps;
@@ -42,7 +63,23 @@ export function conversationOf(thread: Thread) {
     id: conversationIdOf(thread.id),
     object: 'conversation' as const,
     created_at: Math.floor(thread.createdAt.getTime() / 1000),
-    metadata: {},
+    metadata: thread.settings.conversationMetadata ?? {},
+  };
+}
+
+/** What appending items needs. */
+export function appendDeps(context: RouteContext): AppendConversationDeps {
+  const { deps, facade } = context;
+  return {
+    conversations: facade.conversations,
+    turns: deps.turns,
+    sendLimiter: deps.sendLimiter,
+    settings: deps.settings,
+    maxMessageChars: deps.limits.maxMessageChars,
+    events: deps.events,
+    jobs: deps.memory.jobs,
+    log: deps.log,
+    ...(deps.requestTitle ? { requestTitle: deps.requestTitle } : {}),
   };
 }
 
@@ -57,9 +94,10 @@ export async function ownConversation(request: Request, context: RouteContext): 
 }
 
 /**
- * POST /v1/conversations opens a thread (starting items: system and developer messages only, the thread's client
- * instructions; spends the send limit), GET names it, DELETE deletes the thread as the web app does. Metadata is not
- * stored (a request carrying some is refused). The items routes are in conversation-item-routes.ts.
+ * POST /v1/conversations opens a thread (starting items: its system and developer messages are the thread's client
+ * instructions, the others are appended as POST …/items does; spends the send limit once), GET names it, POST replaces
+ * its metadata (kept in the thread's settings; spends the send limit), DELETE deletes the thread as the web app does.
+ * The items routes are in conversation-item-routes.ts.
  */
 export function conversationRoutes(context: RouteContext): Router {
   const router = Router();
@@ -67,37 +105,39 @@ export function conversationRoutes(context: RouteContext): Router {
   router.post('/conversations', async (request, response) => {
     const raw = request.body as { user?: unknown } | undefined;
     const principal = await facadePrincipal(request, context.principalDeps, raw?.user);
-    const parsed = conversationBody.safeParse(request.body ?? {});
-    if (!parsed.success) {
-      const field = parsed.error.issues[0]?.path.map(String).join('.') || 'body';
-      throw invalid(field, parsed.error.issues[0]?.message ?? 'invalid');
-    }
-    if (Object.keys(parsed.data.metadata ?? {}).length > 0)
-      throw invalid('metadata', 'conversation metadata is not stored by this server; leave it out');
-    const items = parsed.data.items ?? [];
+    const parsed = parseBody(conversationBody, request.body);
+    const items = parsed.items ?? [];
     const input = responseInputOf(parseResponseBody({ model: facade.models[0], input: items }), {
       maxInstructionsChars: facade.maxClientInstructionsChars,
       continuing: false,
     });
-    if (input.messages.length > 0)
-      throw invalid(
-        'items',
-        'a conversation starts with system or developer messages only here; send the first user message with POST /v1/responses and this conversation',
-      );
+    // Every starting item is checked before the thread is made: a refused one leaves no conversation behind.
+    const prepared = prepareAppendedMessages(input.messages, appendDeps(context));
     await spendOrRefuse(deps.sendLimiter, principal.userId);
+    // Untitled (the default title): its first exchange, or its opening items, title it in the web app's list.
     const thread = await deps.threads.createThread({
       ownerId: principal.userId,
-      title: CONVERSATION_TITLE,
       maxThreads: deps.limits.maxThreadsPerUser,
     });
     await facade.conversations.setClientSettings({
       threadId: thread.id,
       settings: { instructions: input.instructions, tools: [] },
     });
-    response.json(conversationOf(thread));
+    const given = parsed.metadata ?? {};
+    if (Object.keys(given).length > 0)
+      await facade.conversations.setConversationMetadata({ threadId: thread.id, metadata: given });
+    await appendPreparedMessages({ userId: principal.userId, threadId: thread.id, prepared }, appendDeps(context));
+    response.json({ ...conversationOf(thread), metadata: given });
   });
   router.get('/conversations/:id', async (request, response) => {
     response.json(conversationOf(await ownConversation(request, context)));
+  });
+  router.post('/conversations/:id', async (request, response) => {
+    const thread = await ownConversation(request, context);
+    const { metadata: given } = parseBody(updateBody, request.body);
+    await spendOrRefuse(deps.sendLimiter, thread.ownerId);
+    await facade.conversations.setConversationMetadata({ threadId: thread.id, metadata: given });
+    response.json({ ...conversationOf(thread), metadata: given });
   });
   router.delete('/conversations/:id', async (request, response) => {
     const thread = await ownConversation(request, context);

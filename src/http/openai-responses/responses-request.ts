@@ -79,6 +79,7 @@ export const responseBody = z
       .nullable()
       .optional(),
     stream: z.boolean().nullable().optional(),
+    background: z.boolean().nullable().optional(),
     store: z.boolean().nullable().optional(),
     tools: z.array(tool).max(MAX_TOOLS).optional(),
     metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),

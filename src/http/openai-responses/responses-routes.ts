@@ -16,6 +16,7 @@ import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
 import { conversationOf, THREAD_ID_HEADER } from '../openai-facade/facade-request';
 import { answerResponseAsJson, answerResponseAsStream, type ResponseTarget } from './response-answer';
+import { answerInBackground, assertBackgroundRoom, isBackground } from './background-response';
 import { conversationIdOf, responseIdOf, threadOfConversationId, turnOfResponseId } from './response-ids';
 import { storedResponseRoutes } from './stored-response-routes';
 import { conversationRoutes } from './conversation-routes';
@@ -201,6 +202,8 @@ async function createResponse(request: Request, response: Response, context: Rou
     await answerCompactionTrigger(request, response, { read, userId: principal.userId }, context);
     return;
   }
+  const background = isBackground(read.body);
+  if (background) await assertBackgroundRoom(principal.userId, facade);
   const trigger = requestedTrigger(read, deps);
   const started = await startResponse(request, read, principal.userId, context);
   response.setHeader(THREAD_ID_HEADER, started.thread.id);
@@ -210,7 +213,8 @@ async function createResponse(request: Request, response: Response, context: Rou
     ...targetOf(read, started, principal.userId, facade),
     ...(managed ? { extraItems: () => foldedSinceItems({ started, userId: principal.userId }, context) } : {}),
   };
-  if (read.body.stream) await answerResponseAsStream(deps, facade, target, response);
+  if (background) await answerInBackground(deps, facade, target, response, { stream: read.body.stream === true });
+  else if (read.body.stream) await answerResponseAsStream(deps, facade, target, response);
   else await answerResponseAsJson(deps, facade, target, response);
 }
 

@@ -8,7 +8,14 @@ import { outcomeOf, usageOf } from '../openai-facade/completion-response';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';
 import { turnOfResponseId } from './response-ids';
-import { outputItemsOf, responseObject, responseUsageOf, type ResponseStatus } from './response-object';
+import {
+  outputItemsOf,
+  responseObject,
+  responseUsageOf,
+  type ResponseFrame,
+  type ResponseStatus,
+} from './response-object';
+import { cancelResponse, resumeResponseStream } from './background-response';
 
 /** Items of one input_items page at most (OpenAI's bound). */
 const MAX_PAGE_ITEMS = 100;
@@ -20,6 +27,25 @@ const pageQuery = z
     order: z.enum(['asc', 'desc']).default('desc'),
   })
   .loose();
+
+/** GET /v1/responses/{id}'s query: `stream=true` resumes the event stream after `starting_after`. */
+const retrieveQuery = z
+  .object({
+    stream: z.enum(['true', 'false']).optional(),
+    starting_after: z.coerce.number().int().min(-1).max(1_000_000_000).optional(),
+    include: z.union([z.string().max(200), z.array(z.string().max(200)).max(20)]).optional(),
+  })
+  .loose();
+
+/** A query, or a 400 naming its first wrong field. */
+function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
+  const parsed = schema.safeParse(query);
+  if (parsed.success) return parsed.data;
+  const field = parsed.error.issues[0]?.path.map(String).join('.') || 'query';
+  throw new AppError('VALIDATION', `${field}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
+    details: { field },
+  });
+}
 
 interface RouteContext {
   deps: HttpDeps;
@@ -51,16 +77,12 @@ const STATUS: Record<string, ResponseStatus> = {
   cancelled: 'cancelled',
 };
 
-/** A stored response as a Response object (what the request framed it with is not kept: model, tools, metadata). */
-async function retrieve(stored: StoredResponse, id: string, context: RouteContext) {
-  const { deps, facade } = context;
-  const { turn } = stored;
-  const status = STATUS[turn.status] ?? 'in_progress';
-  const complete = status === 'completed';
-  const frame = {
+/** How a stored response is framed (what the request framed it with is not kept: model, tools, metadata). */
+function storedFrameOf(stored: StoredResponse, id: string, facade: FacadeHttpDeps): ResponseFrame {
+  return {
     id,
     model: facade.models[0] ?? '',
-    createdAt: Math.floor(turn.createdAt.getTime() / 1000),
+    createdAt: Math.floor(stored.turn.createdAt.getTime() / 1000),
     instructions: null,
     previousResponseId: null,
     store: true,
@@ -68,6 +90,15 @@ async function retrieve(stored: StoredResponse, id: string, context: RouteContex
     conversation: null,
     tools: [],
   };
+}
+
+/** A stored response as a Response object, in the state its turn is in now. */
+async function retrieve(stored: StoredResponse, id: string, context: RouteContext) {
+  const { deps, facade } = context;
+  const { turn } = stored;
+  const status = STATUS[turn.status] ?? 'in_progress';
+  const complete = status === 'completed';
+  const frame = storedFrameOf(stored, id, facade);
   return responseObject(frame, {
     status,
     output: complete ? outputItemsOf(turn.id, await outcomeOf(deps, facade, turn.id), new Map()) : [],
@@ -112,13 +143,31 @@ function pageOf<T extends { id: string }>(items: T[], query: z.infer<typeof page
 
 /**
  * GET and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items: a response is the turn that answered it.
+ * GET with `stream=true` sends its events (after `starting_after`: background-response.ts); POST …/cancel stops it.
  * Deleting it forgets its answer in the transcript (tombstones, as the web app's forget does); the user message stays.
  */
 export function storedResponseRoutes(context: RouteContext): Router {
   const router = Router();
   router.get('/responses/:id', async (request, response) => {
+    const query = parseQuery(retrieveQuery, request.query);
     const stored = await storedResponseOf(request, context);
-    response.json(await retrieve(stored, String(request.params.id), context));
+    const id = String(request.params.id);
+    if (query.stream === 'true') {
+      const frame = storedFrameOf(stored, id, context.facade);
+      const resume = { turn: stored.turn, frame, startingAfter: query.starting_after ?? -1 };
+      await resumeResponseStream(context.deps, context.facade, resume, response);
+      return;
+    }
+    response.json(await retrieve(stored, id, context));
+  });
+  router.post('/responses/:id/cancel', async (request, response) => {
+    const stored = await storedResponseOf(request, context);
+    await cancelResponse(context.deps, context.facade, stored.turn);
+    const current = await findResponse(
+      { userId: stored.thread.ownerId, turnId: stored.turn.id },
+      { ...context.deps, turns: context.deps.turns },
+    );
+    response.json(await retrieve(current ?? stored, String(request.params.id), context));
   });
   router.delete('/responses/:id', async (request, response) => {
     const stored = await storedResponseOf(request, context);

@@ -84,7 +84,8 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
       'The transcript is kept whatever `store` says; a response made with `store: false` cannot be fetched or continued later. ' +
       'A `compaction` item (from POST /v1/responses/compact) stands for its conversation through the point it was made: the items after it go on from there (a tampered, foreign or deleted one is 400 param input). ' +
       'A last `compaction_trigger` item compacts the conversation now and is answered with exactly one compaction item and no model answer. ' +
-      '`context_management: [{type: "compaction", compact_threshold}]` sets the conversation’s fold trigger to tokens=<compact_threshold>; the answer then carries a compaction item when a fold landed since the request began.',
+      '`context_management: [{type: "compaction", compact_threshold}]` sets the conversation’s fold trigger to tokens=<compact_threshold>; the answer then carries a compaction item when a fold landed since the request began. ' +
+      '`background: true` (with `store`) runs the answer detached from the request: the Response at once, `queued` (streamed: its events, text deltas of 64 characters, resumable with GET ?stream=true&starting_after); refused with 429 busy while the user has BACKGROUND_RESPONSES_PER_USER answers in flight.',
     request: { headers, body: { content: { 'application/json': { schema: responseBody } } } },
     responses: {
       200: {
@@ -183,6 +184,32 @@ export function documentResponsesRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary:
       "A stored response (its answer as the transcript holds it; the request's model, tools and metadata are not kept)",
+    description:
+      '`stream=true`: its events (as a background stream numbers them: text deltas of 64 characters) after `starting_after`; an answer still being written is sent once it has ended. From any process.',
+    request: {
+      params: idParameter,
+      query: z.object({
+        stream: z.enum(['true', 'false']).optional(),
+        starting_after: z.number().int().min(-1).optional(),
+        include: z.array(z.string().max(200)).max(20).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The Response (JSON), or its events (text/event-stream)',
+        content: { 'application/json': { schema: responseObject }, 'text/event-stream': { schema: z.string() } },
+      },
+      ...openAIErrors({ ...authErrors, 400: 'A malformed query', 404: "Unknown, deleted or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/responses/{id}/cancel',
+    tags: ['openai'],
+    security: secured,
+    summary: "Stops a response's answer as the web app's stop does (the text so far is kept, marked stopped)",
+    description:
+      'Queued, the answer ends without calling the model; running, it is stopped in whichever process runs it. Waits up to 5 s for the end, then answers the Response as it stands (`cancelled` once stopped); an answer that has ended is left as it is.',
     request: { params: idParameter },
     responses: {
       200: json(responseObject, 'The Response'),
@@ -259,7 +286,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
     security: secured,
     summary: 'Opens a conversation: a thread, its system and developer items the client instructions',
     description:
-      'Starting items other than system and developer messages are refused (send the first user message with POST /v1/responses and this conversation); metadata is not stored and is refused. Spends the send limit.',
+      'Its other starting items (user and assistant messages, function calls and their outputs) are appended as POST /v1/conversations/{id}/items does, without a turn; `metadata` (≤ 16 pairs) is kept with the thread and returned. Spends the send limit once.',
     request: {
       headers,
       body: {
@@ -270,6 +297,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
                 .array(z.object({ type: z.string().optional(), role: z.string() }).loose())
                 .max(20)
                 .optional(),
+              metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
             }),
           },
         },
@@ -281,7 +309,7 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
         400: 'invalid_request_error (`param` names the field)',
         ...authErrors,
         409: 'MAX_THREADS_PER_USER reached (quota_exceeded)',
-        413: 'The instructions are over MAX_CLIENT_INSTRUCTIONS_CHARS',
+        413: 'The instructions are over MAX_CLIENT_INSTRUCTIONS_CHARS, or an item over MAX_MESSAGE_CHARS',
         429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
       }),
     },
@@ -296,6 +324,32 @@ function documentConversationRoutes(registry: OpenAPIRegistry): void {
     responses: {
       200: json(conversation, 'The conversation'),
       ...openAIErrors({ ...authErrors, 404: "Unknown or another user's" }),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/conversations/{id}',
+    tags: ['openai'],
+    security: secured,
+    summary: "Replaces a conversation's metadata (≤ 16 pairs, kept with its thread; the model never sees it)",
+    request: {
+      params: conversationParameter,
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({ metadata: z.record(z.string().max(64), z.string().max(512)) }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: json(conversation, 'The conversation'),
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` names the field)',
+        ...authErrors,
+        404: "Unknown or another user's",
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
     },
   });
   registry.registerPath({
@@ -331,6 +385,50 @@ const itemParameters = conversationParameter.extend({
 
 /** The Conversations API's items routes: the thread's transcript as Responses items. */
 function documentConversationItemRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/conversations/{id}/items',
+    tags: ['openai'],
+    security: secured,
+    summary: "Adds items to a conversation's thread without running a turn",
+    description:
+      'User messages are stored as plain user messages (no answer is made), assistant messages as complete answers, `function_call` items as the tool calls of the answer before them and `function_call_output` items as tool results; user items in a row join one message, as on POST /v1/responses. System and developer items are refused (they are set when the conversation opens). All items are written in one transaction, or none. Spends the send limit.',
+    request: {
+      params: conversationParameter,
+      body: {
+        content: {
+          'application/json': {
+            schema: z.object({
+              items: z
+                .array(z.object({ type: z.string().optional(), role: z.string().optional() }).loose())
+                .min(1)
+                .max(20),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: json(
+        z.strictObject({
+          object: z.literal('list'),
+          data: z.array(conversationItem),
+          first_id: z.string().nullable(),
+          last_id: z.string().nullable(),
+          has_more: z.literal(false),
+        }),
+        'The items added, as the conversation lists them',
+      ),
+      ...openAIErrors({
+        400: 'invalid_request_error (`param` names the item)',
+        ...authErrors,
+        404: "Unknown or another user's",
+        409: 'An answer in the conversation is being written',
+        413: 'An item over MAX_MESSAGE_CHARS',
+        429: 'rate_limit_exceeded (RATE_LIMIT_PER_MINUTE), with Retry-After',
+      }),
+    },
+  });
   registry.registerPath({
     method: 'get',
     path: '/v1/conversations/{id}/items',
