@@ -252,8 +252,11 @@ describe('a continued fold (FOLD_PROMPT=auto) to Claude sends the chat blocks wi
     const list = (await (
       await server.app.api(`/api/admin/threads/${thread.id}/model-calls`, { token: admin })
     ).json()) as ModelCallListDto;
-    const summary = list.calls.find((call) => call.purpose === 'summary')!;
-    expect(summary.reportedCachedTokens).toBe(fold.usage!.cache_read_input_tokens);
-    expect(summary.reportedCacheWriteTokens).toBe(fold.usage!.cache_creation_input_tokens);
+    // The fold's call among the summarizer's (a retention re-ask, a stand-alone prompt, may be recorded beside it).
+    const summaries = list.calls.filter((call) => call.purpose === 'summary');
+    expect(summaries.map((call) => [call.reportedCachedTokens, call.reportedCacheWriteTokens])).toContainEqual([
+      fold.usage!.cache_read_input_tokens,
+      fold.usage!.cache_creation_input_tokens,
+    ]);
   });
 });

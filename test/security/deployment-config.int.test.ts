@@ -174,7 +174,7 @@ describe('production secrets', () => {
   it('refuses to serve the offline model in production unless OFFLINE_MODEL=allow (the compose test above starts with it)', async () => {
     const line = await refusal({ ...base, OFFLINE_MODEL: '' });
     expect(line).toBe(
-      'Configuration error: OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one, or OFFLINE_MODEL=allow to serve the built-in offline demo model',
+      'Configuration error: OPENAI_BASE_URL / OPENAI_API_KEY: no model endpoint configured; set one (or ANTHROPIC_API_KEY), or OFFLINE_MODEL=allow to serve the built-in offline demo model',
     );
   }, 90_000);
 });
