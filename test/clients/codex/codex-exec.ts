@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findFreePort } from '../../../src/app/embedded/process-tools';
 import { makeServiceTempDir } from '../../../src/app/embedded/service-temp-dir';
+import { RECALL_HEADING } from '../../../src/core/context/build-recall-slot';
 import { wireContentText } from '../../../src/llm/count-chat-tokens';
 import { lastUserText, replyWithText, startOpenAIStub, type StubRequest } from '../../support/openai-stub';
 import { classifyRequest, summaryResponder } from '../../support/summary-stub';
@@ -183,11 +184,16 @@ function checkPacks(requests: StubRequest[]): void {
   check(largest <= MAX_PACK_TOKENS, `the upstream packs are bounded (largest ${largest} tokens)`);
   const last = chats.at(-1);
   if (!last) return;
-  const texts = last.body.messages.map((message) => wireContentText(message.content));
+  // The turns themselves, not the recall slot (which quotes matching messages of any of the user's chats).
+  const turns = last.body.messages
+    .map((message) => ({ role: message.role, text: wireContentText(message.content) }))
+    .filter((message) => !message.text.startsWith(RECALL_HEADING));
+  const users = turns.filter((message) => message.role === 'user').map((message) => message.text);
+  const answers = turns.filter((message) => message.role === 'assistant').map((message) => message.text);
   check(
-    count(texts, FIRST_PROMPT) === 1 && count(texts, SECOND_PROMPT) === 1,
-    "the resumed turn's pack holds each prompt once",
-    texts.map((text) => text.slice(-80)).join('\n  '),
+    count(users, FIRST_PROMPT) === 1 && count(users, SECOND_PROMPT) === 1 && count(answers, FIRST_ANSWER) === 1,
+    "the resumed turn's pack holds the first exchange and the new prompt, each once",
+    turns.map((message) => `${message.role}: ${message.text.slice(-80)}`).join('\n  '),
   );
 }
 
