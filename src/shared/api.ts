@@ -377,6 +377,7 @@ export interface MessageContextDto {
     revision: number;
     text: string | null;
     tokens: number;
+    /** The first message the summary covers: the context's start when it was made (as the memory panel says). */
     fromSeq: number;
     throughSeq: number;
     redacted: boolean;
