@@ -181,7 +181,9 @@ test.describe('the visible fixes of the first minutes', () => {
     expect(seqs).toEqual([...seqs].sort((left, right) => left - right));
   });
 
-  test('the admin threads table shows the summary as words, not markdown', async ({ page }, testInfo) => {
+  test('the admin threads table shows the summary as words, not markdown; the chart has a tool-definitions band', async ({
+    page,
+  }, testInfo) => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${app.baseUrl}/admin`);
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
@@ -195,5 +197,13 @@ test.describe('the visible fixes of the first minutes', () => {
     const text = (await preview.textContent())!;
     expect(text).not.toMatch(/^\s*[-*#]|\n|\*\*| - /);
     await screenshot(page, testInfo, 'admin-summary-column');
+
+    // The thread's chart draws the tool definitions as a band of their own, and its caption names their share.
+    await row.getByRole('link', { name: 'Offsite planning for the whole team in March', exact: true }).click();
+    await expect(page.getByRole('img', { name: /Tokens per model call/ })).toBeVisible();
+    await expect(page.locator('.u-legend')).toContainText('Tool definitions');
+    await expect(page.locator('.chart-figure figcaption')).toContainText(/tool definitions \d+ of the last prompt/);
+    await page.locator('.chart-figure').scrollIntoViewIfNeeded();
+    await screenshot(page, testInfo, 'admin-chart-tool-band');
   });
 });
