@@ -15,6 +15,8 @@ import {
   cancelRemoteWork,
   cancelToolRun,
   createToolRegistry,
+  shortToolSchema,
+  SHORT_TOOL_SCHEMA_WINDOW,
   type AsyncToolDeps,
   type Tool,
   type ToolKit,
@@ -356,7 +358,12 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   // Tools: the registry (deployment tools + extras), the run store (outbox) and the tools queue.
   // Configured tools (MCP servers, external runners) share TOOL_SCHEMA_MAX_TOKENS of the pack; the rest are not offered.
   const schemaCap = env.TOOL_SCHEMA_MAX_TOKENS ?? Math.min(2000, Math.floor(settings.budget / 4));
-  const registry = createToolRegistry([...deploymentTools(env), ...(tuning.extraTools ?? [])], {
+  // A small window (a local model's 4k, the offline demo's 2k) is offered the built-in tools' short schemas.
+  const builtInTools =
+    settings.profile.maxInputTokens <= SHORT_TOOL_SCHEMA_WINDOW
+      ? deploymentTools(env).map(shortToolSchema)
+      : deploymentTools(env);
+  const registry = createToolRegistry([...builtInTools, ...(tuning.extraTools ?? [])], {
     maxTokens: schemaCap,
     count: (definition) => settings.counter.countToolSchemas([definition]),
   });

@@ -22,6 +22,16 @@ export function mountWebApp(distDir = WEB_DIST_DIR): (app: Express) => void {
       express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: true }),
     );
     app.use(express.static(distDir, { index: false, maxAge: 0 }));
+    // Browsers and tools still ask for /favicon.ico whatever the page links: the same icon, never a 404.
+    app.get('/favicon.ico', (_request, response, next) => {
+      const icon = path.join(distDir, 'favicon.svg');
+      if (!existsSync(icon)) {
+        next();
+        return;
+      }
+      response.type('image/svg+xml').setHeader('Cache-Control', 'public, max-age=86400');
+      response.sendFile(icon);
+    });
     app.get(APP_ROUTES, (_request, response) => {
       if (!existsSync(indexFile)) {
         response

@@ -28,6 +28,7 @@ interface CallRow {
   summary_text: string | null;
   summary_tokens: number | null;
   summary_from_seq: number | null;
+  summary_context_start_seq: number | null;
   summary_through_seq: number | null;
   summary_redacted: boolean | null;
 }
@@ -65,7 +66,7 @@ export function createMessageContextReader(db: Database): MessageContextReader {
           c.reported_cached_tokens, c.reported_cache_write_tokens, c.prompt_divergence,
           c.overflow_retry, c.omitted, c.summary_revision, c.pinned_seqs, c.recalled_seqs, c.saved_memory_ids::text[] AS saved_memory_ids, c.recalled_elsewhere, c.window_seqs, c.tool_results, c.token_parts,
           p.hash AS prefix_hash, p.text AS prefix_text, p.tokens AS prefix_tokens,
-          r.text AS summary_text, r.tokens AS summary_tokens, r.from_seq AS summary_from_seq, r.through_seq AS summary_through_seq,
+          r.text AS summary_text, r.tokens AS summary_tokens, r.from_seq AS summary_from_seq, r.context_start_seq AS summary_context_start_seq, r.through_seq AS summary_through_seq,
           (r.redacted_at IS NOT NULL) AS summary_redacted
         FROM model_calls c
         LEFT JOIN system_prefixes p ON p.hash = c.system_prefix_hash
@@ -166,7 +167,8 @@ export function createMessageContextReader(db: Database): MessageContextReader {
                 revision,
                 text: call.summary_redacted ? null : call.summary_text,
                 tokens: call.summary_tokens,
-                fromSeq: call.summary_from_seq ?? 0,
+                // What the summary covers, as the memory panel names it: from the context's start, not this fold's.
+                fromSeq: Math.max(1, call.summary_context_start_seq ?? call.summary_from_seq ?? 1),
                 throughSeq: call.summary_through_seq ?? 0,
                 redacted: call.summary_redacted === true,
               }

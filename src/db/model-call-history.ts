@@ -13,6 +13,7 @@ interface CallRow {
   reported_prompt_tokens: number | null;
   reported_cached_tokens: number | null;
   reported_cache_write_tokens: number | null;
+  tool_schema_tokens: number | null;
   transcript_tokens: number;
   through_seq: number;
 }
@@ -37,6 +38,7 @@ function toPoint(row: CallRow): ModelCallPointDto {
     throughSeq: row.through_seq,
     reportedCachedTokens: row.reported_cached_tokens,
     reportedCacheWriteTokens: row.reported_cache_write_tokens,
+    toolSchemaTokens: row.tool_schema_tokens,
   };
 }
 
@@ -78,7 +80,8 @@ export function createModelCallHistory(db: Database): ModelCallHistory {
           WINDOW past AS (ORDER BY at, kind ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
         )
         SELECT c.id, c.created_at, c.purpose, c.model, c.message_id, c.estimated_prompt_tokens, c.reported_prompt_tokens,
-          c.reported_cached_tokens, c.reported_cache_write_tokens, r.transcript_tokens, r.through_seq
+          c.reported_cached_tokens, c.reported_cache_write_tokens, (c.token_parts->>'toolSchemas')::int AS tool_schema_tokens,
+          r.transcript_tokens, r.through_seq
         FROM running r JOIN model_calls c ON c.id = r.call_id
         WHERE ${cursor === null}::boolean OR (c.created_at, c.id) < (${cursor?.at ?? new Date(0)}::timestamptz, ${cursor?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid)
         ORDER BY c.created_at DESC, c.id DESC

@@ -45,6 +45,31 @@ export function parseHeadline(marked: string): { snippet: string; highlights: { 
   return { snippet, highlights };
 }
 
+const FRAGMENT_DELIMITER = ' … ';
+const EDGE_CHARACTERS = 200;
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The snippet with "… " before it when it starts inside the message and " …" after it when the message goes on, so a
+ * snippet that begins mid-sentence says so. `head` and `tail` are the message's first and last characters (the part
+ * ts_headline read); highlights shift with the leading ellipsis.
+ */
+export function withEllipses(
+  headline: { snippet: string; highlights: { start: number; end: number }[] },
+  edges: { head: string; tail: string },
+): { snippet: string; highlights: { start: number; end: number }[] } {
+  const fragments = headline.snippet.split(FRAGMENT_DELIMITER);
+  const first = squash(fragments[0] ?? '');
+  const last = squash(fragments.at(-1) ?? '');
+  const atStart = squash(edges.head).startsWith(first.slice(0, 40));
+  const atEnd = squash(edges.tail).endsWith(last.slice(-40));
+  const lead = atStart ? '' : '… ';
+  return {
+    snippet: `${lead}${headline.snippet}${atEnd ? '' : ' …'}`,
+    highlights: headline.highlights.map(({ start, end }) => ({ start: start + lead.length, end: end + lead.length })),
+  };
+}
+
 /**
  * The statement of `searchForModel`: the best matches of the thread's ranking (src/db/search-sql.ts) with their text.
  * Exported for bench:recall, which times this very statement inside Postgres.
@@ -115,7 +140,9 @@ export function createSearchRepository(db: Database): TranscriptSearch {
 
     async searchForPeople({ ownerId, threadId, query, limit, offset }) {
       // People type search-box queries: every word must match (websearch syntax: "a phrase", -word, or).
-      const rows = await db.$queryRaw<(Omit<MessageSearchHit, 'snippet' | 'highlights'> & { marked: string })[]>`
+      const rows = await db.$queryRaw<
+        (Omit<MessageSearchHit, 'snippet' | 'highlights'> & { marked: string; head: string; tail: string })[]
+      >`
         WITH q AS (SELECT websearch_to_tsquery(${SEARCH_CONFIG}, left(${query}::text, ${QUERY_MAX_CHARS}::int)) AS q),
         hits AS (
           SELECT m.id, m.thread_id, m.seq, m.role, m.created_at, m.content, m.origin_message_id IS NOT NULL AS fork_copy,
@@ -129,12 +156,15 @@ export function createSearchRepository(db: Database): TranscriptSearch {
         SELECT h.thread_id AS "threadId", t.title AS "threadTitle", h.id AS "messageId", h.seq, h.role, h.created_at AS "createdAt",
           h.fork_copy AS "forkCopy",
           ts_headline(${SEARCH_CONFIG}, left(h.content, ${HEADLINE_MAX_CHARS}::int), q.q,
-            'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS marked
+            'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS marked,
+          left(h.content, ${EDGE_CHARACTERS}::int) AS head, right(left(h.content, ${HEADLINE_MAX_CHARS}::int), ${EDGE_CHARACTERS}::int) AS tail
         FROM hits h JOIN threads t ON t.id = h.thread_id, q
         ORDER BY h.rank DESC, h.created_at DESC, h.id`;
-      const hits = rows
-        .slice(0, limit)
-        .map(({ marked, ...row }): MessageSearchHit => ({ ...row, role: row.role, ...parseHeadline(marked) }));
+      const hits = rows.slice(0, limit).map(({ marked, head, tail, ...row }): MessageSearchHit => ({
+        ...row,
+        role: row.role,
+        ...withEllipses(parseHeadline(marked), { head, tail }),
+      }));
       return { hits, hasMore: rows.length > limit };
     },
   };

@@ -61,10 +61,17 @@ export function socketChannelKey(prefix: string): string {
  */
 export function createRedisSocketAdapter(options: { url: string; prefix: string; log: LogPort }) {
   const { log } = options;
-  const onError = throttledWarning(
+  const warn = throttledWarning(
     log,
     'socket.io redis adapter: publish failed; other server processes miss these events (local tabs still get them)',
   );
+  // Closing, the adapter's last unsubscribes meet the closed connections: nothing is lost then, so nothing is said
+  // (a Ctrl-C would otherwise end with this warning and its stack).
+  let closing = false;
+  const onError = (error: unknown) => {
+    if (closing) log.debug({ err: error }, 'socket.io redis adapter: a command failed while closing');
+    else warn(error);
+  };
   const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2000);
   const publisher = new Redis(options.url, {
     enableOfflineQueue: false,
@@ -81,6 +88,7 @@ export function createRedisSocketAdapter(options: { url: string; prefix: string;
       key: socketChannelKey(options.prefix),
     }),
     close() {
+      closing = true;
       publisher.disconnect();
       subscriber.disconnect();
     },
@@ -103,10 +111,18 @@ export function createRedisRoomEmitter(options: { url: string; prefix: string; l
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
   client.on('error', (error) => log.debug({ err: error }, 'socket.io redis emitter error'));
-  const onError = throttledWarning(log, "socket.io redis emitter: publish failed; the servers' tabs miss these events");
+  const warn = throttledWarning(log, "socket.io redis emitter: publish failed; the servers' tabs miss these events");
+  let closing = false;
+  const onError = (error: unknown) => {
+    if (closing) log.debug({ err: error }, 'socket.io redis emitter: a publish failed while closing');
+    else warn(error);
+  };
   const emitter = new Emitter(failSoft(client, onError), { key: socketChannelKey(options.prefix) });
   return {
     emitter: { to: (room) => ({ emit: (event, payload) => emitter.to(room).emit(event, payload) }) },
-    close: () => client.disconnect(),
+    close: () => {
+      closing = true;
+      client.disconnect();
+    },
   };
 }

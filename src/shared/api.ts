@@ -274,6 +274,8 @@ export interface ModelCallPointDto {
   reportedCachedTokens: number | null;
   /** Prompt tokens the provider reported as written to its prompt cache (Claude); null when it did not report them. */
   reportedCacheWriteTokens: number | null;
+  /** Our estimate of the tool definitions' share of the prompt (chat calls); null where the call kept no parts. */
+  toolSchemaTokens: number | null;
 }
 
 /** GET /api/admin/threads/:id/model-calls: the newest calls (oldest first within the page), and older ones by cursor. */
@@ -377,6 +379,7 @@ export interface MessageContextDto {
     revision: number;
     text: string | null;
     tokens: number;
+    /** The first message the summary covers: the context's start when it was made (as the memory panel says). */
     fromSeq: number;
     throughSeq: number;
     redacted: boolean;

@@ -63,7 +63,7 @@ test.describe('what the model saw', () => {
     const dialog = page.getByRole('dialog', { name: `What the model saw for answer #${answer.seq}` });
     await expect(dialog).toBeVisible();
     await expect(dialog.getByTestId('seen-summary-revision')).toContainText(
-      `Summary revision ${seen.summary?.revision} · messages #`,
+      `Summary revision ${seen.summary?.revision} · covers #1–#`,
     );
     await expect(dialog).toContainText('CODE-301');
     await expect(dialog.getByTestId('seen-window-seqs')).toHaveText(windowText);

@@ -1,6 +1,7 @@
 export { defineTool, TERMINAL_RUN_STATUSES } from './types';
 export type { Tool, ToolContext, ToolMode, ToolServices } from './types';
 export { createToolRegistry, toParametersSchema } from './tool-registry';
+export { shortToolSchema, SHORT_TOOL_SCHEMA_WINDOW } from './short-tool-schema';
 export type { ToolRegistry } from './tool-registry';
 export { executeTool, publicToolError, validateArguments, ToolCancelledError, ToolTimeoutError } from './execute-tool';
 export { ToolError } from './tool-error';

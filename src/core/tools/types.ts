@@ -102,6 +102,11 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   /** `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule). */
   name: string;
   description: string;
+  /**
+   * The description offered in small windows (SHORT_TOOL_SCHEMA_WINDOW tokens or less: see shortToolSchema), where
+   * the parameters' own descriptions are left out too. Default: `description`'s first sentence.
+   */
+  shortDescription?: string;
   /** Arguments; converted to the OpenAI JSON schema with `z.toJSONSchema`. */
   schema: Schema;
   /** The JSON schema offered to the model instead of the zod one's (MCP and external tools bring their own). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../core/errors';
-import { clientHistoryOf, clientToolsOf, parseChatCompletionBody } from './chat-request';
+import { clientHistoryOf, clientToolsOf, inRequestIndexes, parseChatCompletionBody } from './chat-request';
 import { toOpenAIError } from './openai-errors';
 
 const parse = (messages: unknown[], extra: Record<string, unknown> = {}) =>
@@ -45,7 +45,25 @@ describe('clientHistoryOf', () => {
         },
         { role: 'tool', toolCallId: 'c1', content: 'rain' },
       ],
+      requestIndexes: [2, 3, 4],
     });
+  });
+
+  it("names a refused message by the request's own index, counting the system messages before it", () => {
+    const body = parse([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+      { role: 'user', content: 'Hello again' },
+    ]);
+    const { requestIndexes } = clientHistoryOf(body);
+    const refused = new AppError('VALIDATION', 'messages[1] (user) differs from the conversation.', {
+      details: { field: 'messages' },
+    });
+    const renamed = inRequestIndexes(refused, requestIndexes) as AppError;
+    expect(renamed.message).toBe('messages[2] (user) differs from the conversation.');
+    expect(renamed.details).toEqual({ field: 'messages' });
+    const other = new AppError('CONFLICT', 'messages[1] is busy');
+    expect(inRequestIndexes(other, requestIndexes)).toBe(other);
   });
 
   it('names the field of a malformed message', () => {

@@ -87,8 +87,10 @@ function textOf(value: z.infer<typeof content>, field: string): string {
 export function clientHistoryOf(
   body: ChatCompletionBody,
   maxInstructionsChars = DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS,
-): { messages: ClientMessage[]; instructions: string | null } {
+): { messages: ClientMessage[]; instructions: string | null; requestIndexes: number[] } {
   const messages: ClientMessage[] = [];
+  // Where each of `messages` stands in the request (system and developer messages are not among them).
+  const requestIndexes: number[] = [];
   const instructions: string[] = [];
   const openCalls = new Set<string>();
   body.messages.forEach((each, index) => {
@@ -99,6 +101,7 @@ export function clientHistoryOf(
         instructions.push(textOf(each.content, `${field}.content`));
         return;
       case 'user':
+        requestIndexes.push(index);
         messages.push({ role: 'user', content: textOf(each.content, `${field}.content`) });
         return;
       case 'assistant': {
@@ -108,6 +111,7 @@ export function clientHistoryOf(
           arguments: call.function.arguments,
         }));
         for (const call of toolCalls) openCalls.add(call.id);
+        requestIndexes.push(index);
         messages.push({ role: 'assistant', content: textOf(each.content, `${field}.content`), toolCalls });
         return;
       }
@@ -115,6 +119,7 @@ export function clientHistoryOf(
         if (!each.tool_call_id) throw invalid(`${field}.tool_call_id`, 'a tool message names the call it answers');
         if (!openCalls.has(each.tool_call_id))
           throw invalid(`${field}.tool_call_id`, `no earlier assistant message called ${each.tool_call_id}`);
+        requestIndexes.push(index);
         messages.push({
           role: 'tool',
           toolCallId: each.tool_call_id,
@@ -127,7 +132,25 @@ export function clientHistoryOf(
     }
   });
   if (!messages.some((each) => each.role === 'user')) throw invalid('messages', 'must hold at least one user message');
-  return { messages, instructions: joinInstructions(instructions, maxInstructionsChars, 'messages') };
+  return {
+    messages,
+    instructions: joinInstructions(instructions, maxInstructionsChars, 'messages'),
+    requestIndexes,
+  };
+}
+
+/**
+ * A refusal of the history as the client numbers its messages: the core counts `messages[i]` among the
+ * conversation's messages, without the system and developer ones the request may hold before them.
+ */
+export function inRequestIndexes(error: unknown, requestIndexes: readonly number[]): unknown {
+  if (!(error instanceof AppError) || error.code !== 'VALIDATION' || !/messages\[\d+\]/.test(error.message))
+    return error;
+  const message = error.message.replace(
+    /messages\[(\d+)\]/g,
+    (whole, index: string) => `messages[${requestIndexes[Number(index)] ?? index}]`,
+  );
+  return new AppError('VALIDATION', message, { cause: error, ...(error.details ? { details: error.details } : {}) });
 }
 
 /**

@@ -3,7 +3,13 @@ import { AppError } from '../../core/errors';
 import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';
-import { clientHistoryOf, clientToolsOf, parseChatCompletionBody, type ChatCompletionBody } from './chat-request';
+import {
+  clientHistoryOf,
+  clientToolsOf,
+  inRequestIndexes,
+  parseChatCompletionBody,
+  type ChatCompletionBody,
+} from './chat-request';
 import { answerAuxiliaryRequest, auxiliaryDepsOf } from './auxiliary-response';
 import { answerAsJson, answerAsStream } from './completion-response';
 import type { FacadeHttpDeps } from './facade-deps';
@@ -71,7 +77,7 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
     const body = parseChatCompletionBody(request.body);
     checkModel(body.model, facade);
     checkClientTools(body, facade);
-    const { messages, instructions } = clientHistoryOf(body, facade.maxClientInstructionsChars);
+    const { messages, instructions, requestIndexes } = clientHistoryOf(body, facade.maxClientInstructionsChars);
     if (isAuxiliaryRequest(messages, facade.auxiliaryPrefixes)) {
       const target = {
         userId: principal.userId,
@@ -93,7 +99,9 @@ export function facadeRoutes(deps: HttpDeps, facade: FacadeHttpDeps): Router {
         client: { instructions, tools: clientToolsOf(body) },
       },
       chatCompletionDepsOf(deps, facade),
-    );
+    ).catch((error: unknown) => {
+      throw inRequestIndexes(error, requestIndexes);
+    });
     response.setHeader(THREAD_ID_HEADER, started.thread.id);
     const answer = { model: body.model, turn: started.turn, threadId: started.thread.id };
     if (body.stream)

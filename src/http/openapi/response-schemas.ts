@@ -511,6 +511,9 @@ export const modelCallPointDto = z
     reportedCacheWriteTokens: count
       .nullable()
       .describe('Prompt tokens the provider reported as written to its prompt cache (Claude); null when not reported.'),
+    toolSchemaTokens: count
+      .nullable()
+      .describe("Our estimate of the tool definitions' share of the prompt; null where the call kept no parts."),
   })
   .meta({ id: 'ModelCallPoint' });
 export const modelCallListDto = z

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError } from '../api/api-error';
 import { requestJson } from '../api/request-json';
-import { formatTokens, relativeTime } from '../common/format';
+import { formatTokens, plainPreview, relativeTime } from '../common/format';
 import { navigate } from '../common/navigation';
 import type { AdminThreadPageDto, AdminThreadSortDto as AdminThreadSort } from '../../../src/shared/admin-api';
 
@@ -114,8 +114,8 @@ export function ThreadsTable() {
                   {thread.owner.id}
                 </td>
                 <td className="number">{thread.messageCount}</td>
-                <td className="preview" title={thread.summary.preview}>
-                  {thread.summary.preview || '—'}
+                <td className="preview" title={plainPreview(thread.summary.preview)}>
+                  {plainPreview(thread.summary.preview) || '—'}
                 </td>
                 <td className="number">{formatTokens(thread.summary.tokens)}</td>
                 <td className="number">{formatTokens(thread.windowTokens)}</td>

@@ -10,7 +10,7 @@ function cssVariable(name: string, fallback: string): string {
 
 /**
  * Tokens per model call over the conversation: the prompt the model got (flat, thanks to the summary)
- * against the whole transcript (climbing). Chat calls only. The prompt is the provider's figure where it reported
+ * against the whole transcript (climbing), and the tool definitions' part of the prompt as a band of its own. Chat calls only. The prompt is the provider's figure where it reported
  * one; calls where it did not carry our estimate, marked in the caption.
  */
 export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
@@ -23,6 +23,7 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
       chat.map((_, index) => index + 1),
       chat.map((call) => call.promptTokens),
       chat.map((call) => call.transcriptTokens),
+      chat.map((call) => call.toolSchemaTokens),
     ];
     const text = cssVariable('--text', '#1d2330');
     const grid = cssVariable('--border', '#d9dde5');
@@ -51,6 +52,15 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
             width: 2,
             dash: [6, 4],
             points: { show: chat.length < 60 },
+          },
+          // The tool definitions' part of each prompt, its own band from the axis up: in a small window it is a
+          // large share of the pack, which the pack line alone hides.
+          {
+            label: 'Tool definitions',
+            stroke: cssVariable('--ok', '#1b7f3b'),
+            fill: 'rgba(27, 127, 59, 0.18)',
+            width: 1,
+            points: { show: false },
           },
         ],
       },
@@ -84,6 +94,9 @@ export function TokensChart({ calls }: { calls: ModelCallPointDto[] }) {
           {last.promptTokensSource === 'estimate'
             ? ' (our estimate: not reported)'
             : ' (reported by the provider)'} vs {formatTokens(last.transcriptTokens)} transcript tokens
+          {last.toolSchemaTokens !== null
+            ? ` · tool definitions ${formatTokens(last.toolSchemaTokens)} of the last prompt`
+            : ''}
           {estimated > 0 ? ` · ${estimated} of them not reported by the provider: our estimate shown` : ''}
         </figcaption>
       ) : null}

@@ -377,6 +377,7 @@ export function ChatApp() {
     navigate(`/threads/${at.threadId}`);
     setSidebarOpen(false);
   }, []);
+  const clearHighlight = useCallback(() => setHighlight(null), []);
   const openHit = useCallback((hit: SearchHitDto) => openAt({ threadId: hit.threadId, seq: hit.seq }), [openAt]);
   const joinedThreadId = thread.joined ? (thread.state?.threadId ?? null) : null;
   useEffect(() => {
@@ -425,13 +426,23 @@ export function ChatApp() {
             className={`model-label${info.offline ? ' offline' : ''}`}
             title={info.offline ? 'No model endpoint configured: deterministic demo replies' : `Model ${info.model}`}
           >
-            {info.offline ? 'Offline model (demo replies)' : info.model}
-            {info.demoWindow ? ` · ${info.contextWindow.toLocaleString('en-US')}-token demo window` : ''}
+            {info.offline ? (
+              <>
+                Offline model<span className="model-detail"> (demo replies)</span>
+              </>
+            ) : (
+              info.model
+            )}
+            {info.demoWindow ? (
+              <span className="model-window">
+                {` · ${info.contextWindow.toLocaleString('en-US')}-token demo window`}
+              </span>
+            ) : null}
           </span>
         ) : null}
         <SpendMeter token={token} socket={socket} />
         <span className={`connection ${status}`} role="status" aria-label={`Connection: ${STATUS_TEXT[status]}`}>
-          {STATUS_TEXT[status]}
+          <span className="connection-text">{STATUS_TEXT[status]}</span>
         </span>
         <button
           type="button"
@@ -467,7 +478,7 @@ export function ChatApp() {
           navigate(`/threads/${id}`);
           setSidebarOpen(false);
         }}
-        search={<SearchBox token={token} threadId={threadId} onOpen={openHit} />}
+        search={<SearchBox token={token} threadId={threadId} onOpen={openHit} onReset={clearHighlight} />}
         onCreate={newChat}
         onRename={(id, title) => void rename(id, title)}
         onMore={() => void list.load(list.nextCursor ?? undefined)}

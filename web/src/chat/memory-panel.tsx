@@ -76,9 +76,10 @@ export function MemoryPanel(props: MemoryPanelProps) {
 function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
   const { pack, detail } = props.data;
   const fraction = pack.budget > 0 ? Math.min(1, pack.tokens / pack.budget) : 0;
-  const windowEntries = pack.messages.filter(
-    (entry) => entry.seq !== undefined && pack.window.fromSeq !== null && entry.seq >= pack.window.fromSeq,
-  );
+  // In transcript order: a branch's pack may carry a later message (a pin, a follow-up) ahead of the window's start.
+  const windowEntries = pack.messages
+    .filter((entry) => entry.seq !== undefined && pack.window.fromSeq !== null && entry.seq >= pack.window.fromSeq)
+    .sort((left, right) => (left.seq ?? 0) - (right.seq ?? 0));
   const pinned = pack.messages.filter((entry) => entry.seq !== undefined && pack.pinnedSeqs.includes(entry.seq));
   const from = Math.max(1, detail.contextStartSeq);
   return (

@@ -46,7 +46,13 @@ function byThread(hits: SearchHitDto[]): { threadId: string; title: string; hits
  * Search of the transcripts: this chat or all of one's chats (words, "a phrase", -word). Hits are listed by
  * thread; choosing one opens its thread at that message.
  */
-export function SearchBox(props: { token: string | null; threadId: string | null; onOpen(hit: SearchHitDto): void }) {
+export function SearchBox(props: {
+  token: string | null;
+  threadId: string | null;
+  onOpen(hit: SearchHitDto): void;
+  /** A new search began or the results were cleared: the match a previous search opened is no longer one. */
+  onReset(): void;
+}) {
   const [query, setQuery] = useState('');
   const [scope, setScope] = useState<Scope>('all');
   const [results, setResults] = useState<Results | null>(null);
@@ -85,9 +91,11 @@ export function SearchBox(props: { token: string | null; threadId: string | null
   const submit = () => {
     const trimmed = query.trim();
     if (!trimmed || !props.token) return;
+    props.onReset();
     void load({ query: trimmed, scope, threadId: props.threadId });
   };
   const clear = () => {
+    props.onReset();
     setResults(null);
     setError(null);
     setQuery('');

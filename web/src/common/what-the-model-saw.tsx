@@ -23,7 +23,12 @@ function partsTotal(parts: NonNullable<MessageContextDto['parts']>): number {
 }
 
 function seqList(seqs: number[]): string {
-  return seqs.length > 0 ? seqs.map((seq) => `#${seq}`).join(', ') : 'none';
+  return seqs.length > 0
+    ? [...seqs]
+        .sort((left, right) => left - right)
+        .map((seq) => `#${seq}`)
+        .join(', ')
+    : 'none';
 }
 
 function Figures({ seen }: { seen: MessageContextDto }) {
@@ -118,7 +123,7 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
       {seen.summary ? (
         <>
           <p className="figures" data-testid="seen-summary-revision">
-            Summary revision {seen.summary.revision} · messages #{seen.summary.fromSeq}–#{seen.summary.throughSeq} ·{' '}
+            Summary revision {seen.summary.revision} · covers #{seen.summary.fromSeq}–#{seen.summary.throughSeq} ·{' '}
             {formatTokens(seen.summary.tokens)} tokens
           </p>
           {seen.summary.redacted ? (

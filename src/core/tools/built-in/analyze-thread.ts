@@ -101,6 +101,7 @@ export const MAX_ANALYSIS_PACE_MS = 5000;
  */
 export const analyzeThreadTool = defineTool({
   name: 'analyze_thread',
+  shortDescription: 'Background statistics of this conversation (roles, terms, identifiers); the result comes later.',
   description:
     "Analyzes this conversation's full transcript in the background (counts per role, frequent terms, identifiers, longest message); the result arrives later.",
   schema: z.object({

@@ -5,6 +5,7 @@ import { evaluateExpression, formatNumber } from './evaluate-expression';
 /** Exact arithmetic for the model, inline. */
 export const calculatorTool = defineTool({
   name: 'calculator',
+  shortDescription: 'Exact arithmetic (+ - * / % ^, sqrt, round, log, sin, min, max…).',
   description:
     'Exact arithmetic: + - * / % ^, parentheses, pi, e, sqrt, abs, round(x, digits), floor, ceil, ln, log, log2, exp, sin, cos, tan, min, max.',
   schema: z.object({

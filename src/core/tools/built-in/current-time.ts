@@ -13,6 +13,7 @@ function validTimeZone(zone: string): boolean {
 /** The current date and time, in UTC and optionally in an IANA time zone. */
 export const currentTimeTool = defineTool({
   name: 'current_time',
+  shortDescription: 'The current date and time, optionally in an IANA time zone.',
   description: 'Returns the current date and time (ISO 8601 UTC), and in the given IANA time zone when one is named.',
   schema: z.object({
     time_zone: z

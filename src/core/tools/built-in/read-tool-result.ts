@@ -11,6 +11,7 @@ const FRAME_TOKENS = 80;
  */
 export const readToolResultTool = defineTool({
   name: 'read_tool_result',
+  shortDescription: 'Reads more of a condensed tool result by its handle.',
   description:
     'Reads part of the full text of a condensed tool result, by the handle given with it, and says where to continue.',
   schema: z.object({

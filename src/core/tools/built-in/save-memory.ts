@@ -32,6 +32,7 @@ export function isMemoryNote(text: string): boolean {
  */
 export const saveMemoryTool = defineTool({
   name: 'save_memory',
+  shortDescription: 'Saves one sentence about the user, only when they ask you to remember it.',
   description:
     'Saves a fact about the user that you will see in every conversation with them. Only when the user asks you to remember something ("remember that I am vegetarian"); one self-contained sentence.',
   schema: z.object({

@@ -69,6 +69,13 @@ export function searchTranscriptDescription(scope: RecallScope): string {
     : 'Searches what was said earlier in this conversation (also what the summary left out), and only this conversation (the user chose so): the best matches with their numbers ([#seq]). Use it for something said before that is not in your context.';
 }
 
+/** search_transcript's description in small windows (see shortToolSchema), for a thread's recall scope. */
+export function shortSearchTranscriptDescription(scope: RecallScope): string {
+  return scope === 'user'
+    ? "Searches earlier messages of this chat and the user's other chats, with their numbers."
+    : 'Searches earlier messages of this chat only, with their numbers.';
+}
+
 /**
  * The offered tools of a thread whose recall scope is `scope`: search_transcript's description says which chats it
  * searches (the rest as given). A thread's list changes only when its scope does.
@@ -79,7 +86,17 @@ export function definitionsForRecallScope(
 ): OpenAIFunctionTool[] {
   return definitions.map((definition) =>
     definition.function.name === SEARCH_TRANSCRIPT
-      ? { ...definition, function: { ...definition.function, description: searchTranscriptDescription(scope) } }
+      ? {
+          ...definition,
+          function: {
+            ...definition.function,
+            // Offered short (a small window), it stays short.
+            description:
+              definition.function.description === shortSearchTranscriptDescription('user')
+                ? shortSearchTranscriptDescription(scope)
+                : searchTranscriptDescription(scope),
+          },
+        }
       : definition,
   );
 }
@@ -94,6 +111,7 @@ export function definitionsForRecallScope(
 export const searchTranscriptTool = defineTool({
   name: SEARCH_TRANSCRIPT,
   description: searchTranscriptDescription('user'),
+  shortDescription: shortSearchTranscriptDescription('user'),
   schema: z.object({
     query: z.string().trim().min(1).max(500).describe('Words to look for, e.g. "budget trip Lisbon"'),
     limit: z.number().int().min(1).max(20).default(5).describe('How many matches to return (default 5)'),
