@@ -213,42 +213,30 @@ export async function streamAnswer(
       return { message: finished, toolCalls, invalid };
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
-      const streamed = stream.messageId !== null && !stream.completed;
-      if (streamed) {
+      // The call as far as it went: no usage was reported for it.
+      const unreported = {
+        threadId,
+        model: chat.model,
+        pack,
+        toolSchemaTokens,
+        startedAt,
+        usage: null,
+        overflowRetry: overflowRetried,
+        promptDivergence,
+        promptFingerprints,
+      };
+      if (stream.messageId !== null && !stream.completed) {
         // Its answer began: the runner stores the partial answer with this record (and counts its spending).
         active.unfinishedCall = chatCallRecord({
-          threadId,
-          messageId: stream.messageId as string,
-          model: chat.model,
-          pack,
-          toolSchemaTokens,
-          startedAt,
-          usage: null,
-          overflowRetry: overflowRetried,
+          ...unreported,
+          messageId: stream.messageId,
           systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
-          promptDivergence,
-          promptFingerprints,
         });
         throw reason;
       }
       // A later step of a completed answer failed: its call is stored with it already.
       if (stream.completed) throw reason;
-      await recordChatCall(
-        {
-          threadId,
-          messageId: null,
-          model: chat.model,
-          pack,
-          toolSchemaTokens,
-          startedAt,
-          usage: null,
-          overflowRetry: overflowRetried,
-          promptDivergence,
-          promptFingerprints,
-          error: reason,
-        },
-        deps,
-      );
+      await recordChatCall({ ...unreported, messageId: null, error: reason }, deps);
       // A failed call's row counts its prompt alone (our estimate), and so does the spending.
       await deps.spend?.settleCall({
         turnId: turn.id,
