@@ -70,6 +70,7 @@ import { createQueueRegistry, type BullQueueRegistry } from '../jobs/queue-regis
 import { createSweeper, foldLagPolicy, type Sweeper } from '../jobs/sweeper';
 import { createChatModels } from '../llm/create-chat-model';
 import { createChatPort, createSummarizerPort, sendsPromptCacheKey } from '../llm/model-ports';
+import { anthropicMaxTokens } from '../llm/anthropic-messages-request';
 import { createLocalEventBus } from '../realtime/local-event-bus';
 import { createSocketServer, type SocketServer } from '../realtime/create-socket-server';
 import { forwardThreadEvents } from '../realtime/forward-thread-events';
@@ -226,7 +227,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
           timeZone: env.SPEND_LIMIT_TIMEZONE,
           chatModel: env.CHAT_MODEL,
           holdPromptTokens: settings.budget,
-          answerCap: settings.profile.reservedOutputTokens,
+          // Under Claude a thinking call may bill its budget as well (max_tokens covers both).
+          answerCap:
+            chatProviderOf(env) === 'anthropic'
+              ? anthropicMaxTokens(settings.profile.reservedOutputTokens, env.ANTHROPIC_THINKING_BUDGET_TOKENS)
+              : settings.profile.reservedOutputTokens,
           writesCache: chatProviderOf(env) === 'anthropic',
           // An unclaimed hold waits at most for the turns queued before it; a call lasts at most a turn.
           holdTtlMs: (env.MAX_QUEUED_TURNS + 1) * env.TURN_TIMEOUT_MS + 60_000,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenAIFunctionTool, PackMessage } from '../core/context/types.js';
 import {
+  anthropicMaxTokens,
   MISSING_TOOL_RESULT,
   OPENING_USER_TEXT,
   SERVER_NOTE_MARK,
@@ -227,6 +228,14 @@ describe('toAnthropicRequest', () => {
     expect(
       toAnthropicRequest([user(1, 'q')], { ...options, maxTokens: 1024, thinkingBudgetTokens: 2048 }).max_tokens,
     ).toBe(3072);
+  });
+
+  it("takes max_tokens as the answer's cap, with a thinking budget it must exceed on top (the most a call bills)", () => {
+    expect(anthropicMaxTokens(4096, undefined)).toBe(4096);
+    expect(anthropicMaxTokens(4096, null)).toBe(4096);
+    expect(anthropicMaxTokens(1024, 2048)).toBe(3072);
+    // A budget under the cap already fits within it.
+    expect(anthropicMaxTokens(4096, 2048)).toBe(4096);
   });
 
   it("goes without thinking when the current loop's thinking blocks are not known (they cannot be sent back)", () => {

@@ -61,6 +61,16 @@ interface Entry {
 }
 
 /** OpenAI's function format as Anthropic's tool definition. */
+/**
+ * A call's `max_tokens`: the answer's cap, and with thinking (whose tokens count toward it, and which it must exceed)
+ * the budget on top of it. Also the most output a call can bill (the spend limits' worst case).
+ */
+export function anthropicMaxTokens(answerCap: number, thinkingBudget: number | null | undefined): number {
+  return thinkingBudget !== null && thinkingBudget !== undefined && thinkingBudget >= answerCap
+    ? thinkingBudget + answerCap
+    : answerCap;
+}
+
 export function toAnthropicTool(tool: OpenAIFunctionTool): Tool {
   const parameters = tool.function.parameters;
   return {
@@ -195,8 +205,7 @@ export function toAnthropicRequest(
   const thinking = options.thinkingBudgetTokens !== undefined && thinkingComplete ? options.thinkingBudgetTokens : null;
   return {
     model: options.model,
-    // With thinking, max_tokens must exceed the budget: the answer keeps its own cap on top of it.
-    max_tokens: thinking !== null && thinking >= options.maxTokens ? thinking + options.maxTokens : options.maxTokens,
+    max_tokens: anthropicMaxTokens(options.maxTokens, thinking),
     ...(system.length > 0 ? { system } : {}),
     messages: entries.map((entry): MessageParam => ({ role: entry.role, content: entry.blocks })),
     ...(tools.length > 0 ? { tools } : {}),
