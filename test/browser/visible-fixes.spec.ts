@@ -150,17 +150,19 @@ test.describe('the visible fixes of the first minutes', () => {
     await answer.hover();
     const branch = answer.getByRole('button', { name: 'Branch from here at #4' });
     await branch.hover();
-    // The tooltip is drawn level with its button, not above it over the message's text.
-    const placement = await branch.evaluate((element) => {
-      const style = getComputedStyle(element, '::after');
-      return {
-        opacity: style.opacity,
-        top: style.top,
-        bottom: style.bottom,
-        height: element.getBoundingClientRect().height,
-      };
-    });
-    expect(placement.opacity).toBe('1');
+    // The tooltip is drawn level with its button, not above it over the message's text (once it has faded in).
+    const placementOf = () =>
+      branch.evaluate((element) => {
+        const style = getComputedStyle(element, '::after');
+        return {
+          opacity: style.opacity,
+          top: style.top,
+          bottom: style.bottom,
+          height: element.getBoundingClientRect().height,
+        };
+      });
+    await expect.poll(async () => (await placementOf()).opacity).toBe('1');
+    const placement = await placementOf();
     expect(parseFloat(placement.top)).toBeGreaterThanOrEqual(0);
     expect(parseFloat(placement.top)).toBeLessThanOrEqual(placement.height);
     await screenshot(page, testInfo, 'tooltip');
