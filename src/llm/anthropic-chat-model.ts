@@ -10,9 +10,8 @@ import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages
 import { randomUUID } from 'node:crypto';
 import type { OpenAIFunctionTool, PackMessage } from '../core/context/types.js';
 import { toAnthropicRequest, type ThinkingBlocks } from './anthropic-messages-request.js';
-import { classifyProviderError, ModelCallError } from './classify-provider-error.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
-import type { StreamChatResult } from './stream-chat.js';
+import { emitDelta, endedBeforeFinish, streamFailure, type StreamChatResult } from './stream-chat.js';
 import { assembleToolCalls, type ModelUsage, type ToolCallDelta } from './to-langchain-messages.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -42,13 +41,6 @@ export interface AnthropicStreamInput {
   toolChoice?: 'auto' | 'none';
   signal?: AbortSignal;
   onDelta?: (text: string) => void;
-}
-
-/** Marks an error thrown by the caller's `onDelta`, so it is not mistaken for a provider error. */
-class DeltaHandlerError extends Error {
-  constructor(readonly original: unknown) {
-    super('onDelta failed');
-  }
 }
 
 const FINISH_REASONS: Readonly<Record<string, string>> = {
@@ -141,11 +133,7 @@ function onEvent(state: StreamState, event: RawMessageStreamEvent, onDelta?: (te
 function appendText(state: StreamState, text: string, onDelta?: (text: string) => void): void {
   if (text === '') return;
   state.text += text;
-  try {
-    onDelta?.(text);
-  } catch (error) {
-    throw new DeltaHandlerError(error);
-  }
+  emitDelta(onDelta, text);
 }
 
 /**
@@ -197,24 +185,9 @@ export class AnthropicMessagesModel {
       for await (const event of events) onEvent(state, event, input.onDelta);
       signal?.throwIfAborted();
     } catch (error) {
-      if (error instanceof DeltaHandlerError) throw error.original;
-      throw new ModelCallError({
-        classification: classifyProviderError(error, signal ? { signal } : {}),
-        cause: error,
-        partialText: state.text,
-      });
+      throw streamFailure(error, signal, state.text);
     }
-    if (state.stopReason === null) {
-      throw new ModelCallError({
-        classification: {
-          kind: 'network',
-          retryable: true,
-          message: 'The model stream ended before the model finished its answer',
-        },
-        cause: null,
-        partialText: state.text,
-      });
-    }
+    if (state.stopReason === null) throw endedBeforeFinish(state.text);
     const toolCalls = assembleToolCalls(state.deltas, () => `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`);
     this.keepThinking(state, toolCalls.valid[0]?.id ?? toolCalls.invalid[0]?.id);
     return {

@@ -54,6 +54,38 @@ class DeltaHandlerError extends Error {
   }
 }
 
+/** Hands a text delta to the caller; what its handler throws is told apart from provider errors (see streamFailure). */
+export function emitDelta(onDelta: ((text: string) => void) | undefined, text: string): void {
+  try {
+    onDelta?.(text);
+  } catch (error) {
+    throw new DeltaHandlerError(error);
+  }
+}
+
+/** What a failed stream throws: the caller's own `onDelta` error as it was, anything else classified. */
+export function streamFailure(error: unknown, signal: AbortSignal | undefined, partialText: string): unknown {
+  if (error instanceof DeltaHandlerError) return error.original;
+  return new ModelCallError({
+    classification: classifyProviderError(error, signal ? { signal } : {}),
+    cause: error,
+    partialText,
+  });
+}
+
+/** A stream that ended without a finish reason: cut (`network`, retryable). */
+export function endedBeforeFinish(partialText: string): ModelCallError {
+  return new ModelCallError({
+    classification: {
+      kind: 'network',
+      retryable: true,
+      message: 'The model stream ended before the model finished its answer',
+    },
+    cause: null,
+    partialText,
+  });
+}
+
 /**
  * Streams one call. Failures are thrown as `ModelCallError` (classified, with the text streamed
  * so far in `partialText`); a stream that ends without a finish reason counts as cut (`network`).
@@ -77,11 +109,7 @@ export async function streamChat(options: StreamChatOptions): Promise<StreamChat
       const content = fromAIMessageChunk(chunk);
       if (content.text.length > 0) {
         text += content.text;
-        try {
-          options.onDelta?.(content.text);
-        } catch (error) {
-          throw new DeltaHandlerError(error);
-        }
+        emitDelta(options.onDelta, content.text);
       }
       toolCallDeltas.push(...content.toolCallDeltas);
       usage = content.usage ?? usage;
@@ -89,24 +117,9 @@ export async function streamChat(options: StreamChatOptions): Promise<StreamChat
     }
     signal?.throwIfAborted();
   } catch (error) {
-    if (error instanceof DeltaHandlerError) throw error.original;
-    throw new ModelCallError({
-      classification: classifyProviderError(error, signal ? { signal } : {}),
-      cause: error,
-      partialText: text,
-    });
+    throw streamFailure(error, signal, text);
   }
-  if (finishReason === null) {
-    throw new ModelCallError({
-      classification: {
-        kind: 'network',
-        retryable: true,
-        message: 'The model stream ended before the model finished its answer',
-      },
-      cause: null,
-      partialText: text,
-    });
-  }
+  if (finishReason === null) throw endedBeforeFinish(text);
   const toolCalls = assembleToolCalls(toolCallDeltas, () => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`);
   return { text, toolCalls: toolCalls.valid, invalidToolCalls: toolCalls.invalid, usage, finishReason };
 }
