@@ -134,6 +134,13 @@ type BoundModel = ReturnType<NonNullable<BaseChatModel['bindTools']>>;
  */
 const boundModels = new WeakMap<BaseChatModel, WeakMap<readonly OpenAIToolDefinition[], BoundModel>>();
 
+/**
+ * Models bound to a tool list since the process started (each a new ChatOpenAI and, on its first call, a new OpenAI
+ * client): the per-turn work-budget test holds it at 0 per turn once warm, so a tool list built afresh per call
+ * fails CI instead of costing every turn (bench/README.md, "Sixth pass").
+ */
+export const chatModelWork = { bindings: 0 };
+
 function bindTools(model: BaseChatModel, tools: readonly OpenAIToolDefinition[]): BoundModel {
   if (!model.bindTools) throw new Error(`Model ${model.getName()} does not support tools`);
   let byTools = boundModels.get(model);
@@ -144,6 +151,7 @@ function bindTools(model: BaseChatModel, tools: readonly OpenAIToolDefinition[])
   let bound = byTools.get(tools);
   if (!bound) {
     bound = model.bindTools([...tools]);
+    chatModelWork.bindings += 1;
     byTools.set(tools, bound);
   }
   return bound;

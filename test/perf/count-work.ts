@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { tokenizerWork } from '../../src/core/context';
+import { chatModelWork } from '../../src/llm/stream-chat';
 
 /** The work of one turn, in figures that do not depend on the machine (only on the code and the data). */
 export interface WorkFigures {
@@ -20,6 +21,8 @@ export interface WorkFigures {
   /** `JSON.parse` calls and the characters they read. */
   jsonParses: number;
   jsonChars: number;
+  /** Chat models bound to a tool list (a new ChatOpenAI and OpenAI client each): 0 once the lists are warm. */
+  modelBindings: number;
 }
 
 export const FIGURES: readonly (keyof WorkFigures)[] = [
@@ -32,6 +35,7 @@ export const FIGURES: readonly (keyof WorkFigures)[] = [
   'tokenizerChars',
   'jsonParses',
   'jsonChars',
+  'modelBindings',
 ];
 
 /** What a counted window saw: the figures, and which statements and commands made them (for a failure's message). */
@@ -70,6 +74,7 @@ export function installWorkCounter(): {
   let statements = new Map<string, number>();
   let commands = new Map<string, number>();
   const tokenizerAtStart = { ...tokenizerWork };
+  let bindingsAtStart = chatModelWork.bindings;
 
   const clientPrototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const originalQuery = clientPrototype.query;
@@ -144,6 +149,7 @@ export function installWorkCounter(): {
       statements = new Map();
       commands = new Map();
       Object.assign(tokenizerAtStart, tokenizerWork);
+      bindingsAtStart = chatModelWork.bindings;
       counting = true;
     },
     stop() {
@@ -151,6 +157,7 @@ export function installWorkCounter(): {
       figures.tokenizerCalls = tokenizerWork.calls - tokenizerAtStart.calls;
       figures.tokenizerEncoded = tokenizerWork.encoded - tokenizerAtStart.encoded;
       figures.tokenizerChars = tokenizerWork.chars - tokenizerAtStart.chars;
+      figures.modelBindings = chatModelWork.bindings - bindingsAtStart;
       return { figures, statements: sorted(statements), commands: sorted(commands) };
     },
     inFlight: () => pending,

@@ -79,11 +79,28 @@ const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
  * search_transcript described with the thread's recall scope.
  */
 function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): OpenAIFunctionTool[] {
-  const definitions = definitionsForRecallScope(tools.registry.definitions(), scope);
-  return drivenByOpenAIClient(thread)
-    ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async')
-    : definitions;
+  const registered = tools.registry.definitions();
+  const driven = drivenByOpenAIClient(thread);
+  // One list per registry list, scope and kind of thread, shared by every thread that gets it: the model adapter
+  // keeps one bound model per list (its identity is the key), so a list built afresh per thread or turn would bind
+  // the tools and build an OpenAI client again on every call (bench/README.md, "Sixth pass").
+  let byKind = serverToolLists.get(registered);
+  if (!byKind) {
+    byKind = new Map();
+    serverToolLists.set(registered, byKind);
+  }
+  const kind = `${scope}:${driven}`;
+  let list = byKind.get(kind);
+  if (!list) {
+    const definitions = definitionsForRecallScope(registered, scope);
+    list = driven
+      ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async')
+      : definitions;
+    byKind.set(kind, list);
+  }
+  return list;
 }
+const serverToolLists = new WeakMap<readonly OpenAIFunctionTool[], Map<string, OpenAIFunctionTool[]>>();
 
 type Options = Required<Omit<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle' | 'spend'>> &
   Pick<TurnRunnerOptions, 'tools' | 'idleFolds' | 'requestTitle' | 'spend'>;
@@ -334,7 +351,10 @@ export class TurnRunner {
    */
   private toolsOfCalls(context: ThreadContext): OpenAIFunctionTool[] {
     const { tools } = this.options;
-    return [...(tools ? this.offeredTools(context, tools) : []), ...clientToolsOf(context.thread)];
+    const ours = tools ? this.offeredTools(context, tools) : [];
+    const clients = clientToolsOf(context.thread);
+    // The same list, not a copy, when there is nothing to add: see serverToolsFor.
+    return clients.length === 0 ? ours : [...ours, ...clients];
   }
 
   /**
