@@ -20,6 +20,17 @@ export interface FoldProducer extends FoldQueue, RebuildQueue, ForgetRebuildQueu
 /** PROMPT_CACHE_TTL's default: five minutes, what OpenAI's and Anthropic's default caches keep a prefix. */
 export const DEFAULT_IDLE_FOLD_DELAY_MS = 300_000;
 
+/** Threads whose last idle-fold push-back this process remembers (oldest forgotten first). */
+const IDLE_SCHEDULES_KEPT = 10_000;
+
+/**
+ * How much later than the cache lifetime an idle fold may run: a tenth of it, at most 30 s. Within this time of its
+ * last push-back a thread's idle fold is not pushed back again.
+ */
+export function idleFoldSlack(idleFoldDelayMs: number): number {
+  return Math.min(30_000, Math.floor(idleFoldDelayMs / 10));
+}
+
 /**
  * Enqueues folds deduplicated per thread: while a fold of the thread is waiting or running, another enqueue
  * is a no-op. (A fixed jobId would be ignored as long as a failed job with that id is kept, stopping the
@@ -32,6 +43,9 @@ export function createFoldProducer(options: {
   idleFoldDelayMs?: number;
 }): FoldProducer {
   const idleFoldDelayMs = options.idleFoldDelayMs ?? DEFAULT_IDLE_FOLD_DELAY_MS;
+  const idleFoldSlackMs = idleFoldSlack(idleFoldDelayMs);
+  /** When this process last pushed back each thread's idle fold. */
+  const idleScheduledAt = new Map<string, number>();
   const queue = createProducerQueue<SummaryJobPayload>(SUMMARY_QUEUE, { ...options, attempts: 5 });
   return {
     queue,
@@ -60,7 +74,14 @@ export function createFoldProducer(options: {
       return job.id ?? null;
     },
     async scheduleIdleFold(threadId) {
-      // Debounced: while the thread's idle fold is delayed, a new one only moves it to `idleFoldDelayMs` from now
+      // Pushed back at most once per `slack`: a push-back costs a BullMQ script (the busiest Redis command of a
+      // turn), and a chat's turns come seconds apart. The job is due `slack` later than the cache lifetime, so a
+      // turn that skips its push-back still finds the job due at least the cache lifetime after it (and the job
+      // checks the thread's quiet time itself when it runs: see the fold processor's `not-idle`).
+      const now = Date.now();
+      const last = idleScheduledAt.get(threadId);
+      if (last !== undefined && now - last < idleFoldSlackMs) return;
+      // Debounced: while the thread's idle fold is delayed, a new one only moves it to its delay from now
       // (reschedule). Its own id, not the trigger fold's, so a waiting idle fold never swallows a trigger fold; a
       // deduplication id, not a jobId, so a finished or failed job kept for admins never blocks the next one.
       await withEnqueueTimeout(
@@ -68,12 +89,19 @@ export function createFoldProducer(options: {
           IDLE_FOLD_JOB,
           { threadId },
           {
-            delay: idleFoldDelayMs,
+            delay: idleFoldDelayMs + idleFoldSlackMs,
             deduplication: { id: `idle-fold-${threadId}`, reschedule: true },
             attempts: 2,
           },
         ),
       );
+      // Remembered once Redis took it (a failed push-back is retried by the next turn); newest last, bounded.
+      idleScheduledAt.delete(threadId);
+      idleScheduledAt.set(threadId, now);
+      if (idleScheduledAt.size > IDLE_SCHEDULES_KEPT) {
+        const oldest = idleScheduledAt.keys().next().value;
+        if (oldest !== undefined) idleScheduledAt.delete(oldest);
+      }
     },
     async enqueueTitle(threadId) {
       // Few attempts (the last one falls back to the first message's words); a deduplication id, not a jobId, so a

@@ -1,5 +1,5 @@
 // Idle folds on real Redis and BullMQ: a thread quiet longer than PROMPT_CACHE_TTL (here 2 s) is folded in the
-// background, with no trigger, once its window holds enough beyond the keep policy; every turn pushes the fold back.
+// background, with no trigger, once its window holds enough beyond the keep policy; the turns push the fold back.
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { AdminThreadDetailDto } from '../../src/shared/admin-api';
@@ -82,6 +82,7 @@ describe('idle folds (PROMPT_CACHE_TTL)', () => {
     expect((await detail(thread.id)).context.revision).toBe(0);
     const lastSent = Date.now();
     await send(thread.id, 'Last one: CODE-7003 is the invoice number.');
+    // Pushed back (at most once per a tenth of the lifetime, idleFoldSlack): due the whole lifetime after this turn.
     const pushedDue = await dueAfter(thread.id, lastSent);
     expect(pushedDue).toBeGreaterThan(firstDue);
     const pushed = await idleJobs(thread.id);
