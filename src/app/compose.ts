@@ -522,10 +522,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
       : null;
   const cancelTurn = async (threadId: string, turnId?: string): Promise<boolean> => {
     if (runner.cancel(threadId, turnId)) return true;
-    const running = await db.turn.count({
-      where: { threadId, status: 'running', ...(turnId !== undefined ? { id: turnId } : {}) },
-    });
-    if (running === 0) return false;
+    if (!(await turns.hasRunningTurn(threadId, turnId))) return false;
     await publishTurnCancel(producerConnection, env.REDIS_PREFIX, threadId, turnId);
     return true;
   };
