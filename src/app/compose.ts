@@ -58,7 +58,9 @@ import { createHttpApp } from '../http/create-http-app';
 import { metricsRoutes, observeRequests } from '../http/metrics-routes';
 import type { HttpDeps } from '../http/http-deps';
 import { createFoldProducer, type FoldProducer } from '../jobs/fold-queue';
-import { createProducerConnection, createWorkerConnection } from '../jobs/redis-connections';
+import { createProducerConnection, createWorkerConnection, pingRedis } from '../jobs/redis-connections';
+import { createSignatureReplayStore } from '../jobs/signature-replay-store';
+import { pingDatabase } from '../db/database-health';
 import { createSharedRateLimiter, deleteRateLimitKeys } from '../jobs/redis-rate-limiter';
 import { removeJobEventsOf } from '../jobs/remove-job-events-of';
 import { createMemoryRateLimiter } from '../core/limits/rate-limiter';
@@ -619,7 +621,6 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
   const exportLimiter = sharedLimit('export', env.EXPORTS_PER_MINUTE);
   const forkLimiter = sharedLimit('fork', env.FORKS_PER_MINUTE);
   const toolRoundLimiter = sharedLimit('tool-round', env.TOOL_ROUNDS_PER_MINUTE);
-  const signatureKey = (signature: string) => `${env.REDIS_PREFIX}:tool-signature:${signature}`;
   const forks = createForkRepository(db);
   // Bound once the socket server exists (it is built from these deps).
   let sockets: SocketServer | null = null;
@@ -645,8 +646,8 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     corsCredentials: env.CORS_CREDENTIALS ?? false,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     probes: {
-      postgres: async () => (await db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok`).length === 1,
-      redis: async () => (await producerConnection.ping()) === 'PONG',
+      postgres: () => pingDatabase(db),
+      redis: () => pingRedis(producerConnection),
     },
     info: {
       model: models.label.model,
@@ -675,12 +676,11 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
             basePath: new URL(env.PUBLIC_BASE_URL).pathname.replace(/\/+$/, ''),
             deps: asyncToolDeps,
             // Shared by every serve process: a signature is accepted once while its timestamp is valid.
-            remember: async (signature) =>
-              (await producerConnection.set(signatureKey(signature), '1', 'PX', 2 * SIGNATURE_TOLERANCE_MS, 'NX')) ===
-              'OK',
-            forget: async (signature) => {
-              await producerConnection.del(signatureKey(signature));
-            },
+            ...createSignatureReplayStore({
+              redis: producerConnection,
+              prefix: env.REDIS_PREFIX,
+              ttlMs: 2 * SIGNATURE_TOLERANCE_MS,
+            }),
           }
         : null,
     toolDefinitions: () => registry.definitions(),
