@@ -24,6 +24,40 @@ async function secrets(env: Env, log: Logger): Promise<{ authSecret: string; adm
   return { authSecret, adminToken: admin.value };
 }
 
+/**
+ * SIGINT and SIGTERM stop the application and the services (`stopAll`), then exit; a second signal, or a stop that
+ * outlasts the grace period by 20 s, exits at once.
+ */
+function stopOnSignals(env: Env, log: Logger, stopAll: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info(
+      { signal, graceMs: env.SHUTDOWN_GRACE_MS },
+      'shutting down: draining turns, closing workers, stopping services',
+    );
+    // A stop that hangs (a dependency that never answers) must not keep the process from exiting.
+    setTimeout(() => {
+      log.error('shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, env.SHUTDOWN_GRACE_MS + 20_000).unref();
+    try {
+      await stopAll();
+      log.info('stopped cleanly');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
 async function main(): Promise<void> {
   const mode = (process.argv[2] ?? 'all') as ProcessMode;
   if (!['all', 'serve', 'worker'].includes(mode))
@@ -44,34 +78,10 @@ async function main(): Promise<void> {
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
   });
   let application: Awaited<ReturnType<typeof createApplication>> | null = null;
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info(
-      { signal, graceMs: env.SHUTDOWN_GRACE_MS },
-      'shutting down: draining turns, closing workers, stopping services',
-    );
-    // A stop that hangs (a dependency that never answers) must not keep the process from exiting.
-    setTimeout(() => {
-      log.error('shutdown did not finish in time: exiting');
-      process.exit(1);
-    }, env.SHUTDOWN_GRACE_MS + 20_000).unref();
-    try {
-      await application?.stop();
-      await services.stop();
-      log.info('stopped cleanly');
-      process.exit(0);
-    } catch (error) {
-      log.error({ err: error }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  stopOnSignals(env, log, async () => {
+    await application?.stop();
+    await services.stop();
+  });
   try {
     const applied = await applyMigrations({
       databaseUrl: services.databaseUrl,

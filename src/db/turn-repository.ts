@@ -318,6 +318,13 @@ export function createTurnRepository(
       return rows[0]?.queued === true;
     },
 
+    async hasRunningTurn(threadId, turnId) {
+      const running = await db.turn.count({
+        where: { threadId, status: 'running', ...(turnId !== undefined ? { id: turnId } : {}) },
+      });
+      return running > 0;
+    },
+
     async threadsWithStrandedTurns(limit) {
       const rows = await db.sql.rows<{ id: string }>(Prisma.sql`
         SELECT DISTINCT t.id FROM threads t JOIN turns q ON q.thread_id = t.id

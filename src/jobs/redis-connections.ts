@@ -22,3 +22,8 @@ export function createWorkerConnection(url: string, options: RedisOptions = {}):
     ...options,
   });
 }
+
+/** The readiness probe's Redis check: true when the connection answers PING (throws when it cannot send it). */
+export async function pingRedis(connection: Redis): Promise<boolean> {
+  return (await connection.ping()) === 'PONG';
+}

@@ -162,6 +162,25 @@ export function describeTurnStoreContract(name: string, make: MakeStores, setCre
       ).toBe('BUSY');
     });
 
+    it('says whether a turn of the thread is running, that turn when named: a queued or ended one is not', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const other = await newThread(stores);
+      const accepted = await send(stores, thread.id, 'first');
+      const elsewhere = await send(stores, other.id, 'elsewhere');
+      // Another thread's running turn is not this thread's, nor is a queued one.
+      startedOf(await stores.turns.nextTurn({ threadId: other.id, owner: 'p', ttlMs: 30_000 }));
+      expect(await stores.turns.hasRunningTurn(thread.id)).toBe(false);
+      expect(await stores.turns.hasRunningTurn(thread.id, elsewhere.turn.id)).toBe(false);
+      startedOf(await stores.turns.nextTurn({ threadId: thread.id, owner: 'p', ttlMs: 30_000 }));
+      expect(await stores.turns.hasRunningTurn(thread.id)).toBe(true);
+      expect(await stores.turns.hasRunningTurn(thread.id, accepted.turn.id)).toBe(true);
+      expect(await stores.turns.hasRunningTurn(thread.id, randomUUID())).toBe(false);
+      await stores.turns.finishTurn({ turnId: accepted.turn.id, status: 'cancelled' });
+      expect(await stores.turns.hasRunningTurn(thread.id)).toBe(false);
+      expect(await stores.turns.hasRunningTurn(thread.id, accepted.turn.id)).toBe(false);
+    });
+
     it('takes the lease with compare-and-set: one owner at a time, renewable, released only by its owner, free once expired', async () => {
       const stores = make();
       const thread = await newThread(stores);

@@ -409,6 +409,13 @@ export function createMemoryTurnStore(database: MemoryDatabase, options: MemoryC
       return database.turns.some((turn) => turn.threadId === threadId && turn.status === 'queued');
     },
 
+    async hasRunningTurn(threadId, turnId) {
+      return database.turns.some(
+        (turn) =>
+          turn.threadId === threadId && turn.status === 'running' && (turnId === undefined || turn.id === turnId),
+      );
+    },
+
     async threadsWithStrandedTurns(limit) {
       const stranded = new Set<string>();
       for (const turn of database.turns) {

@@ -120,6 +120,8 @@ export interface TurnStore {
     startNext?: boolean;
   }): Promise<{ turn: Turn; context: ThreadContext | null; next: NextTurn }>;
   hasQueuedTurns(threadId: string): Promise<boolean>;
+  /** True when a turn of the thread is running (with `turnId`: that turn). Stop asks other processes only then. */
+  hasRunningTurn(threadId: string, turnId?: string): Promise<boolean>;
   /** Threads with queued or running turns and no live lease (for the sweeper). */
   threadsWithStrandedTurns(limit: number): Promise<string[]>;
   /**
