@@ -1,4 +1,5 @@
 import type { ErasureStore } from '../core/ports';
+import { Prisma } from './generated/client';
 import { keepModelCallsOf } from './keep-model-calls';
 import type { Database } from './prisma-client';
 
@@ -14,8 +15,9 @@ export function createErasureRepository(db: Database): ErasureStore & {
 } {
   return {
     async erasureOf(userId) {
-      const rows = await db.$queryRaw<{ erasedAt: Date; kind: string }[]>`
-        SELECT erased_at AS "erasedAt", kind FROM erased_users WHERE user_id = ${userId}`;
+      // On every authenticated request: through the hot path's runner (sql-runner.ts), not the ORM's.
+      const rows = await db.sql.rows<{ erasedAt: Date; kind: string }>(Prisma.sql`
+        SELECT erased_at AS "erasedAt", kind FROM erased_users WHERE user_id = ${userId}`);
       const row = rows[0];
       return row ? { erasedAt: row.erasedAt, kind: row.kind === 'guest' ? 'guest' : 'external' } : null;
     },
