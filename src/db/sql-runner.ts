@@ -22,13 +22,15 @@ export interface SqlRunner {
 
 export function createSqlRunner(pool: pg.Pool): SqlRunner {
   const send = (query: Prisma.Sql) => {
-    const name = preparedStatementName(query.text);
+    // `text` is a getter that joins the statement's parts anew on each read: read once (the context read is ~10 KB).
+    const text = query.text;
+    const name = preparedStatementName(text);
     // Text Postgres cannot store (NUL) made storable, whichever statement writes it (jsonb parameters are made
     // storable by jsonParameter, before they become JSON text).
     const values = (query.values as unknown[]).map((value) =>
       typeof value === 'string' ? storableText(value) : value,
     );
-    return pool.query({ text: query.text, values, ...(name ? { name } : {}) });
+    return pool.query({ text, values, ...(name ? { name } : {}) });
   };
   return {
     async rows<T>(query: Prisma.Sql) {
