@@ -166,6 +166,15 @@ export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning 
 
 /** Messages a search across a user's other threads reads at most per thread (the newest matches). */
 export const ELSEWHERE_PER_THREAD = 200;
+/**
+ * Matches a search across a user's other threads ranks at most, all threads together: the newest matches of the
+ * most recently active threads first. Without it the work grew with the user's history (ELSEWHERE_PER_THREAD times
+ * their chats: a user with 200 busy chats on one subject had 40,000 messages ranked on every turn: bench/README.md,
+ * "Sixth pass"); with it a turn's recall costs the same whatever the history. Rare terms select few matches per
+ * chat, so the bound binds only when a query's terms are common in many chats, where the oldest chats' matches
+ * are the least telling.
+ */
+export const ELSEWHERE_MAX_MATCHES = 1000;
 
 export interface ElsewhereRankedOptions {
   /** SQL of the asking thread's id: its owner's other threads are searched, never its own fork family. */
@@ -204,7 +213,7 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
       SELECT id FROM up
       UNION SELECT c.id FROM threads c JOIN family f ON c.forked_from_thread_id = f.id
     ), corpus AS (
-      SELECT o.id, o.title, o.last_seq FROM threads o
+      SELECT o.id, o.title, o.last_seq, o.last_activity_at FROM threads o
       WHERE o.owner_id = (SELECT owner_id FROM threads WHERE id = ${options.threadId}) AND o.id NOT IN (SELECT id FROM family)
     ), total AS (
       SELECT greatest((SELECT sum(last_seq) FROM corpus), 1)::float8 AS n
@@ -220,7 +229,8 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
       LIMIT ${SAMPLE * 4}::int
     ), ${termSelectionSql(Prisma.sql`(SELECT n FROM total)`, tuning)}, cand AS (
       -- Without the text: it is read for the best few only, at the end (carrying it through the sorts cost ~15%).
-      SELECT m.* FROM corpus c CROSS JOIN LATERAL (
+      -- The most recently active chats first, read lazily: the outer LIMIT stops the reading (ELSEWHERE_MAX_MATCHES).
+      SELECT m.* FROM (SELECT id FROM corpus ORDER BY last_activity_at DESC, id) c CROSS JOIN LATERAL (
         SELECT m.id, m.thread_id, m.seq, m.created_at, m.search_vector AS v, coalesce(m.origin_message_id, m.id) AS origin
         FROM messages m
         WHERE m.thread_id = c.id AND m.search_vector @@ (SELECT q FROM tsq)
@@ -228,6 +238,7 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
           AND NOT EXISTS (SELECT 1 FROM messages o WHERE o.id = m.origin_message_id AND o.deleted_at IS NOT NULL)
         ORDER BY m.seq DESC LIMIT ${ELSEWHERE_PER_THREAD}::int
       ) m
+      LIMIT ${ELSEWHERE_MAX_MATCHES}::int
     ), uniq AS (
       -- The original where it is searched, else the oldest copy.
       SELECT DISTINCT ON (origin) * FROM cand ORDER BY origin, (id = origin) DESC, created_at, thread_id
