@@ -1,4 +1,4 @@
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import { isMemoryNote } from '../tools/built-in/save-memory';
 
 /**

@@ -1,5 +1,5 @@
 import type { ModelPrices } from '../costs/estimate-costs';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { LogPort } from '../ports';
 import type { SpendAccountLimit, SpendStore } from '../ports/spend-store';
 import { resolveSpendLimit, type SpendLimitSource } from '../spend/resolve-spend-limit';

@@ -8,7 +8,7 @@ import {
 import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
 import { continuedFoldMessages } from './continued-fold-prompt';
 import { UnusableSummaryError } from './usable-summary';
-import { isModelCallError } from '../model-call-error';
+import { isModelCallError } from '../errors/model-call-error';
 import { consolidateSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { asPackMessages, callSummarizer, type CallInput, type SummarizeDeps } from './summarize-entries';
 import { appendSegment, keepSegments, segmentsOf, singleSegment, type SegmentedSummary } from './summary-segments';

@@ -1,12 +1,18 @@
 import { planFold, type ContextEntry, type ContextState } from '../context';
 import { shouldFold } from '../context';
-import { contextStateOf, estimateFactor, packBudget, policiesFor, type ContextSettings } from '../context-settings';
-import type { ThreadContext } from '../domain';
+import {
+  contextStateOf,
+  estimateFactor,
+  packBudget,
+  policiesFor,
+  type ContextSettings,
+} from '../thread-context/context-settings';
+import type { ThreadContext } from '../domain/types';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 import { appendSegments } from './append-segments';
 import { writeCallRecords, type DeferredRecord } from './summarize-entries';
 import { segmentedSummary } from './summary-segments';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 import { assertUsableSummary } from './usable-summary';
 import type { ChatPrefix } from '../context/types';
 

@@ -3,7 +3,7 @@ import type { SummaryStore, ThreadEventBus, TranscriptStore, TurnStore } from '.
 import { appendSegments } from './append-segments';
 import type { SummarizeDeps, SummarizerUsage } from './summarize-entries';
 import type { SegmentedSummary } from './summary-segments';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 import { assertUsableSummary } from './usable-summary';
 
 export interface RebuildDeps extends SummarizeDeps {

@@ -1,8 +1,8 @@
 import { buildContextPack, shortenToolArguments, type ContextPack, type ToolCall } from '../context';
-import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../context-settings';
-import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
-import { toMessageDto } from '../dto';
-import { isModelCallError } from '../model-call-error';
+import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../thread-context/context-settings';
+import type { ThreadContext, TranscriptMessage, Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
+import { isModelCallError } from '../errors/model-call-error';
 import type {
   ChatCallRecord,
   ChatModelPort,
