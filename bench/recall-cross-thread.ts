@@ -14,7 +14,7 @@
  *   that user, and the whole context read with cross-thread auto-recall beside it.
  */
 import type pg from 'pg';
-import type { ContextSettings } from '../src/core/context-settings';
+import type { ContextSettings } from '../src/core/thread-context/context-settings';
 import { buildTurnPack } from '../src/core/turn/stream-answer';
 import { loadThreadContext } from '../src/db/load-thread-context';
 import type { Database } from '../src/db/prisma-client';

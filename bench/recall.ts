@@ -14,7 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { contextSettingsFromEnv } from '../src/app/context-settings-from-env';
 import { loadEnv } from '../src/config/env';
-import type { ContextSettings } from '../src/core/context-settings';
+import type { ContextSettings } from '../src/core/thread-context/context-settings';
 import { createToolRegistry } from '../src/core/tools';
 import { buildTurnPack } from '../src/core/turn/stream-answer';
 import { loadThreadContext } from '../src/db/load-thread-context';

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Worker } from 'bullmq';
 import type { Env } from '../config/env';
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import type { Tool } from '../core/tools';
 import type { TurnRunner } from '../core/turn/turn-runner';

@@ -13,7 +13,7 @@ import {
   type ModelProfile,
   type Result,
 } from '../core/context';
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import { ConfigError, hasModelEndpoint, type Env } from '../config/env';
 
 export const DEFAULT_SYSTEM_PROMPT = [

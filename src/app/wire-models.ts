@@ -7,7 +7,7 @@ import {
   summarizerOutputTokens,
   type EstimateCorrection,
 } from '../core/context';
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import type { ChatModelPort, SummarizerPort } from '../core/ports';
 import { createModelCallHistory } from '../db/model-call-history';
 import { createChatModels } from '../llm/create-chat-model';

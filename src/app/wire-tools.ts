@@ -1,5 +1,5 @@
 import type { Env } from '../config/env';
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import { recountSavedMemoryTokens, saveMemoryFromThread, type SavedMemoryDeps } from '../core/saved-memories';
 import type { ToolKit, ToolRegistry, ToolServices } from '../core/tools';
 import { createSavedMemoryRepository } from '../db/saved-memory-repository';

@@ -1,6 +1,6 @@
 import type { TokenCounter } from '../core/context';
 import type { LogPort, TurnStore } from '../core/ports';
-import { refreshTokenCounts } from '../core/refresh-token-counts';
+import { refreshTokenCounts } from '../core/thread-context/refresh-token-counts';
 
 /**
  * The turn store as the core sees it: every context it loads has counts of the configured encoding. Stale counts

@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { refusedAfterErasure } from '../core/erasure';
 import type { ErasureStore, ThreadStore } from '../core/ports';
 import type { Principal, TokenService } from './token-service';

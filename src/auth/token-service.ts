@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 
 export interface Principal {
   userId: string;

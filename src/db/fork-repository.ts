@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ForkStore } from '../core/ports';
 import type { Thread as ThreadRow } from './generated/client';
 import { Prisma } from './generated/client';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { toMessage, toThread, toTurn } from './mappers';
 import { messageFromJson } from './sql-columns';
 import { ownerThreadsLock } from './thread-quota';

@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 
 /** A uuid's text form (ids in cursors and route parameters). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

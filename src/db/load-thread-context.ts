@@ -1,5 +1,5 @@
 import type { ContextEntry, RecalledMessage, SavedMemoryItem } from '../core/context/types';
-import type { ThreadContext } from '../core/domain';
+import type { ThreadContext } from '../core/domain/types';
 import type { Thread as ThreadRow } from './generated/client';
 import type { Database } from './prisma-client';
 import { toThread } from './mappers';

@@ -7,7 +7,7 @@ import type {
   Turn,
   TurnKind,
   TurnStatus,
-} from '../core/domain';
+} from '../core/domain/types';
 import type { SummaryRevisionRecord, ToolRun, ToolRunStatus } from '../core/ports';
 import type {
   ContextEntry as ContextEntryRow,

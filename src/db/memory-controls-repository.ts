@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { storableJson } from './storable-values';
 import type { ExportReader, MemoryControlsStore } from '../core/ports';
 import type { Database } from './prisma-client';

@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import type { MessageContextReader } from '../core/ports';
 import type { RoleDto, SeenMessageDto, SeenTokenPartsDto, SeenToolResultDto } from '../shared/api';
 import type { Database } from './prisma-client';

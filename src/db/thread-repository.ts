@@ -1,4 +1,4 @@
-import type { Thread } from '../core/domain';
+import type { Thread } from '../core/domain/types';
 import type { Page, ThreadStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { decodeKeysetCursor, encodeKeysetCursor, UUID } from './keyset-cursor';

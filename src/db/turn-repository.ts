@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import type { ChatCallRecord, NextTurn, TurnStore } from '../core/ports';
 import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';

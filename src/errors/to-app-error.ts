@@ -1,4 +1,4 @@
-import { AppError, isAppError } from '../core/errors';
+import { AppError, isAppError } from '../core/errors/app-error';
 import { isDatabaseUnavailable } from './database-errors';
 
 /**

@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { principalFromToken, type PrincipalDeps } from '../auth/principal-from-token';
 import { bearerToken, type Principal } from '../auth/token-service';
 

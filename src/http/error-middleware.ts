@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ERROR_STATUS, type ErrorBody } from '../shared/errors';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { toAppError } from '../errors/to-app-error';
 import type { LogPort } from '../core/ports';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import type { RateDecision, RateLimiter } from '../core/limits/rate-limiter';
 
 function tooManyFailures(decision: Extract<RateDecision, { allowed: false }>): AppError {

@@ -1,5 +1,5 @@
 import type { SpendGate } from '../core/spend-gate/spend-gate';
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { EditDeps } from '../core/fork';
 import type { MemoryDeps } from '../core/memory';

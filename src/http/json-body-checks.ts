@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 
 const ESCAPE = Buffer.from('\\u0000');
 const BACKSLASH = 0x5c;

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import { principalOf } from './authenticate';
 

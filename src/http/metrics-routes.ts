@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import type { Metrics } from '../observability/metrics';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import { bearerToken } from '../auth/token-service';

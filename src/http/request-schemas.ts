@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 
 /** Request schemas of the REST API (also the source of the OpenAPI document). */
 export const threadIdParams = z.object({ id: z.string().uuid() });

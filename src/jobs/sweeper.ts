@@ -1,4 +1,4 @@
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import { INTERRUPTED_ANSWER_ERROR } from '../core/turn/errors-for-user';
 import type {
   FoldLagPolicy,

@@ -1,5 +1,5 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ModelCallError as CoreModelCallError } from '../core/model-call-error';
+import { ModelCallError as CoreModelCallError } from '../core/errors/model-call-error';
 import type { ChatModelPort, ChatResult, SummarizerPort } from '../core/ports';
 import { createHash } from 'node:crypto';
 import { AnthropicMessagesModel } from './anthropic-chat-model';

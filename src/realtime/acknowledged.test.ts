@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { LogPort } from '../core/ports';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { acknowledged, AtAck, type HandlerContext } from './acknowledged';
 import type { TypedSocket } from './socket-types';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { LogPort } from '../core/ports';
-import { AppError, isAppError } from '../core/errors';
+import { AppError, isAppError } from '../core/errors/app-error';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { ErrorBody } from '../shared/errors';
 import { toAppError } from '../errors/to-app-error';

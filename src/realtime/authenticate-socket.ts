@@ -1,5 +1,5 @@
 import type { ExtendedError } from 'socket.io';
-import { isAppError } from '../core/errors';
+import { isAppError } from '../core/errors/app-error';
 import type { ConnectErrorData } from '../shared/socket-events';
 import type { SocketDeps } from './socket-deps';
 import type { TypedSocket } from './socket-types';

@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import type { z } from 'zod';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/errors/app-error';
 import { acknowledged, type AtAck, type HandlerContext } from './acknowledged';
 import { createMemoryRateLimiter, type RateLimiter } from '../core/limits/rate-limiter';
 import { authenticateSocket } from './authenticate-socket';

@@ -1,5 +1,5 @@
 import type { ErasureStore } from '../core/ports';
-import type { ContextSettings } from '../core/context-settings';
+import type { ContextSettings } from '../core/thread-context/context-settings';
 import type { EditDeps } from '../core/fork';
 import type { RateLimiter } from '../core/limits/rate-limiter';
 import type { LogPort, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../core/ports';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Thread } from '../../src/core/domain';
+import type { Thread } from '../../src/core/domain/types';
 import type { MakePortStores, PortStores } from './port-fixtures';
 import { exchange, newThread } from './store-fixtures';
 

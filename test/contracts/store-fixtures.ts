@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
+import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain/types';
 import type { Stores } from '../fakes';
 
 /** Builds the stores a contract case runs on: the Postgres repositories over one test database, or the fakes. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { TranscriptMessage } from '../../src/core/domain';
+import type { TranscriptMessage } from '../../src/core/domain/types';
 import type { NextTurn } from '../../src/core/ports';
 import type { Stores } from '../fakes';
 import {

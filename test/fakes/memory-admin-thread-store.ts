@@ -1,4 +1,4 @@
-import { AppError } from '../../src/core/errors';
+import { AppError } from '../../src/core/errors/app-error';
 import type { AdminThreadRow, AdminThreadSort, AdminThreadStore, FoldLagPolicy } from '../../src/core/ports';
 import type { MemoryDatabase, ThreadRow } from './memory-database';
 

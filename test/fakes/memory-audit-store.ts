@@ -1,4 +1,4 @@
-import { AppError } from '../../src/core/errors';
+import { AppError } from '../../src/core/errors/app-error';
 import type { AuditStore } from '../../src/core/ports';
 import { copy, newId, type MemoryDatabase } from './memory-database';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextEntry } from '../../src/core/context/types';
-import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain';
+import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain/types';
 import type {
   AuditEntry,
   ErasureRecord,

@@ -1,5 +1,5 @@
 import type { ForkStore } from '../../src/core/ports';
-import type { Turn } from '../../src/core/domain';
+import type { Turn } from '../../src/core/domain/types';
 import {
   copy,
   newId,

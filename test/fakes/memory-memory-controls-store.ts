@@ -1,4 +1,4 @@
-import { AppError } from '../../src/core/errors';
+import { AppError } from '../../src/core/errors/app-error';
 import type { MemoryControlsStore } from '../../src/core/ports';
 import {
   copy,

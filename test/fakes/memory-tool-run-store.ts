@@ -1,7 +1,7 @@
 import { AsyncRunCapReached } from '../../src/core/tools/async-run-cap';
 import type { ToolRun, ToolRunStore } from '../../src/core/ports';
 import { TERMINAL_RUN_STATUSES } from '../../src/core/tools/types';
-import type { Turn } from '../../src/core/domain';
+import type { Turn } from '../../src/core/domain/types';
 import {
   byId,
   copy,

@@ -1,6 +1,6 @@
-import { AppError } from '../../src/core/errors';
+import { AppError } from '../../src/core/errors/app-error';
 import type { ContextEntry, RecalledMessage, SavedMemoryItem } from '../../src/core/context/types';
-import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain';
+import type { ThreadContext, Turn, TurnKind } from '../../src/core/domain/types';
 import type { AcceptedMessage, NextTurn, TranscriptMatch, TurnStore } from '../../src/core/ports';
 import { rankElsewhereMatches, rankOwnMatches } from './memory-transcript-search';
 import { callUser } from './memory-model-call-store';

@@ -1,7 +1,7 @@
 // In-memory fakes for the summary use cases' unit tests (src/core/summary/*.test.ts, the turn runner's).
 import { budgetOf, createTokenCounter, getModelProfile, type ContextEntry } from '../../src/core/context';
-import type { ContextSettings } from '../../src/core/context-settings';
-import type { ThreadContext } from '../../src/core/domain';
+import type { ContextSettings } from '../../src/core/thread-context/context-settings';
+import type { ThreadContext } from '../../src/core/domain/types';
 import type { ChatResult, SummaryCommit, SummarizerPort } from '../../src/core/ports';
 import type { ThreadEvent } from '../../src/shared/events';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MEMORY_REBUILDING_NOTE } from '../../src/core/domain';
+import { MEMORY_REBUILDING_NOTE } from '../../src/core/domain/types';
 import type { ForgetResponseDto, ThreadDto } from '../../src/shared/api';
 import { classifyRequest, heldSummaryResponder } from '../support/summary-stub';
 import { useChatServer } from '../support/chat-server';

@@ -344,7 +344,7 @@ function withHeldNotes(messages: PackMessage[], held: ReadonlyMap<number, PackMe
  * parts join the last user turn.
  */
 export function buildContextPack(options: BuildContextPackOptions): ContextPack {
-  const { state, budget } = options;
+  const { state } = options;
   const counter = options.counter;
   const measure: MessageMeasure = counter ? (message) => counter.countMessage(message) : upperBoundMessageTokens;
   const visible = (entry: ContextEntry): boolean => entry.seq >= state.contextStartSeq;
@@ -356,31 +356,8 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   const heldNotes = applicableHeldNotes(state, window, pinned);
   const held = new Map(heldNotes.map((note) => [note.servedSeq, renderRecallNote(note.recalled, measure)]));
   const newestUser = window.filter((entry) => entry.role === 'user').at(-1);
-  const gated =
-    options.recallGate === true &&
-    newestUser !== undefined &&
-    (options.recallTokens ?? 0) > 0 &&
-    !recallEarnsItsTokens({
-      query: newestUser.content,
-      held: [
-        ...[...pinned, ...window]
-          .filter((entry) => entry !== newestUser && (entry.role === 'user' || entry.role === 'assistant'))
-          .map((entry) => entry.content),
-        ...(state.summary ? [state.summary.text] : []),
-        ...[...held.values()].map((note) => note.content),
-      ],
-      candidates: (state.recalled ?? []).map((message) => message.content),
-    });
-  const slot =
-    (newestUser && held.has(newestUser.seq)) || gated
-      ? null
-      : buildRecallSlot({
-          recalled: state.recalled ?? [],
-          excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)),
-          excludeKeys: new Set(heldNotes.flatMap((note) => note.recalled.map(recallKey))),
-          tokens: options.recallTokens ?? 0,
-          measure,
-        });
+  const inputs: PackInputs = { options, measure, pinned, window, heldNotes, held, newestUser };
+  const slot = newRecallSlot(inputs);
   const memories = chosenSavedMemories(options);
   const assembly: Assembly = {
     head: [leadingMessage(options, memories, measure), ...renderEntries(pinned, measure)],
@@ -397,6 +374,76 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
     options.compat === 'strict'
       ? renderStrict(assemble(assembly, start, { compat: 'strict' }), measure)
       : assemble(assembly, start);
+  const { start, messages } = fitToBudget({ assembly, budget: options.budget, render, measure, held });
+  return packOf(inputs, { assembly, slot, memories, start, messages });
+}
+
+/** What buildContextPack's steps share: the call's options and what it derived from the state before assembling. */
+interface PackInputs {
+  options: BuildContextPackOptions;
+  measure: MessageMeasure;
+  /** The pinned entries and the window, without entries before the context start. */
+  pinned: ContextEntry[];
+  window: ContextEntry[];
+  /** The held recall notes that still apply, and their rendered messages by the seq they serve. */
+  heldNotes: HeldRecallNote[];
+  held: Map<number, PackMessage>;
+  newestUser: ContextEntry | undefined;
+}
+
+type RecallSlot = NonNullable<ReturnType<typeof buildRecallSlot>>;
+
+/**
+ * RECALL_GATE: true when the gate is on and says recall is unlikely to add anything to what the pack holds already
+ * (the pinned entries and the window's user and assistant text, the summary, the held notes).
+ */
+function recallGated(inputs: PackInputs): boolean {
+  const { options, pinned, window, held, newestUser } = inputs;
+  return (
+    options.recallGate === true &&
+    newestUser !== undefined &&
+    (options.recallTokens ?? 0) > 0 &&
+    !recallEarnsItsTokens({
+      query: newestUser.content,
+      held: [
+        ...[...pinned, ...window]
+          .filter((entry) => entry !== newestUser && (entry.role === 'user' || entry.role === 'assistant'))
+          .map((entry) => entry.content),
+        ...(options.state.summary ? [options.state.summary.text] : []),
+        ...[...held.values()].map((note) => note.content),
+      ],
+      candidates: (options.state.recalled ?? []).map((message) => message.content),
+    })
+  );
+}
+
+/** The auto-recall slot of this call: none when a held note serves the newest user message or the gate says no. */
+function newRecallSlot(inputs: PackInputs): RecallSlot | null {
+  const { options, pinned, window, heldNotes, held, newestUser, measure } = inputs;
+  const gated = recallGated(inputs);
+  if ((newestUser && held.has(newestUser.seq)) || gated) return null;
+  return buildRecallSlot({
+    recalled: options.state.recalled ?? [],
+    excludeSeqs: new Set([...pinned, ...window].map((entry) => entry.seq)),
+    excludeKeys: new Set(heldNotes.flatMap((note) => note.recalled.map(recallKey))),
+    tokens: options.recallTokens ?? 0,
+    measure,
+  });
+}
+
+/**
+ * The budget guard: the first window block to keep and the rendered pack. The recall slot goes first, then the
+ * oldest blocks; when even the newest block alone does not fit, its longest user message goes in condensed;
+ * ContextOverBudgetError when even that does not fit.
+ */
+function fitToBudget(input: {
+  assembly: Assembly;
+  budget: number;
+  render: (start: number) => PackMessage[];
+  measure: MessageMeasure;
+  held: ReadonlyMap<number, PackMessage>;
+}): { start: number; messages: PackMessage[] } {
+  const { assembly, budget, render } = input;
   let start = firstFittingStart(assembly, budget);
   let messages = render(start);
   // Over budget, the recall slot goes before any window entry does.
@@ -419,10 +466,26 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   if (sumTokens(messages) + REPLY_PRIMING_TOKENS > budget || (start === assembly.blocks.length && start > 0)) {
     // Even the newest block alone does not fit: its longest user message goes in condensed, when that fits.
     const required = sumTokens(render(Math.max(0, assembly.blocks.length - 1))) + REPLY_PRIMING_TOKENS;
-    const fitted = condenseNewestBlock({ assembly, budget, render, measure, held });
+    const fitted = condenseNewestBlock(input);
     if (!fitted) throw new ContextOverBudgetError(required, budget);
     ({ start, messages } = fitted);
   }
+  return { start, messages };
+}
+
+/** The pack the budget guard fitted, with its manifest: what it carried, by reference to the store. */
+function packOf(
+  inputs: PackInputs,
+  built: {
+    assembly: Assembly;
+    slot: RecallSlot | null;
+    memories: SavedMemoryItem[];
+    start: number;
+    messages: PackMessage[];
+  },
+): ContextPack {
+  const { options, measure, pinned, window, heldNotes, held, newestUser } = inputs;
+  const { assembly, slot, memories, start, messages } = built;
   const tokens = sumTokens(messages) + REPLY_PRIMING_TOKENS;
   const kept = assembly.blocks.slice(start).flatMap((block) => block.entries);
   const keptSeqs = new Set(kept.map((entry) => entry.seq));
@@ -439,7 +502,7 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
     tokens,
     omitted: window.length - kept.length,
     manifest: {
-      summaryRevision: state.summary?.revision ?? null,
+      summaryRevision: options.state.summary?.revision ?? null,
       windowFromSeq: kept[0]?.seq ?? null,
       windowThroughSeq: kept.at(-1)?.seq ?? null,
       pinnedSeqs: pinned.map((entry) => entry.seq),

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createTokenCounter } from '../context/token-counter';
 import type { PackMessage } from '../context/types';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
-import { ModelCallError } from '../model-call-error';
+import { ModelCallError } from '../errors/model-call-error';
 import type { ChatResult, ClientMessage, ModelCallRecord } from '../ports';
 import { answerAuxiliary, isAuxiliaryRequest, type AuxiliaryDeps } from './answer-auxiliary';
 import { CLIENT_INSTRUCTIONS_HEADING } from '../context/client-instructions';

@@ -1,8 +1,8 @@
-import { packBudget, type ContextSettings } from '../context-settings';
+import { packBudget, type ContextSettings } from '../thread-context/context-settings';
 import type { PackMessage } from '../context/types';
-import { AppError, isAppError } from '../errors';
+import { AppError, isAppError } from '../errors/app-error';
 import type { RateLimiter } from '../limits/rate-limiter';
-import { isModelCallError } from '../model-call-error';
+import { isModelCallError } from '../errors/model-call-error';
 import type { ChatModelPort, ChatResult, ClientMessage, LogPort, ModelCallStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { CLIENT_INSTRUCTIONS_HEADING } from '../context/client-instructions';

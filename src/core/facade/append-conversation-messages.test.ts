@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryFacadeConversationStore, createMemoryStores } from '../../../test/fakes';
 import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
 import type { ClientMessage, ThreadEventBus } from '../ports';
 import type { ThreadEvent } from '../../shared/events';

@@ -1,8 +1,8 @@
 import type { ToolCall } from '../context/types';
-import { foldDecisionFor, type ContextSettings } from '../context-settings';
-import type { TranscriptMessage } from '../domain';
-import { toMessageDto } from '../dto';
-import { AppError } from '../errors';
+import { foldDecisionFor, type ContextSettings } from '../thread-context/context-settings';
+import type { TranscriptMessage } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
+import { AppError } from '../errors/app-error';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type {
   AppendedMessage,

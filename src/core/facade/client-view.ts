@@ -1,4 +1,4 @@
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import { isMemoryNote } from '../tools/built-in/save-memory';
 
 /**
@@ -94,34 +94,21 @@ export type ClientCalls =
  * the whole when it starts where an item starts.
  */
 export function clientViewOf(messages: readonly TranscriptMessage[], calls: ClientCalls): StoredItem[] {
-  const isClientCall = 'isClientCall' in calls ? calls.isClientCall : (name: string) => !calls.has(name);
-  const items: StoredItem[] = [];
-  const clientCalls = new Set<string>('isClientCall' in calls ? calls.clientResults : []);
-  let open: OpenAnswer | null = null;
-  // The turn of the answer being read (or just ended by a client tool call): its notes join it, no other's.
-  let answerTurn: string | null = null;
-  const flush = () => {
-    if (open)
-      items.push({
-        role: 'assistant',
-        content: joinAnswerParts(open.parts),
-        toolCalls: [],
-        messageId: open.messageId,
-        firstSeq: open.firstSeq,
-        lastSeq: open.lastSeq,
-        inProgress: open.inProgress,
-        stopped: open.stopped,
-      });
-    open = null;
+  const view: ClientView = {
+    isClientCall: 'isClientCall' in calls ? calls.isClientCall : (name: string) => !calls.has(name),
+    items: [],
+    clientCalls: new Set<string>('isClientCall' in calls ? calls.clientResults : []),
+    open: null,
+    answerTurn: null,
   };
   for (const message of messages) {
     if (isHidden(message)) continue;
     const seq = message.seq as number;
     const inProgress = message.status === 'streaming';
     if (message.role === 'user') {
-      flush();
-      answerTurn = null;
-      items.push({
+      flushAnswer(view);
+      view.answerTurn = null;
+      view.items.push({
         role: 'user',
         content: message.content,
         messageId: message.id,
@@ -130,50 +117,12 @@ export function clientViewOf(messages: readonly TranscriptMessage[], calls: Clie
         inProgress,
       });
     } else if (message.role === 'assistant') {
-      const answer: OpenAnswer = open ?? {
-        parts: [],
-        messageId: message.id,
-        firstSeq: seq,
-        lastSeq: seq,
-        inProgress: false,
-        stopped: false,
-      };
-      answer.parts.push(message.content);
-      answer.messageId = message.id;
-      answerTurn = message.turnId;
-      answer.lastSeq = seq;
-      answer.inProgress ||= inProgress;
-      answer.stopped ||= message.status === 'cancelled';
-      open = answer;
-      const ownCalls = (message.toolCalls ?? []).filter((call) => isClientCall(call.name));
-      if (ownCalls.length > 0) {
-        for (const call of ownCalls) clientCalls.add(call.id);
-        items.push({
-          role: 'assistant',
-          content: joinAnswerParts(answer.parts),
-          toolCalls: ownCalls.map(({ id, name }) => ({ id, name })),
-          messageId: message.id,
-          firstSeq: answer.firstSeq,
-          lastSeq: seq,
-          inProgress: answer.inProgress,
-          stopped: answer.stopped,
-        });
-        open = null;
-      }
+      readAssistantMessage(view, message, seq);
     } else if (message.role === 'system') {
-      // An answer's note (see isAnswerNote): a line of the answer it belongs to, as the client received it.
-      const last = items.at(-1);
-      if (message.turnId !== answerTurn) continue;
-      if (open) {
-        (open as OpenAnswer).parts.push(message.content);
-        (open as OpenAnswer).lastSeq = seq;
-      } else if (last?.role === 'assistant') {
-        last.content = joinAnswerParts([last.content, message.content]);
-        last.lastSeq = seq;
-      }
-    } else if (message.role === 'tool' && message.toolCallId !== null && clientCalls.has(message.toolCallId)) {
-      flush();
-      items.push({
+      readAnswerNote(view, message, seq);
+    } else if (message.role === 'tool' && message.toolCallId !== null && view.clientCalls.has(message.toolCallId)) {
+      flushAnswer(view);
+      view.items.push({
         role: 'tool',
         toolCallId: message.toolCallId,
         content: message.content,
@@ -182,11 +131,87 @@ export function clientViewOf(messages: readonly TranscriptMessage[], calls: Clie
         lastSeq: seq,
         inProgress,
       });
-    } else if (open) {
+    } else if (view.open) {
       // A server tool's result inside an answer: part of the answer's span, not of what the client saw.
-      (open as OpenAnswer).lastSeq = seq;
+      view.open.lastSeq = seq;
     }
   }
-  flush();
-  return items;
+  flushAnswer(view);
+  return view.items;
+}
+
+/** What clientViewOf has read so far of a transcript. */
+interface ClientView {
+  isClientCall: (name: string) => boolean;
+  items: StoredItem[];
+  /** Ids of the client's tool calls read so far (and of the results known to be the client's). */
+  clientCalls: Set<string>;
+  /** The answer being read, not yet an item. */
+  open: OpenAnswer | null;
+  /** The turn of the answer being read (or just ended by a client tool call): its notes join it, no other's. */
+  answerTurn: string | null;
+}
+
+/** Ends the answer being read, if any, as an item. */
+function flushAnswer(view: ClientView): void {
+  const open = view.open;
+  if (open)
+    view.items.push({
+      role: 'assistant',
+      content: joinAnswerParts(open.parts),
+      toolCalls: [],
+      messageId: open.messageId,
+      firstSeq: open.firstSeq,
+      lastSeq: open.lastSeq,
+      inProgress: open.inProgress,
+      stopped: open.stopped,
+    });
+  view.open = null;
+}
+
+/** An assistant message: a part of the answer being read; calls of the client's tools end the answer as an item. */
+function readAssistantMessage(view: ClientView, message: TranscriptMessage, seq: number): void {
+  const answer: OpenAnswer = view.open ?? {
+    parts: [],
+    messageId: message.id,
+    firstSeq: seq,
+    lastSeq: seq,
+    inProgress: false,
+    stopped: false,
+  };
+  answer.parts.push(message.content);
+  answer.messageId = message.id;
+  view.answerTurn = message.turnId;
+  answer.lastSeq = seq;
+  answer.inProgress ||= message.status === 'streaming';
+  answer.stopped ||= message.status === 'cancelled';
+  view.open = answer;
+  const ownCalls = (message.toolCalls ?? []).filter((call) => view.isClientCall(call.name));
+  if (ownCalls.length > 0) {
+    for (const call of ownCalls) view.clientCalls.add(call.id);
+    view.items.push({
+      role: 'assistant',
+      content: joinAnswerParts(answer.parts),
+      toolCalls: ownCalls.map(({ id, name }) => ({ id, name })),
+      messageId: message.id,
+      firstSeq: answer.firstSeq,
+      lastSeq: seq,
+      inProgress: answer.inProgress,
+      stopped: answer.stopped,
+    });
+    view.open = null;
+  }
+}
+
+/** An answer's note (see isAnswerNote): a line of the answer it belongs to, as the client received it. */
+function readAnswerNote(view: ClientView, message: TranscriptMessage, seq: number): void {
+  const last = view.items.at(-1);
+  if (message.turnId !== view.answerTurn) return;
+  if (view.open) {
+    view.open.parts.push(message.content);
+    view.open.lastSeq = seq;
+  } else if (last?.role === 'assistant') {
+    last.content = joinAnswerParts([last.content, message.content]);
+    last.lastSeq = seq;
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Thread } from '../domain';
-import { AppError } from '../errors';
+import type { Thread } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import type { FoldOutcome } from '../summary/fold-thread';
 import { compactThread, spendForCompaction } from './compact-thread';
 

@@ -1,5 +1,5 @@
-import type { Thread } from '../domain';
-import { AppError } from '../errors';
+import type { Thread } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { ThreadStore } from '../ports';
 import type { SpendGate } from '../spend-gate/spend-gate';

@@ -1,5 +1,5 @@
 import { clientToolsOf } from '../context/client-instructions';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { ClientMessage } from '../ports';
 import type { OpenAIClientSettings } from '../context/types';
 import { clientViewOf } from './client-view';

@@ -1,6 +1,6 @@
 import type { OpenAIClientSettings } from '../context/types';
-import type { Thread, TranscriptMessage } from '../domain';
-import { AppError } from '../errors';
+import type { Thread, TranscriptMessage } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import { assertForkSize, writeFork } from '../fork/fork-thread';
 import type { TranscriptStore, TurnStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';

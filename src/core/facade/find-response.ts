@@ -1,4 +1,4 @@
-import type { Thread, TranscriptMessage, Turn } from '../domain';
+import type { Thread, TranscriptMessage, Turn } from '../domain/types';
 import type { ThreadStore, TranscriptStore, TurnStore } from '../ports';
 
 /** A stored response: the turn that answered it, its thread, and the messages the turn wrote. */

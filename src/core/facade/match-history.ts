@@ -1,4 +1,4 @@
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 import { clientToolsOf } from '../context/client-instructions';
 import { clientViewOf, type StoredItem } from './client-view';
 import type { ClientHistoryStore, ClientMessage, ClientViewRow, PrefixHit } from '../ports';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import { clientViewOf } from './client-view';
 import { chooseBranch, reconcileHistory, type Reconciled } from './reconcile-history';
 import type { ClientMessage } from '../ports';

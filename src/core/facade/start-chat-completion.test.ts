@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Thread, TranscriptMessage } from '../domain';
+import type { Thread, TranscriptMessage } from '../domain/types';
 import type { ClientHistoryStore, ClientMessage, ConversationBranch } from '../ports';
 import { normalize } from './reconcile-history';
 import { candidatesOf, MAX_BRANCHES_COMPARED, type ChatCompletionDeps } from './start-chat-completion';

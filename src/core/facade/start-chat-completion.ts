@@ -1,6 +1,6 @@
-import type { Thread, Turn } from '../domain';
-import { toMessageDto } from '../dto';
-import { AppError } from '../errors';
+import type { Thread, Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
+import { AppError } from '../errors/app-error';
 import { editMessage, type EditDeps } from '../fork';
 import { assertForkSize, writeFork } from '../fork/fork-thread';
 import type { RateLimiter } from '../limits/rate-limiter';

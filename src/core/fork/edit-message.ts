@@ -1,5 +1,5 @@
-import type { Thread } from '../domain';
-import { AppError } from '../errors';
+import type { Thread } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import type { AcceptedMessage } from '../ports';
 import { prepareUserMessage } from '../turn/send-message';
 import type { EditDeps } from './fork-deps';

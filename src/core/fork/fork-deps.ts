@@ -1,5 +1,5 @@
 import type { SpendGate } from '../spend-gate/spend-gate';
-import type { ContextSettings } from '../context-settings';
+import type { ContextSettings } from '../thread-context/context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { ForkStore, LogPort, MemoryControlsStore, ThreadStore, TranscriptStore, TurnStore } from '../ports';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TranscriptMessage } from '../domain';
-import { AppError } from '../errors';
+import type { TranscriptMessage } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import { forkPointOf } from './fork-point';
 
 function message(

@@ -1,5 +1,5 @@
-import type { TranscriptMessage } from '../domain';
-import { AppError } from '../errors';
+import type { TranscriptMessage } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import { exchangeSeqsOf } from '../memory/exchange-seqs-of';
 import type { MemoryControlsStore } from '../ports';
 

@@ -1,6 +1,6 @@
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 import { threadQuotaExceeded } from '../limits/thread-quota';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import type { ForkDeps } from './fork-deps';
 import { forkPointOf } from './fork-point';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 
 /** The refusal of a new thread or a branch when the owner already keeps MAX_THREADS_PER_USER threads. */
 export function threadQuotaExceeded(count: number, maxThreads: number, then: 'start another' | 'branch'): AppError {

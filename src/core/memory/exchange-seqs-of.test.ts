@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import { exchangeSeqsOf } from './exchange-seqs-of';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 
 function message(
   seq: number,

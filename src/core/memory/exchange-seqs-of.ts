@@ -1,5 +1,5 @@
 import { expandPinToExchange, type ContextEntry } from '../context';
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import type { MemoryControlsStore } from '../ports';
 
 /** How far around a message a tool exchange is looked for (8 tool rounds of parallel calls fit easily). */

@@ -1,5 +1,5 @@
-import type { Thread, TranscriptMessage } from '../domain';
-import { toMessageDto, toThreadDto } from '../dto';
+import type { Thread, TranscriptMessage } from '../domain/types';
+import { toMessageDto, toThreadDto } from '../dto/api-dto';
 import type { ExportedRevisionDto, ThreadExportDto } from '../../shared/api';
 import type { ExportReader, SummaryRevisionRecord } from '../ports';
 

@@ -1,11 +1,11 @@
-import type { Thread, TranscriptMessage } from '../domain';
+import type { Thread, TranscriptMessage } from '../domain/types';
 import type { MessageCopy } from '../ports';
-import { toMessageDto, toThreadDto } from '../dto';
-import { AppError } from '../errors';
+import { toMessageDto, toThreadDto } from '../dto/api-dto';
+import { AppError } from '../errors/app-error';
 import { exchangeSeqsOf } from './exchange-seqs-of';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { requestRebuild } from './request-rebuild';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 import { threadForActor } from './thread-for-actor';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 

@@ -1,4 +1,4 @@
-import type { ContextSettings } from '../context-settings';
+import type { ContextSettings } from '../thread-context/context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type {
   FoldQueue,

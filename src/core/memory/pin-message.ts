@@ -1,6 +1,6 @@
-import { toMessageDto } from '../dto';
-import type { TranscriptMessage } from '../domain';
-import { AppError } from '../errors';
+import { toMessageDto } from '../dto/api-dto';
+import type { TranscriptMessage } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import { exchangeSeqsOf } from './exchange-seqs-of';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { threadForActor } from './thread-for-actor';

@@ -1,6 +1,6 @@
-import type { TranscriptMessage, Turn } from '../domain';
-import { toMessageDto } from '../dto';
-import { AppError } from '../errors';
+import type { TranscriptMessage, Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
+import { AppError } from '../errors/app-error';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { threadForActor } from './thread-for-actor';
 import { spendOrRefuse } from '../turn/spend-or-refuse';

@@ -1,4 +1,4 @@
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 import type { MemoryDeps } from './memory-deps';
 
 /** Enqueues the rebuild of a withdrawn summary; when Redis is down, the sweeper enqueues it later. */

@@ -1,9 +1,9 @@
-import type { Thread } from '../domain';
-import { toThreadDto } from '../dto';
-import { AppError } from '../errors';
+import type { Thread } from '../domain/types';
+import { toThreadDto } from '../dto/api-dto';
+import { AppError } from '../errors/app-error';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { requestRebuild } from './request-rebuild';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 import { threadForActor } from './thread-for-actor';
 
 export interface ContextResetOutcome {

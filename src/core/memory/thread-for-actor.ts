@@ -1,5 +1,5 @@
-import type { Thread } from '../domain';
-import { AppError } from '../errors';
+import type { Thread } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 
 /** The thread if the actor may change it (its owner, or any admin); NOT_FOUND otherwise, as for a missing thread. */

@@ -5,11 +5,11 @@ import {
   parseTriggerPolicy,
   validatePolicies,
 } from '../context';
-import { foldDecisionFor } from '../context-settings';
+import { foldDecisionFor } from '../thread-context/context-settings';
 import type { MemoryMode } from '../context';
-import type { RecallScope, Thread, ThreadSettings } from '../domain';
-import { toThreadDto } from '../dto';
-import { AppError } from '../errors';
+import type { RecallScope, Thread, ThreadSettings } from '../domain/types';
+import { toThreadDto } from '../dto/api-dto';
+import { AppError } from '../errors/app-error';
 import type { MemoryActor, MemoryDeps } from './memory-deps';
 import { threadForActor } from './thread-for-actor';
 

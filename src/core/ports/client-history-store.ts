@@ -1,4 +1,4 @@
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 
 /**
  * A message of a thread as the history matching reads it: the transcript row with its place in the chain of hashes

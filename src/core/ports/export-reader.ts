@@ -1,4 +1,4 @@
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import type { SummaryRevisionRecord } from './summary-store';
 
 /** Batched reads of the export: a thread of any size is read a page at a time. */

@@ -1,6 +1,6 @@
 import type { ClientHistoryStore } from './client-history-store';
 import type { OpenAIClientSettings, ToolCall } from '../context/types';
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 
 /** One thread a conversation key reached. */
 export interface ConversationBranch {

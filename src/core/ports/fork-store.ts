@@ -1,4 +1,4 @@
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 import type { AcceptedMessage } from './turn-store';
 
 /** A fork as its parent lists it. */

@@ -53,4 +53,4 @@ export type { AsyncRunCaps, ToolRun, ToolRunStatus, ToolRunStore } from './tool-
 export type { ElsewhereMatch, MessageSearchHit, TranscriptMatch, TranscriptSearch } from './transcript-search';
 export type { TranscriptStore } from './transcript-store';
 export type { AcceptedMessage, NextTurn, TurnStore } from './turn-store';
-export type { ThreadSettings } from '../domain';
+export type { ThreadSettings } from '../domain/types';

@@ -1,4 +1,4 @@
-import type { Thread, ThreadSettings, TranscriptMessage, Turn } from '../domain';
+import type { Thread, ThreadSettings, TranscriptMessage, Turn } from '../domain/types';
 
 /** Why a pin was refused: the thread's pinned tokens would pass the cap. */
 export interface PinRefusal {

@@ -1,4 +1,4 @@
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 import type { Page } from './page';
 
 export interface ThreadStore {

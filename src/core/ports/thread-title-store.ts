@@ -1,4 +1,4 @@
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 
 /** What an automatic title is made from (ThreadTitleStore.firstExchange). */
 export interface FirstExchange {

@@ -1,4 +1,4 @@
-import type { TranscriptMessage, Turn } from '../domain';
+import type { TranscriptMessage, Turn } from '../domain/types';
 
 /** Persistent async tool runs (the outbox of the tools queue) and their one-time report to the thread. */
 export interface ToolRunStore {

@@ -1,4 +1,4 @@
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 
 /** One transcript message found by search, with its rank score (higher is better). */
 export interface TranscriptMatch {

@@ -1,5 +1,5 @@
 import type { ContextEntry } from '../context/types';
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 
 export interface TranscriptStore {
   /** Ascending seq; with neither bound, the newest page. Pending (queued) messages come last. */

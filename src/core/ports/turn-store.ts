@@ -1,6 +1,6 @@
 import type { ErrorBody } from '../../shared/errors';
 import type { ContextEntry, ToolCall } from '../context/types';
-import type { MessageStatus, ThreadContext, TranscriptMessage, Turn, TurnKind } from '../domain';
+import type { MessageStatus, ThreadContext, TranscriptMessage, Turn, TurnKind } from '../domain/types';
 import type { ChatCallRecord } from './model-call-store';
 
 export interface AcceptedMessage {

@@ -1,5 +1,5 @@
 import { savedMemoriesInContext, savedMemoryLine, type TokenCounter } from '../context';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { SavedMemory, SavedMemorySource, SavedMemoryStatus, SavedMemoryStore } from '../ports';
 import { SAVED_MEMORY_MAX_CHARS } from './saved-memory';

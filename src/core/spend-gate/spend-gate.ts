@@ -1,5 +1,5 @@
 import type { ModelPrices } from '../costs/estimate-costs';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { LogPort } from '../ports';
 import type { SpendAccountLimit, SpendStore } from '../ports/spend-store';
 import { resolveSpendLimit, type SpendLimitSource } from '../spend/resolve-spend-limit';
@@ -68,6 +68,166 @@ const SERVICE_KEY = 'service-key:';
 const scopeOf = (account: string): RefusalScope =>
   account.startsWith(ADDRESS) ? 'address' : account.startsWith(SERVICE_KEY) ? 'service-key' : 'user';
 
+/** What the gate's steps share: its options and what it derives from them once. */
+interface GateContext {
+  options: SpendGateOptions;
+  now: () => Date;
+  /** The chat model's input price per token, null when it has none (token limits are not converted). */
+  moneyPerToken: number | null;
+  /** What one send holds: the worst case of its first call. */
+  holdAmount: SpendAmount;
+}
+
+async function effectiveLimit(gate: GateContext, userId: string) {
+  const stored = await gate.options.store.limitsOf(userId, serviceKeyOf(userId));
+  const resolved = resolveSpendLimit({
+    userKind: stored.userKind ?? 'external',
+    user: stored.user,
+    groups: stored.groups,
+    defaults: gate.options.defaults,
+    moneyPerToken: gate.moneyPerToken,
+  });
+  return {
+    resolved,
+    userKind: stored.userKind ?? 'external',
+    address: stored.address,
+    serviceKey: stored.serviceKey,
+  };
+}
+
+function refusal(gate: GateContext, input: { limit: SpendLimit; scope: RefusalScope; at: Date }): AppError {
+  const resetsAt = periodResetsAt(input.limit.period, input.at, gate.options.timeZone);
+  const whose =
+    input.scope === 'address'
+      ? "The guests of your network's"
+      : input.scope === 'service-key'
+        ? "Your application's (all its users together)"
+        : 'Your';
+  return new AppError(
+    'SPEND_LIMIT_REACHED',
+    `${whose} spend limit of ${describeSpendLimit(input.limit)} is reached; it resets at ${resetsAt.toISOString()}.`,
+    { details: { limit: formatSpendLimit(input.limit), scope: input.scope, resetsAt: resetsAt.toISOString() } },
+  );
+}
+
+/** The accounts a user's spending counts against (their own, their address's guests', their service key's), or null. */
+async function accountsOf(
+  gate: GateContext,
+  userId: string,
+): Promise<{
+  accounts: SpendAccountLimit[];
+  sources: Map<string, SpendRefusalReason>;
+} | null> {
+  const { resolved, userKind, address, serviceKey } = await effectiveLimit(gate, userId);
+  const perAddress = userKind === 'guest' && address !== null ? gate.options.defaults.guestsPerAddress : null;
+  const keyId = serviceKeyOf(userId);
+  if (!resolved && !perAddress && !serviceKey) return null;
+  const accounts: SpendAccountLimit[] = [{ account: USER + userId, limit: resolved?.limit ?? null }];
+  const sources = new Map<string, SpendRefusalReason>([[USER + userId, resolved?.source.kind ?? 'default']]);
+  if (perAddress) {
+    accounts.push({ account: ADDRESS + address, limit: perAddress });
+    sources.set(ADDRESS + address, 'address');
+  }
+  if (serviceKey && keyId) {
+    // Every end user of the key spends from its account as well: the key's limit covers them together.
+    accounts.push({ account: SERVICE_KEY + keyId, limit: serviceKey });
+    sources.set(SERVICE_KEY + keyId, 'service-key');
+  }
+  return { accounts, sources };
+}
+
+/** SpendGate.hold: a send's hold, or null when no limit applies; throws SPEND_LIMIT_REACHED when it does not fit. */
+async function holdSend(gate: GateContext, input: { userId: string }): Promise<string | null> {
+  const { options } = gate;
+  const at = gate.now();
+  const found = await accountsOf(gate, input.userId);
+  if (!found) return null;
+  const id = globalThis.crypto.randomUUID();
+  const outcome = await options.store.reserve({
+    id,
+    userId: input.userId,
+    turnId: null,
+    accounts: found.accounts,
+    starts: periodStarts(at, options.timeZone),
+    amount: gate.holdAmount,
+    expiresAt: new Date(at.getTime() + options.holdTtlMs),
+  });
+  if (outcome.outcome === 'refused') {
+    options.onRefused?.(found.sources.get(outcome.account) ?? 'default', 'send');
+    throw refusal(gate, { limit: outcome.limit, scope: scopeOf(outcome.account), at });
+  }
+  return id;
+}
+
+/** SpendGate.reserveCall: whether the turn now holds a reservation for the call; throws SPEND_LIMIT_REACHED. */
+async function reserveChatCall(
+  gate: GateContext,
+  input: { turnId: string; userId: string; model: string; promptTokens: number },
+): Promise<boolean> {
+  const { options } = gate;
+  const at = gate.now();
+  const base = {
+    id: globalThis.crypto.randomUUID(),
+    userId: input.userId,
+    turnId: input.turnId,
+    starts: periodStarts(at, options.timeZone),
+    amount: worstCaseOf(
+      {
+        model: input.model,
+        promptTokens: input.promptTokens,
+        answerCap: options.answerCap,
+        writesCache: options.writesCache ?? false,
+      },
+      options.prices,
+    ),
+    expiresAt: new Date(at.getTime() + options.callTtlMs),
+  };
+  let outcome = await options.store.reserve({ ...base, accounts: null });
+  let sources: Map<string, SpendRefusalReason> | null = null;
+  if (outcome.outcome === 'missing') {
+    const found = await accountsOf(gate, input.userId);
+    if (!found) return false;
+    sources = found.sources;
+    outcome = await options.store.reserve({ ...base, accounts: found.accounts });
+  }
+  if (outcome.outcome === 'refused') {
+    const scope = scopeOf(outcome.account);
+    // The turn's reservation names its accounts, not where their limits came from: read it (a refusal is rare).
+    const reason =
+      sources?.get(outcome.account) ??
+      (scope === 'user' ? ((await effectiveLimit(gate, input.userId)).resolved?.source.kind ?? 'default') : scope);
+    options.onRefused?.(reason, 'call');
+    throw refusal(gate, { limit: outcome.limit, scope, at });
+  }
+  return true;
+}
+
+/** SpendGate.usageOf: the user's spending in the current period of their effective limit (a day when none applies). */
+async function spendUsageOf(gate: GateContext, userId: string): Promise<SpendUsage> {
+  const { options } = gate;
+  const at = gate.now();
+  const { resolved } = await effectiveLimit(gate, userId);
+  const limit = resolved?.limit ?? null;
+  const period = limit?.period ?? 'day';
+  const unit = limit?.unit ?? (gate.moneyPerToken !== null ? 'money' : 'tokens');
+  const periodStart = periodStartDay(period, at, options.timeZone);
+  const usage = await options.store.usage(USER + userId, periodStart);
+  const spent = amountIn(unit, usage.spent);
+  const reserved = amountIn(unit, usage.reserved);
+  return {
+    unit,
+    spent,
+    reserved,
+    limit: limit?.amount ?? null,
+    remaining: limit ? Math.max(0, limit.amount - spent - reserved) : null,
+    period,
+    periodStart,
+    resetsAt: periodResetsAt(period, at, options.timeZone).toISOString(),
+    written: limit ? formatSpendLimit(limit) : null,
+    perSend: amountIn(unit, gate.holdAmount),
+  };
+}
+
 /**
  * Spend limits (issue 35): a send holds its worst case at acceptance (refused with SPEND_LIMIT_REACHED when it cannot
  * fit, before its message is stored), each chat call of a turn reserves its own worst case before it is made (claiming
@@ -76,99 +236,31 @@ const scopeOf = (account: string): RefusalScope =>
  */
 export function createSpendGate(options: SpendGateOptions) {
   const { store, prices } = options;
-  const now = options.now ?? (() => new Date());
-  const moneyPerToken = prices[options.chatModel] ? prices[options.chatModel]!.input / 1_000_000 : null;
-  const holdAmount = worstCaseOf(
-    {
-      model: options.chatModel,
-      promptTokens: options.holdPromptTokens,
-      answerCap: options.answerCap,
-      writesCache: options.writesCache ?? false,
-    },
-    prices,
-  );
-
-  async function effectiveLimit(userId: string) {
-    const stored = await store.limitsOf(userId, serviceKeyOf(userId));
-    const resolved = resolveSpendLimit({
-      userKind: stored.userKind ?? 'external',
-      user: stored.user,
-      groups: stored.groups,
-      defaults: options.defaults,
-      moneyPerToken,
-    });
-    return {
-      resolved,
-      userKind: stored.userKind ?? 'external',
-      address: stored.address,
-      serviceKey: stored.serviceKey,
-    };
-  }
-
-  function refusal(input: { limit: SpendLimit; scope: RefusalScope; at: Date }): AppError {
-    const resetsAt = periodResetsAt(input.limit.period, input.at, options.timeZone);
-    const whose =
-      input.scope === 'address'
-        ? "The guests of your network's"
-        : input.scope === 'service-key'
-          ? "Your application's (all its users together)"
-          : 'Your';
-    return new AppError(
-      'SPEND_LIMIT_REACHED',
-      `${whose} spend limit of ${describeSpendLimit(input.limit)} is reached; it resets at ${resetsAt.toISOString()}.`,
-      { details: { limit: formatSpendLimit(input.limit), scope: input.scope, resetsAt: resetsAt.toISOString() } },
-    );
-  }
-
-  async function accountsOf(userId: string): Promise<{
-    accounts: SpendAccountLimit[];
-    sources: Map<string, SpendRefusalReason>;
-  } | null> {
-    const { resolved, userKind, address, serviceKey } = await effectiveLimit(userId);
-    const perAddress = userKind === 'guest' && address !== null ? options.defaults.guestsPerAddress : null;
-    const keyId = serviceKeyOf(userId);
-    if (!resolved && !perAddress && !serviceKey) return null;
-    const accounts: SpendAccountLimit[] = [{ account: USER + userId, limit: resolved?.limit ?? null }];
-    const sources = new Map<string, SpendRefusalReason>([[USER + userId, resolved?.source.kind ?? 'default']]);
-    if (perAddress) {
-      accounts.push({ account: ADDRESS + address, limit: perAddress });
-      sources.set(ADDRESS + address, 'address');
-    }
-    if (serviceKey && keyId) {
-      // Every end user of the key spends from its account as well: the key's limit covers them together.
-      accounts.push({ account: SERVICE_KEY + keyId, limit: serviceKey });
-      sources.set(SERVICE_KEY + keyId, 'service-key');
-    }
-    return { accounts, sources };
-  }
+  const gate: GateContext = {
+    options,
+    now: options.now ?? (() => new Date()),
+    moneyPerToken: prices[options.chatModel] ? prices[options.chatModel]!.input / 1_000_000 : null,
+    holdAmount: worstCaseOf(
+      {
+        model: options.chatModel,
+        promptTokens: options.holdPromptTokens,
+        answerCap: options.answerCap,
+        writesCache: options.writesCache ?? false,
+      },
+      prices,
+    ),
+  };
 
   return {
     /** What one send holds while it runs: the worst case of its first call. */
-    holdAmount: (): SpendAmount => ({ ...holdAmount }),
+    holdAmount: (): SpendAmount => ({ ...gate.holdAmount }),
 
     /**
      * A send's hold, taken before its message is stored: the worst case of its first call (a full prompt and a full
      * answer). Null when no limit applies to the user. Throws SPEND_LIMIT_REACHED when it does not fit.
      */
-    async hold(input: { userId: string }): Promise<string | null> {
-      const at = now();
-      const found = await accountsOf(input.userId);
-      if (!found) return null;
-      const id = globalThis.crypto.randomUUID();
-      const outcome = await store.reserve({
-        id,
-        userId: input.userId,
-        turnId: null,
-        accounts: found.accounts,
-        starts: periodStarts(at, options.timeZone),
-        amount: holdAmount,
-        expiresAt: new Date(at.getTime() + options.holdTtlMs),
-      });
-      if (outcome.outcome === 'refused') {
-        options.onRefused?.(found.sources.get(outcome.account) ?? 'default', 'send');
-        throw refusal({ limit: outcome.limit, scope: scopeOf(outcome.account), at });
-      }
-      return id;
+    hold(input: { userId: string }): Promise<string | null> {
+      return holdSend(gate, input);
     },
 
     /** Remembers the address a guest session was made from: all its guests share SPEND_LIMIT_GUESTS_PER_ADDRESS. */
@@ -190,47 +282,8 @@ export function createSpendGate(options: SpendGateOptions) {
      * Reserves a chat call's worst case (its prompt, an answer at its cap) before it is made. Whether the turn now
      * holds a reservation (false: no limit applies). Throws SPEND_LIMIT_REACHED when it does not fit.
      */
-    async reserveCall(input: {
-      turnId: string;
-      userId: string;
-      model: string;
-      promptTokens: number;
-    }): Promise<boolean> {
-      const at = now();
-      const base = {
-        id: globalThis.crypto.randomUUID(),
-        userId: input.userId,
-        turnId: input.turnId,
-        starts: periodStarts(at, options.timeZone),
-        amount: worstCaseOf(
-          {
-            model: input.model,
-            promptTokens: input.promptTokens,
-            answerCap: options.answerCap,
-            writesCache: options.writesCache ?? false,
-          },
-          prices,
-        ),
-        expiresAt: new Date(at.getTime() + options.callTtlMs),
-      };
-      let outcome = await store.reserve({ ...base, accounts: null });
-      let sources: Map<string, SpendRefusalReason> | null = null;
-      if (outcome.outcome === 'missing') {
-        const found = await accountsOf(input.userId);
-        if (!found) return false;
-        sources = found.sources;
-        outcome = await store.reserve({ ...base, accounts: found.accounts });
-      }
-      if (outcome.outcome === 'refused') {
-        const scope = scopeOf(outcome.account);
-        // The turn's reservation names its accounts, not where their limits came from: read it (a refusal is rare).
-        const reason =
-          sources?.get(outcome.account) ??
-          (scope === 'user' ? ((await effectiveLimit(input.userId)).resolved?.source.kind ?? 'default') : scope);
-        options.onRefused?.(reason, 'call');
-        throw refusal({ limit: outcome.limit, scope, at });
-      }
-      return true;
+    reserveCall(input: { turnId: string; userId: string; model: string; promptTokens: number }): Promise<boolean> {
+      return reserveChatCall(gate, input);
     },
 
     /**
@@ -249,7 +302,7 @@ export function createSpendGate(options: SpendGateOptions) {
           turnId: input.turnId,
           userId: input.userId,
           threadId: input.threadId ?? null,
-          day: localDay(now(), options.timeZone),
+          day: localDay(gate.now(), options.timeZone),
           amount: spendOfCall(input.call, prices),
         });
       } catch (error) {
@@ -273,7 +326,7 @@ export function createSpendGate(options: SpendGateOptions) {
 
     /** The user's effective limit as settings write it (`0.5/day`), null when none applies (the admin's costs). */
     async writtenLimitOf(userId: string): Promise<string | null> {
-      const { resolved } = await effectiveLimit(userId);
+      const { resolved } = await effectiveLimit(gate, userId);
       return resolved ? formatSpendLimit(resolved.limit) : null;
     },
 
@@ -290,28 +343,8 @@ export function createSpendGate(options: SpendGateOptions) {
     },
 
     /** The user's spending in the current period of their effective limit (a day when none applies). */
-    async usageOf(userId: string): Promise<SpendUsage> {
-      const at = now();
-      const { resolved } = await effectiveLimit(userId);
-      const limit = resolved?.limit ?? null;
-      const period = limit?.period ?? 'day';
-      const unit = limit?.unit ?? (moneyPerToken !== null ? 'money' : 'tokens');
-      const periodStart = periodStartDay(period, at, options.timeZone);
-      const usage = await store.usage(USER + userId, periodStart);
-      const spent = amountIn(unit, usage.spent);
-      const reserved = amountIn(unit, usage.reserved);
-      return {
-        unit,
-        spent,
-        reserved,
-        limit: limit?.amount ?? null,
-        remaining: limit ? Math.max(0, limit.amount - spent - reserved) : null,
-        period,
-        periodStart,
-        resetsAt: periodResetsAt(period, at, options.timeZone).toISOString(),
-        written: limit ? formatSpendLimit(limit) : null,
-        perSend: amountIn(unit, holdAmount),
-      };
+    usageOf(userId: string): Promise<SpendUsage> {
+      return spendUsageOf(gate, userId);
     },
   };
 }

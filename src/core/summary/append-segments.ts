@@ -8,7 +8,7 @@ import {
 import type { ContextEntry, PackMessage, SummaryPromptTemplate } from '../context';
 import { continuedFoldMessages } from './continued-fold-prompt';
 import { UnusableSummaryError } from './usable-summary';
-import { isModelCallError } from '../model-call-error';
+import { isModelCallError } from '../errors/model-call-error';
 import { consolidateSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { asPackMessages, callSummarizer, type CallInput, type SummarizeDeps } from './summarize-entries';
 import { appendSegment, keepSegments, segmentsOf, singleSegment, type SegmentedSummary } from './summary-segments';
@@ -83,6 +83,49 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
   const previous = input.previous && input.previous.text !== '' ? input.previous : null;
   const template = segmentTemplateFor(input.summaryPrompt);
   const segmentCap = input.segmentTokens ?? segmentMaxTokens(settings.summaryMaxTokens);
+  const chunks = summarizerChunks({ input, previous, template, segmentCap }, deps);
+  let summary = previous;
+  /** How many segments at the front are the earlier summary's, untouched. */
+  let untouched = previous?.segmentEnds.length ?? 0;
+  let consolidated = false;
+  const continued = chunks.length === 1 ? continuedMessages(input, template, segmentCap, deps) : null;
+  for (const [index, chunk] of chunks.entries()) {
+    // Later chunks reserve only the cap for the summary so far: a summary over it is consolidated first.
+    if (index > 0 && summary && settings.counter.countText(summary.text) > settings.summaryMaxTokens) {
+      summary = await consolidate({ ...input, summary, throughSeq: chunk.fromSeq - 1 }, deps);
+      untouched = 0;
+      consolidated = true;
+    }
+    const segment = await writeSegment({ input, chunk, earlier: summary, continued, template, segmentCap }, deps);
+    summary = appendSegment(
+      summary,
+      filterCitations({ summary: segment, fromSeq: input.contextStartSeq, throughSeq: chunk.throughSeq }),
+    );
+  }
+  if (!summary) return { summary: singleSegment(''), consolidated, kept: 0, total: 0 };
+  summary = await reaskMissing({ ...input, summary, untouched }, deps);
+  if (settings.counter.countText(summary.text) > settings.summaryMaxTokens) {
+    summary = await consolidate({ ...input, summary, throughSeq: input.folded.at(-1)?.seq ?? input.fromSeq }, deps);
+    consolidated = true;
+  }
+  const retention = checkRetention({ folded: input.folded, summary: summary.text });
+  return { summary, consolidated, kept: retention.kept, total: retention.total };
+}
+
+type SummarizerChunk = ReturnType<typeof buildSummarizerInputs>[number];
+
+/** The folded entries in chunks the summarizer's input holds, each with the summary so far and the prompt's overhead. */
+function summarizerChunks(
+  given: {
+    input: AppendSegmentsInput;
+    previous: SegmentedSummary | null;
+    template: SummaryPromptTemplate;
+    segmentCap: number;
+  },
+  deps: SummarizeDeps,
+): SummarizerChunk[] {
+  const { input, previous, template, segmentCap } = given;
+  const { settings } = deps;
   const overheadTokens = settings.counter.countPack(
     asPackMessages(
       renderSummaryPrompt({
@@ -95,7 +138,7 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
       }),
     ),
   );
-  const chunks = buildSummarizerInputs({
+  return buildSummarizerInputs({
     summary: previous
       ? {
           text: previous.text,
@@ -110,66 +153,58 @@ export async function appendSegments(input: AppendSegmentsInput, deps: Summarize
     overheadTokens,
     counter: settings.counter,
   });
-  let summary = previous;
-  /** How many segments at the front are the earlier summary's, untouched. */
-  let untouched = previous?.segmentEnds.length ?? 0;
-  let consolidated = false;
-  const continued = chunks.length === 1 ? continuedMessages(input, template, segmentCap, deps) : null;
-  for (const [index, chunk] of chunks.entries()) {
-    // Later chunks reserve only the cap for the summary so far: a summary over it is consolidated first.
-    if (index > 0 && summary && settings.counter.countText(summary.text) > settings.summaryMaxTokens) {
-      summary = await consolidate({ ...input, summary, throughSeq: chunk.fromSeq - 1 }, deps);
-      untouched = 0;
-      consolidated = true;
-    }
-    const earlier = summary;
-    const standalone = () =>
-      callSummarizer(
-        {
-          ...input,
-          purpose: 'summary',
-          messages: asPackMessages(
-            renderSummaryPrompt({
-              previousSummary: earlier?.text ?? null,
-              entries: chunk.entries,
-              maxTokens: segmentCap,
-              fromSeq: input.fromSeq,
-              throughSeq: chunk.throughSeq,
-              template,
-            }),
-          ),
-        },
-        deps,
-      );
-    const segment = continued
-      ? await callSummarizer(
-          { ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' },
-          deps,
-        ).catch((error: unknown) => {
-          // A model that answers the task with no summary (a tool call, an apology), or an endpoint that refuses the
-          // request's shape, gets the stand-alone prompt once: the fold must not stall on the cheaper form.
-          if (!(error instanceof UnusableSummaryError) && !(isModelCallError(error) && error.kind === 'bad_request'))
-            throw error;
-          deps.log.warn(
-            { threadId: input.threadId, err: error },
-            'a fold continuing the chat prompt got no usable summary; asking with the stand-alone prompt',
-          );
-          return standalone();
-        })
-      : await standalone();
-    summary = appendSegment(
-      summary,
-      filterCitations({ summary: segment, fromSeq: input.contextStartSeq, throughSeq: chunk.throughSeq }),
+}
+
+/**
+ * One chunk's segment: asked for by continuing the chat's prompt when `continued` is given (falling back to the
+ * stand-alone prompt once when that gets no usable summary), else with the stand-alone prompt after `earlier`.
+ */
+async function writeSegment(
+  given: {
+    input: AppendSegmentsInput;
+    chunk: SummarizerChunk;
+    earlier: SegmentedSummary | null;
+    continued: PackMessage[] | null;
+    template: SummaryPromptTemplate;
+    segmentCap: number;
+  },
+  deps: SummarizeDeps,
+): Promise<string> {
+  const { input, chunk, earlier, continued, template, segmentCap } = given;
+  const standalone = () =>
+    callSummarizer(
+      {
+        ...input,
+        purpose: 'summary',
+        messages: asPackMessages(
+          renderSummaryPrompt({
+            previousSummary: earlier?.text ?? null,
+            entries: chunk.entries,
+            maxTokens: segmentCap,
+            fromSeq: input.fromSeq,
+            throughSeq: chunk.throughSeq,
+            template,
+          }),
+        ),
+      },
+      deps,
     );
-  }
-  if (!summary) return { summary: singleSegment(''), consolidated, kept: 0, total: 0 };
-  summary = await reaskMissing({ ...input, summary, untouched }, deps);
-  if (settings.counter.countText(summary.text) > settings.summaryMaxTokens) {
-    summary = await consolidate({ ...input, summary, throughSeq: input.folded.at(-1)?.seq ?? input.fromSeq }, deps);
-    consolidated = true;
-  }
-  const retention = checkRetention({ folded: input.folded, summary: summary.text });
-  return { summary, consolidated, kept: retention.kept, total: retention.total };
+  return continued
+    ? await callSummarizer(
+        { ...input, messages: continued, tools: input.chatPrefix?.prefix.tools ?? [], purpose: 'summary' },
+        deps,
+      ).catch((error: unknown) => {
+        // A model that answers the task with no summary (a tool call, an apology), or an endpoint that refuses the
+        // request's shape, gets the stand-alone prompt once: the fold must not stall on the cheaper form.
+        if (!(error instanceof UnusableSummaryError) && !(isModelCallError(error) && error.kind === 'bad_request'))
+          throw error;
+        deps.log.warn(
+          { threadId: input.threadId, err: error },
+          'a fold continuing the chat prompt got no usable summary; asking with the stand-alone prompt',
+        );
+        return standalone();
+      })
+    : await standalone();
 }
 
 /** The continued fold's messages when the chat's prefix can carry this fold within its prompt limit, else null. */

@@ -1,5 +1,5 @@
-import type { ContextSettings } from '../context-settings';
-import { AppError } from '../errors';
+import type { ContextSettings } from '../thread-context/context-settings';
+import { AppError } from '../errors/app-error';
 import type { SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 
 export interface CorrectSummaryDeps {

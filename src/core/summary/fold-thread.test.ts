@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ChatResult, ModelCallRecord, SummarizerPort } from '../ports';
 import { foldThread } from './fold-thread';
 import { FOLD_TASK_OPENING } from './continued-fold-prompt';
-import { ModelCallError } from '../model-call-error';
-import { packBudget } from '../context-settings';
-import type { ThreadContext } from '../domain';
+import { ModelCallError } from '../errors/model-call-error';
+import { packBudget } from '../thread-context/context-settings';
+import type { ThreadContext } from '../domain/types';
 import {
   codeSummarizer,
   memoryThread,

@@ -1,12 +1,18 @@
-import { planFold } from '../context';
+import { planFold, type ContextEntry, type ContextState } from '../context';
 import { shouldFold } from '../context';
-import { contextStateOf, estimateFactor, packBudget, policiesFor, type ContextSettings } from '../context-settings';
-import type { ThreadContext } from '../domain';
+import {
+  contextStateOf,
+  estimateFactor,
+  packBudget,
+  policiesFor,
+  type ContextSettings,
+} from '../thread-context/context-settings';
+import type { ThreadContext } from '../domain/types';
 import type { LogPort, ModelCallStore, SummarizerPort, SummaryStore, ThreadEventBus, TurnStore } from '../ports';
 import { appendSegments } from './append-segments';
 import { writeCallRecords, type DeferredRecord } from './summarize-entries';
 import { segmentedSummary } from './summary-segments';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 import { assertUsableSummary } from './usable-summary';
 import type { ChatPrefix } from '../context/types';
 
@@ -112,101 +118,132 @@ function continuedPrefix(
 }
 
 async function foldOnce(input: FoldInput, deps: FoldDeps, deferredRecords: DeferredRecord[]): Promise<FoldOutcome> {
-  const { settings } = deps;
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
-    // A fold that continues the chat's prompt reads what that prompt shows (saved memories, held recall notes).
-    const context = await deps.turns.loadContext(
-      input.threadId,
-      deps.chatPrefix && continuable(input) ? { promptParts: true } : undefined,
-    );
-    if (!context) return { status: 'skipped', reason: 'thread not found' };
-    const state = contextStateOf(context, settings);
-    if (state.memoryMode === 'window-only') return { status: 'skipped', reason: 'window-only thread' };
-    // A forget withdrew the summary: its rebuild from the transcript comes first (folding onto the note would lose it).
-    if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'the summary is being rebuilt' };
-    const { trigger, keep } = policiesFor(context, settings);
-    const triggered = input.force || shouldFold(state, trigger, settings.profile, estimateFactor(settings)).fold;
-    if (!triggered && !input.idle) return { status: 'skipped', reason: 'trigger not reached' };
-    const plan = planFold({ window: state.window, keep, profile: settings.profile });
-    const folded = plan.folded;
-    const last = folded.at(-1);
-    if (!last) return { status: 'skipped', reason: 'the window already fits the keep policy' };
-    // A due trigger folds anyway; otherwise an idle fold runs only on a quiet thread, and only when it is worth it.
-    const verdict =
-      !triggered && input.idle
-        ? idleVerdict({ idle: input.idle, lastActivityAt: context.thread.lastActivityAt, folded })
-        : null;
-    if (verdict) return verdict;
-
-    const started = Date.now();
-    const fromSeq = state.summary ? state.summary.coveredThroughSeq + 1 : state.contextStartSeq;
-    const usage = { tokensIn: 0, tokensOut: 0 };
-    const call = { threadId: input.threadId, usage, signal: input.signal, deferredRecords };
-    const previous = state.summary ? segmentedSummary(state.summary.text, state.summary.segmentEnds) : null;
-    const appended = await appendSegments(
-      {
-        ...call,
-        previous,
-        folded,
-        fromSeq,
-        contextStartSeq: state.contextStartSeq,
-        summaryPrompt: context.thread.settings.summaryPrompt,
-        chatPrefix: continuedPrefix(input, context, deps),
-      },
-      deps,
-    );
-    const { text, segmentEnds } = appended.summary;
-    assertUsableSummary(text);
-    const tokens = settings.counter.countText(text);
-
-    const result = await deps.summaries.commit({
-      threadId: input.threadId,
-      expectedVersion: context.thread.version,
-      author: input.author ?? 'fold',
-      text,
-      segmentEnds,
-      tokens,
-      encoding: settings.counter.encoding,
-      fromSeq,
-      throughSeq: last.seq,
-      foldedSeqs: folded.map((entry) => entry.seq),
-      model: deps.summarizer.model,
-      tokensIn: usage.tokensIn,
-      tokensOut: usage.tokensOut,
-      durationMs: Date.now() - started,
-      identifiersKept: appended.kept,
-      identifiersTotal: appended.total,
-    });
-    if (!result.committed) {
-      deps.log.info({ threadId: input.threadId, attempt }, 'fold lost a compare-and-set race; re-planning');
-      continue;
-    }
-    deps.events.publish({
-      type: 'summary-updated',
-      threadId: input.threadId,
-      revision: result.revision,
-      coveredThroughSeq: last.seq,
-      tokens,
-    });
-    deps.log.info(
-      {
-        threadId: input.threadId,
-        revision: result.revision,
-        folded: folded.length,
-        throughSeq: last.seq,
-        segments: segmentEnds.length,
-        consolidated: appended.consolidated,
-        ms: Date.now() - started,
-      },
-      'fold committed',
-    );
-    return {
-      status: 'folded',
-      revision: result.revision,
-      foldedEntries: folded.length,
-      throughSeq: last.seq,
-      usage: { ...usage },
-    };
+    const planned = await planAttempt(input, deps);
+    if ('status' in planned) return planned;
+    const outcome = await summarizeAndCommit({ input, planned, attempt, deferredRecords }, deps);
+    // Null: the commit lost a compare-and-set race; re-plan from the new state.
+    if (outcome) return outcome;
   }
   return { status: 'skipped', reason: 'the thread kept changing; a later fold will catch up' };
+}
+
+/** What one attempt of a fold folds: the thread as read, its context state and the entries the plan folds. */
+interface PlannedFold {
+  context: ThreadContext;
+  state: ContextState;
+  folded: ContextEntry[];
+  /** The newest folded entry. */
+  last: ContextEntry;
+}
+
+/** Reads the thread and plans the cut; the outcome instead when this fold does not run (skipped, not idle). */
+async function planAttempt(input: FoldInput, deps: FoldDeps): Promise<FoldOutcome | PlannedFold> {
+  const { settings } = deps;
+  // A fold that continues the chat's prompt reads what that prompt shows (saved memories, held recall notes).
+  const context = await deps.turns.loadContext(
+    input.threadId,
+    deps.chatPrefix && continuable(input) ? { promptParts: true } : undefined,
+  );
+  if (!context) return { status: 'skipped', reason: 'thread not found' };
+  const state = contextStateOf(context, settings);
+  if (state.memoryMode === 'window-only') return { status: 'skipped', reason: 'window-only thread' };
+  // A forget withdrew the summary: its rebuild from the transcript comes first (folding onto the note would lose it).
+  if (isSummaryWithdrawn(context.thread)) return { status: 'skipped', reason: 'the summary is being rebuilt' };
+  const { trigger, keep } = policiesFor(context, settings);
+  const triggered = input.force || shouldFold(state, trigger, settings.profile, estimateFactor(settings)).fold;
+  if (!triggered && !input.idle) return { status: 'skipped', reason: 'trigger not reached' };
+  const plan = planFold({ window: state.window, keep, profile: settings.profile });
+  const folded = plan.folded;
+  const last = folded.at(-1);
+  if (!last) return { status: 'skipped', reason: 'the window already fits the keep policy' };
+  // A due trigger folds anyway; otherwise an idle fold runs only on a quiet thread, and only when it is worth it.
+  const verdict =
+    !triggered && input.idle
+      ? idleVerdict({ idle: input.idle, lastActivityAt: context.thread.lastActivityAt, folded })
+      : null;
+  if (verdict) return verdict;
+  return { context, state, folded, last };
+}
+
+/**
+ * Appends the planned span's segment to the summary and commits it with compare-and-set on the thread's version,
+ * then announces it; null when the commit lost the race.
+ */
+async function summarizeAndCommit(
+  given: { input: FoldInput; planned: PlannedFold; attempt: number; deferredRecords: DeferredRecord[] },
+  deps: FoldDeps,
+): Promise<FoldOutcome | null> {
+  const { input, planned, attempt, deferredRecords } = given;
+  const { context, state, folded, last } = planned;
+  const { settings } = deps;
+  const started = Date.now();
+  const fromSeq = state.summary ? state.summary.coveredThroughSeq + 1 : state.contextStartSeq;
+  const usage = { tokensIn: 0, tokensOut: 0 };
+  const call = { threadId: input.threadId, usage, signal: input.signal, deferredRecords };
+  const previous = state.summary ? segmentedSummary(state.summary.text, state.summary.segmentEnds) : null;
+  const appended = await appendSegments(
+    {
+      ...call,
+      previous,
+      folded,
+      fromSeq,
+      contextStartSeq: state.contextStartSeq,
+      summaryPrompt: context.thread.settings.summaryPrompt,
+      chatPrefix: continuedPrefix(input, context, deps),
+    },
+    deps,
+  );
+  const { text, segmentEnds } = appended.summary;
+  assertUsableSummary(text);
+  const tokens = settings.counter.countText(text);
+
+  const result = await deps.summaries.commit({
+    threadId: input.threadId,
+    expectedVersion: context.thread.version,
+    author: input.author ?? 'fold',
+    text,
+    segmentEnds,
+    tokens,
+    encoding: settings.counter.encoding,
+    fromSeq,
+    throughSeq: last.seq,
+    foldedSeqs: folded.map((entry) => entry.seq),
+    model: deps.summarizer.model,
+    tokensIn: usage.tokensIn,
+    tokensOut: usage.tokensOut,
+    durationMs: Date.now() - started,
+    identifiersKept: appended.kept,
+    identifiersTotal: appended.total,
+  });
+  if (!result.committed) {
+    deps.log.info({ threadId: input.threadId, attempt }, 'fold lost a compare-and-set race; re-planning');
+    return null;
+  }
+  deps.events.publish({
+    type: 'summary-updated',
+    threadId: input.threadId,
+    revision: result.revision,
+    coveredThroughSeq: last.seq,
+    tokens,
+  });
+  deps.log.info(
+    {
+      threadId: input.threadId,
+      revision: result.revision,
+      folded: folded.length,
+      throughSeq: last.seq,
+      segments: segmentEnds.length,
+      consolidated: appended.consolidated,
+      ms: Date.now() - started,
+    },
+    'fold committed',
+  );
+  return {
+    status: 'folded',
+    revision: result.revision,
+    foldedEntries: folded.length,
+    throughSeq: last.seq,
+    usage: { ...usage },
+  };
 }

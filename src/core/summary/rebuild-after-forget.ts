@@ -1,6 +1,6 @@
 import { checkRetention, type ContextEntry } from '../context';
-import { toThreadDto } from '../dto';
-import { isSummaryWithdrawn } from '../domain';
+import { toThreadDto } from '../dto/api-dto';
+import { isSummaryWithdrawn } from '../domain/types';
 import type { SummaryStore, ThreadEventBus, ThreadStore, TranscriptStore, TurnStore } from '../ports';
 import { appendSegments } from './append-segments';
 import type { SummarizeDeps, SummarizerUsage } from './summarize-entries';

@@ -3,7 +3,7 @@ import type { SummaryStore, ThreadEventBus, TranscriptStore, TurnStore } from '.
 import { appendSegments } from './append-segments';
 import type { SummarizeDeps, SummarizerUsage } from './summarize-entries';
 import type { SegmentedSummary } from './summary-segments';
-import { isSummaryWithdrawn } from '../domain';
+import { isSummaryWithdrawn } from '../domain/types';
 import { assertUsableSummary } from './usable-summary';
 
 export interface RebuildDeps extends SummarizeDeps {
@@ -100,54 +100,11 @@ export async function rebuildSummary(
   };
 
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
-    const { text, segmentEnds } = rebuilt.summary;
-    assertUsableSummary(text);
-    const retention = checkRetention({ folded: rebuilt.entries, summary: text });
-    const tokens = deps.settings.counter.countText(text);
-    const result = await deps.summaries.commit({
-      threadId: input.threadId,
-      expectedVersion: context.thread.version,
-      author: 'rebuild',
-      authorId: input.actorId,
-      text,
-      segmentEnds,
-      tokens,
-      encoding: deps.settings.counter.encoding,
-      fromSeq,
-      throughSeq: rebuilt.throughSeq,
-      foldedSeqs: [],
-      model: deps.summarizer.model,
-      tokensIn: usage.tokensIn,
-      tokensOut: usage.tokensOut,
-      durationMs: Date.now() - started,
-      identifiersKept: retention.kept,
-      identifiersTotal: retention.total,
-    });
-    if (result.committed) {
-      deps.events.publish({
-        type: 'summary-updated',
-        threadId: input.threadId,
-        revision: result.revision,
-        coveredThroughSeq: rebuilt.throughSeq,
-        tokens,
-      });
-      deps.log.info(
-        {
-          threadId: input.threadId,
-          revision: result.revision,
-          entries: rebuilt.entries.length,
-          ms: Date.now() - started,
-        },
-        'summary rebuilt',
-      );
-      return {
-        status: 'rebuilt',
-        revision: result.revision,
-        fromSeq,
-        throughSeq: rebuilt.throughSeq,
-        entries: rebuilt.entries.length,
-      };
-    }
+    const outcome = await commitRebuilt(
+      { input, rebuilt, expectedVersion: context.thread.version, fromSeq, started, usage },
+      deps,
+    );
+    if (outcome) return outcome;
     context = await deps.turns.loadContext(input.threadId);
     if (!context) return { status: 'skipped', reason: 'thread not found' };
     if (context.thread.contextStartSeq !== fromSeq)
@@ -158,6 +115,71 @@ export async function rebuildSummary(
     await catchUp(rebuilt, { ...common, nowCovered: context.thread.summary?.coveredThroughSeq ?? 0 }, deps);
   }
   return { status: 'skipped', reason: 'the thread kept changing; try again' };
+}
+
+/**
+ * Commits the rebuilt text as a new revision authored `rebuild` (compare-and-set on `expectedVersion`) and announces
+ * it; null when a fold committed meanwhile.
+ */
+async function commitRebuilt(
+  given: {
+    input: { threadId: string; actorId: string };
+    rebuilt: Rebuilt;
+    expectedVersion: number;
+    fromSeq: number;
+    started: number;
+    usage: SummarizerUsage;
+  },
+  deps: RebuildDeps,
+): Promise<RebuildOutcome | null> {
+  const { input, rebuilt, fromSeq, started, usage } = given;
+  const { text, segmentEnds } = rebuilt.summary;
+  assertUsableSummary(text);
+  const retention = checkRetention({ folded: rebuilt.entries, summary: text });
+  const tokens = deps.settings.counter.countText(text);
+  const result = await deps.summaries.commit({
+    threadId: input.threadId,
+    expectedVersion: given.expectedVersion,
+    author: 'rebuild',
+    authorId: input.actorId,
+    text,
+    segmentEnds,
+    tokens,
+    encoding: deps.settings.counter.encoding,
+    fromSeq,
+    throughSeq: rebuilt.throughSeq,
+    foldedSeqs: [],
+    model: deps.summarizer.model,
+    tokensIn: usage.tokensIn,
+    tokensOut: usage.tokensOut,
+    durationMs: Date.now() - started,
+    identifiersKept: retention.kept,
+    identifiersTotal: retention.total,
+  });
+  if (!result.committed) return null;
+  deps.events.publish({
+    type: 'summary-updated',
+    threadId: input.threadId,
+    revision: result.revision,
+    coveredThroughSeq: rebuilt.throughSeq,
+    tokens,
+  });
+  deps.log.info(
+    {
+      threadId: input.threadId,
+      revision: result.revision,
+      entries: rebuilt.entries.length,
+      ms: Date.now() - started,
+    },
+    'summary rebuilt',
+  );
+  return {
+    status: 'rebuilt',
+    revision: result.revision,
+    fromSeq,
+    throughSeq: rebuilt.throughSeq,
+    entries: rebuilt.entries.length,
+  };
 }
 
 /** Summarizes the messages a fold covered while the rebuild ran on top of the rebuilt text. */

@@ -1,6 +1,6 @@
 import { buildSummarizerInputs, checkRetention, DEFAULT_SUMMARY_PROMPT, renderSummaryPrompt } from '../context';
 import type { ContextEntry, PackMessage } from '../context';
-import type { ContextSettings } from '../context-settings';
+import type { ContextSettings } from '../thread-context/context-settings';
 import type { LogPort, ModelCallStore, SummarizerPort } from '../ports';
 import { condenseSummaryMessages, retentionRetryMessages } from './revision-prompts';
 import { assertUsableSummary } from './usable-summary';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryEventBus } from '../../../test/fakes/memory-event-bus';
 import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
-import type { Thread } from '../domain';
+import type { Thread } from '../domain/types';
 import type { FirstExchange, ModelCallRecord, SummarizerPort, ThreadTitleStore } from '../ports';
 import { titleThread, type TitleDeps } from './title-thread';
 

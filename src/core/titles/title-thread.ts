@@ -1,5 +1,5 @@
-import type { ContextSettings } from '../context-settings';
-import { toThreadDto } from '../dto';
+import type { ContextSettings } from '../thread-context/context-settings';
+import { toThreadDto } from '../dto/api-dto';
 import { forkTitle } from '../fork/fork-thread';
 import type {
   ChatResult,

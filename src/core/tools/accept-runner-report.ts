@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { ToolOutcome } from './execute-tool';
 import { completeRun, type AsyncToolDeps } from './run-async-tool';
 import { saveBackgroundProgress } from './run-background-tool';

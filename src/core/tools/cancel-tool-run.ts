@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { LogPort, ToolQueue, ToolRun, ToolRunStore } from '../ports';
 
 /**

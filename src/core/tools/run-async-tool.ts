@@ -1,5 +1,5 @@
 import type { TokenCounter } from '../context';
-import { toMessageDto } from '../dto';
+import { toMessageDto } from '../dto/api-dto';
 import type { LogPort, ThreadEventBus, ToolRun, ToolRunStore } from '../ports';
 import { condenseToolResult, truncateResult, type CondenseDeps } from './condense-tool-result';
 import { executeTool, ToolCancelledError, type ToolOutcome } from './execute-tool';

@@ -1,4 +1,4 @@
-import { toMessageDto } from '../dto';
+import { toMessageDto } from '../dto/api-dto';
 import type { LogPort, ThreadEventBus, ToolRun, ToolRunStore } from '../ports';
 import { publicToolError, type ToolOutcome } from './execute-tool';
 import type { BackgroundContext, BackgroundWork } from './types';

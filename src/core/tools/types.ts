@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { TokenCounter } from '../context';
-import type { TranscriptMessage } from '../domain';
+import type { TranscriptMessage } from '../domain/types';
 import type { ToolRunStatus, TranscriptSearch } from '../ports';
 
 /** Where a tool runs: inside the turn (`inline`) or as a persistent run in the tools worker (`async`). */

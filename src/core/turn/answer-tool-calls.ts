@@ -1,7 +1,7 @@
 import type { ToolCall } from '../context';
-import type { ContextSettings } from '../context-settings';
-import type { TranscriptMessage, Turn } from '../domain';
-import { toMessageDto } from '../dto';
+import type { ContextSettings } from '../thread-context/context-settings';
+import type { TranscriptMessage, Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
 import type { LogPort, ThreadEventBus, ToolRun, TurnStore } from '../ports';
 import { condenseToolResult, truncateResult } from '../tools/condense-tool-result';
 import { executeTool, validateArguments } from '../tools/execute-tool';

@@ -1,5 +1,5 @@
-import type { Turn } from '../domain';
-import { toMessageDto } from '../dto';
+import type { Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
 import type { LogPort, ThreadEventBus, TurnStore } from '../ports';
 
 /**

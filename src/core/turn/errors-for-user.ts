@@ -1,7 +1,7 @@
 import type { ErrorBody } from '../../shared/errors';
 import { ContextOverBudgetError } from '../context';
-import { isAppError } from '../errors';
-import { isModelCallError } from '../model-call-error';
+import { isAppError } from '../errors/app-error';
+import { isModelCallError } from '../errors/model-call-error';
 
 /**
  * The error of an answer cut off by a server restart (its process died mid-answer; the sweeper found its lease

@@ -1,5 +1,5 @@
 import type { ContextPack } from '../context';
-import { ModelCallError } from '../model-call-error';
+import { ModelCallError } from '../errors/model-call-error';
 import type {
   ChatCallRecord,
   ChatResult,

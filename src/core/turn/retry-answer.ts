@@ -1,5 +1,5 @@
-import type { Thread, TranscriptMessage, Turn } from '../domain';
-import { AppError } from '../errors';
+import type { Thread, TranscriptMessage, Turn } from '../domain/types';
+import { AppError } from '../errors/app-error';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { TranscriptStore, TurnStore } from '../ports';
 import { spendOrRefuse } from './spend-or-refuse';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../context';
-import type { ContextSettings } from '../context-settings';
+import type { ContextSettings } from '../thread-context/context-settings';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
-import { AppError } from '../errors';
+import { AppError } from '../errors/app-error';
 import type { TurnStore } from '../ports';
 import type { SpendGate } from '../spend-gate/spend-gate';
 import { prepareUserMessage, sendMessage, type SendMessageDeps } from './send-message';

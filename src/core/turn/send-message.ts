@@ -1,6 +1,6 @@
 import { MIN_CONDENSED_MESSAGE_TOKENS } from '../context';
-import { AppError } from '../errors';
-import type { ContextSettings } from '../context-settings';
+import { AppError } from '../errors/app-error';
+import type { ContextSettings } from '../thread-context/context-settings';
 import type { RateLimiter } from '../limits/rate-limiter';
 import type { AcceptedMessage, TurnStore } from '../ports';
 import type { SpendGate } from '../spend-gate/spend-gate';

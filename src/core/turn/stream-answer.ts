@@ -1,9 +1,19 @@
 import { buildContextPack, shortenToolArguments, type ContextPack, type ToolCall } from '../context';
-import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../context-settings';
-import type { ThreadContext, TranscriptMessage, Turn } from '../domain';
-import { toMessageDto } from '../dto';
-import { isModelCallError } from '../model-call-error';
-import type { ChatCallRecord, ChatModelPort, LogPort, ModelCallStore, ThreadEventBus, TurnStore } from '../ports';
+import { contextStateOf, packBudget, recallTokensFor, type ContextSettings } from '../thread-context/context-settings';
+import type { ThreadContext, TranscriptMessage, Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
+import { isModelCallError } from '../errors/model-call-error';
+import type {
+  ChatCallRecord,
+  ChatModelPort,
+  ChatResult,
+  LogPort,
+  ModelCallStore,
+  PromptDivergence,
+  PromptFingerprints,
+  ThreadEventBus,
+  TurnStore,
+} from '../ports';
 import { systemPrefixFor } from '../context/client-instructions';
 import { AssistantStream } from './assistant-stream';
 import type { PromptPrefixTracker } from './prompt-prefix-tracker';
@@ -106,167 +116,264 @@ export function buildTurnPack(
   return { pack, toolSchemaTokens };
 }
 
+/** What streamAnswer is asked for: the turn, the thread as it was read, and the call's tools. */
+export interface StreamAnswerInput {
+  turn: Turn;
+  context: ThreadContext;
+  active: ActiveTurn;
+  tools: OpenAIFunctionTool[];
+  toolChoice?: 'none';
+  lastSeqs?: number[];
+}
+
 /**
  * One model answer, streamed into a new assistant message and completed with its tool calls; its entry joins
  * the window. Retryable provider errors before the first token are retried with backoff; a context overflow
  * folds the thread synchronously once and retries.
  */
-export async function streamAnswer(
-  input: {
-    turn: Turn;
-    context: ThreadContext;
-    active: ActiveTurn;
-    tools: OpenAIFunctionTool[];
-    toolChoice?: 'none';
-    lastSeqs?: number[];
-  },
-  deps: StreamAnswerDeps,
-): Promise<StreamedAnswer> {
+export async function streamAnswer(input: StreamAnswerInput, deps: StreamAnswerDeps): Promise<StreamedAnswer> {
   const { turn, active } = input;
-  const { settings, chat, turns, events } = deps;
-  const threadId = turn.threadId;
-  const stream = new AssistantStream({ turn, turns, events, log: deps.log, saveMs: deps.streamSaveMs });
+  const stream = new AssistantStream({
+    turn,
+    turns: deps.turns,
+    events: deps.events,
+    log: deps.log,
+    saveMs: deps.streamSaveMs,
+  });
   active.stream = stream;
-  let context = input.context;
-  let overflowRetried = false;
+  const retry: RetryState = { context: input.context, overflowRetried: false };
   for (let attempt = 0; ; attempt += 1) {
-    // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
-    const { pack, toolSchemaTokens } = buildTurnPack(context, settings, input.tools, input.lastSeqs, {
-      recall: !overflowRetried,
-    });
-    const observed = deps.prompts?.observe({
-      threadId,
-      messages: pack.messages,
-      tools: input.tools,
-      toolSchemaTokens,
-      stored: context.lastPrompt ?? null,
-    });
-    const promptDivergence = observed?.divergence ?? null;
-    const promptFingerprints = observed?.fingerprints ?? null;
-    const ownerId = context.thread.ownerId;
-    // Before the call, outside the retry handling: a call that cannot fit the owner's limit ends the turn.
-    if (deps.spend)
-      await deps.spend.reserveCall({
-        turnId: turn.id,
-        userId: ownerId,
-        model: chat.model,
-        promptTokens: pack.tokens + toolSchemaTokens,
-      });
-    const startedAt = Date.now();
+    const call = await prepareAttempt(input, retry, deps);
     try {
-      const result = await chat.stream({
-        messages: pack.messages,
-        signal: active.controller.signal,
-        onDelta: (delta) => stream.onDelta(delta),
-        cacheKey: threadId,
-        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
-        ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
-      });
-      // The provider's count of this very prompt teaches the model's estimate correction.
-      // Per user: one user's text cannot move everyone's factor (the median over users is what counts).
-      if (result.usage)
-        settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens, context.thread.ownerId);
-      const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
-      const toolCalls = [
-        ...result.toolCalls,
-        ...(result.invalidToolCalls ?? []).map((call) => ({
-          id: call.id,
-          name: call.name,
-          args: { invalid_arguments: call.rawArguments },
-        })),
-      ];
-      const messageId = await stream.ensureMessage();
-      const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
-      // The answer and what the model was given for it commit together: a stored answer always has its manifest.
-      const call = chatCallRecord({
-        threadId,
-        messageId,
-        model: chat.model,
-        pack,
-        toolSchemaTokens,
-        startedAt,
-        usage: result.usage,
-        overflowRetry: overflowRetried,
-        systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
-        promptDivergence,
-        promptFingerprints,
-      });
-      const finished = await turns.finishMessage({
-        messageId,
-        content: stream.text,
-        status: 'complete',
-        tokens: entryTokens,
-        encoding: settings.counter.encoding,
-        ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        entry: {
-          role: 'assistant',
-          content: stream.text,
-          tokens: entryTokens,
-          ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        },
-        call,
-      });
-      stream.completed = true;
-      // Counted from the figures its model_calls row holds (the answer's tokens where no usage was reported).
-      await deps.spend?.settleCall({ turnId: turn.id, userId: ownerId, call: { ...call, answerTokens: entryTokens } });
-      events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
-      return { message: finished, toolCalls, invalid };
+      return await completeAnswer({ input, stream, call }, deps);
     } catch (error) {
       const reason: unknown = active.controller.signal.aborted ? active.controller.signal.reason : error;
-      // The call as far as it went: no usage was reported for it.
-      const unreported = {
-        threadId,
-        model: chat.model,
-        pack,
-        toolSchemaTokens,
-        startedAt,
-        usage: null,
-        overflowRetry: overflowRetried,
-        promptDivergence,
-        promptFingerprints,
-      };
-      if (stream.messageId !== null && !stream.completed) {
-        // Its answer began: the runner stores the partial answer with this record (and counts its spending).
-        active.unfinishedCall = chatCallRecord({
-          ...unreported,
-          messageId: stream.messageId,
-          systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
-        });
-        throw reason;
-      }
-      // A later step of a completed answer failed: its call is stored with it already.
-      if (stream.completed) throw reason;
-      await recordChatCall({ ...unreported, messageId: null, error: reason }, deps);
-      // A failed call's row counts its prompt alone (our estimate), and so does the spending.
-      await deps.spend?.settleCall({
-        turnId: turn.id,
-        userId: ownerId,
-        call: {
-          model: chat.model,
-          estimatedPromptTokens: pack.tokens + toolSchemaTokens,
-          reportedPromptTokens: null,
-          reportedCompletionTokens: null,
-        },
-      });
-      // Stopped, or cut after text reached the user (its message still being made): never retried.
-      if (active.controller.signal.aborted || stream.text !== '') throw reason;
-      if (isModelCallError(reason) && reason.kind === 'context_overflow' && !overflowRetried) {
-        overflowRetried = true;
-        deps.log.warn(
-          { threadId, turnId: turn.id },
-          'provider reported context overflow: folding now and retrying once',
-        );
-        await deps.foldNow(threadId);
-        context = (await turns.loadContext(threadId, { recall: true })) ?? context;
-        continue;
-      }
-      if (isModelCallError(reason) && reason.retryable && attempt < deps.maxRetries) {
-        const wait = reason.retryAfterMs ?? deps.retryBaseMs * 2 ** attempt;
-        await sleep(Math.min(wait, 30_000), active.controller.signal);
-        if (active.controller.signal.aborted) throw active.controller.signal.reason;
-        continue;
-      }
-      throw reason;
+      await recordFailedAttempt({ input, stream, call, reason }, deps);
+      await retryOrThrow({ input, stream, retry, attempt, reason }, deps);
     }
   }
+}
+
+/** What carries over from one attempt of streamAnswer to the next. */
+interface RetryState {
+  /** The thread as the next attempt packs it: reloaded after an overflow's fold. */
+  context: ThreadContext;
+  /** A provider's overflow was retried once already (with a fold, and without the recall slot). */
+  overflowRetried: boolean;
+}
+
+/** One attempt's call: its pack and the figures its record keeps. */
+interface AnswerAttempt {
+  context: ThreadContext;
+  pack: ContextPack;
+  toolSchemaTokens: number;
+  promptDivergence: PromptDivergence | null;
+  promptFingerprints: PromptFingerprints | null;
+  ownerId: string;
+  overflowRetry: boolean;
+  startedAt: number;
+}
+
+/**
+ * Packs the attempt's call, observes where its prompt diverges from the thread's previous call's, and reserves its
+ * worst case against the owner's spend limit (a call that cannot fit ends the turn: this is outside the retries).
+ */
+async function prepareAttempt(
+  input: StreamAnswerInput,
+  retry: RetryState,
+  deps: StreamAnswerDeps,
+): Promise<AnswerAttempt> {
+  const { context, overflowRetried } = retry;
+  // After a provider's overflow, the retry goes without the recall slot: the first thing a pack gives up.
+  const { pack, toolSchemaTokens } = buildTurnPack(context, deps.settings, input.tools, input.lastSeqs, {
+    recall: !overflowRetried,
+  });
+  const observed = deps.prompts?.observe({
+    threadId: input.turn.threadId,
+    messages: pack.messages,
+    tools: input.tools,
+    toolSchemaTokens,
+    stored: context.lastPrompt ?? null,
+  });
+  const ownerId = context.thread.ownerId;
+  // Before the call, outside the retry handling: a call that cannot fit the owner's limit ends the turn.
+  if (deps.spend)
+    await deps.spend.reserveCall({
+      turnId: input.turn.id,
+      userId: ownerId,
+      model: deps.chat.model,
+      promptTokens: pack.tokens + toolSchemaTokens,
+    });
+  return {
+    context,
+    pack,
+    toolSchemaTokens,
+    promptDivergence: observed?.divergence ?? null,
+    promptFingerprints: observed?.fingerprints ?? null,
+    ownerId,
+    overflowRetry: overflowRetried,
+    startedAt: Date.now(),
+  };
+}
+
+/** The model's tool calls, those with unparseable arguments included, and why each of those could not be read. */
+function toolCallsOf(result: ChatResult): { toolCalls: ToolCall[]; invalid: Map<string, string> } {
+  const invalid = new Map((result.invalidToolCalls ?? []).map((call) => [call.id, call.error]));
+  const toolCalls = [
+    ...result.toolCalls,
+    ...(result.invalidToolCalls ?? []).map((call) => ({
+      id: call.id,
+      name: call.name,
+      args: { invalid_arguments: call.rawArguments },
+    })),
+  ];
+  return { toolCalls, invalid };
+}
+
+/**
+ * Streams the call into the assistant message and completes it: the answer and its call's record commit together,
+ * the call's spending is settled, the message's end announced.
+ */
+async function completeAnswer(
+  given: { input: StreamAnswerInput; stream: AssistantStream; call: AnswerAttempt },
+  deps: StreamAnswerDeps,
+): Promise<StreamedAnswer> {
+  const { input, stream, call: attempt } = given;
+  const { settings, chat } = deps;
+  const { context, pack, toolSchemaTokens } = attempt;
+  const threadId = input.turn.threadId;
+  const result = await chat.stream({
+    messages: pack.messages,
+    signal: input.active.controller.signal,
+    onDelta: (delta) => stream.onDelta(delta),
+    cacheKey: threadId,
+    ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+    ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+  });
+  // The provider's count of this very prompt teaches the model's estimate correction.
+  // Per user: one user's text cannot move everyone's factor (the median over users is what counts).
+  if (result.usage)
+    settings.correction?.observe(pack.tokens + toolSchemaTokens, result.usage.promptTokens, context.thread.ownerId);
+  const { toolCalls, invalid } = toolCallsOf(result);
+  const messageId = await stream.ensureMessage();
+  const entryTokens = settings.counter.countMessage({ role: 'assistant', content: stream.text, toolCalls });
+  // The answer and what the model was given for it commit together: a stored answer always has its manifest.
+  const call = chatCallRecord({
+    threadId,
+    messageId,
+    model: chat.model,
+    pack,
+    toolSchemaTokens,
+    startedAt: attempt.startedAt,
+    usage: result.usage,
+    overflowRetry: attempt.overflowRetry,
+    systemPrefix: systemPrefixFor(context.thread, settings.systemPrefix),
+    promptDivergence: attempt.promptDivergence,
+    promptFingerprints: attempt.promptFingerprints,
+  });
+  const finished = await deps.turns.finishMessage({
+    messageId,
+    content: stream.text,
+    status: 'complete',
+    tokens: entryTokens,
+    encoding: settings.counter.encoding,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    entry: {
+      role: 'assistant',
+      content: stream.text,
+      tokens: entryTokens,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    },
+    call,
+  });
+  stream.completed = true;
+  // Counted from the figures its model_calls row holds (the answer's tokens where no usage was reported).
+  await deps.spend?.settleCall({
+    turnId: input.turn.id,
+    userId: attempt.ownerId,
+    call: { ...call, answerTokens: entryTokens },
+  });
+  deps.events.publish({ type: 'message-end', threadId, message: toMessageDto(finished) });
+  return { message: finished, toolCalls, invalid };
+}
+
+/**
+ * A failed attempt's call as far as it went (no usage was reported for it). Its answer began: the runner stores the
+ * partial answer with this record, and `reason` is thrown. A later step of a completed answer failed: its call is
+ * stored with it already, and `reason` is thrown. Otherwise the call is recorded and its prompt counted alone.
+ */
+async function recordFailedAttempt(
+  given: { input: StreamAnswerInput; stream: AssistantStream; call: AnswerAttempt; reason: unknown },
+  deps: StreamAnswerDeps,
+): Promise<void> {
+  const { input, stream, call, reason } = given;
+  const { settings, chat } = deps;
+  const threadId = input.turn.threadId;
+  // The call as far as it went: no usage was reported for it.
+  const unreported = {
+    threadId,
+    model: chat.model,
+    pack: call.pack,
+    toolSchemaTokens: call.toolSchemaTokens,
+    startedAt: call.startedAt,
+    usage: null,
+    overflowRetry: call.overflowRetry,
+    promptDivergence: call.promptDivergence,
+    promptFingerprints: call.promptFingerprints,
+  };
+  if (stream.messageId !== null && !stream.completed) {
+    // Its answer began: the runner stores the partial answer with this record (and counts its spending).
+    input.active.unfinishedCall = chatCallRecord({
+      ...unreported,
+      messageId: stream.messageId,
+      systemPrefix: systemPrefixFor(call.context.thread, settings.systemPrefix),
+    });
+    throw reason;
+  }
+  // A later step of a completed answer failed: its call is stored with it already.
+  if (stream.completed) throw reason;
+  await recordChatCall({ ...unreported, messageId: null, error: reason }, deps);
+  // A failed call's row counts its prompt alone (our estimate), and so does the spending.
+  await deps.spend?.settleCall({
+    turnId: input.turn.id,
+    userId: call.ownerId,
+    call: {
+      model: chat.model,
+      estimatedPromptTokens: call.pack.tokens + call.toolSchemaTokens,
+      reportedPromptTokens: null,
+      reportedCompletionTokens: null,
+    },
+  });
+}
+
+/**
+ * Returns when the failed attempt is to be tried again: a provider's context overflow once (after folding the thread
+ * now and reloading it), a retryable error before the first token after a backoff. Throws `reason` otherwise.
+ */
+async function retryOrThrow(
+  given: { input: StreamAnswerInput; stream: AssistantStream; retry: RetryState; attempt: number; reason: unknown },
+  deps: StreamAnswerDeps,
+): Promise<void> {
+  const { input, stream, retry, attempt, reason } = given;
+  const { controller } = input.active;
+  const threadId = input.turn.threadId;
+  // Stopped, or cut after text reached the user (its message still being made): never retried.
+  if (controller.signal.aborted || stream.text !== '') throw reason;
+  if (isModelCallError(reason) && reason.kind === 'context_overflow' && !retry.overflowRetried) {
+    retry.overflowRetried = true;
+    deps.log.warn(
+      { threadId, turnId: input.turn.id },
+      'provider reported context overflow: folding now and retrying once',
+    );
+    await deps.foldNow(threadId);
+    retry.context = (await deps.turns.loadContext(threadId, { recall: true })) ?? retry.context;
+    return;
+  }
+  if (isModelCallError(reason) && reason.retryable && attempt < deps.maxRetries) {
+    const wait = reason.retryAfterMs ?? deps.retryBaseMs * 2 ** attempt;
+    await sleep(Math.min(wait, 30_000), controller.signal);
+    if (controller.signal.aborted) throw controller.signal.reason;
+    return;
+  }
+  throw reason;
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PackMessage } from '../context';
-import type { Turn } from '../domain';
-import { ModelCallError } from '../model-call-error';
+import type { Turn } from '../domain/types';
+import { ModelCallError } from '../errors/model-call-error';
 import type { ChatModelPort, ChatResult, ModelCallRecord } from '../ports';
 import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
 import { createToolRegistry } from '../tools/tool-registry';

@@ -1,6 +1,6 @@
-import { foldDecisionFor, type ContextSettings } from '../context-settings';
-import type { RecallScope, Thread, ThreadContext, TranscriptMessage, Turn } from '../domain';
-import { toMessageDto } from '../dto';
+import { foldDecisionFor, type ContextSettings } from '../thread-context/context-settings';
+import type { RecallScope, Thread, ThreadContext, TranscriptMessage, Turn } from '../domain/types';
+import { toMessageDto } from '../dto/api-dto';
 import type {
   ChatModelPort,
   FoldQueue,

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { refusedAfterErasure } from '../../core/erasure';
 import type { ErasureStore } from '../../core/ports';
 import type { RateLimiter } from '../../core/limits/rate-limiter';

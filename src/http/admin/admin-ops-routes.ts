@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { toAuditEntryDto } from '../../core/admin-dto';
+import { toAuditEntryDto } from '../../core/admin/admin-dto';
 import { costRow } from '../../core/costs/estimate-costs';
 import { localDay, startOfLocalDay } from '../../core/spend/spend-period';
 import type { AuditPageDto, CostReportDto, CostRowDto, QueueListDto } from '../../shared/admin-api';

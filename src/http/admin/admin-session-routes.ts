@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { AdminSessionDto } from '../../shared/admin-api';
 import { clientKeyOf } from '../client-address';
 import type { HttpDeps } from '../http-deps';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { formatSpendLimit, parseSpendLimit, type SpendLimit } from '../../core/spend/spend-limit';
 import type { SpendLimitsDto } from '../../shared/admin-api';
 import type { HttpDeps } from '../http-deps';

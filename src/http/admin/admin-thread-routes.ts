@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { toAdminThreadDto, toRevisionDtos, toRevisionInfoDto } from '../../core/admin-dto';
-import { foldDecisionFor } from '../../core/context-settings';
-import { toThreadDto } from '../../core/dto';
-import { AppError } from '../../core/errors';
+import { toAdminThreadDto, toRevisionDtos, toRevisionInfoDto } from '../../core/admin/admin-dto';
+import { foldDecisionFor } from '../../core/thread-context/context-settings';
+import { toThreadDto } from '../../core/dto/api-dto';
+import { AppError } from '../../core/errors/app-error';
 import { updateThreadSettings } from '../../core/memory';
 import { correctSummary } from '../../core/summary/correct-summary';
 import type {

@@ -1,4 +1,4 @@
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 
 /** Runs a queue call; a Redis that fails or does not answer becomes UNAVAILABLE (503). */
 export async function onQueue<T>(call: () => Promise<T>): Promise<T> {

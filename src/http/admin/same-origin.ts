@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { AdminPrincipal } from './admin-auth';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import type { AppError } from '../../core/errors';
+import type { AppError } from '../../core/errors/app-error';
 import type { LogPort } from '../../core/ports';
 import type { ErrorCode } from '../../shared/errors';
 import { frontDoorErrorHandler, sendShapedError, toOpenAIError } from '../openai-facade/openai-errors';

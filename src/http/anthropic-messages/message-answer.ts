@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import type { Turn } from '../../core/domain';
-import type { AppError } from '../../core/errors';
+import type { Turn } from '../../core/domain/types';
+import type { AppError } from '../../core/errors/app-error';
 import { toAppError } from '../../errors/to-app-error';
 import type { HttpDeps } from '../http-deps';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { toAnthropicError } from './anthropic-errors';
 import { anthropicUsage, contentOf, TextCap } from './message-object';
 

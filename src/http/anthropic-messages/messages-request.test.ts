@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppError } from '../../core/errors';
+import type { AppError } from '../../core/errors/app-error';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { readCountTokensRequest, readMessagesRequest } from './messages-request';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OpenAIClientSettings } from '../../core/context/types';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { ClientMessage, ClientToolCall } from '../../core/ports';
 import { joinInstructions } from '../openai-facade/chat-request';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';

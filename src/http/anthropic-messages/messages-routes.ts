@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { bearerToken } from '../../auth/token-service';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';

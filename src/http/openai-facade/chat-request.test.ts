@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { clientHistoryOf, clientToolsOf, inRequestIndexes, parseChatCompletionBody } from './chat-request';
 import { toOpenAIError } from './openai-errors';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_CLIENT_INSTRUCTIONS_CHARS } from '../../core/context/client-instructions';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { OpenAIClientSettings } from '../../core/context/types';
 import type { ClientMessage, ClientToolCall } from '../../core/ports';
 

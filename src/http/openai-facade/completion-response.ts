@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import type { Turn } from '../../core/domain';
-import { AppError } from '../../core/errors';
+import type { Turn } from '../../core/domain/types';
+import { AppError } from '../../core/errors/app-error';
 import { ANSWER_PART_SEPARATOR, isAnswerNote, joinAnswerParts } from '../../core/facade/client-view';
 import type { ThreadEvent } from '../../shared/events';
 import type { HttpDeps } from '../http-deps';

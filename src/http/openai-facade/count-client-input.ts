@@ -1,7 +1,7 @@
-import type { ContextSettings } from '../../core/context-settings';
+import type { ContextSettings } from '../../core/thread-context/context-settings';
 import type { TokenCounter } from '../../core/context/token-counter';
 import type { OpenAIFunctionTool } from '../../core/context/types';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { ClientMessage } from '../../core/ports';
 import { definitionsForRecallScope } from '../../core/tools';
 import { buildTurnPack } from '../../core/turn/stream-answer';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { bearerToken } from '../../auth/token-service';
 import { KnownUsers, principalFromToken, type PrincipalDeps } from '../../auth/principal-from-token';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { FacadeHttpDeps } from './facade-deps';
 import { MODEL_NOT_FOUND } from './openai-errors';
 

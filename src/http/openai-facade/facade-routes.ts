@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { isAuxiliaryRequest } from '../../core/facade/answer-auxiliary';
 import { startChatCompletion } from '../../core/facade/start-chat-completion';
 import type { HttpDeps } from '../http-deps';

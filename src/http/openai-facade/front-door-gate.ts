@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { HttpDeps } from '../http-deps';
 import { checkJsonBody } from '../json-body-checks';
 import type { FacadeHttpDeps } from './facade-deps';

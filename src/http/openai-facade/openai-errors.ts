@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { LogPort } from '../../core/ports';
-import type { AppError } from '../../core/errors';
+import type { AppError } from '../../core/errors/app-error';
 import type { ErrorCode } from '../../shared/errors';
 import { toAppError } from '../../errors/to-app-error';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 
 /**
  * MAX_CLIENT_TOOL_DESCRIPTION_CHARS' default: the longest description of one client tool. Claude Code 2.1's longest runs to

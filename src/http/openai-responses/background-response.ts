@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import type { Turn } from '../../core/domain';
-import { AppError } from '../../core/errors';
+import type { Turn } from '../../core/domain/types';
+import { AppError } from '../../core/errors/app-error';
 import { isAnswerNote, joinAnswerParts } from '../../core/facade/client-view';
 import type { HttpDeps } from '../http-deps';
 import { answerTextListener, outcomeOf, usageOf, type OpenAIToolCall } from '../openai-facade/completion-response';

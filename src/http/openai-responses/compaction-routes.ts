@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Thread } from '../../core/domain';
-import { AppError } from '../../core/errors';
+import type { Thread } from '../../core/domain/types';
+import { AppError } from '../../core/errors/app-error';
 import { compactThread, spendForCompaction } from '../../core/facade/compact-thread';
 import { findResponse } from '../../core/facade/find-response';
 import { candidatesOf } from '../../core/facade/start-chat-completion';

@@ -1,5 +1,5 @@
 import { parseTriggerPolicy, validatePolicies } from '../../core/context';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { StartedCompletion } from '../../core/facade/start-chat-completion';
 import { updateThreadSettings } from '../../core/memory/update-thread-settings';
 import type { HttpDeps } from '../http-deps';

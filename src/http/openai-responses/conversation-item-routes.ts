@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { forgetMessage } from '../../core/memory';
 import { appendConversationMessages, MAX_APPENDED_ITEMS } from '../../core/facade/append-conversation-messages';
 import { appendDeps, conversationOf, ownConversation, type RouteContext } from './conversation-routes';

@@ -1,5 +1,5 @@
-import { AppError } from '../../core/errors';
-import type { TranscriptMessage } from '../../core/domain';
+import { AppError } from '../../core/errors/app-error';
+import type { TranscriptMessage } from '../../core/domain/types';
 import type { TranscriptStore } from '../../core/ports/transcript-store';
 import { outputTextPart } from './response-object';
 

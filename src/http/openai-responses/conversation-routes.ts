@@ -1,13 +1,13 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import {
   appendPreparedMessages,
   prepareAppendedMessages,
   type AppendConversationDeps,
 } from '../../core/facade/append-conversation-messages';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
-import type { Thread } from '../../core/domain';
+import type { Thread } from '../../core/domain/types';
 import type { HttpDeps } from '../http-deps';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { facadePrincipal, type FacadePrincipalDeps } from '../openai-facade/facade-principal';

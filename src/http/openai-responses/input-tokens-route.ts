@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { findResponse } from '../../core/facade/find-response';
 import type { HttpDeps } from '../http-deps';
 import { countClientInput } from '../openai-facade/count-client-input';

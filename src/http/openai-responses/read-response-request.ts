@@ -1,5 +1,5 @@
 import type { OpenAIClientSettings } from '../../core/context/types';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { joinInstructions } from '../openai-facade/chat-request';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { checkModel } from '../openai-facade/facade-request';

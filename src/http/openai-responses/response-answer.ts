@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Turn } from '../../core/domain';
+import type { Turn } from '../../core/domain/types';
 import type { HttpDeps } from '../http-deps';
 import { answerTextListener, clientGone, outcomeOf, runAndWait, usageOf } from '../openai-facade/completion-response';
 import { openEventStream } from '../openai-facade/completion-stream';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppError } from '../../core/errors';
+import type { AppError } from '../../core/errors/app-error';
 import { responseToolsOf, upstreamNameOf } from './response-tools';
 
 describe('responseToolsOf', () => {

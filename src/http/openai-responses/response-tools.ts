@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { OpenAIClientSettings } from '../../core/context/types';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { checkToolDescription, DEFAULT_MAX_TOOL_DESCRIPTION_CHARS } from '../openai-facade/tool-description-limit';
 
 /** The response header naming the hosted tools a request offered that this server does not run (dropped). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { CODEX_SUMMARY_OPENING } from './codex-local-summary';
 import { parseResponseBody, responseInputOf } from './responses-request';
 

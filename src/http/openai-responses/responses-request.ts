@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { ClientMessage, ClientToolCall } from '../../core/ports';
 import { joinInstructions } from '../openai-facade/chat-request';
 import { upstreamNameOf } from './response-tools';

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { ClientMessage } from '../../core/ports';
 import {
   continueFromAnswer,

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { answerMessagesOf, findResponse, type StoredResponse } from '../../core/facade/find-response';
 import { forgetMessage } from '../../core/memory';
 import type { HttpDeps } from '../http-deps';

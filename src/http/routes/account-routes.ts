@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { exportThread } from '../../core/memory';
 import { listSavedMemories } from '../../core/saved-memories';
-import type { Thread } from '../../core/domain';
+import type { Thread } from '../../core/domain/types';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { bearerToken } from '../../auth/token-service';
 import { clientKeyOf } from '../client-address';
 import type { GuestSessionDto } from '../../shared/api';

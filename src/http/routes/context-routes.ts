@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
-import { packBudget } from '../../core/context-settings';
+import { AppError } from '../../core/errors/app-error';
+import { packBudget } from '../../core/thread-context/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import { definitionsForRecallScope } from '../../core/tools';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { toThreadDto } from '../../core/dto';
+import { toThreadDto } from '../../core/dto/api-dto';
 import { editMessage, forkThread } from '../../core/fork';
 import type { EditMessageResponseDto, ForkListDto } from '../../shared/api';
 import { principalOf } from '../authenticate';

@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { toMessageDto, toThreadDto } from '../../core/dto';
+import { toMessageDto, toThreadDto } from '../../core/dto/api-dto';
 import {
   forgetMessage,
   getThreadSettings,

@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '../../core/errors';
-import { toMessageDto } from '../../core/dto';
+import { AppError } from '../../core/errors/app-error';
+import { toMessageDto } from '../../core/dto/api-dto';
 import { retryAnswer } from '../../core/turn/retry-answer';
 import { sendMessage } from '../../core/turn/send-message';
-import type { Turn } from '../../core/domain';
+import type { Turn } from '../../core/domain/types';
 import type { SendMessageResponseDto } from '../../shared/api';
 import type { ThreadEvent } from '../../shared/events';
 import { principalOf } from '../authenticate';

@@ -8,7 +8,7 @@ import {
   listSavedMemories,
   type SavedMemoryView,
 } from '../../core/saved-memories';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { SavedMemoryDto, SavedMemoryListDto } from '../../shared/api';
 import { bearerToken, type Principal } from '../../auth/token-service';
 import { principalOf } from '../authenticate';

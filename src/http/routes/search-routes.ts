@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
-import { toSearchHitDto } from '../../core/dto';
+import { AppError } from '../../core/errors/app-error';
+import { toSearchHitDto } from '../../core/dto/api-dto';
 import type { SearchPageDto } from '../../shared/api';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
-import { toThreadDto } from '../../core/dto';
+import { AppError } from '../../core/errors/app-error';
+import { toThreadDto } from '../../core/dto/api-dto';
 import type { ThreadDetailDto } from '../../shared/api';
 import type { ErrorBody } from '../../shared/errors';
-import { foldDecisionFor } from '../../core/context-settings';
+import { foldDecisionFor } from '../../core/thread-context/context-settings';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { createThreadBody, listThreadsQuery, parseOrThrow, renameThreadBody, threadIdParams } from '../request-schemas';

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { acceptRunnerReport, type RunnerReport } from '../../core/tools/accept-runner-report';
 import { checkJsonBody } from '../json-body-checks';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook } from '../../external/webhook-signature';

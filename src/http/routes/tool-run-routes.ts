@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import { cancelToolRun } from '../../core/tools/cancel-tool-run';
 import { toToolRunDto } from '../../core/tools/to-tool-run-dto';
 import { principalOf } from '../authenticate';

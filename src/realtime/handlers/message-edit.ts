@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { toMessageDto, toThreadDto } from '../../core/dto';
+import { toMessageDto, toThreadDto } from '../../core/dto/api-dto';
 import { editMessage } from '../../core/fork';
 import type { MessageDto, ThreadDto } from '../../shared/api';
 import type { HandlerContext } from '../acknowledged';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { toMessageDto } from '../../core/dto';
+import { toMessageDto } from '../../core/dto/api-dto';
 import { sendMessage } from '../../core/turn/send-message';
 import type { MessageDto } from '../../shared/api';
 import type { HandlerContext } from '../acknowledged';

@@ -1,6 +1,6 @@
-import { AppError } from '../../core/errors';
-import { toMessageDto, toThreadDto } from '../../core/dto';
-import type { TranscriptMessage } from '../../core/domain';
+import { AppError } from '../../core/errors/app-error';
+import { toMessageDto, toThreadDto } from '../../core/dto/api-dto';
+import type { TranscriptMessage } from '../../core/domain/types';
 import type { ThreadJoinResult } from '../../shared/socket-events';
 import { AtAck, type HandlerContext } from '../acknowledged';
 import type { SocketDeps } from '../socket-deps';

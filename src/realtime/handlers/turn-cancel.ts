@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../../core/errors';
+import { AppError } from '../../core/errors/app-error';
 import type { HandlerContext } from '../acknowledged';
 import type { SocketDeps } from '../socket-deps';
 import type { turnCancelPayload } from '../socket-schemas';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TranscriptMessage } from '../../domain';
+import type { TranscriptMessage } from '../../domain/types';
 import { defineTool, type ToolContext } from '../types';
 
 const PAGE = 200;

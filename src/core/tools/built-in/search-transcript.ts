@@ -3,7 +3,7 @@ import type { TokenCounter } from '../../context';
 import type { ElsewhereMatch, TranscriptMatch } from '../../ports';
 import { chatCitation } from '../../context/build-recall-slot';
 import { cutToTokens } from '../condense-tool-result';
-import type { RecallScope } from '../../domain';
+import type { RecallScope } from '../../domain/types';
 import { defineTool } from '../types';
 import type { OpenAIFunctionTool } from '../../context/types';
 

@@ -1,8 +1,8 @@
-import type { MessageDto, SearchHitDto, ThreadDto } from '../shared/api';
-import type { ErrorCode } from '../shared/errors';
-import type { Thread, TranscriptMessage } from './domain';
-import { isSummaryWithdrawn } from './domain';
-import type { MessageSearchHit } from './ports';
+import type { MessageDto, SearchHitDto, ThreadDto } from '../../shared/api';
+import type { ErrorCode } from '../../shared/errors';
+import type { Thread, TranscriptMessage } from '../domain/types';
+import { isSummaryWithdrawn } from '../domain/types';
+import type { MessageSearchHit } from '../ports';
 
 /** Domain -> DTO, the only shape that reaches clients. */
 export function toMessageDto(message: TranscriptMessage): MessageDto {

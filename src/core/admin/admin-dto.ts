@@ -1,7 +1,7 @@
-import type { AdminThreadDto, AuditEntryDto, SummaryRevisionDto, SummaryRevisionInfoDto } from '../shared/admin-api';
-import type { AdminThreadRow, AuditEntry, SummaryRevisionRecord } from './ports';
-import { diffStats, lineDiff } from './summary/line-diff';
-import { segmentedSummary } from './summary/summary-segments';
+import type { AdminThreadDto, AuditEntryDto, SummaryRevisionDto, SummaryRevisionInfoDto } from '../../shared/admin-api';
+import type { AdminThreadRow, AuditEntry, SummaryRevisionRecord } from '../ports';
+import { diffStats, lineDiff } from '../summary/line-diff';
+import { segmentedSummary } from '../summary/summary-segments';
 
 /** Admin domain rows -> admin DTOs. */
 export function toAdminThreadDto(row: AdminThreadRow): AdminThreadDto {

@@ -1,7 +1,7 @@
-import type { ContextState, KeepPolicy, ModelProfile, TokenCounter, TriggerPolicy } from './context';
-import { parseKeepPolicy } from './context';
-import { parseTriggerPolicy } from './context';
-import type { RecallScope, ThreadContext } from './domain';
+import type { ContextState, KeepPolicy, ModelProfile, TokenCounter, TriggerPolicy } from '../context';
+import { parseKeepPolicy } from '../context';
+import { parseTriggerPolicy } from '../context';
+import type { RecallScope, ThreadContext } from '../domain/types';
 import {
   correctedBudget,
   mergeRecallCandidates,
@@ -9,8 +9,8 @@ import {
   upperBoundTextTokens,
   type EstimateCorrection,
   type FoldDecision,
-} from './context';
-import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from './domain';
+} from '../context';
+import { isSummaryWithdrawn, MEMORY_REBUILDING_NOTE } from '../domain/types';
 
 /** The deployment's context configuration, resolved once at boot (see src/app/compose.ts). */
 export interface ContextSettings {

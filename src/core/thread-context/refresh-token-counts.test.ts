@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenCounter } from './context';
-import type { ThreadContext } from './domain';
+import { createTokenCounter } from '../context';
+import type { ThreadContext } from '../domain/types';
 import { refreshTokenCounts } from './refresh-token-counts';
 
 const cl100k = createTokenCounter('cl100k_base');

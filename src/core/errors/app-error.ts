@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../shared/errors';
+import type { ErrorCode } from '../../shared/errors';
 
 /**
  * The one application error. `message` is safe to show to the client; `cause` is logged, never shown.

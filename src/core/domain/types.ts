@@ -8,7 +8,7 @@ import type {
   SavedMemoryItem,
   SummaryState,
   ToolCall,
-} from './context/types';
+} from '../context/types';
 
 /** Lifecycle of a transcript message: its text changes only while `streaming`. */
 export type MessageStatus = 'pending' | 'streaming' | 'complete' | 'error' | 'cancelled';

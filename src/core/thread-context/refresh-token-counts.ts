@@ -1,5 +1,5 @@
-import { findStaleCounts, type EncodingName, type TokenCounter } from './context';
-import type { ThreadContext } from './domain';
+import { findStaleCounts, type EncodingName, type TokenCounter } from '../context';
+import type { ThreadContext } from '../domain/types';
 
 export interface TokenRecount {
   /** The context with every count made with the configured encoding. */
