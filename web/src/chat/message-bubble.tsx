@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
 import type { ForkSummaryDto, MessageContextDto, MessageDto, ToolRunDto } from '../../../src/shared/api';
 import { MarkdownText } from '../common/markdown-text';
 import { WhatTheModelSaw } from '../common/what-the-model-saw';
@@ -264,6 +264,98 @@ function FollowUpLink({ run }: { run: ToolRunDto }) {
   );
 }
 
+/** A forgotten message: a tombstone in its place (its branches still listed). */
+function deletedBubble(message: MessageDto, forks: ReactNode) {
+  return (
+    <article
+      className={`bubble deleted ${message.role}`}
+      aria-label={`${ROLE_LABEL[message.role]} message, deleted`}
+      data-seq={message.seq ?? undefined}
+      tabIndex={-1}
+    >
+      <header className="bubble-meta">
+        <span className="role">{ROLE_LABEL[message.role]}</span>
+        {message.seq !== null ? <span className="seq">#{message.seq}</span> : null}
+      </header>
+      <em>Message deleted</em>
+      {forks}
+    </article>
+  );
+}
+
+/** An answer replaced by a regenerated one: collapsed, still readable. */
+function supersededBubble(message: MessageDto) {
+  return (
+    <article
+      className="bubble assistant superseded"
+      aria-label="Previous answer, replaced"
+      data-seq={message.seq ?? undefined}
+      tabIndex={-1}
+    >
+      <details>
+        <summary>
+          <span className="role">Previous answer</span> <span className="seq">#{message.seq}</span> · replaced by a
+          regenerated one
+        </summary>
+        <MarkdownText text={message.content} />
+      </details>
+    </article>
+  );
+}
+
+function BubbleHeader({ message, highlighted }: { message: MessageDto; highlighted: boolean | undefined }) {
+  return (
+    <header className="bubble-meta">
+      <span className="role">{ROLE_LABEL[message.role]}</span>
+      {message.seq !== null ? <span className="seq">#{message.seq}</span> : <span className="seq">queued</span>}
+      {message.pinned ? (
+        <span className="pin tag" aria-label="pinned">
+          Pinned
+        </span>
+      ) : null}
+      {highlighted ? <span className="tag hit-tag">Search match</span> : null}
+      {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
+    </header>
+  );
+}
+
+/** The cards of the message's tool calls, each with its run and its result (an async run's note once complete). */
+function ToolCalls(props: BubbleProps) {
+  return props.message.toolCalls?.map((call) => {
+    const run = Object.values(props.toolRuns).find((candidate) => candidate.toolCallId === call.id) ?? null;
+    const note = run ? props.notes.get(run.id) : undefined;
+    const result = note && note.status === 'complete' ? note : (props.results.get(call.id) ?? null);
+    return (
+      <ToolCard
+        key={call.id}
+        call={call}
+        run={run}
+        result={result}
+        answering={props.answering}
+        onCancel={props.onCancelTool}
+      />
+    );
+  });
+}
+
+function MessageError({ message, onRetry }: { message: MessageDto; onRetry(message: MessageDto): void }) {
+  return (
+    <div className="message-error" role="alert">
+      <span>{message.error?.message ?? 'The answer failed.'}</span>
+      {message.role === 'assistant' ? (
+        <button type="button" onClick={() => onRetry(message)}>
+          Retry
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function bubbleClass(props: BubbleProps, streaming: boolean): string {
+  const { message } = props;
+  return `bubble ${message.role}${streaming ? ' streaming' : ''}${message.status === 'error' ? ' failed' : ''}${props.followUpTo.length > 0 ? ' follow-up-answer' : ''}${props.highlighted ? ' search-hit' : ''}`;
+}
+
 /** One transcript message as a bubble: Markdown text, tool cards, streaming caret, error with retry. */
 export function MessageBubble(props: BubbleProps) {
   const { message } = props;
@@ -272,61 +364,18 @@ export function MessageBubble(props: BubbleProps) {
     props.forks && props.forks.length > 0 && props.onOpenThread ? (
       <ForkLinks forks={props.forks} onOpen={props.onOpenThread} />
     ) : null;
-  if (message.deleted) {
-    return (
-      <article
-        className={`bubble deleted ${message.role}`}
-        aria-label={`${ROLE_LABEL[message.role]} message, deleted`}
-        data-seq={message.seq ?? undefined}
-        tabIndex={-1}
-      >
-        <header className="bubble-meta">
-          <span className="role">{ROLE_LABEL[message.role]}</span>
-          {message.seq !== null ? <span className="seq">#{message.seq}</span> : null}
-        </header>
-        <em>Message deleted</em>
-        {forks}
-      </article>
-    );
-  }
-  if (message.superseded) {
-    return (
-      <article
-        className="bubble assistant superseded"
-        aria-label="Previous answer, replaced"
-        data-seq={message.seq ?? undefined}
-        tabIndex={-1}
-      >
-        <details>
-          <summary>
-            <span className="role">Previous answer</span> <span className="seq">#{message.seq}</span> · replaced by a
-            regenerated one
-          </summary>
-          <MarkdownText text={message.content} />
-        </details>
-      </article>
-    );
-  }
+  if (message.deleted) return deletedBubble(message, forks);
+  if (message.superseded) return supersededBubble(message);
   const streaming = message.status === 'streaming' || message.status === 'pending';
   return (
     <article
-      className={`bubble ${message.role}${streaming ? ' streaming' : ''}${message.status === 'error' ? ' failed' : ''}${props.followUpTo.length > 0 ? ' follow-up-answer' : ''}${props.highlighted ? ' search-hit' : ''}`}
+      className={bubbleClass(props, streaming)}
       aria-label={`${ROLE_LABEL[message.role]} message`}
       aria-busy={streaming}
       data-seq={message.seq ?? undefined}
       tabIndex={-1}
     >
-      <header className="bubble-meta">
-        <span className="role">{ROLE_LABEL[message.role]}</span>
-        {message.seq !== null ? <span className="seq">#{message.seq}</span> : <span className="seq">queued</span>}
-        {message.pinned ? (
-          <span className="pin tag" aria-label="pinned">
-            Pinned
-          </span>
-        ) : null}
-        {props.highlighted ? <span className="tag hit-tag">Search match</span> : null}
-        {message.status === 'cancelled' ? <span className="tag">stopped</span> : null}
-      </header>
+      <BubbleHeader message={message} highlighted={props.highlighted} />
       {props.followUpTo.map((run) => (
         <FollowUpLink key={run.id} run={run} />
       ))}
@@ -345,31 +394,8 @@ export function MessageBubble(props: BubbleProps) {
           …
         </p>
       ) : null}
-      {message.toolCalls?.map((call) => {
-        const run = Object.values(props.toolRuns).find((candidate) => candidate.toolCallId === call.id) ?? null;
-        const note = run ? props.notes.get(run.id) : undefined;
-        const result = note && note.status === 'complete' ? note : (props.results.get(call.id) ?? null);
-        return (
-          <ToolCard
-            key={call.id}
-            call={call}
-            run={run}
-            result={result}
-            answering={props.answering}
-            onCancel={props.onCancelTool}
-          />
-        );
-      })}
-      {message.status === 'error' ? (
-        <div className="message-error" role="alert">
-          <span>{message.error?.message ?? 'The answer failed.'}</span>
-          {message.role === 'assistant' ? (
-            <button type="button" onClick={() => props.onRetry(message)}>
-              Retry
-            </button>
-          ) : null}
-        </div>
-      ) : null}
+      <ToolCalls {...props} />
+      {message.status === 'error' ? <MessageError message={message} onRetry={props.onRetry} /> : null}
       {editing ? null : <MessageControls {...props} onStartEdit={props.onEdit ? () => setEditing(true) : undefined} />}
       {forks}
     </article>
