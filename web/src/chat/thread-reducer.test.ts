@@ -39,7 +39,7 @@ function thread(overrides: Partial<ThreadDto> = {}): ThreadDto {
     lastActivityAt: '',
     memoryMode: 'summary',
     contextStartSeq: 1,
-    settings: { trigger: null, keep: null, summaryPrompt: null } as ThreadDto['settings'],
+    settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null },
     memoryRebuilding: false,
     forkedFrom: null,
     ...overrides,
