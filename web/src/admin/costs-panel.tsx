@@ -50,6 +50,63 @@ function FigureCells({ figures }: { figures: CostTotalDto }) {
   );
 }
 
+/** A row's label: a thread's links to its detail. */
+function RowLabel({ row, by }: { row: CostReportDto['rows'][number]; by: Grouping }) {
+  if (!(by === 'thread' && row.key)) return <>{row.label}</>;
+  return (
+    <a
+      href={`/admin/threads/${row.key}`}
+      onClick={(event) => {
+        event.preventDefault();
+        navigate(`/admin/threads/${row.key}`);
+      }}
+    >
+      {row.label}
+    </a>
+  );
+}
+
+/** The report's rows and their total. */
+function CostsTable({ report, by }: { report: CostReportDto; by: Grouping }) {
+  // Per user, when spend limits are enforced, each row carries the user's effective limit (null: none).
+  const withLimits = report.by === 'user' && report.rows.some((row) => row.limit !== undefined);
+  return (
+    <table aria-label="Costs">
+      <thead>
+        <tr>
+          <th>{by === 'day' ? 'Day (UTC)' : by === 'user' ? 'User' : 'Thread'}</th>
+          <th>Calls</th>
+          <th>Prompt tokens</th>
+          <th>Cached</th>
+          <th>Cached share</th>
+          <th title="prompt tokens written to the provider's cache (Claude), priced at cacheWrite">Cache writes</th>
+          <th>Completion tokens</th>
+          <th>Cost</th>
+          {withLimits ? <th title="the user's effective spend limit; empty: none">Limit</th> : null}
+        </tr>
+      </thead>
+      <tbody>
+        {report.rows.map((row) => (
+          <tr key={row.key}>
+            <td>
+              <RowLabel row={row} by={by} />
+            </td>
+            <FigureCells figures={row} />
+            {withLimits ? <td>{row.limit ?? ''}</td> : null}
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row">{TOTAL_LABELS[report.by]}</th>
+          <FigureCells figures={report.total} />
+          {withLimits ? <td /> : null}
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
 /**
  * Estimated cost of the model calls of the last 30 days per UTC day, user or thread: reported usage priced by
  * MODEL_PRICES (cached prompt tokens at their own price); calls without a usage report count our estimate and are
@@ -67,8 +124,6 @@ export function CostsPanel() {
       setError(ApiError.from(caught).message),
     );
   }, [by]);
-  // Per user, when spend limits are enforced, each row carries the user's effective limit (null: none).
-  const withLimits = report?.by === 'user' && report.rows.some((row) => row.limit !== undefined);
   return (
     <section className="card" aria-labelledby="costs-heading">
       <div className="toolbar">
@@ -90,53 +145,7 @@ export function CostsPanel() {
         </p>
       ) : null}
       {report && report.pricedModels.length === 0 ? <p>No prices are set (MODEL_PRICES): tokens only.</p> : null}
-      {report ? (
-        <table aria-label="Costs">
-          <thead>
-            <tr>
-              <th>{by === 'day' ? 'Day (UTC)' : by === 'user' ? 'User' : 'Thread'}</th>
-              <th>Calls</th>
-              <th>Prompt tokens</th>
-              <th>Cached</th>
-              <th>Cached share</th>
-              <th title="prompt tokens written to the provider's cache (Claude), priced at cacheWrite">Cache writes</th>
-              <th>Completion tokens</th>
-              <th>Cost</th>
-              {withLimits ? <th title="the user's effective spend limit; empty: none">Limit</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {report.rows.map((row) => (
-              <tr key={row.key}>
-                <td>
-                  {by === 'thread' && row.key ? (
-                    <a
-                      href={`/admin/threads/${row.key}`}
-                      onClick={(event) => {
-                        event.preventDefault();
-                        navigate(`/admin/threads/${row.key}`);
-                      }}
-                    >
-                      {row.label}
-                    </a>
-                  ) : (
-                    row.label
-                  )}
-                </td>
-                <FigureCells figures={row} />
-                {withLimits ? <td>{row.limit ?? ''}</td> : null}
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row">{TOTAL_LABELS[report.by]}</th>
-              <FigureCells figures={report.total} />
-              {withLimits ? <td /> : null}
-            </tr>
-          </tfoot>
-        </table>
-      ) : null}
+      {report ? <CostsTable report={report} by={by} /> : null}
     </section>
   );
 }

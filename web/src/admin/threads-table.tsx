@@ -13,26 +13,31 @@ const SORTS: Array<{ value: AdminThreadSort; label: string }> = [
   { value: 'errors', label: 'Fold errors' },
 ];
 
-/** All users' threads: search, sort, keyset paging (a stack of cursors for "previous"). */
-export function ThreadsTable() {
+type AdminThreadRow = AdminThreadPageDto['threads'][number];
+
+/** The search box (debounced) and the sort, which start the paging over. */
+function useThreadQuery() {
   const [query, setQuery] = useState('');
   const [debounced, setDebounced] = useState('');
   const [sort, setSort] = useState<AdminThreadSort>('activity');
-  const [cursors, setCursors] = useState<Array<string | null>>([null]);
-  const [page, setPage] = useState<AdminThreadPageDto | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const cursor = cursors.at(-1) ?? null;
-
   useEffect(() => {
     const timer = window.setTimeout(() => setDebounced(query.trim()), 250);
     return () => window.clearTimeout(timer);
   }, [query]);
-  useEffect(() => setCursors([null]), [debounced, sort]);
+  return { query, setQuery, debounced, sort, setSort };
+}
 
+/** Keyset paging over the threads matching `query` in `sort` order; a stack of cursors for "previous". */
+function useThreadPages(query: string, sort: AdminThreadSort) {
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const [page, setPage] = useState<AdminThreadPageDto | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const cursor = cursors.at(-1) ?? null;
+  useEffect(() => setCursors([null]), [query, sort]);
   useEffect(() => {
     const controller = new AbortController();
     const params = new URLSearchParams({ sort, limit: String(PAGE_SIZE) });
-    if (debounced) params.set('query', debounced);
+    if (query) params.set('query', query);
     if (cursor) params.set('cursor', cursor);
     requestJson<AdminThreadPageDto>(`/api/admin/threads?${params}`, { signal: controller.signal }).then(
       (result) => {
@@ -44,8 +49,78 @@ export function ThreadsTable() {
       },
     );
     return () => controller.abort();
-  }, [debounced, sort, cursor]);
+  }, [query, sort, cursor]);
+  return { cursors, setCursors, page, error };
+}
 
+function ThreadsHead() {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">Thread</th>
+        <th scope="col">Owner</th>
+        <th scope="col" className="number">
+          Messages
+        </th>
+        <th scope="col">Summary</th>
+        <th scope="col" className="number">
+          Summary tokens
+        </th>
+        <th scope="col" className="number">
+          Window tokens
+        </th>
+        <th scope="col" className="number">
+          Fold lag
+        </th>
+        <th scope="col">Last fold</th>
+        <th scope="col">Activity</th>
+      </tr>
+    </thead>
+  );
+}
+
+function ThreadRow({ thread }: { thread: AdminThreadRow }) {
+  return (
+    <tr>
+      <td>
+        <a
+          href={`/admin/threads/${thread.id}`}
+          onClick={(event) => {
+            event.preventDefault();
+            navigate(`/admin/threads/${thread.id}`);
+          }}
+        >
+          {thread.title}
+        </a>
+      </td>
+      <td className="preview owner" title={thread.owner.id}>
+        {thread.owner.id}
+      </td>
+      <td className="number">{thread.messageCount}</td>
+      <td className="preview" title={plainPreview(thread.summary.preview)}>
+        {plainPreview(thread.summary.preview) || '—'}
+      </td>
+      <td className="number">{formatTokens(thread.summary.tokens)}</td>
+      <td className="number">{formatTokens(thread.windowTokens)}</td>
+      <td className="number">{thread.foldLagEntries}</td>
+      <td>
+        {thread.lastFoldError ? (
+          <span className="error-text" title={thread.lastFoldError}>
+            failed
+          </span>
+        ) : (
+          relativeTime(thread.lastFoldAt)
+        )}
+      </td>
+      <td>{relativeTime(thread.lastActivityAt)}</td>
+    </tr>
+  );
+}
+
+/** All users' threads: search, sort, keyset paging (a stack of cursors for "previous"). */
+export function ThreadsTable() {
+  const { query, setQuery, debounced, sort, setSort } = useThreadQuery();
+  const { cursors, setCursors, page, error } = useThreadPages(debounced, sort);
   return (
     <section className="card" aria-labelledby="threads-heading">
       <div className="toolbar">
@@ -75,62 +150,10 @@ export function ThreadsTable() {
       ) : null}
       <div className="table-wrap">
         <table className="data" aria-label="Threads">
-          <thead>
-            <tr>
-              <th scope="col">Thread</th>
-              <th scope="col">Owner</th>
-              <th scope="col" className="number">
-                Messages
-              </th>
-              <th scope="col">Summary</th>
-              <th scope="col" className="number">
-                Summary tokens
-              </th>
-              <th scope="col" className="number">
-                Window tokens
-              </th>
-              <th scope="col" className="number">
-                Fold lag
-              </th>
-              <th scope="col">Last fold</th>
-              <th scope="col">Activity</th>
-            </tr>
-          </thead>
+          <ThreadsHead />
           <tbody>
             {page?.threads.map((thread) => (
-              <tr key={thread.id}>
-                <td>
-                  <a
-                    href={`/admin/threads/${thread.id}`}
-                    onClick={(event) => {
-                      event.preventDefault();
-                      navigate(`/admin/threads/${thread.id}`);
-                    }}
-                  >
-                    {thread.title}
-                  </a>
-                </td>
-                <td className="preview owner" title={thread.owner.id}>
-                  {thread.owner.id}
-                </td>
-                <td className="number">{thread.messageCount}</td>
-                <td className="preview" title={plainPreview(thread.summary.preview)}>
-                  {plainPreview(thread.summary.preview) || '—'}
-                </td>
-                <td className="number">{formatTokens(thread.summary.tokens)}</td>
-                <td className="number">{formatTokens(thread.windowTokens)}</td>
-                <td className="number">{thread.foldLagEntries}</td>
-                <td>
-                  {thread.lastFoldError ? (
-                    <span className="error-text" title={thread.lastFoldError}>
-                      failed
-                    </span>
-                  ) : (
-                    relativeTime(thread.lastFoldAt)
-                  )}
-                </td>
-                <td>{relativeTime(thread.lastActivityAt)}</td>
-              </tr>
+              <ThreadRow key={thread.id} thread={thread} />
             ))}
             {page && page.threads.length === 0 ? (
               <tr>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type MutableRefObject } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents } from '../../../src/shared/socket-events';
 
@@ -16,6 +16,84 @@ export interface ChatSocketOptions {
   token: string | null;
   /** Renews the session's token (after `session-expired`, or a refused reconnect); resolves with the new token. */
   renew(): Promise<string>;
+}
+
+/** What the connection's listeners change: the status shown, the last error, the token read at each connect. */
+interface ConnectionControls {
+  setStatus(status: ConnectionStatus): void;
+  setLastError(error: string | null): void;
+  tokenRef: MutableRefObject<string | null>;
+  renewRef: MutableRefObject<() => Promise<string>>;
+}
+
+/**
+ * Listens to one socket's connection events and the browser's network state; returns the function that stops
+ * (listeners removed, the socket disconnected).
+ */
+function watchConnection(created: ChatSocket, controls: ConnectionControls): () => void {
+  const { setStatus, setLastError, tokenRef, renewRef } = controls;
+  let renewing = false;
+  let stopped = false;
+  const renewAndConnect = () => {
+    if (renewing) return;
+    renewing = true;
+    setStatus(disconnectedStatus());
+    renewRef
+      .current()
+      .then(
+        (token) => {
+          tokenRef.current = token;
+        },
+        // eslint-disable-next-line no-restricted-syntax -- offline or the server is down: connecting again retries with the token we have
+        () => {},
+      )
+      .finally(() => {
+        renewing = false;
+        if (!stopped && !created.connected) created.connect();
+      });
+  };
+  const onConnect = () => {
+    setStatus('connected');
+    setLastError(null);
+  };
+  const onDisconnect = (reason: string) => {
+    setStatus(disconnectedStatus());
+    // socket.io does not reconnect after a server-side disconnect (e.g. a restart that closed sockets): do it,
+    // unless an expired session is being renewed (that reconnects once the token is fresh).
+    if (reason === 'io server disconnect')
+      window.setTimeout(() => {
+        if (!renewing && !stopped) created.connect();
+      }, 500);
+  };
+  const onConnectError = (error: Error & { data?: { code?: string; message?: string } }) => {
+    setStatus(disconnectedStatus());
+    setLastError(error.data?.message ?? error.message);
+    // A refused token (expired while the tab slept): socket.io does not retry a middleware refusal on its own.
+    if (error.data?.code === 'UNAUTHORIZED') renewAndConnect();
+    // Too many open tabs of this user (MAX_SOCKETS_PER_USER): the message says so; try again once one may have closed.
+    if (error.data?.code === 'RATE_LIMITED')
+      window.setTimeout(() => {
+        if (!stopped && !created.connected) created.connect();
+      }, 30_000);
+  };
+  const onNetwork = () => {
+    if (!created.connected) setStatus(disconnectedStatus());
+    // Back online: try now instead of waiting for the next backoff step.
+    if (navigator.onLine && !created.connected) created.connect();
+  };
+  created.on('connect', onConnect);
+  created.on('disconnect', onDisconnect);
+  created.on('connect_error', onConnectError);
+  created.on('session-expired', renewAndConnect);
+  window.addEventListener('online', onNetwork);
+  window.addEventListener('offline', onNetwork);
+  return () => {
+    stopped = true;
+    window.removeEventListener('online', onNetwork);
+    window.removeEventListener('offline', onNetwork);
+    created.removeAllListeners();
+    created.disconnect();
+  };
 }
 
 /**
@@ -47,68 +125,7 @@ export function useChatSocket(options: ChatSocketOptions): {
     });
     setSocket(created);
     setStatus('connecting');
-    let renewing = false;
-    let stopped = false;
-    const renewAndConnect = () => {
-      if (renewing) return;
-      renewing = true;
-      setStatus(disconnectedStatus());
-      renewRef
-        .current()
-        .then(
-          (token) => {
-            tokenRef.current = token;
-          },
-          // eslint-disable-next-line no-restricted-syntax -- offline or the server is down: connecting again retries with the token we have
-          () => {},
-        )
-        .finally(() => {
-          renewing = false;
-          if (!stopped && !created.connected) created.connect();
-        });
-    };
-    const onConnect = () => {
-      setStatus('connected');
-      setLastError(null);
-    };
-    const onDisconnect = (reason: string) => {
-      setStatus(disconnectedStatus());
-      // socket.io does not reconnect after a server-side disconnect (e.g. a restart that closed sockets): do it,
-      // unless an expired session is being renewed (that reconnects once the token is fresh).
-      if (reason === 'io server disconnect')
-        window.setTimeout(() => {
-          if (!renewing && !stopped) created.connect();
-        }, 500);
-    };
-    const onConnectError = (error: Error & { data?: { code?: string; message?: string } }) => {
-      setStatus(disconnectedStatus());
-      setLastError(error.data?.message ?? error.message);
-      // A refused token (expired while the tab slept): socket.io does not retry a middleware refusal on its own.
-      if (error.data?.code === 'UNAUTHORIZED') renewAndConnect();
-      // Too many open tabs of this user (MAX_SOCKETS_PER_USER): the message says so; try again once one may have closed.
-      if (error.data?.code === 'RATE_LIMITED')
-        window.setTimeout(() => {
-          if (!stopped && !created.connected) created.connect();
-        }, 30_000);
-    };
-    const onNetwork = () => {
-      if (!created.connected) setStatus(disconnectedStatus());
-      // Back online: try now instead of waiting for the next backoff step.
-      if (navigator.onLine && !created.connected) created.connect();
-    };
-    created.on('connect', onConnect);
-    created.on('disconnect', onDisconnect);
-    created.on('connect_error', onConnectError);
-    created.on('session-expired', renewAndConnect);
-    window.addEventListener('online', onNetwork);
-    window.addEventListener('offline', onNetwork);
-    return () => {
-      stopped = true;
-      window.removeEventListener('online', onNetwork);
-      window.removeEventListener('offline', onNetwork);
-      created.removeAllListeners();
-      created.disconnect();
-    };
+    return watchConnection(created, { setStatus, setLastError, tokenRef, renewRef });
   }, [userId]);
 
   return { socket, status, lastError };

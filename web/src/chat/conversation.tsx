@@ -1,4 +1,4 @@
-import { Fragment, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ForkSummaryDto, MessageContextDto, MessageDto } from '../../../src/shared/api';
 import { MessageBubble } from './message-bubble';
 import { contextDivider, isAnswering, regenerableAnswer, type OutgoingMessage, type ThreadState } from './thread-state';
@@ -87,27 +87,8 @@ export interface BranchControls {
   openThread(threadId: string): void;
 }
 
-/**
- * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
- * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
- */
-export function Conversation(props: {
-  state: ThreadState;
-  actions: ThreadActions;
-  online: boolean;
-  windowFromSeq: number | null;
-  summaryThroughSeq: number | null;
-  loadSeen(messageId: string): Promise<MessageContextDto>;
-  highlightSeq?: number | null;
-  branches?: BranchControls | undefined;
-}) {
-  const { state, actions } = props;
-  const scroller = useRef<HTMLDivElement>(null);
-  const stickToBottom = useRef(true);
-  const beforePrepend = useRef<{ height: number; top: number; firstId: string | undefined } | null>(null);
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const answering = isAnswering(state);
-
+/** The lookups tool cards need: results by call id, the calls shown, async notes by run, follow-up answers. */
+function useToolLookups(state: ThreadState) {
   const results = useMemo(() => {
     const map = new Map<string, MessageDto>();
     for (const message of state.messages)
@@ -133,6 +114,24 @@ export function Conversation(props: {
     const run = message.toolRunId ? state.toolRuns[message.toolRunId] : undefined;
     return run !== undefined && callIds.has(run.toolCallId);
   };
+  // Tool results and async run notes show in their cards; a note whose card is not loaded shows on its own.
+  const visible = state.messages.filter(
+    (message) =>
+      !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) &&
+      !(message.role === 'system' && cardShown(message)),
+  );
+  return { results, notes, followUps, visible };
+}
+
+/**
+ * The transcript's scrolling: older pages loaded on scroll up without moving what is on screen, stuck to the bottom
+ * while the user is there.
+ */
+function useTranscriptScroll(state: ThreadState, actions: ThreadActions) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  const beforePrepend = useRef<{ height: number; top: number; firstId: string | undefined } | null>(null);
+  const [loadingOlder, setLoadingOlder] = useState(false);
 
   const loadOlder = useCallback(async () => {
     const element = scroller.current;
@@ -165,23 +164,108 @@ export function Conversation(props: {
     stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < NEAR_EDGE_PX;
     if (element.scrollTop < NEAR_EDGE_PX && state.hasMoreBefore) void loadOlder();
   };
+  return { scroller, loadingOlder, loadOlder, onScroll };
+}
 
-  // Tool results and async run notes show in their cards; a note whose card is not loaded shows on its own.
+/** Where the model's window starts (the memory panel is open and a summary covers what is above). */
+function WindowMarker({ summaryThroughSeq }: { summaryThroughSeq: number | null }) {
+  return (
+    <div className="window-marker" role="separator" aria-label="The model's window starts here">
+      <span>
+        Model window starts here
+        {summaryThroughSeq ? ` · earlier messages (to #${summaryThroughSeq}) are in the summary` : ''}
+      </span>
+    </div>
+  );
+}
+
+export interface ConversationProps {
+  state: ThreadState;
+  actions: ThreadActions;
+  online: boolean;
+  windowFromSeq: number | null;
+  summaryThroughSeq: number | null;
+  loadSeen(messageId: string): Promise<MessageContextDto>;
+  highlightSeq?: number | null;
+  branches?: BranchControls | undefined;
+}
+
+/** One shown message, with the context divider or the window marker above it when they start there. */
+function TranscriptEntry(props: {
+  message: MessageDto;
+  conversation: ConversationProps;
+  lookups: ReturnType<typeof useToolLookups>;
+  divider: { seq: number } | null;
+  answering: boolean;
+  regenerable: boolean;
+  forks: ForkSummaryDto[] | undefined;
+}) {
+  const { message, conversation, lookups, divider, answering } = props;
+  const { state, actions, branches } = conversation;
+  const branchable = message.seq !== null && !answering && ['complete', 'cancelled', 'error'].includes(message.status);
+  return (
+    <>
+      {divider && message.seq === divider.seq ? (
+        <ContextDivider seq={divider.seq} undoable={false} onUndo={() => actions.resetContext(true)} />
+      ) : null}
+      {conversation.windowFromSeq !== null && message.seq === conversation.windowFromSeq ? (
+        <WindowMarker summaryThroughSeq={conversation.summaryThroughSeq} />
+      ) : null}
+      <MessageBubble
+        message={message}
+        results={lookups.results}
+        notes={lookups.notes}
+        followUpTo={(lookups.followUps.get(message.id) ?? [])
+          .map((runId) => state.toolRuns[runId])
+          .filter((run) => run !== undefined)}
+        toolRuns={state.toolRuns}
+        answering={answering}
+        onRetry={actions.retryAnswer}
+        onCancelTool={actions.cancelTool}
+        onPin={actions.setPinned}
+        onForget={actions.forget}
+        onRegenerate={props.regenerable ? actions.regenerate : undefined}
+        loadSeen={conversation.loadSeen}
+        highlighted={message.seq !== null && message.seq === conversation.highlightSeq}
+        forks={props.forks}
+        onOpenThread={branches?.openThread}
+        onBranch={branches && branchable ? branches.branch : undefined}
+        onEdit={
+          branches && message.role === 'user' && message.seq !== null && !message.deleted ? branches.edit : undefined
+        }
+      />
+    </>
+  );
+}
+
+/** Above the first message: "Load older messages" while there are more, else the beginning of the conversation. */
+function TranscriptStart(props: { state: ThreadState; loadingOlder: boolean; onLoadOlder(): void }) {
+  if (props.state.hasMoreBefore)
+    return (
+      <button type="button" className="load-older" onClick={props.onLoadOlder} disabled={props.loadingOlder}>
+        {props.loadingOlder ? 'Loading older messages…' : 'Load older messages'}
+      </button>
+    );
+  return props.state.messages.length > 0 ? <p className="start-of-thread">Beginning of the conversation</p> : null;
+}
+
+/**
+ * The transcript: bubbles in seq order, older pages loaded on scroll up without moving what is on screen,
+ * stuck to the bottom while the user is there, and the memory marker where the model's window starts.
+ */
+export function Conversation(props: ConversationProps) {
+  const { state, actions } = props;
+  const { scroller, loadingOlder, loadOlder, onScroll } = useTranscriptScroll(state, actions);
+  const lookups = useToolLookups(state);
+  const answering = isAnswering(state);
   const divider = contextDivider(state);
   const lastAnswer = answering ? null : regenerableAnswer(state);
   const stored = state.messages.some((message) => message.seq !== null);
   // Nothing after the marker yet: the divider closes the transcript (with Undo until the next message is stored).
   const dividerAtEnd =
     divider !== null && !state.messages.some((message) => message.seq !== null && message.seq >= divider.seq);
-  const visible = state.messages.filter(
-    (message) =>
-      !(message.role === 'tool' && message.toolCallId && callIds.has(message.toolCallId)) &&
-      !(message.role === 'system' && cardShown(message)),
-  );
-  const { branches } = props;
-  const forksAt = forksByMessage(visible, branches?.forks ?? []);
-  const branchable = (message: MessageDto) =>
-    message.seq !== null && !answering && ['complete', 'cancelled', 'error'].includes(message.status);
+  const { visible } = lookups;
+  const forksAt = forksByMessage(visible, props.branches?.forks ?? []);
   return (
     <div
       className="conversation"
@@ -192,57 +276,18 @@ export function Conversation(props: {
       aria-live="polite"
       aria-relevant="additions"
     >
-      {state.hasMoreBefore ? (
-        <button type="button" className="load-older" onClick={() => void loadOlder()} disabled={loadingOlder}>
-          {loadingOlder ? 'Loading older messages…' : 'Load older messages'}
-        </button>
-      ) : state.messages.length > 0 ? (
-        <p className="start-of-thread">Beginning of the conversation</p>
-      ) : null}
+      <TranscriptStart state={state} loadingOlder={loadingOlder} onLoadOlder={() => void loadOlder()} />
       {visible.length === 0 && state.outgoing.length === 0 ? (
         <p className="empty-thread">Say hello to start the conversation.</p>
       ) : null}
       {visible.map((message) => (
-        <Fragment key={message.id}>
-          {divider && message.seq === divider.seq ? (
-            <ContextDivider seq={divider.seq} undoable={false} onUndo={() => actions.resetContext(true)} />
-          ) : null}
-          {props.windowFromSeq !== null && message.seq === props.windowFromSeq ? (
-            <div className="window-marker" role="separator" aria-label="The model's window starts here">
-              <span>
-                Model window starts here
-                {props.summaryThroughSeq
-                  ? ` · earlier messages (to #${props.summaryThroughSeq}) are in the summary`
-                  : ''}
-              </span>
-            </div>
-          ) : null}
-          <MessageBubble
-            message={message}
-            results={results}
-            notes={notes}
-            followUpTo={(followUps.get(message.id) ?? [])
-              .map((runId) => state.toolRuns[runId])
-              .filter((run) => run !== undefined)}
-            toolRuns={state.toolRuns}
-            answering={answering}
-            onRetry={actions.retryAnswer}
-            onCancelTool={actions.cancelTool}
-            onPin={actions.setPinned}
-            onForget={actions.forget}
-            onRegenerate={lastAnswer?.id === message.id ? actions.regenerate : undefined}
-            loadSeen={props.loadSeen}
-            highlighted={message.seq !== null && message.seq === props.highlightSeq}
-            forks={forksAt.get(message.id)}
-            onOpenThread={branches?.openThread}
-            onBranch={branches && branchable(message) ? branches.branch : undefined}
-            onEdit={
-              branches && message.role === 'user' && message.seq !== null && !message.deleted
-                ? branches.edit
-                : undefined
-            }
-          />
-        </Fragment>
+        <TranscriptEntry
+          key={message.id}
+          {...{ message, lookups, divider, answering }}
+          conversation={props}
+          regenerable={lastAnswer?.id === message.id}
+          forks={forksAt.get(message.id)}
+        />
       ))}
       {divider && dividerAtEnd ? (
         <ContextDivider seq={divider.seq} undoable={divider.undoable} onUndo={() => actions.resetContext(true)} />

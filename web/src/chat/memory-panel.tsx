@@ -73,130 +73,164 @@ export function MemoryPanel(props: MemoryPanelProps) {
   );
 }
 
-function MemoryContent(props: MemoryPanelProps & { data: MemoryData }) {
+type ContentProps = MemoryPanelProps & { data: MemoryData };
+type PackEntry = MemoryData['pack']['messages'][number];
+
+/** The next model call: the pack against the budget, why, the fold state, what recall brought. */
+function PackSection(props: ContentProps) {
   const { pack, detail } = props.data;
   const fraction = pack.budget > 0 ? Math.min(1, pack.tokens / pack.budget) : 0;
+  return (
+    <section aria-labelledby="pack-heading">
+      <h3 id="pack-heading">Next model call</h3>
+      <div
+        className={`gauge${fraction > 0.9 ? ' high' : ''}`}
+        role="meter"
+        aria-label="Pack tokens against the budget"
+        aria-valuemin={0}
+        aria-valuemax={pack.budget}
+        aria-valuenow={pack.tokens}
+      >
+        <span style={{ width: `${fraction * 100}%` }} />
+      </div>
+      <p className="figures">
+        {formatTokens(pack.tokens)} of {formatTokens(pack.budget)} tokens
+        {pack.omitted > 0 ? ` · ${pack.omitted} entries left out` : ''}
+      </p>
+      <BudgetExplanation explanation={pack.explanation} packTokens={pack.tokens} packBudget={pack.budget} />
+      <p className="figures">
+        {detail.context.foldPending ? (
+          <span className="tag warn">Fold pending</span>
+        ) : (
+          <span className="tag ok">Summary up to date</span>
+        )}{' '}
+        Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold{' '}
+        {relativeTime(detail.context.lastFoldAt)}
+      </p>
+      {props.data.recalled ? <RecalledLine recalled={props.data.recalled} onShow={props.onShow} /> : null}
+      {pack.recalledElsewhere.length > 0 ? (
+        <ElsewhereLine recalled={pack.recalledElsewhere} onOpen={props.onOpenElsewhere} />
+      ) : null}
+      {detail.context.lastFoldError ? (
+        <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p>
+      ) : null}
+    </section>
+  );
+}
+
+function SummarySection(props: ContentProps) {
+  const { pack, detail } = props.data;
+  const from = Math.max(1, detail.contextStartSeq);
+  return (
+    <section aria-labelledby="summary-heading">
+      <h3 id="summary-heading">Summary</h3>
+      {pack.summary ? (
+        <>
+          <p className="figures">
+            Revision {pack.summary.revision} · covers #{from}–#{pack.summary.coveredThroughSeq} ·{' '}
+            {formatTokens(pack.summary.tokens)} tokens
+          </p>
+          <div className="summary-text">
+            <MarkdownText text={pack.summary.text} onCite={props.onShow} />
+          </div>
+        </>
+      ) : (
+        <p className="muted">
+          {detail.memoryMode === 'window-only'
+            ? 'No summary: this thread keeps window-only memory.'
+            : 'No summary yet: everything still fits in the window.'}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function PinnedEntry({ entry, ...props }: ContentProps & { entry: PackEntry }) {
+  const message = entry.seq !== undefined ? props.messageAt(entry.seq) : undefined;
+  return (
+    <li>
+      <a
+        className="seq"
+        href={`#seq-${entry.seq}`}
+        aria-label={`#${entry.seq}: show the pinned message`}
+        onClick={(event) => {
+          event.preventDefault();
+          props.onShow({ from: entry.seq!, through: entry.seq! });
+        }}
+      >
+        #{entry.seq}
+      </a>
+      <span className="entry-text">{snippet(entry.content)}</span>
+      <span className="tokens">{entry.tokens} tok</span>
+      {message?.pinned && message.role !== 'tool' ? (
+        <button
+          type="button"
+          className="link"
+          aria-label={`Unpin #${entry.seq}`}
+          onClick={() => props.onUnpin(message)}
+        >
+          Unpin
+        </button>
+      ) : null}
+    </li>
+  );
+}
+
+function PinnedSection(props: ContentProps) {
+  const { pack } = props.data;
+  const pinned = pack.messages.filter((entry) => entry.seq !== undefined && pack.pinnedSeqs.includes(entry.seq));
+  return (
+    <section aria-labelledby="pinned-heading">
+      <h3 id="pinned-heading">Pinned</h3>
+      {pinned.length === 0 ? (
+        <p className="muted">Nothing pinned. Pin a message to keep it in every model call.</p>
+      ) : (
+        <ul className="entries" aria-label="Pinned messages">
+          {pinned.map((entry) => (
+            <PinnedEntry key={`p${entry.seq}-${entry.role}`} {...props} entry={entry} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function WindowSection({ pack }: { pack: MemoryData['pack'] }) {
   // In transcript order: a branch's pack may carry a later message (a pin, a follow-up) ahead of the window's start.
   const windowEntries = pack.messages
     .filter((entry) => entry.seq !== undefined && pack.window.fromSeq !== null && entry.seq >= pack.window.fromSeq)
     .sort((left, right) => (left.seq ?? 0) - (right.seq ?? 0));
-  const pinned = pack.messages.filter((entry) => entry.seq !== undefined && pack.pinnedSeqs.includes(entry.seq));
-  const from = Math.max(1, detail.contextStartSeq);
+  return (
+    <section aria-labelledby="window-heading">
+      <h3 id="window-heading">
+        Window {pack.window.fromSeq !== null ? `#${pack.window.fromSeq}–#${pack.window.throughSeq}` : ''}
+      </h3>
+      {windowEntries.length === 0 ? (
+        <p className="muted">Empty.</p>
+      ) : (
+        <ul className="entries" aria-label="Window entries">
+          {windowEntries.map((entry) => (
+            <li key={`w${entry.seq}-${entry.role}`}>
+              <span className="seq">#{entry.seq}</span>
+              <span className="entry-text">
+                <span className="role">{entry.role}</span> {snippet(entry.content)}
+              </span>
+              <span className="tokens">{entry.tokens} tok</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function MemoryContent(props: ContentProps) {
   return (
     <div className="memory-content">
-      <section aria-labelledby="pack-heading">
-        <h3 id="pack-heading">Next model call</h3>
-        <div
-          className={`gauge${fraction > 0.9 ? ' high' : ''}`}
-          role="meter"
-          aria-label="Pack tokens against the budget"
-          aria-valuemin={0}
-          aria-valuemax={pack.budget}
-          aria-valuenow={pack.tokens}
-        >
-          <span style={{ width: `${fraction * 100}%` }} />
-        </div>
-        <p className="figures">
-          {formatTokens(pack.tokens)} of {formatTokens(pack.budget)} tokens
-          {pack.omitted > 0 ? ` · ${pack.omitted} entries left out` : ''}
-        </p>
-        <BudgetExplanation explanation={pack.explanation} packTokens={pack.tokens} packBudget={pack.budget} />
-        <p className="figures">
-          {detail.context.foldPending ? (
-            <span className="tag warn">Fold pending</span>
-          ) : (
-            <span className="tag ok">Summary up to date</span>
-          )}{' '}
-          Window: {detail.context.windowEntries} entries, {formatTokens(detail.context.windowTokens)} tokens · last fold{' '}
-          {relativeTime(detail.context.lastFoldAt)}
-        </p>
-        {props.data.recalled ? <RecalledLine recalled={props.data.recalled} onShow={props.onShow} /> : null}
-        {pack.recalledElsewhere.length > 0 ? (
-          <ElsewhereLine recalled={pack.recalledElsewhere} onOpen={props.onOpenElsewhere} />
-        ) : null}
-        {detail.context.lastFoldError ? (
-          <p className="error-text">Last fold failed: {detail.context.lastFoldError.message}</p>
-        ) : null}
-      </section>
-      <section aria-labelledby="summary-heading">
-        <h3 id="summary-heading">Summary</h3>
-        {pack.summary ? (
-          <>
-            <p className="figures">
-              Revision {pack.summary.revision} · covers #{from}–#{pack.summary.coveredThroughSeq} ·{' '}
-              {formatTokens(pack.summary.tokens)} tokens
-            </p>
-            <div className="summary-text">
-              <MarkdownText text={pack.summary.text} onCite={props.onShow} />
-            </div>
-          </>
-        ) : (
-          <p className="muted">
-            {detail.memoryMode === 'window-only'
-              ? 'No summary: this thread keeps window-only memory.'
-              : 'No summary yet: everything still fits in the window.'}
-          </p>
-        )}
-      </section>
-      <section aria-labelledby="pinned-heading">
-        <h3 id="pinned-heading">Pinned</h3>
-        {pinned.length === 0 ? (
-          <p className="muted">Nothing pinned. Pin a message to keep it in every model call.</p>
-        ) : (
-          <ul className="entries" aria-label="Pinned messages">
-            {pinned.map((entry) => {
-              const message = entry.seq !== undefined ? props.messageAt(entry.seq) : undefined;
-              return (
-                <li key={`p${entry.seq}-${entry.role}`}>
-                  <a
-                    className="seq"
-                    href={`#seq-${entry.seq}`}
-                    aria-label={`#${entry.seq}: show the pinned message`}
-                    onClick={(event) => {
-                      event.preventDefault();
-                      props.onShow({ from: entry.seq!, through: entry.seq! });
-                    }}
-                  >
-                    #{entry.seq}
-                  </a>
-                  <span className="entry-text">{snippet(entry.content)}</span>
-                  <span className="tokens">{entry.tokens} tok</span>
-                  {message?.pinned && message.role !== 'tool' ? (
-                    <button
-                      type="button"
-                      className="link"
-                      aria-label={`Unpin #${entry.seq}`}
-                      onClick={() => props.onUnpin(message)}
-                    >
-                      Unpin
-                    </button>
-                  ) : null}
-                </li>
-              );
-            })}
-          </ul>
-        )}
-      </section>
-      <section aria-labelledby="window-heading">
-        <h3 id="window-heading">
-          Window {pack.window.fromSeq !== null ? `#${pack.window.fromSeq}–#${pack.window.throughSeq}` : ''}
-        </h3>
-        {windowEntries.length === 0 ? (
-          <p className="muted">Empty.</p>
-        ) : (
-          <ul className="entries" aria-label="Window entries">
-            {windowEntries.map((entry) => (
-              <li key={`w${entry.seq}-${entry.role}`}>
-                <span className="seq">#{entry.seq}</span>
-                <span className="entry-text">
-                  <span className="role">{entry.role}</span> {snippet(entry.content)}
-                </span>
-                <span className="tokens">{entry.tokens} tok</span>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <PackSection {...props} />
+      <SummarySection {...props} />
+      <PinnedSection {...props} />
+      <WindowSection pack={props.data.pack} />
     </div>
   );
 }

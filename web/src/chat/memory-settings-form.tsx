@@ -67,15 +67,14 @@ function PolicyInput(props: {
   );
 }
 
-/**
- * The thread's memory settings (PATCH /api/threads/:id/settings): when a fold starts, what it keeps, and summary or
- * window-only memory. Validation errors show next to their field; changes from another tab reload the form.
- */
-export function MemorySettingsForm(props: { threadId: string; token: string | null; thread: ThreadDto | null }) {
+type FormErrors = Partial<Record<Field | 'form', string>>;
+
+/** The saved settings (reloaded when another tab changes them), the draft being edited, errors and status. */
+function useSettingsDraft(props: { threadId: string; token: string | null; thread: ThreadDto | null }) {
   const { threadId, token, thread } = props;
   const [settings, setSettings] = useState<ThreadMemorySettingsDto | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
-  const [errors, setErrors] = useState<Partial<Record<Field | 'form', string>>>({});
+  const [errors, setErrors] = useState<FormErrors>({});
   const [status, setStatus] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const liveKey = thread
@@ -92,7 +91,139 @@ export function MemorySettingsForm(props: { threadId: string; token: string | nu
       (error: unknown) => setErrors({ form: ApiError.from(error).message }),
     );
   }, [threadId, token, liveKey]);
+  return { settings, setSettings, draft, setDraft, errors, setErrors, status, setStatus, saving, setSaving };
+}
 
+type SettingsDraft = ReturnType<typeof useSettingsDraft>;
+
+/** Saves what changed; a validation error goes next to the field it names, anything else under the form. */
+async function saveSettings(input: {
+  threadId: string;
+  token: string | null;
+  patch: Record<string, string | null>;
+  form: SettingsDraft;
+}) {
+  const { threadId, token, patch, form } = input;
+  form.setSaving(true);
+  form.setStatus(null);
+  try {
+    const updated = await requestJson<ThreadMemorySettingsDto>(`/api/threads/${threadId}/settings`, {
+      method: 'PATCH',
+      json: patch,
+      token,
+    });
+    form.setSettings(updated);
+    form.setDraft(draftOf(updated));
+    form.setErrors({});
+    form.setStatus('Memory settings saved.');
+  } catch (error) {
+    const apiError = ApiError.from(error);
+    const field = apiError.code === 'VALIDATION' ? fieldOf(apiError.message) : null;
+    form.setErrors({
+      [field ?? 'form']: field
+        ? apiError.message.replace(/^(?:Invalid settings: )?(trigger|keep|memory):?\s*/, '')
+        : apiError.message,
+    });
+  } finally {
+    form.setSaving(false);
+  }
+}
+
+type Change = (patchDraft: Partial<Draft>, field: Field) => void;
+
+function FieldError({ error }: { error: string | undefined }) {
+  return error ? (
+    <small className="error-text field-error" role="alert">
+      {error}
+    </small>
+  ) : null;
+}
+
+function MemoryModeFieldset({ draft, error, change }: { draft: Draft; error: string | undefined; change: Change }) {
+  return (
+    <fieldset>
+      <legend>Memory</legend>
+      <label className="choice">
+        <input
+          type="radio"
+          name="memory-mode"
+          value="summary"
+          checked={draft.memory === 'summary'}
+          onChange={() => change({ memory: 'summary' }, 'memory')}
+        />
+        Summary <small className="muted">older messages are folded into a running summary</small>
+      </label>
+      <label className="choice">
+        <input
+          type="radio"
+          name="memory-mode"
+          value="window-only"
+          checked={draft.memory === 'window-only'}
+          onChange={() => change({ memory: 'window-only' }, 'memory')}
+        />
+        Window only <small className="muted">no summary: the oldest messages simply leave</small>
+      </label>
+      <FieldError error={error} />
+    </fieldset>
+  );
+}
+
+function RecallScopeField(props: {
+  threadId: string;
+  draft: Draft;
+  defaultScope: string;
+  error: string | undefined;
+  change: Change;
+}) {
+  const { threadId, draft, change } = props;
+  return (
+    <div className="field">
+      <label htmlFor={`${threadId}-recall-scope`}>Recall from</label>
+      <select
+        id={`${threadId}-recall-scope`}
+        value={draft.recallScope}
+        onChange={(event) => change({ recallScope: event.target.value as Draft['recallScope'] }, 'recallScope')}
+      >
+        <option value="">Default ({props.defaultScope === 'user' ? 'all my chats' : 'this chat only'})</option>
+        <option value="user">All my chats</option>
+        <option value="thread">This chat only</option>
+      </select>
+      <small className="muted">
+        Where older messages matching your new one are looked up (never this chat's branches).
+      </small>
+      <FieldError error={props.error} />
+    </div>
+  );
+}
+
+function SettingsActions(props: { dirty: boolean; saving: boolean; status: string | null; onReset(): void }) {
+  return (
+    <div className="actions">
+      <button type="submit" className="primary" disabled={!props.dirty || props.saving}>
+        {props.saving ? 'Saving…' : 'Save settings'}
+      </button>
+      {props.dirty ? (
+        <button type="button" onClick={props.onReset}>
+          Reset
+        </button>
+      ) : null}
+      {props.status ? (
+        <span role="status" className="tag ok">
+          {props.status}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The thread's memory settings (PATCH /api/threads/:id/settings): when a fold starts, what it keeps, and summary or
+ * window-only memory. Validation errors show next to their field; changes from another tab reload the form.
+ */
+export function MemorySettingsForm(props: { threadId: string; token: string | null; thread: ThreadDto | null }) {
+  const { threadId, token } = props;
+  const form = useSettingsDraft(props);
+  const { settings, draft, errors } = form;
   if (!settings || !draft)
     return errors.form ? (
       <p className="error-text" role="alert">
@@ -108,66 +239,17 @@ export function MemorySettingsForm(props: { threadId: string; token: string | nu
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!dirty) return;
-    setSaving(true);
-    setStatus(null);
-    try {
-      const updated = await requestJson<ThreadMemorySettingsDto>(`/api/threads/${threadId}/settings`, {
-        method: 'PATCH',
-        json: patch,
-        token,
-      });
-      setSettings(updated);
-      setDraft(draftOf(updated));
-      setErrors({});
-      setStatus('Memory settings saved.');
-    } catch (error) {
-      const apiError = ApiError.from(error);
-      const field = apiError.code === 'VALIDATION' ? fieldOf(apiError.message) : null;
-      setErrors({
-        [field ?? 'form']: field
-          ? apiError.message.replace(/^(?:Invalid settings: )?(trigger|keep|memory):?\s*/, '')
-          : apiError.message,
-      });
-    } finally {
-      setSaving(false);
-    }
+    await saveSettings({ threadId, token, patch, form });
   };
-  const change = (patchDraft: Partial<Draft>, field: Field) => {
-    setDraft({ ...draft, ...patchDraft });
-    setErrors((current) => ({ ...current, [field]: undefined, form: undefined }));
-    setStatus(null);
+  const change: Change = (patchDraft, field) => {
+    form.setDraft({ ...draft, ...patchDraft });
+    form.setErrors((current) => ({ ...current, [field]: undefined, form: undefined }));
+    form.setStatus(null);
   };
 
   return (
     <form className="memory-settings" aria-label="Memory settings" onSubmit={(event) => void submit(event)} noValidate>
-      <fieldset>
-        <legend>Memory</legend>
-        <label className="choice">
-          <input
-            type="radio"
-            name="memory-mode"
-            value="summary"
-            checked={draft.memory === 'summary'}
-            onChange={() => change({ memory: 'summary' }, 'memory')}
-          />
-          Summary <small className="muted">older messages are folded into a running summary</small>
-        </label>
-        <label className="choice">
-          <input
-            type="radio"
-            name="memory-mode"
-            value="window-only"
-            checked={draft.memory === 'window-only'}
-            onChange={() => change({ memory: 'window-only' }, 'memory')}
-          />
-          Window only <small className="muted">no summary: the oldest messages simply leave</small>
-        </label>
-        {errors.memory ? (
-          <small className="error-text field-error" role="alert">
-            {errors.memory}
-          </small>
-        ) : null}
-      </fieldset>
+      <MemoryModeFieldset draft={draft} error={errors.memory} change={change} />
       <PolicyInput
         label="Fold when"
         value={draft.trigger}
@@ -184,28 +266,11 @@ export function MemorySettingsForm(props: { threadId: string; token: string | nu
         hint={`e.g. messages=12 or tokens=1500; empty: the default (${settings.defaults.keep})`}
         onChange={(value) => change({ keep: value }, 'keep')}
       />
-      <div className="field">
-        <label htmlFor={`${threadId}-recall-scope`}>Recall from</label>
-        <select
-          id={`${threadId}-recall-scope`}
-          value={draft.recallScope}
-          onChange={(event) => change({ recallScope: event.target.value as Draft['recallScope'] }, 'recallScope')}
-        >
-          <option value="">
-            Default ({settings.defaults.recallScope === 'user' ? 'all my chats' : 'this chat only'})
-          </option>
-          <option value="user">All my chats</option>
-          <option value="thread">This chat only</option>
-        </select>
-        <small className="muted">
-          Where older messages matching your new one are looked up (never this chat's branches).
-        </small>
-        {errors.recallScope ? (
-          <small className="error-text field-error" role="alert">
-            {errors.recallScope}
-          </small>
-        ) : null}
-      </div>
+      <RecallScopeField
+        {...{ threadId, draft, change }}
+        defaultScope={settings.defaults.recallScope}
+        error={errors.recallScope}
+      />
       <p className="figures">
         {formatTokens(settings.pinnedTokens)} of {formatTokens(settings.pinnedMaxTokens)} tokens pinned
       </p>
@@ -214,27 +279,15 @@ export function MemorySettingsForm(props: { threadId: string; token: string | nu
           {errors.form}
         </p>
       ) : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={!dirty || saving}>
-          {saving ? 'Saving…' : 'Save settings'}
-        </button>
-        {dirty ? (
-          <button
-            type="button"
-            onClick={() => {
-              setDraft(saved);
-              setErrors({});
-            }}
-          >
-            Reset
-          </button>
-        ) : null}
-        {status ? (
-          <span role="status" className="tag ok">
-            {status}
-          </span>
-        ) : null}
-      </div>
+      <SettingsActions
+        dirty={dirty}
+        saving={form.saving}
+        status={form.status}
+        onReset={() => {
+          form.setDraft(saved);
+          form.setErrors({});
+        }}
+      />
     </form>
   );
 }

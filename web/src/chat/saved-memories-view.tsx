@@ -68,6 +68,88 @@ function ItemEditor(props: {
   );
 }
 
+/** Where the item came from (a link that opens that chat at the message), when, and whether the model gets it. */
+function ItemFigures(props: {
+  item: SavedMemoryDto;
+  chatTitle: string | null;
+  onOpenSource(source: { threadId: string; seq: number }): void;
+}) {
+  const { item } = props;
+  return (
+    <p className="figures">
+      {item.source ? (
+        <a
+          href={`/threads/${item.source.threadId}`}
+          onClick={(event) => {
+            event.preventDefault();
+            if (item.source) props.onOpenSource(item.source);
+          }}
+        >
+          From {props.chatTitle ? `“${props.chatTitle}”` : 'a chat'}, message #{item.source.seq}
+        </a>
+      ) : (
+        <span className="muted">Added by you</span>
+      )}
+      {' · '}
+      {relativeTime(item.updatedAt)}
+      {item.status === 'pending' ? (
+        <span className="tag warn">Not sent until you approve it</span>
+      ) : item.inContext ? null : (
+        <span className="tag warn" title="Over USER_MEMORY_TOKENS: the newest items win">
+          Not sent: over the limit
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** A proposal's Approve, Dismiss and Edit; a saved item's Edit and Delete. */
+function ItemActions(props: {
+  item: SavedMemoryDto;
+  act(path: string, method: 'POST' | 'DELETE'): Promise<void>;
+  onEdit(): void;
+}) {
+  const { item, act } = props;
+  if (item.status === 'pending')
+    return (
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void act(`/api/memory/${item.id}/approve`, 'POST')}
+          aria-label={`Approve “${item.text}”`}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          onClick={() => void act(`/api/memory/${item.id}/dismiss`, 'POST')}
+          aria-label={`Dismiss “${item.text}”`}
+        >
+          Dismiss
+        </button>
+        <button type="button" className="link" onClick={props.onEdit} aria-label={`Edit “${item.text}”`}>
+          Edit
+        </button>
+      </div>
+    );
+  return (
+    <div className="actions">
+      <button type="button" className="link" onClick={props.onEdit} aria-label={`Edit “${item.text}”`}>
+        Edit
+      </button>
+      <button
+        type="button"
+        className="link danger"
+        onClick={() => void act(`/api/memory/${item.id}`, 'DELETE')}
+        aria-label={`Delete “${item.text}”`}
+      >
+        Delete
+      </button>
+    </div>
+  );
+}
+
 function ItemRow(props: {
   item: SavedMemoryDto;
   chatTitle: string | null;
@@ -78,7 +160,6 @@ function ItemRow(props: {
   const { item } = props;
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const pending = item.status === 'pending';
   const act = async (path: string, method: 'POST' | 'DELETE') => {
     try {
       await requestJson(path, { method, token: props.token });
@@ -87,7 +168,6 @@ function ItemRow(props: {
       setError(ApiError.from(caught).message);
     }
   };
-  const remove = () => act(`/api/memory/${item.id}`, 'DELETE');
   return (
     <li className="saved-memory" aria-label={item.text}>
       {editing ? (
@@ -105,66 +185,8 @@ function ItemRow(props: {
       ) : (
         <p className="saved-memory-text">{item.text}</p>
       )}
-      <p className="figures">
-        {item.source ? (
-          <a
-            href={`/threads/${item.source.threadId}`}
-            onClick={(event) => {
-              event.preventDefault();
-              if (item.source) props.onOpenSource(item.source);
-            }}
-          >
-            From {props.chatTitle ? `“${props.chatTitle}”` : 'a chat'}, message #{item.source.seq}
-          </a>
-        ) : (
-          <span className="muted">Added by you</span>
-        )}
-        {' · '}
-        {relativeTime(item.updatedAt)}
-        {pending ? (
-          <span className="tag warn">Not sent until you approve it</span>
-        ) : item.inContext ? null : (
-          <span className="tag warn" title="Over USER_MEMORY_TOKENS: the newest items win">
-            Not sent: over the limit
-          </span>
-        )}
-      </p>
-      {editing ? null : pending ? (
-        <div className="actions">
-          <button
-            type="button"
-            className="primary"
-            onClick={() => void act(`/api/memory/${item.id}/approve`, 'POST')}
-            aria-label={`Approve “${item.text}”`}
-          >
-            Approve
-          </button>
-          <button
-            type="button"
-            onClick={() => void act(`/api/memory/${item.id}/dismiss`, 'POST')}
-            aria-label={`Dismiss “${item.text}”`}
-          >
-            Dismiss
-          </button>
-          <button type="button" className="link" onClick={() => setEditing(true)} aria-label={`Edit “${item.text}”`}>
-            Edit
-          </button>
-        </div>
-      ) : (
-        <div className="actions">
-          <button type="button" className="link" onClick={() => setEditing(true)} aria-label={`Edit “${item.text}”`}>
-            Edit
-          </button>
-          <button
-            type="button"
-            className="link danger"
-            onClick={() => void remove()}
-            aria-label={`Delete “${item.text}”`}
-          >
-            Delete
-          </button>
-        </div>
-      )}
+      <ItemFigures item={item} chatTitle={props.chatTitle} onOpenSource={props.onOpenSource} />
+      {editing ? null : <ItemActions item={item} act={act} onEdit={() => setEditing(true)} />}
       {error ? (
         <small className="error-text" role="alert">
           {error}

@@ -42,36 +42,27 @@ function byThread(hits: SearchHitDto[]): { threadId: string; title: string; hits
   return [...groups.values()];
 }
 
-/**
- * Search of the transcripts: this chat or all of one's chats (words, "a phrase", -word). Hits are listed by
- * thread; choosing one opens its thread at that message.
- */
-export function SearchBox(props: {
-  token: string | null;
+interface SearchRequest {
+  query: string;
+  scope: Scope;
   threadId: string | null;
-  onOpen(hit: SearchHitDto): void;
-  /** A new search began or the results were cleared: the match a previous search opened is no longer one. */
-  onReset(): void;
-}) {
-  const [query, setQuery] = useState('');
-  const [scope, setScope] = useState<Scope>('all');
+  cursor?: string;
+  previous?: SearchHitDto[];
+}
+
+/** The results of the last search (a page at a time: `load` with a cursor adds the next one), loading and error. */
+function useSearchResults(token: string | null) {
   const [results, setResults] = useState<Results | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const load = async (input: {
-    query: string;
-    scope: Scope;
-    threadId: string | null;
-    cursor?: string;
-    previous?: SearchHitDto[];
-  }) => {
+  const load = async (input: SearchRequest) => {
     const base = input.scope === 'thread' && input.threadId ? `/api/threads/${input.threadId}/search` : '/api/search';
     setLoading(true);
     try {
       const page = await requestJson<SearchPageDto>(
         `${base}?q=${encodeURIComponent(input.query)}${input.cursor ? `&cursor=${encodeURIComponent(input.cursor)}` : ''}`,
-        { token: props.token },
+        { token },
       );
       setResults({
         query: input.query,
@@ -87,6 +78,78 @@ export function SearchBox(props: {
       setLoading(false);
     }
   };
+  return { results, setResults, loading, error, setError, load };
+}
+
+/** One thread's hits; choosing one opens its thread at that message. */
+function HitGroup(props: { title: string; hits: SearchHitDto[]; onOpen(hit: SearchHitDto): void }) {
+  return (
+    <section className="hit-group" aria-label={`Matches in ${props.title}`}>
+      <h3 className="hit-thread">{props.title}</h3>
+      <ul className="hits">
+        {props.hits.map((hit) => (
+          <li key={hit.messageId}>
+            <button type="button" className="hit" onClick={() => props.onOpen(hit)}>
+              <span className="hit-meta">
+                #{hit.seq} · {ROLE_LABEL[hit.role]} · {relativeTime(hit.createdAt)}
+                {hit.forkCopy ? ' · copied into this branch' : ''}
+              </span>
+              <MarkedSnippet hit={hit} />
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The results: how many matched, the hits by thread, and "More matches" while there are more. */
+function SearchResults(props: {
+  results: Results;
+  loading: boolean;
+  onOpen(hit: SearchHitDto): void;
+  onClear(): void;
+  onMore(): void;
+}) {
+  const { results } = props;
+  return (
+    <section className="search-results" aria-label="Search results">
+      <header className="search-results-header">
+        <span role="status">
+          {results.hits.length === 0
+            ? `No messages match “${results.query}”`
+            : `${results.hits.length}${results.nextCursor ? '+' : ''} match${results.hits.length === 1 ? '' : 'es'} for “${results.query}”`}
+        </span>
+        <button type="button" className="link" onClick={props.onClear}>
+          Clear
+        </button>
+      </header>
+      {byThread(results.hits).map((group) => (
+        <HitGroup key={group.threadId} title={group.title} hits={group.hits} onOpen={props.onOpen} />
+      ))}
+      {results.nextCursor ? (
+        <button type="button" className="link" disabled={props.loading} onClick={props.onMore}>
+          More matches
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * Search of the transcripts: this chat or all of one's chats (words, "a phrase", -word). Hits are listed by
+ * thread; choosing one opens its thread at that message.
+ */
+export function SearchBox(props: {
+  token: string | null;
+  threadId: string | null;
+  onOpen(hit: SearchHitDto): void;
+  /** A new search began or the results were cleared: the match a previous search opened is no longer one. */
+  onReset(): void;
+}) {
+  const [query, setQuery] = useState('');
+  const [scope, setScope] = useState<Scope>('all');
+  const { results, setResults, loading, error, setError, load } = useSearchResults(props.token);
 
   const submit = () => {
     const trimmed = query.trim();
@@ -140,54 +203,21 @@ export function SearchBox(props: {
         </p>
       ) : null}
       {results ? (
-        <section className="search-results" aria-label="Search results">
-          <header className="search-results-header">
-            <span role="status">
-              {results.hits.length === 0
-                ? `No messages match “${results.query}”`
-                : `${results.hits.length}${results.nextCursor ? '+' : ''} match${results.hits.length === 1 ? '' : 'es'} for “${results.query}”`}
-            </span>
-            <button type="button" className="link" onClick={clear}>
-              Clear
-            </button>
-          </header>
-          {byThread(results.hits).map((group) => (
-            <section key={group.threadId} className="hit-group" aria-label={`Matches in ${group.title}`}>
-              <h3 className="hit-thread">{group.title}</h3>
-              <ul className="hits">
-                {group.hits.map((hit) => (
-                  <li key={hit.messageId}>
-                    <button type="button" className="hit" onClick={() => props.onOpen(hit)}>
-                      <span className="hit-meta">
-                        #{hit.seq} · {ROLE_LABEL[hit.role]} · {relativeTime(hit.createdAt)}
-                        {hit.forkCopy ? ' · copied into this branch' : ''}
-                      </span>
-                      <MarkedSnippet hit={hit} />
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ))}
-          {results.nextCursor ? (
-            <button
-              type="button"
-              className="link"
-              disabled={loading}
-              onClick={() =>
-                void load({
-                  query: results.query,
-                  scope: results.scope,
-                  threadId: results.threadId,
-                  cursor: results.nextCursor!,
-                  previous: results.hits,
-                })
-              }
-            >
-              More matches
-            </button>
-          ) : null}
-        </section>
+        <SearchResults
+          results={results}
+          loading={loading}
+          onOpen={props.onOpen}
+          onClear={clear}
+          onMore={() =>
+            void load({
+              query: results.query,
+              scope: results.scope,
+              threadId: results.threadId,
+              cursor: results.nextCursor!,
+              previous: results.hits,
+            })
+          }
+        />
       ) : null}
     </div>
   );

@@ -98,72 +98,72 @@ describe('thread state', () => {
     state = mergeMessages(state, [message({ role: 'user', clientMessageId: 'c1', content: 'offline words' })]);
     expect(state.outgoing).toEqual([]);
   });
+});
 
-  describe('memory controls', () => {
-    const thread: ThreadDto = {
-      id: 't1',
-      title: 't',
-      createdAt: '',
-      updatedAt: '',
-      lastActivityAt: '',
-      memoryMode: 'summary',
-      contextStartSeq: 1,
-      settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null },
-      memoryRebuilding: false,
-      forkedFrom: null,
-    };
-    const conversation = () => {
-      const messages = [
-        message({ seq: 1, role: 'user' }),
-        message({ seq: 2 }),
-        message({ seq: 3, role: 'user' }),
-        message({ seq: 4 }),
-      ];
-      return { messages, state: setThread(mergeMessages(emptyThreadState('t1'), messages), thread) };
-    };
+describe('thread state: memory controls', () => {
+  const thread: ThreadDto = {
+    id: 't1',
+    title: 't',
+    createdAt: '',
+    updatedAt: '',
+    lastActivityAt: '',
+    memoryMode: 'summary',
+    contextStartSeq: 1,
+    settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null },
+    memoryRebuilding: false,
+    forkedFrom: null,
+  };
+  const conversation = () => {
+    const messages = [
+      message({ seq: 1, role: 'user' }),
+      message({ seq: 2 }),
+      message({ seq: 3, role: 'user' }),
+      message({ seq: 4 }),
+    ];
+    return { messages, state: setThread(mergeMessages(emptyThreadState('t1'), messages), thread) };
+  };
 
-    it('applies message-updated versions: pinned, superseded and deleted replace the stored copy', () => {
-      const { messages, state } = conversation();
-      const updated = mergeMessages(state, [
-        { ...messages[1]!, pinned: true },
-        { ...messages[3]!, deleted: true, content: '' },
-      ]);
-      expect(updated.messages.map((entry) => [entry.seq, entry.pinned, entry.deleted])).toEqual([
-        [1, false, false],
-        [2, true, false],
-        [3, false, false],
-        [4, false, true],
-      ]);
+  it('applies message-updated versions: pinned, superseded and deleted replace the stored copy', () => {
+    const { messages, state } = conversation();
+    const updated = mergeMessages(state, [
+      { ...messages[1]!, pinned: true },
+      { ...messages[3]!, deleted: true, content: '' },
+    ]);
+    expect(updated.messages.map((entry) => [entry.seq, entry.pinned, entry.deleted])).toEqual([
+      [1, false, false],
+      [2, true, false],
+      [3, false, false],
+      [4, false, true],
+    ]);
+  });
+
+  it('places the divider at the end with Undo until a message follows it, then before that message', () => {
+    const { state } = conversation();
+    expect(contextDivider(state)).toBeNull();
+    const reset = contextReset(state, 5);
+    expect(contextDivider(reset)).toEqual({ seq: 5, undoable: true });
+    expect(contextDivider(mergeMessages(reset, [message({ seq: null, role: 'user' })]))).toEqual({
+      seq: 5,
+      undoable: false,
     });
-
-    it('places the divider at the end with Undo until a message follows it, then before that message', () => {
-      const { state } = conversation();
-      expect(contextDivider(state)).toBeNull();
-      const reset = contextReset(state, 5);
-      expect(contextDivider(reset)).toEqual({ seq: 5, undoable: true });
-      expect(contextDivider(mergeMessages(reset, [message({ seq: null, role: 'user' })]))).toEqual({
-        seq: 5,
-        undoable: false,
-      });
-      expect(contextDivider(mergeMessages(reset, [message({ seq: 5, role: 'user' })]))).toEqual({
-        seq: 5,
-        undoable: false,
-      });
-      expect(contextDivider(contextReset(reset, 1))).toBeNull();
-      // Another thread's update is not this one's.
-      expect(setThread(reset, { ...thread, id: 'other', contextStartSeq: 9 }).thread?.contextStartSeq).toBe(5);
+    expect(contextDivider(mergeMessages(reset, [message({ seq: 5, role: 'user' })]))).toEqual({
+      seq: 5,
+      undoable: false,
     });
+    expect(contextDivider(contextReset(reset, 1))).toBeNull();
+    // Another thread's update is not this one's.
+    expect(setThread(reset, { ...thread, id: 'other', contextStartSeq: 9 }).thread?.contextStartSeq).toBe(5);
+  });
 
-    it('offers Regenerate on the last finished answer only, skipping replaced ones', () => {
-      const { messages, state } = conversation();
-      expect(regenerableAnswer(state)?.id).toBe(messages[3]!.id);
-      const replaced = mergeMessages(state, [
-        { ...messages[3]!, superseded: true },
-        message({ seq: 5, status: 'streaming' }),
-      ]);
-      expect(regenerableAnswer(replaced)).toBeNull();
-      expect(regenerableAnswer(mergeMessages(state, [message({ seq: 5, role: 'user' })]))).toBeNull();
-      expect(regenerableAnswer(contextReset(state, 5))).toBeNull();
-    });
+  it('offers Regenerate on the last finished answer only, skipping replaced ones', () => {
+    const { messages, state } = conversation();
+    expect(regenerableAnswer(state)?.id).toBe(messages[3]!.id);
+    const replaced = mergeMessages(state, [
+      { ...messages[3]!, superseded: true },
+      message({ seq: 5, status: 'streaming' }),
+    ]);
+    expect(regenerableAnswer(replaced)).toBeNull();
+    expect(regenerableAnswer(mergeMessages(state, [message({ seq: 5, role: 'user' })]))).toBeNull();
+    expect(regenerableAnswer(contextReset(state, 5))).toBeNull();
   });
 });

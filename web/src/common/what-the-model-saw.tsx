@@ -78,87 +78,95 @@ function SystemPrompt({ prefix }: { prefix: MessageContextDto['systemPrefix'] })
   );
 }
 
-/** The body of the view: what one model call was given, part by part. */
-export function SeenContext({ seen }: { seen: MessageContextDto }) {
+/** The prompt's size by part, against the budget. */
+function PartsTable({ seen, parts }: { seen: MessageContextDto; parts: NonNullable<MessageContextDto['parts']> }) {
   return (
-    <div className="seen-context">
-      <Figures seen={seen} />
-      <Divergence seen={seen} />
-      {seen.parts ? (
-        <>
-          <p className="figures" data-testid="seen-budget">
-            {budgetSentence(seen.limits)} This call: tool definitions {exactTokens(seen.parts.toolSchemas)} + the pack{' '}
-            {exactTokens(partsTotal(seen.parts) - seen.parts.toolSchemas)} = {exactTokens(partsTotal(seen.parts))}{' '}
-            prompt tokens by our estimate.
-          </p>
-          <table className="data" aria-label="Tokens per part">
-            <tbody>
-              {PART_LABELS.map(([key, label]) => (
-                <tr key={key}>
-                  <th scope="row">{label}</th>
-                  <td className="number">{formatTokens(seen.parts?.[key] ?? 0)}</td>
-                </tr>
-              ))}
-              <tr>
-                <th scope="row">Total</th>
-                <td className="number">{formatTokens(partsTotal(seen.parts))}</td>
-              </tr>
-            </tbody>
-          </table>
-        </>
-      ) : null}
-      <h3>System prompt</h3>
-      <SystemPrompt prefix={seen.systemPrefix} />
-      {seen.savedMemories.length > 0 ? (
-        <>
-          <h3>Saved memories</h3>
-          <ul className="seen-saved-memories" data-testid="seen-saved-memories">
-            {seen.savedMemories.map((item) => (
-              <li key={item.id}>{item.text ?? <span className="muted">Deleted since.</span>}</li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-      <h3>Summary</h3>
-      {seen.summary ? (
-        <>
-          <p className="figures" data-testid="seen-summary-revision">
-            Summary revision {seen.summary.revision} · covers #{seen.summary.fromSeq}–#{seen.summary.throughSeq} ·{' '}
-            {formatTokens(seen.summary.tokens)} tokens
-          </p>
-          {seen.summary.redacted ? (
-            <p className="muted">Redacted: it covered a message deleted since.</p>
-          ) : (
-            <pre className="plain">{seen.summary.text}</pre>
-          )}
-        </>
+    <>
+      <p className="figures" data-testid="seen-budget">
+        {budgetSentence(seen.limits)} This call: tool definitions {exactTokens(parts.toolSchemas)} + the pack{' '}
+        {exactTokens(partsTotal(parts) - parts.toolSchemas)} = {exactTokens(partsTotal(parts))} prompt tokens by our
+        estimate.
+      </p>
+      <table className="data" aria-label="Tokens per part">
+        <tbody>
+          {PART_LABELS.map(([key, label]) => (
+            <tr key={key}>
+              <th scope="row">{label}</th>
+              <td className="number">{formatTokens(parts[key] ?? 0)}</td>
+            </tr>
+          ))}
+          <tr>
+            <th scope="row">Total</th>
+            <td className="number">{formatTokens(partsTotal(parts))}</td>
+          </tr>
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function SavedMemoriesSeen({ items }: { items: MessageContextDto['savedMemories'] }) {
+  if (items.length === 0) return null;
+  return (
+    <>
+      <h3>Saved memories</h3>
+      <ul className="seen-saved-memories" data-testid="seen-saved-memories">
+        {items.map((item) => (
+          <li key={item.id}>{item.text ?? <span className="muted">Deleted since.</span>}</li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function SummarySeen({ summary }: { summary: MessageContextDto['summary'] }) {
+  if (!summary) return <p className="muted">No summary: the model saw the messages only.</p>;
+  return (
+    <>
+      <p className="figures" data-testid="seen-summary-revision">
+        Summary revision {summary.revision} · covers #{summary.fromSeq}–#{summary.throughSeq} ·{' '}
+        {formatTokens(summary.tokens)} tokens
+      </p>
+      {summary.redacted ? (
+        <p className="muted">Redacted: it covered a message deleted since.</p>
       ) : (
-        <p className="muted">No summary: the model saw the messages only.</p>
+        <pre className="plain">{summary.text}</pre>
       )}
-      <h3>Messages</h3>
+    </>
+  );
+}
+
+/** What auto-recall brought from the user's other chats, each a link to that chat. */
+function RecalledElsewhere({ refs }: { refs: MessageContextDto['recalledElsewhere'] }) {
+  return (
+    <p className="figures" data-testid="seen-recalled-elsewhere">
+      From other chats:{' '}
+      {refs.map((ref, index) => (
+        <span key={`${ref.threadId}#${ref.seq}`}>
+          {index > 0 ? ', ' : ''}
+          <a
+            href={`/threads/${ref.threadId}`}
+            onClick={(event) => {
+              event.preventDefault();
+              navigate(`/threads/${ref.threadId}`);
+            }}
+          >
+            {ref.title ?? 'a deleted chat'} #{ref.seq}
+          </a>
+        </span>
+      ))}
+    </p>
+  );
+}
+
+function MessagesSeen({ seen }: { seen: MessageContextDto }) {
+  return (
+    <>
       <p className="figures" data-testid="seen-window-seqs">
         Window {seqList(seen.windowSeqs)} · pinned {seqList(seen.pinnedSeqs)}
       </p>
       {seen.recalledSeqs.length > 0 ? <p className="figures">Recalled {seqList(seen.recalledSeqs)}</p> : null}
-      {seen.recalledElsewhere.length > 0 ? (
-        <p className="figures" data-testid="seen-recalled-elsewhere">
-          From other chats:{' '}
-          {seen.recalledElsewhere.map((ref, index) => (
-            <span key={`${ref.threadId}#${ref.seq}`}>
-              {index > 0 ? ', ' : ''}
-              <a
-                href={`/threads/${ref.threadId}`}
-                onClick={(event) => {
-                  event.preventDefault();
-                  navigate(`/threads/${ref.threadId}`);
-                }}
-              >
-                {ref.title ?? 'a deleted chat'} #{ref.seq}
-              </a>
-            </span>
-          ))}
-        </p>
-      ) : null}
+      {seen.recalledElsewhere.length > 0 ? <RecalledElsewhere refs={seen.recalledElsewhere} /> : null}
       <ol className="seen-messages">
         {seen.messages.map((message) => (
           <li key={`${message.place}-${message.seq}`} className={message.forgotten ? 'forgotten' : ''}>
@@ -171,21 +179,44 @@ export function SeenContext({ seen }: { seen: MessageContextDto }) {
           </li>
         ))}
       </ol>
-      {seen.toolResults.length > 0 ? (
-        <>
-          <h3>Tool results as they entered</h3>
-          <ol className="seen-messages">
-            {seen.toolResults.map((result) => (
-              <li key={result.seq} className={result.forgotten ? 'forgotten' : ''}>
-                <span className="seq">#{result.seq}</span>{' '}
-                <span className="role">{result.role === 'tool' ? 'tool result' : 'background result'}</span> ·{' '}
-                {formatTokens(result.tokens)} tokens
-                {result.forgotten ? <em> Forgotten since</em> : <pre className="plain">{result.content}</pre>}
-              </li>
-            ))}
-          </ol>
-        </>
-      ) : null}
+    </>
+  );
+}
+
+function ToolResultsSeen({ results }: { results: MessageContextDto['toolResults'] }) {
+  if (results.length === 0) return null;
+  return (
+    <>
+      <h3>Tool results as they entered</h3>
+      <ol className="seen-messages">
+        {results.map((result) => (
+          <li key={result.seq} className={result.forgotten ? 'forgotten' : ''}>
+            <span className="seq">#{result.seq}</span>{' '}
+            <span className="role">{result.role === 'tool' ? 'tool result' : 'background result'}</span> ·{' '}
+            {formatTokens(result.tokens)} tokens
+            {result.forgotten ? <em> Forgotten since</em> : <pre className="plain">{result.content}</pre>}
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+/** The body of the view: what one model call was given, part by part. */
+export function SeenContext({ seen }: { seen: MessageContextDto }) {
+  return (
+    <div className="seen-context">
+      <Figures seen={seen} />
+      <Divergence seen={seen} />
+      {seen.parts ? <PartsTable seen={seen} parts={seen.parts} /> : null}
+      <h3>System prompt</h3>
+      <SystemPrompt prefix={seen.systemPrefix} />
+      <SavedMemoriesSeen items={seen.savedMemories} />
+      <h3>Summary</h3>
+      <SummarySeen summary={seen.summary} />
+      <h3>Messages</h3>
+      <MessagesSeen seen={seen} />
+      <ToolResultsSeen results={seen.toolResults} />
     </div>
   );
 }
