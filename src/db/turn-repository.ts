@@ -300,7 +300,7 @@ export function createTurnRepository(
           'complete_turn',
           Prisma.sql`
         SELECT chat_complete_turn(${turnId}::uuid, ${threadId}::uuid, ${owner}::text, ${ttlMs}::int, ${startNext}::boolean) AS done, ctx.*
-        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined, undefined, recallScope, recallSticky)}) ctx ON true`,
+        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect({ threadId, recallScope, recallSticky })}) ctx ON true`,
         ),
       );
       if (!row?.done) throw new AppError('NOT_FOUND', 'No such turn.');
