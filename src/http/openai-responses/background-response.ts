@@ -7,7 +7,7 @@ import { answerTextListener, outcomeOf, usageOf, type OpenAIToolCall } from '../
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { toOpenAIError } from '../openai-facade/openai-errors';
 import { toAppError } from '../../errors/to-app-error';
-import { turnEnded } from '../routes/message-routes';
+import { turnEnded } from '../turn-ended';
 import {
   functionCallItem,
   messageItem,

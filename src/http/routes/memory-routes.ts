@@ -32,7 +32,8 @@ import {
   threadSettingsBody,
 } from '../request-schemas';
 import { auditAdminOverride } from './audit-admin-override';
-import { turnEnded, turnResult } from './message-routes';
+import { turnEnded } from '../turn-ended';
+import { turnResult } from './message-routes';
 
 /** The caller as the memory controls see it: admins (a JWT with role admin) may act on any thread. */
 export function memoryActorOf(response: Response): MemoryActor {
