@@ -3,9 +3,9 @@ import type { ForkStore } from '../core/ports';
 import type { Thread as ThreadRow } from './generated/client';
 import { Prisma } from './generated/client';
 import { AppError } from '../core/errors';
-import { toMessage, toThread, toTurn } from './mappers';
-import { messageFromJson } from './sql-columns';
+import { toThread } from './mappers';
 import { ownerThreadsLock } from './thread-quota';
+import { acceptUserMessageSql, toAcceptedMessage, type AcceptedJson } from './accept-user-message';
 import type { Database } from './prisma-client';
 
 /**
@@ -186,34 +186,29 @@ async function forkAndAccept(
   const { owned: _owned, ...thread } = row;
   const messageId = randomUUID();
   const turnId = randomUUID();
-  const [result] = await tx.$queryRaw<
-    {
-      accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string };
-    }[]
-  >`
-    SELECT chat_accept_user_message(${row.id}::uuid, ${ownerId}::text, ${messageId}::uuid, ${turnId}::uuid, ${message.content}::text,
-      ${message.tokens}::int, ${message.encoding}::text, ${clientMessageId}::text, ${message.maxQueued}::int) AS accepted`;
+  const [result] = await tx.$queryRaw<{ accepted: AcceptedJson }[]>(
+    acceptUserMessageSql({
+      threadId: row.id,
+      ownerId,
+      messageId,
+      turnId,
+      content: message.content,
+      tokens: message.tokens,
+      encoding: message.encoding,
+      clientMessageId,
+      maxQueued: message.maxQueued,
+    }),
+  );
   const accepted = result?.accepted;
   // Thrown inside the transaction: the fork is rolled back with it, nothing is left to count against the quota.
   if (!accepted?.message || !accepted.turnCreatedAt)
     throw new AppError('BUSY', 'The edit could not be stored; try again.');
   return {
     thread: toThread(thread),
-    accepted: {
-      message: toMessage(messageFromJson(accepted.message)),
-      turn: toTurn({
-        id: turnId,
-        threadId: row.id,
-        kind: 'message',
-        userMessageId: messageId,
-        status: 'queued',
-        error: null,
-        createdAt: new Date(accepted.turnCreatedAt),
-        startedAt: null,
-        finishedAt: null,
-      }),
-      duplicate: false,
-    },
+    accepted: toAcceptedMessage(
+      { message: accepted.message, turnCreatedAt: accepted.turnCreatedAt },
+      { threadId: row.id, messageId, turnId },
+    ),
   };
 }
 
