@@ -67,6 +67,115 @@ function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
+/** The service's key and settings, shared by its steps. */
+interface Signing {
+  key: Uint8Array;
+  options: TokenServiceOptions;
+  guestTtl: number;
+  guestMaxAge: number;
+}
+
+/** Signs a token for `principal`, living `ttlSeconds`; a guest's never past GUEST_MAX_AGE from its first token. */
+async function signToken(
+  signing: Signing,
+  principal: { userId: string; role?: 'admin'; kind: 'guest' | 'external'; firstIssuedAt?: number },
+  ttlSeconds = signing.guestTtl,
+): Promise<string> {
+  const { options } = signing;
+  const now = nowSeconds();
+  const firstIssuedAt = principal.kind === 'guest' ? (principal.firstIssuedAt ?? now) : undefined;
+  const expiresAt =
+    firstIssuedAt === undefined ? now + ttlSeconds : Math.min(now + ttlSeconds, firstIssuedAt + signing.guestMaxAge);
+  const jwt = new SignJWT({
+    kind: principal.kind,
+    ...(principal.role ? { role: principal.role } : {}),
+    ...(firstIssuedAt !== undefined ? { [FIRST_ISSUED_AT_CLAIM]: firstIssuedAt } : {}),
+  })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(principal.userId)
+    .setIssuedAt(now)
+    .setExpirationTime(expiresAt);
+  if (options.issuer) jwt.setIssuer(options.issuer);
+  if (options.audience) jwt.setAudience(options.audience);
+  return jwt.sign(signing.key);
+}
+
+/** The principal a verified token's payload names. */
+function toPrincipal(payload: JWTPayload, options: TokenServiceOptions): Principal {
+  if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
+    throw new AppError('UNAUTHORIZED', 'The token has no subject.');
+  }
+  const kind = payload.kind === 'guest' ? 'guest' : 'external';
+  return {
+    userId: payload.sub,
+    role: payload.role === 'admin' ? 'admin' : 'user',
+    kind,
+    expiresAt: (payload.exp ?? 0) * 1000,
+    issuedAt: (payload.iat ?? 0) * 1000,
+    ...(options.groupClaim && kind === 'external'
+      ? { groups: groupsOfClaim(options.groupClaim, payload[options.groupClaim]) }
+      : {}),
+  };
+}
+
+/** Verifies signature and claims as of `at` (seconds; default now). */
+async function verifiedPayload(signing: Signing, token: string, at?: number): Promise<JWTPayload> {
+  const { options } = signing;
+  try {
+    const { payload } = await jwtVerify(token, signing.key, {
+      algorithms: [ALGORITHM],
+      requiredClaims: ['exp'],
+      ...(options.issuer ? { issuer: options.issuer } : {}),
+      ...(options.audience ? { audience: options.audience } : {}),
+      ...(at !== undefined ? { currentDate: new Date(at * 1000) } : {}),
+    });
+    return payload;
+  } catch (error) {
+    const expired = error instanceof joseErrors.JWTExpired;
+    const missingExpiry = error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'exp' && !expired;
+    const message = expired
+      ? 'The token has expired.'
+      : missingExpiry
+        ? 'The token has no expiry (exp).'
+        : 'The token is not valid.';
+    throw new AppError('UNAUTHORIZED', message, { cause: error });
+  }
+}
+
+/**
+ * The next token of a guest session. Only guest tokens are refreshed (admins and host-minted users get theirs
+ * from the host); an expired guest token is still accepted here, checked as of its last valid second, because
+ * a tab that slept past `exp` must keep its threads; nothing is issued past GUEST_MAX_AGE from the first token.
+ */
+async function refreshToken(
+  signing: Signing,
+  token: string,
+): Promise<{ userId: string; token: string; expiresAt: string }> {
+  let unverifiedExpiry: unknown;
+  try {
+    unverifiedExpiry = decodeJwt(token).exp;
+  } catch (error) {
+    throw new AppError('UNAUTHORIZED', 'The token is not valid.', { cause: error });
+  }
+  const at = typeof unverifiedExpiry === 'number' ? Math.min(nowSeconds(), unverifiedExpiry - 1) : undefined;
+  const payload = await verifiedPayload(signing, token, at);
+  const principal = toPrincipal(payload, signing.options);
+  if (principal.kind !== 'guest' || principal.role === 'admin') {
+    throw new AppError(
+      'FORBIDDEN',
+      'Only guest tokens are refreshed here; ask the application that issued this token for a new one.',
+    );
+  }
+  const claimed = payload[FIRST_ISSUED_AT_CLAIM] ?? payload.iat;
+  if (typeof claimed !== 'number')
+    throw new AppError('UNAUTHORIZED', 'The token does not say when the guest session began.');
+  if (nowSeconds() >= claimed + signing.guestMaxAge) {
+    throw new AppError('UNAUTHORIZED', 'This guest session has reached its maximum age; start a new one.');
+  }
+  const next = await signToken(signing, { userId: principal.userId, kind: 'guest', firstIssuedAt: claimed });
+  return { userId: principal.userId, token: next, expiresAt: new Date(decodeJwt(next).exp! * 1000).toISOString() };
+}
+
 /**
  * Bearer tokens: HS256 JWTs (algorithm pinned) whose `sub` is the user id, signed with AUTH_SECRET, so a host
  * application can mint them. Every token must carry `exp`; with JWT_ISSUER / JWT_AUDIENCE set, `iss` / `aud` must
@@ -74,74 +183,14 @@ function nowSeconds(): number {
  * POST /api/auth/refresh, never past GUEST_MAX_AGE from their first token (claim `orig_iat`).
  */
 export function createTokenService(secret: string, options: TokenServiceOptions = {}) {
-  const key = new TextEncoder().encode(secret);
-  const guestTtl = options.guestTokenTtlSeconds ?? 30 * DAY_SECONDS;
-  const guestMaxAge = options.guestMaxAgeSeconds ?? 90 * DAY_SECONDS;
-  const verifyOptions = {
-    algorithms: [ALGORITHM],
-    requiredClaims: ['exp'],
-    ...(options.issuer ? { issuer: options.issuer } : {}),
-    ...(options.audience ? { audience: options.audience } : {}),
+  const signing: Signing = {
+    key: new TextEncoder().encode(secret),
+    options,
+    guestTtl: options.guestTokenTtlSeconds ?? 30 * DAY_SECONDS,
+    guestMaxAge: options.guestMaxAgeSeconds ?? 90 * DAY_SECONDS,
   };
-
-  async function sign(
-    principal: { userId: string; role?: 'admin'; kind: 'guest' | 'external'; firstIssuedAt?: number },
-    ttlSeconds = guestTtl,
-  ): Promise<string> {
-    const now = nowSeconds();
-    const firstIssuedAt = principal.kind === 'guest' ? (principal.firstIssuedAt ?? now) : undefined;
-    const expiresAt =
-      firstIssuedAt === undefined ? now + ttlSeconds : Math.min(now + ttlSeconds, firstIssuedAt + guestMaxAge);
-    const jwt = new SignJWT({
-      kind: principal.kind,
-      ...(principal.role ? { role: principal.role } : {}),
-      ...(firstIssuedAt !== undefined ? { [FIRST_ISSUED_AT_CLAIM]: firstIssuedAt } : {}),
-    })
-      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-      .setSubject(principal.userId)
-      .setIssuedAt(now)
-      .setExpirationTime(expiresAt);
-    if (options.issuer) jwt.setIssuer(options.issuer);
-    if (options.audience) jwt.setAudience(options.audience);
-    return jwt.sign(key);
-  }
-
-  function toPrincipal(payload: JWTPayload): Principal {
-    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
-      throw new AppError('UNAUTHORIZED', 'The token has no subject.');
-    }
-    const kind = payload.kind === 'guest' ? 'guest' : 'external';
-    return {
-      userId: payload.sub,
-      role: payload.role === 'admin' ? 'admin' : 'user',
-      kind,
-      expiresAt: (payload.exp ?? 0) * 1000,
-      issuedAt: (payload.iat ?? 0) * 1000,
-      ...(options.groupClaim && kind === 'external'
-        ? { groups: groupsOfClaim(options.groupClaim, payload[options.groupClaim]) }
-        : {}),
-    };
-  }
-
-  /** Verifies signature and claims as of `at` (seconds; default now). */
-  async function verifiedPayload(token: string, at?: number): Promise<JWTPayload> {
-    try {
-      const { payload } = await jwtVerify(token, key, {
-        ...verifyOptions,
-        ...(at !== undefined ? { currentDate: new Date(at * 1000) } : {}),
-      });
-      return payload;
-    } catch (error) {
-      const expired = error instanceof joseErrors.JWTExpired;
-      const missingExpiry = error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'exp' && !expired;
-      const message = expired
-        ? 'The token has expired.'
-        : missingExpiry
-          ? 'The token has no expiry (exp).'
-          : 'The token is not valid.';
-      throw new AppError('UNAUTHORIZED', message, { cause: error });
-    }
-  }
+  const sign = (principal: Parameters<typeof signToken>[1], ttlSeconds?: number): Promise<string> =>
+    signToken(signing, principal, ttlSeconds);
 
   // Tokens this process verified, until they expire: every request and socket carries one, and the HMAC check
   // through WebCrypto was ~4% of the server's CPU per turn. A token's signature and claims cannot change; only
@@ -150,48 +199,17 @@ export function createTokenService(secret: string, options: TokenServiceOptions 
   async function verify(token: string): Promise<Principal> {
     const known = verified.get(token);
     if (known && Date.now() < known.expiresAt) return known;
-    const principal = toPrincipal(await verifiedPayload(token));
+    const principal = toPrincipal(await verifiedPayload(signing, token), options);
     verified.delete(token);
     if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
     verified.set(token, principal);
     return principal;
   }
 
-  /**
-   * The next token of a guest session. Only guest tokens are refreshed (admins and host-minted users get theirs
-   * from the host); an expired guest token is still accepted here, checked as of its last valid second, because
-   * a tab that slept past `exp` must keep its threads; nothing is issued past GUEST_MAX_AGE from the first token.
-   */
-  async function refresh(token: string): Promise<{ userId: string; token: string; expiresAt: string }> {
-    let unverifiedExpiry: unknown;
-    try {
-      unverifiedExpiry = decodeJwt(token).exp;
-    } catch (error) {
-      throw new AppError('UNAUTHORIZED', 'The token is not valid.', { cause: error });
-    }
-    const at = typeof unverifiedExpiry === 'number' ? Math.min(nowSeconds(), unverifiedExpiry - 1) : undefined;
-    const payload = await verifiedPayload(token, at);
-    const principal = toPrincipal(payload);
-    if (principal.kind !== 'guest' || principal.role === 'admin') {
-      throw new AppError(
-        'FORBIDDEN',
-        'Only guest tokens are refreshed here; ask the application that issued this token for a new one.',
-      );
-    }
-    const claimed = payload[FIRST_ISSUED_AT_CLAIM] ?? payload.iat;
-    if (typeof claimed !== 'number')
-      throw new AppError('UNAUTHORIZED', 'The token does not say when the guest session began.');
-    if (nowSeconds() >= claimed + guestMaxAge) {
-      throw new AppError('UNAUTHORIZED', 'This guest session has reached its maximum age; start a new one.');
-    }
-    const next = await sign({ userId: principal.userId, kind: 'guest', firstIssuedAt: claimed });
-    return { userId: principal.userId, token: next, expiresAt: new Date(decodeJwt(next).exp! * 1000).toISOString() };
-  }
-
   return {
     sign,
     verify,
-    refresh,
+    refresh: (token: string) => refreshToken(signing, token),
     async issueGuest(): Promise<{ userId: string; token: string; expiresAt: string }> {
       const userId = `guest-${randomUUID()}`;
       const token = await sign({ userId, kind: 'guest' });

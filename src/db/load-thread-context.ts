@@ -87,12 +87,6 @@ function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'use
 }
 
 /**
- * Sticky recall of thread `t` (a subquery of the context read): the recall notes of its chat calls under the current
- * summary revision (ContextPackManifest.recallNote; the first per served message), each with its recalled messages as
- * they read now: a message forgotten since, or superseded, is left out; another chat's only while it is still the
- * owner's and the thread's recall scope (its setting, else `defaultScope`) is `user`.
- */
-/**
  * The recall notes of thread `t` under its current summary revision (ContextPackManifest.recallNote), the first per
  * served message: `served_seq`, `note`. A subquery of the context read.
  */
@@ -103,6 +97,12 @@ const HELD_NOTES = Prisma.sql`(
     ORDER BY (c.recall_note->>'servedSeq')::int, c.created_at
   )`;
 
+/**
+ * Sticky recall of thread `t` (a subquery of the context read): the recall notes of its chat calls under the current
+ * summary revision (ContextPackManifest.recallNote; the first per served message), each with its recalled messages as
+ * they read now: a message forgotten since, or superseded, is left out; another chat's only while it is still the
+ * owner's and the thread's recall scope (its setting, else `defaultScope`) is `user`.
+ */
 function heldRecallSql(defaultScope: 'thread' | 'user'): Prisma.Sql {
   const readable = Prisma.sql`m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL`;
   const fields = Prisma.sql`'seq', m.seq, 'role', m.role, 'content', left(m.content, ${RECALL_CANDIDATE_MAX_CHARS}::int), 'createdAt', m.created_at`;
@@ -187,38 +187,61 @@ export type ThreadContextRow = ThreadRow & {
   held_recall_tokens?: number | null;
 };
 
-/**
- * The context read as a SELECT of one row (none when the thread is gone), for loadThreadContext and for statements
- * that end with it (completeTurn). `recallTokens` is the deployment's default recall slot; undefined: no recall.
- * `recallSticky` (RECALL_STICKY): the held recall notes' tokens come with every read, their messages with a read
- * with recall or `heldNotes`; off, neither is read.
- */
-export function threadContextSelect(
-  threadId: string,
-  recallTokens: number | undefined,
-  savedMemoryTokens?: number,
-  recallScope: 'thread' | 'user' = 'thread',
-  recallSticky = false,
-  heldNotes = recallTokens !== undefined,
-): Prisma.Sql {
-  const recall = recallTokens !== undefined ? recallSql(recallTokens) : Prisma.sql`NULL::json`;
-  const elsewhere = recallTokens !== undefined ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`;
-  const saved = savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`;
-  const held = recallSticky && heldNotes ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`;
-  const heldTokens = recallSticky ? HELD_RECALL_TOKENS : Prisma.sql`NULL::int`;
-  // The newest chat prompt's fingerprints come with the turn's reads (those with recall): see ThreadContext.lastPrompt.
-  const lastPrompt = recallTokens !== undefined ? LAST_PROMPT : Prisma.sql`NULL::json`;
-  return Prisma.sql`
-    SELECT ${THREAD_COLUMNS}, ${recall} AS recalled, ${elsewhere} AS recalled_elsewhere, ${saved} AS saved_memories, ${held} AS held_recall, ${heldTokens} AS held_recall_tokens,
-      ${lastPrompt} AS last_prompt,
-      (SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
+/** What a context read reads besides the thread and its entries (see threadContextSelect). */
+export interface ThreadContextSelectOptions {
+  threadId: string;
+  /** The deployment's default recall slot; undefined: no recall (nor the newest prompt's fingerprints). */
+  recallTokens?: number;
+  /** The cap of the owner's saved memories read; undefined: none read. */
+  savedMemoryTokens?: number;
+  /** The deployment's default recall scope (default `thread`). */
+  recallScope?: 'thread' | 'user';
+  /** RECALL_STICKY: the held recall notes' tokens come with every read (default off: neither they nor their messages). */
+  recallSticky?: boolean;
+  /** With recallSticky: the held notes' messages come too (default: when recallTokens is set). */
+  heldNotes?: boolean;
+}
+
+/** The thread's context entries from its context start on, pinned and in the window, in seq order. */
+const ENTRIES = Prisma.sql`(SELECT coalesce(json_agg(json_build_object('seq', e.seq, 'role', e.role, 'content', e.content, 'tokens', e.tokens,
           'toolCalls', e.tool_calls, 'toolCallId', e.tool_call_id, 'pinned', e.pinned, 'encoding', e.encoding) ORDER BY e.seq), '[]'::json)
         FROM context_entries e
         -- Folded entries are deleted by the fold's commit, so every unpinned entry left is in the window: including
         -- one unpinned after the summary passed it, which stays there until the next fold takes it.
         WHERE e.thread_id = t.id AND e.seq >= t.context_start_seq
-      ) AS entries
-    FROM threads t WHERE t.id = ${threadId}::uuid`;
+      )`;
+
+/**
+ * The parts of the context read of thread `t`, by the column of ThreadContextRow each one fills, in the order they are
+ * selected: a subquery each, or NULL when `options` leave it out.
+ */
+export function threadContextParts(options: ThreadContextSelectOptions): Record<string, Prisma.Sql> {
+  const { recallTokens, savedMemoryTokens, recallScope = 'thread', recallSticky = false } = options;
+  const recall = recallTokens !== undefined;
+  const heldNotes = options.heldNotes ?? recall;
+  return {
+    recalled: recall ? recallSql(recallTokens) : Prisma.sql`NULL::json`,
+    recalled_elsewhere: recall ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`,
+    saved_memories: savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`,
+    held_recall: recallSticky && heldNotes ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`,
+    held_recall_tokens: recallSticky ? HELD_RECALL_TOKENS : Prisma.sql`NULL::int`,
+    // The newest chat prompt's fingerprints come with the turn's reads (those with recall): see ThreadContext.lastPrompt.
+    last_prompt: recall ? LAST_PROMPT : Prisma.sql`NULL::json`,
+    entries: ENTRIES,
+  };
+}
+
+/**
+ * The context read as a SELECT of one row (none when the thread is gone), for loadThreadContext and for statements
+ * that end with it (completeTurn): the thread's columns and its parts (threadContextParts).
+ */
+export function threadContextSelect(options: ThreadContextSelectOptions): Prisma.Sql {
+  const parts = Object.entries(threadContextParts(options)).map(
+    ([column, sql]) => Prisma.sql`${sql} AS ${Prisma.raw(column)}`,
+  );
+  return Prisma.sql`
+    SELECT ${THREAD_COLUMNS}, ${Prisma.join(parts, ',\n      ')}
+    FROM threads t WHERE t.id = ${options.threadId}::uuid`;
 }
 
 /** The ThreadContext of a context read's row. */
@@ -283,14 +306,14 @@ export async function loadThreadContext(
   const rows = await db.sql.rows<ThreadContextRow>(
     prepared(
       'thread_context',
-      threadContextSelect(
+      threadContextSelect({
         threadId,
-        options.recall ? (options.recallTokens ?? 1) : undefined,
+        recallTokens: options.recall ? (options.recallTokens ?? 1) : undefined,
         savedMemoryTokens,
-        options.recallScope,
-        options.recallSticky,
-        promptParts,
-      ),
+        recallScope: options.recallScope,
+        recallSticky: options.recallSticky,
+        heldNotes: promptParts,
+      }),
     ),
   );
   return rows[0] ? threadContextFromRow(rows[0]) : null;

@@ -78,6 +78,138 @@ async function messagesByIds(tx: Tx | Database, ids: string[]) {
   return rows.map(toMessage);
 }
 
+/** pin inside its transaction: refused (pinned false) when the pins would pass maxPinnedTokens; a folded message's entry is recreated. */
+async function pinInTransaction(
+  tx: Tx,
+  input: Parameters<MemoryControlsStore['pin']>[0],
+): ReturnType<MemoryControlsStore['pin']> {
+  const { threadId, seqs, maxPinnedTokens } = input;
+  const thread = await lockThread(tx, threadId);
+  const messages = await tx.message.findMany({
+    where: { threadId, seq: { in: seqs }, deletedAt: null, superseded: false },
+  });
+  const entries = new Map(
+    (await tx.contextEntry.findMany({ where: { threadId, seq: { in: seqs } } })).map((entry) => [entry.seq, entry]),
+  );
+  const pinnedTokens = await pinnedTokensIn(tx, threadId, thread.contextStartSeq);
+  let addedTokens = 0;
+  for (const message of messages) {
+    const entry = entries.get(message.seq ?? -1);
+    if (!entry?.pinned) addedTokens += entry ? entry.tokens : message.tokens;
+  }
+  if (pinnedTokens + addedTokens > maxPinnedTokens) return { pinned: false as const, pinnedTokens, addedTokens };
+  for (const message of messages) {
+    if (message.seq === null) continue;
+    const entry = entries.get(message.seq);
+    if (entry) {
+      if (!entry.pinned)
+        await tx.contextEntry.update({
+          where: { threadId_seq: { threadId, seq: message.seq } },
+          data: { pinned: true },
+        });
+      continue;
+    }
+    // A fold already took it: the model sees it again verbatim, from the transcript.
+    await tx.contextEntry.create({
+      data: {
+        threadId,
+        seq: message.seq,
+        messageId: message.id,
+        role: message.role,
+        content: message.content,
+        tokens: message.tokens,
+        encoding: message.encoding ?? 'o200k_base',
+        pinned: true,
+        ...(message.toolCalls ? { toolCalls: message.toolCalls as Prisma.InputJsonValue } : {}),
+        ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+      },
+    });
+  }
+  const ids = messages.map((message) => message.id);
+  await tx.message.updateMany({ where: { id: { in: ids } }, data: { pinned: true } });
+  await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
+  return {
+    pinned: true as const,
+    messages: await messagesByIds(tx, ids),
+    pinnedTokens: pinnedTokens + addedTokens,
+  };
+}
+
+/** forget inside its transaction: the messages' text, entries, runs' results, saved memories, manifests' tool results and the summaries holding them. */
+async function forgetInTransaction(
+  tx: Tx,
+  input: Parameters<MemoryControlsStore['forget']>[0],
+): ReturnType<MemoryControlsStore['forget']> {
+  const { threadId, messageIds } = input;
+  const thread = await lockThread(tx, threadId);
+  const rows = await tx.message.findMany({ where: { threadId, id: { in: messageIds }, deletedAt: null } });
+  const ids = rows.map((row) => row.id);
+  const seqs = rows.flatMap((row) => (row.seq === null ? [] : [row.seq]));
+  const now = new Date();
+  // An automatic title is made of the first exchange's words: forgetting one of its messages takes the title
+  // back to the default (a user's own title stays). Read before the messages lose their text.
+  if (seqs.length > 0)
+    await tx.$executeRaw`
+      UPDATE threads t SET title = DEFAULT, title_source = 'default', updated_at = now()
+      WHERE t.id = ${threadId}::uuid AND t.title_source = 'auto'
+        AND (SELECT min(seq) FROM unnest(${seqs}::int[]) seq) <= coalesce((
+          SELECT min(a.seq) FROM messages a
+          WHERE a.thread_id = t.id AND a.role = 'assistant' AND a.seq > (
+            SELECT min(u.seq) FROM messages u
+            WHERE u.thread_id = t.id AND u.role = 'user' AND u.seq IS NOT NULL AND u.deleted_at IS NULL)
+        ), 2147483647)`;
+  await tx.message.updateMany({
+    where: { id: { in: ids } },
+    data: { content: '', toolCalls: Prisma.DbNull, deletedAt: now, pinned: false },
+  });
+  await tx.contextEntry.deleteMany({ where: { threadId, seq: { in: seqs } } });
+  const toolRunIds = rows.flatMap((row) => (row.toolRunId ? [row.toolRunId] : []));
+  const forgottenRuns = { threadId, OR: [{ messageId: { in: ids } }, { id: { in: toolRunIds } }] };
+  await tx.toolRun.updateMany({
+    where: forgottenRuns,
+    data: { result: null, condensed: null, args: {}, progressNote: null },
+  });
+  // An error may quote what the run was asked (or read): it goes too, leaving that the run failed.
+  await tx.toolRun.updateMany({
+    where: { ...forgottenRuns, error: { not: null } },
+    data: { error: RUN_ERROR_FORGOTTEN },
+  });
+  await discardUnreportedRuns(tx, threadId, now);
+  // The saved memories a forgotten message asked for go with it (issue 27).
+  if (ids.length > 0) await tx.$executeRaw`DELETE FROM saved_memories WHERE source_message_id = ANY(${ids}::uuid[])`;
+  // The condensed tool results kept with model call manifests: their text goes too (the seq stays, marked forgotten).
+  if (seqs.length > 0) {
+    await tx.$executeRaw`
+      UPDATE model_calls SET tool_results = (
+        SELECT jsonb_agg(CASE WHEN (result->>'seq')::int = ANY(${seqs}::int[])
+          THEN (result - 'content') || '{"forgotten": true}'::jsonb ELSE result END ORDER BY ordinality)
+        FROM jsonb_array_elements(tool_results) WITH ORDINALITY AS results(result, ordinality))
+      WHERE thread_id = ${threadId}::uuid AND tool_results IS NOT NULL AND jsonb_array_length(tool_results) > 0
+        AND EXISTS (SELECT 1 FROM jsonb_array_elements(tool_results) result WHERE (result->>'seq')::int = ANY(${seqs}::int[]))`;
+  }
+  // Summaries are progressive: a revision may hold every message from its lineage's context start on.
+  const redacted =
+    seqs.length === 0
+      ? { count: 0 }
+      : await tx.summaryRevision.updateMany({
+          where: {
+            threadId,
+            redactedAt: null,
+            OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })),
+          },
+          data: { text: '', segmentEnds: [], redactedAt: now },
+        });
+  const covered =
+    thread.summaryRevision > 0 &&
+    seqs.some((seq) => seq >= thread.contextStartSeq && seq <= thread.summaryCoveredThroughSeq);
+  const updated = await tx.thread.update({
+    where: { id: threadId },
+    data: { ...(covered ? { summaryText: '', summarySegmentEnds: [], summaryTokens: 0 } : {}), ...bumpVersion },
+  });
+  return { messages: await messagesByIds(tx, ids), thread: toThread(updated), redactedRevisions: redacted.count };
+}
+
+// eslint-disable-next-line max-lines-per-function -- a factory of small methods, one per MemoryControlsStore operation
 export function createMemoryControlsRepository(db: Database): MemoryControlsStore & ExportReader {
   return {
     async listMessagesBySeq({ threadId, fromSeq, throughSeq }) {
@@ -107,61 +239,8 @@ export function createMemoryControlsRepository(db: Database): MemoryControlsStor
       return thread ? pinnedTokensIn(db, threadId, thread.contextStartSeq) : 0;
     },
 
-    async pin({ threadId, seqs, maxPinnedTokens }) {
-      return db.$transaction(async (tx) => {
-        const thread = await lockThread(tx, threadId);
-        const messages = await tx.message.findMany({
-          where: { threadId, seq: { in: seqs }, deletedAt: null, superseded: false },
-        });
-        const entries = new Map(
-          (await tx.contextEntry.findMany({ where: { threadId, seq: { in: seqs } } })).map((entry) => [
-            entry.seq,
-            entry,
-          ]),
-        );
-        const pinnedTokens = await pinnedTokensIn(tx, threadId, thread.contextStartSeq);
-        let addedTokens = 0;
-        for (const message of messages) {
-          const entry = entries.get(message.seq ?? -1);
-          if (!entry?.pinned) addedTokens += entry ? entry.tokens : message.tokens;
-        }
-        if (pinnedTokens + addedTokens > maxPinnedTokens) return { pinned: false as const, pinnedTokens, addedTokens };
-        for (const message of messages) {
-          if (message.seq === null) continue;
-          const entry = entries.get(message.seq);
-          if (entry) {
-            if (!entry.pinned)
-              await tx.contextEntry.update({
-                where: { threadId_seq: { threadId, seq: message.seq } },
-                data: { pinned: true },
-              });
-            continue;
-          }
-          // A fold already took it: the model sees it again verbatim, from the transcript.
-          await tx.contextEntry.create({
-            data: {
-              threadId,
-              seq: message.seq,
-              messageId: message.id,
-              role: message.role,
-              content: message.content,
-              tokens: message.tokens,
-              encoding: message.encoding ?? 'o200k_base',
-              pinned: true,
-              ...(message.toolCalls ? { toolCalls: message.toolCalls as Prisma.InputJsonValue } : {}),
-              ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
-            },
-          });
-        }
-        const ids = messages.map((message) => message.id);
-        await tx.message.updateMany({ where: { id: { in: ids } }, data: { pinned: true } });
-        await tx.thread.update({ where: { id: threadId }, data: bumpVersion });
-        return {
-          pinned: true as const,
-          messages: await messagesByIds(tx, ids),
-          pinnedTokens: pinnedTokens + addedTokens,
-        };
-      });
+    pin(input) {
+      return db.$transaction((tx) => pinInTransaction(tx, input));
     },
 
     async unpin({ threadId, seqs }) {
@@ -251,76 +330,8 @@ export function createMemoryControlsRepository(db: Database): MemoryControlsStor
       });
     },
 
-    async forget({ threadId, messageIds }) {
-      return db.$transaction(async (tx) => {
-        const thread = await lockThread(tx, threadId);
-        const rows = await tx.message.findMany({ where: { threadId, id: { in: messageIds }, deletedAt: null } });
-        const ids = rows.map((row) => row.id);
-        const seqs = rows.flatMap((row) => (row.seq === null ? [] : [row.seq]));
-        const now = new Date();
-        // An automatic title is made of the first exchange's words: forgetting one of its messages takes the title
-        // back to the default (a user's own title stays). Read before the messages lose their text.
-        if (seqs.length > 0)
-          await tx.$executeRaw`
-            UPDATE threads t SET title = DEFAULT, title_source = 'default', updated_at = now()
-            WHERE t.id = ${threadId}::uuid AND t.title_source = 'auto'
-              AND (SELECT min(seq) FROM unnest(${seqs}::int[]) seq) <= coalesce((
-                SELECT min(a.seq) FROM messages a
-                WHERE a.thread_id = t.id AND a.role = 'assistant' AND a.seq > (
-                  SELECT min(u.seq) FROM messages u
-                  WHERE u.thread_id = t.id AND u.role = 'user' AND u.seq IS NOT NULL AND u.deleted_at IS NULL)
-              ), 2147483647)`;
-        await tx.message.updateMany({
-          where: { id: { in: ids } },
-          data: { content: '', toolCalls: Prisma.DbNull, deletedAt: now, pinned: false },
-        });
-        await tx.contextEntry.deleteMany({ where: { threadId, seq: { in: seqs } } });
-        const toolRunIds = rows.flatMap((row) => (row.toolRunId ? [row.toolRunId] : []));
-        const forgottenRuns = { threadId, OR: [{ messageId: { in: ids } }, { id: { in: toolRunIds } }] };
-        await tx.toolRun.updateMany({
-          where: forgottenRuns,
-          data: { result: null, condensed: null, args: {}, progressNote: null },
-        });
-        // An error may quote what the run was asked (or read): it goes too, leaving that the run failed.
-        await tx.toolRun.updateMany({
-          where: { ...forgottenRuns, error: { not: null } },
-          data: { error: RUN_ERROR_FORGOTTEN },
-        });
-        await discardUnreportedRuns(tx, threadId, now);
-        // The saved memories a forgotten message asked for go with it (issue 27).
-        if (ids.length > 0)
-          await tx.$executeRaw`DELETE FROM saved_memories WHERE source_message_id = ANY(${ids}::uuid[])`;
-        // The condensed tool results kept with model call manifests: their text goes too (the seq stays, marked forgotten).
-        if (seqs.length > 0) {
-          await tx.$executeRaw`
-            UPDATE model_calls SET tool_results = (
-              SELECT jsonb_agg(CASE WHEN (result->>'seq')::int = ANY(${seqs}::int[])
-                THEN (result - 'content') || '{"forgotten": true}'::jsonb ELSE result END ORDER BY ordinality)
-              FROM jsonb_array_elements(tool_results) WITH ORDINALITY AS results(result, ordinality))
-            WHERE thread_id = ${threadId}::uuid AND tool_results IS NOT NULL AND jsonb_array_length(tool_results) > 0
-              AND EXISTS (SELECT 1 FROM jsonb_array_elements(tool_results) result WHERE (result->>'seq')::int = ANY(${seqs}::int[]))`;
-        }
-        // Summaries are progressive: a revision may hold every message from its lineage's context start on.
-        const redacted =
-          seqs.length === 0
-            ? { count: 0 }
-            : await tx.summaryRevision.updateMany({
-                where: {
-                  threadId,
-                  redactedAt: null,
-                  OR: seqs.map((seq) => ({ contextStartSeq: { lte: seq }, throughSeq: { gte: seq } })),
-                },
-                data: { text: '', segmentEnds: [], redactedAt: now },
-              });
-        const covered =
-          thread.summaryRevision > 0 &&
-          seqs.some((seq) => seq >= thread.contextStartSeq && seq <= thread.summaryCoveredThroughSeq);
-        const updated = await tx.thread.update({
-          where: { id: threadId },
-          data: { ...(covered ? { summaryText: '', summarySegmentEnds: [], summaryTokens: 0 } : {}), ...bumpVersion },
-        });
-        return { messages: await messagesByIds(tx, ids), thread: toThread(updated), redactedRevisions: redacted.count };
-      });
+    forget(input) {
+      return db.$transaction((tx) => forgetInTransaction(tx, input));
     },
 
     async queueRegenerate({ threadId, userMessageId }) {

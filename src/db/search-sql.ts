@@ -91,12 +91,97 @@ function termSelectionSql(rowCount: Prisma.Sql, tuning: RankingTuning): Prisma.S
 }
 
 /**
+ * What the scoring steps of a ranking work on: a thread's own ranking keys a match by `seq`; the ranking across a
+ * user's other threads by message `id`, carrying its thread, seq and date along (neighbours are found within a thread).
+ */
+interface ScoringSubject {
+  /** The column that names a candidate in the steps. */
+  key: 'seq' | 'id';
+  /** The candidates' columns carried through to `smoothed` (the key among them). */
+  columns: readonly string[];
+  /** The CTE of the candidates: those columns and `v`, the search vector. */
+  candidates: string;
+  /** SQL of the number of messages searched (BM25's N). */
+  corpusSize: Prisma.Sql;
+  /** The window in which a candidate's neighbouring turns are its lag and lead. */
+  neighbours: Prisma.Sql;
+}
+
+const THREAD_STEPS: ScoringSubject = {
+  key: 'seq',
+  columns: ['seq'],
+  candidates: 'cand',
+  corpusSize: Prisma.sql`(SELECT last_seq FROM thread)`,
+  neighbours: Prisma.sql`ORDER BY seq`,
+};
+
+const ELSEWHERE_STEPS: ScoringSubject = {
+  key: 'id',
+  columns: ['id', 'thread_id', 'seq', 'created_at'],
+  candidates: 'uniq',
+  corpusSize: Prisma.sql`(SELECT n FROM total)`,
+  neighbours: Prisma.sql`PARTITION BY thread_id ORDER BY seq`,
+};
+
+/**
+ * The scoring CTEs shared by both rankings, after `terms`, `share`, `selecting` and the candidates: `matches` (each
+ * candidate's query terms with their positions), `stats` (corpus size and average length), `df`, `idf`, `bm25`
+ * (Okapi BM25), `near` (the proximity bonus), `scored` and `smoothed` (the neighbouring-turn shares): the subject's
+ * columns and `score`.
+ */
+function scoringStepsSql(subject: ScoringSubject, tuning: RankingTuning): Prisma.Sql {
+  const { k1, b } = tuning;
+  const key = Prisma.raw(subject.key);
+  const columns = (alias?: string): Prisma.Sql =>
+    Prisma.raw(subject.columns.map((column) => (alias ? `${alias}.${column}` : column)).join(', '));
+  return Prisma.sql`matches AS (
+      -- A candidate's query terms with their positions: setweight marks the terms (the index has weight D only) and
+      -- ts_filter keeps them, in C, instead of unnesting every lexeme of every candidate to keep a few.
+      SELECT ${columns('c')}, u.lexeme, u.positions AS pos, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
+      FROM ${Prisma.raw(subject.candidates)} c, unnest(ts_filter(setweight(c.v, 'A', (SELECT array_agg(lexeme) FROM terms)), '{a}')) u
+    ), stats AS (
+      SELECT ${subject.corpusSize}::float8 AS n, greatest((SELECT avg(length(v)) FROM ${Prisma.raw(subject.candidates)}), 1)::float8 AS avgdl
+    ), df AS (
+      SELECT lexeme, count(*)::float8 AS n FROM matches GROUP BY lexeme
+    ), idf AS (
+      SELECT s.lexeme, s.weight * ln(1 + (stats.n - d.n + 0.5) / (d.n + 0.5)) AS w
+      FROM share s LEFT JOIN df ON df.lexeme = s.lexeme, stats, LATERAL (
+        SELECT CASE WHEN s.lexeme IN (SELECT lexeme FROM selecting) THEN coalesce(df.n, 1)
+          ELSE greatest(s.share * stats.n, coalesce(df.n, 1)) END AS n
+      ) d
+    ), bm25 AS (
+      -- The planner expects a row or two of every CTE here: carrying thread, seq and date along, and joining the
+      -- messages' other columns only to the best few, keeps it from nested loops over all candidates squared.
+      SELECT ${columns('m')}, sum(i.w * m.tf * ${float(k1 + 1)} / (m.tf + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * m.len / stats.avgdl))) AS score
+      FROM matches m JOIN idf i USING (lexeme), stats GROUP BY ${columns('m')}
+    ), near AS (
+      SELECT ${key}, sum(${float(tuning.proximityShare)} * least(w, next_w) / (next_p - p)) AS bonus FROM (
+        SELECT m.${key}, m.lexeme, i.w, p, lead(m.lexeme) OVER o AS next_lexeme, lead(i.w) OVER o AS next_w, lead(p) OVER o AS next_p
+        FROM matches m JOIN idf i USING (lexeme), unnest(m.pos) p
+        WHERE ${float(tuning.proximityShare)} > 0
+        WINDOW o AS (PARTITION BY m.${key} ORDER BY p)
+      ) x
+      WHERE next_lexeme <> lexeme AND next_p - p <= ${Prisma.raw(String(Math.trunc(tuning.proximitySpan)))}
+      GROUP BY ${key}
+    ), scored AS (
+      SELECT ${columns('s')}, s.score + coalesce(n.bonus, 0) AS score FROM bm25 s LEFT JOIN near n USING (${key})
+    ), smoothed AS (
+      SELECT ${columns()}, score + ${float(tuning.neighbourShare)} * greatest(
+          CASE WHEN lag(seq) OVER w = seq - 1 THEN lag(score) OVER w ELSE 0 END,
+          CASE WHEN lead(seq) OVER w = seq + 1 THEN lead(score) OVER w ELSE 0 END)
+        + ${float(tuning.farShare)} * greatest(
+          CASE WHEN lag(seq) OVER w = seq - 2 THEN lag(score) OVER w WHEN lag(seq, 2) OVER w = seq - 2 THEN lag(score, 2) OVER w ELSE 0 END,
+          CASE WHEN lead(seq) OVER w = seq + 2 THEN lead(score) OVER w WHEN lead(seq, 2) OVER w = seq + 2 THEN lead(score, 2) OVER w ELSE 0 END) AS score
+      FROM scored WINDOW w AS (${subject.neighbours})
+    )`;
+}
+
+/**
  * A query (usable as a subquery) of `seq` and `score` of the best matches, best first, at most `limit` rows.
  */
 export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning = RANKING): Prisma.Sql {
   const exclude = options.excludeSeqs ?? Prisma.sql`'{}'::int[]`;
   const searchable = Prisma.sql`m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL`;
-  const { k1, b } = tuning;
   const SAMPLE = Math.trunc(tuning.sampleMessages);
   return Prisma.sql`
     WITH qv AS (
@@ -120,46 +205,7 @@ export function rankedSeqsSql(options: RankedSeqsOptions, tuning: RankingTuning 
       SELECT m.seq, m.search_vector AS v FROM messages m
       WHERE m.thread_id = ${options.threadId} AND m.search_vector @@ (SELECT q FROM tsq) AND ${searchable}
         AND m.seq + 0 >= ${options.fromSeq} AND m.seq + 0 < ${options.beforeSeq}
-    ), matches AS (
-      -- A candidate's query terms with their positions: setweight marks the terms (the index has weight D only) and
-      -- ts_filter keeps them, in C, instead of unnesting every lexeme of every candidate to keep a few.
-      SELECT c.seq, u.lexeme, u.positions AS pos, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
-      FROM cand c, unnest(ts_filter(setweight(c.v, 'A', (SELECT array_agg(lexeme) FROM terms)), '{a}')) u
-    ), corpus AS (
-      SELECT thread.last_seq::float8 AS n, greatest((SELECT avg(length(v)) FROM cand), 1)::float8 AS avgdl FROM thread
-    ), df AS (
-      SELECT lexeme, count(*)::float8 AS n FROM matches GROUP BY lexeme
-    ), idf AS (
-      SELECT s.lexeme, s.weight * ln(1 + (corpus.n - d.n + 0.5) / (d.n + 0.5)) AS w
-      FROM share s LEFT JOIN df ON df.lexeme = s.lexeme, corpus, LATERAL (
-        SELECT CASE WHEN s.lexeme IN (SELECT lexeme FROM selecting) THEN coalesce(df.n, 1)
-          ELSE greatest(s.share * corpus.n, coalesce(df.n, 1)) END AS n
-      ) d
-    ), bm25 AS (
-      SELECT m.seq, sum(i.w * m.tf * ${float(k1 + 1)} / (m.tf + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * m.len / corpus.avgdl))) AS score
-      FROM matches m JOIN idf i USING (lexeme), corpus GROUP BY m.seq
-    ), near AS (
-      SELECT seq, sum(${float(tuning.proximityShare)} * least(w, next_w) / (next_p - p)) AS bonus FROM (
-        SELECT m.seq, m.lexeme, i.w, p, lead(m.lexeme) OVER o AS next_lexeme, lead(i.w) OVER o AS next_w, lead(p) OVER o AS next_p
-        FROM matches m JOIN idf i USING (lexeme), unnest(m.pos) p
-        WHERE ${float(tuning.proximityShare)} > 0
-        WINDOW o AS (PARTITION BY m.seq ORDER BY p)
-      ) x
-      WHERE next_lexeme <> lexeme AND next_p - p <= ${Prisma.raw(String(Math.trunc(tuning.proximitySpan)))}
-      GROUP BY seq
-    ), scored AS (
-      SELECT s.seq, s.score + coalesce(n.bonus, 0) AS score FROM bm25 s LEFT JOIN near n USING (seq)
-    ), smoothed AS (
-      SELECT seq, score FROM (
-        SELECT seq, score + ${float(tuning.neighbourShare)} * greatest(
-            CASE WHEN lag(seq) OVER w = seq - 1 THEN lag(score) OVER w ELSE 0 END,
-            CASE WHEN lead(seq) OVER w = seq + 1 THEN lead(score) OVER w ELSE 0 END)
-          + ${float(tuning.farShare)} * greatest(
-            CASE WHEN lag(seq) OVER w = seq - 2 THEN lag(score) OVER w WHEN lag(seq, 2) OVER w = seq - 2 THEN lag(score, 2) OVER w ELSE 0 END,
-            CASE WHEN lead(seq) OVER w = seq + 2 THEN lead(score) OVER w WHEN lead(seq, 2) OVER w = seq + 2 THEN lead(score, 2) OVER w ELSE 0 END) AS score
-        FROM scored WINDOW w AS (ORDER BY seq)
-      ) x
-    )
+    ), ${scoringStepsSql(THREAD_STEPS, tuning)}
     SELECT seq, score FROM smoothed WHERE seq <> ALL (coalesce(${exclude}, '{}'::int[]))
     ORDER BY score DESC, seq DESC LIMIT ${options.limit}`;
 }
@@ -203,7 +249,6 @@ export interface ElsewhereRankedOptions {
  * - Each thread is read through messages_thread_search_idx (thread and terms), its newest ELSEWHERE_PER_THREAD matches.
  */
 export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: RankingTuning = RANKING): Prisma.Sql {
-  const { k1, b } = tuning;
   const SAMPLE = Math.trunc(tuning.sampleMessages);
   return Prisma.sql`
     WITH RECURSIVE up AS (
@@ -242,44 +287,7 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
     ), uniq AS (
       -- The original where it is searched, else the oldest copy.
       SELECT DISTINCT ON (origin) * FROM cand ORDER BY origin, (id = origin) DESC, created_at, thread_id
-    ), matches AS (
-      SELECT c.id, c.thread_id, c.seq, c.created_at, u.lexeme, u.positions AS pos, coalesce(cardinality(u.positions), 1)::float8 AS tf, length(c.v)::float8 AS len
-      FROM uniq c, unnest(ts_filter(setweight(c.v, 'A', (SELECT array_agg(lexeme) FROM terms)), '{a}')) u
-    ), stats AS (
-      SELECT total.n, greatest((SELECT avg(length(v)) FROM uniq), 1)::float8 AS avgdl FROM total
-    ), df AS (
-      SELECT lexeme, count(*)::float8 AS n FROM matches GROUP BY lexeme
-    ), idf AS (
-      SELECT s.lexeme, s.weight * ln(1 + (stats.n - d.n + 0.5) / (d.n + 0.5)) AS w
-      FROM share s LEFT JOIN df ON df.lexeme = s.lexeme, stats, LATERAL (
-        SELECT CASE WHEN s.lexeme IN (SELECT lexeme FROM selecting) THEN coalesce(df.n, 1)
-          ELSE greatest(s.share * stats.n, coalesce(df.n, 1)) END AS n
-      ) d
-    ), bm25 AS (
-      -- The planner expects a row or two of every CTE here: carrying thread, seq and date along, and joining the
-      -- messages' other columns only to the best few, keeps it from nested loops over all candidates squared.
-      SELECT m.id, m.thread_id, m.seq, m.created_at, sum(i.w * m.tf * ${float(k1 + 1)} / (m.tf + ${float(k1)} * (1 - ${float(b)} + ${float(b)} * m.len / stats.avgdl))) AS score
-      FROM matches m JOIN idf i USING (lexeme), stats GROUP BY m.id, m.thread_id, m.seq, m.created_at
-    ), near AS (
-      SELECT id, sum(${float(tuning.proximityShare)} * least(w, next_w) / (next_p - p)) AS bonus FROM (
-        SELECT m.id, m.lexeme, i.w, p, lead(m.lexeme) OVER o AS next_lexeme, lead(i.w) OVER o AS next_w, lead(p) OVER o AS next_p
-        FROM matches m JOIN idf i USING (lexeme), unnest(m.pos) p
-        WHERE ${float(tuning.proximityShare)} > 0
-        WINDOW o AS (PARTITION BY m.id ORDER BY p)
-      ) x
-      WHERE next_lexeme <> lexeme AND next_p - p <= ${Prisma.raw(String(Math.trunc(tuning.proximitySpan)))}
-      GROUP BY id
-    ), scored AS (
-      SELECT s.id, s.thread_id, s.seq, s.created_at, s.score + coalesce(n.bonus, 0) AS score FROM bm25 s LEFT JOIN near n USING (id)
-    ), smoothed AS (
-      SELECT id, created_at, score + ${float(tuning.neighbourShare)} * greatest(
-          CASE WHEN lag(seq) OVER w = seq - 1 THEN lag(score) OVER w ELSE 0 END,
-          CASE WHEN lead(seq) OVER w = seq + 1 THEN lead(score) OVER w ELSE 0 END)
-        + ${float(tuning.farShare)} * greatest(
-          CASE WHEN lag(seq) OVER w = seq - 2 THEN lag(score) OVER w WHEN lag(seq, 2) OVER w = seq - 2 THEN lag(score, 2) OVER w ELSE 0 END,
-          CASE WHEN lead(seq) OVER w = seq + 2 THEN lead(score) OVER w WHEN lead(seq, 2) OVER w = seq + 2 THEN lead(score, 2) OVER w ELSE 0 END) AS score
-      FROM scored WINDOW w AS (PARTITION BY thread_id ORDER BY seq)
-    ), best AS (
+    ), ${scoringStepsSql(ELSEWHERE_STEPS, tuning)}, best AS (
       SELECT id, score FROM smoothed ORDER BY score DESC, created_at DESC LIMIT ${options.limit}
     )
     SELECT u.id, u.thread_id, c.title, u.seq, u.role, u.content, u.created_at, s.score

@@ -16,6 +16,7 @@ const toLimit = (row: LimitJson): SpendLimit => ({
   period: row.period === 'week' || row.period === 'month' ? row.period : 'day',
 });
 
+// eslint-disable-next-line max-lines-per-function -- a factory of small methods, one per SpendStore operation
 export function createSpendRepository(db: Database): SpendStore {
   return {
     async limitsOf(userId, serviceKey = null) {

@@ -11,8 +11,71 @@ import { nextSeq } from './turn-repository';
 
 const TERMINAL = [...TERMINAL_RUN_STATUSES];
 
+type Tx = Prisma.TransactionClient;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** reportRun inside its transaction: the run's report appended to the transcript and the context, and a follow-up turn queued (or joined). */
+async function reportRunInTransaction(
+  tx: Tx,
+  input: Parameters<ToolRunStore['reportRun']>[0],
+): ReturnType<ToolRunStore['reportRun']> {
+  const { runId, transcriptText, transcriptTokens, note, encoding, basedOn } = input;
+  // The thread row first, then the run's (as a forget does): the report and a forget never deadlock, and a
+  // forget that committed first has already replaced what this report would write.
+  const owner = await tx.toolRun.findUnique({ where: { id: runId }, select: { threadId: true } });
+  if (!owner) return { reported: false as const };
+  await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${owner.threadId}::uuid FOR UPDATE`;
+  if (!TERMINAL.includes(basedOn.status)) return { reported: false as const };
+  // Only the outcome the text was written from: a forget may have replaced it since it was read.
+  const marked = await tx.toolRun.updateMany({
+    where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error },
+    data: { reportedAt: new Date() },
+  });
+  if (marked.count === 0) return { reported: false as const };
+  const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
+  const threadId = run.threadId;
+  // Takes the thread row lock: reports and turn appends of one thread are serialized from here on.
+  const seq = await nextSeq(tx, threadId);
+  const existing = await tx.message.findFirst({ where: { toolRunId: runId, role: 'system' } });
+  const data = {
+    seq,
+    content: transcriptText,
+    status: 'complete',
+    tokens: transcriptTokens,
+    encoding,
+    completedAt: new Date(),
+  };
+  const message = existing
+    ? await tx.message.update({ where: { id: existing.id }, data })
+    : await tx.message.create({ data: { ...data, threadId, role: 'system', toolRunId: runId } });
+  await tx.contextEntry.create({
+    data: {
+      threadId,
+      seq,
+      messageId: message.id,
+      role: 'system',
+      content: note.content,
+      tokens: note.tokens,
+      encoding,
+    },
+  });
+  // Results landing together share one follow-up: join a follow-up that has not started yet.
+  const queued = await tx.turn.findFirst({
+    where: { threadId, kind: 'follow-up', status: 'queued' },
+    orderBy: { acceptSeq: 'asc' },
+  });
+  const followUp = queued ?? (await tx.turn.create({ data: { threadId, kind: 'follow-up' } }));
+  await tx.toolRun.update({ where: { id: runId }, data: { followUpTurnId: followUp.id } });
+  return {
+    reported: true as const,
+    message: toMessage(message),
+    followUp: toTurn(followUp),
+    followUpCreated: !queued,
+  };
+}
+
+// eslint-disable-next-line max-lines-per-function -- a factory of small methods, one per ToolRunStore operation
 export function createToolRunRepository(db: Database): ToolRunStore {
   return {
     async createRun({ threadId, messageId, toolCallId, name, args, startedAtSeq, caps }) {
@@ -121,61 +184,8 @@ export function createToolRunRepository(db: Database): ToolRunStore {
       return row ? toToolRun(row) : null;
     },
 
-    async reportRun({ runId, transcriptText, transcriptTokens, note, encoding, basedOn }) {
-      return db.$transaction(async (tx) => {
-        // The thread row first, then the run's (as a forget does): the report and a forget never deadlock, and a
-        // forget that committed first has already replaced what this report would write.
-        const owner = await tx.toolRun.findUnique({ where: { id: runId }, select: { threadId: true } });
-        if (!owner) return { reported: false as const };
-        await tx.$executeRaw`SELECT 1 FROM threads WHERE id = ${owner.threadId}::uuid FOR UPDATE`;
-        if (!TERMINAL.includes(basedOn.status)) return { reported: false as const };
-        // Only the outcome the text was written from: a forget may have replaced it since it was read.
-        const marked = await tx.toolRun.updateMany({
-          where: { id: runId, reportedAt: null, status: basedOn.status, error: basedOn.error },
-          data: { reportedAt: new Date() },
-        });
-        if (marked.count === 0) return { reported: false as const };
-        const run = await tx.toolRun.findUniqueOrThrow({ where: { id: runId } });
-        const threadId = run.threadId;
-        // Takes the thread row lock: reports and turn appends of one thread are serialized from here on.
-        const seq = await nextSeq(tx, threadId);
-        const existing = await tx.message.findFirst({ where: { toolRunId: runId, role: 'system' } });
-        const data = {
-          seq,
-          content: transcriptText,
-          status: 'complete',
-          tokens: transcriptTokens,
-          encoding,
-          completedAt: new Date(),
-        };
-        const message = existing
-          ? await tx.message.update({ where: { id: existing.id }, data })
-          : await tx.message.create({ data: { ...data, threadId, role: 'system', toolRunId: runId } });
-        await tx.contextEntry.create({
-          data: {
-            threadId,
-            seq,
-            messageId: message.id,
-            role: 'system',
-            content: note.content,
-            tokens: note.tokens,
-            encoding,
-          },
-        });
-        // Results landing together share one follow-up: join a follow-up that has not started yet.
-        const queued = await tx.turn.findFirst({
-          where: { threadId, kind: 'follow-up', status: 'queued' },
-          orderBy: { acceptSeq: 'asc' },
-        });
-        const followUp = queued ?? (await tx.turn.create({ data: { threadId, kind: 'follow-up' } }));
-        await tx.toolRun.update({ where: { id: runId }, data: { followUpTurnId: followUp.id } });
-        return {
-          reported: true as const,
-          message: toMessage(message),
-          followUp: toTurn(followUp),
-          followUpCreated: !queued,
-        };
-      });
+    reportRun(input) {
+      return db.$transaction((tx) => reportRunInTransaction(tx, input));
     },
 
     async activeRunCounts({ threadId, ownerId }) {

@@ -10,6 +10,7 @@ import {
   type ThreadContextRow,
 } from './load-thread-context';
 import { prepared } from './prepared-statement';
+import { acceptUserMessageSql, toAcceptedMessage, type AcceptedJson } from './accept-user-message';
 import { UUID } from './keyset-cursor';
 import { createRememberedKeys } from './remembered-keys';
 import { toMessage, toTurn } from './mappers';
@@ -63,6 +64,7 @@ const KNOWN_PREFIXES_MAX = 64;
  * `userMemoryTokens` (USER_MEMORY_TOKENS) bounds the owner's saved memories those reads bring.
  * The turn's start also finalizes a fresh context and supersedes regenerated answers (chat_start_next_turn).
  */
+// eslint-disable-next-line max-lines-per-function -- a factory of small methods, one per TurnStore operation (the long ones are top-level functions)
 export function createTurnRepository(
   db: Database,
   options: {
@@ -130,11 +132,19 @@ export function createTurnRepository(
       const messageId = randomUUID();
       const turnId = randomUUID();
       try {
-        const [result] = await db.sql.rows<{
-          accepted: { missing?: true; queued?: number; message?: Record<string, unknown>; turnCreatedAt?: string };
-        }>(Prisma.sql`
-          SELECT chat_accept_user_message(${threadId}::uuid, ${ownerId}::text, ${messageId}::uuid, ${turnId}::uuid, ${content}::text,
-            ${tokens}::int, ${encoding}::text, ${clientMessageId}::text, ${maxQueued}::int) AS accepted`);
+        const [result] = await db.sql.rows<{ accepted: AcceptedJson }>(
+          acceptUserMessageSql({
+            threadId,
+            ownerId,
+            messageId,
+            turnId,
+            content,
+            tokens,
+            encoding,
+            clientMessageId,
+            maxQueued,
+          }),
+        );
         const accepted = result?.accepted;
         if (!accepted || accepted.missing) throw new AppError('NOT_FOUND', 'No such thread.');
         if (!accepted.message || !accepted.turnCreatedAt) {
@@ -143,21 +153,10 @@ export function createTurnRepository(
             `This thread already has ${(accepted?.queued ?? 1) - 1} message(s) waiting; try again when the current answer is done.`,
           );
         }
-        return {
-          message: toMessage(messageFromJson(accepted.message)),
-          turn: toTurn({
-            id: turnId,
-            threadId,
-            kind: 'message',
-            userMessageId: messageId,
-            status: 'queued',
-            error: null,
-            createdAt: new Date(accepted.turnCreatedAt),
-            startedAt: null,
-            finishedAt: null,
-          }),
-          duplicate: false,
-        };
+        return toAcceptedMessage(
+          { message: accepted.message, turnCreatedAt: accepted.turnCreatedAt },
+          { threadId, messageId, turnId },
+        );
       } catch (error) {
         if (clientMessageId && isUniqueViolation(error)) {
           const raced = await findByClientMessageId(threadId, ownerId, clientMessageId);
@@ -300,7 +299,7 @@ export function createTurnRepository(
           'complete_turn',
           Prisma.sql`
         SELECT chat_complete_turn(${turnId}::uuid, ${threadId}::uuid, ${owner}::text, ${ttlMs}::int, ${startNext}::boolean) AS done, ctx.*
-        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect(threadId, undefined, undefined, recallScope, recallSticky)}) ctx ON true`,
+        FROM (SELECT 1) one LEFT JOIN (${threadContextSelect({ threadId, recallScope, recallSticky })}) ctx ON true`,
         ),
       );
       if (!row?.done) throw new AppError('NOT_FOUND', 'No such turn.');

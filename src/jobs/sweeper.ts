@@ -42,7 +42,7 @@ export function foldLagPolicy(settings: ContextSettings): FoldLagPolicy {
 
 /** Enqueues the rebuilds of withdrawn summaries (one job per withdrawal: repeated sweeps deduplicate). */
 async function enqueueWithdrawnRebuilds(
-  rebuilds: NonNullable<Parameters<typeof createSweeper>[0]['rebuilds']>,
+  rebuilds: NonNullable<SweeperOptions['rebuilds']>,
   log: LogPort,
 ): Promise<number> {
   let enqueued = 0;
@@ -65,12 +65,8 @@ export interface Sweeper {
   stop(): Promise<void>;
 }
 
-/**
- * Derives pending work from Postgres, so nothing depends on an enqueue or a process having survived:
- * folds that a Redis outage kept from being enqueued, and turns whose process died (their lease expired): queued
- * ones are kicked, running ones recovered first (`interruptedTurns`).
- */
-export function createSweeper(options: {
+/** What the sweeper sweeps (createSweeper). */
+export interface SweeperOptions {
   turns: TurnStore;
   summaries: SummaryStore;
   folds: FoldQueue;
@@ -109,89 +105,114 @@ export function createSweeper(options: {
    */
   releaseSpend?: () => Promise<number>;
   intervalMs?: number;
-}): Sweeper {
+}
+
+/** Turns whose process died (their lease expired): running ones recovered per `interruptedTurns`, then resumed. */
+async function resumeStrandedTurns(options: SweeperOptions): Promise<number> {
+  if (!options.resumeTurns) return 0;
+  let threadsResumed = 0;
+  for (const threadId of await options.turns.threadsWithStrandedTurns(100)) {
+    const { resumed, failed } = await options.turns.recoverInterruptedTurns({
+      threadId,
+      resume: (options.interruptedTurns ?? 'retry') === 'retry',
+      error: INTERRUPTED_ANSWER_ERROR,
+    });
+    if (resumed.length + failed.length > 0)
+      options.log.warn({ threadId, resumed, failed }, 'answers cut off by a dead process: run again or ended');
+    options.resumeTurns(threadId);
+    threadsResumed += 1;
+  }
+  return threadsResumed;
+}
+
+/** Enqueues the folds the deployment's trigger asks for (until Redis refuses one). */
+async function enqueueDueFolds(options: SweeperOptions): Promise<number> {
+  let foldsEnqueued = 0;
+  const due = await options.summaries.threadsNeedingFold({
+    limit: 500,
+    ...foldThresholds(options.settings),
+    maxInputTokens: options.settings.profile.maxInputTokens,
+  });
+  for (const threadId of due) {
+    try {
+      await options.folds.enqueueFold(threadId, 'sweeper');
+      foldsEnqueued += 1;
+    } catch (error) {
+      options.log.warn({ err: error }, 'sweeper could not enqueue folds (Redis down?); will try again');
+      break;
+    }
+  }
+  return foldsEnqueued;
+}
+
+/** Deletes threads idle past the retention and erases guests past their age (with its grace). */
+async function applyRetention(options: SweeperOptions): Promise<void> {
+  const retention = options.retention;
+  if (!retention) return;
+  const now = (retention.now ?? (() => new Date()))().getTime();
+  const day = 86_400_000;
+  const deleted =
+    retention.retentionDays === undefined
+      ? null
+      : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
+  const threadsDeleted = deleted?.threadIds.length ?? 0;
+  if (deleted && threadsDeleted > 0) {
+    await retention
+      .removeJobs(deleted)
+      .catch((error: unknown) =>
+        options.log.warn({ err: error }, 'could not remove the jobs of threads deleted by retention'),
+      );
+  }
+  const guestGraceMs = (retention.retentionDays ?? 7) * day;
+  const guests = await retention.guestsCreatedBefore(
+    new Date(now - retention.guestMaxAgeSeconds * 1000 - guestGraceMs),
+    100,
+  );
+  for (const userId of guests) await retention.eraseGuest(userId);
+  if (threadsDeleted + guests.length > 0)
+    options.log.info({ threadsDeleted, guestsErased: guests.length }, 'retention applied');
+}
+
+/** Enqueues the tool runs of the outbox (until Redis refuses one). */
+async function enqueueToolRuns(options: SweeperOptions): Promise<number> {
+  if (!options.toolRuns) return 0;
+  const { runs, queue, olderThanMs } = options.toolRuns;
+  let enqueued = 0;
+  for (const runId of await runs.runsNeedingWork({ limit: 200, olderThanMs })) {
+    try {
+      await queue.enqueueToolRun(runId);
+      enqueued += 1;
+    } catch (error) {
+      options.log.warn({ err: error }, 'sweeper could not enqueue tool runs (Redis down?); will try again');
+      break;
+    }
+  }
+  return enqueued;
+}
+
+/** One sweep, its steps in order: stranded turns, spend reservations, summary rebuilds, folds, tool runs, retention. */
+async function sweepOnce(options: SweeperOptions): ReturnType<Sweeper['sweep']> {
+  const threadsResumed = await resumeStrandedTurns(options);
+  const spendReleased = options.releaseSpend ? await options.releaseSpend() : 0;
+  if (spendReleased > 0) options.log.info({ spendReleased }, 'sweeper released stale spend reservations');
+  const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
+  const foldsEnqueued = await enqueueDueFolds(options);
+  const toolRunsEnqueued = await enqueueToolRuns(options);
+  await applyRetention(options);
+  if (foldsEnqueued + threadsResumed + rebuildsEnqueued + toolRunsEnqueued > 0)
+    options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued, toolRunsEnqueued }, 'sweeper caught up');
+  return { foldsEnqueued, threadsResumed, toolRunsEnqueued };
+}
+
+/**
+ * Derives pending work from Postgres, so nothing depends on an enqueue or a process having survived:
+ * folds that a Redis outage kept from being enqueued, and turns whose process died (their lease expired): queued
+ * ones are kicked, running ones recovered first (`interruptedTurns`).
+ */
+export function createSweeper(options: SweeperOptions): Sweeper {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | null = null;
-  async function sweep() {
-    let foldsEnqueued = 0;
-    let threadsResumed = 0;
-    if (options.resumeTurns) {
-      for (const threadId of await options.turns.threadsWithStrandedTurns(100)) {
-        const { resumed, failed } = await options.turns.recoverInterruptedTurns({
-          threadId,
-          resume: (options.interruptedTurns ?? 'retry') === 'retry',
-          error: INTERRUPTED_ANSWER_ERROR,
-        });
-        if (resumed.length + failed.length > 0)
-          options.log.warn({ threadId, resumed, failed }, 'answers cut off by a dead process: run again or ended');
-        options.resumeTurns(threadId);
-        threadsResumed += 1;
-      }
-    }
-    const spendReleased = options.releaseSpend ? await options.releaseSpend() : 0;
-    if (spendReleased > 0) options.log.info({ spendReleased }, 'sweeper released stale spend reservations');
-    const rebuildsEnqueued = options.rebuilds ? await enqueueWithdrawnRebuilds(options.rebuilds, options.log) : 0;
-    const due = await options.summaries.threadsNeedingFold({
-      limit: 500,
-      ...foldThresholds(options.settings),
-      maxInputTokens: options.settings.profile.maxInputTokens,
-    });
-    for (const threadId of due) {
-      try {
-        await options.folds.enqueueFold(threadId, 'sweeper');
-        foldsEnqueued += 1;
-      } catch (error) {
-        options.log.warn({ err: error }, 'sweeper could not enqueue folds (Redis down?); will try again');
-        break;
-      }
-    }
-    const toolRunsEnqueued = await enqueueToolRuns();
-    await applyRetention();
-    if (foldsEnqueued + threadsResumed + rebuildsEnqueued + toolRunsEnqueued > 0)
-      options.log.info({ foldsEnqueued, threadsResumed, rebuildsEnqueued, toolRunsEnqueued }, 'sweeper caught up');
-    return { foldsEnqueued, threadsResumed, toolRunsEnqueued };
-  }
-  async function applyRetention(): Promise<void> {
-    const retention = options.retention;
-    if (!retention) return;
-    const now = (retention.now ?? (() => new Date()))().getTime();
-    const day = 86_400_000;
-    const deleted =
-      retention.retentionDays === undefined
-        ? null
-        : await retention.deleteIdleThreads(new Date(now - retention.retentionDays * day), 500);
-    const threadsDeleted = deleted?.threadIds.length ?? 0;
-    if (deleted && threadsDeleted > 0) {
-      await retention
-        .removeJobs(deleted)
-        .catch((error: unknown) =>
-          options.log.warn({ err: error }, 'could not remove the jobs of threads deleted by retention'),
-        );
-    }
-    const guestGraceMs = (retention.retentionDays ?? 7) * day;
-    const guests = await retention.guestsCreatedBefore(
-      new Date(now - retention.guestMaxAgeSeconds * 1000 - guestGraceMs),
-      100,
-    );
-    for (const userId of guests) await retention.eraseGuest(userId);
-    if (threadsDeleted + guests.length > 0)
-      options.log.info({ threadsDeleted, guestsErased: guests.length }, 'retention applied');
-  }
-  async function enqueueToolRuns(): Promise<number> {
-    if (!options.toolRuns) return 0;
-    const { runs, queue, olderThanMs } = options.toolRuns;
-    let enqueued = 0;
-    for (const runId of await runs.runsNeedingWork({ limit: 200, olderThanMs })) {
-      try {
-        await queue.enqueueToolRun(runId);
-        enqueued += 1;
-      } catch (error) {
-        options.log.warn({ err: error }, 'sweeper could not enqueue tool runs (Redis down?); will try again');
-        break;
-      }
-    }
-    return enqueued;
-  }
+  const sweep = () => sweepOnce(options);
   return {
     sweep,
     start() {

@@ -21,21 +21,11 @@ const SECONDS_FAST = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
 const SECONDS_SLOW = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'];
 
-export type Metrics = ReturnType<typeof createMetrics>;
+type Registers = Registry[];
 
-/**
- * The process' Prometheus metrics, on their own registry (several apps can share a test process).
- * Names are `chat_*`; the default Node.js process metrics come with the same prefix unless turned off.
- */
-export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean }) {
-  const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'chat_' });
-  const sources: MetricsSources = { activeSockets: () => 0, turnsInFlight: () => 0, queues: [] };
-  const registers = [registry];
-
-  const metrics = {
-    registry,
-    sources,
+/** A turn's latency and its time to the first token. */
+function turnMetrics(registers: Registers) {
+  return {
     turnDuration: new Histogram({
       name: 'chat_turn_duration_seconds',
       help: 'Turn latency: start of the turn to its end, by final status.',
@@ -49,6 +39,12 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       buckets: SECONDS_FAST,
       registers,
     }),
+  };
+}
+
+/** Model calls: their count, latency and tokens (estimated, reported, cached). */
+function modelCallMetrics(registers: Registers) {
+  return {
     modelCalls: new Counter({
       name: 'chat_model_calls_total',
       help: 'Model calls by model, purpose (chat, summary, condense, title) and outcome (ok, error).',
@@ -99,12 +95,12 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       buckets: [0.5, 0.8, 0.9, 0.95, 0.98, 1, 1.02, 1.05, 1.1, 1.25, 1.5, 2],
       registers,
     }),
-    spendRefusals: new Counter({
-      name: 'chat_spend_refusals_total',
-      help: "Sends (stage send) and a turn's later model calls (stage call) refused by a spend limit, by the limit's source (user, group, default, address).",
-      labelNames: ['reason', 'stage'],
-      registers,
-    }),
+  };
+}
+
+/** Summary folds: their count, duration, size, lag and backlog. */
+function foldMetrics(registers: Registers) {
+  return {
     folds: new Counter({
       name: 'chat_folds_total',
       help: 'Committed summary folds by author (fold, overflow-fallback, rebuild, admin).',
@@ -135,6 +131,12 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       help: 'Threads whose window was over the fold trigger at the last sweep (capped at the sweep limit, 500).',
       registers,
     }),
+  };
+}
+
+/** Failed jobs, rate-limited requests and HTTP responses. */
+function jobAndRequestMetrics(registers: Registers) {
+  return {
     failedJobs: new Counter({
       name: 'chat_jobs_failed_total',
       help: 'Job attempts that failed in this process, by queue; final=true when no retry is left.',
@@ -154,7 +156,10 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       registers,
     }),
   };
+}
 
+/** The gauges read at scrape time: each queue's jobs by state, the open sockets, the turns in flight. */
+function registerScrapeGauges(registers: Registers, sources: MetricsSources, log: LogPort): void {
   new Gauge({
     name: 'chat_queue_jobs',
     help: 'Jobs per queue and state (read from Redis at scrape time; the same for every process).',
@@ -169,7 +174,7 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
             for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
           } catch (error) {
             // Redis down: the queue's series are absent from this scrape rather than failing all of it.
-            options.log.debug({ err: error, queue: queue.name }, 'could not read queue counts for /metrics');
+            log.debug({ err: error, queue: queue.name }, 'could not read queue counts for /metrics');
           }
         }),
       );
@@ -191,5 +196,35 @@ export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean 
       this.set(sources.turnsInFlight());
     },
   });
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * The process' Prometheus metrics, on their own registry (several apps can share a test process).
+ * Names are `chat_*`; the default Node.js process metrics come with the same prefix unless turned off.
+ */
+export function createMetrics(options: { log: LogPort; defaultMetrics?: boolean }) {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'chat_' });
+  const sources: MetricsSources = { activeSockets: () => 0, turnsInFlight: () => 0, queues: [] };
+  const registers = [registry];
+
+  const metrics = {
+    registry,
+    sources,
+    ...turnMetrics(registers),
+    ...modelCallMetrics(registers),
+    spendRefusals: new Counter({
+      name: 'chat_spend_refusals_total',
+      help: "Sends (stage send) and a turn's later model calls (stage call) refused by a spend limit, by the limit's source (user, group, default, address).",
+      labelNames: ['reason', 'stage'],
+      registers,
+    }),
+    ...foldMetrics(registers),
+    ...jobAndRequestMetrics(registers),
+  };
+
+  registerScrapeGauges(registers, sources, options.log);
   return metrics;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FoldLagPolicy, SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores, PortStores } from './port-fixtures';
-import { codeOf, ENCODING, exchange, newThread, pause } from './store-fixtures';
+import { codeOf, exchange, foldCommit, newThread, pause } from './store-fixtures';
 
 const POLICY: FoldLagPolicy = {
   minWindowTokens: 1_000_000,
@@ -11,22 +11,11 @@ const POLICY: FoldLagPolicy = {
 };
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number, text: string): SummaryCommit => ({
-  threadId,
-  expectedVersion,
-  author: 'fold',
+  ...foldCommit(threadId, expectedVersion, throughSeq),
   text,
   segmentEnds: [text.length],
   tokens: text.length,
-  encoding: ENCODING,
-  fromSeq: 1,
-  throughSeq,
-  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
-  model: 'summarizer',
-  tokensIn: 40,
   tokensOut: 5,
-  durationMs: 10,
-  identifiersKept: 0,
-  identifiersTotal: 0,
 });
 
 /** One owner's threads: a quiet one, one with a long summary, one with a fold error, one with a window to fold. */

@@ -1,25 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores } from './port-fixtures';
-import { ENCODING, exchange, newThread, send } from './store-fixtures';
+import { exchange, foldCommit, newThread, send } from './store-fixtures';
 
 const commitOf = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId,
-  expectedVersion,
-  author: 'fold',
+  ...foldCommit(threadId, expectedVersion, throughSeq),
   text: `Summary through ${throughSeq}.`,
   segmentEnds: [`Summary through ${throughSeq}.`.length],
   tokens: 5,
-  encoding: ENCODING,
-  fromSeq: 1,
-  throughSeq,
-  foldedSeqs: [throughSeq - 1, throughSeq],
-  model: 'summarizer',
-  tokensIn: 40,
   tokensOut: 5,
-  durationMs: 10,
-  identifiersKept: 0,
-  identifiersTotal: 0,
+  foldedSeqs: [throughSeq - 1, throughSeq],
 });
 
 /** The ExportReader contract (a thread's export, read a page at a time whatever its length). */

@@ -1,33 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores, PortStores } from './port-fixtures';
-import { ENCODING, exchange, newThread, send } from './store-fixtures';
-
-const commitOf = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId,
-  expectedVersion,
-  author: 'fold',
-  text: `Summary through #${throughSeq}.`,
-  segmentEnds: [`Summary through #${throughSeq}.`.length],
-  tokens: 6,
-  encoding: ENCODING,
-  fromSeq: 1,
-  throughSeq,
-  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
-  model: 'summarizer',
-  tokensIn: 40,
-  tokensOut: 6,
-  durationMs: 10,
-  identifiersKept: 0,
-  identifiersTotal: 0,
-});
+import { exchange, foldCommit, newThread, send } from './store-fixtures';
 
 /** Three exchanges (#1–#6), #1–#4 folded into revision 1, #1 pinned afterwards. */
 async function parentThread(stores: PortStores) {
   const parent = await newThread(stores, { title: 'Parent' });
   for (const question of ['q1', 'q2', 'q3']) await exchange(stores, parent.id, question);
-  expect(await stores.summaries.commit(commitOf(parent.id, parent.version, 4))).toEqual({
+  expect(await stores.summaries.commit(foldCommit(parent.id, parent.version, 4))).toEqual({
     committed: true,
     revision: 1,
   });

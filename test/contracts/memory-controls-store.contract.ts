@@ -1,32 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores, PortStores } from './port-fixtures';
-import { codeOf, ENCODING, exchange, newThread, send } from './store-fixtures';
-
-const commitOf = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId,
-  expectedVersion,
-  author: 'fold',
-  text: `Summary through #${throughSeq}.`,
-  segmentEnds: [`Summary through #${throughSeq}.`.length],
-  tokens: 6,
-  encoding: ENCODING,
-  fromSeq: 1,
-  throughSeq,
-  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
-  model: 'summarizer',
-  tokensIn: 40,
-  tokensOut: 6,
-  durationMs: 10,
-  identifiersKept: 0,
-  identifiersTotal: 0,
-});
+import { codeOf, exchange, foldCommit, newThread, send } from './store-fixtures';
 
 /** A thread of three exchanges (#1–#6), the first two folded into revision 1. */
 async function foldedThread(stores: PortStores) {
   const thread = await newThread(stores);
   for (const question of ['q1', 'q2', 'q3']) await exchange(stores, thread.id, question);
-  expect(await stores.summaries.commit(commitOf(thread.id, thread.version, 4))).toEqual({
+  expect(await stores.summaries.commit(foldCommit(thread.id, thread.version, 4))).toEqual({
     committed: true,
     revision: 1,
   });

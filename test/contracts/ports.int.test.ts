@@ -1,13 +1,10 @@
-import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
 import type { ModelCallRecord } from '../../src/core/ports';
 import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
 import { createAuditRepository } from '../../src/db/audit-repository';
 import { createForkRepository } from '../../src/db/fork-repository';
-import { applyMigrations } from '../../src/db/migrate';
 import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
-import { createDatabase, type Database } from '../../src/db/prisma-client';
 import { createErasureRepository } from '../../src/db/erasure-repository';
 import { createFacadeConversationRepository } from '../../src/db/facade-conversation-repository';
 import { createSavedMemoryRepository } from '../../src/db/saved-memory-repository';
@@ -17,7 +14,7 @@ import { createThreadRepository } from '../../src/db/thread-repository';
 import { createToolRunRepository } from '../../src/db/tool-run-repository';
 import { createTranscriptRepository } from '../../src/db/transcript-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
-import { createTestDatabase } from '../support/databases';
+import { useSuiteDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
 import { describeErasureStoreContract } from './erasure-store.contract';
@@ -33,10 +30,7 @@ import { RECALL_TURNS, type PortStores } from './port-fixtures';
 // The contracts of the admin, export and call-record ports on the Postgres repositories (the event bus has no I/O:
 // ports.unit.test.ts runs its contract on the process's bus). One migrated database for the file; cases work on
 // their own users and threads (random ids).
-const migrationsDir = path.resolve(import.meta.dirname, '../../prisma/migrations');
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-let database: { url: string; drop(): Promise<void> };
-let db: Database;
+const suite = useSuiteDatabase('port-contracts');
 let stores: PortStores;
 
 /** A stored call as the port's record: the columns the port writes, oldest first. */
@@ -45,7 +39,7 @@ async function storedCalls(threadId: string): Promise<ModelCallRecord[]> {
 }
 
 async function storedCallsWhere(where: { threadId: string } | { userId: string }): Promise<ModelCallRecord[]> {
-  const rows = await db.modelCall.findMany({ where, orderBy: { createdAt: 'asc' } });
+  const rows = await suite.db.modelCall.findMany({ where, orderBy: { createdAt: 'asc' } });
   return rows.map((row) => ({
     threadId: row.threadId,
     messageId: row.messageId,
@@ -66,10 +60,8 @@ async function storedCallsWhere(where: { threadId: string } | { userId: string }
   }));
 }
 
-beforeAll(async () => {
-  database = await createTestDatabase('port-contracts');
-  await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
-  db = createDatabase({ url: database.url, poolSize: 4 });
+beforeAll(() => {
+  const { db } = suite;
   const memory = createMemoryControlsRepository(db);
   stores = {
     threads: createThreadRepository(db),
@@ -94,10 +86,6 @@ beforeAll(async () => {
     search: createSearchRepository(db),
     recallTurns: createTurnRepository(db, RECALL_TURNS),
   };
-});
-afterAll(async () => {
-  await db?.$disconnect();
-  await database?.drop();
 });
 
 describeAuditStoreContract('Postgres repositories', () => stores);

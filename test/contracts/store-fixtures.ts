@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Thread, TranscriptMessage, Turn } from '../../src/core/domain/types';
+import type { SummaryCommit } from '../../src/core/ports';
 import type { Stores } from '../fakes';
 
 /** Builds the stores a contract case runs on: the Postgres repositories over one test database, or the fakes. */
@@ -90,3 +91,26 @@ export type SetCreatedAt = (
   rows: { turnIds: string[]; messageIds: string[] },
   createdAt: Date,
 ) => Promise<void>;
+
+/** A fold's commit of #1–#throughSeq (each one folded) as revision `expectedVersion`'s successor: "Summary through #n.", 6 tokens. */
+export function foldCommit(threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit {
+  const text = `Summary through #${throughSeq}.`;
+  return {
+    threadId,
+    expectedVersion,
+    author: 'fold',
+    text,
+    segmentEnds: [text.length],
+    tokens: 6,
+    encoding: ENCODING,
+    fromSeq: 1,
+    throughSeq,
+    foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
+    model: 'summarizer',
+    tokensIn: 40,
+    tokensOut: 6,
+    durationMs: 10,
+    identifiersKept: 0,
+    identifiersTotal: 0,
+  };
+}

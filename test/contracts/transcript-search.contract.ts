@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Thread } from '../../src/core/domain/types';
-import type { SummaryCommit } from '../../src/core/ports';
 import type { MakePortStores, PortStores } from './port-fixtures';
-import { ENCODING, exchange, newThread, send } from './store-fixtures';
+import { exchange, foldCommit, newThread, send } from './store-fixtures';
 
 // Every query word below occurs in the texts as written (no plural, no stop word), so what matches does not depend on
 // the deployment's text search configuration (stemming), which the fake does not reproduce; nor is the order of
@@ -20,25 +19,6 @@ const fork = async (stores: PortStores, parent: Thread, throughSeq: number): Pro
   if (!('thread' in forked)) throw new Error(`fork refused: ${forked.refused}`);
   return forked.thread;
 };
-
-const foldThrough = (threadId: string, expectedVersion: number, throughSeq: number): SummaryCommit => ({
-  threadId,
-  expectedVersion,
-  author: 'fold',
-  text: `Summary through #${throughSeq}.`,
-  segmentEnds: [`Summary through #${throughSeq}.`.length],
-  tokens: 6,
-  encoding: ENCODING,
-  fromSeq: 1,
-  throughSeq,
-  foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
-  model: 'summarizer',
-  tokensIn: 40,
-  tokensOut: 6,
-  durationMs: 10,
-  identifiersKept: 0,
-  identifiersTotal: 0,
-});
 
 const seqsOf = (matches: { seq: number }[]) => matches.map((match) => match.seq).sort((a, b) => a - b);
 
@@ -161,7 +141,7 @@ export function describeTranscriptSearchContract(name: string, make: MakePortSto
       await exchange(stores, thread.id, 'zebra one', 'a1'); // #1 #2
       const forgotten = await exchange(stores, thread.id, 'zebra two', 'zebra three'); // #3 #4
       await exchange(stores, thread.id, 'zebra in the window', 'ok'); // #5 #6
-      expect(await stores.summaries.commit(foldThrough(thread.id, thread.version, 4))).toMatchObject({
+      expect(await stores.summaries.commit(foldCommit(thread.id, thread.version, 4))).toMatchObject({
         committed: true,
       });
       await stores.memory.pin({ threadId: thread.id, seqs: [1], maxPinnedTokens: 100 });

@@ -1,11 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate';
 import type { MessageDto, ThreadDto } from '../../src/shared/api';
-import { createTestDatabase } from '../support/databases';
 import {
   lastUserText,
   replyWithText,
@@ -17,12 +11,10 @@ import {
 import { eventsOf, openTab, type Tab } from '../support/socket-client';
 import { classifyRequest, summaryResponder } from '../support/summary-stub';
 import { waitFor } from '../support/wait-for';
+import { prepareProcessStack, type ProcessStack } from '../support/process-stack';
 import { startServerProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
-import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 import { SERVER_NOTE_OPEN } from '../../src/core/context';
 import { wireContentText } from '../../src/llm/count-chat-tokens';
-
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 const FOLLOW_UP_REPLY = 'The background analysis is done.';
 
@@ -54,7 +46,7 @@ function chat(request: StubRequest) {
 
 describe('two serve processes and a worker on one Postgres and Redis', () => {
   let stub: OpenAIStub;
-  let dataDir: string;
+  let stack: ProcessStack | undefined;
   const processes: WorkerProcess[] = [];
   const tabs: Tab[] = [];
   let baseA: string;
@@ -63,25 +55,12 @@ describe('two serve processes and a worker on one Postgres and Redis', () => {
   beforeAll(async () => {
     // Answers stream in ten chunks so both tabs see deltas; the summarizer keeps CODE-n identifiers.
     stub = await startOpenAIStub({ classifyRequest, responder: summaryResponder({ chat }) });
-    const database = await createTestDatabase('multi');
-    await applyMigrations({
-      databaseUrl: database.url,
-      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
-      log: silent,
+    stack = await prepareProcessStack({
+      name: 'multi',
+      modelUrl: stub.url,
+      env: { SUMMARY_TRIGGER: 'messages=6', SUMMARY_KEEP: 'messages=2', RATE_LIMIT_PER_MINUTE: '10000' },
     });
-    dataDir = await makeServiceTempDir('chat-multi-');
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-      OPENAI_BASE_URL: stub.url,
-      DATA_DIR: dataDir,
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      SUMMARY_TRIGGER: 'messages=6',
-      SUMMARY_KEEP: 'messages=2',
-      RATE_LIMIT_PER_MINUTE: '10000',
-    };
+    const { env } = stack;
     const a = startServerProcess(env);
     const b = startServerProcess(env);
     const worker = startWorkerProcess(env);
@@ -94,7 +73,7 @@ describe('two serve processes and a worker on one Postgres and Redis', () => {
     for (const tab of tabs) tab.close();
     for (const child of processes) await child.kill('SIGTERM');
     await stub?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await stack?.removeDataDir();
   });
 
   it("streams to tabs on both processes, serializes sends through both, and delivers the worker's summary-updated", async () => {

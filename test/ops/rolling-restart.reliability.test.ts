@@ -1,12 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate';
 import type { ThreadDto } from '../../src/shared/api';
-import { createTestDatabase } from '../support/databases';
 import {
   lastUserText,
   replyWithText,
@@ -16,10 +10,9 @@ import {
 } from '../support/openai-stub';
 import { openTab, type Tab } from '../support/socket-client';
 import { waitFor } from '../support/wait-for';
+import { prepareProcessStack, type ProcessStack } from '../support/process-stack';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
-import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const words = (text: string, count: number) => Array.from({ length: count }, (_, index) => `${text}-${index} `);
 /** An answer of `count` words, one chunk each, `delayMs` apart. */
 const slowly =
@@ -32,40 +25,30 @@ const slowly =
 describe('SIGTERM under traffic (a rolling restart)', () => {
   let stub: OpenAIStub;
   let databaseUrl: string;
-  let dataDir: string;
+  let stack: ProcessStack | undefined;
   let env: Record<string, string>;
   const servers: ServerProcess[] = [];
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ responder: slowly(40, 100) });
-    const database = await createTestDatabase('restart');
-    databaseUrl = database.url;
-    await applyMigrations({
-      databaseUrl,
-      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
-      log: silent,
+    stack = await prepareProcessStack({
+      name: 'restart',
+      modelUrl: stub.url,
+      env: {
+        SHUTDOWN_GRACE_MS: '1500',
+        SWEEP_INTERVAL_MS: '500',
+        RATE_LIMIT_PER_MINUTE: '10000',
+        MAX_QUEUED_TURNS: '4',
+      },
     });
-    dataDir = await makeServiceTempDir('chat-restart-');
-    env = {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-      OPENAI_BASE_URL: stub.url,
-      DATA_DIR: dataDir,
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      SHUTDOWN_GRACE_MS: '1500',
-      SWEEP_INTERVAL_MS: '500',
-      RATE_LIMIT_PER_MINUTE: '10000',
-      MAX_QUEUED_TURNS: '4',
-    };
+    ({ databaseUrl, env } = stack);
   });
   afterAll(async () => {
     for (const tab of tabs) tab.close();
     for (const server of servers) await server.kill();
     await stub?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await stack?.removeDataDir();
   });
 
   it('stores every accepted message once, leaves no answer streaming, and the next server finishes the queue', async () => {

@@ -1,12 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate';
-import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreadDto } from '../../src/shared/api';
-import { createTestDatabase } from '../support/databases';
 import {
   lastUserText,
   replyWithText,
@@ -16,13 +10,13 @@ import {
 } from '../support/openai-stub';
 import { openTab, type Tab } from '../support/socket-client';
 import { waitFor } from '../support/wait-for';
+import { prepareProcessStack, type ProcessStack } from '../support/process-stack';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
 
 // Issue 33 item 8: the app killed mid-answer (SIGKILL; Postgres and Redis keep running) and started again on the same
 // data answers every accepted message exactly once: the answers cut by the kill run again (RESUME_INTERRUPTED_TURNS's
 // default), nothing is lost or duplicated, and no answer ends as INTERNAL.
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const words = (count: number) => Array.from({ length: count }, (_, index) => `w-${index} `);
 /** An answer that names its question, of `count` words, `delayMs` apart. */
 const answering =
@@ -36,39 +30,25 @@ const answering =
 describe('SIGKILL mid-answer, then a restart on the same data', () => {
   let stub: OpenAIStub;
   let databaseUrl: string;
-  let dataDir: string;
+  let stack: ProcessStack | undefined;
   let env: Record<string, string>;
   const servers: ServerProcess[] = [];
   const tabs: Tab[] = [];
 
   beforeAll(async () => {
     stub = await startOpenAIStub({ responder: answering(60, 100) });
-    const database = await createTestDatabase('crash_resume');
-    databaseUrl = database.url;
-    await applyMigrations({
-      databaseUrl,
-      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
-      log: silent,
+    stack = await prepareProcessStack({
+      name: 'crash',
+      modelUrl: stub.url,
+      env: { SWEEP_INTERVAL_MS: '500', RATE_LIMIT_PER_MINUTE: '10000', MAX_QUEUED_TURNS: '4' },
     });
-    dataDir = await makeServiceTempDir('chat-crash-');
-    env = {
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-      OPENAI_BASE_URL: stub.url,
-      DATA_DIR: dataDir,
-      AUTH_SECRET: randomBytes(32).toString('hex'),
-      ADMIN_TOKEN: randomBytes(16).toString('hex'),
-      SWEEP_INTERVAL_MS: '500',
-      RATE_LIMIT_PER_MINUTE: '10000',
-      MAX_QUEUED_TURNS: '4',
-    };
+    ({ databaseUrl, env } = stack);
   });
   afterAll(async () => {
     for (const tab of tabs) tab.close();
     for (const server of servers) await server.kill();
     await stub?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await stack?.removeDataDir();
   });
 
   it('answers every accepted message exactly once within 90 s of the restart; the cut answers run again', async () => {

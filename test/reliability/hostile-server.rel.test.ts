@@ -1,19 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/app/embedded/process-tools';
-import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
-import { applyMigrations } from '../../src/db/migrate';
 import type { ThreadDto } from '../../src/shared/api';
 import { deeplyNestedJson, hostileTexts, veryWideJson } from '../hostile/hostile-inputs';
 import { HOSTILE_CASES, type HostileAnswer, type HostileContext } from '../hostile/hostile-cases';
-import { createTestDatabase } from '../support/databases';
 import { replyWithText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { openTab, type Tab } from '../support/socket-client';
 import { apiClient } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { prepareProcessStack, type ProcessStack } from '../support/process-stack';
 import { startServerProcess, type ServerProcess } from '../support/worker-process';
 
 // Issue 33 item 10, against a running server: the hostile-input suite's cases (test/hostile/, which `npm test` judges
@@ -25,12 +21,11 @@ import { startServerProcess, type ServerProcess } from '../support/worker-proces
 const MAX_STALL_SECONDS = 0.2;
 const MAX_REQUEST_MS = 2000;
 const ADMIN_TOKEN = randomBytes(16).toString('hex');
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 describe('hostile client input against a running server process', () => {
   let stub: OpenAIStub;
   let server: ServerProcess;
-  let dataDir: string;
+  let stack: ProcessStack | undefined;
   let databaseUrl: string;
   let metricsUrl: string;
   let baseUrl: string;
@@ -53,23 +48,12 @@ describe('hostile client input against a running server process', () => {
       countPromptTokens: false,
       responder: () => replyWithText('Noted.', { omitUsage: true }),
     });
-    databaseUrl = (await createTestDatabase('hostile_server')).url;
-    await applyMigrations({
-      databaseUrl,
-      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
-      log: silent,
-    });
-    dataDir = await makeServiceTempDir('chat-hostile-');
     const metricsPort = await findFreePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    server = startServerProcess(
-      {
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: inject('redisUrl'),
-        REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-        OPENAI_BASE_URL: stub.url,
-        DATA_DIR: dataDir,
-        AUTH_SECRET: randomBytes(32).toString('hex'),
+    stack = await prepareProcessStack({
+      name: 'hostile_server',
+      modelUrl: stub.url,
+      env: {
         ADMIN_TOKEN,
         METRICS_PORT: String(metricsPort),
         MAX_MESSAGE_CHARS: '32000',
@@ -85,8 +69,9 @@ describe('hostile client input against a running server process', () => {
         AUTH_FAILURE_LIMIT_PER_MINUTE: '1000',
         CHAT_TITLES: 'words',
       },
-      'all',
-    );
+    });
+    databaseUrl = stack.databaseUrl;
+    server = startServerProcess(stack.env, 'all');
     baseUrl = `http://127.0.0.1:${await server.port}`;
     const api = apiClient(baseUrl);
     const guest = (await (await api('/api/auth/guest', { method: 'POST' })).json()) as {
@@ -111,7 +96,7 @@ describe('hostile client input against a running server process', () => {
     tab?.close();
     await server?.kill('SIGTERM');
     await stub?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await stack?.removeDataDir();
   });
 
   async function waitForTurnsToEnd(): Promise<void> {

@@ -4,14 +4,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/app/embedded/embedded-postgres';
 import { findFreePort } from '../../src/app/embedded/process-tools';
-import { applyMigrations } from '../../src/db/migrate';
 import type { SendMessageResponseDto, ThreadDto } from '../../src/shared/api';
 import { replyWithText, lastUserText, startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { migrateTestDatabase } from '../support/databases';
 import { makeServiceTempDir } from '../../src/app/embedded/service-temp-dir';
-
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 describe('Postgres restarted during traffic', () => {
   let dir: string;
@@ -30,11 +28,7 @@ describe('Postgres restarted during traffic', () => {
     await admin.query('CREATE DATABASE chat');
     await admin.end();
     databaseUrl = postgres.url.replace(/\/postgres$/, '/chat');
-    await applyMigrations({
-      databaseUrl,
-      migrationsDir: path.resolve(import.meta.dirname, '../../prisma/migrations'),
-      log: silent,
-    });
+    await migrateTestDatabase(databaseUrl);
     stub = await startOpenAIStub({
       responder: (request) => replyWithText(`answer to ${lastUserText(request.body)}`, { firstByteDelayMs: 50 }),
     });

@@ -1,5 +1,5 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
+import { startTcpCutProxy } from './tcp-cut-proxy';
 
 export interface PostgresCutProxy {
   /** The database URL through the proxy. */
@@ -24,34 +24,11 @@ function sqlOf(type: number, payload: Buffer): string | null {
 }
 
 /**
- * A TCP proxy in front of the test Postgres that reads the frontend protocol and, at a chosen statement, drops
- * every connection and refuses new ones: Postgres becomes unreachable at an exact point of a request's work.
+ * Forwards a client's frontend-protocol messages whole, reading each one's SQL: at the first that `matcher()` matches,
+ * the proxy is cut instead (that message never reaches Postgres).
  */
-export async function startPostgresCutProxy(databaseUrl: string): Promise<PostgresCutProxy> {
-  const target = new URL(databaseUrl);
-  const sockets = new Set<Socket>();
-  let matcher: ((sql: string) => boolean) | null = null;
-  let cut = false;
-  const cutAll = () => {
-    cut = true;
-    for (const socket of sockets) socket.destroy();
-  };
-  const server: Server = createServer((client) => {
-    if (cut) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
-    const forget = () => {
-      sockets.delete(client);
-      sockets.delete(upstream);
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', forget).on('error', forget);
-    upstream.on('close', forget).on('error', forget);
-    upstream.pipe(client);
+function relayUntilMatch(matcher: () => ((sql: string) => boolean) | null) {
+  return (client: Socket, upstream: Socket, proxy: { cut(): void }): void => {
     let pending = Buffer.alloc(0);
     let started = false;
     client.on('data', (chunk: Buffer) => {
@@ -62,10 +39,11 @@ export async function startPostgresCutProxy(databaseUrl: string): Promise<Postgr
         if (pending.length - forwardUpTo < headerLength) break;
         const length = started ? pending.readInt32BE(forwardUpTo + 1) + 1 : pending.readInt32BE(forwardUpTo);
         if (pending.length - forwardUpTo < length) break;
-        if (started && matcher) {
+        const matches = matcher();
+        if (started && matches) {
           const sql = sqlOf(pending[forwardUpTo]!, pending.subarray(forwardUpTo + 5, forwardUpTo + length));
-          if (sql !== null && matcher(sql)) {
-            cutAll();
+          if (sql !== null && matches(sql)) {
+            proxy.cut();
             return;
           }
         }
@@ -77,26 +55,39 @@ export async function startPostgresCutProxy(databaseUrl: string): Promise<Postgr
         pending = pending.subarray(forwardUpTo);
       }
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  };
+}
+
+/**
+ * A TCP cut proxy (startTcpCutProxy) in front of the test Postgres that reads the frontend protocol and, at a chosen
+ * statement, drops every connection and refuses new ones: Postgres becomes unreachable at an exact point of a
+ * request's work.
+ */
+export async function startPostgresCutProxy(databaseUrl: string): Promise<PostgresCutProxy> {
+  const target = new URL(databaseUrl);
+  let matcher: ((sql: string) => boolean) | null = null;
+  const proxy = await startTcpCutProxy(
+    { host: target.hostname, port: Number(target.port || 5432) },
+    relayUntilMatch(() => matcher),
+  );
   const url = new URL(databaseUrl);
   url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
+  url.port = String(proxy.port);
   return {
     url: url.toString(),
     cutAt(matches) {
       matcher = matches;
     },
     get cut() {
-      return cut;
+      return proxy.isCut;
     },
     restore() {
       matcher = null;
-      cut = false;
+      proxy.restore();
     },
     async close() {
-      cutAll();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      proxy.cut();
+      await proxy.close();
     },
   };
 }

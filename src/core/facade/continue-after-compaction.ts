@@ -1,10 +1,9 @@
-import { clientToolsOf } from '../context/client-instructions';
 import { AppError } from '../errors/app-error';
 import type { ClientMessage } from '../ports';
 import type { OpenAIClientSettings } from '../context/types';
-import { clientViewOf } from './client-view';
 import { chainThrough, matchHistory } from './match-history';
 import { sameText } from './reconcile-history';
+import { readRowsThrough } from './read-rows-through';
 import {
   carryOut,
   DEFAULT_MAX_READ_MESSAGES,
@@ -51,27 +50,11 @@ async function continueFromPoint(
   const thread = await deps.threads.findThread(compaction.threadId, request.userId);
   if (!thread) return null;
   if (compaction.revision > (thread.summary?.revision ?? 0) || compaction.atSeq > thread.lastSeq) return null;
-  const rows =
-    compaction.atSeq > 0
-      ? await deps.conversations.history.readRows({
-          threadId: thread.id,
-          fromSeq: Math.max(1, compaction.atSeq - ROWS_BEFORE_READ + 1),
-          throughSeq: compaction.atSeq,
-          limit: ROWS_BEFORE_READ,
-        })
-      : [];
-  const clientTools = new Set(clientToolsOf(thread).map((tool) => tool.function.name));
-  const clientResults = new Set(
-    rows.flatMap((row) =>
-      row.message.role === 'tool' && row.prefixHash !== null && row.message.toolCallId !== null
-        ? [row.message.toolCallId]
-        : [],
-    ),
-  );
-  const view = clientViewOf(
-    rows.map((row) => row.message),
-    { isClientCall: (name) => clientTools.has(name), clientResults },
-  );
+  const { rows, view } = await readRowsThrough(deps.conversations.history, thread, {
+    throughSeq: compaction.atSeq,
+    limit: ROWS_BEFORE_READ,
+    storedResults: true,
+  });
   const previous = view.at(-1) ?? null;
   const maxRead = deps.maxReadMessages ?? DEFAULT_MAX_READ_MESSAGES;
   const plan = await matchHistory(

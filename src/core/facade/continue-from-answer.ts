@@ -6,8 +6,9 @@ import type { TranscriptStore, TurnStore } from '../ports';
 import { spendOrRefuse } from '../turn/spend-or-refuse';
 import { clientToolsOf } from '../context/client-instructions';
 import type { ClientMessage } from '../ports';
-import { clientViewOf, type StoredItem } from './client-view';
+import type { StoredItem } from './client-view';
 import { planOf } from './reconcile-history';
+import { readRowsThrough } from './read-rows-through';
 import { prepareUserMessage } from '../turn/send-message';
 import {
   carryOut,
@@ -195,20 +196,10 @@ export async function continueThread(
   const deps = { ...unspent, ...(await spendFirst(request, unspent)) } as ContinueFromAnswerDeps;
   const thread = await deps.threads.findThread(request.threadId, request.userId);
   if (!thread) return null;
-  const rows =
-    thread.lastSeq > 0
-      ? await deps.conversations.history.readRows({
-          threadId: thread.id,
-          fromSeq: Math.max(1, thread.lastSeq - TAIL_ROWS_READ + 1),
-          throughSeq: thread.lastSeq,
-          limit: TAIL_ROWS_READ,
-        })
-      : [];
-  const clientTools = new Set(clientToolsOf(thread).map((tool) => tool.function.name));
-  const view = clientViewOf(
-    rows.map((row) => row.message),
-    { isClientCall: (name) => clientTools.has(name), clientResults: new Set() },
-  );
+  const { view } = await readRowsThrough(deps.conversations.history, thread, {
+    throughSeq: thread.lastSeq,
+    limit: TAIL_ROWS_READ,
+  });
   const planned = planOf(request.messages, {
     matched: 0,
     previous: view.at(-1) ?? null,

@@ -10,6 +10,7 @@ import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
 import type { ThreadEvent } from '../../shared/events';
 import { createMemoryStores, memoryContext, type MemoryContextOptions } from '../../../test/fakes';
+import { foldCommit } from '../../../test/contracts/store-fixtures';
 import { toolChainNotice, TurnRunner } from './turn-runner';
 
 // Issue 17 item 9: the turn runner on in-memory fakes (no Postgres, no Redis, no HTTP).
@@ -55,25 +56,7 @@ async function memoryTurnStore(context: MemoryContextOptions = {}) {
     /** A fold's commit of #1–#throughSeq: their entries leave the window. */
     async fold(throughSeq: number) {
       const thread = await stores.threads.findThread(threadId, null);
-      const text = `Summary through #${throughSeq}.`;
-      return stores.summaries.commit({
-        threadId,
-        expectedVersion: thread?.version ?? 0,
-        author: 'fold',
-        text,
-        segmentEnds: [text.length],
-        tokens: 6,
-        encoding: 'o200k_base',
-        fromSeq: 1,
-        throughSeq,
-        foldedSeqs: Array.from({ length: throughSeq }, (_, index) => index + 1),
-        model: 'summarizer',
-        tokensIn: 40,
-        tokensOut: 6,
-        durationMs: 10,
-        identifiersKept: 0,
-        identifiersTotal: 0,
-      });
+      return stores.summaries.commit(foldCommit(threadId, thread?.version ?? 0, throughSeq));
     },
   };
 }

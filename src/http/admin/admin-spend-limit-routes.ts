@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors/app-error';
 import { formatSpendLimit, parseSpendLimit, type SpendLimit } from '../../core/spend/spend-limit';
 import type { SpendLimitsDto } from '../../shared/admin-api';
@@ -50,6 +50,137 @@ function serviceKeysOf(
   }));
 }
 
+/** The spend limits' admin dependencies; NOT_FOUND (no such route) on a server without them. */
+function spendLimitsOf(deps: HttpDeps): SpendLimitAdminDeps {
+  const configured = deps.admin.spendLimits;
+  if (!configured) throw new AppError('NOT_FOUND', 'No such route.');
+  return configured;
+}
+
+/** GET /admin/spend-limits */
+async function listSpendLimits(deps: HttpDeps, _request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const listed = await limits.store.list();
+  const body: SpendLimitsDto = {
+    enforced: limits.enforced,
+    timeZone: limits.timeZone,
+    defaults: {
+      user: written(limits.defaults.user),
+      guest: written(limits.defaults.guest),
+      guestsPerAddress: written(limits.defaults.guestsPerAddress),
+    },
+    users: listed.users.map((entry) => ({
+      userId: entry.userId,
+      limit: formatSpendLimit(entry.limit),
+      updatedAt: entry.updatedAt.toISOString(),
+    })),
+    groups: listed.groups.map((group) => ({
+      name: group.name,
+      limit: written(group.limit),
+      members: group.members,
+      updatedAt: group.updatedAt?.toISOString() ?? null,
+    })),
+    serviceKeys: serviceKeysOf(limits, listed.serviceKeys),
+  };
+  response.json(body);
+}
+
+/** PUT /admin/spend-limits/users/:userId */
+async function setUserLimit(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const { userId } = parseOrThrow(adminUserParams, request.params, 'path');
+  const body = parseOrThrow(userLimitBody, request.body, 'body');
+  const limit = limitOf(body.limit, limits);
+  requireEnforced(limits);
+  await limits.store.setUserLimit(userId, limit);
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'spend-limit.user-set',
+    threadId: null,
+    details: { userId, limit: formatSpendLimit(limit) },
+  });
+  response.json({ userId, limit: formatSpendLimit(limit) });
+}
+
+/** DELETE /admin/spend-limits/users/:userId */
+async function removeUserLimit(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const { userId } = parseOrThrow(adminUserParams, request.params, 'path');
+  if (!(await limits.store.deleteUserLimit(userId))) throw new AppError('NOT_FOUND', 'This user has no limit.');
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'spend-limit.user-removed',
+    threadId: null,
+    details: { userId },
+  });
+  response.status(204).end();
+}
+
+/** PUT /admin/spend-limits/service-keys/:keyId */
+async function setServiceKeyLimit(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const { keyId } = parseOrThrow(serviceKeyParams, request.params, 'path');
+  const body = parseOrThrow(userLimitBody, request.body, 'body');
+  const limit = limitOf(body.limit, limits);
+  requireEnforced(limits);
+  if (!limits.serviceKeyIds.includes(keyId))
+    throw new AppError('NOT_FOUND', 'No configured service key has this id (GET /api/admin/spend-limits lists them).');
+  await limits.store.setServiceKeyLimit(keyId, limit);
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'spend-limit.service-key-set',
+    threadId: null,
+    details: { keyId, limit: formatSpendLimit(limit) },
+  });
+  response.json({ keyId, limit: formatSpendLimit(limit) });
+}
+
+/** DELETE /admin/spend-limits/service-keys/:keyId */
+async function removeServiceKeyLimit(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const { keyId } = parseOrThrow(serviceKeyParams, request.params, 'path');
+  if (!(await limits.store.deleteServiceKeyLimit(keyId)))
+    throw new AppError('NOT_FOUND', 'This service key has no limit.');
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'spend-limit.service-key-removed',
+    threadId: null,
+    details: { keyId },
+  });
+  response.status(204).end();
+}
+
+/** PUT /admin/spend-limits/groups/:name */
+async function setGroupLimit(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const { name } = parseOrThrow(groupParams, request.params, 'path');
+  const body = parseOrThrow(groupBody, request.body, 'body');
+  const limit = body.limit === null ? null : limitOf(body.limit, limits);
+  requireEnforced(limits);
+  await limits.store.setGroup({ name, limit, ...(body.members ? { members: body.members } : {}) });
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'spend-limit.group-set',
+    threadId: null,
+    details: { group: name, limit: written(limit), ...(body.members ? { members: body.members.length } : {}) },
+  });
+  response.json({ name, limit: written(limit) });
+}
+
+/** DELETE /admin/spend-limits/groups/:name */
+async function removeGroupLimit(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const limits = spendLimitsOf(deps);
+  const { name } = parseOrThrow(groupParams, request.params, 'path');
+  if (!(await limits.store.deleteGroup(name))) throw new AppError('NOT_FOUND', 'No such group.');
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'spend-limit.group-removed',
+    threadId: null,
+    details: { group: name },
+  });
+  response.status(204).end();
+}
+
 /**
  * The admin's spend limits (issue 35): GET /api/admin/spend-limits lists the defaults and every limit set;
  * PUT/DELETE /api/admin/spend-limits/users/:userId, /groups/:name and /service-keys/:keyId set and remove them. Every
@@ -57,131 +188,17 @@ function serviceKeysOf(
  */
 export function adminSpendLimitRoutes(deps: HttpDeps): Router {
   const router = Router();
-  const spend = (): SpendLimitAdminDeps => {
-    const configured = deps.admin.spendLimits;
-    if (!configured) throw new AppError('NOT_FOUND', 'No such route.');
-    return configured;
-  };
-
-  router.get('/admin/spend-limits', async (_request, response) => {
-    const limits = spend();
-    const listed = await limits.store.list();
-    const body: SpendLimitsDto = {
-      enforced: limits.enforced,
-      timeZone: limits.timeZone,
-      defaults: {
-        user: written(limits.defaults.user),
-        guest: written(limits.defaults.guest),
-        guestsPerAddress: written(limits.defaults.guestsPerAddress),
-      },
-      users: listed.users.map((entry) => ({
-        userId: entry.userId,
-        limit: formatSpendLimit(entry.limit),
-        updatedAt: entry.updatedAt.toISOString(),
-      })),
-      groups: listed.groups.map((group) => ({
-        name: group.name,
-        limit: written(group.limit),
-        members: group.members,
-        updatedAt: group.updatedAt?.toISOString() ?? null,
-      })),
-      serviceKeys: serviceKeysOf(limits, listed.serviceKeys),
-    };
-    response.json(body);
-  });
-
-  router.put('/admin/spend-limits/users/:userId', async (request, response) => {
-    const limits = spend();
-    const { userId } = parseOrThrow(adminUserParams, request.params, 'path');
-    const body = parseOrThrow(userLimitBody, request.body, 'body');
-    const limit = limitOf(body.limit, limits);
-    requireEnforced(limits);
-    await limits.store.setUserLimit(userId, limit);
-    await deps.admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'spend-limit.user-set',
-      threadId: null,
-      details: { userId, limit: formatSpendLimit(limit) },
-    });
-    response.json({ userId, limit: formatSpendLimit(limit) });
-  });
-
-  router.delete('/admin/spend-limits/users/:userId', async (request, response) => {
-    const limits = spend();
-    const { userId } = parseOrThrow(adminUserParams, request.params, 'path');
-    if (!(await limits.store.deleteUserLimit(userId))) throw new AppError('NOT_FOUND', 'This user has no limit.');
-    await deps.admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'spend-limit.user-removed',
-      threadId: null,
-      details: { userId },
-    });
-    response.status(204).end();
-  });
-
-  router.put('/admin/spend-limits/service-keys/:keyId', async (request, response) => {
-    const limits = spend();
-    const { keyId } = parseOrThrow(serviceKeyParams, request.params, 'path');
-    const body = parseOrThrow(userLimitBody, request.body, 'body');
-    const limit = limitOf(body.limit, limits);
-    requireEnforced(limits);
-    if (!limits.serviceKeyIds.includes(keyId))
-      throw new AppError(
-        'NOT_FOUND',
-        'No configured service key has this id (GET /api/admin/spend-limits lists them).',
-      );
-    await limits.store.setServiceKeyLimit(keyId, limit);
-    await deps.admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'spend-limit.service-key-set',
-      threadId: null,
-      details: { keyId, limit: formatSpendLimit(limit) },
-    });
-    response.json({ keyId, limit: formatSpendLimit(limit) });
-  });
-
-  router.delete('/admin/spend-limits/service-keys/:keyId', async (request, response) => {
-    const limits = spend();
-    const { keyId } = parseOrThrow(serviceKeyParams, request.params, 'path');
-    if (!(await limits.store.deleteServiceKeyLimit(keyId)))
-      throw new AppError('NOT_FOUND', 'This service key has no limit.');
-    await deps.admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'spend-limit.service-key-removed',
-      threadId: null,
-      details: { keyId },
-    });
-    response.status(204).end();
-  });
-
-  router.put('/admin/spend-limits/groups/:name', async (request, response) => {
-    const limits = spend();
-    const { name } = parseOrThrow(groupParams, request.params, 'path');
-    const body = parseOrThrow(groupBody, request.body, 'body');
-    const limit = body.limit === null ? null : limitOf(body.limit, limits);
-    requireEnforced(limits);
-    await limits.store.setGroup({ name, limit, ...(body.members ? { members: body.members } : {}) });
-    await deps.admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'spend-limit.group-set',
-      threadId: null,
-      details: { group: name, limit: written(limit), ...(body.members ? { members: body.members.length } : {}) },
-    });
-    response.json({ name, limit: written(limit) });
-  });
-
-  router.delete('/admin/spend-limits/groups/:name', async (request, response) => {
-    const limits = spend();
-    const { name } = parseOrThrow(groupParams, request.params, 'path');
-    if (!(await limits.store.deleteGroup(name))) throw new AppError('NOT_FOUND', 'No such group.');
-    await deps.admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'spend-limit.group-removed',
-      threadId: null,
-      details: { group: name },
-    });
-    response.status(204).end();
-  });
+  router.get('/admin/spend-limits', (request, response) => listSpendLimits(deps, request, response));
+  router.put('/admin/spend-limits/users/:userId', (request, response) => setUserLimit(deps, request, response));
+  router.delete('/admin/spend-limits/users/:userId', (request, response) => removeUserLimit(deps, request, response));
+  router.put('/admin/spend-limits/service-keys/:keyId', (request, response) =>
+    setServiceKeyLimit(deps, request, response),
+  );
+  router.delete('/admin/spend-limits/service-keys/:keyId', (request, response) =>
+    removeServiceKeyLimit(deps, request, response),
+  );
+  router.put('/admin/spend-limits/groups/:name', (request, response) => setGroupLimit(deps, request, response));
+  router.delete('/admin/spend-limits/groups/:name', (request, response) => removeGroupLimit(deps, request, response));
 
   return router;
 }

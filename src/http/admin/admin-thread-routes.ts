@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { toAdminThreadDto, toRevisionDtos, toRevisionInfoDto } from '../../core/admin/admin-dto';
 import { foldDecisionFor } from '../../core/thread-context/context-settings';
 import { toThreadDto } from '../../core/dto/api-dto';
@@ -78,120 +78,150 @@ async function threadDetail(deps: HttpDeps, threadId: string): Promise<AdminThre
   };
 }
 
+/** GET /admin/threads/:id/messages/:messageId/context */
+async function messageContextRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+  const thread = await anyThread(deps, id);
+  const body: MessageContextDto = withLimits(
+    await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true }),
+    deps.settings,
+  );
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'message-context.viewed',
+    threadId: thread.id,
+    details: { messageId, ownerId: thread.ownerId },
+  });
+  response.json(body);
+}
+
+/** GET /admin/threads */
+async function listThreadsRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const query = parseOrThrow(adminThreadsQuery, request.query, 'query');
+  const page = await deps.admin.threads.listThreads({
+    limit: query.limit,
+    sort: query.sort,
+    policy: deps.admin.foldLagPolicy,
+    ...(query.query ? { query: query.query } : {}),
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+  });
+  const body: AdminThreadPageDto = { threads: page.items.map(toAdminThreadDto), nextCursor: page.nextCursor };
+  response.json(body);
+}
+
+/** GET /admin/threads/:id */
+async function threadDetailRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const thread = await anyThread(deps, request.params.id);
+  const detail = await threadDetail(deps, thread.id);
+  // The detail carries the thread's settings and what its next model call would get: a read worth auditing.
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'thread.viewed',
+    threadId: thread.id,
+    details: { ownerId: thread.ownerId },
+  });
+  response.json(detail);
+}
+
+/** GET /admin/threads/:id/summaries */
+async function summaryRevisionsRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const thread = await anyThread(deps, request.params.id);
+  const query = parseOrThrow(summaryRevisionsQuery, request.query, 'query');
+  const all = await deps.admin.summaries.listRevisions(thread.id);
+  const shown = all.slice(-query.limit);
+  const previous = all.length > shown.length ? (all[all.length - shown.length - 1] ?? null) : null;
+  const body: SummaryRevisionListDto = {
+    revisions: toRevisionDtos(shown, previous),
+    hasMoreBefore: all.length > shown.length,
+  };
+  response.json(body);
+}
+
+/** POST /admin/threads/:id/summarize */
+async function summarizeRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const thread = await anyThread(deps, request.params.id);
+  const jobId = await onQueue(() => deps.admin.jobs.enqueueFold(thread.id, 'admin', true));
+  await deps.admin.audit.record({
+    actor: adminOf(response).actor,
+    action: 'summary.fold-requested',
+    threadId: thread.id,
+    details: { jobId },
+  });
+  const body: SummaryJobAcceptedDto = { jobId };
+  response.status(202).json(body);
+}
+
+/** POST /admin/threads/:id/rebuild-summary */
+async function rebuildSummaryRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const thread = await anyThread(deps, request.params.id);
+  if (!thread.summary || thread.summary.revision === 0)
+    throw new AppError('CONFLICT', 'The thread has no summary yet: nothing to rebuild.');
+  const actor = adminOf(response).actor;
+  const jobId = await onQueue(() => deps.admin.jobs.enqueueRebuild({ threadId: thread.id, actorId: actor }));
+  await deps.admin.audit.record({
+    actor,
+    action: 'summary.rebuild-requested',
+    threadId: thread.id,
+    details: { jobId },
+  });
+  const body: SummaryJobAcceptedDto = { jobId };
+  response.status(202).json(body);
+}
+
+/** PUT /admin/threads/:id/summary */
+async function correctSummaryRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const thread = await anyThread(deps, request.params.id);
+  const body = parseOrThrow(correctSummaryBody, request.body, 'summary');
+  const actor = adminOf(response).actor;
+  const corrected: SummaryCorrectedDto = await correctSummary(
+    {
+      threadId: thread.id,
+      text: body.text,
+      actorId: actor,
+      ...(body.expectedRevision !== undefined ? { expectedRevision: body.expectedRevision } : {}),
+    },
+    { turns: deps.turns, summaries: deps.admin.summaries, events: deps.events, settings: deps.settings },
+  );
+  await deps.admin.audit.record({ actor, action: 'summary.corrected', threadId: thread.id, details: { ...corrected } });
+  response.json(corrected);
+}
+
+/**
+ * PATCH /admin/threads/:id/settings: any thread's memory settings, the summary prompt included (the user route lets
+ * admins do it with an admin JWT; this one serves the admin console's session).
+ */
+async function threadSettingsRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const thread = await anyThread(deps, request.params.id);
+  const patch = patchOf(parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings'));
+  const actor = adminOf(response).actor;
+  const view = await updateThreadSettings(
+    { actor: { userId: actor, admin: true }, threadId: thread.id, patch },
+    deps.memory,
+  );
+  await deps.admin.audit.record({
+    actor,
+    action: 'thread.settings-changed',
+    threadId: thread.id,
+    details: { ...patch },
+  });
+  response.json(settingsDto(view));
+}
+
 /** The admin's view of every thread: list, detail, summary revisions, and the summary actions (audited). */
 export function adminThreadRoutes(deps: HttpDeps): Router {
   const router = Router();
-  const { admin } = deps;
-
-  router.get('/admin/threads/:id/messages/:messageId/context', async (request, response) => {
-    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    const thread = await anyThread(deps, id);
-    const body: MessageContextDto = withLimits(
-      await deps.messageContext.forMessage(thread.id, messageId, { systemPromptText: true }),
-      deps.settings,
-    );
-    await admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'message-context.viewed',
-      threadId: thread.id,
-      details: { messageId, ownerId: thread.ownerId },
-    });
-    response.json(body);
-  });
-
-  router.get('/admin/threads', async (request, response) => {
-    const query = parseOrThrow(adminThreadsQuery, request.query, 'query');
-    const page = await admin.threads.listThreads({
-      limit: query.limit,
-      sort: query.sort,
-      policy: admin.foldLagPolicy,
-      ...(query.query ? { query: query.query } : {}),
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-    });
-    const body: AdminThreadPageDto = { threads: page.items.map(toAdminThreadDto), nextCursor: page.nextCursor };
-    response.json(body);
-  });
-
-  router.get('/admin/threads/:id', async (request, response) => {
-    const thread = await anyThread(deps, request.params.id);
-    const detail = await threadDetail(deps, thread.id);
-    // The detail carries the thread's settings and what its next model call would get: a read worth auditing.
-    await admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'thread.viewed',
-      threadId: thread.id,
-      details: { ownerId: thread.ownerId },
-    });
-    response.json(detail);
-  });
-
-  router.get('/admin/threads/:id/summaries', async (request, response) => {
-    const thread = await anyThread(deps, request.params.id);
-    const query = parseOrThrow(summaryRevisionsQuery, request.query, 'query');
-    const all = await admin.summaries.listRevisions(thread.id);
-    const shown = all.slice(-query.limit);
-    const previous = all.length > shown.length ? (all[all.length - shown.length - 1] ?? null) : null;
-    const body: SummaryRevisionListDto = {
-      revisions: toRevisionDtos(shown, previous),
-      hasMoreBefore: all.length > shown.length,
-    };
-    response.json(body);
-  });
-
-  router.post('/admin/threads/:id/summarize', async (request, response) => {
-    const thread = await anyThread(deps, request.params.id);
-    const jobId = await onQueue(() => admin.jobs.enqueueFold(thread.id, 'admin', true));
-    await admin.audit.record({
-      actor: adminOf(response).actor,
-      action: 'summary.fold-requested',
-      threadId: thread.id,
-      details: { jobId },
-    });
-    const body: SummaryJobAcceptedDto = { jobId };
-    response.status(202).json(body);
-  });
-
-  router.post('/admin/threads/:id/rebuild-summary', async (request, response) => {
-    const thread = await anyThread(deps, request.params.id);
-    if (!thread.summary || thread.summary.revision === 0)
-      throw new AppError('CONFLICT', 'The thread has no summary yet: nothing to rebuild.');
-    const actor = adminOf(response).actor;
-    const jobId = await onQueue(() => admin.jobs.enqueueRebuild({ threadId: thread.id, actorId: actor }));
-    await admin.audit.record({ actor, action: 'summary.rebuild-requested', threadId: thread.id, details: { jobId } });
-    const body: SummaryJobAcceptedDto = { jobId };
-    response.status(202).json(body);
-  });
-
-  router.put('/admin/threads/:id/summary', async (request, response) => {
-    const thread = await anyThread(deps, request.params.id);
-    const body = parseOrThrow(correctSummaryBody, request.body, 'summary');
-    const actor = adminOf(response).actor;
-    const corrected: SummaryCorrectedDto = await correctSummary(
-      {
-        threadId: thread.id,
-        text: body.text,
-        actorId: actor,
-        ...(body.expectedRevision !== undefined ? { expectedRevision: body.expectedRevision } : {}),
-      },
-      { turns: deps.turns, summaries: admin.summaries, events: deps.events, settings: deps.settings },
-    );
-    await admin.audit.record({ actor, action: 'summary.corrected', threadId: thread.id, details: { ...corrected } });
-    response.json(corrected);
-  });
-
-  // Any thread's memory settings, the summary prompt included (the user route lets admins do it with an admin JWT;
-  // this one serves the admin console's session).
-  router.patch('/admin/threads/:id/settings', async (request, response) => {
-    const thread = await anyThread(deps, request.params.id);
-    const patch = patchOf(parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings'));
-    const actor = adminOf(response).actor;
-    const view = await updateThreadSettings(
-      { actor: { userId: actor, admin: true }, threadId: thread.id, patch },
-      deps.memory,
-    );
-    await admin.audit.record({ actor, action: 'thread.settings-changed', threadId: thread.id, details: { ...patch } });
-    response.json(settingsDto(view));
-  });
+  router.get('/admin/threads/:id/messages/:messageId/context', (request, response) =>
+    messageContextRoute(deps, request, response),
+  );
+  router.get('/admin/threads', (request, response) => listThreadsRoute(deps, request, response));
+  router.get('/admin/threads/:id', (request, response) => threadDetailRoute(deps, request, response));
+  router.get('/admin/threads/:id/summaries', (request, response) => summaryRevisionsRoute(deps, request, response));
+  router.post('/admin/threads/:id/summarize', (request, response) => summarizeRoute(deps, request, response));
+  router.post('/admin/threads/:id/rebuild-summary', (request, response) =>
+    rebuildSummaryRoute(deps, request, response),
+  );
+  router.put('/admin/threads/:id/summary', (request, response) => correctSummaryRoute(deps, request, response));
+  router.patch('/admin/threads/:id/settings', (request, response) => threadSettingsRoute(deps, request, response));
 
   return router;
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors/app-error';
 import { ANSWER_PART_SEPARATOR, isAnswerNote, joinAnswerParts } from '../../core/facade/client-view';
 import type { ThreadEvent } from '../../shared/events';
 import type { HttpDeps } from '../http-deps';
-import { turnEnded } from '../routes/message-routes';
+import { turnEnded } from '../turn-ended';
 import { toAppError } from '../../errors/to-app-error';
 import { openAIUsage, openCompletionStream, type OpenAIUsage } from './completion-stream';
 import type { FacadeHttpDeps } from './facade-deps';

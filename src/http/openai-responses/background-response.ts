@@ -5,19 +5,26 @@ import { isAnswerNote, joinAnswerParts } from '../../core/facade/client-view';
 import type { HttpDeps } from '../http-deps';
 import { answerTextListener, outcomeOf, usageOf, type OpenAIToolCall } from '../openai-facade/completion-response';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
+import { openEventStream } from '../openai-facade/completion-stream';
 import { toOpenAIError } from '../openai-facade/openai-errors';
 import { toAppError } from '../../errors/to-app-error';
-import { turnEnded } from '../routes/message-routes';
+import { turnEnded } from '../turn-ended';
 import {
-  functionCallItem,
   messageItem,
   outputItemsOf,
-  outputTextPart,
   responseObject,
   responseUsageOf,
   type ResponseFrame,
   type ResponseUsage,
 } from './response-object';
+import {
+  sendFunctionCalls,
+  sendMessageClose,
+  sendMessageOpen,
+  sendResponseStart,
+  sendTextDelta,
+  type SendResponseEvent,
+} from './response-events';
 import type { ResponseTarget } from './response-answer';
 import type { ClientToolName } from './response-tools';
 
@@ -81,45 +88,24 @@ class ResponseEventWriter {
     private readonly startingAfter: number,
   ) {}
 
-  private send(type: string, data: Record<string, unknown>): void {
+  private readonly send: SendResponseEvent = (type, data) => {
     const event = { type, sequence_number: this.sequence, ...data };
     this.sequence += 1;
     if (event.sequence_number > this.startingAfter) this.write(event);
-  }
-
-  private get itemId(): string {
-    return messageItem(this.target.turnId, '', 'in_progress').id;
-  }
+  };
 
   start(): void {
-    const snapshot = responseObject(this.target.frame, { status: 'in_progress', output: [], usage: null });
-    this.send('response.created', { response: snapshot });
-    this.send('response.in_progress', { response: snapshot });
+    sendResponseStart(this.send, this.target.frame);
   }
 
   private open(): void {
     if (this.opened) return;
     this.opened = true;
-    this.send('response.output_item.added', {
-      output_index: 0,
-      item: messageItem(this.target.turnId, '', 'in_progress'),
-    });
-    this.send('response.content_part.added', {
-      item_id: this.itemId,
-      output_index: 0,
-      content_index: 0,
-      part: outputTextPart(''),
-    });
+    sendMessageOpen(this.send, this.target.turnId);
   }
 
   private delta(delta: string): void {
-    this.send('response.output_text.delta', {
-      item_id: this.itemId,
-      output_index: 0,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
+    sendTextDelta(this.send, this.target.turnId, delta);
   }
 
   /** A piece of the answer's text: whole deltas are sent, the rest waits for more. */
@@ -134,11 +120,8 @@ class ResponseEventWriter {
   private closeMessage(final: string, status: 'completed' | 'in_progress'): void {
     this.open();
     if (this.pending.length > 0) this.delta(this.pending.splice(0).join(''));
-    const common = { item_id: this.itemId, output_index: 0, content_index: 0 };
-    this.send('response.output_text.done', { ...common, text: final, logprobs: [] });
-    this.send('response.content_part.done', { ...common, part: outputTextPart(final) });
     const item = { ...messageItem(this.target.turnId, final, 'completed'), status };
-    this.send('response.output_item.done', { output_index: 0, item });
+    sendMessageClose(this.send, this.target.turnId, final, item);
   }
 
   end(ending: Ending, usage: ResponseUsage | null): void {
@@ -166,19 +149,7 @@ class ResponseEventWriter {
     const items = outputItemsOf(turnId, { content: final, toolCalls: ending.toolCalls }, names);
     const withMessage = items[0]?.type === 'message';
     if (withMessage) this.closeMessage(final, 'completed');
-    ending.toolCalls.forEach((call, index) => {
-      const outputIndex = index + (withMessage ? 1 : 0);
-      const added = functionCallItem(call, names, 'in_progress');
-      this.send('response.output_item.added', { output_index: outputIndex, item: added });
-      const common = { item_id: added.id, output_index: outputIndex };
-      this.send('response.function_call_arguments.delta', { ...common, delta: call.function.arguments });
-      this.send('response.function_call_arguments.done', {
-        ...common,
-        name: added.name,
-        arguments: call.function.arguments,
-      });
-      this.send('response.output_item.done', { output_index: outputIndex, item: items[outputIndex] });
-    });
+    sendFunctionCalls(this.send, { calls: ending.toolCalls, names, items, firstIndex: withMessage ? 1 : 0 });
     this.send('response.completed', { response: responseObject(frame, { status: 'completed', output: items, usage }) });
   }
 }
@@ -207,14 +178,8 @@ async function endingOf(deps: HttpDeps, facade: FacadeHttpDeps, turn: Turn): Pro
 }
 
 /** Opens a `text/event-stream` whose events are written as `event:` + `data:` frames. */
-function openEventStream(response: Response): (event: Record<string, unknown>) => void {
-  response.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
-  response.flushHeaders();
+function openEventWriter(response: Response): (event: Record<string, unknown>) => void {
+  openEventStream(response);
   return (event) => response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
 }
 
@@ -247,7 +212,7 @@ export async function answerInBackground(
     response.json({ ...responseObject(frame, { status: 'queued', output: [], usage: null }), background: true });
     return;
   }
-  const write = openEventStream(response);
+  const write = openEventWriter(response);
   const writer = new ResponseEventWriter({ frame, turnId: turn.id, names: target.names }, write, -1);
   writer.start();
   const onEvent = answerTextListener(turn.id, (text) => writer.piece(text));
@@ -291,7 +256,7 @@ export async function resumeResponseStream(
   response: Response,
 ): Promise<void> {
   const { turn, frame } = input;
-  const write = openEventStream(response);
+  const write = openEventWriter(response);
   const writer = new ResponseEventWriter({ frame, turnId: turn.id, names: new Map() }, write, input.startingAfter);
   writer.start();
   // The whole text at the end: a resumed stream cannot know the pieces written before it began.

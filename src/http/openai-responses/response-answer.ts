@@ -6,15 +6,15 @@ import { openEventStream } from '../openai-facade/completion-stream';
 import type { FacadeHttpDeps } from '../openai-facade/facade-deps';
 import { toOpenAIError } from '../openai-facade/openai-errors';
 import { toAppError } from '../../errors/to-app-error';
+import { outputItemsOf, responseObject, responseUsageOf, type ResponseFrame } from './response-object';
 import {
-  functionCallItem,
-  messageItem,
-  outputItemsOf,
-  outputTextPart,
-  responseObject,
-  responseUsageOf,
-  type ResponseFrame,
-} from './response-object';
+  sendFunctionCalls,
+  sendMessageClose,
+  sendMessageOpen,
+  sendResponseStart,
+  sendTextDelta,
+  type SendResponseEvent,
+} from './response-events';
 import type { ClientToolName } from './response-tools';
 
 /** The turn a request queued, and how its Response object is framed. */
@@ -52,7 +52,7 @@ export async function answerResponseAsJson(
 }
 
 /** An open `text/event-stream` of Responses events, each with its `sequence_number`. */
-export function openResponseStream(response: Response): (type: string, data: Record<string, unknown>) => void {
+export function openResponseStream(response: Response): SendResponseEvent {
   let sequence = 0;
   openEventStream(response);
   return (type, data) => {
@@ -76,26 +76,18 @@ export async function answerResponseAsStream(
 ): Promise<void> {
   const send = openResponseStream(response);
   const { frame, turn } = target;
-  send('response.created', { response: responseObject(frame, { status: 'in_progress', output: [], usage: null }) });
-  send('response.in_progress', { response: responseObject(frame, { status: 'in_progress', output: [], usage: null }) });
-  const itemId = messageItem(turn.id, '', 'in_progress').id;
+  sendResponseStart(send, frame);
   let text = '';
   let opened = false;
   const open = () => {
     if (opened) return;
     opened = true;
-    send('response.output_item.added', { output_index: 0, item: messageItem(turn.id, '', 'in_progress') });
-    send('response.content_part.added', {
-      item_id: itemId,
-      output_index: 0,
-      content_index: 0,
-      part: outputTextPart(''),
-    });
+    sendMessageOpen(send, turn.id);
   };
   const onEvent = answerTextListener(turn.id, (delta) => {
     open();
     text += delta;
-    send('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] });
+    sendTextDelta(send, turn.id, delta);
   });
   // A client that goes away mid-answer stops it (the text so far is kept, marked stopped); queued, it is cancelled.
   response.on('close', () => {
@@ -109,35 +101,9 @@ export async function answerResponseAsStream(
     if (withMessage) {
       open();
       // The stored answer is what the client keeps: the text as streamed, or as stored when they differ.
-      const final = outcome.content || text;
-      send('response.output_text.done', {
-        item_id: itemId,
-        output_index: 0,
-        content_index: 0,
-        text: final,
-        logprobs: [],
-      });
-      send('response.content_part.done', {
-        item_id: itemId,
-        output_index: 0,
-        content_index: 0,
-        part: outputTextPart(final),
-      });
-      send('response.output_item.done', { output_index: 0, item: items[0] });
+      sendMessageClose(send, turn.id, outcome.content || text, items[0]);
     }
-    outcome.toolCalls.forEach((call, index) => {
-      const outputIndex = index + (withMessage ? 1 : 0);
-      const added = functionCallItem(call, target.names, 'in_progress');
-      send('response.output_item.added', { output_index: outputIndex, item: added });
-      const common = { item_id: added.id, output_index: outputIndex };
-      send('response.function_call_arguments.delta', { ...common, delta: call.function.arguments });
-      send('response.function_call_arguments.done', {
-        ...common,
-        name: added.name,
-        arguments: call.function.arguments,
-      });
-      send('response.output_item.done', { output_index: outputIndex, item: items[outputIndex] });
-    });
+    sendFunctionCalls(send, { calls: outcome.toolCalls, names: target.names, items, firstIndex: withMessage ? 1 : 0 });
     const extra = target.extraItems ? await target.extraItems() : [];
     extra.forEach((item, index) => {
       send('response.output_item.added', { output_index: items.length + index, item });

@@ -5,7 +5,8 @@ import type { EditMessageResponseDto, ForkListDto } from '../../shared/api';
 import { principalOf } from '../authenticate';
 import type { HttpDeps } from '../http-deps';
 import { editMessageBody, forkThreadBody, messageIdParams, parseOrThrow, threadIdParams } from '../request-schemas';
-import { turnResult, waitForTurnEnd } from './message-routes';
+import { waitForTurnEnd } from '../turn-ended';
+import { turnResult } from './message-routes';
 import { ownThread } from './thread-routes';
 
 /** Forks (branch a thread at a message), a thread's forks, and edits of sent messages (which fork). */

@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { toMessageDto, toThreadDto } from '../../core/dto/api-dto';
 import {
   forgetMessage,
@@ -32,7 +32,8 @@ import {
   threadSettingsBody,
 } from '../request-schemas';
 import { auditAdminOverride } from './audit-admin-override';
-import { turnEnded, turnResult } from './message-routes';
+import { turnEnded } from '../turn-ended';
+import { turnResult } from './message-routes';
 
 /** The caller as the memory controls see it: admins (a JWT with role admin) may act on any thread. */
 export function memoryActorOf(response: Response): MemoryActor {
@@ -69,118 +70,134 @@ export function patchOf(body: {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as ThreadSettingsPatch;
 }
 
+/** POST /threads/:id/messages/:messageId/pin */
+async function pinRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+  const outcome = await pinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory);
+  await auditAdminOverride(deps, response, { threadId: id, action: 'message.pinned', details: { messageId } });
+  response.json(pinDto(outcome));
+}
+
+/** DELETE /threads/:id/messages/:messageId/pin */
+async function unpinRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+  const outcome = await unpinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory);
+  await auditAdminOverride(deps, response, { threadId: id, action: 'message.unpinned', details: { messageId } });
+  response.json(pinDto(outcome));
+}
+
+/** DELETE /threads/:id/messages/:messageId */
+async function forgetRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
+  const { only } = parseOrThrow(forgetMessageQuery, request.query, 'query');
+  const outcome = await forgetMessage({ actor: memoryActorOf(response), threadId: id, messageId, only }, deps.memory);
+  await auditAdminOverride(deps, response, {
+    threadId: id,
+    ownerId: outcome.thread.ownerId,
+    action: 'message.forgotten',
+    details: { messageId, only, forgotten: outcome.messages.length },
+  });
+  const body: ForgetResponseDto = {
+    messages: outcome.messages.map(toMessageDto),
+    memoryRebuilding: outcome.memoryRebuilding,
+    thread: toThreadDto(outcome.thread),
+    copies: outcome.copies.map((copy) => ({
+      threadId: copy.threadId,
+      title: copy.title,
+      messageId: copy.messageId,
+      seq: copy.seq,
+    })),
+  };
+  response.json(body);
+}
+
+/** GET /threads/:id/settings */
+async function getSettingsRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+  const view = await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+  await auditAdminOverride(deps, response, {
+    threadId: id,
+    ownerId: view.thread.ownerId,
+    action: 'thread.settings-viewed',
+  });
+  response.json(settingsDto(view));
+}
+
+/** PATCH /threads/:id/settings */
+async function patchSettingsRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+  const body = parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings');
+  const patch = patchOf(body);
+  const view = await updateThreadSettings({ actor: memoryActorOf(response), threadId: id, patch }, deps.memory);
+  await auditAdminOverride(deps, response, {
+    threadId: id,
+    ownerId: view.thread.ownerId,
+    action: 'thread.settings-changed',
+    details: { ...patch },
+  });
+  response.json(settingsDto(view));
+}
+
+/** POST /threads/:id/context-reset */
+async function resetContextRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+  const outcome = await resetContext({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+  await auditAdminOverride(deps, response, {
+    threadId: id,
+    ownerId: outcome.thread.ownerId,
+    action: 'context.reset',
+    details: { seq: outcome.seq },
+  });
+  response.status(201).json(resetDto(outcome));
+}
+
+/** DELETE /threads/:id/context-reset */
+async function undoResetRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+  const outcome = await undoContextReset({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+  await auditAdminOverride(deps, response, {
+    threadId: id,
+    ownerId: outcome.thread.ownerId,
+    action: 'context.reset-undone',
+    details: { seq: outcome.seq },
+  });
+  response.json(resetDto(outcome));
+}
+
+/** POST /threads/:id/regenerate */
+async function regenerateRoute(deps: HttpDeps, request: Request, response: Response): Promise<void> {
+  const { id } = parseOrThrow(threadIdParams, request.params, 'path');
+  const outcome = await regenerateAnswer({ actor: memoryActorOf(response), threadId: id }, deps.memory);
+  await auditAdminOverride(deps, response, {
+    threadId: id,
+    action: 'answer.regenerated',
+    details: { turnId: outcome.turn.id, userMessageId: outcome.userMessage.id },
+  });
+  const waiter = turnEnded(deps, outcome.turn);
+  request.on('close', () => {
+    if (!response.writableEnded) waiter.stop();
+  });
+  void deps.runner.kick(id);
+  await waiter.done;
+  const result = await turnResult(deps, outcome.turn.id, outcome.userMessage.id, id);
+  const body: RegenerateResponseDto = { ...result, superseded: outcome.superseded.map(toMessageDto) };
+  response.status(201).json(body);
+}
+
 /**
  * Memory controls (issue 10). Each route validates, calls one core use case and maps the result; the use cases emit
  * the live-state events (message-updated, thread-updated, context-reset) on the thread event bus.
  */
 export function memoryRoutes(deps: HttpDeps): Router {
   const router = Router();
-
-  router.post('/threads/:id/messages/:messageId/pin', async (request, response) => {
-    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    const outcome = await pinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, action: 'message.pinned', details: { messageId } });
-    response.json(pinDto(outcome));
-  });
-
-  router.delete('/threads/:id/messages/:messageId/pin', async (request, response) => {
-    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    const outcome = await unpinMessage({ actor: memoryActorOf(response), threadId: id, messageId }, deps.memory);
-    await auditAdminOverride(deps, response, { threadId: id, action: 'message.unpinned', details: { messageId } });
-    response.json(pinDto(outcome));
-  });
-
-  router.delete('/threads/:id/messages/:messageId', async (request, response) => {
-    const { id, messageId } = parseOrThrow(messageIdParams, request.params, 'path');
-    const { only } = parseOrThrow(forgetMessageQuery, request.query, 'query');
-    const outcome = await forgetMessage({ actor: memoryActorOf(response), threadId: id, messageId, only }, deps.memory);
-    await auditAdminOverride(deps, response, {
-      threadId: id,
-      ownerId: outcome.thread.ownerId,
-      action: 'message.forgotten',
-      details: { messageId, only, forgotten: outcome.messages.length },
-    });
-    const body: ForgetResponseDto = {
-      messages: outcome.messages.map(toMessageDto),
-      memoryRebuilding: outcome.memoryRebuilding,
-      thread: toThreadDto(outcome.thread),
-      copies: outcome.copies.map((copy) => ({
-        threadId: copy.threadId,
-        title: copy.title,
-        messageId: copy.messageId,
-        seq: copy.seq,
-      })),
-    };
-    response.json(body);
-  });
-
-  router.get('/threads/:id/settings', async (request, response) => {
-    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    const view = await getThreadSettings({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, {
-      threadId: id,
-      ownerId: view.thread.ownerId,
-      action: 'thread.settings-viewed',
-    });
-    response.json(settingsDto(view));
-  });
-
-  router.patch('/threads/:id/settings', async (request, response) => {
-    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    const body = parseOrThrow(threadSettingsBody, request.body ?? {}, 'settings');
-    const patch = patchOf(body);
-    const view = await updateThreadSettings({ actor: memoryActorOf(response), threadId: id, patch }, deps.memory);
-    await auditAdminOverride(deps, response, {
-      threadId: id,
-      ownerId: view.thread.ownerId,
-      action: 'thread.settings-changed',
-      details: { ...patch },
-    });
-    response.json(settingsDto(view));
-  });
-
-  router.post('/threads/:id/context-reset', async (request, response) => {
-    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    const outcome = await resetContext({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, {
-      threadId: id,
-      ownerId: outcome.thread.ownerId,
-      action: 'context.reset',
-      details: { seq: outcome.seq },
-    });
-    response.status(201).json(resetDto(outcome));
-  });
-
-  router.delete('/threads/:id/context-reset', async (request, response) => {
-    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    const outcome = await undoContextReset({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, {
-      threadId: id,
-      ownerId: outcome.thread.ownerId,
-      action: 'context.reset-undone',
-      details: { seq: outcome.seq },
-    });
-    response.json(resetDto(outcome));
-  });
-
-  router.post('/threads/:id/regenerate', async (request, response) => {
-    const { id } = parseOrThrow(threadIdParams, request.params, 'path');
-    const outcome = await regenerateAnswer({ actor: memoryActorOf(response), threadId: id }, deps.memory);
-    await auditAdminOverride(deps, response, {
-      threadId: id,
-      action: 'answer.regenerated',
-      details: { turnId: outcome.turn.id, userMessageId: outcome.userMessage.id },
-    });
-    const waiter = turnEnded(deps, outcome.turn);
-    request.on('close', () => {
-      if (!response.writableEnded) waiter.stop();
-    });
-    void deps.runner.kick(id);
-    await waiter.done;
-    const result = await turnResult(deps, outcome.turn.id, outcome.userMessage.id, id);
-    const body: RegenerateResponseDto = { ...result, superseded: outcome.superseded.map(toMessageDto) };
-    response.status(201).json(body);
-  });
+  router.post('/threads/:id/messages/:messageId/pin', (request, response) => pinRoute(deps, request, response));
+  router.delete('/threads/:id/messages/:messageId/pin', (request, response) => unpinRoute(deps, request, response));
+  router.delete('/threads/:id/messages/:messageId', (request, response) => forgetRoute(deps, request, response));
+  router.get('/threads/:id/settings', (request, response) => getSettingsRoute(deps, request, response));
+  router.patch('/threads/:id/settings', (request, response) => patchSettingsRoute(deps, request, response));
+  router.post('/threads/:id/context-reset', (request, response) => resetContextRoute(deps, request, response));
+  router.delete('/threads/:id/context-reset', (request, response) => undoResetRoute(deps, request, response));
+  router.post('/threads/:id/regenerate', (request, response) => regenerateRoute(deps, request, response));
 
   return router;
 }
