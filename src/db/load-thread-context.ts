@@ -5,7 +5,7 @@ import type { Database } from './prisma-client';
 import { toThread } from './mappers';
 import { Prisma } from './generated/client';
 import { prepared } from './prepared-statement';
-import { elsewhereRankedSql, rankedSeqsSql } from './search-sql';
+import { ELSEWHERE_RECALL_CHATS, elsewhereRankedSql, rankedSeqsSql } from './search-sql';
 import { THREAD_COLUMNS } from './sql-columns';
 
 /** Auto-recall candidates read per call (the pack keeps those that fit its slot). */
@@ -77,6 +77,7 @@ function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'use
     threadId: Prisma.sql`t.id`,
     query,
     limit: Prisma.sql`${RECALL_ELSEWHERE_CANDIDATES}::int`,
+    maxChats: ELSEWHERE_RECALL_CHATS,
   });
   return Prisma.sql`CASE WHEN coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0
       AND coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user' THEN (

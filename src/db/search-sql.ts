@@ -221,6 +221,12 @@ export const ELSEWHERE_PER_THREAD = 200;
  * are the least telling.
  */
 export const ELSEWHERE_MAX_MATCHES = 1000;
+/**
+ * Auto-recall searches the user's most recently active chats, at most this many: every chat searched costs index
+ * probes on every turn whether it matches or not (with 200 chats, cross-thread recall doubled the Postgres work of a
+ * turn: bench/README.md, "Sixth pass"). An explicit search (search_transcript) still reads them all.
+ */
+export const ELSEWHERE_RECALL_CHATS = 50;
 
 export interface ElsewhereRankedOptions {
   /** SQL of the asking thread's id: its owner's other threads are searched, never its own fork family. */
@@ -228,6 +234,11 @@ export interface ElsewhereRankedOptions {
   /** SQL of the query text. */
   query: Prisma.Sql;
   limit: Prisma.Sql;
+  /**
+   * The most recently active chats searched, at most (auto-recall: ELSEWHERE_RECALL_CHATS); without it every chat of
+   * the user (an explicit search).
+   */
+  maxChats?: number;
 }
 
 /**
@@ -260,6 +271,7 @@ export function elsewhereRankedSql(options: ElsewhereRankedOptions, tuning: Rank
     ), corpus AS (
       SELECT o.id, o.title, o.last_seq, o.last_activity_at FROM threads o
       WHERE o.owner_id = (SELECT owner_id FROM threads WHERE id = ${options.threadId}) AND o.id NOT IN (SELECT id FROM family)
+      ORDER BY o.last_activity_at DESC, o.id LIMIT ${options.maxChats ?? null}::int
     ), total AS (
       SELECT greatest((SELECT sum(last_seq) FROM corpus), 1)::float8 AS n
     ), qv AS (

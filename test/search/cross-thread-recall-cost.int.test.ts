@@ -2,7 +2,12 @@
 // turn's context read rank all of it.
 import { describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/db/generated/client';
-import { ELSEWHERE_MAX_MATCHES, ELSEWHERE_PER_THREAD, elsewhereRankedSql } from '../../src/db/search-sql';
+import {
+  ELSEWHERE_MAX_MATCHES,
+  ELSEWHERE_PER_THREAD,
+  ELSEWHERE_RECALL_CHATS,
+  elsewhereRankedSql,
+} from '../../src/db/search-sql';
 import { useChatServer } from '../support/chat-server';
 import { memoryKit } from '../memory/memory-test-kit';
 
@@ -28,6 +33,35 @@ function cteRows(node: PlanNode, name: string): number | undefined {
 describe("cross-thread recall's work does not grow with the user's history", () => {
   const server = useChatServer();
   const kit = memoryKit(server);
+
+  it('auto-recall searches at most the ELSEWHERE_RECALL_CHATS most recently active chats, an explicit search all of them', async () => {
+    const asking = await kit.createThread('Asking');
+    const db = server.app.application.db;
+    const others = ELSEWHERE_RECALL_CHATS + 5;
+    await db.$executeRawUnsafe(
+      `INSERT INTO threads (id, owner_id, title, last_activity_at)
+       SELECT gen_random_uuid(), owner_id, 'Chat ' || g, now() - g * interval '1 minute'
+       FROM threads, generate_series(1, $2::int) g WHERE id = $1::uuid`,
+      asking.id,
+      others,
+    );
+    const searched = async (maxChats: number | undefined) => {
+      const query = elsewhereRankedSql({
+        threadId: Prisma.sql`${asking.id}::uuid`,
+        query: Prisma.sql`${'Which warehouse was the rollout for?'}::text`,
+        limit: Prisma.sql`${8}::int`,
+        ...(maxChats === undefined ? {} : { maxChats }),
+      });
+      const [explained] = await db.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`,
+        ...query.values,
+      );
+      return cteRows(explained!['QUERY PLAN'][0]!.Plan, 'corpus');
+    };
+    // More of the user's other chats than the bound.
+    expect(await searched(ELSEWHERE_RECALL_CHATS)).toBe(ELSEWHERE_RECALL_CHATS);
+    expect(await searched(undefined)).toBeGreaterThanOrEqual(others);
+  });
 
   it('ranks at most ELSEWHERE_MAX_MATCHES matches of the other chats, however many match', async () => {
     // More matches than the bound even though each chat stays under its own bound.
