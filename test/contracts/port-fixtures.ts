@@ -9,6 +9,7 @@ import type {
   ModelCallRecord,
   ModelCallStore,
   SavedMemoryStore,
+  ThreadTitleStore,
   TranscriptSearch,
   TurnStore,
 } from '../../src/core/ports';
@@ -24,6 +25,7 @@ import {
   createMemoryModelCallStore,
   createMemorySavedMemoryStore,
   createMemoryStores,
+  createMemoryThreadTitleStore,
   createMemoryTranscriptSearch,
   createMemoryTurnStore,
   type Stores,
@@ -31,7 +33,7 @@ import {
 
 /**
  * The stores of the turn (store-fixtures.ts) plus the ports of the memory controls, the admin, the export, the call
- * records, saved memories, erasure, the /v1 conversations and search.
+ * records, saved memories, erasure, the /v1 conversations, search and automatic titles.
  */
 export interface PortStores extends Stores {
   audit: AuditStore;
@@ -52,6 +54,7 @@ export interface PortStores extends Stores {
   search: TranscriptSearch;
   /** A TurnStore over the same tables whose context reads bring auto-recall (100 tokens) and saved memories (50). */
   recallTurns: TurnStore;
+  titles: ThreadTitleStore;
 }
 
 /** The context options of `recallTurns`. */
@@ -86,5 +89,6 @@ export function createMemoryPortStores(): PortStores {
     conversations: createMemoryFacadeConversationStore(database),
     search: createMemoryTranscriptSearch(database),
     recallTurns: createMemoryTurnStore(database, RECALL_TURNS),
+    titles: createMemoryThreadTitleStore(database),
   };
 }

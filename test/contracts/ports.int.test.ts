@@ -14,6 +14,7 @@ import { createSavedMemoryRepository } from '../../src/db/saved-memory-repositor
 import { createSearchRepository } from '../../src/db/search-repository';
 import { createSummaryRepository } from '../../src/db/summary-repository';
 import { createThreadRepository } from '../../src/db/thread-repository';
+import { createThreadTitleRepository } from '../../src/db/thread-title-repository';
 import { createToolRunRepository } from '../../src/db/tool-run-repository';
 import { createTranscriptRepository } from '../../src/db/transcript-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
@@ -27,6 +28,7 @@ import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
+import { describeThreadTitleStoreContract } from './thread-title-store.contract';
 import { describeTranscriptSearchContract } from './transcript-search.contract';
 import { RECALL_TURNS, type PortStores } from './port-fixtures';
 
@@ -93,6 +95,7 @@ beforeAll(async () => {
     conversations: createFacadeConversationRepository(db),
     search: createSearchRepository(db),
     recallTurns: createTurnRepository(db, RECALL_TURNS),
+    titles: createThreadTitleRepository(db),
   };
 });
 afterAll(async () => {
@@ -110,3 +113,4 @@ describeSavedMemoryStoreContract('Postgres repositories', () => stores);
 describeErasureStoreContract('Postgres repositories', () => stores);
 describeFacadeConversationStoreContract('Postgres repositories', () => stores);
 describeTranscriptSearchContract('Postgres repositories', () => stores);
+describeThreadTitleStoreContract('Postgres repositories', () => stores);

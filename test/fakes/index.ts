@@ -13,6 +13,7 @@ export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName }
 export { createMemorySavedMemoryStore } from './memory-saved-memory-store';
 export { createMemorySummaryStore } from './memory-summary-store';
 export { createMemoryThreadStore } from './memory-thread-store';
+export { createMemoryThreadTitleStore } from './memory-thread-title-store';
 export { createMemoryToolRunStore } from './memory-tool-run-store';
 export { createMemoryTranscriptSearch } from './memory-transcript-search';
 export { createMemoryTranscriptStore } from './memory-transcript-store';

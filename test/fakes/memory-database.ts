@@ -87,6 +87,8 @@ export interface MemoryDatabase {
   /** erased_users: the tombstones of erased users. */
   erasures: Map<string, ErasureRecord>;
   conversations: ConversationRow[];
+  /** threads.title_source of threads not titled by default ('user': the user's own; 'auto': made from the first exchange). */
+  titleSources: Map<string, 'user' | 'auto'>;
 }
 
 export function createMemoryDatabase(): MemoryDatabase {
@@ -104,6 +106,7 @@ export function createMemoryDatabase(): MemoryDatabase {
     savedMemories: [],
     erasures: new Map(),
     conversations: [],
+    titleSources: new Map(),
   };
 }
 
