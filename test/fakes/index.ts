@@ -11,6 +11,7 @@ export { createMemoryMemoryControlsStore } from './memory-memory-controls-store'
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySavedMemoryStore } from './memory-saved-memory-store';
+export { createMemorySpendLimitAdminStore, createMemorySpendStore } from './memory-spend-store';
 export { createMemorySummaryStore } from './memory-summary-store';
 export { createMemoryThreadStore } from './memory-thread-store';
 export { createMemoryThreadTitleStore } from './memory-thread-title-store';
