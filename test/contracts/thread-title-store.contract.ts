@@ -101,6 +101,32 @@ export function describeThreadTitleStoreContract(name: string, make: MakePortSto
       expect((await stores.threads.findThread(named.id, named.ownerId))?.title).toBe('Named at start');
     });
 
+    it("takes an automatic title back to the default when its first exchange is forgotten; never a user's title", async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      const first = await exchange(stores, thread.id, 'how do tides work?', 'The moon pulls the sea.');
+      const second = await exchange(stores, thread.id, 'and waves?', 'Wind.');
+      await stores.titles.setAutomaticTitle(thread.id, 'Tides');
+      const titleOf = async (id: string) => (await stores.threads.findThread(id, null))?.title;
+      // A later message is not what the title was made of.
+      await stores.memory.forget({ threadId: thread.id, messageIds: [second.user.id] });
+      expect(await titleOf(thread.id)).toBe('Tides');
+      expect(await stores.titles.firstExchange(thread.id)).toBeNull();
+      await stores.memory.forget({ threadId: thread.id, messageIds: [first.answer.id] });
+      expect(await titleOf(thread.id)).toBe('New chat');
+      // Untitled again: the next automatic title is made of what is left.
+      expect(await stores.titles.firstExchange(thread.id)).toMatchObject({
+        userText: 'how do tides work?',
+        answerText: 'Wind.',
+      });
+
+      const renamed = await newThread(stores);
+      const exchanged = await exchange(stores, renamed.id, 'how do tides work?');
+      await stores.threads.renameThread(renamed.id, 'My tides');
+      await stores.memory.forget({ threadId: renamed.id, messageIds: [exchanged.user.id] });
+      expect(await titleOf(renamed.id)).toBe('My tides');
+    });
+
     it('gives a branch of a titled thread no automatic title: it keeps the title it was given', async () => {
       const stores = make();
       const thread = await newThread(stores);
