@@ -9,9 +9,11 @@ import type {
   ModelCallRecord,
   ModelCallStore,
   SavedMemoryStore,
+  ThreadTitleStore,
   TranscriptSearch,
   TurnStore,
 } from '../../src/core/ports';
+import type { SpendLimitAdminStore, SpendStore } from '../../src/core/ports/spend-store';
 import {
   createMemoryAdminThreadStore,
   createMemoryAuditStore,
@@ -23,7 +25,10 @@ import {
   createMemoryMemoryControlsStore,
   createMemoryModelCallStore,
   createMemorySavedMemoryStore,
+  createMemorySpendLimitAdminStore,
+  createMemorySpendStore,
   createMemoryStores,
+  createMemoryThreadTitleStore,
   createMemoryTranscriptSearch,
   createMemoryTurnStore,
   type Stores,
@@ -31,7 +36,7 @@ import {
 
 /**
  * The stores of the turn (store-fixtures.ts) plus the ports of the memory controls, the admin, the export, the call
- * records, saved memories, erasure, the /v1 conversations and search.
+ * records, saved memories, erasure, the /v1 conversations, search, spend limits and automatic titles.
  */
 export interface PortStores extends Stores {
   audit: AuditStore;
@@ -52,6 +57,9 @@ export interface PortStores extends Stores {
   search: TranscriptSearch;
   /** A TurnStore over the same tables whose context reads bring auto-recall (100 tokens) and saved memories (50). */
   recallTurns: TurnStore;
+  spend: SpendStore;
+  spendAdmin: SpendLimitAdminStore;
+  titles: ThreadTitleStore;
 }
 
 /** The context options of `recallTurns`. */
@@ -86,5 +94,8 @@ export function createMemoryPortStores(): PortStores {
     conversations: createMemoryFacadeConversationStore(database),
     search: createMemoryTranscriptSearch(database),
     recallTurns: createMemoryTurnStore(database, RECALL_TURNS),
+    spend: createMemorySpendStore(database),
+    spendAdmin: createMemorySpendLimitAdminStore(database),
+    titles: createMemoryThreadTitleStore(database),
   };
 }

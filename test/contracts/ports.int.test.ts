@@ -9,8 +9,10 @@ import { createErasureRepository } from '../../src/db/erasure-repository';
 import { createFacadeConversationRepository } from '../../src/db/facade-conversation-repository';
 import { createSavedMemoryRepository } from '../../src/db/saved-memory-repository';
 import { createSearchRepository } from '../../src/db/search-repository';
+import { createSpendLimitAdminRepository, createSpendRepository } from '../../src/db/spend-repository';
 import { createSummaryRepository } from '../../src/db/summary-repository';
 import { createThreadRepository } from '../../src/db/thread-repository';
+import { createThreadTitleRepository } from '../../src/db/thread-title-repository';
 import { createToolRunRepository } from '../../src/db/tool-run-repository';
 import { createTranscriptRepository } from '../../src/db/transcript-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
@@ -24,6 +26,8 @@ import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
+import { describeSpendLimitAdminStoreContract, describeSpendStoreContract } from './spend-store.contract';
+import { describeThreadTitleStoreContract } from './thread-title-store.contract';
 import { describeTranscriptSearchContract } from './transcript-search.contract';
 import { RECALL_TURNS, type PortStores } from './port-fixtures';
 
@@ -85,6 +89,9 @@ beforeAll(() => {
     conversations: createFacadeConversationRepository(db),
     search: createSearchRepository(db),
     recallTurns: createTurnRepository(db, RECALL_TURNS),
+    spend: createSpendRepository(db),
+    spendAdmin: createSpendLimitAdminRepository(db),
+    titles: createThreadTitleRepository(db),
   };
 });
 
@@ -98,3 +105,6 @@ describeSavedMemoryStoreContract('Postgres repositories', () => stores);
 describeErasureStoreContract('Postgres repositories', () => stores);
 describeFacadeConversationStoreContract('Postgres repositories', () => stores);
 describeTranscriptSearchContract('Postgres repositories', () => stores);
+describeSpendStoreContract('Postgres repositories', () => stores);
+describeSpendLimitAdminStoreContract('Postgres repositories', () => stores);
+describeThreadTitleStoreContract('Postgres repositories', () => stores);

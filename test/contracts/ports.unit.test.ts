@@ -10,11 +10,14 @@ import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
+import { describeSpendLimitAdminStoreContract, describeSpendStoreContract } from './spend-store.contract';
+import { describeThreadTitleStoreContract } from './thread-title-store.contract';
 import { describeTranscriptSearchContract } from './transcript-search.contract';
 import { createMemoryPortStores } from './port-fixtures';
 
-// The contracts of the admin, export, call-record, event, saved-memory, erasure, /v1 conversation and search ports on
-// the in-memory fakes (each case on a fresh in-memory database). The same suites run on the Postgres repositories in ports.int.test.ts.
+// The contracts of the admin, export, call-record, event, saved-memory, erasure, /v1 conversation, search, spend and
+// automatic-title ports on the in-memory fakes (each case on a fresh in-memory database). The same suites run on the
+// Postgres repositories in ports.int.test.ts.
 describeAuditStoreContract('in-memory fake', createMemoryPortStores);
 describeModelCallStoreContract('in-memory fake', createMemoryPortStores);
 describeExportReaderContract('in-memory fake', createMemoryPortStores);
@@ -25,6 +28,9 @@ describeSavedMemoryStoreContract('in-memory fake', createMemoryPortStores);
 describeErasureStoreContract('in-memory fake', createMemoryPortStores);
 describeFacadeConversationStoreContract('in-memory fake', createMemoryPortStores);
 describeTranscriptSearchContract('in-memory fake', createMemoryPortStores);
+describeSpendStoreContract('in-memory fake', createMemoryPortStores);
+describeSpendLimitAdminStoreContract('in-memory fake', createMemoryPortStores);
+describeThreadTitleStoreContract('in-memory fake', createMemoryPortStores);
 describeEventBusContract('in-memory fake', createMemoryEventBus);
 // The process's own bus has no I/O (sockets in other processes are reached through socket.io's Redis adapter,
 // covered by test/realtime): its contract runs here, beside the fake's.

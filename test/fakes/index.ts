@@ -11,8 +11,10 @@ export { createMemoryMemoryControlsStore } from './memory-memory-controls-store'
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySavedMemoryStore } from './memory-saved-memory-store';
+export { createMemorySpendLimitAdminStore, createMemorySpendStore } from './memory-spend-store';
 export { createMemorySummaryStore } from './memory-summary-store';
 export { createMemoryThreadStore } from './memory-thread-store';
+export { createMemoryThreadTitleStore } from './memory-thread-title-store';
 export { createMemoryToolRunStore } from './memory-tool-run-store';
 export { createMemoryTranscriptSearch } from './memory-transcript-search';
 export { createMemoryTranscriptStore } from './memory-transcript-store';

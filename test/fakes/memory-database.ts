@@ -9,6 +9,7 @@ import type {
   SummaryRevisionRecord,
   ToolRun,
 } from '../../src/core/ports';
+import type { SpendAmount, SpendLimit } from '../../src/core/spend/spend-limit';
 
 /** A thread row: the domain thread plus the lease the turn store keeps on it. */
 export interface ThreadRow extends Thread {
@@ -65,6 +66,39 @@ export interface ConversationRow {
   threadId: string;
 }
 
+/** spend_reservations: a send's hold (no turn yet) or a turn's reservation, with the accounts it holds on. */
+export interface SpendReservationRow extends SpendAmount {
+  id: string;
+  userId: string;
+  turnId: string | null;
+  /** The accounts and, in the same order, their limits (null: none). */
+  accounts: { account: string; limit: SpendLimit | null }[];
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/** A spend limit an admin set, with when. */
+export interface SpendLimitRow {
+  limit: SpendLimit;
+  updatedAt: Date;
+}
+
+/** The spend tables (issue 35), as prisma/functions/spend_*.sql read and write them. */
+export interface SpendTables {
+  /** spend_limits of users and of service keys. */
+  userLimits: Map<string, SpendLimitRow>;
+  serviceKeyLimits: Map<string, SpendLimitRow>;
+  /** spend_groups by name: the limit, and the members (user id to whether a token's group claim placed them). */
+  groups: Map<string, { limit: SpendLimitRow | null; members: Map<string, boolean> }>;
+  /** spend_guest_addresses: a guest's client address key. */
+  guestAddresses: Map<string, string>;
+  /** spend_accounts: what each account's reservations hold. */
+  reserved: Map<string, SpendAmount>;
+  /** spend_days: `${account} ${day}` to that day's spending. */
+  days: Map<string, SpendAmount>;
+  reservations: SpendReservationRow[];
+}
+
 /**
  * The tables the in-memory stores share, as Postgres holds them: one instance backs every fake store of a test, so
  * what one store writes the others read. Arrays keep insertion order (the order of `created_at` in Postgres).
@@ -87,6 +121,9 @@ export interface MemoryDatabase {
   /** erased_users: the tombstones of erased users. */
   erasures: Map<string, ErasureRecord>;
   conversations: ConversationRow[];
+  /** threads.title_source of threads not titled by default ('user': the user's own; 'auto': made from the first exchange). */
+  titleSources: Map<string, 'user' | 'auto'>;
+  spend: SpendTables;
 }
 
 export function createMemoryDatabase(): MemoryDatabase {
@@ -104,6 +141,16 @@ export function createMemoryDatabase(): MemoryDatabase {
     savedMemories: [],
     erasures: new Map(),
     conversations: [],
+    titleSources: new Map(),
+    spend: {
+      userLimits: new Map(),
+      serviceKeyLimits: new Map(),
+      groups: new Map(),
+      guestAddresses: new Map(),
+      reserved: new Map(),
+      days: new Map(),
+      reservations: [],
+    },
   };
 }
 

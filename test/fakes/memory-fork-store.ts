@@ -35,6 +35,7 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
   /** Removes everything a fork wrote: the rollback of forkWithMessage's transaction. */
   const dropFork = (forkId: string) => {
     database.threads.delete(forkId);
+    database.titleSources.delete(forkId);
     for (const table of ['messages', 'entries', 'turns', 'revisions', 'toolRuns'] as const) {
       const rows = database[table] as { threadId: string }[];
       for (let index = rows.length - 1; index >= 0; index -= 1)
@@ -120,6 +121,8 @@ export function createMemoryForkStore(database: MemoryDatabase): ForkStore {
         lease: null,
       };
       database.threads.set(fork.id, fork);
+      // A branch of a thread titled by hand or automatically has a title of its own, not the default one.
+      if (database.titleSources.has(parent.id)) database.titleSources.set(fork.id, 'auto');
       const covered = chosen?.throughSeq ?? start - 1;
 
       const turnIds = new Map<string, string>();

@@ -28,6 +28,22 @@ export function createMemoryMemoryControlsStore(database: MemoryDatabase): Memor
     return thread;
   };
   const messagesOf = (threadId: string) => database.messages.filter((message) => message.threadId === threadId);
+  /**
+   * An automatic title is made of the first exchange's words: whether `seqs` (about to be forgotten) reach into it, up
+   * to the first answer after the first live user message (any seq when there is no such answer).
+   */
+  const madeOfForgotten = (threadId: string, seqs: number[]) => {
+    const numbered = messagesOf(threadId).filter((message) => message.seq !== null);
+    const firstUser = Math.min(
+      ...numbered.filter((message) => message.role === 'user' && !message.deleted).map((message) => message.seq ?? 0),
+    );
+    const firstAnswer = Math.min(
+      ...numbered
+        .filter((message) => message.role === 'assistant' && (message.seq ?? 0) > firstUser)
+        .map((message) => message.seq ?? 0),
+    );
+    return Math.min(...seqs) <= firstAnswer;
+  };
   const bySeq = (a: { seq: number | null }, b: { seq: number | null }) => (a.seq ?? Infinity) - (b.seq ?? Infinity);
   const pinnedTokensOf = (thread: ThreadRow) =>
     database.entries
@@ -194,6 +210,10 @@ export function createMemoryMemoryControlsStore(database: MemoryDatabase): Memor
       const ids = rows.map((row) => row.id);
       const seqs = rows.flatMap((row) => (row.seq === null ? [] : [row.seq]));
       const now = new Date();
+      if (seqs.length > 0 && database.titleSources.get(threadId) === 'auto' && madeOfForgotten(threadId, seqs)) {
+        Object.assign(thread, { title: 'New chat', updatedAt: now });
+        database.titleSources.delete(threadId);
+      }
       for (const row of rows)
         Object.assign(row, { content: '', toolCalls: null, deleted: true, pinned: false, updatedAt: now });
       database.entries = database.entries.filter((entry) => entry.threadId !== threadId || !seqs.includes(entry.seq));

@@ -36,6 +36,7 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
         lease: null,
       };
       database.threads.set(thread.id, thread);
+      if (title) database.titleSources.set(thread.id, 'user');
       return toThread(thread);
     },
     async findThread(threadId, ownerId) {
@@ -71,11 +72,13 @@ export function createMemoryThreadStore(database: MemoryDatabase): ThreadStore {
       if (!thread) throw new Error(`record to update not found: ${threadId}`);
       thread.title = title;
       thread.updatedAt = new Date();
+      database.titleSources.set(threadId, 'user');
       return toThread(thread);
     },
     async deleteThread(threadId) {
       // Messages, entries, summaries, tool runs and turns cascade; call records stay, detached (their user kept).
       database.threads.delete(threadId);
+      database.titleSources.delete(threadId);
       database.messages = database.messages.filter((message) => message.threadId !== threadId);
       database.entries = database.entries.filter((entry) => entry.threadId !== threadId);
       database.turns = database.turns.filter((turn) => turn.threadId !== threadId);
