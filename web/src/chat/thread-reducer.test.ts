@@ -1,34 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageDto, ThreadDto, ToolRunDto } from '../../../src/shared/api';
+import type { ThreadDto, ToolRunDto } from '../../../src/shared/api';
 import { threadReducer, type ThreadAction } from './thread-reducer';
 import { isAnswering, type ThreadState } from './thread-state';
+import { testMessage } from './test-message';
 
-let counter = 0;
-function message(overrides: Partial<MessageDto>): MessageDto {
-  counter += 1;
-  return {
-    id: `m${counter}`,
-    threadId: 't1',
-    seq: counter,
-    role: 'assistant',
-    content: '',
-    toolCalls: null,
-    toolCallId: null,
-    status: 'complete',
-    error: null,
-    tokens: 1,
-    clientMessageId: null,
-    turnId: null,
-    toolRunId: null,
-    pinned: false,
-    superseded: false,
-    deleted: false,
-    createdAt: new Date(2026, 0, 1, 0, 0, counter).toISOString(),
-    updatedAt: '',
-    completedAt: null,
-    ...overrides,
-  };
-}
+const message = testMessage;
 
 function thread(overrides: Partial<ThreadDto> = {}): ThreadDto {
   return {

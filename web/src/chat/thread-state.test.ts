@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageDto, ThreadDto } from '../../../src/shared/api';
+import type { ThreadDto } from '../../../src/shared/api';
 import {
   applyDelta,
   catchUpAfterSeq,
@@ -12,33 +12,9 @@ import {
   regenerableAnswer,
   setThread,
 } from './thread-state';
+import { testMessage } from './test-message';
 
-let counter = 0;
-function message(overrides: Partial<MessageDto>): MessageDto {
-  counter += 1;
-  return {
-    id: `m${counter}`,
-    threadId: 't1',
-    seq: counter,
-    role: 'assistant',
-    content: '',
-    toolCalls: null,
-    toolCallId: null,
-    status: 'complete',
-    error: null,
-    tokens: 1,
-    clientMessageId: null,
-    turnId: null,
-    toolRunId: null,
-    pinned: false,
-    superseded: false,
-    deleted: false,
-    createdAt: new Date(2026, 0, 1, 0, 0, counter).toISOString(),
-    updatedAt: '',
-    completedAt: null,
-    ...overrides,
-  };
-}
+const message = testMessage;
 
 describe('thread state', () => {
   it('keeps one copy of a message seen through a page, an event and a catch-up', () => {
