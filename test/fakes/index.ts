@@ -8,6 +8,7 @@ export { createMemoryExportReader } from './memory-export-reader';
 export { createMemoryFacadeConversationStore } from './memory-facade-conversation-store';
 export { createMemoryForkStore } from './memory-fork-store';
 export { createMemoryMemoryControlsStore } from './memory-memory-controls-store';
+export { createMemoryMessageContextReader } from './memory-message-context-reader';
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySavedMemoryStore } from './memory-saved-memory-store';
