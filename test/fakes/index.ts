@@ -10,6 +10,7 @@ export { createMemoryForkStore } from './memory-fork-store';
 export { createMemoryMemoryControlsStore } from './memory-memory-controls-store';
 export { createMemoryMessageContextReader } from './memory-message-context-reader';
 export { createMemoryModelCallStore } from './memory-model-call-store';
+export { createMemoryQueueRegistry, type MemoryRegisteredQueue } from './memory-queue-registry';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySavedMemoryStore } from './memory-saved-memory-store';
 export { createMemorySpendLimitAdminStore, createMemorySpendStore } from './memory-spend-store';
