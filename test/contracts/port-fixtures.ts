@@ -6,6 +6,7 @@ import type {
   FacadeConversationStore,
   ForkStore,
   MemoryControlsStore,
+  MessageContextReader,
   ModelCallRecord,
   ModelCallStore,
   SavedMemoryStore,
@@ -23,6 +24,7 @@ import {
   createMemoryFacadeConversationStore,
   createMemoryForkStore,
   createMemoryMemoryControlsStore,
+  createMemoryMessageContextReader,
   createMemoryModelCallStore,
   createMemorySavedMemoryStore,
   createMemorySpendLimitAdminStore,
@@ -60,6 +62,7 @@ export interface PortStores extends Stores {
   spend: SpendStore;
   spendAdmin: SpendLimitAdminStore;
   titles: ThreadTitleStore;
+  messageContext: MessageContextReader;
 }
 
 /** The context options of `recallTurns`. */
@@ -97,5 +100,6 @@ export function createMemoryPortStores(): PortStores {
     spend: createMemorySpendStore(database),
     spendAdmin: createMemorySpendLimitAdminStore(database),
     titles: createMemoryThreadTitleStore(database),
+    messageContext: createMemoryMessageContextReader(database),
   };
 }

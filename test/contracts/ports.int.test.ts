@@ -4,6 +4,7 @@ import { createAdminThreadRepository } from '../../src/db/admin-thread-repositor
 import { createAuditRepository } from '../../src/db/audit-repository';
 import { createForkRepository } from '../../src/db/fork-repository';
 import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
+import { createMessageContextReader } from '../../src/db/message-context-reader';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
 import { createErasureRepository } from '../../src/db/erasure-repository';
 import { createFacadeConversationRepository } from '../../src/db/facade-conversation-repository';
@@ -24,6 +25,7 @@ import { describeExportReaderContract } from './export-reader.contract';
 import { describeFacadeConversationStoreContract } from './facade-conversation-store.contract';
 import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
+import { describeMessageContextReaderContract } from './message-context-reader.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
 import { describeSpendLimitAdminStoreContract, describeSpendStoreContract } from './spend-store.contract';
@@ -92,6 +94,7 @@ beforeAll(() => {
     spend: createSpendRepository(db),
     spendAdmin: createSpendLimitAdminRepository(db),
     titles: createThreadTitleRepository(db),
+    messageContext: createMessageContextReader(db),
   };
 });
 
@@ -108,3 +111,4 @@ describeTranscriptSearchContract('Postgres repositories', () => stores);
 describeSpendStoreContract('Postgres repositories', () => stores);
 describeSpendLimitAdminStoreContract('Postgres repositories', () => stores);
 describeThreadTitleStoreContract('Postgres repositories', () => stores);
+describeMessageContextReaderContract('Postgres repositories', () => stores);

@@ -8,6 +8,7 @@ import { describeExportReaderContract } from './export-reader.contract';
 import { describeFacadeConversationStoreContract } from './facade-conversation-store.contract';
 import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
+import { describeMessageContextReaderContract } from './message-context-reader.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
 import { describeSpendLimitAdminStoreContract, describeSpendStoreContract } from './spend-store.contract';
@@ -31,6 +32,7 @@ describeTranscriptSearchContract('in-memory fake', createMemoryPortStores);
 describeSpendStoreContract('in-memory fake', createMemoryPortStores);
 describeSpendLimitAdminStoreContract('in-memory fake', createMemoryPortStores);
 describeThreadTitleStoreContract('in-memory fake', createMemoryPortStores);
+describeMessageContextReaderContract('in-memory fake', createMemoryPortStores);
 describeEventBusContract('in-memory fake', createMemoryEventBus);
 // The process's own bus has no I/O (sockets in other processes are reached through socket.io's Redis adapter,
 // covered by test/realtime): its contract runs here, beside the fake's.

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { UnrecoverableError, Worker, type Queue } from 'bullmq';
+import { createServer, type Socket } from 'node:net';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { createFoldProducer } from '../../src/jobs/fold-queue';
+import { createQueueRegistry } from '../../src/jobs/queue-registry';
 import { createProducerConnection, createWorkerConnection } from '../../src/jobs/redis-connections';
 import { createToolProducer } from '../../src/jobs/tool-queue';
 import type { QueueName } from '../fakes';
 import { waitFor } from '../support/wait-for';
 import { describeQueueContract } from './queue.contract';
+import { describeQueueRegistryContract } from './queue-registry.contract';
 
 const ready = (connection: Redis) =>
   connection.status === 'ready'
@@ -68,6 +71,56 @@ describeQueueContract('BullMQ producers on Redis', async () => {
     },
     work: (name, outcome) => workOff(queues[name], outcome),
     async close() {
+      await queues.summary.obliterate({ force: true });
+      await queues.tools.obliterate({ force: true });
+      await folds.close();
+      await tools.close();
+      await connection.quit();
+    },
+  };
+});
+
+/** A summary queue on a server that takes the connection and never answers (the sockets are kept until `close`). */
+async function unansweredQueue(prefix: string) {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const connection = createProducerConnection(`redis://127.0.0.1:${port}`);
+  const queue = new Queue('summary', { connection, prefix });
+  // Nothing answers: the connection's errors are this queue's expected state, not the test's outcome.
+  queue.on('error', () => undefined);
+  const close = async () => {
+    connection.disconnect();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return { queue, close };
+}
+
+// The registry (src/jobs/queue-registry.ts) over the BullMQ producers' queues on the test Redis, each case under its
+// own key prefix; queues.unit.test.ts runs the same contract on the in-memory registry.
+describeQueueRegistryContract<Queue>('BullMQ queues on Redis', async () => {
+  const connection = createProducerConnection(inject('redisUrl'));
+  await ready(connection);
+  const prefix = `registry${randomBytes(5).toString('hex')}`;
+  const folds = createFoldProducer({ connection, prefix });
+  const tools = createToolProducer({ connection, prefix });
+  const queues: Record<QueueName, Queue> = { summary: folds.queue as Queue, tools: tools.queue as Queue };
+  const silent: { close(): Promise<void> }[] = [];
+  return {
+    folds,
+    tools,
+    registry: createQueueRegistry(),
+    queues,
+    async unanswered() {
+      const unanswered = await unansweredQueue(prefix);
+      silent.push(unanswered);
+      return unanswered.queue;
+    },
+    work: (name, outcome) => workOff(queues[name], outcome),
+    async close() {
+      for (const unanswered of silent) await unanswered.close();
       await queues.summary.obliterate({ force: true });
       await queues.tools.obliterate({ force: true });
       await folds.close();
