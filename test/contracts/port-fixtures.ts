@@ -77,11 +77,11 @@ export function createMemoryPortStores(): PortStores {
     storedCalls: async (threadId) =>
       database.calls
         .filter((call) => call.threadId === threadId)
-        .map(({ userId: _userId, ...call }) => structuredClone(call)),
+        .map(({ userId: _userId, id: _id, createdAt: _at, ...call }) => structuredClone(call)),
     storedCallsOfUser: async (userId) =>
       database.calls
         .filter((call) => call.userId === userId)
-        .map(({ userId: _userId, ...call }) => structuredClone(call)),
+        .map(({ userId: _userId, id: _id, createdAt: _at, ...call }) => structuredClone(call)),
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
     memory: createMemoryMemoryControlsStore(database),
