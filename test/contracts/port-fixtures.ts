@@ -1,11 +1,13 @@
 import type {
   AdminThreadStore,
   AuditStore,
+  CostReport,
   ErasureStore,
   ExportReader,
   FacadeConversationStore,
   ForkStore,
   MemoryControlsStore,
+  ModelCallHistory,
   ModelCallRecord,
   ModelCallStore,
   SavedMemoryStore,
@@ -17,12 +19,14 @@ import type { SpendLimitAdminStore, SpendStore } from '../../src/core/ports/spen
 import {
   createMemoryAdminThreadStore,
   createMemoryAuditStore,
+  createMemoryCostReport,
   createMemoryDatabase,
   createMemoryErasureStore,
   createMemoryExportReader,
   createMemoryFacadeConversationStore,
   createMemoryForkStore,
   createMemoryMemoryControlsStore,
+  createMemoryModelCallHistory,
   createMemoryModelCallStore,
   createMemorySavedMemoryStore,
   createMemorySpendLimitAdminStore,
@@ -60,6 +64,9 @@ export interface PortStores extends Stores {
   spend: SpendStore;
   spendAdmin: SpendLimitAdminStore;
   titles: ThreadTitleStore;
+  /** The admin's read models of the call rows (cost report, tokens chart). */
+  costs: CostReport;
+  callHistory: ModelCallHistory;
 }
 
 /** The context options of `recallTurns`. */
@@ -97,5 +104,7 @@ export function createMemoryPortStores(): PortStores {
     spend: createMemorySpendStore(database),
     spendAdmin: createMemorySpendLimitAdminStore(database),
     titles: createMemoryThreadTitleStore(database),
+    costs: createMemoryCostReport(database),
+    callHistory: createMemoryModelCallHistory(database),
   };
 }

@@ -2,6 +2,8 @@ import { beforeAll } from 'vitest';
 import type { ModelCallRecord } from '../../src/core/ports';
 import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
 import { createAuditRepository } from '../../src/db/audit-repository';
+import { createCostReport } from '../../src/db/cost-report';
+import { createModelCallHistory } from '../../src/db/model-call-history';
 import { createForkRepository } from '../../src/db/fork-repository';
 import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
 import { createModelCallRepository } from '../../src/db/model-call-repository';
@@ -92,6 +94,8 @@ beforeAll(() => {
     spend: createSpendRepository(db),
     spendAdmin: createSpendLimitAdminRepository(db),
     titles: createThreadTitleRepository(db),
+    costs: createCostReport(db),
+    callHistory: createModelCallHistory(db),
   };
 });
 

@@ -1,6 +1,7 @@
 // In-memory fakes of the core's ports, held to the real adapters' behaviour by the suites in test/contracts.
 export { createMemoryAdminThreadStore } from './memory-admin-thread-store';
 export { createMemoryAuditStore } from './memory-audit-store';
+export { createMemoryCostReport } from './memory-cost-report';
 export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 export { createMemoryErasureStore } from './memory-erasure-store';
 export { createMemoryEventBus } from './memory-event-bus';
@@ -8,6 +9,7 @@ export { createMemoryExportReader } from './memory-export-reader';
 export { createMemoryFacadeConversationStore } from './memory-facade-conversation-store';
 export { createMemoryForkStore } from './memory-fork-store';
 export { createMemoryMemoryControlsStore } from './memory-memory-controls-store';
+export { createMemoryModelCallHistory } from './memory-model-call-history';
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';
 export { createMemorySavedMemoryStore } from './memory-saved-memory-store';
