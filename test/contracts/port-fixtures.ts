@@ -1,12 +1,14 @@
 import type {
   AdminThreadStore,
   AuditStore,
+  CostReport,
   ErasureStore,
   ExportReader,
   FacadeConversationStore,
   ForkStore,
   MemoryControlsStore,
   MessageContextReader,
+  ModelCallHistory,
   ModelCallRecord,
   ModelCallStore,
   SavedMemoryStore,
@@ -18,6 +20,7 @@ import type { SpendLimitAdminStore, SpendStore } from '../../src/core/ports/spen
 import {
   createMemoryAdminThreadStore,
   createMemoryAuditStore,
+  createMemoryCostReport,
   createMemoryDatabase,
   createMemoryErasureStore,
   createMemoryExportReader,
@@ -25,6 +28,7 @@ import {
   createMemoryForkStore,
   createMemoryMemoryControlsStore,
   createMemoryMessageContextReader,
+  createMemoryModelCallHistory,
   createMemoryModelCallStore,
   createMemorySavedMemoryStore,
   createMemorySpendLimitAdminStore,
@@ -63,6 +67,9 @@ export interface PortStores extends Stores {
   spendAdmin: SpendLimitAdminStore;
   titles: ThreadTitleStore;
   messageContext: MessageContextReader;
+  /** The admin's read models of the call rows (cost report, tokens chart). */
+  costs: CostReport;
+  callHistory: ModelCallHistory;
 }
 
 /** The context options of `recallTurns`. */
@@ -80,11 +87,11 @@ export function createMemoryPortStores(): PortStores {
     storedCalls: async (threadId) =>
       database.calls
         .filter((call) => call.threadId === threadId)
-        .map(({ userId: _userId, ...call }) => structuredClone(call)),
+        .map(({ userId: _userId, id: _id, createdAt: _at, ...call }) => structuredClone(call)),
     storedCallsOfUser: async (userId) =>
       database.calls
         .filter((call) => call.userId === userId)
-        .map(({ userId: _userId, ...call }) => structuredClone(call)),
+        .map(({ userId: _userId, id: _id, createdAt: _at, ...call }) => structuredClone(call)),
     exportReader: createMemoryExportReader(database),
     admin: createMemoryAdminThreadStore(database),
     memory: createMemoryMemoryControlsStore(database),
@@ -101,5 +108,7 @@ export function createMemoryPortStores(): PortStores {
     spendAdmin: createMemorySpendLimitAdminStore(database),
     titles: createMemoryThreadTitleStore(database),
     messageContext: createMemoryMessageContextReader(database),
+    costs: createMemoryCostReport(database),
+    callHistory: createMemoryModelCallHistory(database),
   };
 }

@@ -2,6 +2,8 @@ import { beforeAll } from 'vitest';
 import type { ModelCallRecord } from '../../src/core/ports';
 import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
 import { createAuditRepository } from '../../src/db/audit-repository';
+import { createCostReport } from '../../src/db/cost-report';
+import { createModelCallHistory } from '../../src/db/model-call-history';
 import { createForkRepository } from '../../src/db/fork-repository';
 import { createMemoryControlsRepository } from '../../src/db/memory-controls-repository';
 import { createMessageContextReader } from '../../src/db/message-context-reader';
@@ -20,12 +22,14 @@ import { createTurnRepository } from '../../src/db/turn-repository';
 import { useSuiteDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
+import { describeCostReportContract } from './cost-report.contract';
 import { describeErasureStoreContract } from './erasure-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
 import { describeFacadeConversationStoreContract } from './facade-conversation-store.contract';
 import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeMessageContextReaderContract } from './message-context-reader.contract';
+import { describeModelCallHistoryContract } from './model-call-history.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
 import { describeSpendLimitAdminStoreContract, describeSpendStoreContract } from './spend-store.contract';
@@ -95,6 +99,8 @@ beforeAll(() => {
     spendAdmin: createSpendLimitAdminRepository(db),
     titles: createThreadTitleRepository(db),
     messageContext: createMessageContextReader(db),
+    costs: createCostReport(db),
+    callHistory: createModelCallHistory(db),
   };
 });
 
@@ -112,3 +118,5 @@ describeSpendStoreContract('Postgres repositories', () => stores);
 describeSpendLimitAdminStoreContract('Postgres repositories', () => stores);
 describeThreadTitleStoreContract('Postgres repositories', () => stores);
 describeMessageContextReaderContract('Postgres repositories', () => stores);
+describeCostReportContract('Postgres repositories', () => stores);
+describeModelCallHistoryContract('Postgres repositories', () => stores);

@@ -2,6 +2,7 @@ import { createLocalEventBus } from '../../src/realtime/local-event-bus';
 import { createMemoryEventBus } from '../fakes';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
+import { describeCostReportContract } from './cost-report.contract';
 import { describeErasureStoreContract } from './erasure-store.contract';
 import { describeEventBusContract } from './event-bus.contract';
 import { describeExportReaderContract } from './export-reader.contract';
@@ -9,6 +10,7 @@ import { describeFacadeConversationStoreContract } from './facade-conversation-s
 import { describeForkStoreContract } from './fork-store.contract';
 import { describeMemoryControlsStoreContract } from './memory-controls-store.contract';
 import { describeMessageContextReaderContract } from './message-context-reader.contract';
+import { describeModelCallHistoryContract } from './model-call-history.contract';
 import { describeModelCallStoreContract } from './model-call-store.contract';
 import { describeSavedMemoryStoreContract } from './saved-memory-store.contract';
 import { describeSpendLimitAdminStoreContract, describeSpendStoreContract } from './spend-store.contract';
@@ -37,3 +39,5 @@ describeEventBusContract('in-memory fake', createMemoryEventBus);
 // The process's own bus has no I/O (sockets in other processes are reached through socket.io's Redis adapter,
 // covered by test/realtime): its contract runs here, beside the fake's.
 describeEventBusContract('local bus (src/realtime/local-event-bus.ts)', createLocalEventBus);
+describeCostReportContract('in-memory fake', createMemoryPortStores);
+describeModelCallHistoryContract('in-memory fake', createMemoryPortStores);

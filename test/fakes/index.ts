@@ -1,6 +1,7 @@
 // In-memory fakes of the core's ports, held to the real adapters' behaviour by the suites in test/contracts.
 export { createMemoryAdminThreadStore } from './memory-admin-thread-store';
 export { createMemoryAuditStore } from './memory-audit-store';
+export { createMemoryCostReport } from './memory-cost-report';
 export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 export { createMemoryErasureStore } from './memory-erasure-store';
 export { createMemoryEventBus } from './memory-event-bus';
@@ -9,6 +10,7 @@ export { createMemoryFacadeConversationStore } from './memory-facade-conversatio
 export { createMemoryForkStore } from './memory-fork-store';
 export { createMemoryMemoryControlsStore } from './memory-memory-controls-store';
 export { createMemoryMessageContextReader } from './memory-message-context-reader';
+export { createMemoryModelCallHistory } from './memory-model-call-history';
 export { createMemoryModelCallStore } from './memory-model-call-store';
 export { createMemoryQueueRegistry, type MemoryRegisteredQueue } from './memory-queue-registry';
 export { createMemoryQueues, type MemoryJob, type MemoryQueues, type QueueName } from './memory-queues';

@@ -53,6 +53,12 @@ export interface ToolRunRow extends ToolRun {
   polledAt: number | null;
 }
 
+/** A model_calls row: the record plus its id and when it was stored (the admin's read models page and group by them). */
+export interface CallRow extends ModelCallRecord {
+  id: string;
+  createdAt: Date;
+}
+
 /** A saved memory row: the item plus the message it came from and whether its tokens await a recount. */
 export interface SavedMemoryRow extends SavedMemory {
   sourceMessageId: string | null;
@@ -114,7 +120,7 @@ export interface MemoryDatabase {
   revisions: RevisionRow[];
   toolRuns: ToolRunRow[];
   /** Model calls: recorded ones and those stored with an answer (with the answer's message id). */
-  calls: ModelCallRecord[];
+  calls: CallRow[];
   /** The admin audit trail (not tied to a thread's lifetime: a deleted thread's entries stay). */
   audit: AuditEntry[];
   savedMemories: SavedMemoryRow[];

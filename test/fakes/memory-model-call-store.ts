@@ -1,5 +1,5 @@
 import type { ModelCallRecord, ModelCallStore } from '../../src/core/ports';
-import { copy, type MemoryDatabase } from './memory-database';
+import { copy, newId, type MemoryDatabase } from './memory-database';
 
 /** ModelCallStore in memory: the calls table of the MemoryDatabase, with the defaults Postgres fills in. */
 export function createMemoryModelCallStore(database: MemoryDatabase): ModelCallStore {
@@ -7,7 +7,12 @@ export function createMemoryModelCallStore(database: MemoryDatabase): ModelCallS
     async record(call) {
       if (call.threadId !== null && !database.threads.has(call.threadId))
         throw new Error(`foreign key: no thread ${call.threadId}`);
-      database.calls.push({ ...withDefaults(call), userId: callUser(database, call) });
+      database.calls.push({
+        ...withDefaults(call),
+        userId: callUser(database, call),
+        id: newId(),
+        createdAt: new Date(),
+      });
     },
   };
 }

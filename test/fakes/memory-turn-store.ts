@@ -385,7 +385,10 @@ export function createMemoryTurnStore(database: MemoryDatabase, options: MemoryC
           pinned: false,
         });
       }
-      if (call) database.calls.push({ ...copy(call), messageId: message.id, userId: callUser(database, call) });
+      if (call) {
+        const row = { ...copy(call), messageId: message.id, userId: callUser(database, call) };
+        database.calls.push({ ...row, id: newId(), createdAt: now });
+      }
       return toMessage(message);
     },
 
