@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FoldQueue, ForgetRebuildQueue, RebuildQueue, ToolQueue } from '../../src/core/ports';
+import type {
+  FoldQueue,
+  ForgetRebuildQueue,
+  IdleFoldQueue,
+  RebuildQueue,
+  TitleQueue,
+  ToolQueue,
+} from '../../src/core/ports';
 import type { QueueName } from '../fakes';
 
 /** A job waiting for a worker, as the contract observes it. */
@@ -14,7 +21,7 @@ export interface PendingJob {
 
 /** The producers under test and a way to watch their queues and work them off. */
 export interface QueueHarness {
-  folds: FoldQueue & RebuildQueue & ForgetRebuildQueue;
+  folds: FoldQueue & RebuildQueue & ForgetRebuildQueue & IdleFoldQueue & TitleQueue;
   tools: ToolQueue;
   /** Jobs of the queue no worker took yet (waiting or delayed), in the order they were added. */
   pending(queue: QueueName): Promise<PendingJob[]>;
@@ -24,7 +31,7 @@ export interface QueueHarness {
 }
 
 /**
- * The contract of the queue ports (FoldQueue, RebuildQueue, ForgetRebuildQueue, ToolQueue) as the core and the
+ * The contract of the queue ports (FoldQueue, RebuildQueue, ForgetRebuildQueue, IdleFoldQueue, TitleQueue, ToolQueue) as the core and the
  * sweeper rely on them: deduplication while a job is pending, never after it finished or failed (a failed fold must
  * not stop the thread's folds), payloads of ids, delayed polls. The BullMQ producers on real Redis
  * (queues.int.test.ts) and the in-memory queues (queues.unit.test.ts) must both pass it.
@@ -91,6 +98,37 @@ export function describeQueueContract(name: string, make: () => Promise<QueueHar
         ['forget-rebuild', { threadId: thread, version: 7 }],
         ['forget-rebuild', { threadId: thread, version: 8 }],
       ]);
+    });
+
+    it("keeps one delayed idle fold per thread however often it is pushed back, apart from the thread's folds", async () => {
+      const queues = await harness();
+      const thread = randomUUID();
+      const other = randomUUID();
+      await queues.folds.scheduleIdleFold(thread);
+      await queues.folds.scheduleIdleFold(thread);
+      await queues.folds.scheduleIdleFold(other);
+      const fold = await queues.folds.enqueueFold(thread, 'trigger');
+      const pending = await queues.pending('summary');
+      expect(pending.map((job) => [job.name, job.data, job.delayed])).toEqual([
+        ['idle-fold', { threadId: thread }, true],
+        ['idle-fold', { threadId: other }, true],
+        ['fold', { threadId: thread, reason: 'trigger', force: false }, false],
+      ]);
+      // The trigger fold is ready at once; the idle folds wait for the cache to go cold.
+      expect(await queues.work('summary', 'complete')).toEqual([fold]);
+    });
+
+    it('titles a thread once per pending job, and again once that job finished', async () => {
+      const queues = await harness();
+      const thread = randomUUID();
+      await queues.folds.enqueueTitle(thread);
+      await queues.folds.enqueueTitle(thread);
+      expect((await queues.pending('summary')).map((job) => [job.name, job.data])).toEqual([
+        ['title', { threadId: thread }],
+      ]);
+      expect(await queues.work('summary', 'fail')).toHaveLength(1);
+      await queues.folds.enqueueTitle(thread);
+      expect((await queues.pending('summary')).map((job) => job.name)).toEqual(['title']);
     });
 
     it('runs a tool run once per pending job, again after it finished; polls are never merged and wait their delay', async () => {

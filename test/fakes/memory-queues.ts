@@ -1,4 +1,14 @@
-import type { FoldQueue, ForgetRebuildQueue, RebuildQueue, ToolQueue } from '../../src/core/ports';
+import type {
+  FoldQueue,
+  ForgetRebuildQueue,
+  IdleFoldQueue,
+  RebuildQueue,
+  TitleQueue,
+  ToolQueue,
+} from '../../src/core/ports';
+
+/** The idle fold's delay in the fake (the real producer's default is PROMPT_CACHE_TTL's, five minutes). */
+const IDLE_FOLD_DELAY_MS = 300_000;
 
 export type QueueName = 'summary' | 'tools';
 
@@ -15,7 +25,7 @@ export interface MemoryJob {
 }
 
 export interface MemoryQueues {
-  folds: FoldQueue & RebuildQueue & ForgetRebuildQueue;
+  folds: FoldQueue & RebuildQueue & ForgetRebuildQueue & IdleFoldQueue & TitleQueue;
   tools: ToolQueue;
   jobs: MemoryJob[];
   /** Redis is down: every enqueue fails (as the producers fail fast then). */
@@ -45,6 +55,20 @@ export function createMemoryQueues(): MemoryQueues {
         ),
       enqueueRebuild: async ({ threadId, actorId }) =>
         add('summary', 'rebuild', { threadId, actorId }, { deduplicationId: `rebuild-${threadId}` }),
+      async scheduleIdleFold(threadId) {
+        // One job per thread, pushed back while it waits (BullMQ's deduplication with `reschedule`).
+        const id = add(
+          'summary',
+          'idle-fold',
+          { threadId },
+          { deduplicationId: `idle-fold-${threadId}`, delayMs: IDLE_FOLD_DELAY_MS },
+        );
+        const job = queues.jobs.find((candidate) => candidate.id === id && candidate.queue === 'summary');
+        if (job?.state === 'delayed') job.readyAt = Math.max(job.readyAt, Date.now() + IDLE_FOLD_DELAY_MS);
+      },
+      async enqueueTitle(threadId) {
+        add('summary', 'title', { threadId }, { deduplicationId: `title-${threadId}` });
+      },
     },
     tools: {
       async enqueueToolRun(runId) {
