@@ -13,8 +13,9 @@ export interface UsageGroup {
 /** Read model of model-call usage for the admin's estimated costs. */
 export interface CostReport {
   /**
-   * Usage of the calls made since `since`: grouped, the groups with the most prompt tokens first (at most `limit`),
-   * and the total of all of them per model (the groups past `limit` included), read in one statement so both agree.
+   * Usage of the calls made since `since`: grouped, the `limit` groups with the most prompt tokens (in the order of
+   * their keys: the caller ranks them), and the total of all of them per model (the groups past `limit` included),
+   * read in one statement so both agree.
    */
   usageBy(input: {
     by: CostGrouping;
