@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkJsonBody, hasNulEscape, MAX_JSON_DEPTH, nestsDeeperThan } from './json-body-checks';
+import {
+  checkJsonBody,
+  hasNulEscape,
+  hasObjectWiderThan,
+  MAX_JSON_DEPTH,
+  MAX_JSON_OBJECT_MEMBERS,
+  nestsDeeperThan,
+} from './json-body-checks';
 
 describe('hasNulEscape', () => {
   it('finds a NUL character escaped in a JSON string, wherever it stands', () => {
@@ -35,5 +42,24 @@ describe('nestsDeeperThan', () => {
       checkJsonBody(Buffer.from(JSON.stringify({ tools: [{ function: { parameters: schema } }] }))),
     ).not.toThrow();
     expect(() => checkJsonBody(Buffer.from(nested(MAX_JSON_DEPTH + 1)))).toThrow(/nests deeper/);
+  });
+});
+
+describe('hasObjectWiderThan', () => {
+  const wide = (members: number) =>
+    `{${Array.from({ length: members }, (_, index) => `"k${index}":${index}`).join(',')}}`;
+
+  it('counts the members directly inside each object, not those of arrays, nested objects or strings', () => {
+    expect(hasObjectWiderThan(Buffer.from(wide(10)), 10)).toBe(false);
+    expect(hasObjectWiderThan(Buffer.from(wide(11)), 10)).toBe(true);
+    expect(hasObjectWiderThan(Buffer.from(`{"a":${wide(10)},"b":[${'1,'.repeat(50)}1]}`), 10)).toBe(false);
+    expect(hasObjectWiderThan(Buffer.from(`{"a":[${wide(11)}]}`), 10)).toBe(true);
+    expect(hasObjectWiderThan(Buffer.from(`{"a":"${',,,'.repeat(20)}","b":"\\",",c":1}`), 3)).toBe(false);
+    expect(hasObjectWiderThan(Buffer.from('{}'), 0)).toBe(false);
+  });
+
+  it('refuses, before parsing, a body with an object wider than MAX_JSON_OBJECT_MEMBERS', () => {
+    expect(() => checkJsonBody(Buffer.from(wide(MAX_JSON_OBJECT_MEMBERS)))).not.toThrow();
+    expect(() => checkJsonBody(Buffer.from(wide(MAX_JSON_OBJECT_MEMBERS + 1)))).toThrow(/more than 10,000 members/);
   });
 });

@@ -7,6 +7,7 @@ const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
+const COMMA = 0x2c;
 
 /**
  * How deep any JSON body here may nest arrays and objects. The deepest the API documents are a tool's JSON schema
@@ -55,8 +56,48 @@ export function nestsDeeperThan(body: Buffer, maxDepth: number): boolean {
 }
 
 /**
- * Body-parser's `verify` hook for every JSON body: throws VALIDATION when it holds a NUL character or nests deeper
- * than {@link MAX_JSON_DEPTH}, before it is parsed.
+ * How many members one JSON object here may hold. The widest the API documents are a tool schema's `properties` and
+ * a request's `metadata` (tens); a 1 MB object of 62,500 members held the event loop ~150 ms in `JSON.parse`, the
+ * schema's copy of its unknown keys and a spread of it (the hostile-server reliability test). Arrays are not bounded
+ * here (their routes bound their items).
+ */
+export const MAX_JSON_OBJECT_MEMBERS = 10_000;
+
+/**
+ * Whether a JSON body has an object of more than `maxMembers` members: one pass over the raw bytes, counting the
+ * commas directly inside each object (strings skipped), before any parsing. Malformed JSON is left to the parser.
+ */
+export function hasObjectWiderThan(body: Buffer, maxMembers: number): boolean {
+  // Per open container: -1 for an array, else the commas seen directly inside the object so far.
+  const open: number[] = [];
+  let inString = false;
+  for (let at = 0; at < body.length; at += 1) {
+    const byte = body[at];
+    if (inString) {
+      if (byte === BACKSLASH) at += 1;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_BRACE) {
+      open.push(0);
+    } else if (byte === OPEN_BRACKET) {
+      open.push(-1);
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      open.pop();
+    } else if (byte === COMMA && open.length > 0) {
+      const commas = open[open.length - 1]!;
+      if (commas >= 0) {
+        if (commas + 2 > maxMembers) return true;
+        open[open.length - 1] = commas + 1;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Body-parser's `verify` hook for every JSON body: throws VALIDATION when it holds a NUL character, nests deeper
+ * than {@link MAX_JSON_DEPTH} or has an object wider than {@link MAX_JSON_OBJECT_MEMBERS}, before it is parsed.
  */
 export function checkJsonBody(body: Buffer): void {
   if (hasNulEscape(body)) {
@@ -64,5 +105,11 @@ export function checkJsonBody(body: Buffer): void {
   }
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     throw new AppError('VALIDATION', `The request's JSON nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  if (hasObjectWiderThan(body, MAX_JSON_OBJECT_MEMBERS)) {
+    throw new AppError(
+      'VALIDATION',
+      `The request's JSON has an object of more than ${MAX_JSON_OBJECT_MEMBERS.toLocaleString('en')} members.`,
+    );
   }
 }
