@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ThreadDto, ToolRunDto } from '../../../src/shared/api';
+import type { ToolRunDto } from '../../../src/shared/api';
 import { threadReducer, type ThreadAction } from './thread-reducer';
 import { isAnswering, type ThreadState } from './thread-state';
-import { testMessage } from './test-message';
+import { testMessage, testThread } from './thread-test-fixtures';
 
 const message = testMessage;
 
-function thread(overrides: Partial<ThreadDto> = {}): ThreadDto {
-  return {
-    id: 't1',
-    title: 'A thread',
-    createdAt: '',
-    updatedAt: '',
-    lastActivityAt: '',
-    memoryMode: 'summary',
-    contextStartSeq: 1,
-    settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null },
-    memoryRebuilding: false,
-    forkedFrom: null,
-    ...overrides,
-  };
-}
+const thread = testThread;
 
 function run(actions: ThreadAction[], start: ThreadState | null = null): ThreadState | null {
   return actions.reduce(threadReducer, start);

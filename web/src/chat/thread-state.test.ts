@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ThreadDto } from '../../../src/shared/api';
 import {
   applyDelta,
   catchUpAfterSeq,
@@ -12,7 +11,7 @@ import {
   regenerableAnswer,
   setThread,
 } from './thread-state';
-import { testMessage } from './test-message';
+import { testMessage, testThread } from './thread-test-fixtures';
 
 const message = testMessage;
 
@@ -77,18 +76,8 @@ describe('thread state', () => {
 });
 
 describe('thread state: memory controls', () => {
-  const thread: ThreadDto = {
-    id: 't1',
-    title: 't',
-    createdAt: '',
-    updatedAt: '',
-    lastActivityAt: '',
-    memoryMode: 'summary',
-    contextStartSeq: 1,
-    settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null },
-    memoryRebuilding: false,
-    forkedFrom: null,
-  };
+  const thread = testThread({ title: 't' });
+
   const conversation = () => {
     const messages = [
       message({ seq: 1, role: 'user' }),

@@ -1,4 +1,4 @@
-import type { MessageDto } from '../../../src/shared/api';
+import type { MessageDto, ThreadDto } from '../../../src/shared/api';
 
 let counter = 0;
 
@@ -25,6 +25,23 @@ export function testMessage(overrides: Partial<MessageDto>): MessageDto {
     createdAt: new Date(2026, 0, 1, 0, 0, counter).toISOString(),
     updatedAt: '',
     completedAt: null,
+    ...overrides,
+  };
+}
+
+/** Thread t1 for the web app's state tests: summary memory, default settings, no fork. */
+export function testThread(overrides: Partial<ThreadDto> = {}): ThreadDto {
+  return {
+    id: 't1',
+    title: 'A thread',
+    createdAt: '',
+    updatedAt: '',
+    lastActivityAt: '',
+    memoryMode: 'summary',
+    contextStartSeq: 1,
+    settings: { trigger: null, keep: null, summaryPrompt: null, recallTokens: null, recallScope: null },
+    memoryRebuilding: false,
+    forkedFrom: null,
     ...overrides,
   };
 }
