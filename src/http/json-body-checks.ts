@@ -32,11 +32,15 @@ export function hasNulEscape(body: Buffer): boolean {
 }
 
 /**
- * Whether a JSON body nests arrays or objects more than `maxDepth` levels deep: one pass over the raw bytes, skipping
- * strings (brackets inside them are text), before any parsing. Malformed JSON is left to the parser to refuse.
+ * The shape of a JSON body, from one pass over its raw bytes before any parsing, strings skipped (brackets and commas
+ * inside them are text): whether it nests arrays or objects more than `maxDepth` levels deep (the pass stops there),
+ * and whether an object holds more than `maxMembers` members (the commas directly inside it). Malformed JSON is left
+ * to the parser to refuse.
  */
-export function nestsDeeperThan(body: Buffer, maxDepth: number): boolean {
-  let depth = 0;
+function scanJsonShape(body: Buffer, maxDepth: number, maxMembers: number): { deep: boolean; wide: boolean } {
+  // Per open container: -1 for an array, else the commas seen directly inside the object so far.
+  const open: number[] = [];
+  let wide = false;
   let inString = false;
   for (let at = 0; at < body.length; at += 1) {
     const byte = body[at];
@@ -45,14 +49,25 @@ export function nestsDeeperThan(body: Buffer, maxDepth: number): boolean {
       else if (byte === QUOTE) inString = false;
     } else if (byte === QUOTE) {
       inString = true;
-    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
-      depth += 1;
-      if (depth > maxDepth) return true;
-    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
-      depth -= 1;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      open.push(byte === OPEN_BRACE ? 0 : -1);
+      if (open.length > maxDepth) return { deep: true, wide };
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      open.pop();
+    } else if (byte === COMMA && !wide && open.length > 0) {
+      const commas = open[open.length - 1]!;
+      if (commas >= 0) {
+        open[open.length - 1] = commas + 1;
+        wide = commas + 2 > maxMembers;
+      }
     }
   }
-  return false;
+  return { deep: false, wide };
+}
+
+/** Whether a JSON body nests arrays or objects more than `maxDepth` levels deep (see scanJsonShape). */
+export function nestsDeeperThan(body: Buffer, maxDepth: number): boolean {
+  return scanJsonShape(body, maxDepth, Infinity).deep;
 }
 
 /**
@@ -63,36 +78,9 @@ export function nestsDeeperThan(body: Buffer, maxDepth: number): boolean {
  */
 export const MAX_JSON_OBJECT_MEMBERS = 10_000;
 
-/**
- * Whether a JSON body has an object of more than `maxMembers` members: one pass over the raw bytes, counting the
- * commas directly inside each object (strings skipped), before any parsing. Malformed JSON is left to the parser.
- */
+/** Whether a JSON body has an object of more than `maxMembers` members (see scanJsonShape). */
 export function hasObjectWiderThan(body: Buffer, maxMembers: number): boolean {
-  // Per open container: -1 for an array, else the commas seen directly inside the object so far.
-  const open: number[] = [];
-  let inString = false;
-  for (let at = 0; at < body.length; at += 1) {
-    const byte = body[at];
-    if (inString) {
-      if (byte === BACKSLASH) at += 1;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
-    } else if (byte === OPEN_BRACE) {
-      open.push(0);
-    } else if (byte === OPEN_BRACKET) {
-      open.push(-1);
-    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-      open.pop();
-    } else if (byte === COMMA && open.length > 0) {
-      const commas = open[open.length - 1]!;
-      if (commas >= 0) {
-        if (commas + 2 > maxMembers) return true;
-        open[open.length - 1] = commas + 1;
-      }
-    }
-  }
-  return false;
+  return scanJsonShape(body, Infinity, maxMembers).wide;
 }
 
 /**
@@ -103,10 +91,12 @@ export function checkJsonBody(body: Buffer): void {
   if (hasNulEscape(body)) {
     throw new AppError('VALIDATION', 'The request holds a NUL character (\\u0000), which no text here can store.');
   }
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+  // One pass for both bounds; a body past both is refused for its depth, as when they were two passes.
+  const shape = scanJsonShape(body, MAX_JSON_DEPTH, MAX_JSON_OBJECT_MEMBERS);
+  if (shape.deep) {
     throw new AppError('VALIDATION', `The request's JSON nests deeper than ${MAX_JSON_DEPTH} levels.`);
   }
-  if (hasObjectWiderThan(body, MAX_JSON_OBJECT_MEMBERS)) {
+  if (shape.wide) {
     throw new AppError(
       'VALIDATION',
       `The request's JSON has an object of more than ${MAX_JSON_OBJECT_MEMBERS.toLocaleString('en')} members.`,
