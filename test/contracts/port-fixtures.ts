@@ -1,6 +1,7 @@
 import type {
   AdminThreadStore,
   AuditStore,
+  ClientHistoryStore,
   CostReport,
   ErasureStore,
   ExportReader,
@@ -20,6 +21,7 @@ import type { SpendLimitAdminStore, SpendStore } from '../../src/core/ports/spen
 import {
   createMemoryAdminThreadStore,
   createMemoryAuditStore,
+  createMemoryClientHistoryStore,
   createMemoryCostReport,
   createMemoryDatabase,
   createMemoryErasureStore,
@@ -42,7 +44,7 @@ import {
 
 /**
  * The stores of the turn (store-fixtures.ts) plus the ports of the memory controls, the admin, the export, the call
- * records, saved memories, erasure, the /v1 conversations, search, spend limits and automatic titles.
+ * records, saved memories, erasure, the /v1 conversations and history matching, search, spend limits and automatic titles.
  */
 export interface PortStores extends Stores {
   audit: AuditStore;
@@ -60,6 +62,8 @@ export interface PortStores extends Stores {
   markSavedMemoriesStale(ids: string[]): Promise<void>;
   erasures: ErasureStore;
   conversations: FacadeConversationStore;
+  /** The /v1 history matching's reads (the chain hashes of a thread's client view). */
+  clientHistory: ClientHistoryStore;
   search: TranscriptSearch;
   /** A TurnStore over the same tables whose context reads bring auto-recall (100 tokens) and saved memories (50). */
   recallTurns: TurnStore;
@@ -102,6 +106,7 @@ export function createMemoryPortStores(): PortStores {
     },
     erasures: createMemoryErasureStore(database),
     conversations: createMemoryFacadeConversationStore(database),
+    clientHistory: createMemoryClientHistoryStore(database),
     search: createMemoryTranscriptSearch(database),
     recallTurns: createMemoryTurnStore(database, RECALL_TURNS),
     spend: createMemorySpendStore(database),

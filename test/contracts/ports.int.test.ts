@@ -2,6 +2,7 @@ import { beforeAll } from 'vitest';
 import type { ModelCallRecord } from '../../src/core/ports';
 import { createAdminThreadRepository } from '../../src/db/admin-thread-repository';
 import { createAuditRepository } from '../../src/db/audit-repository';
+import { createClientHistoryRepository } from '../../src/db/client-history-repository';
 import { createCostReport } from '../../src/db/cost-report';
 import { createModelCallHistory } from '../../src/db/model-call-history';
 import { createForkRepository } from '../../src/db/fork-repository';
@@ -22,6 +23,7 @@ import { createTurnRepository } from '../../src/db/turn-repository';
 import { useSuiteDatabase } from '../support/databases';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
+import { describeClientHistoryStoreContract } from './client-history-store.contract';
 import { describeCostReportContract } from './cost-report.contract';
 import { describeErasureStoreContract } from './erasure-store.contract';
 import { describeExportReaderContract } from './export-reader.contract';
@@ -93,6 +95,7 @@ beforeAll(() => {
     },
     erasures: createErasureRepository(db),
     conversations: createFacadeConversationRepository(db),
+    clientHistory: createClientHistoryRepository(db),
     search: createSearchRepository(db),
     recallTurns: createTurnRepository(db, RECALL_TURNS),
     spend: createSpendRepository(db),
@@ -113,6 +116,7 @@ describeForkStoreContract('Postgres repositories', () => stores);
 describeSavedMemoryStoreContract('Postgres repositories', () => stores);
 describeErasureStoreContract('Postgres repositories', () => stores);
 describeFacadeConversationStoreContract('Postgres repositories', () => stores);
+describeClientHistoryStoreContract('Postgres repositories', () => stores);
 describeTranscriptSearchContract('Postgres repositories', () => stores);
 describeSpendStoreContract('Postgres repositories', () => stores);
 describeSpendLimitAdminStoreContract('Postgres repositories', () => stores);

@@ -2,6 +2,7 @@ import { createLocalEventBus } from '../../src/realtime/local-event-bus';
 import { createMemoryEventBus } from '../fakes';
 import { describeAdminThreadStoreContract } from './admin-thread-store.contract';
 import { describeAuditStoreContract } from './audit-store.contract';
+import { describeClientHistoryStoreContract } from './client-history-store.contract';
 import { describeCostReportContract } from './cost-report.contract';
 import { describeErasureStoreContract } from './erasure-store.contract';
 import { describeEventBusContract } from './event-bus.contract';
@@ -18,7 +19,7 @@ import { describeThreadTitleStoreContract } from './thread-title-store.contract'
 import { describeTranscriptSearchContract } from './transcript-search.contract';
 import { createMemoryPortStores } from './port-fixtures';
 
-// The contracts of the admin, export, call-record, event, saved-memory, erasure, /v1 conversation, search, spend and
+// The contracts of the admin, export, call-record, event, saved-memory, erasure, /v1 conversation and history, search, spend and
 // automatic-title ports on the in-memory fakes (each case on a fresh in-memory database). The same suites run on the
 // Postgres repositories in ports.int.test.ts.
 describeAuditStoreContract('in-memory fake', createMemoryPortStores);
@@ -30,6 +31,7 @@ describeForkStoreContract('in-memory fake', createMemoryPortStores);
 describeSavedMemoryStoreContract('in-memory fake', createMemoryPortStores);
 describeErasureStoreContract('in-memory fake', createMemoryPortStores);
 describeFacadeConversationStoreContract('in-memory fake', createMemoryPortStores);
+describeClientHistoryStoreContract('in-memory fake', createMemoryPortStores);
 describeTranscriptSearchContract('in-memory fake', createMemoryPortStores);
 describeSpendStoreContract('in-memory fake', createMemoryPortStores);
 describeSpendLimitAdminStoreContract('in-memory fake', createMemoryPortStores);

@@ -1,6 +1,7 @@
 // In-memory fakes of the core's ports, held to the real adapters' behaviour by the suites in test/contracts.
 export { createMemoryAdminThreadStore } from './memory-admin-thread-store';
 export { createMemoryAuditStore } from './memory-audit-store';
+export { createMemoryClientHistoryStore } from './memory-client-history-store';
 export { createMemoryCostReport } from './memory-cost-report';
 export { createMemoryDatabase, type MemoryDatabase } from './memory-database';
 export { createMemoryErasureStore } from './memory-erasure-store';
