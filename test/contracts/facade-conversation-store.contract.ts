@@ -5,7 +5,7 @@ import { ENCODING, exchange, newThread, pause, send } from './store-fixtures';
 
 /**
  * The FacadeConversationStore contract (the /v1 route's conversation keys, client settings, queued cancels, usage).
- * Its `history` reads hash the client view in Postgres triggers: test/facade/history-matching.int.test.ts covers them.
+ * Its `history` reads have a contract of their own (client-history-store.contract.ts).
  */
 export function describeFacadeConversationStoreContract(name: string, make: MakePortStores): void {
   describe(`FacadeConversationStore contract: ${name}`, () => {

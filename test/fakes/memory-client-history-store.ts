@@ -140,6 +140,13 @@ export function createMemoryClientHistoryStore(database: MemoryDatabase): Client
   };
 }
 
+/** The rows of `before` (in seq order) from `fromSeq` on: a thread's open answer, read from its end. */
+function since<T extends { row: MessageRow }>(before: readonly T[], fromSeq: number): readonly T[] {
+  let start = before.length;
+  while (start > 0 && ((before[start - 1] as T).row.seq as number) >= fromSeq) start -= 1;
+  return before.slice(start);
+}
+
 const UNKNOWN: ChainState = { prefixHash: null, chain: null, answerFrom: null };
 
 /**
@@ -167,10 +174,9 @@ function stateOf(input: {
   if (hidden(message)) return passThrough;
   if (message.role === 'assistant') {
     const answerFrom = previousFrom ?? seq;
-    const parts = before
+    const parts = since(before, answerFrom)
       .map(({ row }) => row)
-      .filter((row) => (row.seq as number) >= answerFrom && row.role === 'assistant' && row.content !== '')
-      .filter((row) => !hidden(row))
+      .filter((row) => row.role === 'assistant' && row.content !== '' && !hidden(row))
       .map((row) => row.content);
     if (message.content !== '') parts.push(message.content);
     const toolCalls = (message.toolCalls ?? [])
@@ -185,8 +191,9 @@ function stateOf(input: {
   const closed =
     previousFrom === null
       ? previousChain
-      : (before.filter(({ row, state }) => (row.seq as number) >= previousFrom && state.prefixHash !== null).at(-1)
-          ?.state.prefixHash ?? null);
+      : (since(before, previousFrom)
+          .filter(({ state }) => state.prefixHash !== null)
+          .at(-1)?.state.prefixHash ?? null);
   if (closed === null) return UNKNOWN;
   const content = stored(message.content);
   const item: ClientMessage =

@@ -1,25 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { BRANCH_TAIL_CHARS, type ClientHistoryStore, type FacadeConversationStore } from '../../src/core/ports';
+import { BRANCH_TAIL_CHARS, type FacadeConversationStore } from '../../src/core/ports';
+import { createMemoryClientHistoryStore } from './memory-client-history-store';
 import { copy, newId, toMessage, type MemoryDatabase, type MessageRow } from './memory-database';
 
 /**
- * The history matching's reads hash a thread's client view in the database (triggers on messages), which this fake
- * does not reproduce: a test that needs them runs on Postgres (test/facade/history-matching.int.test.ts).
- */
-const notFaked = (): never => {
-  throw new Error('ClientHistoryStore is not faked: its chain hashes are written by Postgres triggers.');
-};
-const unfakedHistory: ClientHistoryStore = {
-  chainHashes: notFaked,
-  findPrefix: async () => notFaked(),
-  readRows: async () => notFaked(),
-  writing: async () => notFaked(),
-  userAfter: async () => notFaked(),
-};
-
-/**
  * FacadeConversationStore in memory (test/contracts/facade-conversation-store.contract.ts holds it to the Postgres
- * repository's behaviour): the facade_conversations table and the reads of threads, turns and call records it needs.
+ * repository's behaviour): the facade_conversations table and the reads of threads, turns and call records it needs;
+ * its `history` is the in-memory ClientHistoryStore over the same tables.
  */
 export function createMemoryFacadeConversationStore(database: MemoryDatabase): FacadeConversationStore {
   /** The end of the branch's last user or assistant text a client saw, as the repository's lateral read. */
@@ -42,7 +29,7 @@ export function createMemoryFacadeConversationStore(database: MemoryDatabase): F
   };
 
   return {
-    history: unfakedHistory,
+    history: createMemoryClientHistoryStore(database),
 
     async threadsOf({ userId, clientKey, limit }) {
       return database.conversations
