@@ -241,6 +241,14 @@ export function describeClientHistoryStoreContract(name: string, make: MakePortS
       );
     });
 
+    it('hashes a lone surrogate as stored, U+FFFD: the text the client got back matches, the ill-formed one does not', async () => {
+      const stores = make();
+      const thread = await newThread(stores);
+      await exchange(stores, thread.id, 'broken \uD800 text', 'fine');
+      expect(await foundAt(stores, thread.id, [user('broken \uFFFD text'), answer('fine')])).toBe(2);
+      expect(await foundAt(stores, thread.id, [user('broken \uD800 text'), answer('fine')])).toBeNull();
+    });
+
     it('gives no hash to a message still streaming, nor to any after it, until it ends', async () => {
       const stores = make();
       const { thread, history } = await chat(stores, 1);
