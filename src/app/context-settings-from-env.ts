@@ -119,5 +119,6 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
     recallScope: env.RECALL_SCOPE,
     recallGate: env.RECALL_GATE === 'on',
     recallSticky: env.RECALL_STICKY === 'on',
+    ...(env.RECALL_HELD_TOKENS !== undefined ? { recallHeldTokens: env.RECALL_HELD_TOKENS } : {}),
   };
 }

@@ -258,6 +258,8 @@ const schema = z.object({
   RECALL_GATE: z.enum(['on', 'off']).default('on'),
   /** A recall slot, once shown, held in place until the next fold (sticky recall); off: a slot serves its own turn. */
   RECALL_STICKY: z.enum(['on', 'off']).default('on'),
+  /** Tokens held recall notes may take together until the next fold; a slot past it serves its own turn only. */
+  RECALL_HELD_TOKENS: optionalInteger(0),
   /** Days a thread may stay idle before the sweeper erases it; unset keeps threads forever. */
   RETENTION_DAYS: optionalInteger(1),
   /** Postgres text search configuration of the transcript index; changing it needs `npm run search:reindex`. */

@@ -35,6 +35,12 @@ export interface BuildContextPackOptions {
   /** RECALL_GATE: a new slot only when recallEarnsItsTokens says recall is likely to add something. Absent: always. */
   recallGate?: boolean;
   /**
+   * RECALL_HELD_TOKENS: the tokens held recall notes may take together. A new slot that would take them past it serves
+   * its own turn only (the manifest records no note to hold): held notes are read on every later call until the next
+   * fold and count towards its trigger, so without a bound they grow with every recalled question. Absent: no bound.
+   */
+  recallHeldTokens?: number;
+  /**
    * The user's saved memories (newest first) and their cap (USER_MEMORY_TOKENS): the newest that fit go into the
    * leading system message after the system prefix, before the summary. Absent: none.
    */
@@ -473,6 +479,11 @@ function fitToBudget(input: {
   return { start, messages };
 }
 
+/** Whether this call's new slot may be held by later calls: the held notes and it within RECALL_HELD_TOKENS. */
+function heldFits(limit: number | undefined, heldTokens: number, fresh: RecallSlot): boolean {
+  return limit === undefined || heldTokens + fresh.message.tokens <= limit;
+}
+
 /** The pack the budget guard fitted, with its manifest: what it carried, by reference to the store. */
 function packOf(
   inputs: PackInputs,
@@ -497,6 +508,7 @@ function packOf(
     note.recalled.flatMap((message) => (message.thread ? [{ threadId: message.thread.id, seq: message.seq }] : [])),
   );
   const fresh = assembly.recall && slot ? slot : null;
+  const heldTokens = keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0);
   return {
     messages,
     tokens,
@@ -509,7 +521,7 @@ function packOf(
       recalledSeqs: [...new Set([...heldOwn, ...(fresh?.seqs ?? [])])].sort((a, b) => a - b),
       recalledElsewhere: [...heldElsewhere, ...(fresh?.elsewhere ?? [])],
       recallNote:
-        fresh && newestUser && keptSeqs.has(newestUser.seq)
+        fresh && newestUser && keptSeqs.has(newestUser.seq) && heldFits(options.recallHeldTokens, heldTokens, fresh)
           ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens }
           : null,
       savedMemoryIds: memories.map((item) => item.id),
@@ -525,7 +537,7 @@ function packOf(
         measure,
         total: tokens,
         memories,
-        heldTokens: keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0),
+        heldTokens,
       }),
       perCallFrom: firstDifference(
         messages,

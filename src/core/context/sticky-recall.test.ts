@@ -60,6 +60,7 @@ function build(
   heldRecall: HeldRecallNote[],
   compat: ChatTemplateCompat,
   notes: string[] = [],
+  recallHeldTokens?: number,
 ): ContextPack {
   const state: ContextState = {
     summary,
@@ -78,6 +79,7 @@ function build(
     compat,
     recallTokens: 300,
     ...(notes.length > 0 ? { notes } : {}),
+    ...(recallHeldTokens !== undefined ? { recallHeldTokens } : {}),
   });
 }
 
@@ -125,6 +127,32 @@ describe('sticky recall', () => {
     expect(second.manifest.parts.recall).toBe(fresh?.tokens);
     expect(second.manifest.recallNote?.tokens).toBe(fresh?.tokens);
     expect(second.manifest.parts.heldRecall).toBe(first.messages.at(-1)?.tokens);
+  });
+
+  it('holds no new note past RECALL_HELD_TOKENS: the slot serves its own turn, the notes held stay where they were', () => {
+    const candidates = new Map([old(1), old(2), old(3)].map((message) => [keyOf(message), message]));
+    const window = [counted({ seq: 11, role: 'user', content: 'What was the budget?' })];
+    // The bound: exactly the first note's tokens.
+    const bound = build(window, [old(1)], [], 'openai').manifest.recallNote?.tokens ?? 0;
+    const first = build(window, [old(1)], [], 'openai', [], bound);
+    expect(first.manifest.recallNote).toMatchObject({ servedSeq: 11, seqs: [1], tokens: bound });
+
+    window.push(
+      counted({ seq: 12, role: 'assistant', content: 'It was 100 euros.' }),
+      counted({ seq: 13, role: 'user', content: 'And the hotel?' }),
+    );
+    const second = build(window, [old(3)], heldFrom([first], candidates), 'openai', [], bound);
+    // The model still sees what was recalled for message 13, after it, as a slot of this call only.
+    expect(second.messages.at(-1)?.content).toContain('Older message 3');
+    expect(second.manifest.recalledSeqs).toEqual([1, 3]);
+    // No note is recorded for it (the note held already takes the whole bound), so no later call holds it...
+    expect(second.manifest.recallNote).toBeNull();
+    expect(second.messages.slice(0, first.messages.length)).toEqual(first.messages);
+    // ...while without the bound it would be held.
+    expect(build(window, [old(3)], heldFrom([first], candidates), 'openai').manifest.recallNote).toMatchObject({
+      servedSeq: 13,
+      seqs: [3],
+    });
   });
 
   it('gives a message a note already serves no new slot (a later round of its turn, a regeneration)', () => {

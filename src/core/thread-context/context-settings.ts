@@ -35,6 +35,8 @@ export interface ContextSettings {
   recallScope: RecallScope;
   /** RECALL_GATE: a user message gets a new recall slot only when recall is likely to add something (recallEarnsItsTokens). */
   recallGate?: boolean;
+  /** RECALL_HELD_TOKENS: the tokens held recall notes may take together (BuildContextPackOptions.recallHeldTokens). */
+  recallHeldTokens?: number;
   /**
    * RECALL_STICKY: a recall slot, once shown, stays next to the message it served until the next fold (held notes);
    * off: each user message's slot is shown for its own turn only. Absent: off.
