@@ -95,6 +95,20 @@ function describeAnsweringCases(makePort: () => Promise<ChatModelPort>): void {
     await pause(300);
     expect(deltas).toHaveLength(1);
   });
+
+  it("rethrows an error of the caller's onDelta as it is (a subscriber's bug is not a provider failure)", async () => {
+    const bug = new Error('subscriber bug');
+    const error = await rejection(
+      (await makePort()).stream({
+        messages: contractPrompt,
+        signal: new AbortController().signal,
+        onDelta: () => {
+          throw bug;
+        },
+      }),
+    );
+    expect(error).toBe(bug);
+  });
 }
 
 /** What a port whose provider answers a script must do with each answer. */

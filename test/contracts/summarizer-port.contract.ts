@@ -63,16 +63,14 @@ function describeScriptedCases(makePort: MakeScriptedPort<SummarizerPort>): void
     expect(result.usage).toMatchObject(usage);
   });
 
+  // The whole answer takes half a second to stream: a call that ignored the abort would resolve with it.
   it('stops at an abort mid-answer, as aborted', async () => {
     const { port } = await makePort([
       textReply(['a ', 'b ', 'c ', 'd ', 'e ', 'f ', 'g ', 'h ', 'i ', 'j.'], { chunkDelayMs: 50 }),
     ]);
-    const started = Date.now();
     const error = await rejection(port.summarize({ messages: foldPrompt, signal: AbortSignal.timeout(100) }));
     expect(error).toBeInstanceOf(ModelCallError);
     expect(error).toMatchObject({ kind: 'aborted', retryable: false });
-    // Well before the half second the whole answer takes to stream (generous: the machine may be loaded).
-    expect(Date.now() - started).toBeLessThan(450);
   });
 
   it("surfaces a provider's 429 and 500 as retryable ModelCallErrors (rate_limited with its wait, server)", async () => {
