@@ -223,6 +223,35 @@ function scriptedUsage(usage: AnthropicScriptedUsage): CacheUsage {
   };
 }
 
+/** A text or tool_use reply as the answer's blocks and message (`usage`: the scripted or emulated input usage). */
+function answerOf(
+  reply: AnthropicTextReply | AnthropicToolUseReply,
+  recorded: AnthropicStubRequest,
+  usage: CacheUsage,
+) {
+  const blocks = replyBlocks(reply, recorded.index);
+  const output =
+    reply.usage?.output_tokens ?? blocks.reduce((sum, block) => sum + approximateTokens(JSON.stringify(block)), 0);
+  const message = {
+    id: `msg_stub_${recorded.index}`,
+    type: 'message',
+    role: 'assistant',
+    model: recorded.body.model,
+    content: blocks,
+    stop_reason: reply.type === 'tool_use' ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { ...usage, output_tokens: output },
+  };
+  const streamOptions =
+    reply.type === 'text'
+      ? {
+          ...(reply.chunkDelayMs ? { chunkDelayMs: reply.chunkDelayMs } : {}),
+          ...(reply.chunks ? { chunks: reply.chunks } : {}),
+        }
+      : {};
+  return { blocks, output, message, streamOptions };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function streamMessage(
@@ -342,36 +371,14 @@ export async function startAnthropicStub(options: AnthropicStubOptions = {}): Pr
       );
       return;
     }
-    const blocks = replyBlocks(reply, recorded.index);
-    const output =
-      reply.usage?.output_tokens ?? blocks.reduce((sum, block) => sum + approximateTokens(JSON.stringify(block)), 0);
-    outputTokens += output;
-    const message = {
-      id: `msg_stub_${recorded.index}`,
-      type: 'message',
-      role: 'assistant',
-      model: body.model,
-      content: blocks,
-      stop_reason: reply.type === 'tool_use' ? 'tool_use' : 'end_turn',
-      stop_sequence: null,
-      usage: { ...usage, output_tokens: output },
-    };
+    const answer = answerOf(reply, recorded, usage);
+    outputTokens += answer.output;
     if (!recorded.stream) {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(message));
+      response.end(JSON.stringify(answer.message));
       return;
     }
-    await streamMessage(
-      response,
-      message,
-      blocks,
-      reply.type === 'text'
-        ? {
-            ...(reply.chunkDelayMs ? { chunkDelayMs: reply.chunkDelayMs } : {}),
-            ...(reply.chunks ? { chunks: reply.chunks } : {}),
-          }
-        : {},
-    );
+    await streamMessage(response, answer.message, answer.blocks, answer.streamOptions);
   }
 
   const server = createServer((request, response) => {
