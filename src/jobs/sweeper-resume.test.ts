@@ -1,27 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatModelPort } from '../core/ports';
 import { TurnRunner } from '../core/turn/turn-runner';
-import { createMemoryStores } from '../../test/fakes';
+import { createMemoryStores, createScriptedChatModel, scriptedText, type ScriptedCall } from '../../test/fakes';
 import { silentLog, testSettings } from '../../test/fakes/summary-use-case-fakes';
 import { createSweeper } from './sweeper';
 
 // Issue 33 item 8: a turn cut by a crash (its process died mid-answer, its lease expired) is answered after the
 // restart, through the sweeper: run again once (RESUME_INTERRUPTED_TURNS=retry), else ended with INTERRUPTED.
 
-/** A model that answers "answer to <the last user message>", counting its calls. */
+/** The last user message a call was given. */
+const questionOf = (call: ScriptedCall) =>
+  call.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+
+/** A model that answers "answer to <the last user message>", recording its calls. */
 function echoChat() {
-  const asked: string[] = [];
-  const chat: ChatModelPort = {
+  return createScriptedChatModel({
     model: 'fake-chat',
-    async stream({ messages, onDelta }) {
-      const question = messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
-      asked.push(question);
-      const text = `answer to ${question}`;
-      onDelta(text);
-      return { text, toolCalls: [], usage: { promptTokens: 10, completionTokens: 3 } };
-    },
-  };
-  return { chat, asked };
+    fallback: (call) =>
+      scriptedText([`answer to ${questionOf(call)}`], { usage: { promptTokens: 10, completionTokens: 3 } }),
+  });
 }
 
 /** A thread with two sends; a process started the first one's turn, streamed "Par", and died (1 ms lease). */
@@ -63,7 +59,7 @@ async function dieMidTurn(stores: ReturnType<typeof createMemoryStores>, threadI
 
 /** The restarted process: its runner, and a sweeper that hands recovered threads to it. */
 function restartedProcess(stores: ReturnType<typeof createMemoryStores>, interruptedTurns?: 'retry' | 'fail') {
-  const { chat, asked } = echoChat();
+  const chat = echoChat();
   const runner = new TurnRunner({
     turns: stores.turns,
     calls: { record: async () => undefined },
@@ -87,7 +83,8 @@ function restartedProcess(stores: ReturnType<typeof createMemoryStores>, interru
     ...(interruptedTurns ? { interruptedTurns } : {}),
   });
   return {
-    asked,
+    /** The questions the restarted process's model was asked. */
+    asked: () => chat.calls.map(questionOf),
     async sweep() {
       const result = await sweeper.sweep();
       await Promise.all(drains);
@@ -117,7 +114,7 @@ describe('sweeper: turns cut by a dead process', () => {
     const restarted = restartedProcess(stores);
 
     expect((await restarted.sweep()).threadsResumed).toBe(1);
-    expect(restarted.asked).toEqual(['first', 'second']);
+    expect(restarted.asked()).toEqual(['first', 'second']);
     expect(transcript(stores, threadId)).toEqual([
       [1, 'user', 'first', 'complete', false, null],
       [2, 'assistant', 'Par', 'error', true, 'INTERRUPTED'],
@@ -146,7 +143,7 @@ describe('sweeper: turns cut by a dead process', () => {
     const restarted = restartedProcess(stores);
 
     await restarted.sweep();
-    expect(restarted.asked).toEqual(['second']);
+    expect(restarted.asked()).toEqual(['second']);
     expect(transcript(stores, threadId)).toEqual([
       [1, 'user', 'first', 'complete', false, null],
       [2, 'assistant', 'Par', 'error', true, 'INTERRUPTED'],
@@ -167,7 +164,7 @@ describe('sweeper: turns cut by a dead process', () => {
     const restarted = restartedProcess(stores, 'fail');
 
     await restarted.sweep();
-    expect(restarted.asked).toEqual(['second']);
+    expect(restarted.asked()).toEqual(['second']);
     expect(transcript(stores, threadId)).toEqual([
       [1, 'user', 'first', 'complete', false, null],
       [2, 'assistant', 'Par', 'error', false, 'INTERRUPTED'],

@@ -1,4 +1,4 @@
-// In-memory fakes of the core's ports, held to the real adapters' behaviour by the suites in test/contracts.
+// In-memory fakes of the core's ports (and a scripted chat model), held to the real adapters' behaviour by the suites in test/contracts.
 export { createMemoryAdminThreadStore } from './memory-admin-thread-store';
 export { createMemoryAuditStore } from './memory-audit-store';
 export { createMemoryClientHistoryStore } from './memory-client-history-store';
@@ -25,3 +25,15 @@ export { createMemoryTranscriptSearch } from './memory-transcript-search';
 export { createMemoryTranscriptStore } from './memory-transcript-store';
 export { createMemoryTurnStore, memoryContext, type MemoryContextOptions } from './memory-turn-store';
 export { createMemoryStores, type Stores } from './memory-stores';
+export {
+  createScriptedChatModel,
+  scriptedFailure,
+  scriptedText,
+  scriptedToolCalls,
+  type ScriptedCall,
+  type ScriptedChatModel,
+  type ScriptedChatModelOptions,
+  type ScriptedPause,
+  type ScriptedReply,
+  type ScriptStep,
+} from './scripted-chat-model';

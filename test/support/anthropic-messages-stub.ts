@@ -20,20 +20,33 @@ import {
 
 export type { CacheTotals, MessagesRequestBody };
 
+/** The usage to report instead of the emulated one (a contract scripting what the provider says). */
+export interface AnthropicScriptedUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
 export interface AnthropicTextReply {
   type: 'text';
   text: string;
+  /** The text's deltas as streamed (they must join to `text`). Default: 16-character pieces. */
+  chunks?: string[];
   /** A thinking block before the text (with its signature). */
   thinking?: { thinking: string; signature: string };
   /** Wait between streamed deltas. */
   chunkDelayMs?: number;
+  usage?: AnthropicScriptedUsage;
 }
 
 export interface AnthropicToolUseReply {
   type: 'tool_use';
-  calls: { id?: string; name: string; input: Record<string, unknown> }[];
+  /** `input` as a string is streamed as is (e.g. arguments that are not JSON). */
+  calls: { id?: string; name: string; input: Record<string, unknown> | string }[];
   text?: string;
   thinking?: { thinking: string; signature: string };
+  usage?: AnthropicScriptedUsage;
 }
 
 export interface AnthropicErrorReply {
@@ -44,6 +57,8 @@ export interface AnthropicErrorReply {
   message?: string;
   /** Sent as an `error` event after `message_start` (HTTP 200) instead of an HTTP error. */
   midStream?: boolean;
+  /** Sent as the `retry-after` header (seconds). */
+  retryAfterSeconds?: number;
 }
 
 export type AnthropicReply = AnthropicTextReply | AnthropicToolUseReply | AnthropicErrorReply;
@@ -167,8 +182,17 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function sendError(response: ServerResponse, status: number, type: string, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_stub_${Date.now()}` });
+function sendError(
+  response: ServerResponse,
+  status: number,
+  error: { type: string; message: string; retryAfterSeconds?: number | undefined },
+): void {
+  const { type, message } = error;
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': `req_stub_${Date.now()}`,
+    ...(error.retryAfterSeconds !== undefined ? { 'retry-after': String(error.retryAfterSeconds) } : {}),
+  });
   response.end(JSON.stringify({ type: 'error', error: { type, message }, request_id: `req_stub_${Date.now()}` }));
 }
 
@@ -191,13 +215,50 @@ function replyBlocks(reply: AnthropicTextReply | AnthropicToolUseReply, index: n
   return blocks;
 }
 
+function scriptedUsage(usage: AnthropicScriptedUsage): CacheUsage {
+  return {
+    input_tokens: usage.input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** A text or tool_use reply as the answer's blocks and message (`usage`: the scripted or emulated input usage). */
+function answerOf(
+  reply: AnthropicTextReply | AnthropicToolUseReply,
+  recorded: AnthropicStubRequest,
+  usage: CacheUsage,
+) {
+  const blocks = replyBlocks(reply, recorded.index);
+  const output =
+    reply.usage?.output_tokens ?? blocks.reduce((sum, block) => sum + approximateTokens(JSON.stringify(block)), 0);
+  const message = {
+    id: `msg_stub_${recorded.index}`,
+    type: 'message',
+    role: 'assistant',
+    model: recorded.body.model,
+    content: blocks,
+    stop_reason: reply.type === 'tool_use' ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { ...usage, output_tokens: output },
+  };
+  const streamOptions =
+    reply.type === 'text'
+      ? {
+          ...(reply.chunkDelayMs ? { chunkDelayMs: reply.chunkDelayMs } : {}),
+          ...(reply.chunks ? { chunks: reply.chunks } : {}),
+        }
+      : {};
+  return { blocks, output, message, streamOptions };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function streamMessage(
   response: ServerResponse,
   message: Record<string, unknown>,
   blocks: Block[],
-  options: { chunkDelayMs?: number; midStreamError?: AnthropicErrorReply },
+  options: { chunkDelayMs?: number; chunks?: string[]; midStreamError?: AnthropicErrorReply },
 ): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (type: string, data: Record<string, unknown>) =>
@@ -217,7 +278,7 @@ async function streamMessage(
     if (block.type === 'text') {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } });
       const text = String(block.text);
-      const pieces = text.match(/.{1,16}/gs) ?? [];
+      const pieces = options.chunks ?? text.match(/.{1,16}/gs) ?? [];
       for (const piece of pieces) {
         send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
         if (options.chunkDelayMs) await sleep(options.chunkDelayMs);
@@ -229,7 +290,10 @@ async function streamMessage(
       });
       send('content_block_delta', {
         index,
-        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+        delta: {
+          type: 'input_json_delta',
+          partial_json: typeof block.input === 'string' ? block.input : JSON.stringify(block.input),
+        },
       });
     } else if (block.type === 'thinking') {
       send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
@@ -256,14 +320,14 @@ export async function startAnthropicStub(options: AnthropicStubOptions = {}): Pr
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) {
-      sendError(response, 404, 'not_found_error', `Not found: ${request.method} ${request.url}`);
+      sendError(response, 404, { type: 'not_found_error', message: `Not found: ${request.method} ${request.url}` });
       return;
     }
     let body: MessagesRequestBody;
     try {
       body = JSON.parse(await readBody(request)) as MessagesRequestBody;
     } catch {
-      sendError(response, 400, 'invalid_request_error', 'The request body is not valid JSON');
+      sendError(response, 400, { type: 'invalid_request_error', message: 'The request body is not valid JSON' });
       return;
     }
     const apiKey = request.headers['x-api-key'];
@@ -276,9 +340,9 @@ export async function startAnthropicStub(options: AnthropicStubOptions = {}): Pr
       usage: null,
     };
     requests.push(recorded);
-    const reject = (status: number, type: string, message: string) => {
+    const reject = (status: number, type: string, message: string, retryAfterSeconds?: number) => {
       recorded.rejection = { status, type, message };
-      sendError(response, status, type, message);
+      sendError(response, status, { type, message, retryAfterSeconds });
     };
     const problem = requestProblem(body);
     if (problem) return reject(400, 'invalid_request_error', problem);
@@ -291,8 +355,9 @@ export async function startAnthropicStub(options: AnthropicStubOptions = {}): Pr
       );
     const reply = await responder(recorded);
     if (reply.type === 'error' && !reply.midStream)
-      return reject(reply.status, reply.errorType, reply.message ?? reply.errorType);
-    const usage = cache.use(body);
+      return reject(reply.status, reply.errorType, reply.message ?? reply.errorType, reply.retryAfterSeconds);
+    const emulated = cache.use(body);
+    const usage = reply.type === 'error' || !reply.usage ? emulated : scriptedUsage(reply.usage);
     recorded.usage = usage;
     if (reply.type === 'error') {
       recorded.rejection = { status: 200, type: reply.errorType, message: reply.message ?? reply.errorType };
@@ -306,35 +371,19 @@ export async function startAnthropicStub(options: AnthropicStubOptions = {}): Pr
       );
       return;
     }
-    const blocks = replyBlocks(reply, recorded.index);
-    const output = blocks.reduce((sum, block) => sum + approximateTokens(JSON.stringify(block)), 0);
-    outputTokens += output;
-    const message = {
-      id: `msg_stub_${recorded.index}`,
-      type: 'message',
-      role: 'assistant',
-      model: body.model,
-      content: blocks,
-      stop_reason: reply.type === 'tool_use' ? 'tool_use' : 'end_turn',
-      stop_sequence: null,
-      usage: { ...usage, output_tokens: output },
-    };
+    const answer = answerOf(reply, recorded, usage);
+    outputTokens += answer.output;
     if (!recorded.stream) {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(message));
+      response.end(JSON.stringify(answer.message));
       return;
     }
-    await streamMessage(
-      response,
-      message,
-      blocks,
-      reply.type === 'text' && reply.chunkDelayMs ? { chunkDelayMs: reply.chunkDelayMs } : {},
-    );
+    await streamMessage(response, answer.message, answer.blocks, answer.streamOptions);
   }
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) sendError(response, 500, 'api_error', String(error));
+      if (!response.headersSent) sendError(response, 500, { type: 'api_error', message: String(error) });
       else response.destroy();
     });
   });

@@ -56,6 +56,8 @@ interface StreamTiming {
   chunkDelayMs?: number;
   /** No usage chunk even when the client asks for one (servers that never report usage in streams). */
   omitUsage?: boolean;
+  /** The usage to report instead of the counted one (a contract scripting what the provider says). */
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
 }
 
 /** A plain text answer; streamed as `chunks` (default: one chunk per word). */
@@ -161,6 +163,14 @@ function usageOf(promptTokens: number, outputTokens: number, cachedTokens = 0) {
   };
 }
 
+/** The reply's scripted usage, else the counted one. */
+function replyUsage(reply: StreamTiming, record: StubRequest, outputTokens: number) {
+  const scripted = reply.usage;
+  return scripted
+    ? usageOf(scripted.promptTokens, scripted.completionTokens, scripted.cachedTokens ?? 0)
+    : usageOf(record.promptTokens, outputTokens, record.cachedTokens);
+}
+
 export function sendCompletion({
   response,
   reply,
@@ -190,7 +200,7 @@ export function sendCompletion({
     ...completion,
     object: 'chat.completion',
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
-    usage: usageOf(record.promptTokens, completionTokens(record.body.model, text, toolCalls), record.cachedTokens),
+    usage: replyUsage(reply, record, completionTokens(record.body.model, text, toolCalls)),
     service_tier: 'default',
     system_fingerprint: 'fp_stub',
   });
@@ -265,11 +275,7 @@ export async function streamReply({ response, reply, record, completion, closed 
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : ((reply as TextReply).finishReason ?? 'stop');
   await writeChunk({}, finishReason);
   if (includeUsage && !(reply as StreamTiming).omitUsage) {
-    const usage = usageOf(
-      record.promptTokens,
-      completionTokens(record.body.model, text, toolCalls),
-      record.cachedTokens,
-    );
+    const usage = replyUsage(reply, record, completionTokens(record.body.model, text, toolCalls));
     await write(
       response,
       `data: ${JSON.stringify({ ...completion, object: 'chat.completion.chunk', service_tier: 'default', system_fingerprint: 'fp_stub', choices: [], usage })}\n\n`,

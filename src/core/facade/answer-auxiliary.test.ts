@@ -2,8 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { createTokenCounter } from '../context/token-counter';
 import type { PackMessage } from '../context/types';
 import { createMemoryRateLimiter } from '../limits/rate-limiter';
-import { ModelCallError } from '../errors/model-call-error';
-import type { ChatResult, ClientMessage, ModelCallRecord } from '../ports';
+import type { ClientMessage, ModelCallRecord } from '../ports';
+import {
+  createScriptedChatModel,
+  scriptedFailure,
+  scriptedText,
+  type ScriptedReply,
+} from '../../../test/fakes/scripted-chat-model';
 import { answerAuxiliary, isAuxiliaryRequest, type AuxiliaryDeps } from './answer-auxiliary';
 import { CLIENT_INSTRUCTIONS_HEADING } from '../context/client-instructions';
 
@@ -36,7 +41,7 @@ const SYSTEM_PROMPT = 'You are the operator-configured assistant.';
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Deps over a real token counter whose every method is spied on (each count reaches the encoder or its cache). */
-function auxiliaryKit(options: { limit?: number; reply?: () => Promise<ChatResult> } = {}) {
+function auxiliaryKit(options: { limit?: number; reply?: ScriptedReply } = {}) {
   const counter = createTokenCounter('o200k_base');
   const counts = [
     vi.spyOn(counter, 'countText'),
@@ -44,18 +49,15 @@ function auxiliaryKit(options: { limit?: number; reply?: () => Promise<ChatResul
     vi.spyOn(counter, 'countPack'),
     vi.spyOn(counter, 'countToolSchemas'),
   ];
-  const prompts: PackMessage[][] = [];
+  const chat = createScriptedChatModel({
+    model: 'gpt-4o-mini',
+    fallback:
+      options.reply ??
+      scriptedText(['Tulips 🌷'], { usage: { promptTokens: 90, completionTokens: 4, cachedTokens: null } }),
+  });
   const recorded: ModelCallRecord[] = [];
   const deps: AuxiliaryDeps = {
-    chat: {
-      model: 'gpt-4o-mini',
-      stream: async ({ messages }) => {
-        prompts.push(messages);
-        return options.reply
-          ? options.reply()
-          : { text: 'Tulips 🌷', toolCalls: [], usage: { promptTokens: 90, completionTokens: 4, cachedTokens: null } };
-      },
-    },
+    chat,
     sendLimiter: createMemoryRateLimiter({ limit: options.limit ?? 10 }),
     settings: { counter, budget: 10_000, systemPrefix: SYSTEM_PROMPT },
     maxMessageChars: 1000,
@@ -67,7 +69,15 @@ function auxiliaryKit(options: { limit?: number; reply?: () => Promise<ChatResul
     },
     log: silent,
   };
-  return { deps, prompts, recorded, countCalls: () => counts.reduce((sum, spy) => sum + spy.mock.calls.length, 0) };
+  return {
+    deps,
+    /** The messages each model call was given. */
+    get prompts(): PackMessage[][] {
+      return chat.calls.map((call) => call.messages);
+    },
+    recorded,
+    countCalls: () => counts.reduce((sum, spy) => sum + spy.mock.calls.length, 0),
+  };
 }
 
 const request = (content: string, instructions: string | null = null) => ({
@@ -135,10 +145,7 @@ describe('answerAuxiliary', () => {
     ]);
 
     const failing = auxiliaryKit({
-      reply: () =>
-        Promise.reject(
-          new ModelCallError({ kind: 'server', message: 'upstream 500 quoting the task', retryable: true }),
-        ),
+      reply: scriptedFailure('server', true, { message: 'upstream 500 quoting the task' }),
     });
     await expect(answerAuxiliary(request(TITLE), failing.deps)).rejects.toMatchObject({ code: 'PROVIDER_ERROR' });
     expect(failing.recorded).toEqual([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryEventBus } from '../../../test/fakes/memory-event-bus';
+import { createScriptedChatModel, scriptedText } from '../../../test/fakes/scripted-chat-model';
 import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
 import type { Thread } from '../domain/types';
 import type { FirstExchange, ModelCallRecord, SummarizerPort, ThreadTitleStore } from '../ports';
@@ -51,17 +52,17 @@ function oneThread(exchange: Partial<FirstExchange> = {}) {
   return { thread, titles };
 }
 
-function model(answer: string | Error): SummarizerPort & { prompts: string[] } {
-  const prompts: string[] = [];
-  return {
+/** A summarizer answering `answer` (or failing with it) to every call; `prompts()`: the text each call was given. */
+function model(answer: string | Error) {
+  const summarizer = createScriptedChatModel({
     model: 'small-model',
-    prompts,
-    async summarize({ messages }) {
-      prompts.push(messages.map((message) => message.content).join('\n'));
-      if (answer instanceof Error) throw answer;
-      return { text: answer, toolCalls: [], usage: { promptTokens: 80, completionTokens: 5 } };
-    },
-  };
+    fallback:
+      answer instanceof Error
+        ? { error: answer }
+        : scriptedText([answer], { usage: { promptTokens: 80, completionTokens: 5 } }),
+  });
+  const prompts = () => summarizer.calls.map((call) => call.messages.map((message) => message.content).join('\n'));
+  return Object.assign(summarizer, { prompts });
 }
 
 function depsOf(titles: ThreadTitleStore, summarizer: SummarizerPort | null) {
@@ -107,8 +108,8 @@ describe('titleThread', () => {
       by: 'model',
     });
     expect(thread.title).toBe('Lisbon team offsite');
-    expect(summarizer.prompts[0]).toContain('plan a team offsite in Lisbon next spring');
-    expect(summarizer.prompts[0]).toContain('Sure.');
+    expect(summarizer.prompts()[0]).toContain('plan a team offsite in Lisbon next spring');
+    expect(summarizer.prompts()[0]).toContain('Sure.');
     expect(records).toEqual([
       expect.objectContaining({
         threadId: 'thread-1',
@@ -131,7 +132,7 @@ describe('titleThread', () => {
     const { deps, records, events } = depsOf(titles, summarizer);
     expect(await titleThread({ threadId: 'thread-1' }, deps)).toMatchObject({ status: 'skipped' });
     expect(thread.title).toBe('My rename');
-    expect(summarizer.prompts).toEqual([]);
+    expect(summarizer.prompts()).toEqual([]);
     expect(records).toEqual([]);
     expect(events.published).toEqual([]);
   });
@@ -179,7 +180,7 @@ describe('titleThread', () => {
     const { deps, records } = depsOf(client.titles, summarizer);
     await titleThread({ threadId: 'thread-1' }, deps);
     expect(client.thread.title).toBe('Plan a team offsite in Lisbon');
-    expect(summarizer.prompts).toEqual([]);
+    expect(summarizer.prompts()).toEqual([]);
     expect(records).toEqual([]);
   });
 

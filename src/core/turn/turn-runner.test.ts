@@ -1,15 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { PackMessage } from '../context';
 import type { Turn } from '../domain/types';
 import { ModelCallError } from '../errors/model-call-error';
-import type { ChatModelPort, ChatResult, ModelCallRecord } from '../ports';
+import type { ModelCallRecord } from '../ports';
 import { silentLog, testSettings } from '../../../test/fakes/summary-use-case-fakes';
 import { createToolRegistry } from '../tools/tool-registry';
 import type { ToolKit } from '../tools/tool-kit';
 import { defineTool } from '../tools/types';
 import type { ThreadEvent } from '../../shared/events';
-import { createMemoryStores, memoryContext, type MemoryContextOptions } from '../../../test/fakes';
+import {
+  createMemoryStores,
+  createScriptedChatModel,
+  memoryContext,
+  scriptedFailure,
+  scriptedText,
+  scriptedToolCalls,
+  type MemoryContextOptions,
+  type ScriptStep,
+} from '../../../test/fakes';
 import { foldCommit } from '../../../test/contracts/store-fixtures';
 import { toolChainNotice, TurnRunner } from './turn-runner';
 
@@ -61,55 +69,20 @@ async function memoryTurnStore(context: MemoryContextOptions = {}) {
   };
 }
 
-type Step = (input: {
-  messages: PackMessage[];
-  signal: AbortSignal;
-  onDelta: (text: string) => void;
-  tools: unknown[];
-}) => Promise<ChatResult>;
+const answer = (text: string) => scriptedText([text], { usage: { promptTokens: 50, completionTokens: 5 } });
+const fail = (kind: ModelCallError['kind'], retryable: boolean) => scriptedFailure(kind, retryable);
+const callTools = (...names: string[]) =>
+  scriptedToolCalls(names.map((name, index) => ({ id: `call-${index}-${name}`, name, args: { text: name } })));
+/** A pause in a streamed answer that lets the test know it was reached, and never ends (only an abort stops it). */
+const reachedForever = (reached: () => void) => () => {
+  reached();
+  return new Promise<never>(() => undefined);
+};
 
-/** A chat model that plays `steps` in order, one per call, recording what each call was given. */
-function scriptedChat(steps: Step[]) {
-  const seen: { messages: PackMessage[]; tools: unknown[]; toolChoice?: string }[] = [];
-  const chat: ChatModelPort = {
-    model: 'fake-chat',
-    async stream(input) {
-      const step = steps[seen.length];
-      seen.push({
-        messages: input.messages,
-        tools: input.tools ?? [],
-        ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
-      });
-      if (!step) throw new Error('no more scripted answers');
-      return step({ messages: input.messages, signal: input.signal, onDelta: input.onDelta, tools: input.tools ?? [] });
-    },
-  };
-  return { chat, seen };
-}
-
-const answer =
-  (text: string): Step =>
-  async ({ onDelta }) => {
-    onDelta(text);
-    return { text, toolCalls: [], usage: { promptTokens: 50, completionTokens: 5 } };
-  };
-const fail =
-  (kind: ModelCallError['kind'], retryable: boolean): Step =>
-  async () => {
-    throw new ModelCallError({ kind, message: `provider said ${kind}`, retryable });
-  };
-const callTools =
-  (...names: string[]): Step =>
-  async () => ({
-    text: '',
-    toolCalls: names.map((name, index) => ({ id: `call-${index}-${name}`, name, args: { text: name } })),
-    usage: null,
-  });
-
-async function setup(steps: Step[], options: { tools?: ToolKit; recallTokens?: number } = {}) {
+async function setup(steps: ScriptStep[], options: { tools?: ToolKit; recallTokens?: number } = {}) {
   const recallTokens = options.recallTokens ?? 0;
   const memory = await memoryTurnStore({ recallTokens });
-  const { chat, seen } = scriptedChat(steps);
+  const chat = createScriptedChatModel({ model: 'fake-chat', replies: steps });
   const events: ThreadEvent[] = [];
   const recorded: ModelCallRecord[] = [];
   const folds: string[] = [];
@@ -150,7 +123,7 @@ async function setup(steps: Step[], options: { tools?: ToolKit; recallTokens?: n
     streamSaveMs: 1_000_000,
     ...(options.tools ? { tools: options.tools } : {}),
   });
-  return { memory, runner, seen, events, recorded, folds, foldNow, titles };
+  return { memory, runner, seen: chat.calls, events, recorded, folds, foldNow, titles };
 }
 
 function toolKit(
@@ -299,16 +272,7 @@ describe('TurnRunner on fakes', () => {
     const streaming = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const { memory, runner } = await setup([
-      async ({ onDelta, signal }) => {
-        onDelta('Partial ');
-        started();
-        await new Promise((_resolve, reject) =>
-          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
-        );
-        throw new Error('unreachable');
-      },
-    ]);
+    const { memory, runner } = await setup([scriptedText(['Partial ', reachedForever(started)])]);
     await memory.send('long story please');
     const running = runner.kick(memory.threadId);
     await streaming;
@@ -332,13 +296,14 @@ describe('TurnRunner on fakes', () => {
     });
     const { memory, runner } = await setup([
       answer('first answer'),
-      async ({ onDelta }) => {
-        onDelta('Second ');
-        started();
-        await held;
-        onDelta('answer');
-        return { text: 'Second answer', toolCalls: [], usage: null };
-      },
+      scriptedText([
+        'Second ',
+        () => {
+          started();
+          return held;
+        },
+        'answer',
+      ]),
     ]);
     const first = await memory.send('first');
     const second = await memory.send('second');
@@ -360,16 +325,7 @@ describe('TurnRunner on fakes', () => {
     const streaming = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const { memory, runner } = await setup([
-      async ({ onDelta, signal }) => {
-        onDelta('Partial ');
-        started();
-        await new Promise((_resolve, reject) =>
-          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
-        );
-        throw new Error('unreachable');
-      },
-    ]);
+    const { memory, runner } = await setup([scriptedText(['Partial ', reachedForever(started)])]);
     const turn = await memory.send('long story please');
     const running = runner.kick(memory.threadId);
     await streaming;
@@ -390,10 +346,7 @@ describe('TurnRunner on fakes', () => {
 
   it('never retries after the first token: the answer ends in error and stays out of the window', async () => {
     const { memory, runner, seen, events } = await setup([
-      async ({ onDelta }) => {
-        onDelta('Half an ans');
-        throw new ModelCallError({ kind: 'network', message: 'connection reset', retryable: true });
-      },
+      scriptedFailure('network', true, { chunks: ['Half an ans'], message: 'connection reset' }),
     ]);
     await memory.send('hello');
     await runner.kick(memory.threadId);
