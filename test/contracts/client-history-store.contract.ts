@@ -403,6 +403,33 @@ export function describeClientHistoryStoreContract(name: string, make: MakePortS
       expect(await foundAt(stores, thread.id, [...asked, answer('old answer')])).toBe(13);
     });
 
+    it("re-chains an answer's later parts, and what follows, when a middle part of it is forgotten", async () => {
+      const stores = make();
+      const { thread, history } = await chat(stores, 1);
+      const again: ToolCall = { ...CALCULATOR, id: 'calc_2', args: { expression: '4+4' } };
+      const math = await startTurn(stores, thread.id, 'what is 2+2+4?');
+      await write(stores, math, { role: 'assistant', content: 'First 2+2.', toolCalls: [CALCULATOR] });
+      await write(stores, math, { role: 'tool', content: '4', toolCallId: CALCULATOR.id });
+      const middle = await write(stores, math, { role: 'assistant', content: 'Then 4+4.', toolCalls: [again] });
+      await write(stores, math, { role: 'tool', content: '8', toolCallId: again.id });
+      await write(stores, math, { role: 'assistant', content: 'It is 8.' });
+      await endTurn(stores, math);
+      await exchange(stores, thread.id, 'thanks', 'welcome');
+      const asked = [...history, user('what is 2+2+4?')];
+      const after = [user('thanks'), answer('welcome')];
+      expect(
+        await foundAt(stores, thread.id, [...asked, answer('First 2+2.\n\nThen 4+4.\n\nIt is 8.'), ...after]),
+      ).toBe(10);
+      await stores.memory.forget({ threadId: thread.id, messageIds: [middle.id] });
+      const kept = [...asked, answer('First 2+2.\n\nIt is 8.')];
+      expect(await foundAt(stores, thread.id, kept)).toBe(8);
+      expect(await foundAt(stores, thread.id, [...kept, ...after])).toBe(10);
+      // A history kept from before the forget parts at the answer's first part.
+      expect(
+        await foundAt(stores, thread.id, [...asked, answer('First 2+2.\n\nThen 4+4.\n\nIt is 8.'), ...after]),
+      ).toBe(3);
+    });
+
     it("finds only the thread's own messages, within (afterSeq, throughSeq], the greatest seq when several match", async () => {
       const stores = make();
       const mine = await chat(stores, 2);

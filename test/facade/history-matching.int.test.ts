@@ -394,6 +394,37 @@ describe('/v1 history matching by hashes', () => {
     expect(written.filter((row) => row.hash !== null)).toHaveLength(11 + 9);
   });
 
+  it('forgetting a middle part of an answer re-chains its last part and what follows: still found by hash', async () => {
+    const rounds: Row[] = [
+      { role: 'user', content: 'what is 2+2+4?' },
+      { role: 'assistant', content: 'First 2+2.', toolCalls: [{ id: 's1', name: 'calculator', args: {} }], turn: 1 },
+      { role: 'tool', content: '4', toolCallId: 's1', turn: 1 },
+      { role: 'assistant', content: 'Then 4+4.', toolCalls: [{ id: 's2', name: 'calculator', args: {} }], turn: 1 },
+      { role: 'tool', content: '8', toolCallId: 's2', turn: 1 },
+      { role: 'assistant', content: 'It is 8.', turn: 1 },
+    ];
+    const threadId = await threadOf([...rounds, ...chatRows(30)]);
+    await db.$executeRaw`
+      UPDATE messages SET content = '', deleted_at = now() WHERE thread_id = ${threadId}::uuid AND seq = 4`;
+    const history = historyOf(await fullViewOf(threadId));
+    expect(history[1]).toMatchObject({ content: 'First 2+2.\n\nIt is 8.' });
+    const reads = await expectSamePlans(threadId, [[...history, { role: 'user', content: 'next' }]]);
+    expect(reads).toEqual([2]);
+    // The migration client_view_forgotten_answer_part re-chains such threads as the trigger now does.
+    const state = () => db.$queryRaw<{ seq: number; hash: string | null; chain: string | null; from: number | null }[]>`
+      SELECT seq, encode(client_prefix_hash, 'hex') AS hash, encode(client_chain, 'hex') AS chain, client_answer_from AS from
+      FROM messages WHERE thread_id = ${threadId}::uuid ORDER BY seq`;
+    const written = await state();
+    await db.$executeRaw`
+      UPDATE messages SET client_prefix_hash = NULL, client_chain = NULL, client_answer_from = NULL
+      WHERE thread_id = ${threadId}::uuid AND seq >= 5`;
+    const migrations = path.resolve(import.meta.dirname, '../../prisma/migrations');
+    const folder = readdirSync(migrations).find((name) => name.endsWith('_client_view_forgotten_answer_part'));
+    const sql = readFileSync(path.join(migrations, folder ?? '', 'migration.sql'), 'utf8');
+    await db.$executeRawUnsafe(sql.slice(sql.lastIndexOf('DO $$')));
+    expect(await state()).toEqual(written);
+  });
+
   it('the migration fills in the chain of messages stored before it as the triggers write it', async () => {
     const threadId = await threadOf(varied);
     const state = () => db.$queryRaw<{ seq: number; hash: string | null; chain: string | null; from: number | null }[]>`

@@ -69,9 +69,7 @@ function isClientResult(message: MessageRow, rows: readonly MessageRow[], names:
  * ClientHistoryStore in memory (test/contracts/client-history-store.contract.ts holds it to the Postgres repository's
  * behaviour). The repository reads chain states the database's triggers wrote (prisma/functions/client_view_state.sql);
  * this fake computes the same states on each read, from the thread's rows in seq order, by the same steps. Unlike
- * the triggers, which hash when a message is written, it reads the thread's client tools as they are now, and it re-chains the
- * whole thread after any change: the trigger stops at the first message whose state stays the same, so when a middle
- * part of an answer with server-tool rounds is forgotten, Postgres keeps the answer's last part hashed with it.
+ * the triggers, which hash when a message is written, it reads the thread's client tools as they are now.
  */
 export function createMemoryClientHistoryStore(database: MemoryDatabase): ClientHistoryStore {
   const rowsOf = (threadId: string): MessageRow[] =>
