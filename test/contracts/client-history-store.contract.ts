@@ -83,6 +83,24 @@ async function write(
   });
 }
 
+/** A saved memory's note as the turn writes it after its tool round (answer-tool-calls.ts, announce): no context entry. */
+async function note(stores: PortStores, turn: Pick<RunningTurn, 'threadId' | 'turnId'>, content: string) {
+  const started = await stores.turns.appendTurnMessage({
+    threadId: turn.threadId,
+    turnId: turn.turnId,
+    role: 'system',
+    content: '',
+    status: 'streaming',
+  });
+  return stores.turns.finishMessage({
+    messageId: started.id,
+    content,
+    status: 'complete',
+    tokens: 0,
+    encoding: ENCODING,
+  });
+}
+
 async function endTurn(stores: PortStores, turn: RunningTurn): Promise<void> {
   await stores.turns.completeTurn({ turnId: turn.turnId, threadId: turn.threadId, owner: turn.owner, ttlMs: 30_000 });
 }
@@ -211,6 +229,55 @@ export function describeClientHistoryStoreContract(name: string, make: MakePortS
       ]);
     });
 
+    it("finds an answer with a saved memory's note at its last message, the note a line of it as the client got it", async () => {
+      const stores = make();
+      const { thread, history } = await chat(stores, 1);
+      await stores.conversations.setClientSettings({
+        threadId: thread.id,
+        settings: { instructions: null, tools: CLIENT_TOOLS },
+      });
+      const saved = '[memory] Saved to your memories: "I am vegetarian."';
+      const save: ToolCall = { id: 'save_1', name: 'save_memory', args: { text: 'I am vegetarian.' } };
+      const remember = await startTurn(stores, thread.id, 'Remember: I am vegetarian.');
+      await write(stores, remember, { role: 'assistant', content: '', toolCalls: [save] });
+      await write(stores, remember, { role: 'tool', content: 'saved', toolCallId: save.id });
+      await note(stores, remember, saved);
+      await write(stores, remember, { role: 'assistant', content: 'Noted.' });
+      await endTurn(stores, remember);
+      // A round that saves a memory and calls the client's tool: the note is a line of the answer handed back.
+      const weather = await startTurn(stores, thread.id, 'Remember: I live in Oslo. Weather?');
+      const oslo: ToolCall = { ...save, id: 'save_2', args: { text: 'I live in Oslo.' } };
+      await write(stores, weather, { role: 'assistant', content: 'Checking.', toolCalls: [oslo, WEATHER] });
+      await write(stores, weather, { role: 'tool', content: 'saved', toolCallId: oslo.id });
+      await note(stores, weather, '[memory] Saved to your memories: "I live in Oslo."');
+      await endTurn(stores, weather);
+      await write(stores, weather, { role: 'tool', content: 'rain', toolCallId: WEATHER.id });
+      const followUp = await startTurn(stores, thread.id, null);
+      await write(stores, followUp, { role: 'assistant', content: 'It rains.' });
+      await endTurn(stores, followUp);
+      const asked = [...history, user('Remember: I am vegetarian.')];
+      const noted = [...asked, answer(`${saved}\n\nNoted.`)];
+      const called = [
+        ...noted,
+        user('Remember: I live in Oslo. Weather?'),
+        answer('Checking.\n\n[memory] Saved to your memories: "I live in Oslo."', [WEATHER]),
+      ];
+      expect(await foundAt(stores, thread.id, noted)).toBe(7);
+      expect(await foundAt(stores, thread.id, [...noted, user('Remember: I live in Oslo. Weather?')])).toBe(8);
+      expect(await foundAt(stores, thread.id, called)).toBe(11);
+      expect(await foundAt(stores, thread.id, [...called, result(WEATHER.id, 'rain')])).toBe(12);
+      expect(await foundAt(stores, thread.id, [...called, result(WEATHER.id, 'rain'), answer('It rains.')])).toBe(13);
+      // The answer as it was before its note: its first part's hash; without the note, the history parts there.
+      expect(await foundAt(stores, thread.id, [...asked, answer('Noted.'), user('next')])).toBe(3);
+      const hit = await stores.clientHistory.findPrefix({
+        threadId: thread.id,
+        hashes: stores.clientHistory.chainHashes({ messages: noted, from: 0, base: null }).slice(-1),
+        afterSeq: 0,
+        throughSeq: 100,
+      });
+      expect(hit).toMatchObject({ seq: 7, role: 'assistant', answerFrom: 4 });
+    });
+
     it("chains from a stored message's hash as from the history's start", async () => {
       const stores = make();
       const { thread, history } = await toolThread(stores);
@@ -334,6 +401,33 @@ export function describeClientHistoryStoreContract(name: string, make: MakePortS
       const asked = [...later, answer('Half an'), user('question 7')];
       expect(await foundAt(stores, thread.id, [...asked, answer('new answer')])).toBe(15);
       expect(await foundAt(stores, thread.id, [...asked, answer('old answer')])).toBe(13);
+    });
+
+    it("re-chains an answer's later parts, and what follows, when a middle part of it is forgotten", async () => {
+      const stores = make();
+      const { thread, history } = await chat(stores, 1);
+      const again: ToolCall = { ...CALCULATOR, id: 'calc_2', args: { expression: '4+4' } };
+      const math = await startTurn(stores, thread.id, 'what is 2+2+4?');
+      await write(stores, math, { role: 'assistant', content: 'First 2+2.', toolCalls: [CALCULATOR] });
+      await write(stores, math, { role: 'tool', content: '4', toolCallId: CALCULATOR.id });
+      const middle = await write(stores, math, { role: 'assistant', content: 'Then 4+4.', toolCalls: [again] });
+      await write(stores, math, { role: 'tool', content: '8', toolCallId: again.id });
+      await write(stores, math, { role: 'assistant', content: 'It is 8.' });
+      await endTurn(stores, math);
+      await exchange(stores, thread.id, 'thanks', 'welcome');
+      const asked = [...history, user('what is 2+2+4?')];
+      const after = [user('thanks'), answer('welcome')];
+      expect(
+        await foundAt(stores, thread.id, [...asked, answer('First 2+2.\n\nThen 4+4.\n\nIt is 8.'), ...after]),
+      ).toBe(10);
+      await stores.memory.forget({ threadId: thread.id, messageIds: [middle.id] });
+      const kept = [...asked, answer('First 2+2.\n\nIt is 8.')];
+      expect(await foundAt(stores, thread.id, kept)).toBe(8);
+      expect(await foundAt(stores, thread.id, [...kept, ...after])).toBe(10);
+      // A history kept from before the forget parts at the answer's first part.
+      expect(
+        await foundAt(stores, thread.id, [...asked, answer('First 2+2.\n\nThen 4+4.\n\nIt is 8.'), ...after]),
+      ).toBe(3);
     });
 
     it("finds only the thread's own messages, within (afterSeq, throughSeq], the greatest seq when several match", async () => {

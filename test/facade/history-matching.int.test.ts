@@ -325,6 +325,106 @@ describe('/v1 history matching by hashes', () => {
     await expectSamePlans(threadId, before);
   });
 
+  /**
+   * Saved memories' notes: in an answer with a server-tool round (#4), joining an answer closed by a client tool's call
+   * (#10), and notes a client never sees: one of another turn (#6), one after the client tool's result (#12).
+   */
+  const noted: Row[] = [
+    { role: 'user', content: 'Remember: I am vegetarian.' },
+    { role: 'assistant', content: '', toolCalls: [{ id: 'm1', name: 'save_memory', args: {} }], turn: 1 },
+    { role: 'tool', content: 'saved', toolCallId: 'm1', turn: 1 },
+    { role: 'system', content: '[memory] Saved to your memories: "I am vegetarian."', turn: 1 },
+    { role: 'assistant', content: 'Noted.', turn: 1 },
+    { role: 'system', content: '[memory] Saved to your memories: "not this turn"', turn: 99 },
+    { role: 'user', content: 'Remember: I live in Oslo. Weather?' },
+    {
+      role: 'assistant',
+      content: 'Checking.',
+      toolCalls: [
+        { id: 'm2', name: 'save_memory', args: {} },
+        { id: 'w1', name: 'get_weather', args: {} },
+      ],
+      turn: 7,
+    },
+    { role: 'tool', content: 'saved', toolCallId: 'm2', turn: 7 },
+    { role: 'system', content: '[memory] Saved to your memories: "I live in Oslo."', turn: 7 },
+    { role: 'tool', content: 'rain', toolCallId: 'w1', turn: 7 },
+    { role: 'system', content: '[memory] Saved to your memories: "after the result"', turn: 7 },
+    { role: 'assistant', content: 'It rains.' },
+  ];
+
+  it("hashes an answer with a saved memory's note as the client got it: found by hash, as planned on the whole", async () => {
+    const threadId = await threadOf(noted);
+    expect((await fullViewOf(threadId)).map((item) => [item.content, item.lastSeq])).toEqual([
+      ['Remember: I am vegetarian.', 1],
+      ['[memory] Saved to your memories: "I am vegetarian."\n\nNoted.', 5],
+      ['Remember: I live in Oslo. Weather?', 7],
+      ['Checking.\n\n[memory] Saved to your memories: "I live in Oslo."', 10],
+      ['rain', 11],
+      ['It rains.', 13],
+    ]);
+    const reads = await expectSamePlans(threadId);
+    // The whole history and one more message: found by hash, the last answer read.
+    expect(reads.slice(0, 2)).toEqual([2, 2]);
+    // Thirty exchanges after each noted answer: still found by hash, not read through.
+    const longer = await threadOf([...noted.slice(0, 6), ...chatRows(30), ...noted.slice(6), ...chatRows(30)]);
+    const history = historyOf(await fullViewOf(longer));
+    const longReads = await expectSamePlans(longer, [
+      [...history, { role: 'user', content: 'next' }],
+      [...history.slice(0, -2), { role: 'user', content: 'edited' }],
+    ]);
+    expect(Math.max(...longReads)).toBeLessThan(10);
+  });
+
+  it('the migration memory_note_client_view recomputes the chains of threads with notes as the triggers write them', async () => {
+    const threadId = await threadOf([...varied, ...noted]);
+    const state = () => db.$queryRaw<{ seq: number; hash: string | null; chain: string | null; from: number | null }[]>`
+      SELECT seq, encode(client_prefix_hash, 'hex') AS hash, encode(client_chain, 'hex') AS chain, client_answer_from AS from
+      FROM messages WHERE thread_id = ${threadId}::uuid ORDER BY seq`;
+    const written = await state();
+    // As the earlier triggers left them: wrong from the first note on (here cleared).
+    await db.$executeRaw`
+      UPDATE messages SET client_prefix_hash = NULL, client_chain = NULL, client_answer_from = NULL
+      WHERE thread_id = ${threadId}::uuid AND seq >= ${varied.length + 4}::int`;
+    const migrations = path.resolve(import.meta.dirname, '../../prisma/migrations');
+    const folder = readdirSync(migrations).find((name) => name.endsWith('_memory_note_client_view'));
+    const sql = readFileSync(path.join(migrations, folder ?? '', 'migration.sql'), 'utf8');
+    await db.$executeRawUnsafe(sql.slice(sql.lastIndexOf('DO $$')));
+    expect(await state()).toEqual(written);
+    expect(written.filter((row) => row.hash !== null)).toHaveLength(11 + 9);
+  });
+
+  it('forgetting a middle part of an answer re-chains its last part and what follows: still found by hash', async () => {
+    const rounds: Row[] = [
+      { role: 'user', content: 'what is 2+2+4?' },
+      { role: 'assistant', content: 'First 2+2.', toolCalls: [{ id: 's1', name: 'calculator', args: {} }], turn: 1 },
+      { role: 'tool', content: '4', toolCallId: 's1', turn: 1 },
+      { role: 'assistant', content: 'Then 4+4.', toolCalls: [{ id: 's2', name: 'calculator', args: {} }], turn: 1 },
+      { role: 'tool', content: '8', toolCallId: 's2', turn: 1 },
+      { role: 'assistant', content: 'It is 8.', turn: 1 },
+    ];
+    const threadId = await threadOf([...rounds, ...chatRows(30)]);
+    await db.$executeRaw`
+      UPDATE messages SET content = '', deleted_at = now() WHERE thread_id = ${threadId}::uuid AND seq = 4`;
+    const history = historyOf(await fullViewOf(threadId));
+    expect(history[1]).toMatchObject({ content: 'First 2+2.\n\nIt is 8.' });
+    const reads = await expectSamePlans(threadId, [[...history, { role: 'user', content: 'next' }]]);
+    expect(reads).toEqual([2]);
+    // The migration client_view_forgotten_answer_part re-chains such threads as the trigger now does.
+    const state = () => db.$queryRaw<{ seq: number; hash: string | null; chain: string | null; from: number | null }[]>`
+      SELECT seq, encode(client_prefix_hash, 'hex') AS hash, encode(client_chain, 'hex') AS chain, client_answer_from AS from
+      FROM messages WHERE thread_id = ${threadId}::uuid ORDER BY seq`;
+    const written = await state();
+    await db.$executeRaw`
+      UPDATE messages SET client_prefix_hash = NULL, client_chain = NULL, client_answer_from = NULL
+      WHERE thread_id = ${threadId}::uuid AND seq >= 5`;
+    const migrations = path.resolve(import.meta.dirname, '../../prisma/migrations');
+    const folder = readdirSync(migrations).find((name) => name.endsWith('_client_view_forgotten_answer_part'));
+    const sql = readFileSync(path.join(migrations, folder ?? '', 'migration.sql'), 'utf8');
+    await db.$executeRawUnsafe(sql.slice(sql.lastIndexOf('DO $$')));
+    expect(await state()).toEqual(written);
+  });
+
   it('the migration fills in the chain of messages stored before it as the triggers write it', async () => {
     const threadId = await threadOf(varied);
     const state = () => db.$queryRaw<{ seq: number; hash: string | null; chain: string | null; from: number | null }[]>`

@@ -1,3 +1,4 @@
+import { isAnswerNote } from '../../src/core/facade/client-view';
 import type { ClientHistoryStore, ClientMessage, ClientViewRow } from '../../src/core/ports';
 import { chainHashes } from '../../src/db/client-prefix-hash';
 import { toMessage, type MemoryDatabase, type MessageRow } from './memory-database';
@@ -28,13 +29,13 @@ const sameBytes = (left: Uint8Array | null, right: Uint8Array | null): boolean =
 const stored = (text: string): string =>
   text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
-/** client_view_hidden: not shown to a client. */
+/** client_view_hidden: not shown to a client (a saved memory's note is, in its answer: client_view_answer_note). */
 function hidden(message: MessageRow): boolean {
   return (
     message.seq === null ||
     message.deleted ||
     message.superseded ||
-    message.role === 'system' ||
+    (message.role === 'system' && !isAnswerNote(message)) ||
     message.toolRunId !== null ||
     message.status === 'error' ||
     message.status === 'pending' ||
@@ -67,11 +68,8 @@ function isClientResult(message: MessageRow, rows: readonly MessageRow[], names:
 /**
  * ClientHistoryStore in memory (test/contracts/client-history-store.contract.ts holds it to the Postgres repository's
  * behaviour). The repository reads chain states the database's triggers wrote (prisma/functions/client_view_state.sql);
- * this fake computes the same states on each read, from the thread's rows in seq order, by the same steps. As the
- * triggers, it hides every system message (memory notes too, which client-view.ts joins into their answer). Unlike
- * them, which hash when a message is written, it reads the thread's client tools as they are now, and it re-chains the
- * whole thread after any change: the trigger stops at the first message whose state stays the same, so when a middle
- * part of an answer with server-tool rounds is forgotten, Postgres keeps the answer's last part hashed with it.
+ * this fake computes the same states on each read, from the thread's rows in seq order, by the same steps. Unlike
+ * the triggers, which hash when a message is written, it reads the thread's client tools as they are now.
  */
 export function createMemoryClientHistoryStore(database: MemoryDatabase): ClientHistoryStore {
   const rowsOf = (threadId: string): MessageRow[] =>
@@ -174,19 +172,17 @@ function stateOf(input: {
       : null;
   const passThrough: ChainState = { prefixHash: null, chain: previousChain, answerFrom: previousFrom };
   if (hidden(message)) return passThrough;
-  if (message.role === 'assistant') {
-    const answerFrom = previousFrom ?? seq;
-    const parts = since(before, answerFrom)
-      .map(({ row }) => row)
-      .filter((row) => row.role === 'assistant' && row.content !== '' && !hidden(row))
-      .map((row) => row.content);
-    if (message.content !== '') parts.push(message.content);
-    const toolCalls = (message.toolCalls ?? [])
-      .filter((call) => names.has(call.name))
-      .map((call) => ({ id: call.id, name: call.name, arguments: '' }));
-    const prefixHash = link(previousChain, { role: 'assistant', content: stored(parts.join('\n\n')), toolCalls });
-    return { prefixHash, chain: toolCalls.length > 0 ? prefixHash : previousChain, answerFrom };
-  }
+  if (message.role === 'system') return noteState({ message, before, names, previousChain, previousFrom });
+  if (message.role === 'assistant')
+    return answerState({
+      message,
+      before,
+      names,
+      base: previousChain,
+      answerFrom: previousFrom ?? seq,
+      calls: message.toolCalls ?? [],
+      closes: false,
+    });
   // A server tool's result: inside its answer, not part of what the client saw.
   if (message.role === 'tool' && !isClientResult(message, rows, names)) return passThrough;
   // A user message or a client tool's result closes the open answer (its last part's hash is the answer's).
@@ -204,4 +200,63 @@ function stateOf(input: {
       : { role: 'user', content };
   const prefixHash = link(closed, item);
   return { prefixHash, chain: prefixHash, answerFrom: null };
+}
+
+/**
+ * The state of an answer's message (an assistant message, or a note it joined) ending the answer so far: the answer's
+ * texts from `answerFrom` (its assistant messages' and the notes it joined) chained from `base`, the chain before it.
+ * `closes`: the answer was closed by the client's calls (`calls`), and ends here again.
+ */
+function answerState(input: {
+  message: MessageRow;
+  before: readonly { row: MessageRow; state: ChainState }[];
+  names: ReadonlySet<string>;
+  base: Uint8Array;
+  answerFrom: number;
+  calls: readonly { id: string; name: string }[];
+  closes: boolean;
+}): ChainState {
+  const { message, before, names, base, answerFrom } = input;
+  const parts = since(before, answerFrom)
+    .filter(
+      ({ row, state }) =>
+        row.content !== '' &&
+        !hidden(row) &&
+        (row.role === 'assistant' || (row.role === 'system' && state.prefixHash !== null)),
+    )
+    .map(({ row }) => row.content);
+  if (message.content !== '') parts.push(message.content);
+  const toolCalls = input.calls
+    .filter((call) => names.has(call.name))
+    .map((call) => ({ id: call.id, name: call.name, arguments: '' }));
+  const prefixHash = link(base, { role: 'assistant', content: stored(parts.join('\n\n')), toolCalls });
+  const closes = toolCalls.length > 0 || input.closes;
+  const previousChain = before.at(-1)?.state.chain ?? START;
+  return { prefixHash, chain: closes ? prefixHash : previousChain, answerFrom };
+}
+
+/**
+ * A saved memory's note (client-view.ts, readAnswerNote): a line of the answer of its turn, the latest since the last
+ * user message, while that answer is the last item (open, or closed by the client's calls); else not seen.
+ */
+function noteState(input: {
+  message: MessageRow;
+  before: readonly { row: MessageRow; state: ChainState }[];
+  names: ReadonlySet<string>;
+  previousChain: Uint8Array;
+  previousFrom: number | null;
+}): ChainState {
+  const { message, before, previousChain, previousFrom } = input;
+  const passThrough: ChainState = { prefixHash: null, chain: previousChain, answerFrom: previousFrom };
+  const said = before.findLast(({ row }) => (row.role === 'user' || row.role === 'assistant') && !hidden(row))?.row;
+  if (said?.role !== 'assistant' || said.turnId !== message.turnId) return passThrough;
+  if (previousFrom !== null)
+    return answerState({ ...input, base: previousChain, answerFrom: previousFrom, calls: [], closes: false });
+  // The answer the client's calls closed: the last item when no client tool's result came after it.
+  const ender = before.findLast(({ state }) => state.prefixHash !== null);
+  const answerFrom = ender?.state.answerFrom ?? null;
+  if (!ender || (ender.row.role !== 'assistant' && ender.row.role !== 'system') || answerFrom === null)
+    return passThrough;
+  const base = before.findLast(({ row }) => (row.seq as number) < answerFrom)?.state.chain ?? START;
+  return answerState({ ...input, base, answerFrom, calls: said.toolCalls ?? [], closes: true });
 }

@@ -105,8 +105,9 @@ async function findFrom(
   return { index: position.index + count - 1, fromSeq: itemStart(found), chain: null, previous: null };
 }
 
+/** Where the item a hit ends starts: an answer's first part, for a hit on an answer or on a note it joined. */
 function itemStart(hit: PrefixHit): number {
-  return hit.role === 'assistant' && hit.answerFrom !== null ? hit.answerFrom : hit.seq;
+  return (hit.role === 'assistant' || hit.role === 'system') && hit.answerFrom !== null ? hit.answerFrom : hit.seq;
 }
 
 /**

@@ -8,7 +8,10 @@ export interface ClientViewRow {
   message: TranscriptMessage;
   /** The chain through this message's item, its answer taken as ending here; null: not seen by a client, or not known yet. */
   prefixHash: Uint8Array | null;
-  /** The first seq of the answer this assistant message is part of (of the one still open, for a hidden message). */
+  /**
+   * The first seq of the answer this assistant message (or saved memory's note) is part of (of the one still open, for
+   * a hidden message).
+   */
   answerFrom: number | null;
 }
 
