@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate';
-import { createTestDatabase } from '../support/databases';
+import { createMigratedTestDatabase } from '../support/databases';
 
 // Issue 38 item 3: each PL/pgSQL function's current text lives in prisma/functions/<name>.sql, and the migrations
 // leave exactly that in the database. A file changed without a migration (or a migration without the file) fails here.
@@ -15,7 +14,6 @@ const files = readdirSync(FUNCTIONS_DIR)
   .filter((file) => file.endsWith('.sql'))
   .map((file) => file.slice(0, -'.sql'.length))
   .sort();
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 /** The same definition whatever its indentation or line breaks. */
 const normalised = (definition: string) => definition.replace(/\s+/g, ' ').trim();
@@ -34,12 +32,7 @@ describe('prisma/functions: the source of each SQL function, held equal to the m
     ).rows.map((row) => row.definition);
 
   beforeAll(async () => {
-    database = await createTestDatabase('sql_functions');
-    await applyMigrations({
-      databaseUrl: database.url,
-      migrationsDir: path.join(ROOT, 'prisma/migrations'),
-      log: silent,
-    });
+    database = await createMigratedTestDatabase('sql_functions');
     client = new pg.Client({ connectionString: database.url });
     await client.connect();
   });

@@ -1,18 +1,14 @@
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations } from '../../src/db/migrate';
 import { createDatabase, type Database } from '../../src/db/prisma-client';
 import { createThreadRepository } from '../../src/db/thread-repository';
 import { createTurnRepository } from '../../src/db/turn-repository';
-import { createTestDatabase } from '../support/databases';
+import { createMigratedTestDatabase } from '../support/databases';
 
 // The durability rules of the turn's path (docs/scaling.md): an accepted message and a turn's end wait for the WAL
 // flush; the lease and a turn's start do not. The functions that join those steps set synchronous_commit for their
 // own transaction: each is run here in a transaction that is rolled back, and the setting it leaves is what its
 // commit would have used.
-const migrationsDir = path.resolve(import.meta.dirname, '../../prisma/migrations');
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 describe('the turn functions commit as the durability rules say', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -20,8 +16,7 @@ describe('the turn functions commit as the durability rules say', () => {
   let client: pg.Client;
 
   beforeAll(async () => {
-    database = await createTestDatabase('durability');
-    await applyMigrations({ databaseUrl: database.url, migrationsDir, log: silent });
+    database = await createMigratedTestDatabase('durability');
     db = createDatabase({ url: database.url, poolSize: 2 });
     client = new pg.Client({ connectionString: database.url });
     await client.connect();
