@@ -24,6 +24,27 @@ export interface SendMessageDeps {
   spend?: SpendGate;
 }
 
+/** What an entry point (REST, sockets) holds that a send needs: its limits under `limits`, the rest by name. */
+export interface SendMessageSource {
+  turns: TurnStore;
+  settings: ContextSettings;
+  sendLimiter: RateLimiter;
+  limits: { maxMessageChars: number; maxQueuedTurns: number };
+  spend?: SpendGate | undefined;
+}
+
+/** The send's dependencies out of an entry point's. */
+export function sendMessageDepsOf(source: SendMessageSource): SendMessageDeps {
+  return {
+    turns: source.turns,
+    settings: source.settings,
+    sendLimiter: source.sendLimiter,
+    maxMessageChars: source.limits.maxMessageChars,
+    maxQueuedTurns: source.limits.maxQueuedTurns,
+    ...(source.spend ? { spend: source.spend } : {}),
+  };
+}
+
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /**

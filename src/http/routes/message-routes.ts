@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../core/errors/app-error';
 import { toMessageDto } from '../../core/dto/api-dto';
 import { retryAnswer } from '../../core/turn/retry-answer';
-import { sendMessage } from '../../core/turn/send-message';
+import { sendMessage, sendMessageDepsOf } from '../../core/turn/send-message';
 import type { TranscriptMessage, Turn } from '../../core/domain/types';
 import type { SendMessageResponseDto } from '../../shared/api';
 import { principalOf } from '../authenticate';
@@ -65,14 +65,7 @@ async function postMessage(deps: HttpDeps, request: Request, response: Response)
   const body = parseOrThrow(sendMessageBody, request.body, 'message');
   const accepted = await sendMessage(
     { userId: principal.userId, threadId: thread.id, content: body.content, clientMessageId: body.clientMessageId },
-    {
-      turns: deps.turns,
-      settings: deps.settings,
-      sendLimiter: deps.sendLimiter,
-      maxMessageChars: deps.limits.maxMessageChars,
-      maxQueuedTurns: deps.limits.maxQueuedTurns,
-      ...(deps.spend ? { spend: deps.spend } : {}),
-    },
+    sendMessageDepsOf(deps),
   );
   const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');
   if (wantsStream) return streamAcceptedTurn(deps, { ...accepted, threadId: thread.id }, request, response);

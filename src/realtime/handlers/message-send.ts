@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { toMessageDto } from '../../core/dto/api-dto';
-import { sendMessage } from '../../core/turn/send-message';
+import { sendMessage, sendMessageDepsOf } from '../../core/turn/send-message';
 import type { MessageDto } from '../../shared/api';
 import type { HandlerContext } from '../acknowledged';
 import type { SocketDeps } from '../socket-deps';
@@ -17,14 +17,7 @@ export async function messageSend(
 ): Promise<{ message: MessageDto; turnId: string; duplicate: boolean }> {
   const accepted = await sendMessage(
     { userId, threadId: payload.threadId, content: payload.content, clientMessageId: payload.clientMessageId },
-    {
-      turns: deps.turns,
-      settings: deps.settings,
-      sendLimiter: deps.sendLimiter,
-      maxMessageChars: deps.limits.maxMessageChars,
-      maxQueuedTurns: deps.limits.maxQueuedTurns,
-      ...(deps.spend ? { spend: deps.spend } : {}),
-    },
+    sendMessageDepsOf(deps),
   );
   // Not awaited: the turn streams to the room. A kick for a duplicate is harmless but also pointless.
   if (!accepted.duplicate) void deps.runner.kick(payload.threadId);
