@@ -1,4 +1,4 @@
-import { isAnswerNote } from '../../src/core/facade/client-view';
+import { isHidden } from '../../src/core/facade/client-view';
 import type { ClientHistoryStore, ClientMessage, ClientViewRow } from '../../src/core/ports';
 import { chainHashes } from '../../src/db/client-prefix-hash';
 import { toMessage, type MemoryDatabase, type MessageRow } from './memory-database';
@@ -29,20 +29,6 @@ const sameBytes = (left: Uint8Array | null, right: Uint8Array | null): boolean =
 const stored = (text: string): string =>
   text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
-/** client_view_hidden: not shown to a client (a saved memory's note is, in its answer: client_view_answer_note). */
-function hidden(message: MessageRow): boolean {
-  return (
-    message.seq === null ||
-    message.deleted ||
-    message.superseded ||
-    (message.role === 'system' && !isAnswerNote(message)) ||
-    message.toolRunId !== null ||
-    message.status === 'error' ||
-    message.status === 'pending' ||
-    (message.status === 'cancelled' && message.content === '' && (message.toolCalls ?? []).length === 0)
-  );
-}
-
 /** client_view_tool_names: the names of the thread's client tools (settings.openaiClient.tools). */
 function clientToolNames(database: MemoryDatabase, threadId: string): Set<string> {
   const tools = database.threads.get(threadId)?.settings.openaiClient?.tools;
@@ -59,7 +45,7 @@ function isClientResult(message: MessageRow, rows: readonly MessageRow[], names:
         answer.turnId === message.turnId &&
         (answer.seq as number) < (message.seq as number) &&
         answer.role === 'assistant' &&
-        !hidden(answer) &&
+        !isHidden(answer) &&
         (answer.toolCalls ?? []).some((call) => call.id === message.toolCallId && names.has(call.name)),
     )
   );
@@ -123,7 +109,7 @@ export function createMemoryClientHistoryStore(database: MemoryDatabase): Client
       return rows.some(
         (message) =>
           message.status === 'streaming' &&
-          !hidden(message) &&
+          !isHidden(message) &&
           (message.role !== 'tool' || isClientResult(message, rows, names)),
       );
     },
@@ -134,7 +120,7 @@ export function createMemoryClientHistoryStore(database: MemoryDatabase): Client
           (message.seq as number) > afterSeq &&
           (message.seq as number) <= throughSeq &&
           message.role === 'user' &&
-          !hidden(message),
+          !isHidden(message),
       );
     },
   };
@@ -171,7 +157,7 @@ function stateOf(input: {
       ? previous.answerFrom
       : null;
   const passThrough: ChainState = { prefixHash: null, chain: previousChain, answerFrom: previousFrom };
-  if (hidden(message)) return passThrough;
+  if (isHidden(message)) return passThrough;
   if (message.role === 'system') return noteState({ message, before, names, previousChain, previousFrom });
   if (message.role === 'assistant')
     return answerState({
@@ -221,7 +207,7 @@ function answerState(input: {
     .filter(
       ({ row, state }) =>
         row.content !== '' &&
-        !hidden(row) &&
+        !isHidden(row) &&
         (row.role === 'assistant' || (row.role === 'system' && state.prefixHash !== null)),
     )
     .map(({ row }) => row.content);
@@ -248,7 +234,7 @@ function noteState(input: {
 }): ChainState {
   const { message, before, previousChain, previousFrom } = input;
   const passThrough: ChainState = { prefixHash: null, chain: previousChain, answerFrom: previousFrom };
-  const said = before.findLast(({ row }) => (row.role === 'user' || row.role === 'assistant') && !hidden(row))?.row;
+  const said = before.findLast(({ row }) => (row.role === 'user' || row.role === 'assistant') && !isHidden(row))?.row;
   if (said?.role !== 'assistant' || said.turnId !== message.turnId) return passThrough;
   if (previousFrom !== null)
     return answerState({ ...input, base: previousChain, answerFrom: previousFrom, calls: [], closes: false });

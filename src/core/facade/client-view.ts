@@ -64,9 +64,15 @@ interface OpenAnswer {
 
 /**
  * Not part of what a client saw: forgotten or superseded messages, notices, async tool notes, errors, and an answer
- * stopped before its first word (the client went away before it began: its history has no answer there).
+ * stopped before its first word (the client went away before it began: its history has no answer there). The
+ * database's `client_view_hidden` is the same rule.
  */
-function isHidden(message: TranscriptMessage): boolean {
+export function isHidden(
+  message: Pick<
+    TranscriptMessage,
+    'seq' | 'deleted' | 'superseded' | 'role' | 'turnId' | 'toolRunId' | 'status' | 'content' | 'toolCalls'
+  >,
+): boolean {
   return (
     message.seq === null ||
     message.deleted ||
