@@ -32,7 +32,7 @@ import {
   threadSettingsBody,
 } from '../request-schemas';
 import { auditAdminOverride } from './audit-admin-override';
-import { turnEnded } from '../turn-ended';
+import { waitForTurnEnd } from '../turn-ended';
 import { turnResult } from './message-routes';
 
 /** The caller as the memory controls see it: admins (a JWT with role admin) may act on any thread. */
@@ -173,12 +173,8 @@ async function regenerateRoute(deps: HttpDeps, request: Request, response: Respo
     action: 'answer.regenerated',
     details: { turnId: outcome.turn.id, userMessageId: outcome.userMessage.id },
   });
-  const waiter = turnEnded(deps, outcome.turn);
-  request.on('close', () => {
-    if (!response.writableEnded) waiter.stop();
-  });
-  void deps.runner.kick(id);
-  await waiter.done;
+  // The new turn's wait is a sent message's: kick the runner, wait for its end or the client going away.
+  await waitForTurnEnd(deps, { turn: outcome.turn, duplicate: false }, request, response);
   const result = await turnResult(deps, outcome.turn.id, outcome.userMessage.id, id);
   const body: RegenerateResponseDto = { ...result, superseded: outcome.superseded.map(toMessageDto) };
   response.status(201).json(body);
