@@ -198,6 +198,22 @@ describe('toAnthropicRequest', () => {
     expect(breakpoints(b)).toEqual(['system[0]', 'messages[2][0]']);
   });
 
+  it('ends breakpoint 2 after a recall slot the next calls hold, so they read it instead of writing it again', () => {
+    const slot: PackMessage = { role: 'user', content: 'Recalled: #1 ...', tokens: 1, held: true };
+    const first = toAnthropicRequest([system('S'), user(1, 'q1'), slot, system('A late note')], options);
+    expect(first.messages[0]?.content).toEqual([
+      { type: 'text', text: 'q1' },
+      { type: 'text', text: 'Recalled: #1 ...', cache_control: mark },
+      { type: 'text', text: `${SERVER_NOTE_MARK}A late note` },
+    ]);
+    // The next call shows the note where it stood: the block the first call's breakpoint ended, unchanged.
+    const second = toAnthropicRequest([system('S'), user(1, 'q1'), slot, assistant(2, 'a1'), user(3, 'q2')], options);
+    expect(second.messages[0]?.content).toEqual([
+      { type: 'text', text: 'q1' },
+      { type: 'text', text: 'Recalled: #1 ...' },
+    ]);
+    expect(breakpoints(second)).toEqual(['system[0]', 'messages[2][0]']);
+  });
   it("sends the current tool loop's thinking blocks back unchanged, drops earlier turns', and sends thinking", () => {
     const kept = new Map([
       ['call_old', [{ type: 'thinking' as const, thinking: 'old', signature: 'sig-old' }]],

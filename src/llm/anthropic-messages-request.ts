@@ -7,8 +7,10 @@
  * - Every other pack message is one content block (never joined text: joining moves the cache boundary every call),
  *   consecutive messages of one role share one message; server notes (later system messages) are user text, tool calls
  *   `tool_use` blocks, tool results `tool_result` blocks in the very next user message.
- * - Breakpoint 2 on the last block of the newest window message (the last one carrying a `seq`): the per-call parts
- *   after it (recall slot, notes) are blocks of their own after it, outside the cached prefix.
+ * - Breakpoint 2 on the last block of the newest window message (the last one carrying a `seq`) or, after it, of a
+ *   recall note the next calls hold in place (`held`: sticky recall): the per-call parts after it (a slot not held,
+ *   notes) are blocks of their own after it, outside the cached prefix. A held slot inside the breakpoint is written
+ *   once (1.25×) and read by the next calls (0.1×); outside it, it was sent uncached (1×) and then written (1.25×).
  * - Breakpoint 3 on the last tool definition.
  */
 import type {
@@ -184,10 +186,10 @@ export function toAnthropicRequest(
   });
   pairToolBlocks(entries);
   if (entries[0]?.role !== 'user') entries.unshift({ role: 'user', blocks: [textBlock(OPENING_USER_TEXT)] });
-  // Breakpoint 2: the newest window message's last block (walking back past messages that gave no block).
+  // Breakpoint 2: the newest window message's or held note's last block (walking back past messages that gave none).
   let newest = -1;
   for (let index = rest.length - 1; index >= 0; index -= 1)
-    if (rest[index]?.seq !== undefined && newest < 0) newest = index;
+    if ((rest[index]?.seq !== undefined || rest[index]?.held) && newest < 0) newest = index;
   for (let index = newest; index >= 0; index -= 1) {
     const block = lastBlockOf.get(index);
     if (block && block.type !== 'thinking' && block.type !== 'redacted_thinking') {

@@ -360,7 +360,9 @@ export function buildContextPack(options: BuildContextPackOptions): ContextPack 
   // Sticky recall: notes shown by earlier calls stay where they were; a message a note already serves gets no new slot
   // (a later round of its turn, a regeneration), and a new slot shows only what no note holds.
   const heldNotes = applicableHeldNotes(state, window, pinned);
-  const held = new Map(heldNotes.map((note) => [note.servedSeq, renderRecallNote(note.recalled, measure)]));
+  const held = new Map(
+    heldNotes.map((note) => [note.servedSeq, { ...renderRecallNote(note.recalled, measure), held: true as const }]),
+  );
   const newestUser = window.filter((entry) => entry.role === 'user').at(-1);
   const inputs: PackInputs = { options, measure, pinned, window, heldNotes, held, newestUser };
   const slot = newRecallSlot(inputs);
@@ -509,8 +511,15 @@ function packOf(
   );
   const fresh = assembly.recall && slot ? slot : null;
   const heldTokens = keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0);
+  const recallNote =
+    fresh && newestUser && keptSeqs.has(newestUser.seq) && heldFits(options.recallHeldTokens, heldTokens, fresh)
+      ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens }
+      : null;
   return {
-    messages,
+    // A slot the next calls will hold is marked as a held note is (the prompt they repeat ends after it).
+    messages: recallNote
+      ? messages.map((message) => (message === assembly.recall ? { ...message, held: true as const } : message))
+      : messages,
     tokens,
     omitted: window.length - kept.length,
     manifest: {
@@ -520,10 +529,7 @@ function packOf(
       pinnedSeqs: pinned.map((entry) => entry.seq),
       recalledSeqs: [...new Set([...heldOwn, ...(fresh?.seqs ?? [])])].sort((a, b) => a - b),
       recalledElsewhere: [...heldElsewhere, ...(fresh?.elsewhere ?? [])],
-      recallNote:
-        fresh && newestUser && keptSeqs.has(newestUser.seq) && heldFits(options.recallHeldTokens, heldTokens, fresh)
-          ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens }
-          : null,
+      recallNote,
       savedMemoryIds: memories.map((item) => item.id),
       windowSeqs: kept.map((entry) => entry.seq),
       toolResults: [...pinned, ...kept]

@@ -106,6 +106,8 @@ describe('sticky recall', () => {
     const window = [counted({ seq: 11, role: 'user', content: 'What was the budget?' })];
     const first = build(window, [old(2), old(1)], [], 'openai');
     expect(first.manifest.recallNote).toMatchObject({ servedSeq: 11, seqs: [1, 2], elsewhere: [] });
+    // Marked as held: later calls repeat it in place, so a provider's cache breakpoint may end after it.
+    expect(first.messages.at(-1)).toMatchObject({ content: expect.stringContaining('Older message 1'), held: true });
 
     window.push(
       counted({ seq: 12, role: 'assistant', content: 'It was 200 euros.' }),
@@ -144,6 +146,7 @@ describe('sticky recall', () => {
     const second = build(window, [old(3)], heldFrom([first], candidates), 'openai', [], bound);
     // The model still sees what was recalled for message 13, after it, as a slot of this call only.
     expect(second.messages.at(-1)?.content).toContain('Older message 3');
+    expect(second.messages.at(-1)?.held).toBeUndefined();
     expect(second.manifest.recalledSeqs).toEqual([1, 3]);
     // No note is recorded for it (the note held already takes the whole bound), so no later call holds it...
     expect(second.manifest.recallNote).toBeNull();

@@ -107,6 +107,12 @@ export interface PackMessage {
   toolCallId?: string;
   /** Transcript seq the message renders, when it renders one entry. */
   seq?: number;
+  /**
+   * A recall note that later calls of this summary revision show in this very place (sticky recall): a held note, or
+   * this call's slot when the manifest records it to be held. Like a message with a seq, it is part of the prompt the
+   * next call repeats, so a provider cache breakpoint may end on it (anthropic-messages-request.ts).
+   */
+  held?: true;
   tokens: number;
 }
 
