@@ -41,6 +41,11 @@ export interface BuildContextPackOptions {
    */
   recallHeldTokens?: number;
   /**
+   * RECALL_STICKY: later calls hold this call's new slot in place (the manifest records it as `recallNote`, and the
+   * slot is marked `held`). False: the slot serves its own turn only. Absent: true.
+   */
+  recallSticky?: boolean;
+  /**
    * The user's saved memories (newest first) and their cap (USER_MEMORY_TOKENS): the newest that fit go into the
    * leading system message after the system prefix, before the summary. Absent: none.
    */
@@ -512,7 +517,11 @@ function packOf(
   const fresh = assembly.recall && slot ? slot : null;
   const heldTokens = keptNotes.reduce((sum, note) => sum + (held.get(note.servedSeq)?.tokens ?? 0), 0);
   const recallNote =
-    fresh && newestUser && keptSeqs.has(newestUser.seq) && heldFits(options.recallHeldTokens, heldTokens, fresh)
+    fresh &&
+    newestUser &&
+    options.recallSticky !== false &&
+    keptSeqs.has(newestUser.seq) &&
+    heldFits(options.recallHeldTokens, heldTokens, fresh)
       ? { servedSeq: newestUser.seq, seqs: fresh.seqs, elsewhere: fresh.elsewhere, tokens: fresh.message.tokens }
       : null;
   return {

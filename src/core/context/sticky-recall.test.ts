@@ -158,6 +158,22 @@ describe('sticky recall', () => {
     });
   });
 
+  it('with RECALL_STICKY off, records no note to hold and leaves the slot unmarked (later calls will not repeat it)', () => {
+    const window = [counted({ seq: 11, role: 'user', content: 'What was the budget?' })];
+    const pack = buildContextPack({
+      systemPrefix: PREFIX,
+      state: { summary, window, pinned: [], contextStartSeq: 10, memoryMode: 'summary', recalled: [old(1)] },
+      budget: 200_000,
+      counter,
+      recallTokens: 300,
+      recallSticky: false,
+    });
+    expect(pack.messages.at(-1)?.content).toContain('Older message 1');
+    expect(pack.messages.at(-1)?.held).toBeUndefined();
+    expect(pack.manifest.recallNote).toBeNull();
+    expect(pack.manifest.recalledSeqs).toEqual([1]);
+  });
+
   it('gives a message a note already serves no new slot (a later round of its turn, a regeneration)', () => {
     const candidates = new Map([old(1), old(2)].map((message) => [keyOf(message), message]));
     const window = [counted({ seq: 11, role: 'user', content: 'What was the budget?' })];

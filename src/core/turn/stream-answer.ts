@@ -108,6 +108,7 @@ export function buildTurnPack(
     compat: settings.compat,
     recallTokens: options.recall === false ? 0 : recallTokensFor(context, settings),
     recallGate: settings.recallGate ?? false,
+    recallSticky: settings.recallSticky === true,
     ...(settings.recallHeldTokens !== undefined ? { recallHeldTokens: settings.recallHeldTokens } : {}),
     ...(context.savedMemories
       ? { savedMemories: { items: context.savedMemories, tokens: settings.userMemoryTokens } }
