@@ -91,6 +91,25 @@ describe('toAnthropicRequest', () => {
     expect(breakpoints(request)).toEqual(['system[0]', 'messages[2][0]']);
   });
 
+  it('cuts the system message where its stable parts end: breakpoints on the head and on the newest summary segment', () => {
+    const head = 'You are helpful.';
+    const summary = '\n\n## Summary\nFirst segment.\n\nSecond segment.';
+    const coverage = '\n(The summary covers the conversation through message #9.)';
+    const content = head + summary + coverage;
+    const ends = [head.length, content.indexOf('First segment.') + 14, head.length + summary.length];
+    const request = toAnthropicRequest(
+      [{ role: 'system', content, tokens: 1, stableEnds: ends }, user(10, 'hi')],
+      options,
+    );
+    expect(request.system).toEqual([
+      { type: 'text', text: head, cache_control: mark },
+      { type: 'text', text: '\n\n## Summary\nFirst segment.' },
+      { type: 'text', text: '\n\nSecond segment.', cache_control: mark },
+      { type: 'text', text: coverage },
+    ]);
+    expect(breakpoints(request)).toEqual(['system[0]', 'system[2]', 'messages[0][0]']);
+  });
+
   it('puts the third breakpoint on the last tool, converted to Anthropic tool definitions with the TTL', () => {
     const request = toAnthropicRequest([system('S'), user(1, 'q')], {
       ...options,

@@ -2,8 +2,12 @@
  * A context pack as one Anthropic Messages API request, with the prompt cache's breakpoints on the pack's stable parts.
  * Pure: the request it returns is exactly what is sent (anthropic-chat-model.ts), so what is tested here is the wire.
  *
- * - The leading system message (system prefix, client instructions, saved memories, summary) is `system`, one text
- *   block: breakpoint 1, the stable head (with the tools before it in Anthropic's order: tools → system → messages).
+ * - The leading system message (system prefix, client instructions, saved memories, summary) is `system`, cut into
+ *   text blocks where its stable parts end (PackMessage.stableEnds): the head (prefix, instructions, memories), each
+ *   summary segment, the summary's coverage line. Breakpoint 1 on the head, and one on the newest segment: a fold
+ *   appends a segment after the earlier ones, so the next call reads the head and the earlier segments (written by
+ *   the calls before the fold: the 20-block lookback finds them) and writes only the new segment on. Without a
+ *   summary, one block and one breakpoint. Tools come before it in Anthropic's order (tools → system → messages).
  * - Every other pack message is one content block (never joined text: joining moves the cache boundary every call),
  *   consecutive messages of one role share one message; server notes (later system messages) are user text, tool calls
  *   `tool_use` blocks, tool results `tool_result` blocks in the very next user message.
@@ -149,6 +153,24 @@ function withCacheControl(block: Block, ttl: '5m' | '1h'): void {
   (block as Cacheable).cache_control = { type: 'ephemeral', ttl };
 }
 
+/**
+ * The leading system message as text blocks cut at its stable ends, with a breakpoint on the head (the first block)
+ * and on the newest summary segment (the block before the coverage line); one block with one breakpoint when nothing
+ * cuts it.
+ */
+function systemBlocks(leading: PackMessage, ttl: '5m' | '1h'): TextBlockParam[] {
+  const text = leading.content;
+  const cuts = (leading.stableEnds ?? []).filter(
+    (end, index, ends) => end > 0 && end < text.length && end > (ends[index - 1] ?? 0),
+  );
+  const blocks = [0, ...cuts]
+    .map((start, index) => textBlock(text.slice(start, cuts[index] ?? text.length)))
+    .filter((block) => block.text !== '');
+  const marked = blocks.length > 1 ? [blocks[0], blocks.at(-2)] : [blocks[0]];
+  for (const block of marked) if (block) withCacheControl(block, ttl);
+  return blocks;
+}
+
 /** Index (in `rest`) of the newest user message that is the user's own (carries a seq): the current tool loop follows it. */
 function currentLoopStart(rest: readonly PackMessage[]): number {
   for (let index = rest.length - 1; index >= 0; index -= 1)
@@ -200,10 +222,7 @@ export function toAnthropicRequest(
   const tools = (options.tools ?? []).map(toAnthropicTool);
   const lastTool = tools.at(-1);
   if (lastTool) lastTool.cache_control = { type: 'ephemeral', ttl: options.cacheTtl };
-  const system: TextBlockParam[] =
-    leading && leading.content.trim() !== ''
-      ? [{ type: 'text', text: leading.content, cache_control: { type: 'ephemeral', ttl: options.cacheTtl } }]
-      : [];
+  const system = leading && leading.content.trim() !== '' ? systemBlocks(leading, options.cacheTtl) : [];
   const thinking = options.thinkingBudgetTokens !== undefined && thinkingComplete ? options.thinkingBudgetTokens : null;
   return {
     model: options.model,

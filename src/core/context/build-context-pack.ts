@@ -166,9 +166,11 @@ function leadingMessage(
   const heading = summary && summary.text !== '' ? `\n\n${summaryHeading()}\n` : '';
   const coverage = summary && heading !== '' ? `\n${summaryCoverage(summary)}` : '';
   const memorySection = savedMemoriesSection(memories);
-  const content =
-    options.systemPrefix + memorySection + (summary && heading !== '' ? heading + summary.text + coverage : '');
-  if (options.counter) return { role: 'system', content, tokens: measure({ role: 'system', content }) };
+  const head = options.systemPrefix + memorySection;
+  const content = head + (summary && heading !== '' ? heading + summary.text + coverage : '');
+  const stable =
+    summary && heading !== '' && head !== '' ? { stableEnds: stableEndsOf(head.length, heading.length, summary) } : {};
+  if (options.counter) return { role: 'system', content, tokens: measure({ role: 'system', content }), ...stable };
   if (options.systemPrefixTokens === undefined) {
     throw new TypeError('buildContextPack needs a counter or systemPrefixTokens');
   }
@@ -188,7 +190,19 @@ function leadingMessage(
     role: 'system',
     content,
     tokens: TOKENS_PER_MESSAGE + 1 + options.systemPrefixTokens + sectionTokens + memoryTokens,
+    ...stable,
   };
+}
+
+/**
+ * The leading message's stable ends (PackMessage.stableEnds): where its head ends (the summary's heading follows),
+ * then where each summary segment ends. Ends that do not describe the text (a summary stored before segments) make
+ * it one segment.
+ */
+function stableEndsOf(headEnd: number, headingLength: number, summary: SummaryState): number[] {
+  const ends = summary.segmentEnds ?? [];
+  const valid = ends.at(-1) === summary.text.length && ends.every((end, index) => end > (ends[index - 1] ?? 0));
+  return [headEnd, ...(valid ? ends : [summary.text.length]).map((end) => headEnd + headingLength + end)];
 }
 
 function sumTokens(messages: readonly PackMessage[]): number {

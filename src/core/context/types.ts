@@ -113,6 +113,13 @@ export interface PackMessage {
    * next call repeats, so a provider cache breakpoint may end on it (anthropic-messages-request.ts).
    */
   held?: true;
+  /**
+   * Offsets into `content` where parts end that later calls repeat byte for byte until they change on their own
+   * schedule (the leading message: the system prefix with the saved memories, then each summary segment, which a fold
+   * appends after; what follows the last is the summary's coverage line, new at every fold). A provider whose cache
+   * works on blocks may cut the text there (anthropic-messages-request.ts); the text is the same either way.
+   */
+  stableEnds?: number[];
   tokens: number;
 }
 
