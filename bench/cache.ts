@@ -20,6 +20,7 @@
  * reads at 0.1× the input price.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -63,13 +64,23 @@ const MODEL = PROVIDER === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
 const WRITE_PRICE = PROVIDER === 'anthropic' ? 1.25 : 1;
 /** `BENCH_CACHE_VIA=npm-start`: ours through `npm start` in its own process (see npmStartServer). */
 const VIA_NPM_START = process.env.BENCH_CACHE_VIA === 'npm-start';
+/**
+ * `BENCH_CACHE_SYSTEM_PROMPT_FILE=path`: every system's system prompt (ours through SYSTEM_PROMPT_FILE), as a
+ * deployment with house rules of its own has one (bench/support/house-rules-prompt.txt: ~1,500 tokens); without it,
+ * the server's short built-in prompt.
+ */
+const SYSTEM_PROMPT_FILE = process.env.BENCH_CACHE_SYSTEM_PROMPT_FILE;
+const SYSTEM_PROMPT = SYSTEM_PROMPT_FILE ? readFileSync(SYSTEM_PROMPT_FILE, 'utf8').trim() : DEFAULT_SYSTEM_PROMPT;
 /** `BENCH_CACHE_OURS_ENV="RECALL_TOKENS=0,SUMMARY_KEEP=messages=8"`: settings for our app only (to attribute a figure). */
-const OURS_ENV: Record<string, string> = Object.fromEntries(
-  (process.env.BENCH_CACHE_OURS_ENV ?? '')
-    .split(/,(?=[A-Z_]+=)/)
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
+const OURS_ENV: Record<string, string> = {
+  ...(SYSTEM_PROMPT_FILE ? { SYSTEM_PROMPT_FILE: path.resolve(SYSTEM_PROMPT_FILE) } : {}),
+  ...Object.fromEntries(
+    (process.env.BENCH_CACHE_OURS_ENV ?? '')
+      .split(/,(?=[A-Z_]+=)/)
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  ),
+};
 /** What both summarizers answer: a summary that quotes no turn (only window, pins and recall hold evidence verbatim). */
 const SUMMARY_TEXT = `Intent: a long friendly conversation between two people over many sessions. ${'They talked about family, work, hobbies, plans and what happened since they last spoke. '.repeat(8)}`;
 
@@ -508,7 +519,7 @@ async function runLangChain(
   };
   const caching = await startCachingStub();
   try {
-    const options = { stubUrl: caching.url, model: MODEL, systemPrompt: DEFAULT_SYSTEM_PROMPT, ...policy };
+    const options = { stubUrl: caching.url, model: MODEL, systemPrompt: SYSTEM_PROMPT, ...policy };
     const run = await replay(
       'LangChain summarizationMiddleware',
       conversations,
@@ -531,7 +542,7 @@ async function fullHistoryCall(url: string, messages: { role: string; content: s
       body: JSON.stringify({
         model: MODEL,
         max_tokens: 1024,
-        system: DEFAULT_SYSTEM_PROMPT,
+        system: SYSTEM_PROMPT,
         messages: [
           ...messages.slice(0, -1),
           { role: last.role, content: [{ type: 'text', text: last.content, cache_control: { type: 'ephemeral' } }] },
@@ -546,7 +557,7 @@ async function fullHistoryCall(url: string, messages: { role: string; content: s
   const response = await fetch(`${url}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
-    body: JSON.stringify({ model: MODEL, messages: [{ role: 'system', content: DEFAULT_SYSTEM_PROMPT }, ...messages] }),
+    body: JSON.stringify({ model: MODEL, messages: [{ role: 'system', content: SYSTEM_PROMPT }, ...messages] }),
   });
   const body = (await response.json()) as { choices?: { message: { content: string } }[] };
   const answer = body.choices?.[0]?.message.content;
