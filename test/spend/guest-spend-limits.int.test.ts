@@ -90,7 +90,7 @@ describe('the per-address total of guests', () => {
       SPEND_LIMIT_GUEST: '100000000tokens/day',
       // Room for one send (its worst case: a 2,700-token prompt and a 300-token answer), whoever of the address's
       // guests sends it, and not for a second one after what the first spent.
-      SPEND_LIMIT_GUESTS_PER_ADDRESS: '3300tokens/day',
+      SPEND_LIMIT_GUESTS_PER_ADDRESS: '3200tokens/day',
       CONTEXT_MAX_INPUT_TOKENS: '3000',
       RESERVED_OUTPUT_TOKENS: '300',
     },
@@ -116,6 +116,6 @@ describe('the per-address total of guests', () => {
     expect(refused.status).toBe(429);
     const body = (await refused.json()) as { error: { code: string; scope: string; message: string } };
     expect(body.error).toMatchObject({ code: 'SPEND_LIMIT_REACHED', scope: 'address' });
-    expect(body.error.message).toMatch(/^The guests of your network's spend limit of 3,300 tokens per day/);
+    expect(body.error.message).toMatch(/^The guests of your network's spend limit of 3,200 tokens per day/);
   });
 });

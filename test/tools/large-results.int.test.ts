@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countTextTokens } from '../../src/llm/count-chat-tokens';
-import type { ContextPackDto, MessageContextDto } from '../../src/shared/api';
+import type { ContextPackDto, MessageContextDto, ThreadDto } from '../../src/shared/api';
 import {
   lastUserText,
   replyWithText,
@@ -33,7 +33,9 @@ const LONG_NOTE = 'please include every row, '.repeat(100);
 function chat(request: StubRequest) {
   const last = lastMessage(request);
   const text = textOf(last);
-  const handle = /read_tool_result\(handle="([0-9a-f-]{36})", offset, length\)/.exec(text)?.[1];
+  // The handle line of the result just condensed, or one the user pasted (a recall slot may follow the user's text).
+  const pattern = /read_tool_result\(handle="([0-9a-f-]{36})", offset, length\)/;
+  const handle = last?.role === 'user' ? pattern.exec(lastUserText(request.body))?.[1] : pattern.exec(text)?.[1];
   if (handle)
     return replyWithToolCalls([{ name: 'read_tool_result', arguments: { handle, offset: READ_AT, length: 40 } }]);
   if (last?.role === 'tool' && text.startsWith('Characters ')) return replyWithText('I read the part you asked about.');
@@ -162,6 +164,46 @@ describe('large tool results', () => {
       { timeoutMs: 30_000, what: 'a fold past the report' },
     );
     expect((await seenBy()).toolResults).toEqual([expect.objectContaining(reportResult)]);
+  });
+
+  it('offers read_tool_result only where a condensed result is in the context; a fork reads its copy by the handle', async () => {
+    const toolNames = (request: StubRequest | undefined) => request?.body.tools?.map((tool) => tool.function.name);
+    const thread = await helpers.newThread();
+    await helpers.send(thread.id, 'hello');
+    // Nothing in the chat is condensed: the tool has nothing to read, and its schema is not in the prompt.
+    // (The chat calls: the title request after a first exchange offers no tools.)
+    const toolCalls = () => stub.requests.filter((request) => request.kind === 'chat' && request.body.tools);
+    const hello = toolCalls().at(-1);
+    expect(toolNames(hello)).toContain('big_report');
+    expect(toolNames(hello)).not.toContain('read_tool_result');
+    stub.reset();
+    const result = await helpers.send(thread.id, 'report please');
+    const reportMessage = result.messages[1];
+    const chats = toolCalls();
+    // The round that called the report was not offered it; the round that got the condensed result is, and reads.
+    expect(toolNames(chats[0])).not.toContain('read_tool_result');
+    expect(toolNames(chats[1])).toContain('read_tool_result');
+    expect(result.messages[3]?.content).toContain('MARKER-XYZZY');
+
+    // A fork at the report copies the condensed text with its handle (the parent's message id): the fork's own copy
+    // of the result answers it.
+    const response = await app.api(`/api/threads/${thread.id}/fork`, {
+      method: 'POST',
+      token: helpers.token,
+      json: { atMessageId: reportMessage?.id },
+    });
+    expect(response.status).toBe(201);
+    const forked = (await response.json()) as ThreadDto;
+    const handleText = `read_tool_result(handle="${reportMessage?.id}", offset, length)`;
+    const read = await helpers.send(forked.id, handleText);
+    const readResult = read.messages.find((message) => message.role === 'tool');
+    expect(readResult?.content).toContain('MARKER-XYZZY');
+
+    // A thread that did not copy it cannot read the handle, even with a condensed result of its own.
+    const other = await helpers.newThread();
+    await helpers.send(other.id, 'report please');
+    const unrelated = await helpers.send(other.id, handleText);
+    expect(unrelated.messages.find((message) => message.role === 'tool')?.content).toContain('No stored tool result');
   });
 
   it('condenses a 200 KB async result in the worker before the follow-up, readable through the run handle', async () => {

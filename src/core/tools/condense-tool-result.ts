@@ -21,9 +21,12 @@ const PROMPT_TOKENS = 300;
 const SYSTEM =
   'You condense the output of a tool for an assistant that will only see your version. Keep every identifier (ids, names, codes, file paths, URLs), every number with its unit, and every conclusion, error and warning. Drop repetition and boilerplate. Answer with the condensed text only.';
 
+/** How a condensed result's handle line names the tool that reads the rest (holdsCondensedResult looks for it). */
+export const HANDLE_LINE_CALL = 'read any part with read_tool_result(handle="';
+
 /** The line that ends a condensed result: where the full text is. */
 export function handleLine(handle: string, characters: number): string {
-  return `[Full result: ${characters} characters; read any part with read_tool_result(handle="${handle}", offset, length)]`;
+  return `[Full result: ${characters} characters; ${HANDLE_LINE_CALL}${handle}", offset, length)]`;
 }
 
 /** Keeps the transcript bounded: above `maxChars` a result is cut, with a marker saying so. */

@@ -13,6 +13,7 @@ import type {
 } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
 import { definitionsForRecallScope } from '../tools/built-in/search-transcript';
+import { holdsCondensedResult, withReadToolResultIf } from '../tools/built-in/read-tool-result';
 import { clientToolsOf, drivenByOpenAIClient } from '../context/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
@@ -78,7 +79,7 @@ const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
  * Our tools offered in the thread: async ones not to an OpenAI client (it has no channel for their follow-up);
  * search_transcript described with the thread's recall scope.
  */
-function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): OpenAIFunctionTool[] {
+function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope, readable: boolean): OpenAIFunctionTool[] {
   const registered = tools.registry.definitions();
   const driven = drivenByOpenAIClient(thread);
   // One list per registry list, scope and kind of thread, shared by every thread that gets it: the model adapter
@@ -89,10 +90,10 @@ function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope): Ope
     byKind = new Map();
     serverToolLists.set(registered, byKind);
   }
-  const kind = `${scope}:${driven}`;
+  const kind = `${scope}:${driven}:${readable}`;
   let list = byKind.get(kind);
   if (!list) {
-    const definitions = definitionsForRecallScope(registered, scope);
+    const definitions = withReadToolResultIf(definitionsForRecallScope(registered, scope), readable);
     list = driven
       ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async')
       : definitions;
@@ -284,7 +285,8 @@ export class TurnRunner {
       tools !== undefined &&
       (await tools.runs.followUpDepth(turn.id)) > tools.limits.followUps;
     if (chainEnded) context = (await this.appendNotice(turn, toolChainNotice(tools.limits.followUps))) ?? context;
-    const offered = this.toolsOfCalls(context);
+    // Per round: a result condensed in a round brings read_tool_result into the next (see offeredTools).
+    let offered = this.toolsOfCalls(context);
     const clientNames = new Set(clientToolsOf(context.thread).map((tool) => tool.function.name));
     for (let round = 0; ; round += 1) {
       // A round that must not call tools still sends the same schemas (a changed tool list is a prompt-cache miss
@@ -323,6 +325,7 @@ export class TurnRunner {
       if (serverCalls.length < answer.toolCalls.length) return;
       if (!allowCalls) return;
       context = (await this.options.turns.loadContext(turn.threadId, { recall: true })) ?? context;
+      offered = this.toolsOfCalls(context);
     }
   }
 
@@ -360,16 +363,19 @@ export class TurnRunner {
   /**
    * The tool list offered on a thread: the registry's, kept per thread until its next fold (or context reset) or a
    * change of its recall scope, so an MCP list change does not change the prompt's prefix in the middle of a cached
-   * stretch. A tool gone meanwhile answers the model with an error when called.
+   * stretch. A tool gone meanwhile answers the model with an error when called. read_tool_result only while the
+   * context (its entries or the summary) holds a condensed result's handle line: the one change in the middle of a
+   * stretch, made by the round that got such a result, so the next can read the rest of it.
    */
   private offeredTools(context: ThreadContext, tools: ToolKit): OpenAIFunctionTool[] {
     const threadId = context.thread.id;
     const scope = context.thread.settings.recallScope ?? this.options.settings.recallScope;
+    const readable = holdsCondensedResult(context);
     // A change of the recall scope changes search_transcript's description at once (the search itself changes).
-    const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}:${scope}`;
+    const epoch = `${context.thread.summary?.revision ?? 0}:${context.thread.contextStartSeq}:${scope}:${readable}`;
     const kept = this.offeredByThread.get(threadId);
     if (kept && kept.epoch === epoch) return kept.tools;
-    const current = serverToolsFor(context.thread, tools, scope);
+    const current = serverToolsFor(context.thread, tools, scope, readable);
     this.offeredByThread.delete(threadId);
     this.offeredByThread.set(threadId, { epoch, tools: current });
     // Oldest threads first out (insertion order): a bounded map.

@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors/app-error';
 import { packBudget } from '../../core/thread-context/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
-import { definitionsForRecallScope } from '../../core/tools';
+import { definitionsForRecallScope, holdsCondensedResult, withReadToolResultIf } from '../../core/tools';
 import { threadForActor } from '../../core/memory/thread-for-actor';
 import type { ContextPack, PackTokenParts } from '../../core/context/build-context-pack';
 import type { BudgetExplanationDto, ContextPackDto, MessageContextDto, PackEntryDto } from '../../shared/api';
@@ -58,9 +58,12 @@ export async function contextPreview(
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
-  const offered = definitionsForRecallScope(
-    deps.toolDefinitions?.() ?? [],
-    context.thread.settings.recallScope ?? settings.recallScope,
+  const offered = withReadToolResultIf(
+    definitionsForRecallScope(
+      deps.toolDefinitions?.() ?? [],
+      context.thread.settings.recallScope ?? settings.recallScope,
+    ),
+    holdsCondensedResult(context),
   );
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered);
   const summary = context.thread.summary;

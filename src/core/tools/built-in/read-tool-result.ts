@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { HANDLE_LINE_CALL } from '../condense-tool-result';
 import { ToolError } from '../tool-error';
+import type { ThreadContext } from '../../domain/types';
 import { defineTool } from '../types';
 
 /** Tokens kept free for the header and the continuation line of a slice. */
@@ -40,3 +42,26 @@ export const readToolResultTool = defineTool({
     return `${header}\n${stored.text.slice(offset, end)}${more}`;
   },
 });
+
+/**
+ * Whether a thread's context (its pinned and window entries, its summary) holds a condensed tool result's handle
+ * line, which names read_tool_result: only then has the tool anything to read, so only then is it offered (its schema
+ * is in every prompt it is offered in).
+ */
+export function holdsCondensedResult(context: Pick<ThreadContext, 'pinned' | 'window' | 'thread'>): boolean {
+  const handleIn = (entry: { role: string; content: string }) =>
+    (entry.role === 'tool' || entry.role === 'system') && entry.content.includes(HANDLE_LINE_CALL);
+  return (
+    context.pinned.some(handleIn) ||
+    context.window.some(handleIn) ||
+    (context.thread.summary?.text.includes(HANDLE_LINE_CALL) ?? false)
+  );
+}
+
+/** `definitions` without read_tool_result unless `readable` (holdsCondensedResult). */
+export function withReadToolResultIf<T extends { function: { name: string } }>(
+  definitions: readonly T[],
+  readable: boolean,
+): T[] {
+  return definitions.filter((definition) => readable || definition.function.name !== readToolResultTool.name);
+}
