@@ -277,6 +277,8 @@ interface SystemRun {
   recallTokens: number[];
   /** Ours: the mean estimated tokens of each pack part per chat call (the model-call records' token parts). */
   parts?: Record<string, number>;
+  /** Each conversation's requests (a background fold that lands after its last exchange counts in the next one's). */
+  spans: { conversation: string; requests: BenchCall[] }[];
   seconds: number;
 }
 
@@ -293,8 +295,10 @@ async function replay(
 ): Promise<Omit<SystemRun, 'recallTokens'>> {
   const started = performance.now();
   const questions: SystemRun['questions'] = [];
+  const spans: SystemRun['spans'] = [];
   for (const conversation of conversations) {
     const chat = await openChat(conversation);
+    const first = cachingStub.count();
     for (const exchange of conversation.exchanges) {
       cachingStub.next.reply = exchange.reply;
       const from = cachingStub.count();
@@ -309,11 +313,12 @@ async function replay(
         });
       }
     }
+    spans.push({ conversation: conversation.id, requests: cachingStub.calls(first) });
     log(
       `${name}: ${conversation.id} done (${conversation.exchanges.length} exchanges, ${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
     );
   }
-  return { name, requests: cachingStub.calls(), questions, seconds: (performance.now() - started) / 1000 };
+  return { name, requests: cachingStub.calls(), questions, spans, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Resolves once the app's turn runner has finished its turns (their ends, the fold decision after each). */
@@ -614,6 +619,24 @@ interface Figures {
   questions: number;
   /** Per conversation: its questions whose evidence was in the pack, and its questions. */
   evidenceByConversation: Record<string, { held: number; questions: number }>;
+  /** Per conversation: effective01 of its own requests. */
+  effectiveByConversation: Record<string, number>;
+}
+
+/** All input of `requests` (chat and, with `withSummaries`, summarizer calls) at the cached `price`, ÷ chat calls. */
+function effectivePerChatCall(requests: readonly BenchCall[], price: number, withSummaries: boolean): number {
+  // Uncached input at 1, cache reads at `price`, cache writes at WRITE_PRICE.
+  const cost = (request: BenchCall) =>
+    request.promptTokens -
+    request.cachedTokens -
+    request.writeTokens +
+    price * request.cachedTokens +
+    WRITE_PRICE * request.writeTokens;
+  const chat = requests.filter((request) => request.kind === 'chat');
+  const counted = requests.filter(
+    (request) => request.kind === 'chat' || (withSummaries && request.kind === 'summary'),
+  );
+  return counted.reduce((total, request) => total + cost(request), 0) / chat.length;
 }
 
 function figuresOf(run: SystemRun): Figures {
@@ -626,14 +649,7 @@ function figuresOf(run: SystemRun): Figures {
   const written = sum(chat, (request) => request.writeTokens);
   const summaryPrompt = sum(summaries, (request) => request.promptTokens);
   const summaryCached = sum(summaries, (request) => request.cachedTokens);
-  const summaryWritten = sum(summaries, (request) => request.writeTokens);
-  // Uncached input at 1, cache reads at `price`, cache writes at WRITE_PRICE.
-  const cost = (all: number, read: number, write: number, price: number) =>
-    all - read - write + price * read + WRITE_PRICE * write;
-  const effective = (price: number, withSummaries: boolean) =>
-    (cost(prompt, cached, written, price) +
-      (withSummaries ? cost(summaryPrompt, summaryCached, summaryWritten, price) : 0)) /
-    chat.length;
+  const effective = (price: number, withSummaries: boolean) => effectivePerChatCall(run.requests, price, withSummaries);
   const held = run.questions.filter((question) =>
     question.calls.some((call) => {
       const text = call.text();
@@ -673,6 +689,9 @@ function figuresOf(run: SystemRun): Figures {
     evidenceInPack: run.questions.length > 0 ? holds / run.questions.length : Number.NaN,
     questions: run.questions.length,
     evidenceByConversation,
+    effectiveByConversation: Object.fromEntries(
+      run.spans.map((span) => [span.conversation, effectivePerChatCall(span.requests, 0.1, true)]),
+    ),
   };
 }
 
@@ -780,6 +799,9 @@ async function main(): Promise<void> {
       2,
       `${o.effective01.toFixed(0)} vs ${f.effective01.toFixed(0)}`,
     ),
+    `ours ÷ LangChain, effective input per call (0.1) per conversation: ${Object.entries(o.effectiveByConversation)
+      .map(([id, value]) => `${id} ${(value / (l.effectiveByConversation[id] ?? Number.NaN)).toFixed(2)}`)
+      .join(', ')}`,
     target('ours: evidence turn in the pack for the questions', o.evidenceInPack, '>=', 0.8, 3),
     // Issue 24's "Done when" asks for 3 of a conversation's 5 early questions: each conversation on its own.
     `ours: evidence in the pack per conversation: ${Object.entries(o.evidenceByConversation)
