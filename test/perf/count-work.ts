@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { tokenizerWork } from '../../src/core/context';
 import { chatModelWork } from '../../src/llm/stream-chat';
+import { promptWork } from '../../src/core/turn/stream-answer';
 
 /** The work of one turn, in figures that do not depend on the machine (only on the code and the data). */
 export interface WorkFigures {
@@ -23,6 +24,8 @@ export interface WorkFigures {
   jsonChars: number;
   /** Chat models bound to a tool list (a new ChatOpenAI and OpenAI client each): 0 once the lists are warm. */
   modelBindings: number;
+  /** Tool-schema tokens the chat calls sent (our count of each call's offered list): a tool in every prompt shows. */
+  toolSchemaTokens: number;
 }
 
 export const FIGURES: readonly (keyof WorkFigures)[] = [
@@ -36,6 +39,7 @@ export const FIGURES: readonly (keyof WorkFigures)[] = [
   'jsonParses',
   'jsonChars',
   'modelBindings',
+  'toolSchemaTokens',
 ];
 
 /** What a counted window saw: the figures, and which statements and commands made them (for a failure's message). */
@@ -75,6 +79,7 @@ export function installWorkCounter(): {
   let commands = new Map<string, number>();
   const tokenizerAtStart = { ...tokenizerWork };
   let bindingsAtStart = chatModelWork.bindings;
+  let schemaTokensAtStart = promptWork.toolSchemaTokens;
 
   const clientPrototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const originalQuery = clientPrototype.query;
@@ -150,6 +155,7 @@ export function installWorkCounter(): {
       commands = new Map();
       Object.assign(tokenizerAtStart, tokenizerWork);
       bindingsAtStart = chatModelWork.bindings;
+      schemaTokensAtStart = promptWork.toolSchemaTokens;
       counting = true;
     },
     stop() {
@@ -158,6 +164,7 @@ export function installWorkCounter(): {
       figures.tokenizerEncoded = tokenizerWork.encoded - tokenizerAtStart.encoded;
       figures.tokenizerChars = tokenizerWork.chars - tokenizerAtStart.chars;
       figures.modelBindings = chatModelWork.bindings - bindingsAtStart;
+      figures.toolSchemaTokens = promptWork.toolSchemaTokens - schemaTokensAtStart;
       return { figures, statements: sorted(statements), commands: sorted(commands) };
     },
     inFlight: () => pending,

@@ -118,6 +118,12 @@ export function buildTurnPack(
   return { pack, toolSchemaTokens };
 }
 
+/**
+ * The tool-schema tokens this process's chat calls sent (each call's offered list, by our count): the per-turn
+ * work-budget test holds them per turn, so a tool added to every prompt fails CI instead of costing every call.
+ */
+export const promptWork = { toolSchemaTokens: 0 };
+
 /** What streamAnswer is asked for: the turn, the thread as it was read, and the call's tools. */
 export interface StreamAnswerInput {
   turn: Turn;
@@ -244,6 +250,7 @@ async function completeAnswer(
   const { settings, chat } = deps;
   const { context, pack, toolSchemaTokens } = attempt;
   const threadId = input.turn.threadId;
+  promptWork.toolSchemaTokens += toolSchemaTokens;
   const result = await chat.stream({
     messages: pack.messages,
     signal: input.active.controller.signal,
