@@ -77,7 +77,8 @@ const DEFAULT_CLIENT_TOOL_ROUNDS = 8;
 
 /**
  * Our tools offered in the thread: async ones not to an OpenAI client (it has no channel for their follow-up);
- * search_transcript described with the thread's recall scope.
+ * search_transcript described with the thread's recall scope; read_tool_result only when `readable` (a condensed
+ * result's handle is in the context: holdsCondensedResult).
  */
 function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope, readable: boolean): OpenAIFunctionTool[] {
   const registered = tools.registry.definitions();
