@@ -11,7 +11,7 @@ test.describe('the spend meter', () => {
     app = await startBrowserApp({
       responder: echoResponder,
       // A send holds about 3,000 tokens (a 2,700-token prompt and a 300-token answer): one fits, not a second after it.
-      env: { CONTEXT_MAX_INPUT_TOKENS: '3000', RESERVED_OUTPUT_TOKENS: '300', SPEND_LIMIT_GUEST: '3300tokens/day' },
+      env: { CONTEXT_MAX_INPUT_TOKENS: '3000', RESERVED_OUTPUT_TOKENS: '300', SPEND_LIMIT_GUEST: '3200tokens/day' },
     });
   });
   test.afterAll(async () => {
@@ -25,7 +25,7 @@ test.describe('the spend meter', () => {
     await expect(page.getByRole('status', { name: /Connection: Connected/ })).toBeVisible();
     const meter = page.getByRole('meter', { name: 'Spend limit used' });
     await expect(meter).toHaveAttribute('aria-valuenow', '0');
-    await expect(meter).toHaveAttribute('aria-valuetext', /^3,300 tokens left of 3,300 tokens this day; resets /);
+    await expect(meter).toHaveAttribute('aria-valuetext', /^3,200 tokens left of 3,200 tokens this day; resets /);
 
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('Hello there');
@@ -41,7 +41,7 @@ test.describe('the spend meter', () => {
     await box.fill('One more');
     await box.press('Enter');
     const refused = conversation.getByRole('alert');
-    await expect(refused).toContainText('Your spend limit of 3,300 tokens per day is reached; it resets at');
+    await expect(refused).toContainText('Your spend limit of 3,200 tokens per day is reached; it resets at');
     // Retrying cannot help before the reset: only Discard is offered.
     await expect(refused.getByRole('button', { name: 'Retry' })).toHaveCount(0);
     await expect(refused.getByRole('button', { name: 'Discard' })).toBeVisible();
