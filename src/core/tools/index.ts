@@ -15,7 +15,8 @@ export { cancelToolRun } from './cancel-tool-run';
 export type { ToolKit } from './tool-kit';
 export { calculatorTool } from './built-in/calculator';
 export { currentTimeTool } from './built-in/current-time';
-export { holdsCondensedResult, readToolResultTool, withReadToolResultIf } from './built-in/read-tool-result';
+export { holdsCondensedResult, readToolResultTool } from './built-in/read-tool-result';
+export { offeredDefinitions } from './offered-definitions';
 export { analyzeThreadTool } from './built-in/analyze-thread';
 export {
   definitionsForRecallScope,

@@ -12,8 +12,8 @@ import type {
   TurnStore,
 } from '../ports';
 import type { ToolKit } from '../tools/tool-kit';
-import { definitionsForRecallScope } from '../tools/built-in/search-transcript';
-import { holdsCondensedResult, withReadToolResultIf } from '../tools/built-in/read-tool-result';
+import { holdsCondensedResult } from '../tools/built-in/read-tool-result';
+import { offeredDefinitions } from '../tools/offered-definitions';
 import { clientToolsOf, drivenByOpenAIClient } from '../context/client-instructions';
 import { answerToolCalls } from './answer-tool-calls';
 import { userFacingError } from './errors-for-user';
@@ -94,7 +94,7 @@ function serverToolsFor(thread: Thread, tools: ToolKit, scope: RecallScope, read
   const kind = `${scope}:${driven}:${readable}`;
   let list = byKind.get(kind);
   if (!list) {
-    const definitions = withReadToolResultIf(definitionsForRecallScope(registered, scope), readable);
+    const definitions = offeredDefinitions(registered, scope, readable);
     list = driven
       ? definitions.filter((definition) => tools.registry.get(definition.function.name)?.mode !== 'async')
       : definitions;

@@ -3,7 +3,7 @@ import type { TokenCounter } from '../../core/context/token-counter';
 import type { OpenAIFunctionTool } from '../../core/context/types';
 import { AppError } from '../../core/errors/app-error';
 import type { ClientMessage } from '../../core/ports';
-import { definitionsForRecallScope, holdsCondensedResult, withReadToolResultIf } from '../../core/tools';
+import { holdsCondensedResult, offeredDefinitions } from '../../core/tools';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
 import type { HttpDeps } from '../http-deps';
@@ -64,10 +64,9 @@ export async function countClientInput(
   const threadId = await input.thread();
   const loaded = threadId ? await deps.turns.loadContext(threadId, { recall: false }) : null;
   const scope = loaded?.thread.settings.recallScope ?? settings.recallScope;
-  // Offered as a turn offers them: ours (no async ones to a client; read_tool_result while a handle is in the
-  // context), then the client's.
-  const ours = definitionsForRecallScope(facade.clientThreadTools(), scope);
-  const offered = [...withReadToolResultIf(ours, loaded !== null && holdsCondensedResult(loaded)), ...input.tools];
+  // Offered as a turn offers them: ours (no async ones to a client), then the client's.
+  const readable = loaded !== null && holdsCondensedResult(loaded);
+  const offered = [...offeredDefinitions(facade.clientThreadTools(), scope, readable), ...input.tools];
   if (loaded) {
     const { pack, toolSchemaTokens } = buildTurnPack(loaded, settings, offered);
     return pack.tokens + toolSchemaTokens + added;

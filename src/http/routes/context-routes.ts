@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors/app-error';
 import { packBudget } from '../../core/thread-context/context-settings';
 import { buildTurnPack } from '../../core/turn/stream-answer';
 import { spendOrRefuse } from '../../core/turn/spend-or-refuse';
-import { definitionsForRecallScope, holdsCondensedResult, withReadToolResultIf } from '../../core/tools';
+import { holdsCondensedResult, offeredDefinitions } from '../../core/tools';
 import { threadForActor } from '../../core/memory/thread-for-actor';
 import type { ContextPack, PackTokenParts } from '../../core/context/build-context-pack';
 import type { BudgetExplanationDto, ContextPackDto, MessageContextDto, PackEntryDto } from '../../shared/api';
@@ -58,11 +58,9 @@ export async function contextPreview(
   if (!context) throw new AppError('NOT_FOUND', 'No such thread.');
   const { settings } = deps;
   // As the next chat call builds it: old long tool arguments shortened, the offered tool schemas taken off the budget.
-  const offered = withReadToolResultIf(
-    definitionsForRecallScope(
-      deps.toolDefinitions?.() ?? [],
-      context.thread.settings.recallScope ?? settings.recallScope,
-    ),
+  const offered = offeredDefinitions(
+    deps.toolDefinitions?.() ?? [],
+    context.thread.settings.recallScope ?? settings.recallScope,
     holdsCondensedResult(context),
   );
   const { pack, toolSchemaTokens } = buildTurnPack(context, settings, offered);
