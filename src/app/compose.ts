@@ -67,6 +67,7 @@ export async function createApplication(options: ApplicationOptions): Promise<Ap
     mcp: tools.mcp,
     metricsPort: web.metricsServer?.port ?? null,
     async listen(port, host = env.HOST) {
+      await web.io?.announced();
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());

@@ -31,10 +31,17 @@ export interface SocketServer {
   io: TypedServer;
   /** Sockets connected to this process (authenticated). */
   readonly connectedSockets: number;
+  /** No other socket server shares this Redis prefix (or no Redis): thread events are not published to Redis. */
+  readonly alone: boolean;
   /** Disconnects every socket, stops forwarding events and closes the Redis connections. */
   close(): Promise<void>;
   /** Disconnects every socket of a user, in every server process (the per-user room). */
   disconnectUser(userId: string): void;
+  /**
+   * Resolves once the other server processes on the same Redis know of this one (bounded): listen after it, so no
+   * tab here misses a broadcast another process kept to itself while it believed itself alone.
+   */
+  announced(): Promise<void>;
 }
 
 export interface SocketServerOptions {
@@ -109,7 +116,8 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
   const eventLimiter = createMemoryRateLimiter({ limit: deps.limits.socketEventsPerMinute });
   const forwarding = forwardThreadEvents({
     events: deps.events,
-    emitter: io,
+    // Alone on the Redis prefix, a broadcast stays in this process: nobody else could deliver it.
+    emitter: { to: (room) => (redis?.alone() ? io.local : io).to(room) },
     log: deps.log,
     ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}),
   });
@@ -126,15 +134,19 @@ export function createSocketServer(options: SocketServerOptions): SocketServer {
     get connectedSockets() {
       return io.of('/').sockets.size;
     },
+    get alone() {
+      return redis ? redis.alone() : true;
+    },
     disconnectUser(userId) {
       io.in(userRoom(userId)).disconnectSockets(true);
     },
+    announced: async () => redis?.announced(),
     close() {
       closed ??= (async () => {
         forwarding.stop();
         // Also closes the HTTP server when it is still listening; the caller may already have.
         await io.close();
-        redis?.close();
+        await redis?.close();
       })();
       return closed;
     },

@@ -1,5 +1,6 @@
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Emitter } from '@socket.io/redis-emitter';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { LogPort } from '../core/ports';
 import type { RoomEmitter } from './forward-thread-events';
@@ -54,6 +55,81 @@ export function socketChannelKey(prefix: string): string {
   return `${prefix}-socket.io`;
 }
 
+/** The channel on which the socket servers of one REDIS_PREFIX say they start and stop (not one of socket.io's). */
+function serversChannel(prefix: string): string {
+  return `${prefix}-socket-servers`;
+}
+
+/** How long a starting server waits for Redis to take its announcement before it listens anyway. */
+const ANNOUNCE_WAIT_MS = 2000;
+/** How long after a peer says goodbye the servers are counted again (its unsubscribe lands in the meantime). */
+const RECOUNT_AFTER_BYE_MS = 500;
+
+/**
+ * Whether this socket server is the only one on its Redis prefix, so a broadcast need not be published for other
+ * processes (a publish per streamed frame: 5 of a plain turn's 6 Redis commands, and a socket write each, measured in
+ * bench/README.md). Alone only on proof: our own announcement, published once subscribed to the servers' channel,
+ * reached exactly one subscriber (us). Another server's announcement ends it at once; it is made before that
+ * server listens (SocketServer.announced), so no tab of it can be in a room before this one publishes again. Redis
+ * down, or not known yet: not alone (every broadcast published, as without this). A peer's goodbye, and a
+ * reconnect, count again.
+ */
+function trackPeers(publisher: Redis, subscriber: Redis, channel: string, log: LogPort) {
+  const self = randomUUID();
+  let alone = false;
+  let stopped = false;
+  let recount: NodeJS.Timeout | null = null;
+  const announce = async (): Promise<void> => {
+    try {
+      await subscriber.subscribe(channel);
+      const receivers = await publisher.publish(channel, `hello ${self}`);
+      if (!stopped) alone = receivers === 1;
+    } catch (error) {
+      alone = false;
+      log.debug({ err: error }, 'socket servers: could not announce this one (broadcasts are published)');
+    }
+  };
+  const countAgain = async (): Promise<void> => {
+    try {
+      const [, subscribers] = (await publisher.pubsub('NUMSUB', channel)) as [string, number];
+      if (!stopped) alone = Number(subscribers) === 1;
+    } catch {
+      alone = false;
+    }
+  };
+  subscriber.on('message', (from: string, text: string) => {
+    if (from !== channel || text.endsWith(` ${self}`)) return;
+    alone = false;
+    if (text.startsWith('bye ')) {
+      if (recount) clearTimeout(recount);
+      recount = setTimeout(() => void countAgain(), RECOUNT_AFTER_BYE_MS);
+      recount.unref();
+    }
+  });
+  let connectedOnce = false;
+  subscriber.on('ready', () => {
+    // ioredis subscribes again by itself after a reconnect; peers that started meanwhile missed our announcement.
+    if (connectedOnce && !stopped) void announce();
+    connectedOnce = true;
+  });
+  const announced = announce();
+  return {
+    alone: () => alone,
+    /**
+     * Resolves once this server announced itself, or failed to, or after ANNOUNCE_WAIT_MS with Redis unreachable
+     * (then it publishes every broadcast, and announces itself when Redis is back).
+     */
+    announced: () =>
+      Promise.race([announced, new Promise<void>((resolve) => setTimeout(resolve, ANNOUNCE_WAIT_MS).unref())]),
+    async stop(): Promise<void> {
+      stopped = true;
+      alone = false;
+      if (recount) clearTimeout(recount);
+      await publisher.publish(channel, `bye ${self}`).catch(() => 0);
+    },
+  };
+}
+
 /**
  * socket.io's Redis adapter on its own pub/sub connections. The publisher has no offline queue: with Redis down
  * an emit is delivered locally at once and not queued for other processes (they would get stale deltas later;
@@ -83,12 +159,17 @@ export function createRedisSocketAdapter(options: { url: string; prefix: string;
   const subscriber = new Redis(options.url, { maxRetriesPerRequest: null, retryStrategy });
   publisher.on('error', (error) => log.debug({ err: error }, 'socket.io redis publisher error'));
   subscriber.on('error', (error) => log.debug({ err: error }, 'socket.io redis subscriber error'));
+  const peers = trackPeers(publisher, subscriber, serversChannel(socketChannelKey(options.prefix)), log);
   return {
     adapter: createAdapter(failSoft(publisher, onError), failSoft(subscriber, onError), {
       key: socketChannelKey(options.prefix),
     }),
-    close() {
+    /** True when no other socket server shares this Redis prefix: broadcasts may stay in this process. */
+    alone: peers.alone,
+    announced: peers.announced,
+    async close() {
       closing = true;
+      await peers.stop();
       publisher.disconnect();
       subscriber.disconnect();
     },

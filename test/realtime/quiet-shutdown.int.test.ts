@@ -32,7 +32,7 @@ describe('closing the socket server on Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(warnings).toEqual([]);
     await io.close();
-    redis.close();
+    await redis.close();
     // A turn's last events may still be forwarded as the process stops: nobody is left to miss them.
     io.to('room-a').emit('hello', 2);
     await new Promise((resolve) => setTimeout(resolve, 500));
