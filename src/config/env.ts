@@ -103,6 +103,17 @@ const spendLimit = z
     return parsed.limit;
   });
 
+/** The built-in tools TOOLS_OFF may turn off (by their names; src/tools checks them against the tools). */
+export const OPTIONAL_TOOLS = ['calculator', 'current_time', 'analyze_thread'] as const;
+export type OptionalTool = (typeof OPTIONAL_TOOLS)[number];
+
+/** A comma-separated setting's items, trimmed, empty ones left out. */
+const commaList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** TRUST_PROXY's forms, as express' `trust proxy` takes them. */
 function isTrustProxy(value: string): boolean {
@@ -252,6 +263,27 @@ const schema = z.object({
    * dismisses (web app, POST /api/memory/:id/approve) before it reaches any prompt; `off` does not offer the tool.
    */
   SAVE_MEMORY_TOOL: z.enum(['on', 'confirm', 'off']).default('confirm'),
+  /**
+   * Built-in tools not offered to the model, comma-separated: `calculator`, `current_time`, `analyze_thread` (the
+   * background-tool demo). Each costs its schema in every prompt. save_memory has SAVE_MEMORY_TOOL; search_transcript
+   * and read_tool_result serve recall and condensed results and are always offered where they apply.
+   */
+  TOOLS_OFF: z
+    .string()
+    .trim()
+    .default('')
+    .transform((value, context) => {
+      const names = commaList(value);
+      const unknown = names.filter((name) => !(OPTIONAL_TOOLS as readonly string[]).includes(name));
+      if (unknown.length > 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `not a built-in tool that can be turned off: ${unknown.join(', ')} (expected: ${OPTIONAL_TOOLS.join(', ')})`,
+        });
+        return z.NEVER;
+      }
+      return names as OptionalTool[];
+    }),
   /** Where auto-recall and search_transcript look by default: this thread only, or all of the user's threads. */
   RECALL_SCOPE: z.enum(['thread', 'user']).default('user'),
   /** Auto-recall's relevance gate: a recall slot only where recall is likely to add something (core/context/recall-gate). */
@@ -365,10 +397,7 @@ const schema = z.object({
     .trim()
     .optional()
     .transform((value, context) => {
-      const keys = (value ?? '')
-        .split(',')
-        .map((key) => key.trim())
-        .filter(Boolean);
+      const keys = commaList(value ?? '');
       if (keys.some((key) => key.length < 32)) {
         context.addIssue({ code: 'custom', message: 'each key must be at least 32 characters' });
         return z.NEVER;
@@ -376,16 +405,7 @@ const schema = z.object({
       return keys;
     }),
   /** More model names /v1/models lists and /v1/chat/completions accepts besides CHAT_MODEL, comma-separated. */
-  FACADE_MODEL_ALIASES: z
-    .string()
-    .trim()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((name) => name.trim())
-        .filter(Boolean),
-    ),
+  FACADE_MODEL_ALIASES: z.string().trim().default('').transform(commaList),
   /**
    * Request headers naming a client's conversation on every /v1 route, first found wins (case-insensitive). Codex CLI
    * sends `session-id`, Claude Code `X-Claude-Code-Session-Id`; a body's `prompt_cache_key` is never one (applications reuse one key across conversations).
@@ -395,10 +415,7 @@ const schema = z.object({
     .trim()
     .default('X-Thread-Id,X-OpenWebUI-Chat-Id,session-id,X-Claude-Code-Session-Id')
     .transform((value, context) => {
-      const names = value
-        .split(',')
-        .map((name) => name.trim().toLowerCase())
-        .filter(Boolean);
+      const names = commaList(value).map((name) => name.toLowerCase());
       if (names.length === 0 || names.some((name) => !/^[a-z0-9-]+$/.test(name))) {
         context.addIssue({ code: 'custom', message: 'expected comma-separated header names' });
         return z.NEVER;
@@ -413,14 +430,7 @@ const schema = z.object({
     .string()
     .trim()
     .default('### Task:')
-    .transform((value) =>
-      value.toLowerCase() === 'none'
-        ? []
-        : value
-            .split(',')
-            .map((prefix) => prefix.trim())
-            .filter(Boolean),
-    ),
+    .transform((value) => (value.toLowerCase() === 'none' ? [] : commaList(value))),
   /** Largest request body of /v1/chat/completions (a client sends the whole history every time); past it 413. */
   FACADE_MAX_BODY_BYTES: integer(10 * 1024 * 1024, 1024),
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadEnv } from '../config/env';
+import { loadEnv, OPTIONAL_TOOLS } from '../config/env';
 import { deploymentTools } from '.';
 
 const names = (tools: ReturnType<typeof deploymentTools>) => tools.map((tool) => tool.name);
@@ -16,5 +16,37 @@ describe('SAVE_MEMORY_TOOL', () => {
     const off = names(deploymentTools({ SAVE_MEMORY_TOOL: 'off' }));
     expect(off).not.toContain('save_memory');
     expect(off).toContain('calculator');
+  });
+});
+
+describe('TOOLS_OFF', () => {
+  it('offers every built-in tool by default', () => {
+    const env = loadEnv({ NODE_ENV: 'test' });
+    expect(env.TOOLS_OFF).toEqual([]);
+    expect(names(deploymentTools(env))).toEqual(
+      expect.arrayContaining(['calculator', 'current_time', 'analyze_thread', 'search_transcript', 'read_tool_result']),
+    );
+  });
+
+  it('leaves out the tools it names, and only those', () => {
+    const env = loadEnv({ NODE_ENV: 'test', TOOLS_OFF: ' analyze_thread, calculator ' });
+    const offered = names(deploymentTools(env));
+    expect(offered).not.toContain('analyze_thread');
+    expect(offered).not.toContain('calculator');
+    expect(offered).toEqual(
+      expect.arrayContaining(['current_time', 'search_transcript', 'read_tool_result', 'save_memory']),
+    );
+  });
+
+  it('names only tools that exist, each of them one it may turn off', () => {
+    const all = names(deploymentTools());
+    for (const name of OPTIONAL_TOOLS) expect(all).toContain(name);
+  });
+
+  it('refuses a name it cannot turn off, naming the variable and the names it takes', () => {
+    expect(() => loadEnv({ NODE_ENV: 'test', TOOLS_OFF: 'search_transcript' })).toThrow(
+      /TOOLS_OFF.*search_transcript.*calculator, current_time, analyze_thread/s,
+    );
+    expect(() => loadEnv({ NODE_ENV: 'test', TOOLS_OFF: 'calculater' })).toThrow(/TOOLS_OFF/);
   });
 });
