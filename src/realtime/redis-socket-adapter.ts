@@ -79,11 +79,15 @@ function trackPeers(publisher: Redis, subscriber: Redis, channel: string, log: L
   let alone = false;
   let stopped = false;
   let recount: NodeJS.Timeout | null = null;
+  // Peer messages heard so far: a count answered while one arrived may predate that peer (its reply and the
+  // peer's message come on different connections), so it proves nothing.
+  let heard = 0;
   const announce = async (): Promise<void> => {
     try {
       await subscriber.subscribe(channel);
+      const before = heard;
       const receivers = await publisher.publish(channel, `hello ${self}`);
-      if (!stopped) alone = receivers === 1;
+      if (!stopped && heard === before) alone = receivers === 1;
     } catch (error) {
       alone = false;
       log.debug({ err: error }, 'socket servers: could not announce this one (broadcasts are published)');
@@ -91,14 +95,16 @@ function trackPeers(publisher: Redis, subscriber: Redis, channel: string, log: L
   };
   const countAgain = async (): Promise<void> => {
     try {
+      const before = heard;
       const [, subscribers] = (await publisher.pubsub('NUMSUB', channel)) as [string, number];
-      if (!stopped) alone = Number(subscribers) === 1;
+      if (!stopped && heard === before) alone = Number(subscribers) === 1;
     } catch {
       alone = false;
     }
   };
   subscriber.on('message', (from: string, text: string) => {
     if (from !== channel || text.endsWith(` ${self}`)) return;
+    heard += 1;
     alone = false;
     if (text.startsWith('bye ')) {
       if (recount) clearTimeout(recount);
