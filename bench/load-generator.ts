@@ -11,6 +11,8 @@ interface LoadRequest {
   baseUrl: string;
   token: string;
   threadIds: string[];
+  /** Each thread's own user's token (threadIds' order); absent: `token` for every thread. */
+  tokens?: string[];
   seconds: number;
   /**
    * Offered load: start this many turns a second (open loop, on the threads in turn, a thread's next turn only once
@@ -42,7 +44,7 @@ async function oneTurn(request: LoadRequest, threadId: string, latencies: number
   const turn = await sendStreaming({
     baseUrl: request.baseUrl,
     threadId,
-    token: request.token,
+    token: request.tokens?.[request.threadIds.indexOf(threadId)] ?? request.token,
     content: `Load turn ${sequence}: how is the plan going?`,
     benchId: `l${sequence}`,
   }).catch(() => null);

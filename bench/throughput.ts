@@ -121,6 +121,7 @@ interface LoadGenerator {
     baseUrl: string;
     token: string;
     threadIds: string[];
+    tokens?: string[];
     seconds: number;
     turnsPerSecond?: number;
   }): Promise<ThroughputResult>;
@@ -188,6 +189,8 @@ export async function measureThroughputAndMemory(
   },
 ): Promise<{
   throughput: ThroughputResult;
+  /** The same load from as many users, one busy chat each. */
+  spreadOverUsers: ThroughputResult;
   oneInFlight: ThroughputResult;
   fixedLoad: ThroughputResult;
   memory: MemoryResult;
@@ -222,6 +225,11 @@ export async function measureThroughputAndMemory(
       seconds: options.oneInFlightSeconds,
     });
     const throughput = await load.run({ ...input, seconds: options.seconds });
+    // The same load from as many users with one chat each: issue 37's workload is one user whose 200 chats say the
+    // same sentence, so every turn's cross-thread recall ranks ~800 equal matches; here it has no other chat.
+    const users = await usersWithOneChat(app.baseUrl, options.threads);
+    await load.run({ baseUrl: app.baseUrl, token: '', ...users, seconds: Math.min(5, options.seconds) });
+    const spreadOverUsers = await load.run({ baseUrl: app.baseUrl, token: '', ...users, seconds: options.seconds });
     // A fixed offered load, below what the server sustains: its event loop's delay then shows synchronous hot spots
     // (a busy run's delay is mostly the queue of ready work).
     const fixedLoad = await load.run({
@@ -263,6 +271,7 @@ export async function measureThroughputAndMemory(
     const fit = slope(points.map((point) => [point.messages, outsideCode(point.memory) * 1024]));
     return {
       throughput,
+      spreadOverUsers,
       oneInFlight,
       fixedLoad,
       memory: {
@@ -297,6 +306,25 @@ export async function measureThroughputAndMemory(
     await app.stop();
     load.stop();
   }
+}
+
+/** `count` guests signed in, each with one chat: their tokens and chats, in the same order. */
+async function usersWithOneChat(baseUrl: string, count: number): Promise<{ tokens: string[]; threadIds: string[] }> {
+  const tokens: string[] = [];
+  const threadIds: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const { body: guest } = await requestJson<{ token: string }>({ baseUrl, method: 'POST', path: '/api/auth/guest' });
+    const { body: thread } = await requestJson<{ id: string }>({
+      baseUrl,
+      method: 'POST',
+      path: '/api/threads',
+      token: guest.token,
+      body: { title: `user ${index}` },
+    });
+    tokens.push(guest.token);
+    threadIds.push(thread.id);
+  }
+  return { tokens, threadIds };
 }
 
 /** The least-squares slope of y over x, with its standard error (0 for fewer than three points). */

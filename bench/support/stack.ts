@@ -146,6 +146,8 @@ export async function startApp(
     SOCKET_EVENTS_PER_MINUTE: '100000000',
     SEARCH_PER_MINUTE: '100000000',
     MAX_THREADS_PER_USER: '1000000',
+    // The throughput run's second load signs 200 guests in from one address.
+    GUEST_RATE_LIMIT_PER_MINUTE: '100000000',
     ...options.env,
   });
   const log = createLogger({ level: env.LOG_LEVEL, pretty: false });
