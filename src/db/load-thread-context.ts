@@ -70,9 +70,12 @@ function recallSql(defaultTokens: number): Prisma.Sql {
  * the owner's other threads (elsewhereRankedSql), when the thread's recall slot is above 0 and its recall scope
  * (its setting, else `defaultScope`) is `user`.
  */
-function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'user'): Prisma.Sql {
+function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'user', queryText?: string): Prisma.Sql {
   const windowEntries = Prisma.sql`context_entries w WHERE w.thread_id = t.id AND NOT w.pinned AND w.seq >= t.context_start_seq`;
-  const query = Prisma.sql`coalesce((SELECT w.content FROM ${windowEntries} AND w.role = 'user' ORDER BY w.seq DESC LIMIT 1), '')`;
+  const query =
+    queryText !== undefined
+      ? Prisma.sql`${queryText}::text`
+      : Prisma.sql`coalesce((SELECT w.content FROM ${windowEntries} AND w.role = 'user' ORDER BY w.seq DESC LIMIT 1), '')`;
   const ranked = elsewhereRankedSql({
     threadId: Prisma.sql`t.id`,
     query,
@@ -201,6 +204,8 @@ export interface ThreadContextSelectOptions {
   recallSticky?: boolean;
   /** With recallSticky: the held notes' messages come too (default: when recallTokens is set). */
   heldNotes?: boolean;
+  /** With recallTokens: the other chats' matches are read too (default); false when they were read ahead (readRecallElsewhere). */
+  elsewhere?: boolean;
 }
 
 /** The thread's context entries from its context start on, pinned and in the window, in seq order. */
@@ -222,7 +227,8 @@ export function threadContextParts(options: ThreadContextSelectOptions): Record<
   const heldNotes = options.heldNotes ?? recall;
   return {
     recalled: recall ? recallSql(recallTokens) : Prisma.sql`NULL::json`,
-    recalled_elsewhere: recall ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`,
+    recalled_elsewhere:
+      recall && options.elsewhere !== false ? recallElsewhereSql(recallTokens, recallScope) : Prisma.sql`NULL::json`,
     saved_memories: savedMemoryTokens !== undefined ? savedMemoriesSql(savedMemoryTokens) : Prisma.sql`NULL::json`,
     held_recall: recallSticky && heldNotes ? heldRecallSql(recallScope) : Prisma.sql`NULL::json`,
     held_recall_tokens: recallSticky ? HELD_RECALL_TOKENS : Prisma.sql`NULL::int`,
@@ -299,6 +305,8 @@ export async function loadThreadContext(
     userMemoryTokens?: number;
     recallScope?: 'thread' | 'user';
     recallSticky?: boolean;
+    /** With recall: false leaves the other chats' matches out (they were read ahead: readRecallElsewhere). */
+    elsewhere?: boolean;
   } = {},
 ): Promise<ThreadContext | null> {
   const promptParts = options.recall === true || options.promptParts === true;
@@ -314,8 +322,67 @@ export async function loadThreadContext(
         recallScope: options.recallScope,
         recallSticky: options.recallSticky,
         heldNotes: promptParts,
+        ...(options.elsewhere === false ? { elsewhere: false } : {}),
       }),
     ),
   );
   return rows[0] ? threadContextFromRow(rows[0]) : null;
+}
+
+/**
+ * Cross-thread recall read on its own (ThreadContext.recalledElsewhere, or null where the context read would have
+ * none: recall off or scope `thread` for this thread, or the thread not `ownerId`'s): the other chats' best matches of
+ * `query`, which is what the context read's own subquery finds once `query` is the newest user entry of the window.
+ * The turn path starts it when the message is accepted, beside the accept, so the other chats' ranking (the
+ * longest part of a context read across a user's chats) overlaps the accept and the turn's start instead of
+ * following them (see createRecallPrefetch).
+ */
+export async function readRecallElsewhere(
+  db: Database,
+  input: {
+    threadId: string;
+    ownerId: string | null;
+    query: string;
+    recallTokens: number;
+    recallScope: 'thread' | 'user';
+  },
+): Promise<RecalledMessage[] | null> {
+  const rows = await db.sql.rows<{ recalled_elsewhere: RecalledJson[] | null }>(
+    prepared(
+      'recall_elsewhere',
+      Prisma.sql`
+    SELECT ${recallElsewhereSql(input.recallTokens, input.recallScope, input.query)} AS recalled_elsewhere
+    FROM threads t WHERE t.id = ${input.threadId}::uuid AND (${input.ownerId}::text IS NULL OR t.owner_id = ${input.ownerId}::text)`,
+    ),
+  );
+  const found = rows[0]?.recalled_elsewhere;
+  return found ? found.map(toRecalled) : null;
+}
+
+/**
+ * Of `recalled` (readRecallElsewhere's result for thread `threadId`, read some time ago), those that the context read
+ * could still find now: the message still readable (complete, not superseded, not forgotten, nor its original), its
+ * chat still the owner's, and the thread still recalling across chats. A few index lookups: how a read ahead that
+ * waited is brought up to date without ranking again (recall-prefetch.ts).
+ */
+export async function recheckRecallElsewhere(
+  db: Database,
+  input: { threadId: string; recalled: RecalledMessage[]; recallTokens: number; recallScope: 'thread' | 'user' },
+): Promise<RecalledMessage[] | null> {
+  const wanted = input.recalled.flatMap((message, index) =>
+    message.thread ? [{ i: index, threadId: message.thread.id, seq: message.seq }] : [],
+  );
+  const rows = await db.sql.rows<{ recalling: boolean; kept: number[] | null }>(Prisma.sql`
+    SELECT coalesce((t.settings->>'recallTokens')::int, ${input.recallTokens}::int) > 0
+        AND coalesce(t.settings->>'recallScope', ${input.recallScope}::text) = 'user' AS recalling,
+      (SELECT json_agg(e.i) FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS e(i int, "threadId" uuid, seq int)
+        JOIN threads o ON o.id = e."threadId" AND o.owner_id = t.owner_id
+        JOIN messages m ON m.thread_id = o.id AND m.seq = e.seq
+        WHERE m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM messages g WHERE g.id = m.origin_message_id AND g.deleted_at IS NOT NULL)) AS kept
+    FROM threads t WHERE t.id = ${input.threadId}::uuid`);
+  const row = rows[0];
+  if (!row?.recalling) return null;
+  const kept = new Set(row.kept ?? []);
+  return input.recalled.filter((_, index) => kept.has(index));
 }

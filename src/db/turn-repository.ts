@@ -5,11 +5,14 @@ import type { Database } from './prisma-client';
 import { isUniqueViolation } from './prisma-client';
 import {
   loadThreadContext,
+  readRecallElsewhere,
+  recheckRecallElsewhere,
   threadContextFromRow,
   threadContextSelect,
   type ThreadContextRow,
 } from './load-thread-context';
 import { prepared } from './prepared-statement';
+import { createRecallPrefetch } from './recall-prefetch';
 import { acceptUserMessageSql, toAcceptedMessage, type AcceptedJson } from './accept-user-message';
 import { UUID } from './keyset-cursor';
 import { createRememberedKeys } from './remembered-keys';
@@ -53,7 +56,8 @@ const KNOWN_PREFIXES_MAX = 64;
  * turn's start, or the lease's release when nothing is queued), the turn's end with the next step, and the lease's
  * release after a failure are PL/pgSQL functions (migrations turn_path_functions, release_lease_function,
  * turn_cycle_functions): the accept and the queueing lock the thread row, then count, so the queue bound holds under
- * concurrent sends. A turn is six statements: accept, step, context read, streaming placeholder, answer, end.
+ * concurrent sends. A turn is six statements: accept, step, context read, streaming placeholder, answer, end; where
+ * recall reaches across the user's chats, a seventh reads the other chats beside the accept (recall-prefetch.ts).
  * Prisma's interactive transactions cost several round trips and ~1.7 ms each here.
  *
  * Durability: a commit that waits for the WAL flush costs 1-3 ms here, so a turn waits for it only where a user
@@ -81,6 +85,8 @@ export function createTurnRepository(
   // Prefix hashes this process has stored: their text is not sent again (the insert would do nothing). One per
   // configured system prompt in practice; bounded all the same.
   const knownPrefixes = createRememberedKeys(KNOWN_PREFIXES_MAX);
+  // Cross-thread recall read beside the accept (recall-prefetch.ts), where the deployment recalls across chats.
+  const readAhead = recallScope === 'user' && recallTokens > 0 ? createRecallPrefetch() : null;
   const systemPrefixOf = (call: ChatCallRecord) => {
     const { text, tokens } = call.manifest.systemPrefix;
     const hash = createHash('sha256').update(text).digest('hex');
@@ -109,15 +115,31 @@ export function createTurnRepository(
     const userMessage = next.started.userMessage ? toMessage(messageFromJson(next.started.userMessage)) : null;
     // The lease is ours: no other turn changes the window until we release it (a fold may commit meanwhile,
     // which the one-statement read sees whole or not at all).
-    const context = await loadThreadContext(db, threadId, {
-      recall: true,
-      recallTokens,
-      recallScope,
-      recallSticky,
-      ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}),
-    });
+    const ahead = userMessage ? readAhead?.take(threadId, userMessage.id) : undefined;
+    const [read, taken] = await Promise.all([
+      loadThreadContext(db, threadId, {
+        recall: true,
+        recallTokens,
+        recallScope,
+        recallSticky,
+        ...(userMemoryTokens !== undefined ? { userMemoryTokens } : {}),
+        ...(ahead ? { elsewhere: false } : {}),
+      }),
+      ahead,
+    ]);
     // The thread was deleted under the started turn: nothing to answer.
-    if (!context) return { outcome: 'idle' };
+    if (!read) return { outcome: 'idle' };
+    let context = read;
+    if (ahead && userMessage) {
+      const elsewhere = { threadId, recallTokens, recallScope };
+      const found = !taken
+        ? // Not usable (recall-prefetch.ts): the other chats are read now, as the context read would have.
+          await readRecallElsewhere(db, { ...elsewhere, ownerId: null, query: userMessage.content })
+        : taken.recalled && !taken.fresh
+          ? await recheckRecallElsewhere(db, { ...elsewhere, recalled: taken.recalled })
+          : taken.recalled;
+      if (found) context = { ...read, recalledElsewhere: found };
+    }
     return { outcome: 'started', turn, userMessage, context };
   };
 
@@ -131,6 +153,9 @@ export function createTurnRepository(
       }
       const messageId = randomUUID();
       const turnId = randomUUID();
+      const settle = readAhead?.start(threadId, () =>
+        readRecallElsewhere(db, { threadId, ownerId, query: content, recallTokens, recallScope }),
+      );
       try {
         const [result] = await db.sql.rows<{ accepted: AcceptedJson }>(
           acceptUserMessageSql({
@@ -146,6 +171,7 @@ export function createTurnRepository(
           }),
         );
         const accepted = result?.accepted;
+        settle?.(accepted?.message ? { messageId, activeBefore: accepted.queued ?? 0 } : null);
         if (!accepted || accepted.missing) throw new AppError('NOT_FOUND', 'No such thread.');
         if (!accepted.message || !accepted.turnCreatedAt) {
           throw new AppError(
@@ -158,6 +184,7 @@ export function createTurnRepository(
           { threadId, messageId, turnId },
         );
       } catch (error) {
+        settle?.(null);
         if (clientMessageId && isUniqueViolation(error)) {
           const raced = await findByClientMessageId(threadId, ownerId, clientMessageId);
           if (raced) return raced;
