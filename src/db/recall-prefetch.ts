@@ -11,7 +11,8 @@ import type { RecalledMessage } from '../core/context/types';
  * A read ahead stands for the turn's own read only where it finds what that read would:
  * - for the turn of that very message (its id), started in this process;
  * - when no other turn of the thread was queued or running at the accept (the message runs at once; a message that
- *   waits for an earlier answer gets its own read when it starts);
+ *   waits for an earlier answer gets its own read when it starts, and its read ahead, started before the accept
+ *   could tell, was work for nothing: one ranking per message sent while an answer streams);
  * - read as of the accept: what it found is used as is within FRESH_MS of it (a forget or a chat's deletion that
  *   lands in that time is as concurrent with the send as one that lands while the answer streams); later (a server
  *   too busy to start the turn at once) the messages it found are checked again, which is a few index lookups, not
