@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getModelProfile } from './model-profile';
 import type { TriggerPolicy } from './policies';
-import { shouldFold } from './should-fold';
+import { HELD_RECALL_TRIGGER_WEIGHT, shouldFold } from './should-fold';
 import { state, user } from './test-fixtures';
 
 const profile = getModelProfile('custom', { maxInputTokens: 10_000, reservedOutputTokens: 1000 });
@@ -25,13 +25,15 @@ describe('shouldFold', () => {
     expect(shouldFold(state(window), tokens(501), profile).fold).toBe(false);
   });
 
-  it('counts the recall notes held since the last fold (sticky recall) like the window', () => {
+  it('counts the recall notes held since the last fold (sticky recall), each token twice', () => {
     const window = [user(1, 300), user(2, 200)];
+    expect(HELD_RECALL_TRIGGER_WEIGHT).toBe(2);
+    expect(shouldFold(state(window, { summary: summary(100), heldRecallTokens: 200 }), tokens(1000), profile)).toEqual({
+      fold: true,
+      reasons: ['tokens=1000: 1000 >= 1000'],
+    });
     expect(
-      shouldFold(state(window, { summary: summary(100), heldRecallTokens: 400 }), tokens(1000), profile).fold,
-    ).toBe(true);
-    expect(
-      shouldFold(state(window, { summary: summary(100), heldRecallTokens: 399 }), tokens(1000), profile).fold,
+      shouldFold(state(window, { summary: summary(100), heldRecallTokens: 199 }), tokens(1000), profile).fold,
     ).toBe(false);
   });
 
