@@ -65,6 +65,18 @@ function recallSql(defaultTokens: number): Prisma.Sql {
     ) END`;
 }
 
+/** A message recall may show (alias `m`): complete, not superseded, not forgotten. */
+const READABLE = Prisma.sql`m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL`;
+
+/**
+ * Whether thread `t` recalls across its owner's chats: its recall slot (its setting, else `defaultTokens`) above 0 and
+ * its recall scope (its setting, else `defaultScope`) `user`.
+ */
+function recallsAcrossChatsSql(defaultTokens: number, defaultScope: 'thread' | 'user'): Prisma.Sql {
+  return Prisma.sql`coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0
+      AND coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user'`;
+}
+
 /**
  * Cross-thread recall of thread `t` (a subquery of the context read): the best matches of its newest user entry in
  * the owner's other threads (elsewhereRankedSql), when the thread's recall slot is above 0 and its recall scope
@@ -82,8 +94,7 @@ function recallElsewhereSql(defaultTokens: number, defaultScope: 'thread' | 'use
     limit: Prisma.sql`${RECALL_ELSEWHERE_CANDIDATES}::int`,
     maxChats: ELSEWHERE_RECALL_CHATS,
   });
-  return Prisma.sql`CASE WHEN coalesce((t.settings->>'recallTokens')::int, ${defaultTokens}::int) > 0
-      AND coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user' THEN (
+  return Prisma.sql`CASE WHEN ${recallsAcrossChatsSql(defaultTokens, defaultScope)} THEN (
       SELECT coalesce(json_agg(json_build_object('seq', r.seq, 'role', r.role, 'content', left(r.content, ${RECALL_CANDIDATE_MAX_CHARS}::int),
           'createdAt', r.created_at, 'score', r.score, 'threadId', r.thread_id, 'title', r.title) ORDER BY r.score DESC), '[]'::json)
       FROM (${ranked}) r
@@ -108,17 +119,16 @@ const HELD_NOTES = Prisma.sql`(
  * owner's and the thread's recall scope (its setting, else `defaultScope`) is `user`.
  */
 function heldRecallSql(defaultScope: 'thread' | 'user'): Prisma.Sql {
-  const readable = Prisma.sql`m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL`;
   const fields = Prisma.sql`'seq', m.seq, 'role', m.role, 'content', left(m.content, ${RECALL_CANDIDATE_MAX_CHARS}::int), 'createdAt', m.created_at`;
   return Prisma.sql`(
     SELECT coalesce(json_agg(json_build_object('servedSeq', n.served_seq, 'own', (
         SELECT coalesce(json_agg(json_build_object(${fields}) ORDER BY m.seq), '[]'::json) FROM messages m
-        WHERE m.thread_id = t.id AND m.seq IN (SELECT jsonb_array_elements_text(n.note->'seqs')::int) AND ${readable}
+        WHERE m.thread_id = t.id AND m.seq IN (SELECT jsonb_array_elements_text(n.note->'seqs')::int) AND ${READABLE}
       ), 'elsewhere', (
         SELECT coalesce(json_agg(json_build_object(${fields}, 'threadId', o.id, 'title', o.title) ORDER BY m.created_at), '[]'::json)
         FROM jsonb_to_recordset(n.note->'elsewhere') AS e("threadId" uuid, seq int)
         JOIN threads o ON o.id = e."threadId" AND o.owner_id = t.owner_id
-        JOIN messages m ON m.thread_id = o.id AND m.seq = e.seq AND ${readable}
+        JOIN messages m ON m.thread_id = o.id AND m.seq = e.seq AND ${READABLE}
         WHERE coalesce(t.settings->>'recallScope', ${defaultScope}::text) = 'user'
       )) ORDER BY n.served_seq), '[]'::json)
     FROM ${HELD_NOTES} n
@@ -373,12 +383,11 @@ export async function recheckRecallElsewhere(
     message.thread ? [{ i: index, threadId: message.thread.id, seq: message.seq }] : [],
   );
   const rows = await db.sql.rows<{ recalling: boolean; kept: number[] | null }>(Prisma.sql`
-    SELECT coalesce((t.settings->>'recallTokens')::int, ${input.recallTokens}::int) > 0
-        AND coalesce(t.settings->>'recallScope', ${input.recallScope}::text) = 'user' AS recalling,
+    SELECT ${recallsAcrossChatsSql(input.recallTokens, input.recallScope)} AS recalling,
       (SELECT json_agg(e.i) FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS e(i int, "threadId" uuid, seq int)
         JOIN threads o ON o.id = e."threadId" AND o.owner_id = t.owner_id
         JOIN messages m ON m.thread_id = o.id AND m.seq = e.seq
-        WHERE m.status = 'complete' AND NOT m.superseded AND m.deleted_at IS NULL
+        WHERE ${READABLE}
           AND NOT EXISTS (SELECT 1 FROM messages g WHERE g.id = m.origin_message_id AND g.deleted_at IS NOT NULL)) AS kept
     FROM threads t WHERE t.id = ${input.threadId}::uuid`);
   const row = rows[0];

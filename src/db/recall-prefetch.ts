@@ -52,7 +52,7 @@ export const PREFETCH_MAX = 1000;
 /**
  * Reads ahead running at once, at most. Overlapping the ranking with the accept shortens the wait only while a core is
  * idle: on a busy server every core already has work, and the read ahead is one statement more for the same
- * ranking (the throughput run served ~10% fewer turns with a read ahead for every turn: bench/README.md, "Ninth
+ * ranking (the throughput run served ~13% fewer turns with a read ahead for every turn: bench/README.md, "Ninth
  * pass"). Past this many, a message's turn reads the other chats itself, as before.
  */
 export const PREFETCH_IN_FLIGHT = 2;

@@ -14,6 +14,28 @@ import { createMigratedTestDatabase } from '../support/databases';
 const OWNER = 'read-ahead-user';
 const READ = { recallTokens: 800, recallScope: 'user' as const, recallSticky: true };
 
+type Turns = ReturnType<typeof createTurnRepository>;
+
+/** The owner's message accepted on `threadId`. */
+const send = (turns: Turns, threadId: string, content: string) =>
+  turns.acceptUserMessage({
+    threadId,
+    ownerId: OWNER,
+    content,
+    tokens: 12,
+    encoding: 'o200k_base',
+    clientMessageId: null,
+    maxQueued: 5,
+  });
+
+/** The thread's next turn started (its context read) and completed, starting nothing after it. */
+async function runOne(turns: Turns, threadId: string) {
+  const next = await turns.nextTurn({ threadId, owner: 'p', ttlMs: 30_000 });
+  if (next.outcome !== 'started') throw new Error(`no turn started: ${next.outcome}`);
+  await turns.completeTurn({ turnId: next.turn.id, threadId, owner: 'p', ttlMs: 30_000, startNext: false });
+  return next;
+}
+
 describe('cross-thread recall read ahead of the turn', () => {
   let database: { url: string; drop(): Promise<void> };
   let db: Database;
@@ -44,28 +66,12 @@ describe('cross-thread recall read ahead of the turn', () => {
     await threads.ensureUser(OWNER, 'guest');
     const papers = await threads.createThread({ ownerId: OWNER, maxThreads: 10 });
     const today = await threads.createThread({ ownerId: OWNER, maxThreads: 10 });
-    const send = (threadId: string, content: string) =>
-      turns.acceptUserMessage({
-        threadId,
-        ownerId: OWNER,
-        content,
-        tokens: 12,
-        encoding: 'o200k_base',
-        clientMessageId: null,
-        maxQueued: 5,
-      });
-    const run = async (threadId: string) => {
-      const next = await turns.nextTurn({ threadId, owner: 'p', ttlMs: 30_000 });
-      if (next.outcome !== 'started') throw new Error(`no turn started: ${next.outcome}`);
-      await turns.completeTurn({ turnId: next.turn.id, threadId, owner: 'p', ttlMs: 30_000, startNext: false });
-      return next;
-    };
-    await send(papers.id, 'My passport number is C4R55T901, please keep it in mind.');
-    await run(papers.id);
+    await send(turns, papers.id, 'My passport number is C4R55T901, please keep it in mind.');
+    await runOne(turns, papers.id);
 
     sent.length = 0;
-    await send(today.id, 'What is my passport number?');
-    const started = await run(today.id);
+    await send(turns, today.id, 'What is my passport number?');
+    const started = await runOne(turns, today.id);
     // Read ahead: the ranking of the other chats was its own statement, and the turn's context read left it out.
     const contextRead = sent.find((sql) => sql.includes('prepared:thread_context'));
     expect(contextRead && ranksOtherChats(contextRead)).toBe(false);
@@ -85,21 +91,11 @@ describe('cross-thread recall read ahead of the turn', () => {
     const threads = createThreadRepository(db);
     const turns = createTurnRepository(db, READ);
     const later = await threads.createThread({ ownerId: OWNER, maxThreads: 10 });
-    const send = (content: string) =>
-      turns.acceptUserMessage({
-        threadId: later.id,
-        ownerId: OWNER,
-        content,
-        tokens: 12,
-        encoding: 'o200k_base',
-        clientMessageId: null,
-        maxQueued: 5,
-      });
-    await send('Hello there.');
+    await send(turns, later.id, 'Hello there.');
     const first = await turns.nextTurn({ threadId: later.id, owner: 'p', ttlMs: 30_000 });
     expect(first.outcome).toBe('started');
     // Accepted while the first turn runs: by the time it starts, the other chats may have changed.
-    await send('And my passport number?');
+    await send(turns, later.id, 'And my passport number?');
     sent.length = 0;
     if (first.outcome !== 'started') return;
     const done = await turns.completeTurn({ turnId: first.turn.id, threadId: later.id, owner: 'p', ttlMs: 30_000 });
@@ -128,18 +124,8 @@ describe('cross-thread recall read ahead of the turn', () => {
     const turns = createTurnRepository(db, READ);
     const notes = await threads.createThread({ ownerId: OWNER, maxThreads: 10 });
     const asking = await threads.createThread({ ownerId: OWNER, maxThreads: 10 });
-    const said = await turns.acceptUserMessage({
-      threadId: notes.id,
-      ownerId: OWNER,
-      content: 'The locker code is 4471, near the passport office.',
-      tokens: 12,
-      encoding: 'o200k_base',
-      clientMessageId: null,
-      maxQueued: 5,
-    });
-    const next = await turns.nextTurn({ threadId: notes.id, owner: 'p', ttlMs: 30_000 });
-    if (next.outcome !== 'started') throw new Error('no turn started');
-    await turns.completeTurn({ turnId: next.turn.id, threadId: notes.id, owner: 'p', ttlMs: 30_000, startNext: false });
+    const said = await send(turns, notes.id, 'The locker code is 4471, near the passport office.');
+    await runOne(turns, notes.id);
 
     const found = await readRecallElsewhere(db, {
       threadId: asking.id,
